@@ -1,0 +1,20 @@
+# Script mode: cmake -DFP8_SOURCE_DIR=.. -DFP8_VERSION=.. -DFP8_OUTPUT=.. -P GenerateVersion.cmake
+set(revision "unknown")
+find_package(Git QUIET)
+if(GIT_FOUND)
+  execute_process(COMMAND ${GIT_EXECUTABLE} -C ${FP8_SOURCE_DIR} rev-parse --short=12 HEAD
+                  OUTPUT_VARIABLE out RESULT_VARIABLE rc ERROR_QUIET
+                  OUTPUT_STRIP_TRAILING_WHITESPACE)
+  if(rc EQUAL 0 AND out)
+    set(revision "${out}")
+  endif()
+endif()
+set(content "#define FP8_MLIR_VERSION \"${FP8_VERSION}\"\n#define FP8_MLIR_REVISION \"${revision}\"\n")
+if(EXISTS "${FP8_OUTPUT}")
+  file(READ "${FP8_OUTPUT}" old)
+else()
+  set(old "")
+endif()
+if(NOT old STREQUAL content)
+  file(WRITE "${FP8_OUTPUT}" "${content}")
+endif()

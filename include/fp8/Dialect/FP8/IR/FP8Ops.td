@@ -1,0 +1,373 @@
+//===- FP8Ops.td - fp8 dialect operations ------------------*- tablegen -*-===//
+//
+// Part of fp8-mlir.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FP8_DIALECT_FP8_IR_FP8OPS_TD
+#define FP8_DIALECT_FP8_IR_FP8OPS_TD
+
+include "fp8/Dialect/FP8/IR/FP8Attrs.td"
+include "fp8/Dialect/FP8/IR/FP8Dialect.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+
+//===----------------------------------------------------------------------===//
+// Type constraints
+//===----------------------------------------------------------------------===//
+
+def FP8_WideFloat : AnyTypeOf<[F32, BF16, F16]>;
+def FP8_NarrowFloat
+    : AnyTypeOf<[F8E4M3FN, F8E5M2, F4E2M1FN, F6E2M3FN, F6E3M2FN]>;
+def FP8_ScaleFloat : AnyTypeOf<[F32, F8E8M0FNU, F8E4M3FN]>;
+
+def FP8_WideTensor : RankedTensorOf<[FP8_WideFloat]>;
+def FP8_NarrowTensor : RankedTensorOf<[FP8_NarrowFloat]>;
+def FP8_ScaleTensor : RankedTensorOf<[FP8_ScaleFloat]>;
+def FP8_F32Tensor : RankedTensorOf<[F32]>;
+
+//===----------------------------------------------------------------------===//
+// AmaxOp
+//===----------------------------------------------------------------------===//
+
+def FP8_AmaxOp : FP8_Op<"amax", [Pure]> {
+  let summary = "Largest magnitude per scaling block";
+  let description = [{
+    Computes `max |x|` over every block of `granularity`, in f32. The result
+    has the scale shape of the granularity. With `nan <ignore>` (the default)
+    NaN elements do not contribute and an all-NaN block gives 0; with
+    `nan <propagate>` a NaN element makes its block's amax NaN. The maximum
+    is exact, so the result does not depend on reduction order.
+
+    ```mlir
+    %a = fp8.amax %x by <1x128> : tensor<256x512xbf16> -> tensor<256x4xf32>
+    %t = fp8.amax %x by <tensor> nan <propagate>
+        : tensor<256x512xbf16> -> tensor<1x1xf32>
+    ```
+  }];
+  let arguments = (ins
+    RankedTensorOf<[AnyFloat]>:$input,
+    FP8_GranularityAttr:$granularity,
+    DefaultValuedAttr<FP8_NanPolicyAttr, "NanPolicy::Ignore">:$nan_policy);
+  let results = (outs FP8_F32Tensor:$amax);
+  let assemblyFormat = [{
+    $input `by` $granularity (`nan` $nan_policy^)? attr-dict
+    `:` type($input) `->` type($amax)
+  }];
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// ComputeScaleOp
+//===----------------------------------------------------------------------===//
+
+def FP8_ComputeScaleOp : FP8_Op<"compute_scale", [Pure]> {
+  let summary = "Derive scales from amax values by a scale rule";
+  let description = [{
+    Applies `rule` elementwise to `amax` for data of element format `format`
+    (which sets `fmax`). The result element type follows the rule:
+
+    | rule | `scale` | `scale_inv` |
+    |---|---|---|
+    | `ratio`, `pow2`, `pow2_bias` | f32 encode multiplier `s` | optional f32 `1/s` |
+    | `e8m0_rceil`, `e8m0_floor` | `f8E8M0FNU` decode scale | none |
+    | `nvfp4`, one operand | f32 global encode scale `S` | optional f32 `1/S` |
+    | `nvfp4`, with `global` | `f8E4M3FN` block decode scale | none |
+
+    For `nvfp4` the rule has two levels: given only the global amax it
+    computes `S = min(448 * 6 / amax, FLT_MAX)` (1 when amax is 0); given block
+    amaxes and `S` (the `global` operand) it computes the E4M3 block scales
+    `RNE_sat(amax * fl32(S * fl32(1/6)))`.
+
+    ```mlir
+    %s, %s_inv = fp8.compute_scale %amax rule <ratio> for <e4m3>
+        : tensor<1x1xf32> -> tensor<1x1xf32>, tensor<1x1xf32>
+    %e = fp8.compute_scale %amax rule <e8m0_rceil> for <e4m3>
+        : tensor<128x16xf32> -> tensor<128x16xf8E8M0FNU>
+    %sb = fp8.compute_scale %bamax global(%S : tensor<1x1xf32>) rule <nvfp4>
+        for <e2m1> : tensor<128x4xf32> -> tensor<128x4xf8E4M3FN>
+    ```
+  }];
+  let arguments = (ins
+    FP8_F32Tensor:$amax,
+    Optional<FP8_F32Tensor>:$global_scale,
+    FP8_ScaleRuleAttr:$rule,
+    FP8_FormatAttr:$format);
+  let results = (outs
+    FP8_ScaleTensor:$scale,
+    Optional<FP8_F32Tensor>:$scale_inv);
+  let assemblyFormat = [{
+    $amax (`global` `(` $global_scale^ `:` type($global_scale) `)`)?
+    `rule` $rule `for` $format attr-dict
+    `:` type($amax) `->` type($scale) (`,` type($scale_inv)^)?
+  }];
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// QuantizeOp
+//===----------------------------------------------------------------------===//
+
+def FP8_QuantizeOp : FP8_Op<"quantize", [Pure, AttrSizedOperandSegments]> {
+  let summary = "Encode a tensor with given scales";
+  let description = [{
+    Encodes every element `x` of `input` as `q = ROUND_fmt(fl32(x * m))`: one
+    f32 multiply, then one rounding to the result element type under
+    `rounding` and `overflow` (`saturate` by default). The multiplier `m` of an
+    element comes from the scale of its block:
+
+    * `f32` scale `s`: `m = s` (the encode multiplier).
+    * `f8E8M0FNU` scale with code `e`: `m = 2^(127 - e)`, exact.
+    * `f8E4M3FN` block scale `sb` (NVFP4, `f4E2M1FN` data only) with the
+      global encode scale `S` of the `global` operand:
+      `m = min(1 / (float(sb) * (1 / S)), FLT_MAX)`.
+
+    Stochastic rounding takes one 32-bit random word per element (`rbits`).
+
+    ```mlir
+    %q = fp8.quantize %x, %s by <tensor>
+        : tensor<64x128xbf16>, tensor<1x1xf32> -> tensor<64x128xf8E4M3FN>
+    %m = fp8.quantize %x, %e by <1x32> overflow <nonfinite>
+        : tensor<64x128xbf16>, tensor<64x4xf8E8M0FNU> -> tensor<64x128xf8E5M2>
+    %n = fp8.quantize %x, %sb by <1x16> global(%S : tensor<1x1xf32>)
+        : tensor<64x128xf32>, tensor<64x8xf8E4M3FN> -> tensor<64x128xf4E2M1FN>
+    ```
+  }];
+  let arguments = (ins
+    FP8_WideTensor:$input,
+    FP8_ScaleTensor:$scale,
+    Optional<FP8_F32Tensor>:$global_scale,
+    Optional<RankedTensorOf<[I32]>>:$rbits,
+    FP8_GranularityAttr:$granularity,
+    DefaultValuedAttr<FP8_OverflowAttr, "Overflow::Saturate">:$overflow,
+    DefaultValuedAttr<FP8_RoundingAttr, "Rounding::RNE">:$rounding);
+  let results = (outs FP8_NarrowTensor:$output);
+  let assemblyFormat = [{
+    $input `,` $scale `by` $granularity
+    (`global` `(` $global_scale^ `:` type($global_scale) `)`)?
+    (`overflow` $overflow^)?
+    (`rounding` $rounding^)?
+    (`rbits` `(` $rbits^ `:` type($rbits) `)`)?
+    attr-dict `:` type($input) `,` type($scale) `->` type($output)
+  }];
+  let builders = [
+    OpBuilder<(ins "::mlir::Type":$resultType, "::mlir::Value":$input,
+                   "::mlir::Value":$scale, "GranularityAttr":$granularity), [{
+      build($_builder, $_state, resultType, input, scale, /*global_scale=*/{},
+            /*rbits=*/{}, granularity);
+    }]>
+  ];
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// DequantizeOp
+//===----------------------------------------------------------------------===//
+
+def FP8_DequantizeOp : FP8_Op<"dequantize", [Pure]> {
+  let summary = "Decode a tensor with given scales";
+  let description = [{
+    Decodes every element as `fl32(float(q) * d)`, then rounds to the result
+    type (RNE). The decode multiplier `d` of an element comes from its block:
+
+    * `f32` scale: `d` is the scale (the decode multiplier `s_inv`).
+    * `f8E8M0FNU` scale with code `e`: `d = 2^(e - 127)`; code 0xFF is NaN.
+    * `f8E4M3FN` block scale `sb` with the global decode scale `G` of the
+      `global` operand: `d = fl32(float(sb) * G)`.
+
+    ```mlir
+    %y = fp8.dequantize %q, %s_inv by <1x*>
+        : tensor<64x128xf8E4M3FN>, tensor<64x1xf32> -> tensor<64x128xbf16>
+    ```
+  }];
+  let arguments = (ins
+    FP8_NarrowTensor:$input,
+    FP8_ScaleTensor:$scale,
+    Optional<FP8_F32Tensor>:$global_scale,
+    FP8_GranularityAttr:$granularity);
+  let results = (outs FP8_WideTensor:$output);
+  let assemblyFormat = [{
+    $input `,` $scale `by` $granularity
+    (`global` `(` $global_scale^ `:` type($global_scale) `)`)?
+    attr-dict `:` type($input) `,` type($scale) `->` type($output)
+  }];
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// DynamicQuantizeOp
+//===----------------------------------------------------------------------===//
+
+def FP8_DynamicQuantizeOp
+    : FP8_Op<"dynamic_quantize", [Pure, AttrSizedResultSegments]> {
+  let summary = "Fused amax, scale and encode, optionally with a column-wise copy";
+  let description = [{
+    Quantizes `input` with scales computed from its own amax ("current
+    scaling"). Its results are bit-identical to the unfused sequence
+    `fp8.amax` (with `nan_policy`), `fp8.compute_scale` (with `rule` and the
+    format of `data`) and `fp8.quantize` (with `overflow`), and it returns the
+    *decode* scale that `fp8.dequantize` and `fp8.scaled_matmul` take: `1/s`
+    for f32 rules, the E8M0 or E4M3 block scale otherwise. With the `nvfp4`
+    rule the `global` result holds the global decode scale `1/S`, computed
+    from the amax of the whole tensor.
+
+    `colwise` asks for a second copy quantized from the same input with a
+    second granularity (for the backward GEMMs of a linear layer, numerics.md
+    section 5), written by the same pass over memory. With `transposed` the
+    copy and its scales are stored with the last two dimensions swapped, which
+    is the K-major layout tensor cores need for that GEMM.
+
+    ```mlir
+    %q, %s = fp8.dynamic_quantize %x by <1x32> rule <e8m0_rceil>
+        : tensor<128x256xbf16> -> tensor<128x256xf8E4M3FN>, tensor<128x8xf8E8M0FNU>
+    %q2, %s2, %qc, %sc = fp8.dynamic_quantize %x by <1x128>
+        colwise <128x1> transposed rule <pow2>
+        : tensor<256x512xbf16> -> tensor<256x512xf8E4M3FN>, tensor<256x4xf32>
+          colwise tensor<512x256xf8E4M3FN>, tensor<512x2xf32>
+    ```
+  }];
+  let arguments = (ins
+    FP8_WideTensor:$input,
+    FP8_GranularityAttr:$granularity,
+    OptionalAttr<FP8_GranularityAttr>:$col_granularity,
+    UnitAttr:$transposed,
+    FP8_ScaleRuleAttr:$rule,
+    DefaultValuedAttr<FP8_OverflowAttr, "Overflow::Saturate">:$overflow,
+    DefaultValuedAttr<FP8_NanPolicyAttr, "NanPolicy::Ignore">:$nan_policy);
+  let results = (outs
+    FP8_NarrowTensor:$data,
+    FP8_ScaleTensor:$scale,
+    Optional<FP8_F32Tensor>:$global_scale,
+    Optional<FP8_NarrowTensor>:$col_data,
+    Optional<FP8_ScaleTensor>:$col_scale);
+  let assemblyFormat = [{
+    $input `by` $granularity
+    (`colwise` $col_granularity^ (`transposed` $transposed^)?)?
+    `rule` $rule
+    (`overflow` $overflow^)?
+    (`nan` $nan_policy^)?
+    attr-dict `:` type($input) `->` type($data) `,` type($scale)
+    (`global` type($global_scale)^)?
+    (`colwise` type($col_data)^ `,` type($col_scale))?
+  }];
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// ScaledMatmulOp
+//===----------------------------------------------------------------------===//
+
+def FP8_ScaledMatmulOp
+    : FP8_Op<"scaled_matmul", [Pure, AttrSizedOperandSegments]> {
+  let summary = "Matrix product of scaled low-precision operands";
+  let description = [{
+    Computes `C = deq(A) x deq(B)` with f32 accumulation, where `deq` applies
+    each operand's decode scales by its granularity (as `fp8.dequantize` to
+    f32 would). `A` is `[M, K]` and `B` is `[K, N]`, or `[N, K]` with
+    `transpose_rhs` (the K-major layout of tensor cores); `transpose_lhs`
+    likewise stores `A` as `[K, M]`. Granularities and scale shapes refer to
+    the operands as stored. A leading batch dimension is allowed on all of
+    `A`, `B` and `C`.
+
+    Then, in order: `bias` (`[N]`) is added in f32; `amax` (if requested)
+    returns `max |C|` before output conversion, for the next delayed-scaling
+    step; the result is rounded to its type. A narrow result type is encoded
+    with `out_scale` (an f32 encode multiplier, saturating).
+
+    `promote_interval` is the number of k32 steps a tensor core may accumulate
+    at reduced precision before the partial sum is added into an f32
+    accumulator (0 = tensor-core accumulation only). It is a performance and
+    accuracy contract for GPU lowerings; the reference semantics above always
+    accumulate in f32.
+
+    ```mlir
+    %c = fp8.scaled_matmul %a, %b scales(%sa, %sb) by(<1x128>, <128x128>)
+        transpose_rhs promote_interval(4)
+        : tensor<256x512xf8E4M3FN>, tensor<384x512xf8E4M3FN>,
+          tensor<256x4xf32>, tensor<3x4xf32> -> tensor<256x384xbf16>
+    ```
+  }];
+  let arguments = (ins
+    FP8_NarrowTensor:$lhs,
+    FP8_NarrowTensor:$rhs,
+    FP8_ScaleTensor:$lhs_scale,
+    FP8_ScaleTensor:$rhs_scale,
+    Optional<FP8_F32Tensor>:$lhs_global_scale,
+    Optional<FP8_F32Tensor>:$rhs_global_scale,
+    Optional<FP8_WideTensor>:$bias,
+    Optional<FP8_F32Tensor>:$out_scale,
+    FP8_GranularityAttr:$lhs_granularity,
+    FP8_GranularityAttr:$rhs_granularity,
+    UnitAttr:$transpose_lhs,
+    UnitAttr:$transpose_rhs,
+    DefaultValuedAttr<ConfinedAttr<I64Attr, [IntNonNegative]>, "4">:$promote_interval,
+    OptionalAttr<FP8_RecipeAttr>:$recipe,
+    OptionalAttr<FP8_GemmRoleAttr>:$role);
+  let results = (outs
+    RankedTensorOf<[FP8_WideFloat, FP8_NarrowFloat]>:$result,
+    Optional<FP8_F32Tensor>:$amax);
+  let assemblyFormat = [{
+    $lhs `,` $rhs `scales` `(` $lhs_scale `,` $rhs_scale `)`
+    `by` `(` $lhs_granularity `,` $rhs_granularity `)`
+    (`lhs_global` `(` $lhs_global_scale^ `:` type($lhs_global_scale) `)`)?
+    (`rhs_global` `(` $rhs_global_scale^ `:` type($rhs_global_scale) `)`)?
+    (`bias` `(` $bias^ `:` type($bias) `)`)?
+    (`out_scale` `(` $out_scale^ `:` type($out_scale) `)`)?
+    (`transpose_lhs` $transpose_lhs^)?
+    (`transpose_rhs` $transpose_rhs^)?
+    (`promote_interval` `(` $promote_interval^ `)`)?
+    attr-dict `:` type($lhs) `,` type($rhs) `,` type($lhs_scale) `,`
+    type($rhs_scale) `->` type($result) (`,` `amax` type($amax)^)?
+  }];
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// UpdateDelayedScaleOp
+//===----------------------------------------------------------------------===//
+
+def FP8_UpdateDelayedScaleOp : FP8_Op<"update_delayed_scale", [
+    Pure,
+    AllTypesMatch<["history", "new_history"]>,
+    AllTypesMatch<["scale", "amax", "new_scale", "new_scale_inv"]>]> {
+  let summary = "Advance delayed-scaling state by one step";
+  let description = [{
+    One step of delayed scaling (numerics.md section 7) for tensors of
+    element format `format`. `history` is the amax history (slot 0 is the step
+    being recorded), `scale` the encode scale used in this step, `amax` this
+    step's amax. The op records `amax` in slot 0, reduces the history by
+    `algo` (`max` or `most_recent`) to `a`, sets the new scale to
+    `ratio(a)` with `margin` when `0 < a < inf` and keeps the old one
+    otherwise, then rotates the history left by one and zeroes slot 0. With
+    `zero_amax <skip>` a step whose amax is 0 returns its inputs unchanged.
+    `new_scale_inv` is `1 / new_scale`.
+
+    ```mlir
+    %h2, %s2, %si2 = fp8.update_delayed_scale %amax into(%h, %s) for <e4m3>
+        algo <max> : tensor<1024xf32>, tensor<1xf32>
+    ```
+  }];
+  let arguments = (ins
+    FP8_F32Tensor:$history,
+    FP8_F32Tensor:$scale,
+    FP8_F32Tensor:$amax,
+    FP8_FormatAttr:$format,
+    DefaultValuedAttr<FP8_AmaxAlgoAttr, "AmaxAlgo::Max">:$algo,
+    DefaultValuedAttr<I32Attr, "0">:$margin,
+    DefaultValuedAttr<FP8_ZeroAmaxPolicyAttr, "ZeroAmaxPolicy::Roll">:$zero_amax);
+  let results = (outs
+    FP8_F32Tensor:$new_history,
+    FP8_F32Tensor:$new_scale,
+    FP8_F32Tensor:$new_scale_inv);
+  let assemblyFormat = [{
+    $amax `into` `(` $history `,` $scale `)` `for` $format
+    (`algo` $algo^)?
+    (`margin` `(` $margin^ `)`)?
+    (`zero_amax` $zero_amax^)?
+    attr-dict `:` type($history) `,` type($scale)
+  }];
+  let hasVerifier = 1;
+}
+
+#endif // FP8_DIALECT_FP8_IR_FP8OPS_TD

@@ -1,0 +1,32 @@
+//===- Passes.h - fp8 graph passes ------------------------------*- C++ -*-===//
+//
+// Part of fp8-mlir.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FP8_DIALECT_FP8_TRANSFORMS_PASSES_H
+#define FP8_DIALECT_FP8_TRANSFORMS_PASSES_H
+
+#include "fp8/Dialect/FP8/IR/FP8Dialect.h"
+#include "mlir/Pass/Pass.h"
+
+namespace mlir {
+class RewritePatternSet;
+
+namespace fp8 {
+
+#define GEN_PASS_DECL
+#include "fp8/Dialect/FP8/Transforms/Passes.h.inc"
+
+/// Patterns that fuse amax + compute_scale + quantize chains into
+/// fp8.dynamic_quantize and merge two dynamic quantizations of one input into
+/// a row-wise/column-wise pair.
+void populateFuseDynamicQuantizePatterns(RewritePatternSet &patterns);
+
+#define GEN_PASS_REGISTRATION
+#include "fp8/Dialect/FP8/Transforms/Passes.h.inc"
+
+} // namespace fp8
+} // namespace mlir
+
+#endif // FP8_DIALECT_FP8_TRANSFORMS_PASSES_H

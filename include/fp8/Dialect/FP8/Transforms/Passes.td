@@ -1,0 +1,48 @@
+//===- Passes.td - fp8 graph passes ------------------------*- tablegen -*-===//
+//
+// Part of fp8-mlir.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FP8_DIALECT_FP8_TRANSFORMS_PASSES_TD
+#define FP8_DIALECT_FP8_TRANSFORMS_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def FP8FuseDynamicQuantize : Pass<"fp8-fuse-dynamic-quantize"> {
+  let summary = "Fuse amax + compute_scale + quantize chains into fp8.dynamic_quantize";
+  let description = [{
+    Current scaling is often written as three ops: measure the input
+    (`fp8.amax`), derive the scale (`fp8.compute_scale`) and encode
+    (`fp8.quantize`). This pass replaces such a chain with one
+    `fp8.dynamic_quantize`, whose results are bit-identical by definition, so
+    that a lowering reads the input once. The decode scale of the chain
+    (`scale_inv` for f32 rules, the E8M0 scale itself for MX rules) is replaced
+    by the fused op's scale result. The amax and encode scale stay where other
+    users need them.
+
+    It then merges two `fp8.dynamic_quantize` ops of the same input, rule,
+    overflow mode and NaN policy into one op producing both copies (the second
+    as the column-wise copy), which is how a linear layer gets its row-wise and
+    column-wise operands from a single read.
+
+    NVFP4 chains (two-level scales) are left alone.
+
+    Before:
+    ```mlir
+    %a = fp8.amax %x by <1x32> : tensor<64x128xbf16> -> tensor<64x4xf32>
+    %e = fp8.compute_scale %a rule <e8m0_rceil> for <e4m3>
+        : tensor<64x4xf32> -> tensor<64x4xf8E8M0FNU>
+    %q = fp8.quantize %x, %e by <1x32>
+        : tensor<64x128xbf16>, tensor<64x4xf8E8M0FNU> -> tensor<64x128xf8E4M3FN>
+    ```
+    After:
+    ```mlir
+    %q, %e = fp8.dynamic_quantize %x by <1x32> rule <e8m0_rceil>
+        : tensor<64x128xbf16> -> tensor<64x128xf8E4M3FN>, tensor<64x4xf8E8M0FNU>
+    ```
+  }];
+  let dependentDialects = ["::mlir::fp8::FP8Dialect"];
+}
+
+#endif // FP8_DIALECT_FP8_TRANSFORMS_PASSES_TD

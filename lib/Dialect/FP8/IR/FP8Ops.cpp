@@ -1,0 +1,454 @@
+//===- FP8Ops.cpp - fp8 dialect operations --------------------------------===//
+//
+// Part of fp8-mlir.
+//
+//===----------------------------------------------------------------------===//
+
+#include "fp8/Dialect/FP8/IR/FP8Ops.h"
+#include "fp8/Dialect/FP8/IR/FormatInfo.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/IR/OpImplementation.h"
+#include "mlir/IR/TypeUtilities.h"
+
+using namespace mlir;
+using namespace mlir::fp8;
+
+//===----------------------------------------------------------------------===//
+// Shared verification helpers
+//===----------------------------------------------------------------------===//
+
+/// True if `type` is statically shaped with exactly one element (`tensor<f32>`,
+/// `tensor<1xf32>`, `tensor<1x1xf32>`, ...).
+static bool hasSingleElement(ShapedType type) {
+  return llvm::all_of(type.getShape(), [](int64_t dim) { return dim == 1; });
+}
+
+static LogicalResult verifySingleElement(Operation *op, StringRef what,
+                                         Type type) {
+  if (!hasSingleElement(cast<ShapedType>(type)))
+    return op->emitOpError()
+           << what << " must hold exactly one element (e.g. tensor<1x1xf32>), "
+           << "got " << type;
+  return success();
+}
+
+static LogicalResult verifySameShape(Operation *op, StringRef what,
+                                     ShapedType expected, ShapedType actual) {
+  if (failed(verifyCompatibleShape(expected.getShape(), actual.getShape())))
+    return op->emitOpError()
+           << what << " shape " << formatShape(actual.getShape())
+           << " must equal " << formatShape(expected.getShape());
+  return success();
+}
+
+/// Verifies one scaled tensor: the scale shape against the granularity, the
+/// scale element type against the data element type, and the global scale.
+static LogicalResult verifyScaledTensor(Operation *op, StringRef what,
+                                        ShapedType data, ShapedType scale,
+                                        Value globalScale,
+                                        GranularityAttr granularity) {
+  if (failed(granularity.verifyScaleShape([op] { return op->emitOpError(); },
+                                          what, data, scale)))
+    return failure();
+  if (std::optional<std::string> reason = checkScaleTypes(
+          data.getElementType(), scale.getElementType(), bool(globalScale)))
+    return op->emitOpError() << what << ": " << *reason;
+  if (globalScale)
+    return verifySingleElement(op, Twine(what, " global scale").str(),
+                               globalScale.getType());
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// AmaxOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult AmaxOp::verify() {
+  auto inputType = getInput().getType();
+  auto amaxType = getAmax().getType();
+  return getGranularity().verifyScaleShape([&] { return emitOpError(); },
+                                           "input", inputType, amaxType);
+}
+
+OpFoldResult AmaxOp::fold(FoldAdaptor adaptor) {
+  // The amax of a splat constant is the splat's magnitude in every block.
+  auto splat = dyn_cast_if_present<SplatElementsAttr>(adaptor.getInput());
+  auto resultType = getAmax().getType();
+  if (!splat || !resultType.hasStaticShape())
+    return {};
+  APFloat value = splat.getSplatValue<APFloat>();
+  bool losesInfo = false;
+  value.convert(APFloat::IEEEsingle(), APFloat::rmNearestTiesToEven,
+                &losesInfo);
+  assert(!losesInfo && "every float format widens exactly to f32");
+  value.clearSign();
+  if (value.isNaN() && getNanPolicy() == NanPolicy::Ignore)
+    value = APFloat(0.0f);
+  if (llvm::is_contained(getInput().getType().getShape(), 0))
+    value = APFloat(0.0f); // Every block is empty.
+  return DenseElementsAttr::get(resultType, value);
+}
+
+//===----------------------------------------------------------------------===//
+// ComputeScaleOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult ComputeScaleOp::verify() {
+  ScaleRuleKind kind = getRule().getKind();
+  Format format = getFormat();
+  if (std::optional<std::string> reason = checkRuleFormat(kind, format))
+    return emitOpError() << *reason;
+
+  auto amaxType = getAmax().getType();
+  auto scaleType = getScale().getType();
+  if (failed(verifySameShape(*this, "scale", amaxType, scaleType)))
+    return failure();
+  if (getScaleInv() &&
+      failed(verifySameShape(*this, "scale_inv", amaxType,
+                             getScaleInv().getType())))
+    return failure();
+
+  Type expected = getRuleSignature(getContext(), kind)->blockScaleType;
+  if (kind == ScaleRuleKind::NVFP4 && !getGlobalScale())
+    expected = Float32Type::get(getContext());
+  if (scaleType.getElementType() != expected) {
+    InFlightDiagnostic diag = emitOpError()
+                              << "rule " << stringifyScaleRuleKind(kind)
+                              << " produces " << expected << " scales, not "
+                              << scaleType.getElementType();
+    if (kind == ScaleRuleKind::NVFP4)
+      diag << " (with `global(...)` it computes f8E4M3FN block scales, "
+              "without it the f32 global scale)";
+    return diag;
+  }
+  if (getGlobalScale()) {
+    if (kind != ScaleRuleKind::NVFP4)
+      return emitOpError() << "only the nvfp4 rule takes a global scale "
+                              "operand; remove `global(...)`";
+    if (failed(verifySingleElement(*this, "global scale",
+                                   getGlobalScale().getType())))
+      return failure();
+  }
+  if (getScaleInv() && !isa<Float32Type>(expected))
+    return emitOpError() << "scale_inv exists only for f32 scales; "
+                         << expected << " scales are already decode scales";
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// QuantizeOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult QuantizeOp::verify() {
+  auto inputType = getInput().getType();
+  auto outputType = getOutput().getType();
+  if (failed(verifySameShape(*this, "result", inputType, outputType)))
+    return failure();
+  if (failed(verifyScaledTensor(*this, "input", outputType,
+                                getScale().getType(), getGlobalScale(),
+                                getGranularity())))
+    return failure();
+  bool stochastic = getRounding() == Rounding::Stochastic;
+  if (stochastic && !getRbits())
+    return emitOpError() << "stochastic rounding needs one i32 random word per "
+                            "element: add `rbits(%bits : tensor<...xi32>)`";
+  if (!stochastic && getRbits())
+    return emitOpError() << "`rbits` is only used by stochastic rounding; "
+                            "remove it or add `rounding <stochastic>`";
+  if (getRbits())
+    return verifySameShape(*this, "rbits", inputType, getRbits().getType());
+  return success();
+}
+
+namespace {
+/// The per-element multipliers held by a constant scale operand, widened to
+/// f32: the value itself for f32 scales, `2^(e - 127)` (decode) or
+/// `2^(127 - e)` (encode) for E8M0 codes. Fails for non-constant scales,
+/// other scale types and the E8M0 NaN code.
+FailureOr<SmallVector<APFloat>> getConstantMultipliers(Value scale,
+                                                       bool encode) {
+  DenseElementsAttr attr;
+  if (!matchPattern(scale, m_Constant(&attr)))
+    return failure();
+  Type elementType = attr.getElementType();
+  SmallVector<APFloat> result;
+  for (APFloat value : attr.getValues<APFloat>()) {
+    if (isa<Float8E8M0FNUType>(elementType)) {
+      if (value.isNaN())
+        return failure();
+      int exponent = ilogb(value);
+      value = scalbn(APFloat(1.0f), encode ? -exponent : exponent,
+                     APFloat::rmNearestTiesToEven);
+    } else if (!isa<Float32Type>(elementType)) {
+      return failure();
+    }
+    result.push_back(value);
+  }
+  return result;
+}
+} // namespace
+
+OpFoldResult QuantizeOp::fold(FoldAdaptor) {
+  // quantize(dequantize(q, d), e) == q when every element's encode multiplier
+  // is the exact reciprocal of its decode multiplier (so both are powers of
+  // two), every decoded value q * d is exact in the intermediate type, and the
+  // overflow mode maps every code back to itself. NaN codes stay NaN, though
+  // an unfolded conversion may canonicalize their payload.
+  auto dequant = getInput().getDefiningOp<DequantizeOp>();
+  if (!dequant || dequant.getInput().getType() != getType() ||
+      dequant.getGranularity() != getGranularity() ||
+      getRounding() != Rounding::RNE || getGlobalScale() ||
+      dequant.getGlobalScale() ||
+      dequant.getScale().getType() != getScale().getType())
+    return {};
+  Type narrow = getType().getElementType();
+  Format format = *fp8::getFormat(narrow);
+  if (getFormatInfo(format).hasInfinity && getOverflow() == Overflow::Saturate)
+    return {}; // An infinity would come back as the largest finite value.
+
+  FailureOr<SmallVector<APFloat>> decode =
+      getConstantMultipliers(dequant.getScale(), /*encode=*/false);
+  FailureOr<SmallVector<APFloat>> encode =
+      getConstantMultipliers(getScale(), /*encode=*/true);
+  if (failed(decode) || failed(encode) || decode->size() != encode->size())
+    return {};
+
+  const llvm::fltSemantics &narrowSem =
+      cast<FloatType>(narrow).getFloatSemantics();
+  const llvm::fltSemantics &wideSem =
+      cast<FloatType>(getInput().getType().getElementType())
+          .getFloatSemantics();
+  // Exact in the wide type: the largest and the smallest nonzero codes times
+  // the decode multiplier; every other code lies on that grid in between.
+  auto exactlyScales = [&](APFloat code, const APFloat &d) {
+    bool losesInfo = false;
+    code.convert(APFloat::IEEEsingle(), APFloat::rmNearestTiesToEven,
+                 &losesInfo);
+    if (code.multiply(d, APFloat::rmNearestTiesToEven) != APFloat::opOK)
+      return false;
+    return code.convert(wideSem, APFloat::rmNearestTiesToEven, &losesInfo) ==
+               APFloat::opOK &&
+           !losesInfo;
+  };
+  APFloat largest = APFloat::getLargest(narrowSem);
+  APFloat smallest = APFloat::getSmallest(narrowSem);
+  for (auto [d, e] : llvm::zip_equal(*decode, *encode)) {
+    APFloat product = d;
+    if (product.multiply(e, APFloat::rmNearestTiesToEven) != APFloat::opOK ||
+        !product.isExactlyValue(1.0))
+      return {};
+    if (!exactlyScales(largest, d) || !exactlyScales(smallest, d))
+      return {};
+  }
+  return dequant.getInput();
+}
+
+//===----------------------------------------------------------------------===//
+// DequantizeOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult DequantizeOp::verify() {
+  auto inputType = getInput().getType();
+  if (failed(verifySameShape(*this, "result", inputType,
+                             getOutput().getType())))
+    return failure();
+  return verifyScaledTensor(*this, "input", inputType, getScale().getType(),
+                            getGlobalScale(), getGranularity());
+}
+
+//===----------------------------------------------------------------------===//
+// DynamicQuantizeOp
+//===----------------------------------------------------------------------===//
+
+/// Swaps the last two dimensions of `shape`.
+static SmallVector<int64_t> transposeLastTwo(ArrayRef<int64_t> shape) {
+  SmallVector<int64_t> result(shape);
+  std::swap(result[result.size() - 1], result[result.size() - 2]);
+  return result;
+}
+
+LogicalResult DynamicQuantizeOp::verify() {
+  ScaleRuleKind kind = getRule().getKind();
+  auto inputType = getInput().getType();
+  auto dataType = getData().getType();
+  Format format = *fp8::getFormat(dataType.getElementType());
+  if (std::optional<std::string> reason = checkRuleFormat(kind, format))
+    return emitOpError() << *reason;
+  ScaleRuleSignature signature = *getRuleSignature(getContext(), kind);
+
+  if (failed(verifySameShape(*this, "data", inputType, dataType)))
+    return failure();
+  if (getScale().getType().getElementType() != signature.blockScaleType)
+    return emitOpError() << "rule " << stringifyScaleRuleKind(kind)
+                         << " produces " << signature.blockScaleType
+                         << " scales, not "
+                         << getScale().getType().getElementType();
+  if (failed(getGranularity().verifyScaleShape(
+          [&] { return emitOpError(); }, "input", inputType,
+          getScale().getType())))
+    return failure();
+  if (signature.hasGlobalScale != bool(getGlobalScale()))
+    return emitOpError() << (signature.hasGlobalScale
+                                 ? "the nvfp4 rule also returns the global "
+                                   "decode scale: add a `global tensor<1x1xf32>` "
+                                   "result type"
+                                 : "only the nvfp4 rule returns a global scale");
+  if (getGlobalScale() &&
+      failed(verifySingleElement(*this, "global scale",
+                                 getGlobalScale().getType())))
+    return failure();
+
+  // The column-wise copy.
+  bool hasColwise = bool(getColGranularity());
+  if (hasColwise != bool(getColData()) || hasColwise != bool(getColScale()))
+    return emitOpError() << "a column-wise copy needs all of `colwise <...>`, "
+                            "its data result and its scale result";
+  if (!hasColwise) {
+    if (getTransposed())
+      return emitOpError() << "`transposed` applies to the column-wise copy; "
+                              "add `colwise <...>`";
+    return success();
+  }
+  auto colDataType = getColData().getType();
+  auto colScaleType = getColScale().getType();
+  Format colFormat = *fp8::getFormat(colDataType.getElementType());
+  if (std::optional<std::string> reason = checkRuleFormat(kind, colFormat))
+    return emitOpError() << "column-wise copy: " << *reason;
+  if (colScaleType.getElementType() != signature.blockScaleType)
+    return emitOpError() << "column-wise copy: rule "
+                         << stringifyScaleRuleKind(kind) << " produces "
+                         << signature.blockScaleType << " scales, not "
+                         << colScaleType.getElementType();
+  GranularityAttr colGranularity = *getColGranularity();
+  ArrayRef<int64_t> shape = inputType.getShape();
+  if (colGranularity.getBlock().size() > shape.size())
+    return emitOpError() << "granularity " << colGranularity << " names "
+                         << colGranularity.getBlock().size()
+                         << " block dimensions but the input has rank "
+                         << shape.size();
+  SmallVector<int64_t> colShape(shape);
+  SmallVector<int64_t> colScaleShape = colGranularity.getScaleShape(shape);
+  if (getTransposed()) {
+    if (shape.size() < 2)
+      return emitOpError() << "a transposed copy needs an input of rank >= 2";
+    colShape = transposeLastTwo(colShape);
+    colScaleShape = transposeLastTwo(colScaleShape);
+  }
+  if (failed(verifyCompatibleShape(colShape, colDataType.getShape())))
+    return emitOpError() << "column-wise data shape "
+                         << formatShape(colDataType.getShape())
+                         << " must be " << formatShape(colShape)
+                         << (getTransposed() ? " (the input transposed)"
+                                             : " (the input shape)");
+  if (failed(verifyCompatibleShape(colScaleShape, colScaleType.getShape())))
+    return emitOpError() << "column-wise scale shape "
+                         << formatShape(colScaleType.getShape())
+                         << " does not match granularity " << colGranularity
+                         << ": expected " << formatShape(colScaleShape)
+                         << (getTransposed() ? " (transposed with the data)"
+                                             : "");
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// ScaledMatmulOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult ScaledMatmulOp::verify() {
+  auto lhsType = getLhs().getType();
+  auto rhsType = getRhs().getType();
+  auto resultType = getResult().getType();
+  int64_t rank = lhsType.getRank();
+  if (rank != 2 && rank != 3)
+    return emitOpError() << "operands must be matrices of rank 2, or rank 3 "
+                            "with a leading batch dimension; got rank "
+                         << rank;
+  if (rhsType.getRank() != rank || resultType.getRank() != rank)
+    return emitOpError() << "lhs, rhs and result must have the same rank, got "
+                         << rank << ", " << rhsType.getRank() << " and "
+                         << resultType.getRank();
+
+  ArrayRef<int64_t> lhs = lhsType.getShape().take_back(2);
+  ArrayRef<int64_t> rhs = rhsType.getShape().take_back(2);
+  int64_t m = getTransposeLhs() ? lhs[1] : lhs[0];
+  int64_t kl = getTransposeLhs() ? lhs[0] : lhs[1];
+  int64_t kr = getTransposeRhs() ? rhs[1] : rhs[0];
+  int64_t n = getTransposeRhs() ? rhs[0] : rhs[1];
+  if (!ShapedType::isDynamic(kl) && !ShapedType::isDynamic(kr) && kl != kr)
+    return emitOpError() << "contraction dimensions differ: lhs has K = " << kl
+                         << (getTransposeLhs() ? " (stored [K, M])" : "")
+                         << ", rhs has K = " << kr
+                         << (getTransposeRhs() ? " (stored [N, K])"
+                                               : " (stored [K, N])");
+  SmallVector<int64_t> expected;
+  if (rank == 3) {
+    int64_t bl = lhsType.getDimSize(0), br = rhsType.getDimSize(0);
+    if (failed(verifyCompatibleShape({bl}, {br})))
+      return emitOpError() << "batch dimensions differ: " << bl << " vs " << br;
+    expected.push_back(ShapedType::isDynamic(bl) ? br : bl);
+  }
+  expected.append({m, n});
+  if (failed(verifyCompatibleShape(expected, resultType.getShape())))
+    return emitOpError() << "result shape " << formatShape(resultType.getShape())
+                         << " must be " << formatShape(expected)
+                         << " ([M, N] of the operands)";
+
+  if (failed(verifyScaledTensor(*this, "lhs", lhsType,
+                                getLhsScale().getType(), getLhsGlobalScale(),
+                                getLhsGranularity())) ||
+      failed(verifyScaledTensor(*this, "rhs", rhsType,
+                                getRhsScale().getType(), getRhsGlobalScale(),
+                                getRhsGranularity())))
+    return failure();
+
+  if (Value bias = getBias()) {
+    auto biasType = cast<ShapedType>(bias.getType());
+    if (biasType.getRank() != 1 ||
+        failed(verifyCompatibleShape({n}, biasType.getShape())))
+      return emitOpError() << "bias must be a vector of N = "
+                           << formatShape({n}) << " elements, got "
+                           << bias.getType();
+  }
+  bool narrowResult = fp8::getFormat(resultType.getElementType()).has_value();
+  if (narrowResult && !getOutScale())
+    return emitOpError() << "a " << resultType.getElementType()
+                         << " result needs an f32 encode scale: add "
+                            "`out_scale(%s : tensor<1x1xf32>)`";
+  if (!narrowResult && getOutScale())
+    return emitOpError() << "`out_scale` encodes narrow results only; a "
+                         << resultType.getElementType()
+                         << " result takes no output scale";
+  if (getOutScale() &&
+      failed(verifySingleElement(*this, "out_scale", getOutScale().getType())))
+    return failure();
+  if (getAmax() &&
+      failed(verifySingleElement(*this, "amax result", getAmax().getType())))
+    return failure();
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// UpdateDelayedScaleOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult UpdateDelayedScaleOp::verify() {
+  auto historyType = getHistory().getType();
+  if (historyType.getRank() != 1 || !historyType.hasStaticShape() ||
+      historyType.getDimSize(0) < 1)
+    return emitOpError() << "history must be a static 1-D tensor with at least "
+                            "one slot (e.g. tensor<1024xf32>), got "
+                         << historyType;
+  if (failed(verifySingleElement(*this, "scale", getScale().getType())))
+    return failure();
+  int32_t margin = getMargin();
+  if (margin < 0 || margin > 127)
+    return emitOpError() << "margin is a power-of-two headroom in [0, 127], got "
+                         << margin;
+  return success();
+}
+
+#define GET_OP_CLASSES
+#include "fp8/Dialect/FP8/IR/FP8Ops.cpp.inc"

@@ -1,0 +1,128 @@
+//===- FuseDynamicQuantize.cpp - Fuse current-scaling chains --------------===//
+//
+// Part of fp8-mlir.
+//
+//===----------------------------------------------------------------------===//
+
+#include "fp8/Dialect/FP8/IR/FP8Ops.h"
+#include "fp8/Dialect/FP8/IR/FormatInfo.h"
+#include "fp8/Dialect/FP8/Transforms/Passes.h"
+
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+namespace mlir::fp8 {
+#define GEN_PASS_DEF_FP8FUSEDYNAMICQUANTIZE
+#include "fp8/Dialect/FP8/Transforms/Passes.h.inc"
+} // namespace mlir::fp8
+
+using namespace mlir;
+using namespace mlir::fp8;
+
+namespace {
+
+/// amax(x) -> compute_scale -> quantize(x)  ==>  dynamic_quantize(x).
+struct FuseQuantizeChain : OpRewritePattern<QuantizeOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(QuantizeOp op,
+                                PatternRewriter &rewriter) const override {
+    if (op.getRounding() != Rounding::RNE || op.getGlobalScale())
+      return rewriter.notifyMatchFailure(op, "not an RNE single-level quantize");
+    auto computeScale = op.getScale().getDefiningOp<ComputeScaleOp>();
+    if (!computeScale || computeScale.getGlobalScale())
+      return rewriter.notifyMatchFailure(op, "scale is not a one-level rule");
+    ScaleRuleKind kind = computeScale.getRule().getKind();
+    if (kind == ScaleRuleKind::NVFP4)
+      return rewriter.notifyMatchFailure(op, "nvfp4 chains are not fused");
+    auto amax = computeScale.getAmax().getDefiningOp<AmaxOp>();
+    if (!amax || amax.getInput() != op.getInput() ||
+        amax.getGranularity() != op.getGranularity())
+      return rewriter.notifyMatchFailure(op, "amax of another tensor/block");
+    if (computeScale.getFormat() != *getFormat(op.getType().getElementType()))
+      return rewriter.notifyMatchFailure(op, "scale computed for another format");
+
+    // The decode scale has the type of the computed scale: f32 (1/s) or the
+    // E8M0 codes themselves.
+    Value decodeScale = isa<Float32Type>(
+                            computeScale.getScale().getType().getElementType())
+                            ? computeScale.getScaleInv()
+                            : computeScale.getScale();
+
+    // Right after compute_scale, the fused op dominates every user of the
+    // values it replaces.
+    rewriter.setInsertionPointAfter(computeScale);
+    auto fused = DynamicQuantizeOp::create(
+        rewriter, op.getLoc(), op.getType(), computeScale.getScale().getType(),
+        /*global_scale=*/Type(), /*col_data=*/Type(), /*col_scale=*/Type(),
+        op.getInput(), op.getGranularity(), /*col_granularity=*/nullptr,
+        /*transposed=*/false, computeScale.getRule(), op.getOverflow(),
+        amax.getNanPolicy());
+    rewriter.replaceOp(op, fused.getData());
+    if (decodeScale)
+      rewriter.replaceAllUsesWith(decodeScale, fused.getScale());
+    return success();
+  }
+};
+
+/// Two dynamic_quantize ops of one input with the same rule  ==>  one op with
+/// a column-wise copy.
+struct MergeDynamicQuantizePair : OpRewritePattern<DynamicQuantizeOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  static bool isMergeable(DynamicQuantizeOp op) {
+    return !op.getColGranularity() && !op.getGlobalScale();
+  }
+
+  LogicalResult matchAndRewrite(DynamicQuantizeOp first,
+                                PatternRewriter &rewriter) const override {
+    if (!isMergeable(first))
+      return rewriter.notifyMatchFailure(first, "already paired or nvfp4");
+    DynamicQuantizeOp second;
+    for (Operation *user : first.getInput().getUsers()) {
+      auto other = dyn_cast<DynamicQuantizeOp>(user);
+      if (!other || other == first || !isMergeable(other) ||
+          other->getBlock() != first->getBlock() ||
+          !first->isBeforeInBlock(other) || other.getInput() != first.getInput() ||
+          other.getRule() != first.getRule() ||
+          other.getOverflow() != first.getOverflow() ||
+          other.getNanPolicy() != first.getNanPolicy())
+        continue;
+      if (!second || other->isBeforeInBlock(second))
+        second = other;
+    }
+    if (!second)
+      return rewriter.notifyMatchFailure(first, "no partner quantization");
+
+    rewriter.setInsertionPoint(first);
+    auto merged = DynamicQuantizeOp::create(
+        rewriter, first.getLoc(), first.getData().getType(),
+        first.getScale().getType(), /*global_scale=*/Type(),
+        second.getData().getType(), second.getScale().getType(),
+        first.getInput(), first.getGranularity(), second.getGranularity(),
+        /*transposed=*/false, first.getRule(), first.getOverflow(),
+        first.getNanPolicy());
+    rewriter.replaceOp(first, {merged.getData(), merged.getScale()});
+    rewriter.replaceOp(second, {merged.getColData(), merged.getColScale()});
+    return success();
+  }
+};
+
+struct FP8FuseDynamicQuantizePass
+    : fp8::impl::FP8FuseDynamicQuantizeBase<FP8FuseDynamicQuantizePass> {
+  void runOnOperation() override {
+    RewritePatternSet patterns(&getContext());
+    populateFuseDynamicQuantizePatterns(patterns);
+    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
+      signalPassFailure();
+  }
+};
+
+} // namespace
+
+void mlir::fp8::populateFuseDynamicQuantizePatterns(
+    RewritePatternSet &patterns) {
+  // Fuse chains first so that the pairs they form can merge.
+  patterns.add<FuseQuantizeChain>(patterns.getContext(), /*benefit=*/2);
+  patterns.add<MergeDynamicQuantizePair>(patterns.getContext(), /*benefit=*/1);
+}
