@@ -26,7 +26,7 @@ config.substitutions.append(("%python", config.python_executable))
 config.substitutions.append(("%cmake", config.cmake_command))
 config.substitutions.append(("%cxx", config.cxx_compiler))
 config.substitutions.append(("%cc", config.c_compiler))
-config.substitutions.append(("%cmake_generator", config.cmake_generator))
+config.substitutions.append(("%generator", config.cmake_generator))
 config.substitutions.append(("%make_program", config.make_program))
 config.substitutions.append(
     ("%fp8_plugin", os.path.join(config.fp8_lib_dir, "fp8-plugin.so"))
@@ -47,6 +47,8 @@ if config.fp8_sanitizers:
 tool_dirs = [config.fp8_tools_dir, config.llvm_tools_dir]
 tools = [
     "fp8-opt",
+    ToolSubst("not", unresolved="fatal"),
+    ToolSubst("split-file", unresolved="fatal"),
     ToolSubst("mlir-opt", unresolved="fatal"),
     ToolSubst("mlir-runner", unresolved="ignore"),
 ]
