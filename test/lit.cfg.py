@@ -37,12 +37,34 @@ config.substitutions.append(("%c_runner_utils", config.fp8_c_runner_utils))
 llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
 llvm_config.use_default_substitutions()
 
-# Sanitized builds: uninstrumented libMLIR.so allocates what instrumented code
-# frees and vice versa, which trips the container-overflow check spuriously.
+# Sanitized builds run instrumented code of ours against the uninstrumented
+# libMLIR.so. Inline LLVM containers and allocators are then instantiated in
+# both, and their manual (container, bump allocator) poisoning disagrees, so
+# those two checks are off; every other ASan and UBSan check stays on.
+# %host_env preloads the runtimes into uninstrumented hosts (Debian's mlir-opt
+# loading our plugin) and %consumer_flags instruments the CMake consumer.
+asan_options = "detect_container_overflow=0:allow_user_poisoning=0"
 if config.fp8_sanitizers:
-    config.environment["ASAN_OPTIONS"] = "detect_container_overflow=0:detect_leaks=1"
+    config.environment["ASAN_OPTIONS"] = asan_options + ":detect_leaks=1"
     config.environment["UBSAN_OPTIONS"] = "print_stacktrace=1:halt_on_error=1"
     config.available_features.add("sanitizers")
+    config.substitutions.append(
+        (
+            "%host_env",
+            "env LD_PRELOAD=%s ASAN_OPTIONS=%s:detect_leaks=0"
+            % (config.fp8_sanitizer_preload, asan_options),
+        )
+    )
+    config.substitutions.append(
+        (
+            "%consumer_flags",
+            '"-DCMAKE_CXX_FLAGS=-fsanitize=address,undefined" '
+            '"-DCMAKE_EXE_LINKER_FLAGS=-fsanitize=address,undefined"',
+        )
+    )
+else:
+    config.substitutions.append(("%host_env", ""))
+    config.substitutions.append(("%consumer_flags", ""))
 
 tool_dirs = [config.fp8_tools_dir, config.llvm_tools_dir]
 tools = [

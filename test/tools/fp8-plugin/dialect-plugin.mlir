@@ -1,7 +1,7 @@
 // Debian's own mlir-opt loads the fp8 dialect from our plugin.
-// RUN: mlir-opt --load-dialect-plugin=%fp8_plugin --show-dialects | FileCheck %s --check-prefix=DIALECTS
-// RUN: mlir-opt --load-dialect-plugin=%fp8_plugin %s | FileCheck %s
-// RUN: not mlir-opt %s 2>&1 | FileCheck %s --check-prefix=NOPLUGIN
+// RUN: %host_env mlir-opt --load-dialect-plugin=%fp8_plugin --show-dialects | FileCheck %s --check-prefix=DIALECTS
+// RUN: %host_env mlir-opt --load-dialect-plugin=%fp8_plugin %s | FileCheck %s
+// RUN: not %host_env mlir-opt %s 2>&1 | FileCheck %s --check-prefix=NOPLUGIN
 
 // DIALECTS: Available Dialects:
 // DIALECTS-SAME: fp8

@@ -1,7 +1,7 @@
 // Debian's mlir-opt runs our passes from the plugin. Passes registered by a
 // plugin are loaded while the command line is parsed, so they are named in
 // --pass-pipeline rather than as flags of their own.
-// RUN: mlir-opt --load-pass-plugin=%fp8_plugin --load-dialect-plugin=%fp8_plugin %s \
+// RUN: %host_env mlir-opt --load-pass-plugin=%fp8_plugin --load-dialect-plugin=%fp8_plugin %s \
 // RUN:   --pass-pipeline="builtin.module(func.func(fp8-fuse-dynamic-quantize))" | FileCheck %s
 
 // CHECK-LABEL: func @fuse

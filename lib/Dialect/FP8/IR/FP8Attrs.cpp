@@ -137,14 +137,13 @@ LogicalResult GranularityAttr::verifyScaleShape(
 GranularityAttr GranularityAttr::getTransposed(int64_t rank) const {
   if (isTensor() || rank < 2 || static_cast<int64_t>(getBlock().size()) > rank)
     return *this;
-  SmallVector<int64_t> block(rank - getBlock().size(), 1);
+  // Name both swapped dimensions explicitly (a leading extent 1 is implied
+  // anyway), then swap them.
+  SmallVector<int64_t> block(getBlock().size() < 2 ? 2 - getBlock().size() : 0,
+                             1);
   llvm::append_range(block, getBlock());
-  std::swap(block[rank - 1], block[rank - 2]);
-  // Drop leading 1s again so that the printed form stays the short one.
-  size_t firstNonUnit = 0;
-  while (firstNonUnit + 2 < block.size() && block[firstNonUnit] == 1)
-    ++firstNonUnit;
-  return get(getContext(), ArrayRef<int64_t>(block).drop_front(firstNonUnit));
+  std::swap(block[block.size() - 1], block[block.size() - 2]);
+  return get(getContext(), block);
 }
 
 //===----------------------------------------------------------------------===//

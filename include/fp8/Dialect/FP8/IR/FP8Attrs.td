@@ -184,8 +184,8 @@ def FP8_GranularityAttr : FP8_Attr<"Granularity", "granularity"> {
         ::llvm::StringRef what, ::mlir::ShapedType dataType,
         ::mlir::ShapedType scaleType) const;
 
-    /// The granularity of the transposed tensor (last two dims swapped); the
-    /// block list is first padded with leading 1s to `rank` entries. Returns
+    /// The granularity of the transposed tensor (last two dims swapped); a
+    /// one-entry block list is first padded with a leading 1. Returns
     /// this granularity unchanged for `<tensor>`, rank < 2, or a block list
     /// longer than `rank`.
     GranularityAttr getTransposed(int64_t rank) const;
