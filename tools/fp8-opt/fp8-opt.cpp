@@ -21,6 +21,6 @@ int main(int argc, char **argv) {
   mlir::fp8::registerAllPasses();
   llvm::cl::AddExtraVersionPrinter(
       [](llvm::raw_ostream &os) { mlir::fp8::printVersion(os); });
-  return mlir::asMainReturnCode(mlir::MlirOptMain(
-      argc, argv, "fp8-mlir optimizer driver\n", registry));
+  return mlir::asMainReturnCode(
+      mlir::MlirOptMain(argc, argv, "fp8-mlir optimizer driver\n", registry));
 }

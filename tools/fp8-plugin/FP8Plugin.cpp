@@ -14,10 +14,9 @@ using namespace mlir;
 
 extern "C" LLVM_ATTRIBUTE_WEAK DialectPluginLibraryInfo
 mlirGetDialectPluginInfo() {
-  return {MLIR_PLUGIN_API_VERSION, "FP8", LLVM_VERSION_STRING,
-          [](DialectRegistry *registry) {
-            fp8::registerFP8Dialects(*registry);
-          }};
+  return {
+      MLIR_PLUGIN_API_VERSION, "FP8", LLVM_VERSION_STRING,
+      [](DialectRegistry *registry) { fp8::registerFP8Dialects(*registry); }};
 }
 
 extern "C" LLVM_ATTRIBUTE_WEAK PassPluginLibraryInfo mlirGetPassPluginInfo() {

@@ -109,16 +109,16 @@ GranularityAttr::getScaleShape(ArrayRef<int64_t> shape) const {
   return fp8::getScaleShape(shape, getBlock());
 }
 
-LogicalResult GranularityAttr::verifyScaleShape(
-    function_ref<InFlightDiagnostic()> emitError, StringRef what,
-    ShapedType dataType, ShapedType scaleType) const {
+LogicalResult
+GranularityAttr::verifyScaleShape(function_ref<InFlightDiagnostic()> emitError,
+                                  StringRef what, ShapedType dataType,
+                                  ShapedType scaleType) const {
   ArrayRef<int64_t> shape = dataType.getShape();
   if (getBlock().size() > shape.size())
     return emitError() << "granularity " << *this << " names "
                        << getBlock().size() << " block dimensions but the "
                        << what << " has rank " << shape.size()
-                       << "; use at most " << shape.size()
-                       << " block extents";
+                       << "; use at most " << shape.size() << " block extents";
   SmallVector<int64_t> expected = getScaleShape(shape);
   ArrayRef<int64_t> actual = scaleType.getShape();
   bool matches = actual.size() == expected.size();
@@ -180,8 +180,8 @@ parseEnumKeyword(AsmParser &parser, EnumT &value,
     return failure();
   std::optional<EnumT> parsed = symbolize(keyword);
   if (!parsed)
-    return parser.emitError(loc) << "unknown value '" << keyword
-                                 << "'; expected one of " << expected;
+    return parser.emitError(loc)
+           << "unknown value '" << keyword << "'; expected one of " << expected;
   value = *parsed;
   return success();
 }
@@ -191,7 +191,8 @@ Attribute ScaleRuleAttr::parse(AsmParser &parser, Type) {
   ScaleRuleKind kind;
   if (parser.parseLess() ||
       parseEnumKeyword<ScaleRuleKind>(
-          parser, kind, [](StringRef str) { return symbolizeScaleRuleKind(str); },
+          parser, kind,
+          [](StringRef str) { return symbolizeScaleRuleKind(str); },
           "ratio, pow2, e8m0_rceil, e8m0_floor, nvfp4, pow2_bias, static"))
     return {};
   int32_t margin = 0;
@@ -235,9 +236,9 @@ void ScaleRuleAttr::print(AsmPrinter &printer) const {
   printer << '>';
 }
 
-LogicalResult ScaleRuleAttr::verify(function_ref<InFlightDiagnostic()> emitError,
-                                    ScaleRuleKind kind, int32_t margin,
-                                    APFloat eps) {
+LogicalResult
+ScaleRuleAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                      ScaleRuleKind kind, int32_t margin, APFloat eps) {
   if (&eps.getSemantics() != &APFloat::IEEEsingle())
     return emitError() << "eps must be an f32 value";
   bool takesKnobs = kind == ScaleRuleKind::Ratio || kind == ScaleRuleKind::Pow2;
@@ -277,11 +278,14 @@ Attribute RecipeAttr::parse(AsmParser &parser, Type) {
     if (key == "promote")
       return parser.parseInteger(promote);
     if (key == "algo")
-      return parseEnumKeyword<AmaxAlgo>(parser, algo, [](StringRef str) { return symbolizeAmaxAlgo(str); },
-                                        "max, most_recent");
+      return parseEnumKeyword<AmaxAlgo>(
+          parser, algo, [](StringRef str) { return symbolizeAmaxAlgo(str); },
+          "max, most_recent");
     if (key == "zero_amax")
       return parseEnumKeyword<ZeroAmaxPolicy>(
-          parser, zeroAmax, [](StringRef str) { return symbolizeZeroAmaxPolicy(str); }, "roll, skip");
+          parser, zeroAmax,
+          [](StringRef str) { return symbolizeZeroAmaxPolicy(str); },
+          "roll, skip");
     return parser.emitError(loc)
            << "unknown recipe knob '" << key
            << "'; expected one of margin, history, algo, zero_amax, promote";

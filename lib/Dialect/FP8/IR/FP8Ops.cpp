@@ -106,9 +106,8 @@ LogicalResult ComputeScaleOp::verify() {
   auto scaleType = getScale().getType();
   if (failed(verifySameShape(*this, "scale", amaxType, scaleType)))
     return failure();
-  if (getScaleInv() &&
-      failed(verifySameShape(*this, "scale_inv", amaxType,
-                             getScaleInv().getType())))
+  if (getScaleInv() && failed(verifySameShape(*this, "scale_inv", amaxType,
+                                              getScaleInv().getType())))
     return failure();
 
   Type expected = getRuleSignature(getContext(), kind)->blockScaleType;
@@ -133,8 +132,8 @@ LogicalResult ComputeScaleOp::verify() {
       return failure();
   }
   if (getScaleInv() && !isa<Float32Type>(expected))
-    return emitOpError() << "scale_inv exists only for f32 scales; "
-                         << expected << " scales are already decode scales";
+    return emitOpError() << "scale_inv exists only for f32 scales; " << expected
+                         << " scales are already decode scales";
   return success();
 }
 
@@ -252,8 +251,8 @@ OpFoldResult QuantizeOp::fold(FoldAdaptor) {
 
 LogicalResult DequantizeOp::verify() {
   auto inputType = getInput().getType();
-  if (failed(verifySameShape(*this, "result", inputType,
-                             getOutput().getType())))
+  if (failed(
+          verifySameShape(*this, "result", inputType, getOutput().getType())))
     return failure();
   return verifyScaledTensor(*this, "input", inputType, getScale().getType(),
                             getGlobalScale(), getGranularity());
@@ -286,16 +285,17 @@ LogicalResult DynamicQuantizeOp::verify() {
                          << " produces " << signature.blockScaleType
                          << " scales, not "
                          << getScale().getType().getElementType();
-  if (failed(getGranularity().verifyScaleShape(
-          [&] { return emitOpError(); }, "input", inputType,
-          getScale().getType())))
+  if (failed(getGranularity().verifyScaleShape([&] { return emitOpError(); },
+                                               "input", inputType,
+                                               getScale().getType())))
     return failure();
   if (signature.hasGlobalScale != bool(getGlobalScale()))
-    return emitOpError() << (signature.hasGlobalScale
-                                 ? "the nvfp4 rule also returns the global "
-                                   "decode scale: add a `global tensor<1x1xf32>` "
-                                   "result type"
-                                 : "only the nvfp4 rule returns a global scale");
+    return emitOpError()
+           << (signature.hasGlobalScale
+                   ? "the nvfp4 rule also returns the global "
+                     "decode scale: add a `global tensor<1x1xf32>` "
+                     "result type"
+                   : "only the nvfp4 rule returns a global scale");
   if (getGlobalScale() &&
       failed(verifySingleElement(*this, "global scale",
                                  getGlobalScale().getType())))
@@ -339,8 +339,8 @@ LogicalResult DynamicQuantizeOp::verify() {
   }
   if (failed(verifyCompatibleShape(colShape, colDataType.getShape())))
     return emitOpError() << "column-wise data shape "
-                         << formatShape(colDataType.getShape())
-                         << " must be " << formatShape(colShape)
+                         << formatShape(colDataType.getShape()) << " must be "
+                         << formatShape(colShape)
                          << (getTransposed() ? " (the input transposed)"
                                              : " (the input shape)");
   if (failed(verifyCompatibleShape(colScaleShape, colScaleType.getShape())))
@@ -392,16 +392,15 @@ LogicalResult ScaledMatmulOp::verify() {
   }
   expected.append({m, n});
   if (failed(verifyCompatibleShape(expected, resultType.getShape())))
-    return emitOpError() << "result shape " << formatShape(resultType.getShape())
-                         << " must be " << formatShape(expected)
+    return emitOpError() << "result shape "
+                         << formatShape(resultType.getShape()) << " must be "
+                         << formatShape(expected)
                          << " ([M, N] of the operands)";
 
-  if (failed(verifyScaledTensor(*this, "lhs", lhsType,
-                                getLhsScale().getType(), getLhsGlobalScale(),
-                                getLhsGranularity())) ||
-      failed(verifyScaledTensor(*this, "rhs", rhsType,
-                                getRhsScale().getType(), getRhsGlobalScale(),
-                                getRhsGranularity())))
+  if (failed(verifyScaledTensor(*this, "lhs", lhsType, getLhsScale().getType(),
+                                getLhsGlobalScale(), getLhsGranularity())) ||
+      failed(verifyScaledTensor(*this, "rhs", rhsType, getRhsScale().getType(),
+                                getRhsGlobalScale(), getRhsGranularity())))
     return failure();
 
   if (Value bias = getBias()) {
@@ -445,8 +444,8 @@ LogicalResult UpdateDelayedScaleOp::verify() {
     return failure();
   int32_t margin = getMargin();
   if (margin < 0 || margin > 127)
-    return emitOpError() << "margin is a power-of-two headroom in [0, 127], got "
-                         << margin;
+    return emitOpError()
+           << "margin is a power-of-two headroom in [0, 127], got " << margin;
   return success();
 }
 

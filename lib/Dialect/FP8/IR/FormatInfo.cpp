@@ -141,9 +141,8 @@ mlir::fp8::getRuleSignature(MLIRContext *ctx, ScaleRuleKind kind) {
   llvm_unreachable("unknown scale rule");
 }
 
-std::optional<std::string> mlir::fp8::checkScaleTypes(Type dataType,
-                                                      Type scaleType,
-                                                      bool hasGlobalScale) {
+std::optional<std::string>
+mlir::fp8::checkScaleTypes(Type dataType, Type scaleType, bool hasGlobalScale) {
   if (isa<Float8E4M3FNType>(scaleType)) {
     if (!isa<Float4E2M1FNType>(dataType))
       return std::string("f8E4M3FN block scales (NVFP4) scale f4E2M1FN data "

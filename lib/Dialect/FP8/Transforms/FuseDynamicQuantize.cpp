@@ -28,7 +28,8 @@ struct FuseQuantizeChain : OpRewritePattern<QuantizeOp> {
   LogicalResult matchAndRewrite(QuantizeOp op,
                                 PatternRewriter &rewriter) const override {
     if (op.getRounding() != Rounding::RNE || op.getGlobalScale())
-      return rewriter.notifyMatchFailure(op, "not an RNE single-level quantize");
+      return rewriter.notifyMatchFailure(op,
+                                         "not an RNE single-level quantize");
     auto computeScale = op.getScale().getDefiningOp<ComputeScaleOp>();
     if (!computeScale || computeScale.getGlobalScale())
       return rewriter.notifyMatchFailure(op, "scale is not a one-level rule");
@@ -40,14 +41,15 @@ struct FuseQuantizeChain : OpRewritePattern<QuantizeOp> {
         amax.getGranularity() != op.getGranularity())
       return rewriter.notifyMatchFailure(op, "amax of another tensor/block");
     if (computeScale.getFormat() != *getFormat(op.getType().getElementType()))
-      return rewriter.notifyMatchFailure(op, "scale computed for another format");
+      return rewriter.notifyMatchFailure(op,
+                                         "scale computed for another format");
 
     // The decode scale has the type of the computed scale: f32 (1/s) or the
     // E8M0 codes themselves.
-    Value decodeScale = isa<Float32Type>(
-                            computeScale.getScale().getType().getElementType())
-                            ? computeScale.getScaleInv()
-                            : computeScale.getScale();
+    Value decodeScale =
+        isa<Float32Type>(computeScale.getScale().getType().getElementType())
+            ? computeScale.getScaleInv()
+            : computeScale.getScale();
 
     // Right after compute_scale, the fused op dominates every user of the
     // values it replaces.
@@ -83,7 +85,8 @@ struct MergeDynamicQuantizePair : OpRewritePattern<DynamicQuantizeOp> {
       auto other = dyn_cast<DynamicQuantizeOp>(user);
       if (!other || other == first || !isMergeable(other) ||
           other->getBlock() != first->getBlock() ||
-          !first->isBeforeInBlock(other) || other.getInput() != first.getInput() ||
+          !first->isBeforeInBlock(other) ||
+          other.getInput() != first.getInput() ||
           other.getRule() != first.getRule() ||
           other.getOverflow() != first.getOverflow() ||
           other.getNanPolicy() != first.getNanPolicy())

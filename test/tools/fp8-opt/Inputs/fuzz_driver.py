@@ -582,6 +582,17 @@ def systematic_variants(text, idx, op, rng):
         for _ in range(6):
             tries.append("array<i32: %s>" % ", ".join(
                 rng.choice(SEG_VALUES) for _ in range(n)))
+        # Same total, one value moved from one segment to another: passes the
+        # generic "sum == count" check, so the op's own accessors see it.
+        orig = [int(v) for v in re.findall(r'-?\d+', p.split(":", 1)[1])] \
+            if ":" in p else []
+        for a in range(len(orig)):
+            for b in range(len(orig)):
+                if a != b and orig[a] > 0:
+                    moved = list(orig)
+                    moved[a] -= 1
+                    moved[b] += 1
+                    tries.append("array<i32: %s>" % ", ".join(map(str, moved)))
         for t in tries:
             o = op.copy()
             o.props[k] = "%s = %s" % (key, t)

@@ -42,18 +42,16 @@ protected:
 };
 
 TEST_F(AttrsTest, GranularityParsePrint) {
-  for (StringRef text :
-       {"#fp8.granularity<tensor>", "#fp8.granularity<1x128>",
-        "#fp8.granularity<128x128>", "#fp8.granularity<1x*>",
-        "#fp8.granularity<*x1>", "#fp8.granularity<*x*>",
-        "#fp8.granularity<1x1x32>"}) {
+  for (StringRef text : {"#fp8.granularity<tensor>", "#fp8.granularity<1x128>",
+                         "#fp8.granularity<128x128>", "#fp8.granularity<1x*>",
+                         "#fp8.granularity<*x1>", "#fp8.granularity<*x*>",
+                         "#fp8.granularity<1x1x32>"}) {
     auto attr = parse<GranularityAttr>(text);
     ASSERT_TRUE(attr) << text.str();
     EXPECT_EQ(print(attr), text.str());
   }
   auto rowwise = parse<GranularityAttr>("#fp8.granularity<1x*>");
-  EXPECT_EQ(rowwise.getBlock(),
-            ArrayRef<int64_t>({1, GranularityAttr::kFull}));
+  EXPECT_EQ(rowwise.getBlock(), ArrayRef<int64_t>({1, GranularityAttr::kFull}));
   EXPECT_TRUE(parse<GranularityAttr>("#fp8.granularity<tensor>").isTensor());
 }
 
@@ -70,7 +68,8 @@ TEST_F(AttrsTest, GranularityTransposed) {
 }
 
 TEST_F(AttrsTest, ScaleRuleDefaults) {
-  auto rule = parse<ScaleRuleAttr>("#fp8.rule<pow2, margin = 2, eps = 1.0e-12>");
+  auto rule =
+      parse<ScaleRuleAttr>("#fp8.rule<pow2, margin = 2, eps = 1.0e-12>");
   ASSERT_TRUE(rule);
   EXPECT_EQ(rule.getKind(), ScaleRuleKind::Pow2);
   EXPECT_EQ(rule.getMargin(), 2);

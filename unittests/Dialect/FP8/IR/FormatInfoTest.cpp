@@ -35,8 +35,7 @@ TEST_F(FormatInfoTest, ConstantsMatchAPFloat) {
     EXPECT_EQ(1 + info.exponentBits + info.mantissaBits,
               llvm::APFloat::getSizeInBits(sem));
     EXPECT_EQ(info.bias, 1 - llvm::APFloat::semanticsMinExponent(sem));
-    EXPECT_EQ(info.maxFinite,
-              llvm::APFloat::getLargest(sem).convertToFloat());
+    EXPECT_EQ(info.maxFinite, llvm::APFloat::getLargest(sem).convertToFloat());
     EXPECT_EQ(info.emax, ilogb(llvm::APFloat::getLargest(sem)));
     EXPECT_EQ(info.hasInfinity, llvm::APFloat::semanticsHasInf(sem));
     EXPECT_EQ(info.hasNaN, llvm::APFloat::semanticsHasNaN(sem));
@@ -81,8 +80,7 @@ TEST(GranularityShapeTest, Axiswise) {
   EXPECT_EQ(getScaleShape({256, 512}, {kFullExtent, 1}), Shape({1, 512}));
   // A trailing-only block: leading dims get extent 1.
   EXPECT_EQ(getScaleShape({4, 256, 512}, {kFullExtent}), Shape({4, 256, 1}));
-  EXPECT_EQ(getBlockShape({4, 256, 512}, {kFullExtent}),
-            Shape({1, 1, 512}));
+  EXPECT_EQ(getBlockShape({4, 256, 512}, {kFullExtent}), Shape({1, 1, 512}));
 }
 
 TEST(GranularityShapeTest, BlocksAndRaggedEdges) {
@@ -139,9 +137,9 @@ TEST_F(FormatInfoTest, ScaleTypeLegality) {
   EXPECT_FALSE(checkScaleTypes(e4m3, e8m0, false));
   EXPECT_FALSE(checkScaleTypes(e2m1, e8m0, false));
   EXPECT_FALSE(checkScaleTypes(e2m1, e4m3, true));
-  EXPECT_TRUE(checkScaleTypes(e2m1, e4m3, false));  // needs the global scale
-  EXPECT_TRUE(checkScaleTypes(e4m3, e4m3, true));   // NVFP4 scales need e2m1
-  EXPECT_TRUE(checkScaleTypes(e4m3, f32, true));    // global without NVFP4
+  EXPECT_TRUE(checkScaleTypes(e2m1, e4m3, false)); // needs the global scale
+  EXPECT_TRUE(checkScaleTypes(e4m3, e4m3, true));  // NVFP4 scales need e2m1
+  EXPECT_TRUE(checkScaleTypes(e4m3, f32, true));   // global without NVFP4
   EXPECT_TRUE(checkScaleTypes(e4m3, Float16Type::get(&ctx), false));
 }
 
