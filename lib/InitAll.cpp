@@ -32,7 +32,7 @@ void fp8::registerAllDialectsAndExtensions(DialectRegistry &registry) {
   registerFP8Dialects(registry);
   mlir::registerAllDialects(registry);
   mlir::registerAllExtensions(registry);
-  mlir::registerAllGPUToLLVMIRTranslations(registry);
+  mlir::registerAllToLLVMIRTranslations(registry);
   NVVM::registerNVVMTargetInterfaceExternalModels(registry);
 }
 
