@@ -150,6 +150,10 @@ LogicalResult QuantizeOp::verify() {
                                 getScale().getType(), getGlobalScale(),
                                 getGranularity())))
     return failure();
+  if (getRounding() == Rounding::RCeil || getRounding() == Rounding::Floor)
+    return emitOpError() << "rounding " << stringifyRounding(getRounding())
+                         << " applies to f8E8M0FNU scales only; quantize "
+                            "with rne or stochastic";
   bool stochastic = getRounding() == Rounding::Stochastic;
   if (stochastic && !getRbits())
     return emitOpError() << "stochastic rounding needs one i32 random word per "
@@ -350,6 +354,32 @@ LogicalResult DynamicQuantizeOp::verify() {
                          << ": expected " << formatShape(colScaleShape)
                          << (getTransposed() ? " (transposed with the data)"
                                              : "");
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// ConvertOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult ConvertOp::verify() {
+  Type resultType = getElementTypeOrSelf(getOutput().getType());
+  bool toE8M0 = isa<Float8E8M0FNUType>(resultType);
+  Rounding rounding = getRounding();
+  if (!toE8M0 && (rounding == Rounding::RCeil || rounding == Rounding::Floor))
+    return emitOpError() << "rounding " << stringifyRounding(rounding)
+                         << " applies to f8E8M0FNU results only; use rne or "
+                            "stochastic for "
+                         << resultType;
+  if (toE8M0 && rounding == Rounding::Stochastic)
+    return emitOpError() << "f8E8M0FNU results round with rne, rceil or "
+                            "floor, not stochastic";
+  bool stochastic = rounding == Rounding::Stochastic;
+  if (stochastic != bool(getRbits()))
+    return emitOpError() << (stochastic
+                                 ? "stochastic rounding needs an i32 random "
+                                   "word per element: add `rbits(%r : i32)`"
+                                 : "`rbits` is only used by stochastic "
+                                   "rounding; remove it");
   return success();
 }
 

@@ -101,3 +101,11 @@ func.func @f16_scale(%x: tensor<4x8xf32>, %s: tensor<1x1xf16>) {
   %0 = fp8.quantize %x, %s by <tensor> : tensor<4x8xf32>, tensor<1x1xf16> -> tensor<4x8xf8E4M3FN>
   return
 }
+
+// -----
+
+func.func @rceil_quantize(%x: tensor<4x8xf32>, %s: tensor<1x1xf32>) {
+  // expected-error@+1 {{rounding rceil applies to f8E8M0FNU scales only; quantize with rne or stochastic}}
+  %0 = fp8.quantize %x, %s by <tensor> rounding <rceil> : tensor<4x8xf32>, tensor<1x1xf32> -> tensor<4x8xf8E4M3FN>
+  return
+}

@@ -120,3 +120,18 @@ func.func @update_delayed_scale(%h: tensor<1024xf32>, %s: tensor<1xf32>, %a: ten
   %h2, %s2, %i2 = fp8.update_delayed_scale %a into(%h, %s) for <e5m2> algo <most_recent> margin(1) zero_amax <skip> : tensor<1024xf32>, tensor<1xf32>
   return
 }
+
+// CHECK-LABEL: func @convert
+func.func @convert(%x: f32, %v: vector<8xf32>, %t: tensor<4x8xbf16>, %h: f16, %r: i32) {
+  // CHECK: fp8.convert %{{.*}} : f32 to f8E4M3FN
+  %0 = fp8.convert %x : f32 to f8E4M3FN
+  // CHECK: fp8.convert %{{.*}} rounding <rceil> : vector<8xf32> to vector<8xf8E8M0FNU>
+  %1 = fp8.convert %v rounding <rceil> : vector<8xf32> to vector<8xf8E8M0FNU>
+  // CHECK: fp8.convert %{{.*}} rounding <floor> overflow <nonfinite> : tensor<4x8xbf16> to tensor<4x8xf8E8M0FNU>
+  %2 = fp8.convert %t rounding <floor> overflow <nonfinite> : tensor<4x8xbf16> to tensor<4x8xf8E8M0FNU>
+  // CHECK: fp8.convert %{{.*}} rounding <stochastic> rbits(%{{.*}} : i32) overflow <nonfinite> : f16 to f4E2M1FN
+  %3 = fp8.convert %h rounding <stochastic> rbits(%r : i32) overflow <nonfinite> : f16 to f4E2M1FN
+  // CHECK: fp8.convert %{{.*}} : f32 to f6E3M2FN
+  %4 = fp8.convert %x overflow <saturate> : f32 to f6E3M2FN
+  return
+}

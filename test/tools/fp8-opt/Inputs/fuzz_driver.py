@@ -177,8 +177,13 @@ class Runner:
         self.count += 1
         path = os.path.join(self.workdir, "case.mlir")
         if stdin_bytes is None:
-            with open(path, "w", encoding="utf-8", errors="surrogateescape") as f:
-                f.write(text)
+            if isinstance(text, bytes):
+                with open(path, "wb") as f:
+                    f.write(text)
+            else:
+                with open(path, "w", encoding="utf-8",
+                          errors="surrogateescape") as f:
+                    f.write(text)
             cmd = [self.tool, path] + list(flags)
         else:
             cmd = [self.tool, "-"] + list(flags)
@@ -927,7 +932,12 @@ def mutate(text, rng, generic):
     for _ in range(n):
         for _attempt in range(5):
             f = rng.choices(muts, weights)[0]
-            r = f(out, rng)
+            try:
+                r = f(out, rng)
+            except (IndexError, ValueError):
+                # A mutator met text it does not understand (an earlier
+                # mutation broke the structure it looks for).
+                r = None
             if r is not None and r != out:
                 out = r
                 applied.append(f.__name__)
@@ -938,7 +948,26 @@ def mutate(text, rng, generic):
 def m_valid_preserving(text, rng):
     """Mutations that tend to keep the input valid (for the pass phase):
     element type / value / granularity changes consistently across the file."""
-    r = rng.randrange(5)
+    r = rng.randrange(7)
+    if r == 5:
+        # One dimension size changed everywhere (shapes stay consistent where
+        # they were equal).
+        dims = sorted(set(m.group(1) for m in DIM_RE.finditer(text)
+                          if m.group(1) != "?"))
+        if not dims:
+            return None
+        a = rng.choice(dims)
+        b = rng.choice(["0", "1", "3", "33", "1000000", "?",
+                        "9223372036854775807", "4611686018427387904"])
+        return re.sub(r'(?<=[<x])%s(?=x)' % re.escape(a), b, text)
+    if r == 6:
+        grans = sorted(set(re.findall(r'<(\d+x\d+|\*x\d+|\d+x\*|tensor)>', text)))
+        if not grans:
+            return None
+        a = rng.choice(grans)
+        b = rng.choice(["1x1", "tensor", "1x*", "*x1", "*x*", "1x2", "2x1",
+                        "1x9223372036854775807", "9223372036854775807x1"])
+        return text.replace("<%s>" % a, "<%s>" % b)
     if r == 0:
         a, b = rng.sample(["f32", "bf16", "f16"], 2)
         return re.sub(r'\b%s\b' % a, b, text)
@@ -983,11 +1012,12 @@ class Fuzzer:
         lst = table.setdefault(sig, [])
         if len(lst) >= self.max_per_sig:
             return sig
-        h = hashlib.sha1(text.encode("utf-8", "surrogateescape")).hexdigest()[:10]
+        data = text if isinstance(text, bytes) else \
+            text.encode("utf-8", "surrogateescape")
+        h = hashlib.sha1(data).hexdigest()[:10]
         base = os.path.join(self.out_dir, "findings", "%s-%s" % (kind, h))
-        with open(base + ".mlir", "w", encoding="utf-8",
-                  errors="surrogateescape") as f:
-            f.write(text)
+        with open(base + ".mlir", "wb") as f:
+            f.write(data)
         with open(base + ".txt", "w", encoding="utf-8") as f:
             f.write("signature: %s\n" % sig)
             f.write("command: %s %s.mlir %s\n" % (self.runner.tool, base,
@@ -1023,9 +1053,9 @@ class Fuzzer:
             elif s2 != 0:
                 self.record("passfail", text, list(flags) + pflags, s2, e2,
                             " ".join(pflags), self.roundtrip)
-        s3, _, e3, _ = self.runner.run(out.decode("utf-8", "replace"), [])
+        s3, _, e3, _ = self.runner.run(out, [])
         if is_bad(s3, e3):
-            self.record("crash", out.decode("utf-8", "replace"), [], s3, e3,
+            self.record("crash", out, [], s3, e3,
                         note + " (reparse of output)", self.findings)
         elif s3 != 0:
             self.stats["roundtrip"] += 1
@@ -1058,6 +1088,12 @@ def main():
     ap.add_argument("--minimize", metavar="FILE",
                     help="minimize a finding instead of fuzzing")
     ap.add_argument("--flags", default="", help="fp8-opt flags for --minimize")
+    ap.add_argument("--valid-frac", type=float, default=0.15,
+                    help="share of random cases made by mutations that tend "
+                         "to keep the input valid (they exercise the passes)")
+    ap.add_argument("--bytecode-cases", type=int, default=0,
+                    help="also run this many byte-level mutations of the "
+                         "bytecode form of the seeds (phase 4)")
     ap.add_argument("--time-budget", type=float, default=0,
                     help="stop the random phase after this many seconds")
     args = ap.parse_args()
@@ -1077,7 +1113,8 @@ def main():
 
     seeds = args.seeds or sorted(
         os.path.join(dp, f)
-        for d in ("test/Dialect/FP8/IR", "test/Dialect/FP8/Transforms")
+        for d in ("test/Dialect/FP8/IR", "test/Dialect/FP8/Transforms",
+                  "test/tools/fp8-opt/bad-input")
         for dp, _, fs in os.walk(os.path.join(root, d)) for f in fs
         if f.endswith(".mlir"))
     chunks = load_seeds(seeds)
@@ -1113,7 +1150,11 @@ def main():
                 if key in seen_ops:
                     continue
                 seen_ops.add(key)
-                for desc, text in systematic_variants(g, idx, op, rng):
+                try:
+                    variants = systematic_variants(g, idx, op, rng)
+                except (IndexError, ValueError):
+                    continue
+                for desc, text in variants:
                     fz.check(text, note="systematic %s: %s" % (op.name, desc))
         print("systematic: %d cases, %.0fs" % (fz.cases - n0, time.time() - t0),
               flush=True)
@@ -1127,16 +1168,27 @@ def main():
         if args.time_budget and time.time() - t1 > args.time_budget:
             break
         r = rng.random()
-        if r < 0.45 and generic:
-            base, gen = rng.choice(generic), True
-        elif r < 0.85:
-            base, gen = rng.choice(pool_custom), False
+        rest = 1.0 - args.valid_frac
+        if r < args.valid_frac:
+            # Mostly-valid mutants: they get through the parser and verifier
+            # and so reach --canonicalize and --fp8-fuse-dynamic-quantize.
+            text = rng.choice(valid)
+            applied = []
+            for _ in range(rng.randint(1, 3)):
+                try:
+                    text = m_valid_preserving(text, rng) or text
+                except (IndexError, ValueError):
+                    pass
+                applied.append("valid")
+            if rng.random() < 0.3:
+                text, more = mutate(text, rng, False)
+                applied += more
         else:
-            base, gen = m_valid_preserving(rng.choice(valid), rng) or \
-                rng.choice(valid), False
-            if rng.random() < 0.5:
-                base, _ = mutate(base, rng, False)
-        text, applied = mutate(base, rng, gen)
+            if r < args.valid_frac + rest * 0.5 and generic:
+                base, gen = rng.choice(generic), True
+            else:
+                base, gen = rng.choice(pool_custom), False
+            text, applied = mutate(base, rng, gen)
         flags = []
         if rng.random() < 0.1:
             flags = [rng.choice(["--mlir-print-op-generic", "--emit-bytecode",
@@ -1150,6 +1202,37 @@ def main():
                   % (i + 1, runner.count, len(fz.findings), time.time() - t0),
                   flush=True)
     print("random: %d cases" % (fz.cases - n0), flush=True)
+
+    # Phase 4 (optional): byte-level mutations of the bytecode of the seeds.
+    if args.bytecode_cases:
+        n0 = fz.cases
+        blobs = []
+        for t in valid:
+            status, out, _, _ = runner.run(t, ["--emit-bytecode"])
+            if status == 0 and len(out) > 8:
+                blobs.append(out)
+        for i in range(args.bytecode_cases if blobs else 0):
+            b = bytearray(rng.choice(blobs))
+            for _ in range(rng.choice([1, 1, 2, 4, 8])):
+                if len(b) <= 5:
+                    break
+                pos = rng.randrange(4, len(b))  # keep the magic number
+                r = rng.randrange(6)
+                if r == 0:
+                    b[pos] = rng.randrange(256)
+                elif r == 1:
+                    b[pos] ^= 1 << rng.randrange(8)
+                elif r == 2:
+                    del b[pos:pos + rng.randint(1, 16)]
+                elif r == 3:
+                    b[pos:pos] = bytes(rng.randrange(256)
+                                       for _ in range(rng.randint(1, 8)))
+                elif r == 4:
+                    b[pos] = rng.choice([0x00, 0x7F, 0x80, 0xFF])
+                else:
+                    del b[pos:]
+            fz.check(bytes(b), note="bytecode mutation", passes=False)
+        print("bytecode: %d cases" % (fz.cases - n0), flush=True)
 
     summary = {
         "cases": fz.cases, "fp8_opt_runs": runner.count, "stats": fz.stats,
@@ -1199,7 +1282,14 @@ def minimize(runner, text, flags):
 
     lines = ddmin(text.splitlines(keepends=True), "".join)
     text = "".join(lines)
-    toks = [t[1] for t in tokenize(text)]
+    # Tokens with the whitespace before them, so the result stays readable.
+    toks, pending = [], ""
+    for kind, tok in tokenize(text):
+        if kind == "ws":
+            pending += tok
+        else:
+            toks.append(pending + tok)
+            pending = ""
     toks = ddmin(toks, "".join)
     text = "".join(toks)
     return "signature: %s\n--- minimized (%s) ---\n%s" % (target, " ".join(flags), text)

@@ -41,8 +41,11 @@ def FP8_RoundingAttr : EnumAttr<FP8_Dialect, FP8_Rounding, "rounding"> {
   let summary = "Rounding of the encode step";
   let description = [{
     `rne` rounds to nearest, ties to even (the default). `stochastic` adds
-    caller-provided random bits below the kept mantissa before truncating
-    (the operation then takes an `rbits` operand), as PTX `cvt.rs` does.
+    caller-provided random bits to the bits that the conversion discards and
+    then truncates (the operation then takes an `rbits` operand), as PTX
+    `cvt.rs` does. `rceil` and `floor` exist for conversions to `f8E8M0FNU`
+    only: `rceil` rounds up whenever a discarded bit is set (Transformer
+    Engine, cuBLAS, PTX `cvt.rp`), `floor` keeps the exponent (OCP MX).
 
     ```mlir
     #fp8.rounding<stochastic>

@@ -21,7 +21,9 @@ def FP8_Format : I32EnumAttr<"Format", "low-precision element format", [
 
 def FP8_Rounding : I32EnumAttr<"Rounding", "rounding of the encode step", [
     I32EnumAttrCase<"RNE", 0, "rne">,
-    I32EnumAttrCase<"Stochastic", 1, "stochastic">]> {
+    I32EnumAttrCase<"Stochastic", 1, "stochastic">,
+    I32EnumAttrCase<"RCeil", 2, "rceil">,
+    I32EnumAttrCase<"Floor", 3, "floor">]> {
   let genSpecializedAttr = 0;
   let cppNamespace = "::mlir::fp8";
 }

@@ -21,6 +21,13 @@ def FP8_NarrowFloat
 def FP8_ScaleFloat : AnyTypeOf<[F32, F8E8M0FNU, F8E4M3FN]>;
 
 def FP8_WideTensor : RankedTensorOf<[FP8_WideFloat]>;
+def FP8_WideFloatLike
+    : TypeOrValueSemanticsContainer<FP8_WideFloat, "f32, bf16 or f16">;
+def FP8_CodeFloat : AnyTypeOf<[F8E4M3FN, F8E5M2, F4E2M1FN, F6E2M3FN, F6E3M2FN,
+                               F8E8M0FNU]>;
+def FP8_CodeFloatLike
+    : TypeOrValueSemanticsContainer<FP8_CodeFloat, "low-precision float">;
+def FP8_I32Like : TypeOrValueSemanticsContainer<I32, "i32">;
 def FP8_NarrowTensor : RankedTensorOf<[FP8_NarrowFloat]>;
 def FP8_ScaleTensor : RankedTensorOf<[FP8_ScaleFloat]>;
 def FP8_F32Tensor : RankedTensorOf<[F32]>;
@@ -251,6 +258,59 @@ def FP8_DynamicQuantizeOp
     (`global` type($global_scale)^)?
     (`colwise` type($col_data)^ `,` type($col_scale))?
   }];
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// ConvertOp
+//===----------------------------------------------------------------------===//
+
+def FP8_ConvertOp : FP8_Op<"convert", [Pure, SameOperandsAndResultShape]
+    # ElementwiseMappable.traits> {
+  let summary = "Round a value to a low-precision format with explicit modes";
+  let description = [{
+    The elementwise conversion that the encode step of every fp8 op performs:
+    one rounding of `input` (f32, bf16 or f16; scalar, vector or tensor) to
+    the result format, with the rounding and overflow behaviour spelled out
+    (`arith.truncf` has LLVM APFloat's meaning instead: RNE and `nonfinite`).
+
+    * `rounding`: `rne` (default) or `stochastic` (the low bits of the i32
+      `rbits` word are added to the discarded bits before truncation) for
+      every format; `rne`, `rceil` or `floor` for `f8E8M0FNU`.
+    * `overflow`: `saturate` (default) clamps finite overflow and infinities
+      to the largest finite value of the sign; `nonfinite` gives infinity
+      (E5M2) or NaN (E4M3FN, E8M0) instead. Finite-only formats (E2M1, E2M3,
+      E3M2) always clamp, and a NaN input becomes +0 there (they have no NaN).
+    * `f8E8M0FNU` is unsigned: zero and values below 2^-127 give code 0,
+      negative values and NaN give the NaN code 0xFF.
+
+    `fp8-expand-float-casts` lowers it to integer arithmetic for targets
+    without native conversions; numerics.md section 2 has the test vectors.
+
+    ```mlir
+    %q = fp8.convert %x : f32 to f8E4M3FN
+    %e = fp8.convert %v rounding <rceil> : vector<8xf32> to vector<8xf8E8M0FNU>
+    %s = fp8.convert %x rounding <stochastic> rbits(%r : i32) overflow <nonfinite>
+        : f32 to f8E5M2
+    ```
+  }];
+  let arguments = (ins
+    FP8_WideFloatLike:$input,
+    Optional<FP8_I32Like>:$rbits,
+    DefaultValuedAttr<FP8_RoundingAttr, "Rounding::RNE">:$rounding,
+    DefaultValuedAttr<FP8_OverflowAttr, "Overflow::Saturate">:$overflow);
+  let results = (outs FP8_CodeFloatLike:$output);
+  let assemblyFormat = [{
+    $input (`rounding` $rounding^)? (`rbits` `(` $rbits^ `:` type($rbits) `)`)?
+    (`overflow` $overflow^)? attr-dict `:` type($input) `to` type($output)
+  }];
+  let builders = [
+    OpBuilder<(ins "::mlir::Type":$resultType, "::mlir::Value":$input,
+                   "Rounding":$rounding, "Overflow":$overflow), [{
+      build($_builder, $_state, resultType, input, /*rbits=*/::mlir::Value(),
+            rounding, overflow);
+    }]>
+  ];
   let hasVerifier = 1;
 }
 

@@ -8,6 +8,7 @@
 #define FP8_DIALECT_FP8_TRANSFORMS_PASSES_H
 
 #include "fp8/Dialect/FP8/IR/FP8Dialect.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Pass/Pass.h"
 
 namespace mlir {
@@ -22,6 +23,11 @@ namespace fp8 {
 /// fp8.dynamic_quantize and merge two dynamic quantizations of one input into
 /// a row-wise/column-wise pair.
 void populateFuseDynamicQuantizePatterns(RewritePatternSet &patterns);
+
+/// Patterns that lower arith.truncf, arith.extf and fp8.convert on small float
+/// types to integer arithmetic. (The pass also turns small-float constants
+/// into integer constants, after these patterns ran.)
+void populateExpandFloatCastsPatterns(RewritePatternSet &patterns);
 
 #define GEN_PASS_REGISTRATION
 #include "fp8/Dialect/FP8/Transforms/Passes.h.inc"
