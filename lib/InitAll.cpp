@@ -6,8 +6,10 @@
 
 #include "fp8/InitAll.h"
 
+#include "fp8/Conversion/Passes.h"
 #include "fp8/Dialect/FP8/IR/FP8Dialect.h"
 #include "fp8/Dialect/FP8/Transforms/Passes.h"
+#include "fp8/Pipelines/Pipelines.h"
 #include "fp8/Version.inc"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -26,7 +28,11 @@ void fp8::registerFP8Dialects(DialectRegistry &registry) {
   registry.insert<fp8::FP8Dialect, arith::ArithDialect>();
 }
 
-void fp8::registerFP8Passes() { registerFP8TransformsPasses(); }
+void fp8::registerFP8Passes() {
+  registerFP8TransformsPasses();
+  registerFP8ConversionPasses();
+  registerFP8Pipelines();
+}
 
 void fp8::registerAllDialectsAndExtensions(DialectRegistry &registry) {
   registerFP8Dialects(registry);

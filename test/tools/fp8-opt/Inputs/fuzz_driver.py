@@ -10,7 +10,7 @@ clean error:
   * stderr containing "Assertion", "LLVM ERROR", "UNREACHABLE", "Stack dump",
     "runtime error" or "Sanitizer".
 
-Three phases:
+Phases:
 
   1. systematic: every fp8 op of every seed, in generic form, with each operand
      dropped, an extra operand, swapped operands, too few / too many results,
@@ -22,15 +22,28 @@ Three phases:
      values, element types, shapes, attribute keywords, truncation, ...);
   3. passes: every mutant that fp8-opt accepts is also run through
      --canonicalize and --fp8-fuse-dynamic-quantize (and a print/re-parse
-     round trip, whose failures are recorded separately as "roundtrip").
+     round trip, whose failures are recorded separately as "roundtrip";
+     a pass that turns valid input into an error is recorded as "passfail").
+     --valid-frac sets the share of random cases built from mutations that
+     tend to keep the input valid, so that they reach the passes;
+  4. optional (--bytecode-cases N): byte-level mutations of the bytecode of
+     the valid seeds.
+
+fp8-opt runs one case at a time (no parallelism), with --timeout seconds
+(default 5) and an address-space limit of --mem-gib GiB (default 4), so an
+unbounded allocation shows up as "LLVM ERROR: out of memory" instead of
+swapping the machine. If fp8-opt is missing (being relinked) the driver waits.
 
 Usage:
   fuzz_driver.py [--fp8-opt PATH] [--cases N] [--seed S] [--out DIR] SEED.mlir...
   fuzz_driver.py --minimize CRASH.mlir [--flags "--canonicalize"] [--out DIR]
 
+Without SEED arguments the seeds are the .mlir files under
+test/Dialect/FP8/{IR,Transforms} and test/tools/fp8-opt/bad-input.
+
 Files containing `// -----` are split into chunks; each chunk is one seed.
 RUN/CHECK/expected-* comment lines are stripped. Findings are written to
-OUT/findings/<kind>-<n>.mlir with a matching .txt (command, status, stderr);
+OUT/findings/<kind>-<hash>.mlir with a matching .txt (command, status, stderr);
 a summary is printed at the end and written to OUT/summary.json.
 """
 
@@ -1014,7 +1027,7 @@ class Fuzzer:
             return sig
         data = text if isinstance(text, bytes) else \
             text.encode("utf-8", "surrogateescape")
-        h = hashlib.sha1(data).hexdigest()[:10]
+        h = hashlib.sha1(data + " ".join(flags).encode()).hexdigest()[:10]
         base = os.path.join(self.out_dir, "findings", "%s-%s" % (kind, h))
         with open(base + ".mlir", "wb") as f:
             f.write(data)

@@ -1,0 +1,73 @@
+//===- ScaleRules.h - The scale rules as scalar IR --------------*- C++ -*-===//
+//
+// Part of fp8-mlir.
+//
+//===----------------------------------------------------------------------===//
+//
+// Builders for the scalar arithmetic of docs/numerics.md section 4: each scale
+// rule, and the per-element encode and decode multipliers of every scale
+// type. They emit arith ops and fp8.convert (which lowers to integer code on
+// CPUs and to cvt instructions on GPUs), so the reference lowering and the
+// GPU kernels share one definition.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FP8_DIALECT_FP8_UTILS_SCALERULES_H
+#define FP8_DIALECT_FP8_UTILS_SCALERULES_H
+
+#include "fp8/Dialect/FP8/IR/FP8Dialect.h"
+#include "mlir/IR/Builders.h"
+
+namespace mlir::fp8 {
+
+/// `ratio`: s = fmax / max(amax, eps) * 2^-margin in f32, 1 for an amax of 0,
+/// infinity or NaN, FLT_MAX where the quotient overflows. `amax` is an f32
+/// scalar. With `truncateToPow2` the result's mantissa bits are cleared (the
+/// `pow2` rule).
+Value emitRatioScale(OpBuilder &b, Location loc, Value amax, float fmax,
+                     int32_t margin, const llvm::APFloat &eps,
+                     bool truncateToPow2 = false);
+
+/// `pow2_bias`: 2^clamp(floor(log2(fl32(fmax / amax))), -31, 31) from the
+/// exponent bits of the quotient; 1 for a NaN amax.
+Value emitPow2BiasScale(OpBuilder &b, Location loc, Value amax, float fmax);
+
+/// `e8m0_rceil` and `e8m0_floor` for elements of `format`: an f8E8M0FNU
+/// scalar.
+Value emitE8M0Scale(OpBuilder &b, Location loc, Value amax,
+                    ScaleRuleKind kind, Format format);
+
+/// `nvfp4`, first level: S = min(448 * 6 / amax, FLT_MAX), 1 when amax or S
+/// is 0.
+Value emitNVFP4GlobalScale(OpBuilder &b, Location loc, Value globalAmax);
+
+/// `nvfp4`, second level: RNE_sat_e4m3(amax * fl32(S * fl32(1/6))), an
+/// f8E4M3FN scalar.
+Value emitNVFP4BlockScale(OpBuilder &b, Location loc, Value blockAmax,
+                          Value globalScale);
+
+/// Applies `rule` to the f32 scalar `amax` for data of `format` and returns
+/// the scale with the element type the rule produces (for nvfp4: the global
+/// scale without `globalScale`, the block scale with it).
+Value emitScaleRule(OpBuilder &b, Location loc, ScaleRuleAttr rule,
+                    Format format, Value amax, Value globalScale = {});
+
+/// The f32 multiplier an element is encoded with (`q = RNE(fl32(x * m))`)
+/// given the scale of its block: an f32 encode scale itself, 2^(127 - e) for
+/// an E8M0 code e, min(1 / (float(sb) * fl32(1 / S)), FLT_MAX) for an E4M3
+/// block scale with global encode scale S.
+Value emitEncodeMultiplier(OpBuilder &b, Location loc, Value scale,
+                           Value globalScale = {});
+
+/// The f32 multiplier an element is decoded with (`x = fl32(q * d)`): an f32
+/// decode scale itself, 2^(e - 127) for an E8M0 code (NaN for 0xFF), and
+/// fl32(float(sb) * G) for an E4M3 block scale with global decode scale G.
+Value emitDecodeMultiplier(OpBuilder &b, Location loc, Value scale,
+                           Value globalScale = {});
+
+/// fl32(1 / x).
+Value emitReciprocal(OpBuilder &b, Location loc, Value x);
+
+} // namespace mlir::fp8
+
+#endif // FP8_DIALECT_FP8_UTILS_SCALERULES_H

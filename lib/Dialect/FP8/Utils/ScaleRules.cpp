@@ -1,0 +1,234 @@
+//===- ScaleRules.cpp - The scale rules as scalar IR ----------------------===//
+//
+// Part of fp8-mlir.
+//
+//===----------------------------------------------------------------------===//
+
+#include "fp8/Dialect/FP8/Utils/ScaleRules.h"
+#include "fp8/Dialect/FP8/IR/FP8Ops.h"
+#include "fp8/Dialect/FP8/IR/FormatInfo.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+
+#include <cfloat>
+#include <cmath>
+
+using namespace mlir;
+using namespace mlir::fp8;
+
+namespace {
+
+/// A few f32/i32 scalar builders.
+struct Scalar {
+  OpBuilder &b;
+  Location loc;
+
+  Value f32(float value) {
+    return arith::ConstantOp::create(b, loc, b.getF32FloatAttr(value));
+  }
+  Value i32(int32_t value) {
+    return arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(value));
+  }
+  Value bits(Value x) {
+    return arith::BitcastOp::create(b, loc, b.getI32Type(), x);
+  }
+  Value fromBits(Value x) {
+    return arith::BitcastOp::create(b, loc, b.getF32Type(), x);
+  }
+  Value cmpf(arith::CmpFPredicate pred, Value x, Value y) {
+    return arith::CmpFOp::create(b, loc, pred, x, y);
+  }
+  Value cmpi(arith::CmpIPredicate pred, Value x, Value y) {
+    return arith::CmpIOp::create(b, loc, pred, x, y);
+  }
+  Value select(Value c, Value x, Value y) {
+    return arith::SelectOp::create(b, loc, c, x, y);
+  }
+  Value orI(Value x, Value y) { return arith::OrIOp::create(b, loc, x, y); }
+  Value andI(Value x, Value y) { return arith::AndIOp::create(b, loc, x, y); }
+  Value mulf(Value x, Value y) { return arith::MulFOp::create(b, loc, x, y); }
+  Value divf(Value x, Value y) { return arith::DivFOp::create(b, loc, x, y); }
+  Value subi(Value x, Value y) { return arith::SubIOp::create(b, loc, x, y); }
+  Value addi(Value x, Value y) { return arith::AddIOp::create(b, loc, x, y); }
+  Value shli(Value x, Value y) { return arith::ShLIOp::create(b, loc, x, y); }
+  Value shrui(Value x, Value y) {
+    return arith::ShRUIOp::create(b, loc, x, y);
+  }
+  Value clamp(Value x, int32_t lo, int32_t hi) {
+    return arith::MinSIOp::create(
+        b, loc, arith::MaxSIOp::create(b, loc, x, i32(lo)), i32(hi));
+  }
+  /// The biased exponent field of an f32 value.
+  Value exponentField(Value x) {
+    return andI(shrui(bits(x), i32(23)), i32(0xFF));
+  }
+  Value extf(Value x) {
+    return arith::ExtFOp::create(b, loc, b.getF32Type(), x);
+  }
+};
+
+} // namespace
+
+Value mlir::fp8::emitReciprocal(OpBuilder &b, Location loc, Value x) {
+  Scalar s{b, loc};
+  return s.divf(s.f32(1.0f), x);
+}
+
+Value mlir::fp8::emitRatioScale(OpBuilder &b, Location loc, Value amax,
+                                float fmax, int32_t margin,
+                                const llvm::APFloat &eps, bool truncateToPow2) {
+  Scalar s{b, loc};
+  using P = arith::CmpFPredicate;
+  Value a = amax;
+  if (!eps.isZero()) {
+    // amax <= eps is false for NaN, which then still gives s = 1 below.
+    Value epsValue = s.f32(eps.convertToFloat());
+    a = s.select(s.cmpf(P::OLE, a, epsValue), epsValue, a);
+  }
+  Value inf = s.f32(INFINITY);
+  Value q = s.divf(s.f32(fmax), a);
+  if (margin != 0)
+    q = s.mulf(q, s.f32(std::ldexp(1.0f, -margin)));
+  q = s.select(s.cmpf(P::OEQ, q, inf), s.f32(FLT_MAX), q);
+  Value special = s.orI(s.orI(s.cmpf(P::OEQ, a, s.f32(0.0f)),
+                              s.cmpf(P::OEQ, a, inf)),
+                        s.cmpf(P::UNO, a, a));
+  Value scale = s.select(special, s.f32(1.0f), q);
+  if (!truncateToPow2)
+    return scale;
+  // Truncate the mantissa: a float log2 would round 7.9999995 up to 8.
+  return s.fromBits(s.andI(s.bits(scale), s.i32(int32_t(0xFF800000u))));
+}
+
+Value mlir::fp8::emitPow2BiasScale(OpBuilder &b, Location loc, Value amax,
+                                   float fmax) {
+  Scalar s{b, loc};
+  Value q = s.divf(s.f32(fmax), amax);
+  // floor(log2(q)) from the exponent bits; an infinite q (amax 0) clamps to
+  // 31, a zero or subnormal q to -31.
+  Value exponent = s.subi(s.exponentField(q), s.i32(127));
+  Value isInf = s.cmpf(arith::CmpFPredicate::OEQ, q, s.f32(INFINITY));
+  exponent = s.select(isInf, s.i32(31), s.clamp(exponent, -31, 31));
+  Value scale = s.fromBits(s.shli(s.addi(exponent, s.i32(127)), s.i32(23)));
+  return s.select(s.cmpf(arith::CmpFPredicate::UNO, amax, amax), s.f32(1.0f),
+                  scale);
+}
+
+Value mlir::fp8::emitE8M0Scale(OpBuilder &b, Location loc, Value amax,
+                               ScaleRuleKind kind, Format format) {
+  Scalar s{b, loc};
+  const FormatInfo &info = getFormatInfo(format);
+  Type e8m0 = Float8E8M0FNUType::get(b.getContext());
+  if (kind == ScaleRuleKind::E8M0RCeil) {
+    // v = fl32(amax * fl32(1 / fmax)), rounded up to a power of two; the
+    // saturating conversion maps +inf to 254 and NaN to 255.
+    Value v = s.mulf(amax, s.f32(1.0f / info.maxFinite));
+    return ConvertOp::create(b, loc, e8m0, v, Rounding::RCeil,
+                             Overflow::Saturate);
+  }
+  assert(kind == ScaleRuleKind::E8M0Floor && "not an E8M0 rule");
+  // e = floor(log2(amax)) - emax + 127 = exponent field - emax, clamped to
+  // [0, 254]; a non-finite amax gives 255.
+  Value field = s.exponentField(amax);
+  Value code = s.clamp(s.subi(field, s.i32(info.emax)), 0, 254);
+  code = s.select(s.cmpi(arith::CmpIPredicate::eq, field, s.i32(255)),
+                  s.i32(255), code);
+  Value byte = arith::TruncIOp::create(b, loc, b.getI8Type(), code);
+  return arith::BitcastOp::create(b, loc, e8m0, byte);
+}
+
+Value mlir::fp8::emitNVFP4GlobalScale(OpBuilder &b, Location loc,
+                                      Value globalAmax) {
+  Scalar s{b, loc};
+  using P = arith::CmpFPredicate;
+  float fmax = getFormatInfo(Format::E4M3).maxFinite *
+               getFormatInfo(Format::E2M1).maxFinite;
+  Value q = arith::MinNumFOp::create(b, loc, s.divf(s.f32(fmax), globalAmax),
+                                     s.f32(FLT_MAX));
+  Value zero = s.f32(0.0f);
+  Value degenerate =
+      s.orI(s.cmpf(P::OEQ, globalAmax, zero), s.cmpf(P::OEQ, q, zero));
+  return s.select(degenerate, s.f32(1.0f), q);
+}
+
+Value mlir::fp8::emitNVFP4BlockScale(OpBuilder &b, Location loc,
+                                     Value blockAmax, Value globalScale) {
+  Scalar s{b, loc};
+  float inverseFmax = 1.0f / getFormatInfo(Format::E2M1).maxFinite;
+  Value v = s.mulf(blockAmax, s.mulf(globalScale, s.f32(inverseFmax)));
+  return ConvertOp::create(b, loc, Float8E4M3FNType::get(b.getContext()), v,
+                           Rounding::RNE, Overflow::Saturate);
+}
+
+Value mlir::fp8::emitScaleRule(OpBuilder &b, Location loc, ScaleRuleAttr rule,
+                               Format format, Value amax, Value globalScale) {
+  float fmax = getFormatInfo(format).maxFinite;
+  switch (rule.getKind()) {
+  case ScaleRuleKind::Ratio:
+  case ScaleRuleKind::Pow2:
+    return emitRatioScale(b, loc, amax, fmax, rule.getMargin(), rule.getEps(),
+                          rule.getKind() == ScaleRuleKind::Pow2);
+  case ScaleRuleKind::Pow2Bias:
+    return emitPow2BiasScale(b, loc, amax, fmax);
+  case ScaleRuleKind::E8M0RCeil:
+  case ScaleRuleKind::E8M0Floor:
+    return emitE8M0Scale(b, loc, amax, rule.getKind(), format);
+  case ScaleRuleKind::NVFP4:
+    return globalScale ? emitNVFP4BlockScale(b, loc, amax, globalScale)
+                       : emitNVFP4GlobalScale(b, loc, amax);
+  case ScaleRuleKind::Static:
+    break;
+  }
+  llvm_unreachable("static scales are never computed");
+}
+
+/// 2^(sign * (e - 127)) as f32 for an E8M0 code `e` (i32), for sign = +1
+/// (decode) or -1 (encode). 2^-127 is the f32 subnormal 0x00400000.
+static Value powerOfTwoFromE8M0(Scalar &s, Value code, bool encode) {
+  using P = arith::CmpIPredicate;
+  Value exponent = encode ? s.subi(s.i32(254), code) : code; // biased
+  Value normal = s.fromBits(s.shli(exponent, s.i32(23)));
+  Value tiny = s.fromBits(s.i32(0x00400000));
+  return s.select(s.cmpi(P::eq, exponent, s.i32(0)), tiny, normal);
+}
+
+static Value e8m0Code(Scalar &s, Value scale) {
+  Value byte = arith::BitcastOp::create(s.b, s.loc, s.b.getI8Type(), scale);
+  return arith::ExtUIOp::create(s.b, s.loc, s.b.getI32Type(), byte);
+}
+
+Value mlir::fp8::emitEncodeMultiplier(OpBuilder &b, Location loc, Value scale,
+                                      Value globalScale) {
+  Scalar s{b, loc};
+  Type type = scale.getType();
+  if (type.isF32())
+    return scale;
+  if (isa<Float8E8M0FNUType>(type)) {
+    Value code = e8m0Code(s, scale);
+    Value m = powerOfTwoFromE8M0(s, code, /*encode=*/true);
+    return s.select(s.cmpi(arith::CmpIPredicate::eq, code, s.i32(255)),
+                    s.f32(NAN), m);
+  }
+  assert(isa<Float8E4M3FNType>(type) && globalScale &&
+         "E4M3 block scales come with a global scale");
+  Value d = s.mulf(s.extf(scale), emitReciprocal(b, loc, globalScale));
+  return arith::MinNumFOp::create(b, loc, emitReciprocal(b, loc, d),
+                                  s.f32(FLT_MAX));
+}
+
+Value mlir::fp8::emitDecodeMultiplier(OpBuilder &b, Location loc, Value scale,
+                                      Value globalScale) {
+  Scalar s{b, loc};
+  Type type = scale.getType();
+  if (type.isF32())
+    return scale;
+  if (isa<Float8E8M0FNUType>(type)) {
+    Value code = e8m0Code(s, scale);
+    Value d = powerOfTwoFromE8M0(s, code, /*encode=*/false);
+    return s.select(s.cmpi(arith::CmpIPredicate::eq, code, s.i32(255)),
+                    s.f32(NAN), d);
+  }
+  assert(isa<Float8E4M3FNType>(type) && globalScale &&
+         "E4M3 block scales come with a global scale");
+  return s.mulf(s.extf(scale), globalScale);
+}

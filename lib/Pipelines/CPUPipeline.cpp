@@ -1,0 +1,71 @@
+//===- CPUPipeline.cpp - fp8-cpu-pipeline ---------------------------------===//
+//
+// Part of fp8-mlir.
+//
+//===----------------------------------------------------------------------===//
+
+#include "fp8/Pipelines/Pipelines.h"
+
+#include "fp8/Conversion/Passes.h"
+#include "fp8/Dialect/FP8/Transforms/Passes.h"
+
+#include "mlir/Conversion/Passes.h"
+#include "mlir/Dialect/Arith/Transforms/Passes.h"
+#include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
+#include "mlir/Dialect/Bufferization/Transforms/Passes.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/Transforms/Passes.h"
+#include "mlir/Dialect/Linalg/Passes.h"
+#include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Transforms/Passes.h"
+
+using namespace mlir;
+
+void fp8::buildFP8CPUPipeline(OpPassManager &pm,
+                              const CPUPipelineOptions &options) {
+  // Reference semantics of the fp8 ops, then every elementwise op on tensors
+  // as linalg so that scalar conversions remain.
+  pm.addPass(fp8::createConvertFP8ToLinalg());
+  pm.addNestedPass<func::FuncOp>(createConvertElementwiseToLinalgPass());
+  // Arithmetic on small floats happens in f32; then every conversion
+  // involving a small float becomes integer code, bf16 ones too.
+  arith::ArithEmulateUnsupportedFloatsOptions emulate;
+  emulate.sourceTypeStrs = {"f8E4M3FN", "f8E5M2",   "f8E8M0FNU",
+                            "f4E2M1FN", "f6E2M3FN", "f6E3M2FN"};
+  emulate.targetTypeStr = "f32";
+  pm.addPass(arith::createArithEmulateUnsupportedFloats(emulate));
+  pm.addPass(fp8::createFP8ExpandFloatCasts());
+  arith::ArithExpandOpsPassOptions expand;
+  expand.includeBf16 = true;
+  pm.addPass(arith::createArithExpandOpsPass(expand));
+
+  bufferization::OneShotBufferizePassOptions bufferize;
+  bufferize.bufferizeFunctionBoundaries = true;
+  bufferize.functionBoundaryTypeConversion =
+      bufferization::LayoutMapOption::IdentityLayoutMap;
+  pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
+  if (options.deallocate)
+    bufferization::buildBufferDeallocationPipeline(pm);
+
+  pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
+  pm.addPass(createLowerAffinePass());
+  pm.addPass(createSCFToControlFlowPass());
+  pm.addPass(memref::createExpandStridedMetadataPass());
+  pm.addPass(createLowerAffinePass());
+  if (options.emitCInterface)
+    pm.addPass(LLVM::createLLVMRequestCWrappersPass());
+  pm.addPass(createConvertToLLVMPass());
+  pm.addPass(createReconcileUnrealizedCastsPass());
+}
+
+void fp8::registerFP8Pipelines() {
+  PassPipelineRegistration<CPUPipelineOptions>(
+      "fp8-cpu-pipeline",
+      "Lower fp8, linalg, tensor and arith to the LLVM dialect for the CPU: "
+      "reference semantics of the fp8 ops, software float conversions, "
+      "bufferization and loops. The result runs with mlir-runner and the "
+      "runner utility libraries only.",
+      buildFP8CPUPipeline);
+}
