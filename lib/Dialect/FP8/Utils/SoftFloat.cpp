@@ -197,15 +197,22 @@ Value truncSigned(Emitter &e, Value input, const BitLayout &src,
   int64_t k = src.bias + src.mantBits + 1 - dst.bias - dst.mantBits;
   Value s = e.sub(e.constant(w, uint64_t(k)), effExp);
   s = e.smin(e.smax(s, one), e.constant(w, src.mantBits + 2));
-  Value incSub;
+  Value codeSub;
   if (random) {
-    incSub = e.bitAnd(random, e.sub(e.shl(one, s), one));
+    // Far below the smallest subnormal many bits are discarded: add the low
+    // min(s, 32) bits of the random word to them (in 64 bits, so that s up to
+    // 33 fits; from 33 on nothing can carry into the result).
+    assert(w <= 32 && "stochastic rounding takes f32, f16 or bf16 inputs");
+    Value sRaw = e.sub(e.constant(w, uint64_t(k)), effExp);
+    Value s64 = e.zext(e.smin(e.smax(sRaw, one), e.constant(w, 33)), 64);
+    Value one64 = e.constant(64, 1);
+    Value inc = e.bitAnd(e.zext(rbits, 64), e.sub(e.shl(one64, s64), one64));
+    codeSub = e.trunc(e.lshr(e.add(e.zext(mant, 64), inc), s64), w);
   } else {
     Value half = e.lshr(e.shl(one, s), one);
     Value lsb = e.bitAnd(e.lshr(mant, s), one);
-    incSub = e.add(e.sub(half, one), lsb);
+    codeSub = e.lshr(e.add(mant, e.add(e.sub(half, one), lsb)), s);
   }
-  Value codeSub = e.lshr(e.add(mant, incSub), s);
 
   uint64_t minNormal = uint64_t(src.bias + 1 - dst.bias) << src.mantBits;
   Value code = e.select(e.cmp(Pred::uge, a, e.constant(w, minNormal)),

@@ -274,9 +274,12 @@ def FP8_ConvertOp : FP8_Op<"convert", [Pure, SameOperandsAndResultShape]
     the result format, with the rounding and overflow behaviour spelled out
     (`arith.truncf` has LLVM APFloat's meaning instead: RNE and `nonfinite`).
 
-    * `rounding`: `rne` (default) or `stochastic` (the low bits of the i32
-      `rbits` word are added to the discarded bits before truncation) for
-      every format; `rne`, `rceil` or `floor` for `f8E8M0FNU`.
+    * `rounding`: `rne` (default) or `stochastic` for every format; `rne`,
+      `rceil` or `floor` for `f8E8M0FNU`. Stochastic rounding adds the low
+      `min(d, 32)` bits of the i32 `rbits` word to the `d` bits of the
+      input's significand that the result cannot hold, then truncates: it
+      rounds away from zero with probability (discarded fraction), and a
+      value more than 32 bits below the result's quantum truncates.
     * `overflow`: `saturate` (default) clamps finite overflow and infinities
       to the largest finite value of the sign; `nonfinite` gives infinity
       (E5M2) or NaN (E4M3FN, E8M0) instead. Finite-only formats (E2M1, E2M3,
