@@ -35,6 +35,17 @@ config.substitutions.append(("%runner_utils", config.fp8_runner_utils))
 config.substitutions.append(("%c_runner_utils", config.fp8_c_runner_utils))
 
 llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
+# The numpy oracle (python/fp8_mlir) for execution tests.
+config.environment["PYTHONPATH"] = os.path.join(config.fp8_src_root, "python")
+# Runs the output of fp8-cpu-pipeline on the CPU with the runner libraries
+# only: fp8-opt %s --fp8-cpu-pipeline | %cpu_runner | FileCheck %s
+config.substitutions.append(
+    (
+        "%cpu_runner",
+        "mlir-runner -e main -entry-point-result=void -shared-libs=%s,%s"
+        % (config.fp8_runner_utils, config.fp8_c_runner_utils),
+    )
+)
 llvm_config.use_default_substitutions()
 
 # Sanitized builds run instrumented code of ours against the uninstrumented

@@ -43,11 +43,16 @@ void fp8::buildFP8CPUPipeline(OpPassManager &pm,
 
   bufferization::OneShotBufferizePassOptions bufferize;
   bufferize.bufferizeFunctionBoundaries = true;
+  // Training-step loops carry state (amax histories, scales) that each step
+  // produces anew.
+  bufferize.allowReturnAllocsFromLoops = true;
   bufferize.functionBoundaryTypeConversion =
       bufferization::LayoutMapOption::IdentityLayoutMap;
   pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
   if (options.deallocate)
     bufferization::buildBufferDeallocationPipeline(pm);
+  // Buffer copies made for loops and deallocation.
+  pm.addPass(createConvertBufferizationToMemRefPass());
 
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
   pm.addPass(createLowerAffinePass());

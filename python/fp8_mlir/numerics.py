@@ -1,0 +1,483 @@
+"""The numerics of docs/numerics.md, written from the formulas with numpy.
+
+Values are float32 numpy arrays (or anything convertible); codes are the
+integer bit patterns of the low-precision formats. Every f32 operation is a
+numpy float32 operation, which IEEE-754 rounds exactly once, so results are
+bit-exact references for the compiler's CPU execution.
+
+Conventions (docs/numerics.md sections 2-5):
+  * encode: q = ROUND_fmt(fl32(x * m)), one f32 multiply, then one rounding;
+  * a granularity is a block shape for the trailing dimensions (None = the
+    whole tensor; -1 = a whole dimension; leading dimensions get blocks of 1);
+  * f32 scales are encode multipliers in `quantize` and decode multipliers in
+    `dequantize`/`scaled_matmul`; E8M0 and E4M3 (NVFP4) scales are decode
+    scales everywhere.
+"""
+
+import math
+from fractions import Fraction
+
+import numpy as np
+
+FLT_MAX = np.float32(np.finfo(np.float32).max)
+
+# --------------------------------------------------------------------------
+# Formats
+# --------------------------------------------------------------------------
+
+
+class Format:
+    """A signed low-precision format from its field widths and NaN rules."""
+
+    def __init__(self, name, exp_bits, mant_bits, bias, kind):
+        self.name, self.e, self.m, self.bias, self.kind = (
+            name, exp_bits, mant_bits, bias, kind)
+        self.width = 1 + exp_bits + mant_bits
+        # Positive finite values by code, from the definition of the fields.
+        self.values = {}
+        for code in range(1 << (self.width - 1)):
+            value = self._field_value(code)
+            if value is not None:
+                self.values[code] = value
+        self.codes = sorted(self.values, key=lambda c: self.values[c])
+        self.max_code = self.codes[-1]
+        self.max = self.values[self.max_code]
+        previous = self.values[self.codes[-2]]
+        # One step above the largest value: where rounding overflows.
+        self.next_value = self.max + (self.max - previous)
+
+    def _field_value(self, code):
+        exp_field = code >> self.m
+        mant = code & ((1 << self.m) - 1)
+        all_ones = (1 << self.e) - 1
+        if self.kind == "ieee" and exp_field == all_ones:
+            return None  # infinity and NaN
+        if self.kind == "fn" and code == (1 << (self.width - 1)) - 1:
+            return None  # the only NaN
+        if exp_field == 0:
+            return Fraction(mant, 1 << self.m) * Fraction(2) ** (1 - self.bias)
+        return (1 + Fraction(mant, 1 << self.m)) * Fraction(2) ** (exp_field - self.bias)
+
+    @property
+    def sign_bit(self):
+        return 1 << (self.width - 1)
+
+    @property
+    def inf_code(self):
+        return ((1 << self.e) - 1) << self.m if self.kind == "ieee" else None
+
+    @property
+    def nan_code(self):
+        if self.kind == "ieee":
+            return (((1 << self.e) - 1) << self.m) | (1 << (self.m - 1))
+        if self.kind == "fn":
+            return (1 << (self.width - 1)) - 1
+        return None
+
+    def decode(self, code):
+        """The value of one code, as a Python float (exact)."""
+        code = int(code)
+        sign = -1.0 if code & self.sign_bit else 1.0
+        magnitude = code & (self.sign_bit - 1)
+        if magnitude in self.values:
+            return sign * float(self.values[magnitude])
+        if self.kind == "ieee" and magnitude == self.inf_code:
+            return sign * math.inf
+        return math.nan
+
+
+FORMATS = {
+    "f8E4M3FN": Format("f8E4M3FN", 4, 3, 7, "fn"),
+    "f8E5M2": Format("f8E5M2", 5, 2, 15, "ieee"),
+    "f4E2M1FN": Format("f4E2M1FN", 2, 1, 1, "finite"),
+    "f6E2M3FN": Format("f6E2M3FN", 2, 3, 1, "finite"),
+    "f6E3M2FN": Format("f6E3M2FN", 3, 2, 3, "finite"),
+}
+# emax_elem of the OCP MX floor rule: exponent of the largest power of two.
+EMAX = {"f8E4M3FN": 8, "f8E5M2": 15, "f4E2M1FN": 2, "f6E2M3FN": 2, "f6E3M2FN": 4}
+
+
+def fmt(name):
+    return FORMATS[name]
+
+
+# --------------------------------------------------------------------------
+# f32 helpers
+# --------------------------------------------------------------------------
+
+
+def f32(x):
+    return np.float32(x)
+
+
+def f32_bits(x):
+    return int(np.array(x, dtype=np.float32).view(np.uint32))
+
+
+def f32_from_bits(bits):
+    return np.array(bits, dtype=np.uint32).view(np.float32)[()]
+
+
+def f32_quantum(x):
+    """The spacing of f32 values at |x| (x finite, nonzero)."""
+    x = abs(float(x))
+    if x < 2.0 ** -126:
+        return Fraction(2) ** -149
+    return Fraction(2) ** (math.frexp(x)[1] - 1 - 23)
+
+
+# --------------------------------------------------------------------------
+# Conversions (section 2)
+# --------------------------------------------------------------------------
+
+
+def encode(x, name, overflow="saturate", rounding="rne", rbits=0):
+    """One f32 value to a code of `name`: RNE (ties to the even code) or
+    stochastic rounding, then the overflow rule. Rounding happens first: a
+    value rounds to the step above the largest value only past the midpoint.
+    overflow: "saturate" (our ops' default), "nonfinite" (our ops), or
+    "apfloat" (arith.truncf; finite-only formats turn inf and NaN into 0)."""
+    f = fmt(name)
+    x = np.float32(x)
+    sign = f.sign_bit if np.signbit(x) else 0
+    if np.isnan(x):
+        if f.kind == "finite":
+            return sign  # no NaN: a signed zero
+        return sign | f.nan_code
+    if np.isinf(x):
+        if overflow == "saturate" or (f.kind == "finite" and overflow == "nonfinite"):
+            return sign | f.max_code
+        if f.kind == "finite":
+            return sign  # APFloat
+        return sign | (f.inf_code if f.kind == "ieee" else f.nan_code)
+    v = abs(Fraction(float(x)))
+    # Neighbours lo <= v < hi among 0, the values, and the overflow step.
+    lo_code, lo = 0, Fraction(0)
+    hi_code, hi = None, None
+    for code in f.codes:
+        value = f.values[code]
+        if value <= v:
+            lo_code, lo = code, value
+        else:
+            hi_code, hi = code, value
+            break
+    if hi is None and v > lo:
+        hi_code, hi = f.max_code + 1, f.next_value  # beyond the largest value
+    if v == lo:
+        code = lo_code
+    elif rounding == "stochastic":
+        ulp = hi - lo
+        discarded = int(math.log2(ulp / f32_quantum(x)))
+        frac = (v - lo) / ulp * (1 << discarded)
+        assert frac.denominator == 1
+        random = int(rbits) & ((1 << min(discarded, 32)) - 1)
+        code = hi_code if int(frac) + random >= (1 << discarded) else lo_code
+    else:
+        if v - lo < hi - v:
+            code = lo_code
+        elif v - lo > hi - v:
+            code = hi_code
+        else:
+            code = lo_code if lo_code % 2 == 0 else hi_code
+    if code > f.max_code:  # overflow after rounding
+        if overflow == "saturate" or f.kind == "finite":
+            return sign | f.max_code
+        return sign | (f.inf_code if f.kind == "ieee" else f.nan_code)
+    return sign | code
+
+
+def decode(code, name):
+    return fmt(name).decode(code)
+
+
+def e8m0_encode(x, rounding="rne", overflow="nonfinite"):
+    """f32 to an E8M0 code (value 2^(code - 127), 255 = NaN). rceil: the
+    smallest power of two >= x; floor: the largest <= x; rne: the nearest,
+    ties (1.5 * 2^k) upward. Zero and values below 2^-127 give 0; negative
+    values and NaN give 255; overflow and +inf give 254 (saturate) or 255."""
+    x = float(np.float32(x))
+    if math.isnan(x) or (x < 0):
+        return 255
+    if x == 0:
+        return 0
+    if math.isinf(x):
+        return 254 if overflow == "saturate" else 255
+    mantissa, exponent = math.frexp(x)  # x = mantissa * 2^exponent
+    floor_log2 = exponent - 1
+    code = floor_log2 + 127
+    exact = mantissa == 0.5
+    if rounding == "rceil" and not exact:
+        code += 1
+    elif rounding == "rne" and mantissa >= 0.75:
+        code += 1
+    if code < 0:
+        return 0
+    if code > 254:
+        return 254 if overflow == "saturate" else 255
+    return code
+
+
+def e8m0_decode(code):
+    code = int(code)
+    return math.nan if code == 255 else math.ldexp(1.0, code - 127)
+
+
+# --------------------------------------------------------------------------
+# Scale rules (section 4)
+# --------------------------------------------------------------------------
+
+
+def rule_ratio(amax, name, margin=0, eps=0.0):
+    fmax = f32(fmt(name).max)
+    a = f32(amax)
+    if eps and a <= f32(eps):
+        a = f32(eps)
+    if a == 0 or np.isinf(a) or np.isnan(a):
+        return f32(1.0)
+    with np.errstate(over="ignore", divide="ignore"):
+        s = f32(fmax / a)
+        s = f32(s * f32(2.0 ** -margin))
+    return FLT_MAX if np.isinf(s) else s
+
+
+def rule_pow2(amax, name, margin=0, eps=0.0):
+    s = rule_ratio(amax, name, margin, eps)
+    return f32_from_bits(f32_bits(s) & 0xFF800000)
+
+
+def rule_e8m0_rceil(amax, name):
+    with np.errstate(over="ignore", invalid="ignore"):
+        v = f32(f32(amax) * f32(1.0 / fmt(name).max))
+    return e8m0_encode(v, "rceil", "saturate")
+
+
+def rule_e8m0_floor(amax, name):
+    a = float(np.float32(amax))
+    if math.isnan(a) or math.isinf(a):
+        return 255
+    if a == 0:
+        return 0
+    floor_log2 = math.frexp(a)[1] - 1
+    return min(max(floor_log2 - EMAX[name] + 127, 0), 254)
+
+
+def rule_nvfp4_global(global_amax):
+    a = f32(global_amax)
+    fmax = f32(fmt("f8E4M3FN").max * fmt("f4E2M1FN").max)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        q = f32(fmax / a)
+    s = FLT_MAX if np.isnan(q) else min(q, FLT_MAX)  # fminf
+    return f32(1.0) if a == 0 or s == 0 else f32(s)
+
+
+def rule_nvfp4_block(block_amax, global_scale):
+    t = f32(f32(global_scale) * f32(1.0 / 6.0))
+    with np.errstate(over="ignore"):
+        v = f32(f32(block_amax) * t)
+    return encode(v, "f8E4M3FN", "saturate")
+
+
+def rule_pow2_bias(amax, name):
+    a = f32(amax)
+    if np.isnan(a):
+        return f32(1.0)
+    with np.errstate(divide="ignore", over="ignore"):
+        q = f32(f32(fmt(name).max) / a)
+    if np.isinf(q):
+        b = 31
+    elif q == 0:
+        b = -31
+    else:
+        b = min(max(math.frexp(float(q))[1] - 1, -31), 31)
+    return f32(2.0 ** b)
+
+
+def compute_scale(amax, rule, name, margin=0, eps=0.0, global_scale=None):
+    """The scale of one block: f32 encode scale, E8M0 code, or E4M3 code."""
+    if rule == "ratio":
+        return rule_ratio(amax, name, margin, eps)
+    if rule == "pow2":
+        return rule_pow2(amax, name, margin, eps)
+    if rule == "e8m0_rceil":
+        return rule_e8m0_rceil(amax, name)
+    if rule == "e8m0_floor":
+        return rule_e8m0_floor(amax, name)
+    if rule == "pow2_bias":
+        return rule_pow2_bias(amax, name)
+    if rule == "nvfp4":
+        if global_scale is None:
+            return rule_nvfp4_global(amax)
+        return rule_nvfp4_block(amax, global_scale)
+    raise ValueError(f"unknown rule {rule}")
+
+
+def rule_scale_kind(rule):
+    return {"e8m0_rceil": "e8m0", "e8m0_floor": "e8m0", "nvfp4": "e4m3"}.get(rule, "f32")
+
+
+def encode_multiplier(scale, kind, global_scale=None):
+    """Element multiplier m of q = RNE(fl32(x * m))."""
+    if kind == "f32":
+        return f32(scale)
+    if kind == "e8m0":
+        return f32("nan") if int(scale) == 255 else f32(2.0 ** (127 - int(scale)))
+    d = f32(f32(decode(scale, "f8E4M3FN")) * f32(f32(1.0) / f32(global_scale)))
+    with np.errstate(divide="ignore"):
+        m = f32(f32(1.0) / d)
+    return FLT_MAX if np.isnan(m) else min(m, FLT_MAX)
+
+
+def decode_multiplier(scale, kind, global_scale=None):
+    """Element multiplier d of x = fl32(q * d)."""
+    if kind == "f32":
+        return f32(scale)
+    if kind == "e8m0":
+        return f32(e8m0_decode(scale))
+    return f32(f32(decode(scale, "f8E4M3FN")) * f32(global_scale))
+
+
+# --------------------------------------------------------------------------
+# Granularity (section 5) and tensor ops
+# --------------------------------------------------------------------------
+
+
+def block_shape(shape, block):
+    """Per-dimension block extents; block None = whole tensor, -1 = whole dim."""
+    if block is None:
+        return tuple(shape)
+    lead = len(shape) - len(block)
+    return tuple(1 if i < lead else (shape[i] if block[i - lead] == -1 else block[i - lead])
+                 for i in range(len(shape)))
+
+
+def scale_shape(shape, block):
+    return tuple(-(-d // b) if d else 0 for d, b in zip(shape, block_shape(shape, block)))
+
+
+def _block_index(index, blocks):
+    return tuple(i // b for i, b in zip(index, blocks))
+
+
+def amax(x, block, nan="ignore"):
+    x = np.asarray(x, dtype=np.float32)
+    blocks = block_shape(x.shape, block)
+    out = np.zeros(scale_shape(x.shape, block), dtype=np.float32)
+    for index in np.ndindex(*x.shape):
+        j = _block_index(index, blocks)
+        v = abs(x[index])
+        if np.isnan(v):
+            if nan == "propagate":
+                out[j] = np.nan
+            continue
+        if not np.isnan(out[j]) and v > out[j]:
+            out[j] = v
+    return out
+
+
+def quantize(x, scale, block, name, overflow="saturate", kind="f32", global_scale=None,
+             rounding="rne", rbits=None):
+    x = np.asarray(x, dtype=np.float32)
+    scale = np.asarray(scale)
+    blocks = block_shape(x.shape, block)
+    out = np.zeros(x.shape, dtype=np.int64)
+    for index in np.ndindex(*x.shape):
+        m = encode_multiplier(scale[_block_index(index, blocks)], kind, global_scale)
+        with np.errstate(over="ignore", invalid="ignore"):
+            y = f32(x[index] * m)
+        r = 0 if rbits is None else int(np.asarray(rbits)[index]) & 0xFFFFFFFF
+        out[index] = encode(y, name, overflow, rounding, r)
+    return out
+
+
+def round_to(values, dtype):
+    """f32 values to f32, bf16 or f16 by RNE (bf16 returned as float32 values)."""
+    values = np.asarray(values, dtype=np.float32)
+    if dtype == "f32":
+        return values
+    if dtype == "f16":
+        with np.errstate(over="ignore"):
+            return values.astype(np.float16).astype(np.float32)
+    bits = values.view(np.uint32).astype(np.uint64)
+    rounded = (bits + 0x7FFF + ((bits >> 16) & 1)) >> 16
+    nan = np.isnan(values)
+    rounded = np.where(nan, (bits >> 16) | 0x40, rounded)
+    return (rounded.astype(np.uint32) << 16).view(np.float32)
+
+
+def dequantize(codes, scale, block, name, kind="f32", global_scale=None, out="f32"):
+    codes = np.asarray(codes)
+    scale = np.asarray(scale)
+    blocks = block_shape(codes.shape, block)
+    out_values = np.zeros(codes.shape, dtype=np.float32)
+    for index in np.ndindex(*codes.shape):
+        d = decode_multiplier(scale[_block_index(index, blocks)], kind, global_scale)
+        with np.errstate(over="ignore", invalid="ignore"):
+            out_values[index] = f32(f32(decode(codes[index], name)) * d)
+    return round_to(out_values, out)
+
+
+def dynamic_quantize(x, block, rule, name, overflow="saturate", nan="ignore", margin=0,
+                     eps=0.0):
+    """amax, scale and quantize; returns (codes, decode scales[, global decode])."""
+    x = np.asarray(x, dtype=np.float32)
+    kind = rule_scale_kind(rule)
+    global_encode = global_decode = None
+    if rule == "nvfp4":
+        global_amax = amax(x, None, nan).reshape(-1)[0]
+        global_encode = rule_nvfp4_global(global_amax)
+        global_decode = f32(f32(1.0) / global_encode)
+    a = amax(x, block, nan)
+    scales = np.empty(a.shape, dtype=np.float32 if kind == "f32" else np.int64)
+    for index in np.ndindex(*a.shape):
+        scales[index] = compute_scale(a[index], rule, name, margin, eps, global_encode)
+    codes = quantize(x, scales, block, name, overflow, kind, global_encode)
+    decode_scales = scales
+    if kind == "f32":
+        with np.errstate(divide="ignore"):
+            decode_scales = (np.float32(1.0) / scales).astype(np.float32)
+    if rule == "nvfp4":
+        return codes, decode_scales, global_decode
+    return codes, decode_scales
+
+
+def scaled_matmul(a, sa, block_a, name_a, b, sb, block_b, name_b, kind_a="f32", kind_b="f32",
+                  global_a=None, global_b=None, transpose_b=False, bias=None, out="f32"):
+    """deq(A) [M, K] x deq(B) [K, N] (B stored [N, K] with transpose_b), f32
+    products accumulated in K order, then bias, then rounding to `out`."""
+    da = dequantize(a, sa, block_a, name_a, kind_a, global_a)
+    db = dequantize(b, sb, block_b, name_b, kind_b, global_b)
+    if transpose_b:
+        db = db.T
+    m, k = da.shape
+    acc = np.zeros((m, db.shape[1]), dtype=np.float32)
+    with np.errstate(over="ignore", invalid="ignore"):
+        for kk in range(k):
+            acc = (acc + (da[:, kk:kk + 1] * db[kk:kk + 1, :]).astype(np.float32)).astype(np.float32)
+        if bias is not None:
+            acc = (acc + np.asarray(bias, dtype=np.float32)[None, :]).astype(np.float32)
+    return round_to(acc, out)
+
+
+# --------------------------------------------------------------------------
+# Delayed scaling (section 7)
+# --------------------------------------------------------------------------
+
+
+def delayed_scaling(amaxes, length, name="f8E4M3FN", algo="max", zero_amax="roll", margin=0):
+    """Runs the delayed-scaling state over a sequence of per-step amaxes.
+    Returns (scales used at each step, final scale, final history)."""
+    history = np.zeros(length, dtype=np.float32)
+    scale = f32(1.0)
+    used = []
+    for step_amax in amaxes:
+        step_amax = f32(step_amax)
+        used.append(scale)
+        if zero_amax == "skip" and step_amax == 0:
+            continue
+        history[0] = step_amax
+        a = np.max(history) if algo == "max" else history[0]
+        if 0 < a < np.inf:
+            scale = rule_ratio(a, name, margin)
+        history = np.roll(history, -1)
+        history[0] = 0
+    return used, scale, history
