@@ -14,6 +14,7 @@ Conventions (docs/numerics.md sections 2-5):
     scales everywhere.
 """
 
+import bisect
 import math
 from fractions import Fraction
 
@@ -45,6 +46,10 @@ class Format:
         previous = self.values[self.codes[-2]]
         # One step above the largest value: where rounding overflows.
         self.next_value = self.max + (self.max - previous)
+        # Ascending magnitudes with their codes, the overflow step last.
+        self.ladder = [Fraction(0)] + [self.values[c] for c in self.codes] + [self.next_value]
+        self.ladder_codes = [0] + self.codes + [self.max_code + 1]
+        self.ladder_floats = [float(v) for v in self.ladder]
 
     def _field_value(self, code):
         exp_field = code >> self.m
@@ -152,17 +157,12 @@ def encode(x, name, overflow="saturate", rounding="rne", rbits=0):
         return sign | (f.inf_code if f.kind == "ieee" else f.nan_code)
     v = abs(Fraction(float(x)))
     # Neighbours lo <= v < hi among 0, the values, and the overflow step.
-    lo_code, lo = 0, Fraction(0)
-    hi_code, hi = None, None
-    for code in f.codes:
-        value = f.values[code]
-        if value <= v:
-            lo_code, lo = code, value
-        else:
-            hi_code, hi = code, value
-            break
-    if hi is None and v > lo:
-        hi_code, hi = f.max_code + 1, f.next_value  # beyond the largest value
+    i = bisect.bisect_right(f.ladder_floats, abs(float(x))) - 1
+    lo_code, lo = f.ladder_codes[i], f.ladder[i]
+    if i + 1 < len(f.ladder):
+        hi_code, hi = f.ladder_codes[i + 1], f.ladder[i + 1]
+    else:  # beyond the overflow step: rounds to it whatever the mode
+        hi_code, hi = f.max_code + 1, v + 1
     if v == lo:
         code = lo_code
     elif rounding == "stochastic":
