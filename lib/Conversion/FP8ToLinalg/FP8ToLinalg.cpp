@@ -101,6 +101,8 @@ Value createScaleEmpty(OpBuilder &b, Location loc, Value data,
   SmallVector<int64_t> blocks = granularity.getBlockShape(type.getShape());
   return createEmpty(b, loc, shape, elementType, [&](int64_t i) -> Value {
     Value dim = tensor::DimOp::create(b, loc, data, i);
+    if (blocks[i] == 1)
+      return dim;
     Value block = arith::ConstantIndexOp::create(b, loc, blocks[i]);
     return arith::CeilDivUIOp::create(b, loc, dim, block);
   });
