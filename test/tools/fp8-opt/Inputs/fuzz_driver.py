@@ -21,9 +21,10 @@ Phases:
      generic form (token delete / duplicate / swap, numbers to 0, -1 or huge
      values, element types, shapes, attribute keywords, truncation, ...);
   3. passes: every mutant that fp8-opt accepts is also run through
-     --canonicalize and --fp8-fuse-dynamic-quantize (and a print/re-parse
-     round trip, whose failures are recorded separately as "roundtrip";
-     a pass that turns valid input into an error is recorded as "passfail").
+     --canonicalize and --fp8-fuse-dynamic-quantize, by default also
+     --fp8-expand-float-casts and --convert-fp8-to-linalg (--passes), and
+     its output is parsed again; a round trip that fails is recorded as
+     "roundtrip", a pass that turns valid input into an error as "passfail".
      --valid-frac sets the share of random cases built from mutations that
      tend to keep the input valid, so that they reach the passes;
   4. optional (--bytecode-cases N): byte-level mutations of the bytecode of
@@ -39,7 +40,8 @@ Usage:
   fuzz_driver.py --minimize CRASH.mlir [--flags "--canonicalize"] [--out DIR]
 
 Without SEED arguments the seeds are the .mlir files under
-test/Dialect/FP8/{IR,Transforms} and test/tools/fp8-opt/bad-input.
+test/Dialect/FP8/{IR,Transforms}, test/Conversion and
+test/tools/fp8-opt/bad-input.
 
 Files containing `// -----` are split into chunks; each chunk is one seed.
 RUN/CHECK/expected-* comment lines are stripped. Findings are written to
@@ -63,7 +65,13 @@ CRASH_PATTERNS = ("Assertion", "LLVM ERROR", "UNREACHABLE", "Stack dump",
                   "runtime error", "Sanitizer")
 
 FP8_OPS = ["amax", "compute_scale", "quantize", "dequantize",
-           "dynamic_quantize", "scaled_matmul", "update_delayed_scale"]
+           "dynamic_quantize", "convert", "scaled_matmul",
+           "update_delayed_scale"]
+
+# Pass pipelines run on every mutant that fp8-opt accepts (--passes).
+DEFAULT_PASSES = ("--canonicalize;--fp8-fuse-dynamic-quantize;"
+                  "--fp8-fuse-dynamic-quantize --canonicalize;"
+                  "--fp8-expand-float-casts;--convert-fp8-to-linalg")
 
 ELEMENT_TYPES = ["f32", "bf16", "f16", "f64", "f8E4M3FN", "f8E5M2",
                  "f8E8M0FNU", "f4E2M1FN", "f6E2M3FN", "f6E3M2FN", "i32", "i1",
@@ -92,14 +100,14 @@ KEYWORDS = [
     # granularity / enum values
     "tensor", "ratio", "pow2", "e8m0_rceil", "e8m0_floor", "nvfp4",
     "pow2_bias", "static", "e4m3", "e5m2", "e2m1", "e2m3", "e3m2", "rne",
-    "stochastic", "saturate", "nonfinite", "ignore", "propagate", "max",
+    "stochastic", "rceil", "floor", "saturate", "nonfinite", "ignore", "propagate", "max",
     "most_recent", "roll", "skip", "fprop", "dgrad", "wgrad", "tensor_delayed",
     "tensor_current", "rowwise", "deepseek", "mxfp8", "graphcore", "unit",
     # op syntax keywords
     "by", "rule", "for", "nan", "global", "overflow", "rounding", "rbits",
     "colwise", "transposed", "scales", "lhs_global", "rhs_global", "bias",
     "out_scale", "transpose_lhs", "transpose_rhs", "promote_interval", "amax",
-    "into", "algo", "margin", "eps", "zero_amax", "history", "promote",
+    "into", "algo", "margin", "eps", "zero_amax", "history", "promote", "to",
     # attribute parameter / misc names
     "granularity", "format", "nan_policy", "amax_algo", "zero_amax_policy",
     "gemm_role", "recipe", "attributes", "return", "func.func", "bogus", "x",
@@ -1007,8 +1015,10 @@ def m_valid_preserving(text, rng):
 # ----------------------------------------------------------------------------
 
 class Fuzzer:
-    def __init__(self, runner, out_dir, max_findings_per_sig=3, verbose=False):
+    def __init__(self, runner, out_dir, max_findings_per_sig=3, verbose=False,
+                 passes=DEFAULT_PASSES):
         self.runner = runner
+        self.passes = [p.split() for p in passes.split(";") if p.strip()]
         self.out_dir = out_dir
         self.findings = {}  # signature -> list of paths
         self.roundtrip = {}
@@ -1055,8 +1065,7 @@ class Fuzzer:
         if status != 0 or not passes:
             return status
         # Accepted input: the passes, then the round trip of the output.
-        for pflags in (["--canonicalize"], ["--fp8-fuse-dynamic-quantize"],
-                       ["--fp8-fuse-dynamic-quantize", "--canonicalize"]):
+        for pflags in self.passes:
             self.stats["pass_runs"] += 1
             s2, _, e2, _ = self.runner.run(text, list(flags) + pflags)
             if is_bad(s2, e2):
@@ -1104,6 +1113,9 @@ def main():
     ap.add_argument("--valid-frac", type=float, default=0.15,
                     help="share of random cases made by mutations that tend "
                          "to keep the input valid (they exercise the passes)")
+    ap.add_argument("--passes", default=DEFAULT_PASSES,
+                    help="';'-separated fp8-opt flag sets run on every "
+                         "accepted mutant (default: %(default)s)")
     ap.add_argument("--bytecode-cases", type=int, default=0,
                     help="also run this many byte-level mutations of the "
                          "bytecode form of the seeds (phase 4)")
@@ -1127,11 +1139,11 @@ def main():
     seeds = args.seeds or sorted(
         os.path.join(dp, f)
         for d in ("test/Dialect/FP8/IR", "test/Dialect/FP8/Transforms",
-                  "test/tools/fp8-opt/bad-input")
+                  "test/Conversion", "test/tools/fp8-opt/bad-input")
         for dp, _, fs in os.walk(os.path.join(root, d)) for f in fs
         if f.endswith(".mlir"))
     chunks = load_seeds(seeds)
-    fz = Fuzzer(runner, args.out)
+    fz = Fuzzer(runner, args.out, passes=args.passes)
     rng = random.Random(args.seed)
 
     # Keep the seeds that parse; remember their generic forms.
