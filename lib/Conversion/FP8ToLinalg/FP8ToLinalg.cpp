@@ -63,8 +63,7 @@ AffineMap getSingleElementMap(MLIRContext *ctx, int64_t rank,
                               int64_t operandRank) {
   return AffineMap::get(
       rank, 0,
-      SmallVector<AffineExpr>(operandRank, getAffineConstantExpr(0, ctx)),
-      ctx);
+      SmallVector<AffineExpr>(operandRank, getAffineConstantExpr(0, ctx)), ctx);
 }
 
 SmallVector<utils::IteratorType> parallelIterators(int64_t rank) {
@@ -74,8 +73,7 @@ SmallVector<utils::IteratorType> parallelIterators(int64_t rank) {
 /// tensor.empty of `shape` and `elementType`, with the dynamic extents of
 /// `shape` computed by `dynamicSize(i)`.
 Value createEmpty(OpBuilder &b, Location loc, ArrayRef<int64_t> shape,
-                  Type elementType,
-                  function_ref<Value(int64_t)> dynamicSize) {
+                  Type elementType, function_ref<Value(int64_t)> dynamicSize) {
   SmallVector<Value> dynamic;
   for (auto [i, extent] : llvm::enumerate(shape))
     if (ShapedType::isDynamic(extent))
@@ -149,12 +147,12 @@ Value transposeLastTwoDims(OpBuilder &b, Location loc, Value tensor) {
   int64_t rank = type.getRank();
   SmallVector<int64_t> permutation = llvm::to_vector(llvm::seq<int64_t>(rank));
   std::swap(permutation[rank - 1], permutation[rank - 2]);
-  Value init = createEmpty(
-      b, loc, transposeLastTwo(type.getShape()), type.getElementType(),
-      [&](int64_t i) {
-        return tensor::DimOp::create(b, loc, tensor, permutation[i])
-            .getResult();
-      });
+  Value init =
+      createEmpty(b, loc, transposeLastTwo(type.getShape()),
+                  type.getElementType(), [&](int64_t i) {
+                    return tensor::DimOp::create(b, loc, tensor, permutation[i])
+                        .getResult();
+                  });
   return linalg::TransposeOp::create(b, loc, tensor, init, permutation)
       .getResult()[0];
 }
@@ -177,11 +175,11 @@ struct AmaxLowering : OpRewritePattern<AmaxOp> {
     for (auto [i, expr] : llvm::enumerate(scaleMap.getResults()))
       if (!isa<AffineDimExpr>(expr))
         iterators[i] = utils::IteratorType::reduction;
-    Value init = fillWith(
-        rewriter, loc,
-        createScaleEmpty(rewriter, loc, op.getInput(), op.getGranularity(),
-                         rewriter.getF32Type()),
-        0.0f);
+    Value init =
+        fillWith(rewriter, loc,
+                 createScaleEmpty(rewriter, loc, op.getInput(),
+                                  op.getGranularity(), rewriter.getF32Type()),
+                 0.0f);
     bool propagate = op.getNanPolicy() == NanPolicy::Propagate;
     auto generic = linalg::GenericOp::create(
         rewriter, loc, init.getType(), op.getInput(), init,
@@ -191,11 +189,10 @@ struct AmaxLowering : OpRewritePattern<AmaxOp> {
           Value magnitude =
               math::AbsFOp::create(b, loc, toF32(b, loc, args[0]));
           Value max =
-              propagate
-                  ? arith::MaximumFOp::create(b, loc, args[1], magnitude)
-                        .getResult()
-                  : arith::MaxNumFOp::create(b, loc, args[1], magnitude)
-                        .getResult();
+              propagate ? arith::MaximumFOp::create(b, loc, args[1], magnitude)
+                              .getResult()
+                        : arith::MaxNumFOp::create(b, loc, args[1], magnitude)
+                              .getResult();
           linalg::YieldOp::create(b, loc, max);
         });
     rewriter.replaceOp(op, generic.getResult(0));
@@ -284,8 +281,8 @@ Value buildScaledElementwise(
       [&](OpBuilder &nb, Location nloc, ValueRange args) {
         Value global = globalScale ? args[2] : Value();
         ValueRange rest = args.slice(extraStart, extra.size());
-        linalg::YieldOp::create(
-            nb, nloc, body(nb, nloc, args[0], args[1], global, rest));
+        linalg::YieldOp::create(nb, nloc,
+                                body(nb, nloc, args[0], args[1], global, rest));
       });
   return generic.getResult(0);
 }
@@ -349,12 +346,10 @@ struct DynamicQuantizeLowering : OpRewritePattern<DynamicQuantizeOp> {
   using OpRewritePattern::OpRewritePattern;
 
   /// One quantized copy: data and decode scale.
-  std::pair<Value, Value> quantizeCopy(PatternRewriter &rewriter,
-                                       DynamicQuantizeOp op,
-                                       GranularityAttr granularity,
-                                       RankedTensorType dataType,
-                                       Type scaleElementType,
-                                       Value globalScale) const {
+  std::pair<Value, Value>
+  quantizeCopy(PatternRewriter &rewriter, DynamicQuantizeOp op,
+               GranularityAttr granularity, RankedTensorType dataType,
+               Type scaleElementType, Value globalScale) const {
     Location loc = op.getLoc();
     Value input = op.getInput();
     auto inputType = op.getInput().getType();
@@ -389,13 +384,12 @@ struct DynamicQuantizeLowering : OpRewritePattern<DynamicQuantizeOp> {
     Value globalEncode, globalDecode;
     if (op.getGlobalScale()) {
       auto onesType = allOnesType(rank, f32);
-      Value globalAmax =
-          AmaxOp::create(rewriter, loc, onesType, op.getInput(),
-                         GranularityAttr::getTensor(getContext()),
-                         op.getNanPolicy());
-      auto global = ComputeScaleOp::create(rewriter, loc, onesType, onesType,
-                                           globalAmax, Value(), op.getRule(),
-                                           Format::E2M1);
+      Value globalAmax = AmaxOp::create(
+          rewriter, loc, onesType, op.getInput(),
+          GranularityAttr::getTensor(getContext()), op.getNanPolicy());
+      auto global =
+          ComputeScaleOp::create(rewriter, loc, onesType, onesType, globalAmax,
+                                 Value(), op.getRule(), Format::E2M1);
       globalEncode = global.getScale();
       globalDecode = reshapeSingle(rewriter, loc, global.getScaleInv(),
                                    op.getGlobalScale().getType());
@@ -414,8 +408,8 @@ struct DynamicQuantizeLowering : OpRewritePattern<DynamicQuantizeOp> {
         untransposed = RankedTensorType::get(
             transposeLastTwo(colType.getShape()), colType.getElementType());
       auto [colData, colScale] =
-          quantizeCopy(rewriter, op, colGranularity, untransposed,
-                       scaleElement, globalEncode);
+          quantizeCopy(rewriter, op, colGranularity, untransposed, scaleElement,
+                       globalEncode);
       if (op.getTransposed()) {
         colData = transposeLastTwoDims(rewriter, loc, colData);
         colScale = transposeLastTwoDims(rewriter, loc, colScale);
@@ -542,9 +536,9 @@ struct ScaledMatmulLowering : OpRewritePattern<ScaledMatmulOp> {
               .getResult(0));
     }
     if (Value amax = op.getAmax()) {
-      Value all = AmaxOp::create(rewriter, loc, allOnesType(rank, f32), acc,
-                                 GranularityAttr::getTensor(ctx),
-                                 NanPolicy::Ignore);
+      Value all =
+          AmaxOp::create(rewriter, loc, allOnesType(rank, f32), acc,
+                         GranularityAttr::getTensor(ctx), NanPolicy::Ignore);
       results.push_back(reshapeSingle(rewriter, loc, all, amax.getType()));
     }
     rewriter.replaceOp(op, results);
@@ -592,21 +586,24 @@ struct UpdateDelayedScaleLowering : OpRewritePattern<UpdateDelayedScaleOp> {
                                           rewriter.getF32FloatAttr(INFINITY));
     Value valid = arith::AndIOp::create(
         rewriter, loc,
-        arith::CmpFOp::create(rewriter, loc, arith::CmpFPredicate::OGT,
-                              reduced, zero),
-        arith::CmpFOp::create(rewriter, loc, arith::CmpFPredicate::OLT,
-                              reduced, inf));
-    Value newScale = arith::SelectOp::create(rewriter, loc, valid, ratio, scale);
+        arith::CmpFOp::create(rewriter, loc, arith::CmpFPredicate::OGT, reduced,
+                              zero),
+        arith::CmpFOp::create(rewriter, loc, arith::CmpFPredicate::OLT, reduced,
+                              inf));
+    Value newScale =
+        arith::SelectOp::create(rewriter, loc, valid, ratio, scale);
 
     // Rotate left by one (slot 0 moves to slot L-1), then clear slot 0.
-    Value rolled = tensor::EmptyOp::create(rewriter, loc, historyType.getShape(),
-                                           f32);
+    Value rolled =
+        tensor::EmptyOp::create(rewriter, loc, historyType.getShape(), f32);
     Value head = tensor::ExtractSliceOp::create(
-        rewriter, loc, recorded, ArrayRef<OpFoldResult>{rewriter.getIndexAttr(1)},
+        rewriter, loc, recorded,
+        ArrayRef<OpFoldResult>{rewriter.getIndexAttr(1)},
         ArrayRef<OpFoldResult>{rewriter.getIndexAttr(length - 1)},
         ArrayRef<OpFoldResult>{rewriter.getIndexAttr(1)});
     Value tail = tensor::ExtractSliceOp::create(
-        rewriter, loc, recorded, ArrayRef<OpFoldResult>{rewriter.getIndexAttr(0)},
+        rewriter, loc, recorded,
+        ArrayRef<OpFoldResult>{rewriter.getIndexAttr(0)},
         ArrayRef<OpFoldResult>{rewriter.getIndexAttr(1)},
         ArrayRef<OpFoldResult>{rewriter.getIndexAttr(1)});
     rolled = tensor::InsertSliceOp::create(
@@ -626,7 +623,8 @@ struct UpdateDelayedScaleLowering : OpRewritePattern<UpdateDelayedScaleOp> {
       // A step whose amax is 0 changes nothing.
       Value isZero = arith::CmpFOp::create(
           rewriter, loc, arith::CmpFPredicate::OEQ, amax, zero);
-      newScale = arith::SelectOp::create(rewriter, loc, isZero, scale, newScale);
+      newScale =
+          arith::SelectOp::create(rewriter, loc, isZero, scale, newScale);
       auto kept = scf::IfOp::create(
           rewriter, loc, isZero,
           [&](OpBuilder &b, Location loc) {

@@ -27,8 +27,8 @@ namespace {
 /// splat constants can take.
 bool hasExpandableShape(Type type) {
   auto shaped = dyn_cast<ShapedType>(type);
-  return !shaped || (shaped.hasStaticShape() &&
-                     isa<VectorType, RankedTensorType>(shaped));
+  return !shaped ||
+         (shaped.hasStaticShape() && isa<VectorType, RankedTensorType>(shaped));
 }
 
 bool isWideFloat(Type element) {

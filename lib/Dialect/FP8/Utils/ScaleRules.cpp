@@ -51,9 +51,7 @@ struct Scalar {
   Value subi(Value x, Value y) { return arith::SubIOp::create(b, loc, x, y); }
   Value addi(Value x, Value y) { return arith::AddIOp::create(b, loc, x, y); }
   Value shli(Value x, Value y) { return arith::ShLIOp::create(b, loc, x, y); }
-  Value shrui(Value x, Value y) {
-    return arith::ShRUIOp::create(b, loc, x, y);
-  }
+  Value shrui(Value x, Value y) { return arith::ShRUIOp::create(b, loc, x, y); }
   Value clamp(Value x, int32_t lo, int32_t hi) {
     return arith::MinSIOp::create(
         b, loc, arith::MaxSIOp::create(b, loc, x, i32(lo)), i32(hi));
@@ -90,9 +88,9 @@ Value mlir::fp8::emitRatioScale(OpBuilder &b, Location loc, Value amax,
   if (margin != 0)
     q = s.mulf(q, s.f32(std::ldexp(1.0f, -margin)));
   q = s.select(s.cmpf(P::OEQ, q, inf), s.f32(FLT_MAX), q);
-  Value special = s.orI(s.orI(s.cmpf(P::OEQ, a, s.f32(0.0f)),
-                              s.cmpf(P::OEQ, a, inf)),
-                        s.cmpf(P::UNO, a, a));
+  Value special =
+      s.orI(s.orI(s.cmpf(P::OEQ, a, s.f32(0.0f)), s.cmpf(P::OEQ, a, inf)),
+            s.cmpf(P::UNO, a, a));
   Value scale = s.select(special, s.f32(1.0f), q);
   if (!truncateToPow2)
     return scale;
@@ -182,19 +180,18 @@ Value mlir::fp8::emitScaleRule(OpBuilder &b, Location loc, ScaleRuleAttr rule,
   llvm_unreachable("static scales are never computed");
 }
 
-/// 2^(sign * (e - 127)) as f32 for an E8M0 code `e` (i32), for sign = +1
-/// (decode) or -1 (encode). 2^-127 is the f32 subnormal 0x00400000.
-static Value powerOfTwoFromE8M0(Scalar &s, Value code, bool encode) {
+/// The f32 multiplier 2^(e - 127) (decode) or 2^(127 - e) (encode) of an
+/// E8M0 scale with code e; NaN for the NaN code 0xFF. 2^-127 is the f32
+/// subnormal 0x00400000.
+static Value e8m0Multiplier(Scalar &s, Value scale, bool encode) {
   using P = arith::CmpIPredicate;
+  Value byte = arith::BitcastOp::create(s.b, s.loc, s.b.getI8Type(), scale);
+  Value code = arith::ExtUIOp::create(s.b, s.loc, s.b.getI32Type(), byte);
   Value exponent = encode ? s.subi(s.i32(254), code) : code; // biased
   Value normal = s.fromBits(s.shli(exponent, s.i32(23)));
   Value tiny = s.fromBits(s.i32(0x00400000));
-  return s.select(s.cmpi(P::eq, exponent, s.i32(0)), tiny, normal);
-}
-
-static Value e8m0Code(Scalar &s, Value scale) {
-  Value byte = arith::BitcastOp::create(s.b, s.loc, s.b.getI8Type(), scale);
-  return arith::ExtUIOp::create(s.b, s.loc, s.b.getI32Type(), byte);
+  Value m = s.select(s.cmpi(P::eq, exponent, s.i32(0)), tiny, normal);
+  return s.select(s.cmpi(P::eq, code, s.i32(255)), s.f32(NAN), m);
 }
 
 Value mlir::fp8::emitEncodeMultiplier(OpBuilder &b, Location loc, Value scale,
@@ -203,12 +200,8 @@ Value mlir::fp8::emitEncodeMultiplier(OpBuilder &b, Location loc, Value scale,
   Type type = scale.getType();
   if (type.isF32())
     return scale;
-  if (isa<Float8E8M0FNUType>(type)) {
-    Value code = e8m0Code(s, scale);
-    Value m = powerOfTwoFromE8M0(s, code, /*encode=*/true);
-    return s.select(s.cmpi(arith::CmpIPredicate::eq, code, s.i32(255)),
-                    s.f32(NAN), m);
-  }
+  if (isa<Float8E8M0FNUType>(type))
+    return e8m0Multiplier(s, scale, /*encode=*/true);
   assert(isa<Float8E4M3FNType>(type) && globalScale &&
          "E4M3 block scales come with a global scale");
   Value d = s.mulf(s.extf(scale), emitReciprocal(b, loc, globalScale));
@@ -222,12 +215,8 @@ Value mlir::fp8::emitDecodeMultiplier(OpBuilder &b, Location loc, Value scale,
   Type type = scale.getType();
   if (type.isF32())
     return scale;
-  if (isa<Float8E8M0FNUType>(type)) {
-    Value code = e8m0Code(s, scale);
-    Value d = powerOfTwoFromE8M0(s, code, /*encode=*/false);
-    return s.select(s.cmpi(arith::CmpIPredicate::eq, code, s.i32(255)),
-                    s.f32(NAN), d);
-  }
+  if (isa<Float8E8M0FNUType>(type))
+    return e8m0Multiplier(s, scale, /*encode=*/false);
   assert(isa<Float8E4M3FNType>(type) && globalScale &&
          "E4M3 block scales come with a global scale");
   return s.mulf(s.extf(scale), globalScale);

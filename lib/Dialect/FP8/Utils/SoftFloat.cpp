@@ -82,9 +82,7 @@ public:
   Emitter(OpBuilder &builder, Location loc, Type shapeLike)
       : b(builder), loc(loc), shaped(dyn_cast<ShapedType>(shapeLike)) {}
 
-  Type like(Type element) {
-    return shaped ? shaped.clone(element) : element;
-  }
+  Type like(Type element) { return shaped ? shaped.clone(element) : element; }
   Type intType(unsigned width) { return like(b.getIntegerType(width)); }
 
   Value constant(unsigned width, uint64_t value) {
@@ -148,8 +146,8 @@ using Pred = arith::CmpIPredicate;
 uint64_t exactBits(const llvm::fltSemantics &sem, double value) {
   llvm::APFloat converted(value);
   bool losesInfo = false;
-  llvm::APFloat::opStatus status = converted.convert(
-      sem, llvm::APFloat::rmNearestTiesToEven, &losesInfo);
+  llvm::APFloat::opStatus status =
+      converted.convert(sem, llvm::APFloat::rmNearestTiesToEven, &losesInfo);
   if (status != llvm::APFloat::opOK || losesInfo)
     return 0;
   return converted.bitcastToAPInt().getZExtValue();
@@ -157,8 +155,8 @@ uint64_t exactBits(const llvm::fltSemantics &sem, double value) {
 
 /// Rounds the IEEE value `input` to the signed format `dst`.
 Value truncSigned(Emitter &e, Value input, const BitLayout &src,
-                  const BitLayout &dst, Rounding rounding, SoftOverflow overflow,
-                  Value rbits) {
+                  const BitLayout &dst, Rounding rounding,
+                  SoftOverflow overflow, Value rbits) {
   unsigned w = src.width;
   Value u = e.bitcast(input, e.b.getIntegerType(w));
   Value sign = e.lshr(u, e.constant(w, w - 1));
@@ -175,12 +173,10 @@ Value truncSigned(Emitter &e, Value input, const BitLayout &src,
   Value shiftAmount = e.constant(w, shift);
   Value incNormal;
   if (random) {
-    incNormal =
-        e.bitAnd(random, e.constant(w, (uint64_t(1) << shift) - 1));
+    incNormal = e.bitAnd(random, e.constant(w, (uint64_t(1) << shift) - 1));
   } else {
     Value lsb = e.bitAnd(e.lshr(a, shiftAmount), one);
-    incNormal =
-        e.add(e.constant(w, (uint64_t(1) << (shift - 1)) - 1), lsb);
+    incNormal = e.add(e.constant(w, (uint64_t(1) << (shift - 1)) - 1), lsb);
   }
   Value codeNormal =
       e.sub(e.lshr(e.add(a, incNormal), shiftAmount),
@@ -190,8 +186,9 @@ Value truncSigned(Emitter &e, Value input, const BitLayout &src,
   // and round. A carry into bit `mantBits` is the smallest normal code.
   Value srcExp = e.lshr(a, e.constant(w, src.mantBits));
   Value isSrcNormal = e.cmp(Pred::ne, srcExp, e.constant(w, 0));
-  Value hidden = e.select(isSrcNormal, e.constant(w, uint64_t(1) << src.mantBits),
-                          e.constant(w, 0));
+  Value hidden =
+      e.select(isSrcNormal, e.constant(w, uint64_t(1) << src.mantBits),
+               e.constant(w, 0));
   Value mant = e.bitOr(e.bitAnd(a, e.constant(w, src.mantMask())), hidden);
   Value effExp = e.umax(srcExp, one);
   int64_t k = src.bias + src.mantBits + 1 - dst.bias - dst.mantBits;
@@ -234,8 +231,8 @@ Value truncSigned(Emitter &e, Value input, const BitLayout &src,
   switch (dst.kind) {
   case Kind::IEEE: {
     // APFloat keeps the top payload bits and sets the quiet bit.
-    Value payload = e.bitAnd(e.lshr(a, shiftAmount),
-                             e.constant(w, dst.mantMask()));
+    Value payload =
+        e.bitAnd(e.lshr(a, shiftAmount), e.constant(w, dst.mantMask()));
     nanCode = e.bitOr(
         payload,
         e.constant(w, dst.infBits() | (uint64_t(1) << (dst.mantBits - 1))));
@@ -279,9 +276,10 @@ Value truncE8M0(Emitter &e, Value input, const BitLayout &src,
   Value lowCode;
   switch (rounding) {
   case Rounding::RCeil:
-    lowCode = e.zext(e.cmp(Pred::ugt, a,
-                           e.constant(w, exactBits(srcSem, std::ldexp(1.0, -127)))),
-                     w);
+    lowCode =
+        e.zext(e.cmp(Pred::ugt, a,
+                     e.constant(w, exactBits(srcSem, std::ldexp(1.0, -127)))),
+               w);
     break;
   case Rounding::RNE:
     lowCode = e.zext(
@@ -308,7 +306,8 @@ Value truncE8M0(Emitter &e, Value input, const BitLayout &src,
   Value code = e.add(base, inc);
 
   uint64_t overflowCode = overflow == SoftOverflow::Saturate ? 254 : 255;
-  Value isOverflow = e.orCond(isInf, e.cmp(Pred::ugt, code, e.constant(w, 254)));
+  Value isOverflow =
+      e.orCond(isInf, e.cmp(Pred::ugt, code, e.constant(w, 254)));
   Value result = e.select(isOverflow, e.constant(w, overflowCode), code);
   result = e.select(low, lowCode, result);
   result = e.select(isZero, zero, result);
@@ -322,8 +321,7 @@ Value truncE8M0(Emitter &e, Value input, const BitLayout &src,
     result = e.select(isNegative, negative, result);
     result = e.select(isNaN, e.constant(w, 255), result);
   } else {
-    result =
-        e.select(e.orCond(isNaN, isNegative), e.constant(w, 255), result);
+    result = e.select(e.orCond(isNaN, isNegative), e.constant(w, 255), result);
   }
   return e.trunc(result, 8);
 }
@@ -334,8 +332,8 @@ Value decodeToF32Bits(Emitter &e, Value input, const BitLayout &src) {
   auto c32 = [&](uint64_t value) { return e.constant(32, value); };
   if (src.kind == Kind::E8M0) {
     Value normal = e.shl(code, c32(23));
-    Value result = e.select(e.cmp(Pred::eq, code, c32(0)), c32(0x00400000),
-                            normal);
+    Value result =
+        e.select(e.cmp(Pred::eq, code, c32(0)), c32(0x00400000), normal);
     return e.select(e.cmp(Pred::eq, code, c32(255)), c32(0x7FC00000), result);
   }
   Value sign = e.lshr(code, c32(src.width - 1));
@@ -344,9 +342,9 @@ Value decodeToF32Bits(Emitter &e, Value input, const BitLayout &src) {
   Value mant = e.bitAnd(mag, c32(src.mantMask()));
   unsigned mantShift = 23 - src.mantBits;
 
-  Value normal = e.bitOr(
-      e.shl(e.add(expField, c32(uint64_t(127 - src.bias))), c32(23)),
-      e.shl(mant, c32(mantShift)));
+  Value normal =
+      e.bitOr(e.shl(e.add(expField, c32(uint64_t(127 - src.bias))), c32(23)),
+              e.shl(mant, c32(mantShift)));
 
   // Subnormals: either normal in f32 (normalize with the leading one) or
   // still subnormal there (bf16: a plain shift).
@@ -356,13 +354,13 @@ Value decodeToF32Bits(Emitter &e, Value input, const BitLayout &src) {
     // Leading one at bit p of `mant`: value = 2^(p + 1 - bias - mantBits) *
     // 1.xxx, the remaining bits shifted to the top of the f32 mantissa.
     Value p = e.sub(c32(31), e.ctlz(mant));
-    Value exp32 = e.add(p, c32(uint64_t(1 - src.bias -
-                                        int64_t(src.mantBits) + 127)));
+    Value exp32 =
+        e.add(p, c32(uint64_t(1 - src.bias - int64_t(src.mantBits) + 127)));
     Value frac = e.bitAnd(e.shl(mant, e.sub(c32(23), p)), c32(0x7FFFFF));
     subnormal = e.bitOr(e.shl(exp32, c32(23)), frac);
   } else {
-    subnormal = e.shl(mant, c32(uint64_t(150 - src.bias -
-                                         int64_t(src.mantBits))));
+    subnormal =
+        e.shl(mant, c32(uint64_t(150 - src.bias - int64_t(src.mantBits))));
   }
   Value isSub = e.cmp(Pred::eq, expField, c32(0));
   Value bits = e.select(isSub, subnormal, normal);
@@ -384,8 +382,7 @@ Value decodeToF32Bits(Emitter &e, Value input, const BitLayout &src) {
 
 bool mlir::fp8::isSoftFloatType(Type elementType) {
   return isa<Float8E4M3FNType, Float8E5M2Type, Float8E8M0FNUType,
-             Float4E2M1FNType, Float6E2M3FNType, Float6E3M2FNType>(
-      elementType);
+             Float4E2M1FNType, Float6E2M3FNType, Float6E3M2FNType>(elementType);
 }
 
 Value mlir::fp8::emitSoftTruncF(OpBuilder &builder, Location loc, Value input,
@@ -405,8 +402,8 @@ Value mlir::fp8::emitSoftTruncF(OpBuilder &builder, Location loc, Value input,
       wide = e.bitcast(decodeToF32Bits(e, input, describe(srcElement)), f32);
     Type wideElement = getElementTypeOrSelf(wide);
     bits = truncE8M0(e, wide, describe(wideElement),
-                     cast<FloatType>(wideElement).getFloatSemantics(),
-                     rounding, overflow);
+                     cast<FloatType>(wideElement).getFloatSemantics(), rounding,
+                     overflow);
   } else {
     bits = truncSigned(e, input, describe(srcElement), dst, rounding, overflow,
                        rbits);
@@ -419,9 +416,8 @@ Value mlir::fp8::emitSoftExtF(OpBuilder &builder, Location loc, Value input,
   Emitter e(builder, loc, input.getType());
   Type dstElement = getElementTypeOrSelf(resultType);
   Type f32 = builder.getF32Type();
-  Value wide =
-      e.bitcast(decodeToF32Bits(e, input, describe(getElementTypeOrSelf(input))),
-                f32);
+  Value wide = e.bitcast(
+      decodeToF32Bits(e, input, describe(getElementTypeOrSelf(input))), f32);
   if (dstElement.isF32())
     return wide;
   if (dstElement.isF64())

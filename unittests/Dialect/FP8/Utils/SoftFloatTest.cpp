@@ -115,8 +115,8 @@ func.func @kernel(%in: memref<?xi{1}>, %out: memref<?xi{3}>, %rnd: memref<?xi32>
     std::vector<uint8_t> in(n * bytes(srcWidth)), out(n * bytes(dstWidth));
     for (size_t i = 0; i < n; ++i)
       store(in.data(), srcWidth, i, inputs[i]);
-    std::vector<uint32_t> rnd = random.empty() ? std::vector<uint32_t>(n)
-                                               : random;
+    std::vector<uint32_t> rnd =
+        random.empty() ? std::vector<uint32_t>(n) : random;
     StridedMemRefType<uint8_t, 1> inDesc = describe(in.data(), n);
     StridedMemRefType<uint8_t, 1> outDesc = describe(out.data(), n);
     StridedMemRefType<uint32_t, 1> rndDesc;
@@ -207,9 +207,7 @@ const Wide kF64 = {"f64", APFloat::IEEEdouble, 64};
 APFloat fromBits(const llvm::fltSemantics &sem, unsigned width, uint64_t b) {
   return APFloat(sem, APInt(width, b));
 }
-uint64_t toBits(const APFloat &v) {
-  return v.bitcastToAPInt().getZExtValue();
-}
+uint64_t toBits(const APFloat &v) { return v.bitcastToAPInt().getZExtValue(); }
 
 /// APFloat's conversion, the oracle of arith.truncf / arith.extf.
 uint64_t apConvert(const llvm::fltSemantics &from, unsigned fromWidth,
@@ -298,7 +296,8 @@ std::vector<uint64_t> allCodes(unsigned width) {
 /// Reports the first few mismatches and counts them all.
 void expectSame(const std::vector<uint64_t> &inputs,
                 const std::vector<uint64_t> &actual,
-                const std::vector<uint64_t> &expected, const std::string &what) {
+                const std::vector<uint64_t> &expected,
+                const std::string &what) {
   size_t mismatches = 0;
   for (size_t i = 0; i < inputs.size(); ++i) {
     if (actual[i] == expected[i])
@@ -308,8 +307,8 @@ void expectSame(const std::vector<uint64_t> &inputs,
                     << " gave 0x" << llvm::utohexstr(actual[i])
                     << ", expected 0x" << llvm::utohexstr(expected[i]);
   }
-  EXPECT_EQ(mismatches, 0u) << what << ": " << mismatches << " of "
-                            << inputs.size() << " differ";
+  EXPECT_EQ(mismatches, 0u)
+      << what << ": " << mismatches << " of " << inputs.size() << " differ";
 }
 
 std::string truncBody(const char *dst, const char *src) {
@@ -376,9 +375,9 @@ TEST_F(SoftFloatTest, ExtFEveryCode) {
   for (const Fmt &f : kFormats) {
     std::vector<uint64_t> codes = allCodes(f.width);
     for (const Wide &dst : {kF16, kBF16, kF32, kF64}) {
-      Kernel kernel(ctx, f.name, f.width, dst.name, dst.width,
-                    llvm::formatv("%y = arith.extf %x : {0} to {1}", f.name,
-                                  dst.name));
+      Kernel kernel(
+          ctx, f.name, f.width, dst.name, dst.width,
+          llvm::formatv("%y = arith.extf %x : {0} to {1}", f.name, dst.name));
       std::vector<uint64_t> actual = kernel.run(codes);
       std::vector<uint64_t> expected(codes.size());
       for (size_t c = 0; c < codes.size(); ++c) {
@@ -439,9 +438,9 @@ TEST_F(SoftFloatTest, ConvertSaturateAndNonFinite) {
         std::vector<uint64_t> expected(inputs.size());
         for (size_t i = 0; i < inputs.size(); ++i)
           expected[i] = expectedConvert(*src, f, inputs[i], saturate);
-        expectSame(inputs, actual, expected,
-                   llvm::formatv("convert {0} {1} -> {2}", mode, src->name,
-                                 f.name));
+        expectSame(
+            inputs, actual, expected,
+            llvm::formatv("convert {0} {1} -> {2}", mode, src->name, f.name));
       }
     }
   }
@@ -489,9 +488,10 @@ TEST_F(SoftFloatTest, ConvertE8M0Roundings) {
       for (const Wide *src : {&kF16, &kBF16, &kF32}) {
         const std::vector<uint64_t> inputs =
             src->width == 16 ? allCodes(16) : f32Inputs;
-        std::string what = llvm::formatv(
-            "convert {0} {1} {2} -> f8E8M0FNU", fp8::stringifyRounding(rounding),
-            saturate ? "saturate" : "nonfinite", src->name);
+        std::string what =
+            llvm::formatv("convert {0} {1} {2} -> f8E8M0FNU",
+                          fp8::stringifyRounding(rounding),
+                          saturate ? "saturate" : "nonfinite", src->name);
         Kernel kernel(ctx, src->name, src->width, e8m0.name, 8,
                       llvm::formatv("%y = fp8.convert %x rounding <{0}> "
                                     "overflow <{1}> : {2} to f8E8M0FNU",
@@ -595,8 +595,8 @@ TEST_F(SoftFloatTest, ConvertStochastic) {
           kF32, f,
           llvm::bit_cast<uint32_t>(x.isNegative() ? -INFINITY : INFINITY),
           /*saturate=*/false);
-      expectTrunc[i] = apConvert(APFloat::IEEEsingle(), 32, inputs[i],
-                                 f.sem(), APFloat::rmTowardZero);
+      expectTrunc[i] = apConvert(APFloat::IEEEsingle(), 32, inputs[i], f.sem(),
+                                 APFloat::rmTowardZero);
       if (abs(x).compare(overflowThreshold) != APFloat::cmpLessThan)
         expectTrunc[i] = overflowCode;
       expectAway[i] =

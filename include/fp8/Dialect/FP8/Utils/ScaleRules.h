@@ -34,8 +34,8 @@ Value emitPow2BiasScale(OpBuilder &b, Location loc, Value amax, float fmax);
 
 /// `e8m0_rceil` and `e8m0_floor` for elements of `format`: an f8E8M0FNU
 /// scalar.
-Value emitE8M0Scale(OpBuilder &b, Location loc, Value amax,
-                    ScaleRuleKind kind, Format format);
+Value emitE8M0Scale(OpBuilder &b, Location loc, Value amax, ScaleRuleKind kind,
+                    Format format);
 
 /// `nvfp4`, first level: S = min(448 * 6 / amax, FLT_MAX), 1 when amax or S
 /// is 0.
