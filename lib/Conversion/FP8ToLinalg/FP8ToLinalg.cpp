@@ -132,6 +132,20 @@ Value reshapeSingle(OpBuilder &b, Location loc, Value tensor, Type type) {
                                         extractSingle(b, loc, tensor));
 }
 
+/// Replaces `op` with `values`, casting each to the declared result type
+/// where the lowering computed a more (or less) static shape.
+void replaceWithCasts(PatternRewriter &rewriter, Operation *op,
+                      ValueRange values) {
+  SmallVector<Value> results;
+  for (auto [value, type] : llvm::zip_equal(values, op->getResultTypes()))
+    results.push_back(
+        value.getType() == type
+            ? value
+            : tensor::CastOp::create(rewriter, op->getLoc(), type, value)
+                  .getResult());
+  rewriter.replaceOp(op, results);
+}
+
 RankedTensorType allOnesType(int64_t rank, Type elementType) {
   return RankedTensorType::get(SmallVector<int64_t>(rank, 1), elementType);
 }
@@ -195,7 +209,7 @@ struct AmaxLowering : OpRewritePattern<AmaxOp> {
                               .getResult();
           linalg::YieldOp::create(b, loc, max);
         });
-    rewriter.replaceOp(op, generic.getResult(0));
+    replaceWithCasts(rewriter, op, generic.getResult(0));
     return success();
   }
 };
@@ -242,7 +256,7 @@ struct ComputeScaleLowering : OpRewritePattern<ComputeScaleOp> {
             yields.push_back(emitReciprocal(b, loc, scale));
           linalg::YieldOp::create(b, loc, yields);
         });
-    rewriter.replaceOp(op, generic.getResults());
+    replaceWithCasts(rewriter, op, generic.getResults());
     return success();
   }
 };
@@ -309,7 +323,7 @@ struct QuantizeLowering : OpRewritePattern<QuantizeOp> {
           return ConvertOp::create(b, loc, narrow, y, rbits, rounding,
                                    overflow);
         });
-    rewriter.replaceOp(op, result);
+    replaceWithCasts(rewriter, op, result);
     return success();
   }
 };
@@ -331,7 +345,7 @@ struct DequantizeLowering : OpRewritePattern<DequantizeOp> {
             return y;
           return arith::TruncFOp::create(b, loc, wide, y);
         });
-    rewriter.replaceOp(op, result);
+    replaceWithCasts(rewriter, op, result);
     return success();
   }
 };
@@ -417,7 +431,7 @@ struct DynamicQuantizeLowering : OpRewritePattern<DynamicQuantizeOp> {
       results.push_back(colData);
       results.push_back(colScale);
     }
-    rewriter.replaceOp(op, results);
+    replaceWithCasts(rewriter, op, results);
     return success();
   }
 };
@@ -541,7 +555,7 @@ struct ScaledMatmulLowering : OpRewritePattern<ScaledMatmulOp> {
                          GranularityAttr::getTensor(ctx), NanPolicy::Ignore);
       results.push_back(reshapeSingle(rewriter, loc, all, amax.getType()));
     }
-    rewriter.replaceOp(op, results);
+    replaceWithCasts(rewriter, op, results);
     return success();
   }
 };

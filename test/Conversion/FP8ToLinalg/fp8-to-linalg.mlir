@@ -166,3 +166,14 @@ func.func @update(%h: tensor<16xf32>, %s: tensor<1xf32>, %a: tensor<1xf32>) -> (
   %h2, %s2, %i2 = fp8.update_delayed_scale %a into(%h, %s) for <e4m3> zero_amax <skip> : tensor<16xf32>, tensor<1xf32>
   return %h2, %s2, %i2 : tensor<16xf32>, tensor<1xf32>, tensor<1xf32>
 }
+
+// -----
+
+// Declared result types less static than the computed ones get a cast.
+// CHECK-LABEL: func @less_static_result
+// CHECK: %[[G:.*]] = linalg.generic
+// CHECK: tensor.cast %[[G]] : tensor<64x128xf32> to tensor<?x128xf32>
+func.func @less_static_result(%x: tensor<64x128xf32>) -> tensor<?x128xf32> {
+  %a = fp8.amax %x by <1x1> : tensor<64x128xf32> -> tensor<?x128xf32>
+  return %a : tensor<?x128xf32>
+}

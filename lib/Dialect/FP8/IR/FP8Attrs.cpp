@@ -47,6 +47,13 @@ Attribute GranularityAttr::parse(AsmParser &parser, Type) {
       extent = kFull;
     } else {
       llvm::SMLoc loc = parser.getCurrentLocation();
+      // `0x8` lexes as a hexadecimal integer; extents are decimal.
+      StringRef text(loc.getPointer(), 2);
+      if (text.equals_insensitive("0x")) {
+        parser.emitError(loc, "block extents are decimal integers or `*`; "
+                              "`0x...` reads as hexadecimal");
+        return {};
+      }
       OptionalParseResult parsed = parser.parseOptionalInteger(extent);
       if (!parsed.has_value()) {
         parser.emitError(loc, "expected `tensor` or a block shape such as "

@@ -12,6 +12,7 @@
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/OpImplementation.h"
 #include "mlir/IR/TypeUtilities.h"
+#include "llvm/Support/MathExtras.h"
 
 using namespace mlir;
 using namespace mlir::fp8;
@@ -44,6 +45,51 @@ static LogicalResult verifySameShape(Operation *op, StringRef what,
   return success();
 }
 
+/// Checks that every tensor operand and result of `op` has a size in bits that
+/// a 64-bit integer can count; MLIR's tensor type accepts larger shapes.
+static LogicalResult verifyShapesFit(Operation *op) {
+  auto check = [&](Type type) -> LogicalResult {
+    auto shaped = dyn_cast<RankedTensorType>(type);
+    if (!shaped)
+      return success();
+    int64_t bits = shaped.getElementTypeBitWidth();
+    for (int64_t dim : shaped.getShape()) {
+      if (ShapedType::isDynamic(dim))
+        continue;
+      if (llvm::MulOverflow(bits, dim, bits))
+        return op->emitOpError()
+               << "tensor type " << type
+               << " is too large: its size in bits overflows a 64-bit "
+                  "integer";
+    }
+    return success();
+  };
+  for (Type type : op->getOperandTypes())
+    if (failed(check(type)))
+      return failure();
+  for (Type type : op->getResultTypes())
+    if (failed(check(type)))
+      return failure();
+  return success();
+}
+
+/// Checks that the operand (or result) groups of an op with segment sizes
+/// hold exactly one value where the op requires one: the generic segment
+/// check only compares the sum.
+template <typename OpT>
+static LogicalResult verifyRequiredGroups(OpT op, ArrayRef<StringRef> operands,
+                                          ArrayRef<StringRef> results = {}) {
+  for (auto [i, name] : llvm::enumerate(operands))
+    if (unsigned size = op.getODSOperandIndexAndLength(i).second; size != 1)
+      return op.emitOpError()
+             << "requires exactly one `" << name << "` operand, got " << size;
+  for (auto [i, name] : llvm::enumerate(results))
+    if (unsigned size = op.getODSResultIndexAndLength(i).second; size != 1)
+      return op.emitOpError()
+             << "requires exactly one `" << name << "` result, got " << size;
+  return success();
+}
+
 /// Verifies one scaled tensor: the scale shape against the granularity, the
 /// scale element type against the data element type, and the global scale.
 static LogicalResult verifyScaledTensor(Operation *op, StringRef what,
@@ -67,6 +113,8 @@ static LogicalResult verifyScaledTensor(Operation *op, StringRef what,
 //===----------------------------------------------------------------------===//
 
 LogicalResult AmaxOp::verify() {
+  if (failed(verifyShapesFit(*this)))
+    return failure();
   auto inputType = getInput().getType();
   auto amaxType = getAmax().getType();
   return getGranularity().verifyScaleShape([&] { return emitOpError(); },
@@ -97,6 +145,8 @@ OpFoldResult AmaxOp::fold(FoldAdaptor adaptor) {
 //===----------------------------------------------------------------------===//
 
 LogicalResult ComputeScaleOp::verify() {
+  if (failed(verifyShapesFit(*this)))
+    return failure();
   ScaleRuleKind kind = getRule().getKind();
   Format format = getFormat();
   if (std::optional<std::string> reason = checkRuleFormat(kind, format))
@@ -142,6 +192,10 @@ LogicalResult ComputeScaleOp::verify() {
 //===----------------------------------------------------------------------===//
 
 LogicalResult QuantizeOp::verify() {
+  if (failed(verifyRequiredGroups(*this, {"input", "scale"})))
+    return failure();
+  if (failed(verifyShapesFit(*this)))
+    return failure();
   auto inputType = getInput().getType();
   auto outputType = getOutput().getType();
   if (failed(verifySameShape(*this, "result", inputType, outputType)))
@@ -171,6 +225,9 @@ namespace {
 /// f32: the value itself for f32 scales, `2^(e - 127)` (decode) or
 /// `2^(127 - e)` (encode) for E8M0 codes. Fails for non-constant scales,
 /// other scale types and the E8M0 NaN code.
+/// Folding looks at no more scale elements than this.
+constexpr int64_t kMaxFoldedScales = 1 << 16;
+
 FailureOr<SmallVector<APFloat>> getConstantMultipliers(Value scale,
                                                        bool encode) {
   DenseElementsAttr attr;
@@ -178,7 +235,16 @@ FailureOr<SmallVector<APFloat>> getConstantMultipliers(Value scale,
     return failure();
   Type elementType = attr.getElementType();
   SmallVector<APFloat> result;
-  for (APFloat value : attr.getValues<APFloat>()) {
+  // A splat's one value stands for all elements.
+  auto values = attr.isSplat()
+                    ? SmallVector<APFloat>{attr.getSplatValue<APFloat>()}
+                    : SmallVector<APFloat>();
+  if (!attr.isSplat()) {
+    if (attr.getNumElements() > kMaxFoldedScales)
+      return failure();
+    values = llvm::to_vector(attr.getValues<APFloat>());
+  }
+  for (APFloat value : values) {
     if (isa<Float8E8M0FNUType>(elementType)) {
       if (value.isNaN())
         return failure();
@@ -216,8 +282,20 @@ OpFoldResult QuantizeOp::fold(FoldAdaptor) {
       getConstantMultipliers(dequant.getScale(), /*encode=*/false);
   FailureOr<SmallVector<APFloat>> encode =
       getConstantMultipliers(getScale(), /*encode=*/true);
-  if (failed(decode) || failed(encode) || decode->size() != encode->size())
+  if (failed(decode) || failed(encode))
     return {};
+  // Pair elements; a splat side pairs with every element of the other.
+  if (decode->size() != encode->size()) {
+    if (decode->size() == 1) {
+      APFloat value = decode->front();
+      decode->resize(encode->size(), value);
+    } else if (encode->size() == 1) {
+      APFloat value = encode->front();
+      encode->resize(decode->size(), value);
+    } else {
+      return {};
+    }
+  }
 
   const llvm::fltSemantics &narrowSem =
       cast<FloatType>(narrow).getFloatSemantics();
@@ -254,6 +332,8 @@ OpFoldResult QuantizeOp::fold(FoldAdaptor) {
 //===----------------------------------------------------------------------===//
 
 LogicalResult DequantizeOp::verify() {
+  if (failed(verifyShapesFit(*this)))
+    return failure();
   auto inputType = getInput().getType();
   if (failed(
           verifySameShape(*this, "result", inputType, getOutput().getType())))
@@ -274,6 +354,10 @@ static SmallVector<int64_t> transposeLastTwo(ArrayRef<int64_t> shape) {
 }
 
 LogicalResult DynamicQuantizeOp::verify() {
+  if (failed(verifyRequiredGroups(*this, {"input"}, {"data", "scale"})))
+    return failure();
+  if (failed(verifyShapesFit(*this)))
+    return failure();
   ScaleRuleKind kind = getRule().getKind();
   auto inputType = getInput().getType();
   auto dataType = getData().getType();
@@ -362,6 +446,8 @@ LogicalResult DynamicQuantizeOp::verify() {
 //===----------------------------------------------------------------------===//
 
 LogicalResult ConvertOp::verify() {
+  if (failed(verifyShapesFit(*this)))
+    return failure();
   Type resultType = getElementTypeOrSelf(getOutput().getType());
   bool toE8M0 = isa<Float8E8M0FNUType>(resultType);
   Rounding rounding = getRounding();
@@ -388,6 +474,11 @@ LogicalResult ConvertOp::verify() {
 //===----------------------------------------------------------------------===//
 
 LogicalResult ScaledMatmulOp::verify() {
+  if (failed(verifyRequiredGroups(*this,
+                                  {"lhs", "rhs", "lhs_scale", "rhs_scale"})))
+    return failure();
+  if (failed(verifyShapesFit(*this)))
+    return failure();
   auto lhsType = getLhs().getType();
   auto rhsType = getRhs().getType();
   auto resultType = getResult().getType();
@@ -464,6 +555,8 @@ LogicalResult ScaledMatmulOp::verify() {
 //===----------------------------------------------------------------------===//
 
 LogicalResult UpdateDelayedScaleOp::verify() {
+  if (failed(verifyShapesFit(*this)))
+    return failure();
   auto historyType = getHistory().getType();
   if (historyType.getRank() != 1 || !historyType.hasStaticShape() ||
       historyType.getDimSize(0) < 1)

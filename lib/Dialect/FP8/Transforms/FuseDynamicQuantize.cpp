@@ -51,6 +51,11 @@ struct FuseQuantizeChain : OpRewritePattern<QuantizeOp> {
             ? computeScale.getScaleInv()
             : computeScale.getScale();
 
+    // The fused op returns the decode scale with the type of `scale`.
+    if (decodeScale &&
+        decodeScale.getType() != computeScale.getScale().getType())
+      return rewriter.notifyMatchFailure(op, "scale_inv has another type");
+
     // Right after compute_scale, the fused op dominates every user of the
     // values it replaces.
     rewriter.setInsertionPointAfter(computeScale);

@@ -196,3 +196,16 @@ func.func @requantize_mismatch(%q: tensor<4x8xf8E4M3FN>, %s: tensor<1x1xf32>) ->
   %c = fp8.quantize %x, %one by <tensor> : tensor<4x8xf32>, tensor<1x1xf32> -> tensor<4x8xf8E5M2>
   return %a, %b, %c : tensor<4x8xf8E4M3FN>, tensor<4x8xf8E4M3FN>, tensor<4x8xf8E5M2>
 }
+
+// -----
+
+// A huge splat scale folds through its one value (no per-element work).
+// CHECK-LABEL: func @requantize_huge_splat
+// CHECK-SAME: (%[[Q:.*]]: tensor<100000000x1xf8E4M3FN>)
+// CHECK-NEXT: return %[[Q]]
+func.func @requantize_huge_splat(%q: tensor<100000000x1xf8E4M3FN>) -> tensor<100000000x1xf8E4M3FN> {
+  %s = arith.constant dense<1.0> : tensor<100000000x1xf32>
+  %x = fp8.dequantize %q, %s by <1x1> : tensor<100000000x1xf8E4M3FN>, tensor<100000000x1xf32> -> tensor<100000000x1xf32>
+  %r = fp8.quantize %x, %s by <1x1> : tensor<100000000x1xf32>, tensor<100000000x1xf32> -> tensor<100000000x1xf8E4M3FN>
+  return %r : tensor<100000000x1xf8E4M3FN>
+}

@@ -72,3 +72,17 @@ func.func @no_fusion(%x: tensor<64x128xf32>, %y: tensor<64x128xf32>, %r: tensor<
   %q4 = fp8.quantize %x, %sb by <1x16> global(%s : tensor<1x1xf32>) : tensor<64x128xf32>, tensor<64x8xf8E4M3FN> -> tensor<64x128xf4E2M1FN>
   return %q0, %q1, %q2, %q3, %q4 : tensor<64x128xf8E4M3FN>, tensor<64x128xf8E4M3FN>, tensor<64x128xf8E5M2>, tensor<64x128xf8E4M3FN>, tensor<64x128xf4E2M1FN>
 }
+
+// -----
+
+// scale_inv typed differently from scale (here less static): not fused,
+// since the fused op's decode scale has the type of scale.
+// CHECK-LABEL: func @scale_inv_other_type
+// CHECK-NOT: fp8.dynamic_quantize
+// CHECK: fp8.quantize
+func.func @scale_inv_other_type(%x: tensor<4x8xf32>) -> (tensor<4x8xf8E4M3FN>, tensor<?x1xf32>) {
+  %a = fp8.amax %x by <1x*> : tensor<4x8xf32> -> tensor<4x1xf32>
+  %s, %si = fp8.compute_scale %a rule <ratio> for <e4m3> : tensor<4x1xf32> -> tensor<4x1xf32>, tensor<?x1xf32>
+  %q = fp8.quantize %x, %s by <1x*> : tensor<4x8xf32>, tensor<4x1xf32> -> tensor<4x8xf8E4M3FN>
+  return %q, %si : tensor<4x8xf8E4M3FN>, tensor<?x1xf32>
+}

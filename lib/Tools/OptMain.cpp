@@ -1,0 +1,114 @@
+//===- OptMain.cpp - The fp8-opt driver -----------------------------------===//
+//
+// Part of fp8-mlir.
+//
+//===----------------------------------------------------------------------===//
+
+#include "fp8/Tools/OptMain.h"
+#include "fp8/InitAll.h"
+
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Support/FileUtilities.h"
+#include "mlir/Tools/mlir-opt/MlirOptMain.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/ToolOutputFile.h"
+#include "llvm/Support/raw_ostream.h"
+#include "llvm/Support/thread.h"
+
+using namespace mlir;
+
+/// Enough for inputs nested hundreds of thousands of levels deep; only the
+/// pages used are ever committed.
+static constexpr unsigned kStackSize = 1u << 30;
+
+/// Rejects text that makes the upstream MLIR 22 parser crash instead of
+/// reporting an error. Returns failure after emitting a diagnostic.
+static LogicalResult rejectParserCrashers(const llvm::MemoryBuffer &buffer) {
+  StringRef text = buffer.getBuffer();
+  if (text.starts_with("ML\xEFR"))
+    return success(); // bytecode
+  // `array<index: ...>`: dense arrays have no index element type, and the
+  // parser dereferences a null bit width instead of saying so.
+  for (size_t pos = text.find("array"); pos != StringRef::npos;
+       pos = text.find("array", pos + 1)) {
+    StringRef rest = text.drop_front(pos + 5).ltrim();
+    if (!rest.consume_front("<"))
+      continue;
+    rest = rest.ltrim();
+    if (!rest.starts_with("index"))
+      continue;
+    StringRef after = rest.drop_front(5);
+    if (!after.empty() &&
+        (llvm::isAlnum(after.front()) || after.front() == '_'))
+      continue;
+    llvm::SourceMgr sourceMgr;
+    sourceMgr.AddNewSourceBuffer(
+        llvm::MemoryBuffer::getMemBuffer(buffer.getMemBufferRef(), false),
+        llvm::SMLoc());
+    sourceMgr.PrintMessage(llvm::SMLoc::getFromPointer(text.data() + pos),
+                           llvm::SourceMgr::DK_Error,
+                           "dense arrays of `index` are not supported; use "
+                           "array<i64: ...> (or i1, i8, i16, i32, f32, f64)");
+    return failure();
+  }
+  return success();
+}
+
+static LogicalResult runDriver(StringRef inputFilename,
+                               StringRef outputFilename,
+                               DialectRegistry &registry) {
+  MlirOptMainConfig config = MlirOptMainConfig::createFromCLOptions();
+  if (config.shouldShowDialects()) {
+    llvm::outs() << "Available Dialects: ";
+    llvm::interleave(registry.getDialectNames(), llvm::outs(), ",");
+    llvm::outs() << "\n";
+    return success();
+  }
+  if (config.shouldListPasses()) {
+    printRegisteredPasses();
+    return success();
+  }
+  std::string errorMessage;
+  std::unique_ptr<llvm::MemoryBuffer> input =
+      openInputFile(inputFilename, &errorMessage);
+  if (!input) {
+    llvm::errs() << errorMessage << "\n";
+    return failure();
+  }
+  if (failed(rejectParserCrashers(*input)))
+    return failure();
+  std::unique_ptr<llvm::ToolOutputFile> output =
+      openOutputFile(outputFilename, &errorMessage);
+  if (!output) {
+    llvm::errs() << errorMessage << "\n";
+    return failure();
+  }
+  // The output file is removed unless the whole run succeeds: no half-written
+  // results.
+  if (failed(MlirOptMain(output->os(), std::move(input), registry, config)))
+    return failure();
+  output->keep();
+  return success();
+}
+
+int fp8::runFP8Opt(int argc, char **argv) {
+  llvm::InitLLVM init(argc, argv);
+  DialectRegistry registry;
+  registerAllDialectsAndExtensions(registry);
+  registerAllPasses();
+  llvm::cl::AddExtraVersionPrinter(
+      [](llvm::raw_ostream &os) { printVersion(os); });
+  auto [inputFilename, outputFilename] = registerAndParseCLIOptions(
+      argc, argv, "fp8-mlir optimizer driver\n", registry);
+  LogicalResult result = failure();
+  llvm::thread worker(std::optional<unsigned>(kStackSize), [&] {
+    result = runDriver(inputFilename, outputFilename, registry);
+  });
+  worker.join();
+  return asMainReturnCode(result);
+}
