@@ -94,8 +94,11 @@ func.func @kernel(%in: memref<?xi{1}>, %out: memref<?xi{3}>, %rnd: memref<?xi32>
       ADD_FAILURE() << "lowering failed for\n" << text;
       return;
     }
+    // ExecutionEngineOptions holds a function_ref: keep the callee alive.
+    std::function<llvm::Error(llvm::Module *)> optimize =
+        makeOptimizingTransformer(2, 0, nullptr);
     ExecutionEngineOptions options;
-    options.transformer = makeOptimizingTransformer(2, 0, nullptr);
+    options.transformer = optimize;
     auto created = ExecutionEngine::create(*module, options);
     if (!created) {
       ADD_FAILURE() << "JIT failed: " << llvm::toString(created.takeError());
