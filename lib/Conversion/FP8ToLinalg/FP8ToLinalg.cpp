@@ -240,7 +240,7 @@ struct ComputeScaleLowering : OpRewritePattern<ComputeScaleOp> {
       inits.push_back(createEmptyLike(
           rewriter, loc, op.getAmax(),
           cast<RankedTensorType>(result.getType()).getElementType()));
-      resultTypes.push_back(result.getType());
+      resultTypes.push_back(inits.back().getType());
       maps.push_back(AffineMap::getMultiDimIdentityMap(rank, ctx));
     }
     bool withInverse = bool(op.getScaleInv());

@@ -177,3 +177,14 @@ func.func @less_static_result(%x: tensor<64x128xf32>) -> tensor<?x128xf32> {
   %a = fp8.amax %x by <1x1> : tensor<64x128xf32> -> tensor<?x128xf32>
   return %a : tensor<?x128xf32>
 }
+
+// -----
+
+// scale_inv declared less static than the amax: the lowering casts it.
+// CHECK-LABEL: func @compute_scale_less_static_inverse
+// CHECK: %[[G:.*]]:2 = linalg.generic
+// CHECK: tensor.cast %[[G]]#1 : tensor<4x1xf32> to tensor<?x1xf32>
+func.func @compute_scale_less_static_inverse(%a: tensor<4x1xf32>) -> (tensor<4x1xf32>, tensor<?x1xf32>) {
+  %s, %si = fp8.compute_scale %a rule <ratio> for <e4m3> : tensor<4x1xf32> -> tensor<4x1xf32>, tensor<?x1xf32>
+  return %s, %si : tensor<4x1xf32>, tensor<?x1xf32>
+}
