@@ -99,3 +99,8 @@ func.func @f() attributes {a = #fp8.format<e4m3fnuz>} { return }
 
 // expected-error@+1 {{unknown attribute `scale` in dialect `fp8`}}
 func.func @f() attributes {a = #fp8.scale<1>} { return }
+
+// -----
+
+// expected-error@+1 {{block extents are decimal integers or `*`; `0x...` reads as hexadecimal}}
+func.func @f() attributes {a = #fp8.granularity<1x0x10>} { return }
