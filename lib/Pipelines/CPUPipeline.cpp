@@ -41,6 +41,7 @@ void fp8::buildFP8CPUPipeline(OpPassManager &pm,
   expand.includeBf16 = true;
   pm.addPass(arith::createArithExpandOpsPass(expand));
 
+  pm.addPass(fp8::createFP8IsolateGlobalState());
   bufferization::OneShotBufferizePassOptions bufferize;
   bufferize.bufferizeFunctionBoundaries = true;
   // Training-step loops carry state (amax histories, scales) that each step

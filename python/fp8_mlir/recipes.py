@@ -191,3 +191,96 @@ def oracle_results(recipe, a, b):
     f32_scale = kind == "f32"
     return [bits(qa, True), bits(sa, not f32_scale), bits(qb, True), bits(sb, not f32_scale),
             bits(da, False), bits(db, False), bits(c, False)]
+
+
+# --------------------------------------------------------------------------
+# fp8-autocast programs: an ordinary linalg contraction, autocast by recipe
+# --------------------------------------------------------------------------
+
+# The fprop plan of fp8-autocast for each recipe name: granularity of A
+# [M, K] and of B [K, N] as stored untransposed, the rule and the formats.
+AUTOCAST = {
+    "tensor-current": RECIPES["tensor-current"],
+    "rowwise": RECIPES["rowwise"],
+    "deepseek": RECIPES["deepseek"],
+    "mxfp8": RECIPES["mxfp8"],
+    "nvfp4": RECIPES["nvfp4"],
+    "graphcore": (None, None, "pow2_bias", "f8E4M3FN", "f8E4M3FN"),
+    "unit": (None, None, "static", "f8E4M3FN", "f8E4M3FN"),
+}
+
+_NP_TYPES = {"f32": "<f4", "bf16": None, "f16": "<f2"}
+
+
+def _dense_as(array, dtype):
+    """A dense attribute of `array` (f32 values) stored as `dtype`."""
+    array = np.asarray(array, np.float32)
+    if dtype == "f32":
+        raw = array.astype("<f4").tobytes()
+    elif dtype == "f16":
+        raw = array.astype("<f2").tobytes()
+    else:  # bf16: the values are already bf16-exact; keep the top 16 bits
+        raw = (array.view(np.uint32) >> 16).astype("<u2").tobytes()
+    return 'dense<"0x' + raw.hex().upper() + '">'
+
+
+def _transposed_block(block):
+    return None if block is None else [block[1], block[0]]
+
+
+def emit_matmul_program(a, b, in_type="f32", out_type="f32", transpose_b=False):
+    """A framework-style program: C = A x B with linalg.matmul into a
+    zero-filled accumulator (B stored [N, K] with transpose_b), printing the
+    bits of C. `a` and `b` must be exact in `in_type`."""
+    m, k = a.shape
+    n = b.shape[0] if transpose_b else b.shape[1]
+    b_shape = b.shape
+    ta, tb = tensor_type(a.shape, in_type), tensor_type(b_shape, in_type)
+    tc = tensor_type([m, n], out_type)
+    maps = ""
+    if transpose_b:
+        maps = ("indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, "
+                "affine_map<(d0, d1, d2) -> (d1, d2)>, "
+                "affine_map<(d0, d1, d2) -> (d0, d1)>] ")
+    p = _Program()
+    p.op(f"%a = arith.constant {_dense_as(a, in_type)} : {ta}")
+    p.op(f"%b = arith.constant {_dense_as(b, in_type)} : {tb}")
+    p.op(f"%c = call @gemm(%a, %b) : ({ta}, {tb}) -> {tc}")
+    if out_type != "f32":
+        p.op(f"%c32 = arith.extf %c : {tc} to {tensor_type([m, n], 'f32')}")
+        p.print_bits("%c32", [m, n], "f32")
+    else:
+        p.print_bits("%c", [m, n], "f32")
+    gemm = "\n".join([
+        f"func.func @gemm(%a: {ta}, %b: {tb}) -> {tc} {{",
+        f"  %zero = arith.constant 0.0 : {out_type}",
+        f"  %empty = tensor.empty() : {tc}",
+        f"  %init = linalg.fill ins(%zero : {out_type}) outs(%empty : {tc}) -> {tc}",
+        f"  %c = linalg.matmul {maps}ins(%a, %b : {ta}, {tb}) outs(%init : {tc}) -> {tc}",
+        f"  return %c : {tc}",
+        "}", ""])
+    return gemm + p.text(f"linalg.matmul {m}x{n}x{k}, {in_type} -> {out_type}")
+
+
+def oracle_matmul(recipe, a, b, out_type="f32", transpose_b=False):
+    """The bits of C that fp8-autocast=recipe gives: each operand quantized by
+    the recipe (blocks along K), decoded, multiplied with f32 accumulation."""
+    block_a, block_b, rule, fa, fb = AUTOCAST[recipe]
+    a = np.asarray(a, np.float32)
+    b = np.asarray(b, np.float32)
+    if transpose_b:
+        block_b = _transposed_block(block_b)
+    kind = n.rule_scale_kind(rule)
+    ga = gb = None
+    if rule == "static":
+        one = np.ones((1, 1), np.float32)
+        qa, qb, sa, sb = n.quantize(a, one, None, fa), n.quantize(b, one, None, fb), one, one
+    elif rule == "nvfp4":
+        qa, sa, ga = n.dynamic_quantize(a, block_a, rule, fa)
+        qb, sb, gb = n.dynamic_quantize(b, block_b, rule, fb)
+    else:
+        qa, sa = n.dynamic_quantize(a, block_a, rule, fa)
+        qb, sb = n.dynamic_quantize(b, block_b, rule, fb)
+    c = n.scaled_matmul(qa, sa, block_a, fa, qb, sb, block_b, fb, kind, kind, ga, gb,
+                        transpose_b=transpose_b, out=out_type)
+    return c.astype(np.float32).view(np.int32).astype(np.int64).reshape(-1)

@@ -83,4 +83,122 @@ def FP8ExpandFloatCasts : Pass<"fp8-expand-float-casts"> {
   ];
 }
 
+def FP8Autocast : Pass<"fp8-autocast", "::mlir::ModuleOp"> {
+  let summary = "Turn linalg contractions into scaled FP8 computations by a named recipe";
+  let description = [{
+    Rewrites every contraction on tensors of f32, bf16 or f16 -
+    `linalg.matmul` (with transposed indexing maps too), `linalg.batch_matmul`
+    and `linalg.generic` multiply-accumulate contractions - into
+    `fp8.scaled_matmul` on operands quantized by the recipe of
+    docs/numerics.md section 6:
+
+    | recipe | formats (fwd / grad) | A (left, activation) | B (right, weight) | rule |
+    |---|---|---|---|---|
+    | `tensor-delayed` | E4M3 / E5M2 | tensor | tensor | ratio from an amax history |
+    | `tensor-current` | E4M3 / E5M2 | tensor | tensor | ratio |
+    | `rowwise` | E4M3 | per row (along K) | per column (along K) | pow2 |
+    | `deepseek` | E4M3 | 1x128 along K | 128x128 | pow2 |
+    | `mxfp8` | E4M3 | 1x32 along K | 32x1 along K | e8m0_rceil |
+    | `nvfp4` | E2M1 | 1x16 along K | 16x16 | nvfp4 (+ global scale) |
+    | `graphcore` | E4M3 / E5M2 | tensor | tensor | pow2_bias |
+    | `unit` | E4M3 / E5M2 | tensor | tensor | static (1) |
+
+    For `C = A x B`, A is the left operand and B the right one; scales run
+    along the contraction dimension K, whichever way an operand is stored.
+
+    **Backward GEMMs.** A contraction carrying `fp8.role =
+    #fp8.gemm_role<dgrad>` or `<wgrad>` gets the gradient format on its
+    gradient operand (`fp8.grad_operand`, 0 = A by default, 1 = B), E5M2 in
+    the HYBRID recipes; in wgrad neither operand is a weight, so 2-D weight
+    blocks become 1-D blocks along K; NVFP4 gradients round stochastically
+    (random bits from a counter-based hash of the element index and `seed`).
+    A tensor quantized by several contractions is quantized once per
+    granularity; `fp8-fuse-dynamic-quantize` then pairs the row-wise and
+    column-wise copies into one op.
+
+    **Delayed scaling.** `tensor-delayed` keeps, per quantized tensor, an amax
+    history and a scale in `ml_program` globals named
+    `@__fp8_state_<function>_<n>_<lhs|rhs>_history` and `..._scale`
+    (history of `history` zeros, scale 1). Each call quantizes with the
+    stored scale, records the tensor's amax and stores the updated state
+    (`fp8.update_delayed_scale`), so a runtime calls the function step after
+    step and the module stays an ordinary module.
+
+    **Accumulation.** A contraction into a zero-filled (or empty) tensor
+    becomes the scaled product; one into other values adds them in f32.
+
+    **Remarks.** Each contraction gets an optimization remark (category
+    `fp8-autocast`): passed, with formats and granularities, or missed, with
+    the reason. Show them with `--remarks-filter=fp8-autocast
+    --remark-format=emitRemark`.
+
+    Example (`recipe=mxfp8`):
+    ```mlir
+    %c = linalg.matmul ins(%a, %b : tensor<128x256xbf16>, tensor<256x64xbf16>)
+                       outs(%zero : tensor<128x64xf32>) -> tensor<128x64xf32>
+    ```
+    becomes
+    ```mlir
+    %qa, %sa = fp8.dynamic_quantize %a by <1x32> rule <e8m0_rceil> : ...
+    %qb, %sb = fp8.dynamic_quantize %b by <32x1> rule <e8m0_rceil> : ...
+    %c = fp8.scaled_matmul %qa, %qb scales(%sa, %sb) by(<1x32>, <32x1>)
+        {recipe = #fp8.recipe<mxfp8>, role = #fp8.gemm_role<fprop>} : ...
+    ```
+  }];
+  let options = [
+    Option<"recipe", "recipe", "std::string", /*default=*/"\"tensor-current\"",
+           "tensor-delayed, tensor-current, rowwise, deepseek, mxfp8, nvfp4, "
+           "graphcore or unit">,
+    Option<"fwdFormat", "fwd-format", "std::string", /*default=*/"\"\"",
+           "Format of forward operands (e4m3, e5m2, e2m1); default: the recipe's">,
+    Option<"gradFormat", "grad-format", "std::string", /*default=*/"\"\"",
+           "Format of gradient operands (e4m3, e5m2, e2m1); default: the recipe's">,
+    Option<"margin", "margin", "int", /*default=*/"0",
+           "Power-of-two headroom of ratio and pow2 scales">,
+    Option<"history", "history", "int64_t", /*default=*/"1024",
+           "Amax history length of tensor-delayed">,
+    Option<"amaxAlgo", "amax-algo", "std::string", /*default=*/"\"max\"",
+           "Reduction of the amax history: max or most_recent">,
+    Option<"zeroAmax", "zero-amax", "std::string", /*default=*/"\"roll\"",
+           "What a step with amax 0 does: roll or skip">,
+    Option<"e8m0Rounding", "e8m0-rounding", "std::string", /*default=*/"\"rceil\"",
+           "E8M0 scale rounding of mxfp8: rceil or floor">,
+    Option<"promoteInterval", "promote-interval", "int64_t", /*default=*/"4",
+           "k32 steps between f32 promotions in GPU kernels (0 = none)">,
+    ListOption<"exclude", "exclude", "std::string",
+               "Regular expressions; contractions in matching functions, or "
+               "whose fp8.name attribute or name location matches, are left "
+               "alone">,
+    Option<"minSize", "min-size", "int64_t", /*default=*/"0",
+           "Leave contractions with fewer than this many multiply-adds "
+           "(M*N*K*batch, static shapes) alone">,
+    Option<"seed", "seed", "uint64_t", /*default=*/"0",
+           "Seed of the random bits of stochastic rounding">,
+  ];
+  let dependentDialects = [
+    "::mlir::fp8::FP8Dialect",
+    "::mlir::arith::ArithDialect",
+    "::mlir::linalg::LinalgDialect",
+    "::mlir::ml_program::MLProgramDialect",
+    "::mlir::tensor::TensorDialect",
+  ];
+}
+
+def FP8IsolateGlobalState : Pass<"fp8-isolate-global-state"> {
+  let summary = "Copy ml_program global state at loads and stores before bufferization";
+  let description = [{
+    Delayed scaling keeps its amax histories and scales in `ml_program`
+    globals. MLIR 22's bufferization of `ml_program.global_load` lets later
+    writes to the global show through the loaded value, and of
+    `ml_program.global_store` can store an uninitialized copy when the stored
+    value has other uses. This pass gives both a private copy
+    (`bufferization.alloc_tensor() copy(...)`), which bufferization handles
+    correctly: a loaded value is a snapshot, a stored value is stored. The
+    copies are of state tensors (a history and a scale), so they cost little.
+
+    `fp8-cpu-pipeline` runs it before bufferizing.
+  }];
+  let dependentDialects = ["::mlir::bufferization::BufferizationDialect"];
+}
+
 #endif // FP8_DIALECT_FP8_TRANSFORMS_PASSES_TD
