@@ -228,7 +228,32 @@ def _transposed_block(block):
     return None if block is None else [block[1], block[0]]
 
 
-def emit_matmul_program(a, b, in_type="f32", out_type="f32", transpose_b=False):
+# Gradient formats of the recipes (numerics.md section 6).
+GRADIENT_FORMAT = {"tensor-current": "f8E5M2", "graphcore": "f8E5M2", "unit": "f8E5M2",
+                   "rowwise": "f8E4M3FN", "deepseek": "f8E4M3FN", "mxfp8": "f8E4M3FN",
+                   "nvfp4": "f4E2M1FN"}
+
+
+def random_bits(shape, stream):
+    """fp8-autocast's stochastic-rounding bits: a murmur3 finalizer over the
+    row-major element index mixed with the stream number."""
+    with np.errstate(over="ignore"):
+        h = np.arange(int(np.prod(shape)), dtype=np.uint32) * np.uint32(0x9E3779B1)
+        h ^= np.uint32(stream)
+        for shift, multiplier in ((16, 0x85EBCA6B), (13, 0xC2B2AE35)):
+            h ^= h >> np.uint32(shift)
+            h *= np.uint32(multiplier)
+        h ^= h >> np.uint32(16)
+    return h.reshape(shape)
+
+
+def stream_number(seed, ordinal=0):
+    """The stream of the `ordinal`-th stochastically rounded operand."""
+    return (seed * 0x9E3779B9 + (seed >> 32) + ordinal) & 0xFFFFFFFF
+
+
+def emit_matmul_program(a, b, in_type="f32", out_type="f32", transpose_b=False,
+                        role="fprop"):
     """A framework-style program: C = A x B with linalg.matmul into a
     zero-filled accumulator (B stored [N, K] with transpose_b), printing the
     bits of C. `a` and `b` must be exact in `in_type`."""
@@ -242,6 +267,7 @@ def emit_matmul_program(a, b, in_type="f32", out_type="f32", transpose_b=False):
         maps = ("indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, "
                 "affine_map<(d0, d1, d2) -> (d1, d2)>, "
                 "affine_map<(d0, d1, d2) -> (d0, d1)>] ")
+    attrs = "" if role == "fprop" else f"{{fp8.role = #fp8.gemm_role<{role}>}} "
     p = _Program()
     p.op(f"%a = arith.constant {_dense_as(a, in_type)} : {ta}")
     p.op(f"%b = arith.constant {_dense_as(b, in_type)} : {tb}")
@@ -256,16 +282,20 @@ def emit_matmul_program(a, b, in_type="f32", out_type="f32", transpose_b=False):
         f"  %zero = arith.constant 0.0 : {out_type}",
         f"  %empty = tensor.empty() : {tc}",
         f"  %init = linalg.fill ins(%zero : {out_type}) outs(%empty : {tc}) -> {tc}",
-        f"  %c = linalg.matmul {maps}ins(%a, %b : {ta}, {tb}) outs(%init : {tc}) -> {tc}",
+        f"  %c = linalg.matmul {maps}{attrs}ins(%a, %b : {ta}, {tb}) outs(%init : {tc}) -> {tc}",
         f"  return %c : {tc}",
         "}", ""])
     return gemm + p.text(f"linalg.matmul {m}x{n}x{k}, {in_type} -> {out_type}")
 
 
-def oracle_matmul(recipe, a, b, out_type="f32", transpose_b=False):
+def oracle_matmul(recipe, a, b, out_type="f32", transpose_b=False, role="fprop", seed=0):
     """The bits of C that fp8-autocast=recipe gives: each operand quantized by
-    the recipe (blocks along K), decoded, multiplied with f32 accumulation."""
+    the recipe (blocks along K), decoded, multiplied with f32 accumulation. In
+    dgrad, A is the gradient: it gets the gradient format, and NVFP4 rounds it
+    stochastically."""
     block_a, block_b, rule, fa, fb = AUTOCAST[recipe]
+    if role == "dgrad":
+        fa = GRADIENT_FORMAT[recipe]
     a = np.asarray(a, np.float32)
     b = np.asarray(b, np.float32)
     if transpose_b:
@@ -275,6 +305,14 @@ def oracle_matmul(recipe, a, b, out_type="f32", transpose_b=False):
     if rule == "static":
         one = np.ones((1, 1), np.float32)
         qa, qb, sa, sb = n.quantize(a, one, None, fa), n.quantize(b, one, None, fb), one, one
+    elif rule == "nvfp4" and role == "dgrad":
+        global_encode = n.rule_nvfp4_global(n.amax(a, None)[0, 0])
+        ga = np.float32(np.float32(1.0) / global_encode)
+        amax_a = n.amax(a, block_a)
+        sa = np.vectorize(lambda v: n.rule_nvfp4_block(v, global_encode))(amax_a)
+        qa = n.quantize(a, sa, block_a, fa, "saturate", "e4m3", global_encode,
+                        rounding="stochastic", rbits=random_bits(a.shape, stream_number(seed)))
+        qb, sb, gb = n.dynamic_quantize(b, block_b, rule, fb)
     elif rule == "nvfp4":
         qa, sa, ga = n.dynamic_quantize(a, block_a, rule, fa)
         qb, sb, gb = n.dynamic_quantize(b, block_b, rule, fb)

@@ -247,14 +247,16 @@ LogicalResult FP8AutocastPass::parseOptions() {
     return failure();
   if (margin < 0 || margin > 127)
     return module.emitError()
-           << "fp8-autocast: margin must be in [0, 127], got " << margin;
+           << "fp8-autocast: margin must be in [0, 127], got "
+           << static_cast<int>(margin);
   if (history < 1)
     return module.emitError()
-           << "fp8-autocast: history needs at least 1 entry, got " << history;
+           << "fp8-autocast: history needs at least 1 entry, got "
+           << static_cast<int64_t>(history);
   if (promoteInterval < 0)
     return module.emitError()
            << "fp8-autocast: promote-interval must be >= 0, got "
-           << promoteInterval;
+           << static_cast<int64_t>(promoteInterval);
   options.margin = margin;
   options.history = history;
   options.promoteInterval = promoteInterval;

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """fp8-autocast on a framework-style linalg.matmul, run on the CPU.
 
-  matmul_case.py emit  RECIPE SHAPE TYPES [transposed]
-  matmul_case.py check RECIPE SHAPE TYPES [transposed] OUTPUT
+  matmul_case.py emit  RECIPE SHAPE TYPES [transposed] [dgrad]
+  matmul_case.py check RECIPE SHAPE TYPES [transposed] [dgrad] OUTPUT
 
 SHAPE is MxKxN, TYPES is in-out (f32-f32, bf16-f32, bf16-bf16). The program
 multiplies seeded random operands with a wide dynamic range; check compares
@@ -16,6 +16,10 @@ import numpy as np
 
 from fp8_mlir import recipes
 from fp8_mlir import numerics as n
+
+
+# The seed=... of the dgrad tests' fp8-autocast options.
+SEED = 12345
 
 
 def inputs(recipe, shape, in_type, transposed):
@@ -37,13 +41,16 @@ def main(argv):
     transposed = bool(rest) and rest[0] == "transposed"
     if transposed:
         rest = rest[1:]
+    role = "fprop"
+    if rest and rest[0] == "dgrad":
+        role, rest = "dgrad", rest[1:]
     in_type, out_type = types.split("-")
     a, b = inputs(recipe, shape, in_type, transposed)
     if mode == "emit":
-        sys.stdout.write(recipes.emit_matmul_program(a, b, in_type, out_type, transposed))
+        sys.stdout.write(recipes.emit_matmul_program(a, b, in_type, out_type, transposed, role))
         return 0
     printed = recipes.parse_runner_output(open(rest[0]).read())
-    want = recipes.oracle_matmul(recipe, a, b, out_type, transposed)
+    want = recipes.oracle_matmul(recipe, a, b, out_type, transposed, role, seed=SEED)
     got = printed[0] if printed else np.array([])
     if got.shape != want.shape:
         print(f"FAIL: {got.size} values printed, {want.size} expected")
@@ -54,7 +61,7 @@ def main(argv):
         print(f"FAIL: {bad.size} of {want.size} differ; first at {i}: got "
               f"{recipes.as_f32([got[i]])[0]!r}, expected {recipes.as_f32([want[i]])[0]!r}")
         return 1
-    print(f"{recipe} {shape} {types}{' transposed' if transposed else ''}: "
+    print(f"{recipe} {shape} {types}{' transposed' if transposed else ''} {role}: "
           f"{want.size} values match the oracle")
     return 0
 
