@@ -173,6 +173,8 @@ private:
   llvm::DenseMap<std::tuple<Value, unsigned, Attribute, Attribute>, Quantized>
       cache;
   unsigned randomStreams = 0;
+  /// A state global of the wrong kind was found.
+  bool stateError = false;
 };
 
 /// Parses an enum option, or reports the valid values.
@@ -321,12 +323,28 @@ Quantized FP8AutocastPass::quantizeDelayed(OpBuilder &b, Location loc,
   auto scaleType =
       RankedTensorType::get(SmallVector<int64_t>(type.getRank(), 1), f32);
 
-  // The state globals, at the top of the module.
+  // The state globals: adopted when the module declares them (the caller
+  // owns the state), otherwise created at the top of the module.
   auto makeGlobal = [&](StringRef suffix, RankedTensorType stateType,
-                        float init) {
+                        float init) -> FlatSymbolRefAttr {
+    std::string name = (stateName + suffix).str();
+    if (Operation *existing = symbols->lookup(name)) {
+      auto global = dyn_cast<ml_program::GlobalOp>(existing);
+      if (!global || !global.getIsMutable() ||
+          global.getType() != stateType) {
+        existing->emitError()
+            << "fp8-autocast: '@" << name
+            << "' is the delayed-scaling state of this tensor and must be a "
+               "mutable ml_program.global of type "
+            << stateType;
+        stateError = true;
+        return {};
+      }
+      return FlatSymbolRefAttr::get(global.getSymNameAttr());
+    }
     OpBuilder moduleBuilder = OpBuilder::atBlockBegin(getOperation().getBody());
     auto global = ml_program::GlobalOp::create(
-        moduleBuilder, loc, (stateName + suffix).str(), stateType,
+        moduleBuilder, loc, name, stateType,
         /*is_mutable=*/true,
         DenseElementsAttr::get(stateType, moduleBuilder.getF32FloatAttr(init)),
         moduleBuilder.getStringAttr("private"));
@@ -335,6 +353,8 @@ Quantized FP8AutocastPass::quantizeDelayed(OpBuilder &b, Location loc,
   };
   FlatSymbolRefAttr historySym = makeGlobal("_history", historyType, 0.0f);
   FlatSymbolRefAttr scaleSym = makeGlobal("_scale", stateScaleType, 1.0f);
+  if (!historySym || !scaleSym)
+    return {value, Value(), Value()};
 
   Value history = ml_program::GlobalLoadOp::create(b, loc, historyType,
                                                    historySym);
@@ -502,8 +522,12 @@ void FP8AutocastPass::convert(Contraction &c, StringRef function,
   OpBuilder b(op);
   std::string stateName =
       llvm::formatv("__fp8_state_{0}_{1}", function, ordinal).str();
+  if (auto name = op->getAttrOfType<StringAttr>(kNameAttr))
+    stateName = ("__fp8_state_" + name.getValue()).str();
   Quantized lhs = quantize(b, loc, c.lhs, plan.lhs, plan, stateName + "_lhs");
   Quantized rhs = quantize(b, loc, c.rhs, plan.rhs, plan, stateName + "_rhs");
+  if (stateError)
+    return;
 
   bool accumulate = !isZeroInit(c.init);
   RankedTensorType productType =
@@ -566,6 +590,7 @@ void FP8AutocastPass::convert(Contraction &c, StringRef function,
 
 void FP8AutocastPass::runOnOperation() {
   excludes.clear();
+  stateError = false;
   if (failed(parseOptions()))
     return signalPassFailure();
   ModuleOp module = getOperation();
@@ -620,9 +645,15 @@ void FP8AutocastPass::runOnOperation() {
         }
       }
       convert(*contraction, name, ordinal++);
+      if (stateError)
+        break;
     }
+    if (stateError)
+      break;
   }
   symbols = nullptr;
+  if (stateError)
+    signalPassFailure();
 }
 
 } // namespace

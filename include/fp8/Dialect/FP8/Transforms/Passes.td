@@ -118,11 +118,17 @@ def FP8Autocast : Pass<"fp8-autocast", "::mlir::ModuleOp"> {
 
     **Delayed scaling.** `tensor-delayed` keeps, per quantized tensor, an amax
     history and a scale in `ml_program` globals named
-    `@__fp8_state_<function>_<n>_<lhs|rhs>_history` and `..._scale`
-    (history of `history` zeros, scale 1). Each call quantizes with the
-    stored scale, records the tensor's amax and stores the updated state
-    (`fp8.update_delayed_scale`), so a runtime calls the function step after
-    step and the module stays an ordinary module.
+    `@__fp8_state_<function>_<n>_<lhs|rhs>_history` and `..._scale`, where
+    `<n>` counts the converted contractions of the function, or
+    `@__fp8_state_<name>_<lhs|rhs>_...` for a contraction with
+    `fp8.name = "<name>"` (history of `history` zeros, scale 1). Each call
+    quantizes with the stored scale, records the tensor's amax and stores the
+    updated state (`fp8.update_delayed_scale`), so a runtime calls the
+    function step after step and the module stays an ordinary module. A
+    module that already declares a state global (mutable,
+    `tensor<{history}xf32>` or `tensor<1xf32>`) keeps it: the caller can
+    restore state from a checkpoint and read the scales; a symbol of that
+    name that is anything else is an error.
 
     **Accumulation.** A contraction into a zero-filled (or empty) tensor
     becomes the scaled product; one into other values adds them in f32.
