@@ -27,6 +27,7 @@ void fp8::buildFP8CPUPipeline(OpPassManager &pm,
                               const CPUPipelineOptions &options) {
   // Reference semantics of the fp8 ops, then every elementwise op on tensors
   // as linalg so that scalar conversions remain.
+  pm.addPass(fp8::createFP8DecomposeAggregates());
   pm.addPass(fp8::createConvertFP8ToLinalg());
   pm.addNestedPass<func::FuncOp>(createConvertElementwiseToLinalgPass());
   // Arithmetic on small floats happens in f32; then every conversion

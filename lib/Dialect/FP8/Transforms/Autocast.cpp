@@ -6,6 +6,7 @@
 
 #include "fp8/Dialect/FP8/IR/FP8Ops.h"
 #include "fp8/Dialect/FP8/IR/FormatInfo.h"
+#include "fp8/Dialect/FP8/Transforms/GraphUtils.h"
 #include "fp8/Dialect/FP8/Transforms/Passes.h"
 #include "fp8/Dialect/FP8/Transforms/Recipes.h"
 
@@ -126,16 +127,6 @@ FailureOr<Contraction> matchContraction(linalg::LinalgOp op,
     return fail("the right operand is not indexed [batch?, K, N] or "
                 "[batch?, N, K]");
   return c;
-}
-
-/// A zero-filled or uninitialized accumulator: the result is the product.
-bool isZeroInit(Value init) {
-  if (init.getDefiningOp<tensor::EmptyOp>())
-    return true;
-  if (auto fill = init.getDefiningOp<linalg::FillOp>())
-    return matchPattern(fill.value(), m_AnyZeroFloat()) &&
-           isZeroInit(fill.getDpsInitOperand(0)->get()) ;
-  return matchPattern(init, m_AnyZeroFloat());
 }
 
 //===----------------------------------------------------------------------===//
@@ -544,30 +535,7 @@ void FP8AutocastPass::convert(Contraction &c, StringRef function,
   Value result = matmul.getResult();
   if (accumulate) {
     // C = init + A x B, in f32.
-    int64_t rank = c.resultType.getRank();
-    AffineMap identity = AffineMap::getMultiDimIdentityMap(rank, ctx);
-    SmallVector<Value> dynamicSizes;
-    for (auto [i, size] : llvm::enumerate(c.resultType.getShape()))
-      if (ShapedType::isDynamic(size))
-        dynamicSizes.push_back(tensor::DimOp::create(b, loc, c.init, i));
-    Value out = tensor::EmptyOp::create(b, loc, c.resultType, dynamicSizes);
-    Type element = c.resultType.getElementType();
-    result = linalg::GenericOp::create(
-                 b, loc, c.resultType, ValueRange{result, c.init}, out,
-                 ArrayRef<AffineMap>{identity, identity, identity},
-                 SmallVector<utils::IteratorType>(
-                     rank, utils::IteratorType::parallel),
-                 [&](OpBuilder &nb, Location nloc, ValueRange args) {
-                   Value init = args[1];
-                   if (!init.getType().isF32())
-                     init = arith::ExtFOp::create(nb, nloc, nb.getF32Type(),
-                                                  init);
-                   Value sum = arith::AddFOp::create(nb, nloc, args[0], init);
-                   if (!element.isF32())
-                     sum = arith::TruncFOp::create(nb, nloc, element, sum);
-                   linalg::YieldOp::create(nb, nloc, sum);
-                 })
-                 .getResult(0);
+    result = addInF32(b, loc, result, c.init, c.resultType);
   }
   op->getResult(0).replaceAllUsesWith(result);
   op->erase();

@@ -190,6 +190,74 @@ def FP8Autocast : Pass<"fp8-autocast", "::mlir::ModuleOp"> {
   ];
 }
 
+def FP8UnitScale : Pass<"fp8-unit-scale"> {
+  let summary = "Unit Scaling: static factors that keep linalg graphs at unit variance";
+  let description = [{
+    Applies Unit Scaling (Blake, Orr and Luschi, 2023; docs/numerics.md
+    section 8) to a linalg graph on tensors: static factors chosen so that,
+    with unit-variance weights and inputs at initialisation, every layer
+    output (and, in a backward graph, every gradient) has unit variance. The
+    `unit` recipe of `fp8-autocast` then quantizes with scale 1 and no amax.
+
+    | op | factor |
+    |---|---|
+    | contraction (`linalg.matmul`, `batch_matmul`, generic contractions) | product * (product of the reduction extents)^-1/2 |
+    | GELU (an elementwise `linalg.generic` computing `x * f(erf or tanh)`) | result / 0.588 |
+    | `linalg.softmax` over a dimension of extent d | result * d / 1.31 |
+    | residual add (`linalg.add`, `arith.addf` or an elementwise add generic of two full-shape, non-broadcast tensors) | skip * 1/sqrt(1+tau^2), branch (operand 1) * tau/sqrt(1+tau^2); tau = 1 scales the sum by 2^-1/2 |
+
+    The contraction rule gives the paper's separate forward and backward
+    factors once the backward graph is written out: fprop `[M,K]x[K,N]`
+    contracts K (output * K^-1/2), dgrad contracts N (grad of the left
+    operand * N^-1/2), wgrad contracts M (grad of the right operand *
+    M^-1/2). Nonlinearity gradients cannot be recognized from their bodies,
+    so ops say what they are with `fp8.unit_op`:
+
+    | `fp8.unit_op` | factor |
+    |---|---|
+    | `"gelu"`, `"softmax"`, `"residual"` | as above, for ops not recognized by shape |
+    | `"gelu_grad"` | result / 0.675 |
+    | `"softmax_grad"` | result * d / 1.65, d the extent of dimension `fp8.unit_dim` (default: the last) |
+    | `"cross_entropy_grad"` | result * V / sqrt(V - 1), V the extent of the last dimension (sum reduction) |
+    | `"none"` | left alone |
+
+    `fp8.unit_scale = <float>` multiplies an op's result by an explicit
+    factor, and `fp8.residual_tau = <float>` sets tau for one add. Factors of
+    dynamic extents are computed at run time. Every rewritten op gets the
+    unit attribute `fp8.unit_scaled`, so running the pass twice changes
+    nothing, and a remark (category `fp8-unit-scale`) with its factor.
+    A contraction accumulating into a non-zero init becomes a contraction
+    into zeros, scaled, plus the init (added in f32).
+  }];
+  let options = [
+    Option<"residualTau", "residual-tau", "double", /*default=*/"1.0",
+           "Weight tau of residual branches (1: a plain add, scaled by 2^-1/2)">,
+  ];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::linalg::LinalgDialect",
+    "::mlir::math::MathDialect",
+    "::mlir::tensor::TensorDialect",
+  ];
+}
+
+def FP8DecomposeAggregates : Pass<"fp8-decompose-aggregates"> {
+  let summary = "Decompose aggregated linalg ops (linalg.softmax) into linalg.generic ops";
+  let description = [{
+    Ops with `AggregatedOpInterface`, such as `linalg.softmax`, have no
+    lowering to loops of their own. This pass replaces each with the
+    sequence of `linalg.generic` ops its interface gives (for softmax: max,
+    subtract and exp, sum, divide), so that the graph bufferizes and lowers
+    like any other. `fp8-cpu-pipeline` runs it first.
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::linalg::LinalgDialect",
+    "::mlir::math::MathDialect",
+    "::mlir::tensor::TensorDialect",
+  ];
+}
+
 def FP8IsolateGlobalState : Pass<"fp8-isolate-global-state"> {
   let summary = "Copy ml_program global state at loads and stores before bufferization";
   let description = [{

@@ -1,0 +1,33 @@
+//===- GraphUtils.h - Queries on linalg graphs shared by passes -*- C++ -*-===//
+//
+// Part of fp8-mlir.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FP8_DIALECT_FP8_TRANSFORMS_GRAPHUTILS_H
+#define FP8_DIALECT_FP8_TRANSFORMS_GRAPHUTILS_H
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Value.h"
+
+namespace mlir::fp8 {
+
+/// True when `init` is an empty tensor, zero-filled (`linalg.fill` of 0) or a
+/// zero constant: a contraction into it yields the product alone.
+bool isZeroInit(Value init);
+
+/// `lhs + rhs` elementwise as a `linalg.generic`, computed in f32 and
+/// rounded once to the element type of `resultType`. Both operands have the
+/// shape of `resultType`; `rhs` supplies the dynamic sizes.
+Value addInF32(OpBuilder &b, Location loc, Value lhs, Value rhs,
+               RankedTensorType resultType);
+
+/// A tensor of `type` filled with zeros; `like` (of the same shape) supplies
+/// the dynamic sizes.
+Value createZeros(OpBuilder &b, Location loc, RankedTensorType type,
+                  Value like);
+
+} // namespace mlir::fp8
+
+#endif // FP8_DIALECT_FP8_TRANSFORMS_GRAPHUTILS_H

@@ -1,0 +1,67 @@
+//===- GraphUtils.cpp - Queries on linalg graphs shared by passes ---------===//
+//
+// Part of fp8-mlir.
+//
+//===----------------------------------------------------------------------===//
+
+#include "fp8/Dialect/FP8/Transforms/GraphUtils.h"
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/Matchers.h"
+
+using namespace mlir;
+
+bool mlir::fp8::isZeroInit(Value init) {
+  if (init.getDefiningOp<tensor::EmptyOp>())
+    return true;
+  if (auto fill = init.getDefiningOp<linalg::FillOp>())
+    return matchPattern(fill.value(), m_AnyZeroFloat());
+  return matchPattern(init, m_AnyZeroFloat());
+}
+
+/// The dynamic sizes of `like`, for a tensor of the same shape.
+static SmallVector<Value> dynamicSizesOf(OpBuilder &b, Location loc,
+                                         Value like) {
+  SmallVector<Value> sizes;
+  auto type = cast<RankedTensorType>(like.getType());
+  for (auto [i, size] : llvm::enumerate(type.getShape()))
+    if (ShapedType::isDynamic(size))
+      sizes.push_back(tensor::DimOp::create(b, loc, like, i));
+  return sizes;
+}
+
+Value mlir::fp8::addInF32(OpBuilder &b, Location loc, Value lhs, Value rhs,
+                          RankedTensorType resultType) {
+  int64_t rank = resultType.getRank();
+  AffineMap identity = AffineMap::getMultiDimIdentityMap(rank, b.getContext());
+  Value out = tensor::EmptyOp::create(b, loc, resultType,
+                                      dynamicSizesOf(b, loc, rhs));
+  Type element = resultType.getElementType();
+  auto generic = linalg::GenericOp::create(
+      b, loc, resultType, ValueRange{lhs, rhs}, out,
+      ArrayRef<AffineMap>{identity, identity, identity},
+      SmallVector<utils::IteratorType>(rank, utils::IteratorType::parallel),
+      [&](OpBuilder &nb, Location nloc, ValueRange args) {
+        auto widen = [&](Value v) -> Value {
+          if (v.getType().isF32())
+            return v;
+          return arith::ExtFOp::create(nb, nloc, nb.getF32Type(), v);
+        };
+        Value sum =
+            arith::AddFOp::create(nb, nloc, widen(args[0]), widen(args[1]));
+        if (!element.isF32())
+          sum = arith::TruncFOp::create(nb, nloc, element, sum);
+        linalg::YieldOp::create(nb, nloc, sum);
+      });
+  return generic.getResult(0);
+}
+
+Value mlir::fp8::createZeros(OpBuilder &b, Location loc,
+                             RankedTensorType type, Value like) {
+  Value empty =
+      tensor::EmptyOp::create(b, loc, type, dynamicSizesOf(b, loc, like));
+  Value zero = arith::ConstantOp::create(
+      b, loc, b.getZeroAttr(type.getElementType()));
+  return linalg::FillOp::create(b, loc, zero, empty).getResult(0);
+}
