@@ -63,6 +63,10 @@ void fp8::buildFP8CPUPipeline(OpPassManager &pm,
   pm.addPass(createLowerAffinePass());
   if (options.emitCInterface)
     pm.addPass(LLVM::createLLVMRequestCWrappersPass());
+  // Math functions with an LLVM lowering take it; the others (erf) call libm
+  // (declared after the C wrappers were requested: libm has none).
+  pm.addPass(createConvertMathToLLVMPass());
+  pm.addPass(createConvertMathToLibmPass());
   pm.addPass(createConvertToLLVMPass());
   pm.addPass(createReconcileUnrealizedCastsPass());
 }

@@ -145,11 +145,12 @@ def parse_runner_output(text):
     return arrays
 
 
-def run_program(text, build_dir, llvm_dir="/usr/lib/llvm-22"):
-    """Compiles with fp8-cpu-pipeline, runs with mlir-runner, parses the output."""
+def run_program(text, build_dir, llvm_dir="/usr/lib/llvm-22", passes=()):
+    """Compiles with `passes` then fp8-cpu-pipeline, runs with mlir-runner,
+    parses the output."""
     fp8_opt = os.path.join(build_dir, "bin", "fp8-opt")
-    lowered = subprocess.run([fp8_opt, "--fp8-cpu-pipeline"], input=text, capture_output=True,
-                             text=True, check=True).stdout
+    lowered = subprocess.run([fp8_opt, *passes, "--fp8-cpu-pipeline"], input=text,
+                             capture_output=True, text=True, check=True).stdout
     libs = ",".join(os.path.join(llvm_dir, "lib", name)
                     for name in ("libmlir_runner_utils.so", "libmlir_c_runner_utils.so"))
     out = subprocess.run([os.path.join(llvm_dir, "bin", "mlir-runner"), "-e", "main",

@@ -1,0 +1,543 @@
+"""A small tensor-graph builder: linalg-on-tensors MLIR, a numpy reference and
+reverse-mode differentiation, for the example models and their tests.
+
+A `Graph` records ops on `Tensor`s. It emits the graph as one `func.func` of
+linalg named ops and generics on f32 tensors (what a framework importer
+produces), evaluates it in float64 numpy, and builds the backward graph by
+reverse-mode differentiation: each primitive's vector-Jacobian product is
+written with other primitives, so backward graphs are emitted and evaluated
+the same way. Contractions of the backward graph carry `fp8.role`
+(`dgrad` for the gradient of the left operand, `wgrad` for the right) and
+`fp8.grad_operand`, as `fp8-autocast` expects; gradient nonlinearities carry
+`fp8.unit_op` for `fp8-unit-scale`.
+
+    g = Graph("mlp")
+    x = g.input("x", (64, 128))
+    w = g.input("w", (128, 256))
+    y = g.gelu(g.matmul(x, w, name="fc1"))
+    g.output(y)
+    grads = g.gradients([y], wrt=[x, w])   # a Graph computing (y, dx, dw)
+    print(g.emit(), grads.emit())
+"""
+
+import math
+
+import numpy as np
+
+F32 = "f32"
+
+
+def tensor_type(shape):
+    return "tensor<" + "".join(f"{d}x" for d in shape) + F32 + ">"
+
+
+def _map(dims, results):
+    return f"affine_map<({', '.join(dims)}) -> ({', '.join(results)})>"
+
+
+def _erf(x):
+    return np.vectorize(math.erf, otypes=[np.float64])(x)
+
+
+def _gelu(x):
+    return 0.5 * x * (1.0 + _erf(x / math.sqrt(2.0)))
+
+
+def _gelu_derivative(x):
+    return 0.5 * (1.0 + _erf(x / math.sqrt(2.0))) + x * np.exp(-0.5 * x * x) / math.sqrt(
+        2.0 * math.pi)
+
+
+class Tensor:
+    def __init__(self, graph, op, inputs, shape, attrs):
+        self.graph = graph
+        self.op = op
+        self.inputs = list(inputs)
+        self.shape = tuple(int(d) for d in shape)
+        self.attrs = dict(attrs)
+        self.id = len(graph.nodes)
+        graph.nodes.append(self)
+
+    @property
+    def name(self):
+        if self.op == "input":
+            return "%" + self.attrs["name"]
+        return f"%v{self.id}"
+
+    @property
+    def type(self):
+        return tensor_type(self.shape)
+
+    def __repr__(self):
+        return f"Tensor({self.op}, {self.shape})"
+
+
+class Graph:
+    def __init__(self, name):
+        self.name = name
+        self.nodes = []
+        self.params = []
+        self.outputs = []
+
+    # -- building ------------------------------------------------------------
+
+    def _node(self, op, inputs, shape, **attrs):
+        for t in inputs:
+            assert t.graph is self, "tensors of another graph"
+        return Tensor(self, op, inputs, shape, attrs)
+
+    def input(self, name, shape):
+        t = self._node("input", [], shape, name=name)
+        self.params.append(t)
+        return t
+
+    def output(self, *tensors):
+        self.outputs.extend(tensors)
+
+    def matmul(self, a, b, ta=False, tb=False, role=None, grad_operand=None, name=None):
+        """op(a) x op(b) over the last two dims; a leading batch dim is shared."""
+        assert len(a.shape) == len(b.shape) and len(a.shape) in (2, 3)
+        m, ka = (a.shape[-1], a.shape[-2]) if ta else (a.shape[-2], a.shape[-1])
+        kb, n = (b.shape[-1], b.shape[-2]) if tb else (b.shape[-2], b.shape[-1])
+        assert ka == kb, f"contraction mismatch {a.shape} {b.shape}"
+        shape = a.shape[:-2] + (m, n)
+        return self._node("matmul", [a, b], shape, ta=ta, tb=tb, role=role,
+                          grad_operand=grad_operand, name=name)
+
+    def add(self, a, b):
+        assert a.shape == b.shape
+        return self._node("add", [a, b], a.shape)
+
+    def sub(self, a, b):
+        assert a.shape == b.shape
+        return self._node("sub", [a, b], a.shape)
+
+    def mul(self, a, b, unit_op=None):
+        assert a.shape == b.shape
+        return self._node("mul", [a, b], a.shape, unit_op=unit_op)
+
+    def scale(self, a, factor):
+        return self._node("scale", [a], a.shape, factor=float(factor))
+
+    def gelu(self, a):
+        return self._node("gelu", [a], a.shape)
+
+    def gelu_grad(self, x, dy):
+        return self._node("gelu_grad", [x, dy], x.shape)
+
+    def softmax(self, a):
+        """Softmax over the last dimension."""
+        return self._node("softmax", [a], a.shape)
+
+    def rsqrt(self, a, eps):
+        """(a + eps)^-1/2."""
+        return self._node("rsqrt", [a], a.shape, eps=float(eps))
+
+    def rsqrt_grad(self, r, dy):
+        """dy * d/da (a + eps)^-1/2 given r = (a + eps)^-1/2: -dy r^3 / 2."""
+        return self._node("rsqrt_grad", [r, dy], r.shape)
+
+    def reduce_sum(self, a, dims):
+        dims = sorted(d % len(a.shape) for d in dims)
+        shape = tuple(s for i, s in enumerate(a.shape) if i not in dims)
+        return self._node("reduce_sum", [a], shape, dims=dims)
+
+    def broadcast(self, a, shape, dims):
+        """Adds the dimensions `dims` of `shape` to `a`."""
+        dims = sorted(dims)
+        kept = tuple(s for i, s in enumerate(shape) if i not in dims)
+        assert kept == a.shape, f"cannot broadcast {a.shape} to {shape} along {dims}"
+        return self._node("broadcast", [a], shape, dims=dims)
+
+    def transpose(self, a, perm):
+        return self._node("transpose", [a], tuple(a.shape[p] for p in perm), perm=list(perm))
+
+    def reshape(self, a, shape, groups):
+        """expand_shape (more dims) or collapse_shape (fewer) by `groups`."""
+        assert math.prod(shape) == math.prod(a.shape)
+        return self._node("reshape", [a], shape, groups=[list(g) for g in groups])
+
+    def causal_fill(self, a, value):
+        """Entries above the diagonal of the last two dims set to `value`."""
+        return self._node("causal_fill", [a], a.shape, value=float(value))
+
+    # -- composites ----------------------------------------------------------
+
+    def linear(self, x, w, bias=None, name=None):
+        y = self.matmul(x, w, name=name)
+        if bias is not None:
+            y = self.add(y, self.broadcast(bias, y.shape, [0]))
+        return y
+
+    def layernorm(self, x, gamma, beta, eps=1e-5):
+        """LayerNorm over the last dimension of a 2-D tensor."""
+        rows, width = x.shape
+        mean = self.scale(self.reduce_sum(x, [1]), 1.0 / width)
+        centered = self.sub(x, self.broadcast(mean, x.shape, [1]))
+        var = self.scale(self.reduce_sum(self.mul(centered, centered), [1]), 1.0 / width)
+        rstd = self.rsqrt(var, eps)
+        normed = self.mul(centered, self.broadcast(rstd, x.shape, [1]))
+        return self.add(self.mul(normed, self.broadcast(gamma, x.shape, [0])),
+                        self.broadcast(beta, x.shape, [0]))
+
+    # -- differentiation -----------------------------------------------------
+
+    def _vjp(self, t, dy):
+        """Gradients of t's inputs given dy, built in self."""
+        op, ins, a = t.op, t.inputs, t.attrs
+        if op == "matmul":
+            x, w = ins
+            ta, tb = a["ta"], a["tb"]
+            base = a["name"]
+            dname = lambda suffix: f"{base}_{suffix}" if base else None
+            if not ta:
+                dx = self.matmul(dy, w, tb=not tb, role="dgrad", grad_operand=0,
+                                 name=dname("dgrad"))
+            else:
+                dx = self.matmul(w, dy, ta=tb, tb=True, role="dgrad", grad_operand=1,
+                                 name=dname("dgrad"))
+            if not tb:
+                dw = self.matmul(x, dy, ta=not ta, role="wgrad", grad_operand=1,
+                                 name=dname("wgrad"))
+            else:
+                dw = self.matmul(dy, x, ta=True, tb=ta, role="wgrad", grad_operand=0,
+                                 name=dname("wgrad"))
+            return [dx, dw]
+        if op == "add":
+            return [dy, dy]
+        if op == "sub":
+            return [dy, self.scale(dy, -1.0)]
+        if op == "mul":
+            return [self.mul(dy, ins[1]), self.mul(dy, ins[0])]
+        if op == "scale":
+            return [self.scale(dy, a["factor"])]
+        if op == "gelu":
+            return [self.gelu_grad(ins[0], dy)]
+        if op == "softmax":
+            # y (dy - sum(dy y)), the sum over the last dim.
+            last = len(t.shape) - 1
+            dot = self.reduce_sum(self.mul(dy, t), [last])
+            centered = self.sub(dy, self.broadcast(dot, t.shape, [last]))
+            return [self.mul(t, centered, unit_op="softmax_grad")]
+        if op == "rsqrt":
+            return [self.rsqrt_grad(t, dy)]
+        if op == "reduce_sum":
+            return [self.broadcast(dy, ins[0].shape, a["dims"])]
+        if op == "broadcast":
+            return [self.reduce_sum(dy, a["dims"])]
+        if op == "transpose":
+            inverse = [0] * len(a["perm"])
+            for i, p in enumerate(a["perm"]):
+                inverse[p] = i
+            return [self.transpose(dy, inverse)]
+        if op == "reshape":
+            return [self.reshape(dy, ins[0].shape, a["groups"])]
+        if op == "causal_fill":
+            return [self.causal_fill(dy, 0.0)]
+        raise NotImplementedError(f"no gradient for {op}")
+
+    def gradients(self, outputs, wrt, name=None):
+        """A new graph computing `outputs`, then the gradients of
+        sum(output * d_output) with respect to `wrt`; the d_outputs are extra
+        inputs named d_<n>. Its outputs are the forward outputs, then the
+        gradients in the order of `wrt`."""
+        g = Graph(name or self.name + "_backward")
+        copies = {}
+        for t in self.nodes:
+            copies[t.id] = Tensor(g, t.op, [copies[i.id] for i in t.inputs], t.shape, t.attrs)
+            if t.op == "input":
+                g.params.append(copies[t.id])
+        grads = {}
+        for i, out in enumerate(outputs):
+            seed = g.input(f"d_{i}", out.shape)
+            grads[out.id] = seed
+        for t in reversed(self.nodes):
+            if t.id not in grads or t.op == "input":
+                continue
+            for x, dx in zip(t.inputs, g._vjp(copies[t.id], grads[t.id])):
+                if x.id in grads:
+                    grads[x.id] = g.add(grads[x.id], dx)
+                else:
+                    grads[x.id] = dx
+        g.output(*[copies[o.id] for o in outputs])
+        for w in wrt:
+            if w.id not in grads:
+                raise ValueError(f"{w.attrs.get('name')} does not reach the outputs")
+            g.output(grads[w.id])
+        return g
+
+    # -- numpy reference -----------------------------------------------------
+
+    def evaluate(self, feeds):
+        """The outputs in float64 for `feeds` (input name -> array)."""
+        values = {}
+        for t in self.nodes:
+            v = [values[i.id] for i in t.inputs]
+            a = t.attrs
+            if t.op == "input":
+                r = np.asarray(feeds[a["name"]], np.float64)
+                assert r.shape == t.shape, (a["name"], r.shape, t.shape)
+            elif t.op == "matmul":
+                x = np.swapaxes(v[0], -1, -2) if a["ta"] else v[0]
+                w = np.swapaxes(v[1], -1, -2) if a["tb"] else v[1]
+                r = x @ w
+            elif t.op == "add":
+                r = v[0] + v[1]
+            elif t.op == "sub":
+                r = v[0] - v[1]
+            elif t.op == "mul":
+                r = v[0] * v[1]
+            elif t.op == "scale":
+                r = v[0] * np.float64(np.float32(a["factor"]))
+            elif t.op == "gelu":
+                r = _gelu(v[0])
+            elif t.op == "gelu_grad":
+                r = v[1] * _gelu_derivative(v[0])
+            elif t.op == "softmax":
+                e = np.exp(v[0] - v[0].max(axis=-1, keepdims=True))
+                r = e / e.sum(axis=-1, keepdims=True)
+            elif t.op == "rsqrt":
+                r = 1.0 / np.sqrt(v[0] + np.float64(np.float32(a["eps"])))
+            elif t.op == "rsqrt_grad":
+                r = -0.5 * v[1] * v[0] ** 3
+            elif t.op == "reduce_sum":
+                r = v[0].sum(axis=tuple(a["dims"]))
+            elif t.op == "broadcast":
+                r = np.broadcast_to(np.expand_dims(v[0], tuple(a["dims"])), t.shape).copy()
+            elif t.op == "transpose":
+                r = np.transpose(v[0], a["perm"])
+            elif t.op == "reshape":
+                r = v[0].reshape(t.shape)
+            elif t.op == "causal_fill":
+                s = t.shape[-1]
+                above = np.triu(np.ones((t.shape[-2], s), bool), 1)
+                r = np.where(above, a["value"], v[0])
+            else:
+                raise NotImplementedError(t.op)
+            values[t.id] = r
+        return [values[o.id] for o in self.outputs]
+
+    # -- MLIR ----------------------------------------------------------------
+
+    def emit(self):
+        """The graph as a func.func on f32 tensors."""
+        lines = []
+        zeros = set()
+
+        def line(text):
+            lines.append("  " + text)
+
+        def zero_filled(t):
+            line(f"%e{t.id} = tensor.empty() : {t.type}")
+            if "zero" not in zeros:
+                zeros.add("zero")
+                lines.insert(0, "  %zero = arith.constant 0.000000e+00 : f32")
+            line(f"%z{t.id} = linalg.fill ins(%zero : f32) outs(%e{t.id} : {t.type}) -> {t.type}")
+            return f"%z{t.id}"
+
+        def empty(t):
+            line(f"%e{t.id} = tensor.empty() : {t.type}")
+            return f"%e{t.id}"
+
+        def elementwise(t, body, attrs=""):
+            rank = len(t.shape)
+            dims = [f"d{i}" for i in range(rank)]
+            ident = _map(dims, dims)
+            maps = ", ".join([ident] * (len(t.inputs) + 1))
+            iters = ", ".join(['"parallel"'] * rank)
+            ins = ", ".join(i.name for i in t.inputs)
+            tys = ", ".join(i.type for i in t.inputs)
+            args = ", ".join(f"%in{k}: f32" for k in range(len(t.inputs)))
+            out = empty(t)
+            line(f"{t.name} = linalg.generic {{indexing_maps = [{maps}], iterator_types = [{iters}]}}"
+                 f" ins({ins} : {tys}) outs({out} : {t.type}){attrs} {{")
+            line(f"^bb0({args}, %out: f32):")
+            for b in body:
+                line("  " + b)
+            line(f"}} -> {t.type}")
+
+        def fconst(v):
+            return f"{np.float32(v).item():.9e}"
+
+        for t in self.nodes:
+            a, ins = t.attrs, t.inputs
+            if t.op == "input":
+                continue
+            if t.op == "matmul":
+                batch = len(t.shape) == 3
+                dims = (["b"] if batch else []) + ["m", "n", "k"]
+                pre = ["b"] if batch else []
+                amap = _map(dims, pre + (["k", "m"] if a["ta"] else ["m", "k"]))
+                bmap = _map(dims, pre + (["n", "k"] if a["tb"] else ["k", "n"]))
+                cmap = _map(dims, pre + ["m", "n"])
+                attrs = []
+                if a["role"]:
+                    attrs.append(f"fp8.role = #fp8.gemm_role<{a['role']}>")
+                if a["grad_operand"] is not None:
+                    attrs.append(f"fp8.grad_operand = {a['grad_operand']} : i64")
+                if a["name"]:
+                    attrs.append(f'fp8.name = "{a["name"]}"')
+                attr = f" {{{', '.join(attrs)}}}" if attrs else ""
+                init = zero_filled(t)
+                opname = "linalg.batch_matmul" if batch else "linalg.matmul"
+                line(f"{t.name} = {opname} indexing_maps = [{amap}, {bmap}, {cmap}]{attr}"
+                     f" ins({ins[0].name}, {ins[1].name} : {ins[0].type}, {ins[1].type})"
+                     f" outs({init} : {t.type}) -> {t.type}")
+            elif t.op in ("add", "sub"):
+                out = empty(t)
+                line(f"{t.name} = linalg.{t.op} ins({ins[0].name}, {ins[1].name} : {t.type}, "
+                     f"{t.type}) outs({out} : {t.type}) -> {t.type}")
+            elif t.op == "mul":
+                out = empty(t)
+                attr = f' {{fp8.unit_op = "{a["unit_op"]}"}}' if a["unit_op"] else ""
+                line(f"{t.name} = linalg.mul{attr} ins({ins[0].name}, {ins[1].name} : {t.type}, "
+                     f"{t.type}) outs({out} : {t.type}) -> {t.type}")
+            elif t.op == "scale":
+                elementwise(t, [f"%c = arith.constant {fconst(a['factor'])} : f32",
+                                "%y = arith.mulf %in0, %c : f32", "linalg.yield %y : f32"])
+            elif t.op == "gelu":
+                elementwise(t, [f"%r = arith.constant {fconst(1 / math.sqrt(2))} : f32",
+                                "%h = arith.constant 5.000000e-01 : f32",
+                                "%one = arith.constant 1.000000e+00 : f32",
+                                "%s = arith.mulf %in0, %r : f32",
+                                "%erf = math.erf %s : f32",
+                                "%p = arith.addf %erf, %one : f32",
+                                "%xp = arith.mulf %in0, %p : f32",
+                                "%y = arith.mulf %xp, %h : f32",
+                                "linalg.yield %y : f32"])
+            elif t.op == "gelu_grad":
+                elementwise(t, [f"%r = arith.constant {fconst(1 / math.sqrt(2))} : f32",
+                                f"%n = arith.constant {fconst(1 / math.sqrt(2 * math.pi))} : f32",
+                                "%h = arith.constant 5.000000e-01 : f32",
+                                "%mh = arith.constant -5.000000e-01 : f32",
+                                "%one = arith.constant 1.000000e+00 : f32",
+                                "%s = arith.mulf %in0, %r : f32",
+                                "%erf = math.erf %s : f32",
+                                "%p = arith.addf %erf, %one : f32",
+                                "%cdf = arith.mulf %p, %h : f32",
+                                "%sq = arith.mulf %in0, %in0 : f32",
+                                "%ex = arith.mulf %sq, %mh : f32",
+                                "%e = math.exp %ex : f32",
+                                "%pdf = arith.mulf %e, %n : f32",
+                                "%xpdf = arith.mulf %in0, %pdf : f32",
+                                "%d = arith.addf %cdf, %xpdf : f32",
+                                "%y = arith.mulf %in1, %d : f32",
+                                "linalg.yield %y : f32"],
+                            attrs=' attrs = {fp8.unit_op = "gelu_grad"}')
+            elif t.op == "softmax":
+                out = empty(t)
+                line(f"{t.name} = linalg.softmax dimension({len(t.shape) - 1}) ins({ins[0].name} : "
+                     f"{t.type}) outs({out} : {t.type}) -> {t.type}")
+            elif t.op == "rsqrt":
+                elementwise(t, [f"%eps = arith.constant {fconst(a['eps'])} : f32",
+                                "%s = arith.addf %in0, %eps : f32",
+                                "%y = math.rsqrt %s : f32", "linalg.yield %y : f32"])
+            elif t.op == "rsqrt_grad":
+                elementwise(t, ["%mh = arith.constant -5.000000e-01 : f32",
+                                "%r2 = arith.mulf %in0, %in0 : f32",
+                                "%r3 = arith.mulf %r2, %in0 : f32",
+                                "%g = arith.mulf %in1, %r3 : f32",
+                                "%y = arith.mulf %g, %mh : f32", "linalg.yield %y : f32"])
+            elif t.op == "reduce_sum":
+                init = zero_filled(t)
+                line(f"{t.name} = linalg.reduce ins({ins[0].name} : {ins[0].type}) outs({init} : "
+                     f"{t.type}) dimensions = [{', '.join(map(str, a['dims']))}]")
+                line("  (%in: f32, %acc: f32) {")
+                line("    %s = arith.addf %in, %acc : f32")
+                line("    linalg.yield %s : f32")
+                line("  }")
+            elif t.op == "broadcast":
+                out = empty(t)
+                line(f"{t.name} = linalg.broadcast ins({ins[0].name} : {ins[0].type}) outs({out} : "
+                     f"{t.type}) dimensions = [{', '.join(map(str, a['dims']))}]")
+            elif t.op == "transpose":
+                out = empty(t)
+                line(f"{t.name} = linalg.transpose ins({ins[0].name} : {ins[0].type}) outs({out} : "
+                     f"{t.type}) permutation = [{', '.join(map(str, a['perm']))}]")
+            elif t.op == "reshape":
+                groups = "[" + ", ".join("[" + ", ".join(map(str, g)) + "]"
+                                         for g in a["groups"]) + "]"
+                if len(t.shape) > len(ins[0].shape):
+                    line(f"{t.name} = tensor.expand_shape {ins[0].name} {groups} output_shape "
+                         f"[{', '.join(map(str, t.shape))}] : {ins[0].type} into {t.type}")
+                else:
+                    line(f"{t.name} = tensor.collapse_shape {ins[0].name} {groups} : "
+                         f"{ins[0].type} into {t.type}")
+            elif t.op == "causal_fill":
+                rank = len(t.shape)
+                elementwise(t, [f"%i = linalg.index {rank - 2} : index",
+                                f"%j = linalg.index {rank - 1} : index",
+                                "%above = arith.cmpi ugt, %j, %i : index",
+                                f"%v = arith.constant {fconst(a['value'])} : f32",
+                                "%y = arith.select %above, %v, %in0 : f32",
+                                "linalg.yield %y : f32"])
+            else:
+                raise NotImplementedError(t.op)
+
+        args = ", ".join(f"{p.name}: {p.type}" for p in self.params)
+        results = ", ".join(o.type for o in self.outputs)
+        header = f"func.func @{self.name}({args}) -> ({results}) {{"
+        ret = (f"  return {', '.join(o.name for o in self.outputs)} : "
+               f"{', '.join(o.type for o in self.outputs)}")
+        return "\n".join([header] + lines + [ret, "}"]) + "\n"
+
+
+# -- running on the CPU --------------------------------------------------------
+
+
+def driver(graph, feeds, steps=1):
+    """A @main that calls `graph`'s function on `feeds` (dense constants)
+    `steps` times (state such as delayed scaling advances) and prints the
+    bits of every output of the last call with printMemrefI32."""
+    from fp8_mlir.recipes import dense
+
+    lines = ["func.func private @printMemrefI32(memref<*xi32>)", "func.func @main() {"]
+    args = []
+    for p in graph.params:
+        value = np.asarray(feeds[p.attrs["name"]], np.float32)
+        assert value.shape == p.shape
+        lines.append(f"  %arg_{p.attrs['name']} = arith.constant {dense(value.reshape(-1))} : "
+                     f"{tensor_type((value.size,))}")
+        if len(p.shape) == 1:
+            args.append(f"%arg_{p.attrs['name']}")
+            continue
+        groups = "[[" + ", ".join(str(i) for i in range(len(p.shape))) + "]]"
+        lines.append(f"  %in_{p.attrs['name']} = tensor.expand_shape %arg_{p.attrs['name']} "
+                     f"{groups} output_shape [{', '.join(map(str, p.shape))}] : "
+                     f"{tensor_type((value.size,))} into {p.type}")
+        args.append(f"%in_{p.attrs['name']}")
+    results = [f"%out{i}" for i in range(len(graph.outputs))]
+    types = ", ".join(o.type for o in graph.outputs)
+    call = (f"func.call @{graph.name}({', '.join(args)}) : "
+            f"({', '.join(p.type for p in graph.params)}) -> ({types})")
+    for step in range(steps - 1):
+        lines.append(f"  {', '.join(f'%warm{step}_{i}' for i in range(len(results)))} = {call}")
+    lines.append(f"  {', '.join(results)} = {call}")
+    for i, o in enumerate(graph.outputs):
+        size = math.prod(o.shape)
+        flat = tensor_type((size,))
+        value = results[i]
+        if len(o.shape) != 1:
+            groups = "[[" + ", ".join(str(d) for d in range(len(o.shape))) + "]]"
+            lines.append(f"  %flat{i} = tensor.collapse_shape {value} {groups} : {o.type} into {flat}")
+            value = f"%flat{i}"
+        ints = f"tensor<{size}xi32>"
+        lines.append(f"  %bits{i} = arith.bitcast {value} : {flat} to {ints}")
+        lines.append(f"  %buf{i} = bufferization.to_buffer %bits{i} : {ints} to memref<{size}xi32>")
+        lines.append(f"  %any{i} = memref.cast %buf{i} : memref<{size}xi32> to memref<*xi32>")
+        lines.append(f"  call @printMemrefI32(%any{i}) : (memref<*xi32>) -> ()")
+    lines += ["  return", "}", ""]
+    return "\n".join(lines)
+
+
+def run(functions, graph, feeds, build_dir, passes=(), steps=1):
+    """Runs `graph` (defined in `functions`, MLIR text) on the CPU after
+    `passes`, `steps` times; returns the outputs of the last call as float32
+    arrays."""
+    from fp8_mlir.recipes import run_program
+
+    arrays = run_program(functions + "\n" + driver(graph, feeds, steps), build_dir,
+                         passes=passes)
+    assert len(arrays) == len(graph.outputs), (len(arrays), len(graph.outputs))
+    return [a.astype(np.uint32).view(np.float32).reshape(o.shape)
+            for a, o in zip(arrays, graph.outputs)]
