@@ -38,6 +38,9 @@ void fp8::buildFP8CPUPipeline(OpPassManager &pm,
   emulate.targetTypeStr = "f32";
   pm.addPass(arith::createArithEmulateUnsupportedFloats(emulate));
   pm.addPass(fp8::createFP8ExpandFloatCasts());
+  // Small-float tensor constants (quantized weights) became integer
+  // constants and a bit cast, elementwise.
+  pm.addNestedPass<func::FuncOp>(createConvertElementwiseToLinalgPass());
   arith::ArithExpandOpsPassOptions expand;
   expand.includeBf16 = true;
   pm.addPass(arith::createArithExpandOpsPass(expand));

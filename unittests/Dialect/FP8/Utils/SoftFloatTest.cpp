@@ -16,6 +16,7 @@
 
 #include "fp8/Dialect/FP8/IR/FP8Dialect.h"
 #include "fp8/Dialect/FP8/Transforms/Passes.h"
+#include "fp8/Dialect/FP8/Utils/HostNumerics.h"
 #include "fp8/InitAll.h"
 
 #include "mlir/Conversion/Passes.h"
@@ -31,6 +32,7 @@
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
 #include "llvm/ADT/APFloat.h"
+#include "llvm/ADT/StringSwitch.h"
 #include "llvm/ADT/bit.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/TargetSelect.h"
@@ -196,6 +198,15 @@ const Fmt kFormats[] = {
     {"f6E3M2FN", APFloat::Float6E3M2FN, 6, true},
 };
 bool isE8M0(const Fmt &f) { return f.sem == APFloat::Float8E8M0FNU; }
+fp8::Format formatOf(const Fmt &f) {
+  StringRef name = f.name;
+  return llvm::StringSwitch<fp8::Format>(name)
+      .Case("f8E4M3FN", fp8::Format::E4M3)
+      .Case("f8E5M2", fp8::Format::E5M2)
+      .Case("f4E2M1FN", fp8::Format::E2M1)
+      .Case("f6E2M3FN", fp8::Format::E2M3)
+      .Case("f6E3M2FN", fp8::Format::E3M2);
+}
 
 struct Wide {
   const char *name;
@@ -444,6 +455,17 @@ TEST_F(SoftFloatTest, ConvertSaturateAndNonFinite) {
         expectSame(
             inputs, actual, expected,
             llvm::formatv("convert {0} {1} -> {2}", mode, src->name, f.name));
+        if (src != &kF32)
+          continue;
+        // The host evaluation of compile-time quantization agrees too.
+        std::vector<uint64_t> host(inputs.size());
+        for (size_t i = 0; i < inputs.size(); ++i)
+          host[i] = fp8::host::roundToFormat(
+              llvm::bit_cast<float>(uint32_t(inputs[i])), formatOf(f),
+              saturate ? fp8::Overflow::Saturate : fp8::Overflow::NonFinite);
+        expectSame(inputs, host, expected,
+                   llvm::formatv("host::roundToFormat {0} -> {1}", mode,
+                                 f.name));
       }
     }
   }
@@ -506,6 +528,13 @@ TEST_F(SoftFloatTest, ConvertE8M0Roundings) {
         for (size_t i = 0; i < inputs.size(); ++i)
           expected[i] = expectedE8M0(*src, inputs[i], rounding, saturate);
         expectSame(inputs, actual, expected, what);
+        if (src != &kF32 || rounding != fp8::Rounding::RCeil || !saturate)
+          continue;
+        std::vector<uint64_t> host(inputs.size());
+        for (size_t i = 0; i < inputs.size(); ++i)
+          host[i] = fp8::host::roundToE8M0RCeil(
+              llvm::bit_cast<float>(uint32_t(inputs[i])));
+        expectSame(inputs, host, expected, "host::roundToE8M0RCeil");
       }
     }
   }

@@ -33,6 +33,12 @@ void populateFuseDynamicQuantizePatterns(RewritePatternSet &patterns);
 /// into integer constants, after these patterns ran.)
 void populateExpandFloatCastsPatterns(RewritePatternSet &patterns);
 
+/// Patterns that replace fp8.amax, fp8.compute_scale, fp8.quantize (RNE) and
+/// fp8.dynamic_quantize of constants with constants, bit-identical to the
+/// run-time results, for tensors of at most `maxElements` elements.
+void populateQuantizeConstantsPatterns(RewritePatternSet &patterns,
+                                       int64_t maxElements);
+
 #define GEN_PASS_REGISTRATION
 #include "fp8/Dialect/FP8/Transforms/Passes.h.inc"
 

@@ -258,6 +258,40 @@ def FP8DecomposeAggregates : Pass<"fp8-decompose-aggregates"> {
   ];
 }
 
+def FP8QuantizeConstants : Pass<"fp8-quantize-constants"> {
+  let summary = "Quantize constant tensors at compile time";
+  let description = [{
+    Evaluates `fp8.amax`, `fp8.compute_scale`, `fp8.quantize` (round to
+    nearest even) and `fp8.dynamic_quantize` whose operands are constants,
+    and replaces them with constants: frozen weights reach `fp8.scaled_matmul`
+    as FP8 codes and scales, and no quantization of them is left at run time.
+
+    The evaluation follows docs/numerics.md with the same f32 operations, in
+    the same order, as the run-time lowering, so folded and run-time results
+    are bit-identical for every scale rule, granularity (ragged blocks
+    included), overflow mode and NaN policy, both copies of a
+    row-wise/column-wise pair and NVFP4's two-level scales. Stochastic
+    rounding is left to run time, as is delayed scaling, whose scale is state.
+
+    Example, after `fp8-autocast=recipe=mxfp8` on a matmul by a constant
+    weight:
+    ```mlir
+    %w = arith.constant dense<...> : tensor<256x64xbf16>
+    %qw, %sw = fp8.dynamic_quantize %w by <32x1> rule <e8m0_rceil> : ...
+    ```
+    becomes
+    ```mlir
+    %qw = arith.constant dense<...> : tensor<256x64xf8E4M3FN>
+    %sw = arith.constant dense<...> : tensor<8x64xf8E8M0FNU>
+    ```
+  }];
+  let options = [
+    Option<"maxElements", "max-elements", "int64_t", /*default=*/"16777216",
+           "Leave constants with more elements than this to run time">,
+  ];
+  let dependentDialects = ["::mlir::arith::ArithDialect"];
+}
+
 def FP8IsolateGlobalState : Pass<"fp8-isolate-global-state"> {
   let summary = "Copy ml_program global state at loads and stores before bufferization";
   let description = [{

@@ -1,0 +1,66 @@
+//===- HostNumerics.h - The scaling numerics on host values ----*- C++ -*-===//
+//
+// Part of fp8-mlir.
+//
+//===----------------------------------------------------------------------===//
+//
+// docs/numerics.md evaluated on host floats, for compile-time evaluation
+// (constant weights quantized by fp8-quantize-constants). Each function
+// computes exactly what the IR of ScaleRules.h and the lowering of the fp8
+// ops computes at run time: the same f32 operations in the same order, so
+// folded and run-time results are bit-identical (checked by the unit tests
+// and by test/Execution/QuantizeConstants).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FP8_DIALECT_FP8_UTILS_HOSTNUMERICS_H
+#define FP8_DIALECT_FP8_UTILS_HOSTNUMERICS_H
+
+#include "fp8/Dialect/FP8/IR/FP8Dialect.h"
+#include "llvm/ADT/APFloat.h"
+
+#include <cstdint>
+
+namespace mlir::fp8::host {
+
+/// The code of the f32 value `x` in `format` (round to nearest even) under
+/// `overflow` (numerics.md section 2).
+uint8_t roundToFormat(float x, Format format, Overflow overflow);
+
+/// The f32 value of `code` in `format`.
+float decodeFormat(uint8_t code, Format format);
+
+/// The E8M0 code of the f32 value `v` rounded up (rceil) and saturated: what
+/// `fp8.convert rounding <rceil> overflow <saturate>` gives.
+uint8_t roundToE8M0RCeil(float v);
+
+/// One step of an amax reduction: max(acc, |x|), skipping NaN elements
+/// (`ignore`) or propagating them (`propagate`).
+float amaxStep(float acc, float x, NanPolicy policy);
+
+/// An f32 scale rule (ratio, pow2, pow2_bias) on an amax: the encode scale.
+float f32Scale(ScaleRuleKind kind, float amax, Format format, int32_t margin,
+               float eps);
+
+/// An E8M0 scale rule (e8m0_rceil, e8m0_floor) on an amax: the scale code.
+uint8_t e8m0Scale(ScaleRuleKind kind, float amax, Format format);
+
+/// NVFP4's global encode scale S from the tensor's amax.
+float nvfp4GlobalScale(float globalAmax);
+
+/// NVFP4's E4M3 block scale code from a block amax and S.
+uint8_t nvfp4BlockScale(float blockAmax, float globalScale);
+
+/// The f32 multiplier that encodes with an E8M0 scale code: 2^(127 - e).
+float e8m0EncodeMultiplier(uint8_t code);
+
+/// The f32 multiplier that encodes with an NVFP4 block scale code under the
+/// global encode scale S: min(1 / (float(sb) * (1/S)), FLT_MAX).
+float nvfp4EncodeMultiplier(uint8_t blockScale, float globalScale);
+
+/// 1/x rounded to f32.
+float reciprocal(float x);
+
+} // namespace mlir::fp8::host
+
+#endif // FP8_DIALECT_FP8_UTILS_HOSTNUMERICS_H
