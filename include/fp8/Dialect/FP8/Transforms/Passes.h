@@ -33,6 +33,10 @@ void populateFuseDynamicQuantizePatterns(RewritePatternSet &patterns);
 /// into integer constants, after these patterns ran.)
 void populateExpandFloatCastsPatterns(RewritePatternSet &patterns);
 
+/// Patterns that move fp8.dynamic_quantize, fp8.quantize and fp8.amax above
+/// transposes, reshapes and broadcasts where the results are unchanged.
+void populatePropagateScalesPatterns(RewritePatternSet &patterns);
+
 /// Patterns that replace fp8.amax, fp8.compute_scale, fp8.quantize (RNE) and
 /// fp8.dynamic_quantize of constants with constants, bit-identical to the
 /// run-time results, for tensors of at most `maxElements` elements.

@@ -258,6 +258,49 @@ def FP8DecomposeAggregates : Pass<"fp8-decompose-aggregates"> {
   ];
 }
 
+def FP8PropagateScales : Pass<"fp8-propagate-scales"> {
+  let summary = "Move quantization above transposes, reshapes and broadcasts";
+  let description = [{
+    Quantization commutes with ops that only move or copy elements, as long
+    as every element keeps its scaling block. This pass moves
+    `fp8.dynamic_quantize`, `fp8.quantize` and `fp8.amax` above
+    `linalg.transpose`, `tensor.expand_shape`, `tensor.collapse_shape` and
+    `linalg.broadcast`, and applies the movement to the quantized codes and
+    their scales instead:
+
+    * per-tensor scales move through all four (the amax of a transposed,
+      reshaped or broadcast tensor is the amax of its source), and the scale
+      is reshaped;
+    * block scales move through a swap of the last two dimensions, with the
+      transposed granularity (`<1x32>` becomes `<32x1>`) and the scale tensor
+      transposed.
+
+    Results are bit-identical. The movement then carries 1-byte codes (or
+    4-bit ones) instead of wide values, the quantization sits next to the
+    op that produces the wide values (where a kernel can fuse it), and two
+    quantizations of one source (a tensor and its transpose, the reshaped
+    heads of an attention projection and the projection) become one after
+    `-cse`. Row-wise/column-wise pairs and stochastic rounding are left in
+    place.
+
+    Before:
+    ```mlir
+    %t = linalg.transpose ins(%x : tensor<64x128xf32>) outs(%e : tensor<128x64xf32>) permutation = [1, 0]
+    %q, %s = fp8.dynamic_quantize %t by <1x32> rule <e8m0_rceil> : tensor<128x64xf32> -> tensor<128x64xf8E4M3FN>, tensor<128x2xf8E8M0FNU>
+    ```
+    After:
+    ```mlir
+    %q0, %s0 = fp8.dynamic_quantize %x by <32x1> rule <e8m0_rceil> : tensor<64x128xf32> -> tensor<64x128xf8E4M3FN>, tensor<2x128xf8E8M0FNU>
+    %q = linalg.transpose ins(%q0 : ...) outs(...) permutation = [1, 0]
+    %s = linalg.transpose ins(%s0 : ...) outs(...) permutation = [1, 0]
+    ```
+  }];
+  let dependentDialects = [
+    "::mlir::linalg::LinalgDialect",
+    "::mlir::tensor::TensorDialect",
+  ];
+}
+
 def FP8QuantizeConstants : Pass<"fp8-quantize-constants"> {
   let summary = "Quantize constant tensors at compile time";
   let description = [{

@@ -1,0 +1,250 @@
+//===- PropagateScales.cpp - Quantize before data movement ----------------===//
+//
+// Part of fp8-mlir.
+//
+//===----------------------------------------------------------------------===//
+//
+// Quantization commutes with ops that only move or copy elements, as long as
+// every element keeps its scaling block: a per-tensor amax is the same before
+// and after a transpose, reshape or broadcast, and a block of a transposed
+// matrix is the transposed block. These patterns move fp8.dynamic_quantize,
+// fp8.quantize and fp8.amax above such ops, so that the movement carries
+// 1-byte codes instead of wide values and two quantizations of one source
+// (say, a tensor and its transpose) become one after CSE.
+//
+//===----------------------------------------------------------------------===//
+
+#include "fp8/Dialect/FP8/IR/FP8Ops.h"
+#include "fp8/Dialect/FP8/Transforms/Passes.h"
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+namespace mlir::fp8 {
+#define GEN_PASS_DEF_FP8PROPAGATESCALES
+#include "fp8/Dialect/FP8/Transforms/Passes.h.inc"
+} // namespace mlir::fp8
+
+using namespace mlir;
+using namespace mlir::fp8;
+
+namespace {
+
+/// A data-movement op producing the quantized value, and how a granularity
+/// of its result maps to its source.
+struct Movement {
+  Operation *op = nullptr;
+  Value source;
+  /// The granularity on the source giving every element the scaling block
+  /// it has in the result.
+  GranularityAttr sourceGranularity;
+  /// The movement swaps the last two dimensions (block scales move along).
+  bool swapsLastTwo = false;
+};
+
+bool isLastTwoSwap(ArrayRef<int64_t> permutation) {
+  int64_t rank = permutation.size();
+  if (rank < 2)
+    return false;
+  for (int64_t i = 0; i < rank - 2; ++i)
+    if (permutation[i] != i)
+      return false;
+  return permutation[rank - 2] == rank - 1 && permutation[rank - 1] == rank - 2;
+}
+
+/// The movement feeding `value` if a quantization under `granularity`
+/// commutes with it: any transpose, reshape or broadcast for per-tensor
+/// scales, a swap of the last two dimensions for block scales.
+std::optional<Movement> matchMovement(Value value,
+                                      GranularityAttr granularity) {
+  Operation *def = value.getDefiningOp();
+  if (!def || !cast<ShapedType>(value.getType()).hasStaticShape())
+    return std::nullopt;
+  Movement movement;
+  movement.op = def;
+  if (auto transpose = dyn_cast<linalg::TransposeOp>(def)) {
+    movement.source = transpose.getInput();
+    movement.swapsLastTwo = isLastTwoSwap(transpose.getPermutation());
+    if (!granularity.isTensor() && !movement.swapsLastTwo)
+      return std::nullopt;
+    int64_t rank = transpose.getPermutation().size();
+    movement.sourceGranularity = granularity.getTransposed(rank);
+  } else if (auto expand = dyn_cast<tensor::ExpandShapeOp>(def)) {
+    movement.source = expand.getSrc();
+  } else if (auto collapse = dyn_cast<tensor::CollapseShapeOp>(def)) {
+    movement.source = collapse.getSrc();
+  } else if (auto broadcast = dyn_cast<linalg::BroadcastOp>(def)) {
+    movement.source = broadcast.getInput();
+  } else {
+    return std::nullopt;
+  }
+  if (!movement.sourceGranularity) {
+    if (!granularity.isTensor())
+      return std::nullopt;
+    movement.sourceGranularity = granularity;
+  }
+  if (!cast<ShapedType>(movement.source.getType()).hasStaticShape())
+    return std::nullopt;
+  return movement;
+}
+
+/// Applies `movement` to `value` (of the movement source's shape, any
+/// element type).
+Value move(OpBuilder &b, const Movement &movement, Value value) {
+  Location loc = movement.op->getLoc();
+  Type element = cast<RankedTensorType>(value.getType()).getElementType();
+  auto resultType = cast<RankedTensorType>(
+      movement.op->getResult(0).getType()).clone(element);
+  if (auto transpose = dyn_cast<linalg::TransposeOp>(movement.op)) {
+    Value init = tensor::EmptyOp::create(b, loc, resultType.getShape(), element);
+    return linalg::TransposeOp::create(b, loc, value, init,
+                                       transpose.getPermutation())
+        .getResult()[0];
+  }
+  if (auto expand = dyn_cast<tensor::ExpandShapeOp>(movement.op))
+    return tensor::ExpandShapeOp::create(b, loc, resultType, value,
+                                         expand.getReassociationIndices());
+  if (auto collapse = dyn_cast<tensor::CollapseShapeOp>(movement.op))
+    return tensor::CollapseShapeOp::create(b, loc, resultType, value,
+                                           collapse.getReassociationIndices());
+  auto broadcast = cast<linalg::BroadcastOp>(movement.op);
+  Value init = tensor::EmptyOp::create(b, loc, resultType.getShape(), element);
+  return linalg::BroadcastOp::create(b, loc, value, init,
+                                     broadcast.getDimensions())
+      .getResult()[0];
+}
+
+/// The single element of `tensor` as a tensor of `type` (all extents 1).
+Value reshapeSingle(OpBuilder &b, Location loc, Value tensor,
+                    RankedTensorType type) {
+  if (tensor.getType() == type)
+    return tensor;
+  int64_t rank = cast<RankedTensorType>(tensor.getType()).getRank();
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  Value element = tensor::ExtractOp::create(b, loc, tensor,
+                                            SmallVector<Value>(rank, zero));
+  return tensor::FromElementsOp::create(b, loc, type, element);
+}
+
+/// A scale of the source's scale shape, moved to the result's: reshaped for
+/// per-tensor scales, transposed for block scales.
+Value moveScale(OpBuilder &b, const Movement &movement, Value scale,
+                RankedTensorType resultScaleType) {
+  if (!movement.swapsLastTwo ||
+      llvm::all_of(resultScaleType.getShape(),
+                   [](int64_t extent) { return extent == 1; }))
+    return reshapeSingle(b, movement.op->getLoc(), scale, resultScaleType);
+  auto transpose = cast<linalg::TransposeOp>(movement.op);
+  Value init = tensor::EmptyOp::create(b, movement.op->getLoc(),
+                                       resultScaleType.getShape(),
+                                       resultScaleType.getElementType());
+  return linalg::TransposeOp::create(b, movement.op->getLoc(), scale, init,
+                                     transpose.getPermutation())
+      .getResult()[0];
+}
+
+RankedTensorType onesLike(Value value, Type element) {
+  int64_t rank = cast<RankedTensorType>(value.getType()).getRank();
+  return RankedTensorType::get(SmallVector<int64_t>(rank, 1), element);
+}
+
+struct DynamicQuantizeThroughMovement : OpRewritePattern<DynamicQuantizeOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(DynamicQuantizeOp op,
+                                PatternRewriter &rewriter) const override {
+    if (op.getColGranularityAttr())
+      return rewriter.notifyMatchFailure(op, "a row/column pair");
+    std::optional<Movement> movement =
+        matchMovement(op.getInput(), op.getGranularity());
+    if (!movement)
+      return failure();
+    auto sourceType = cast<RankedTensorType>(movement->source.getType());
+    auto dataType = sourceType.clone(op.getData().getType().getElementType());
+    auto scaleType = RankedTensorType::get(
+        movement->sourceGranularity.getScaleShape(sourceType.getShape()),
+        op.getScale().getType().getElementType());
+    Type globalType;
+    if (Value global = op.getGlobalScale())
+      globalType = global.getType();
+    auto moved = DynamicQuantizeOp::create(
+        rewriter, op.getLoc(), dataType, scaleType, globalType, Type(), Type(),
+        movement->source, movement->sourceGranularity, nullptr, false,
+        op.getRule(), op.getOverflow(), op.getNanPolicy());
+    SmallVector<Value> results{
+        move(rewriter, *movement, moved.getData()),
+        moveScale(rewriter, *movement, moved.getScale(),
+                  op.getScale().getType())};
+    if (op.getGlobalScale())
+      results.push_back(moved.getGlobalScale());
+    rewriter.replaceOp(op, results);
+    return success();
+  }
+};
+
+struct QuantizeThroughMovement : OpRewritePattern<QuantizeOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(QuantizeOp op,
+                                PatternRewriter &rewriter) const override {
+    // Per-tensor scales only: moving a block scale would need its transpose.
+    if (!op.getGranularity().isTensor() || op.getRbits())
+      return failure();
+    std::optional<Movement> movement =
+        matchMovement(op.getInput(), op.getGranularity());
+    if (!movement)
+      return failure();
+    auto sourceType = cast<RankedTensorType>(movement->source.getType());
+    Type scaleElement = op.getScale().getType().getElementType();
+    Value scale = reshapeSingle(rewriter, op.getLoc(), op.getScale(),
+                                onesLike(movement->source, scaleElement));
+    Value global = op.getGlobalScale();
+    auto moved = QuantizeOp::create(
+        rewriter, op.getLoc(), sourceType.clone(op.getType().getElementType()),
+        movement->source, scale, global, Value(), op.getGranularity(),
+        op.getOverflow(), op.getRounding());
+    rewriter.replaceOp(op, move(rewriter, *movement, moved.getResult()));
+    return success();
+  }
+};
+
+struct AmaxThroughMovement : OpRewritePattern<AmaxOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(AmaxOp op,
+                                PatternRewriter &rewriter) const override {
+    if (!op.getGranularity().isTensor())
+      return failure();
+    std::optional<Movement> movement =
+        matchMovement(op.getInput(), op.getGranularity());
+    if (!movement)
+      return failure();
+    auto resultType = cast<RankedTensorType>(op.getType());
+    Value amax = AmaxOp::create(
+        rewriter, op.getLoc(),
+        onesLike(movement->source, resultType.getElementType()),
+        movement->source, op.getGranularity(), op.getNanPolicy());
+    rewriter.replaceOp(op,
+                       reshapeSingle(rewriter, op.getLoc(), amax, resultType));
+    return success();
+  }
+};
+
+struct FP8PropagateScalesPass
+    : fp8::impl::FP8PropagateScalesBase<FP8PropagateScalesPass> {
+  void runOnOperation() override {
+    RewritePatternSet patterns(&getContext());
+    populatePropagateScalesPatterns(patterns);
+    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
+      signalPassFailure();
+  }
+};
+
+} // namespace
+
+void mlir::fp8::populatePropagateScalesPatterns(RewritePatternSet &patterns) {
+  patterns.add<DynamicQuantizeThroughMovement, QuantizeThroughMovement,
+               AmaxThroughMovement>(patterns.getContext());
+}
