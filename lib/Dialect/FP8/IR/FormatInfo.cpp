@@ -159,3 +159,12 @@ mlir::fp8::checkScaleTypes(Type dataType, Type scaleType, bool hasGlobalScale) {
     return std::nullopt;
   return std::string("scales must be f32, f8E8M0FNU or f8E4M3FN");
 }
+
+std::string mlir::fp8::formatGranularity(GranularityAttr granularity) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << granularity;
+  StringRef view = text;
+  view.consume_front("#fp8.granularity");
+  return view.str();
+}

@@ -540,9 +540,8 @@ void FP8AutocastPass::convert(Contraction &c, StringRef function,
   op->getResult(0).replaceAllUsesWith(result);
   op->erase();
 
-  std::string lhsGranularity, rhsGranularity;
-  llvm::raw_string_ostream(lhsGranularity) << plan.lhs.granularity;
-  llvm::raw_string_ostream(rhsGranularity) << plan.rhs.granularity;
+  std::string lhsGranularity = formatGranularity(plan.lhs.granularity);
+  std::string rhsGranularity = formatGranularity(plan.rhs.granularity);
   remark::passed(loc, remark::RemarkOpts::name("converted")
                           .category(kCategory)
                           .function(function))

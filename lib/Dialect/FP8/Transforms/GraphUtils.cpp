@@ -65,3 +65,15 @@ Value mlir::fp8::createZeros(OpBuilder &b, Location loc,
       b, loc, b.getZeroAttr(type.getElementType()));
   return linalg::FillOp::create(b, loc, zero, empty).getResult(0);
 }
+
+Value mlir::fp8::transposeLastTwo(OpBuilder &b, Location loc, Value value) {
+  auto type = cast<RankedTensorType>(value.getType());
+  int64_t rank = type.getRank();
+  SmallVector<int64_t> permutation = llvm::to_vector(llvm::seq<int64_t>(rank));
+  std::swap(permutation[rank - 1], permutation[rank - 2]);
+  SmallVector<int64_t> shape(type.getShape());
+  std::swap(shape[rank - 1], shape[rank - 2]);
+  Value init = tensor::EmptyOp::create(b, loc, shape, type.getElementType());
+  return linalg::TransposeOp::create(b, loc, value, init, permutation)
+      .getResult()[0];
+}

@@ -18,6 +18,7 @@
 #include "fp8/Dialect/FP8/Utils/HostNumerics.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
@@ -446,6 +447,60 @@ struct FoldConstantDynamicQuantize : OpRewritePattern<DynamicQuantizeOp>,
   }
 };
 
+/// Transposed copies of constant codes and scales (fp8-legalize-layout's
+/// fix for a frozen weight) become constants too.
+struct FoldConstantTranspose : OpRewritePattern<linalg::TransposeOp>,
+                               ConstantPattern {
+  FoldConstantTranspose(MLIRContext *ctx, int64_t maxElements)
+      : OpRewritePattern(ctx), ConstantPattern{maxElements} {}
+
+  LogicalResult matchAndRewrite(linalg::TransposeOp op,
+                                PatternRewriter &rewriter) const override {
+    Attribute attr;
+    if (!op.hasPureTensorSemantics() ||
+        !matchPattern(op.getInput(), m_Constant(&attr)))
+      return failure();
+    auto type = cast<RankedTensorType>(op.getResult()[0].getType());
+    auto inputType = cast<RankedTensorType>(op.getInput().getType());
+    if (!type.hasStaticShape() || !withinBudget(type.getShape()))
+      return failure();
+    ArrayRef<int64_t> permutation = op.getPermutation();
+    SmallVector<int64_t> inStrides = stridesOf(inputType.getShape());
+    // Result element i reads input element source[i].
+    int64_t count = type.getNumElements();
+    std::vector<int64_t> source(count);
+    SmallVector<int64_t> index(type.getRank(), 0);
+    for (int64_t i = 0; i < count; ++i) {
+      int64_t offset = 0;
+      for (int64_t d = 0; d < type.getRank(); ++d)
+        offset += index[d] * inStrides[permutation[d]];
+      source[i] = offset;
+      for (int64_t d = type.getRank() - 1; d >= 0; --d) {
+        if (++index[d] < type.getDimSize(d))
+          break;
+        index[d] = 0;
+      }
+    }
+    DenseElementsAttr result;
+    if (std::optional<CodeTensor> codes = readCodes(attr)) {
+      std::vector<uint8_t> moved(count);
+      for (int64_t i = 0; i < count; ++i)
+        moved[i] = codes->codes[source[i]];
+      result = toAttr(type, moved);
+    } else if (std::optional<FloatTensor> floats = readFloats(attr);
+               floats && type.getElementType().isF32()) {
+      std::vector<float> moved(count);
+      for (int64_t i = 0; i < count; ++i)
+        moved[i] = floats->values[source[i]];
+      result = toAttr(type, moved);
+    } else {
+      return failure();
+    }
+    rewriter.replaceOp(op, constant(rewriter, op.getLoc(), result));
+    return success();
+  }
+};
+
 struct FP8QuantizeConstantsPass
     : fp8::impl::FP8QuantizeConstantsBase<FP8QuantizeConstantsPass> {
   using Base::Base;
@@ -463,6 +518,7 @@ struct FP8QuantizeConstantsPass
 void mlir::fp8::populateQuantizeConstantsPatterns(RewritePatternSet &patterns,
                                                   int64_t maxElements) {
   patterns.add<FoldConstantAmax, FoldConstantComputeScale,
-               FoldConstantQuantize, FoldConstantDynamicQuantize>(
+               FoldConstantQuantize, FoldConstantDynamicQuantize,
+               FoldConstantTranspose>(
       patterns.getContext(), maxElements);
 }

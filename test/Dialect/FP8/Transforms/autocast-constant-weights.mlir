@@ -17,3 +17,11 @@ func.func @frozen(%x: tensor<8x64xf32>) -> tensor<8x16xf32> {
   %y = linalg.matmul ins(%x, %w : tensor<8x64xf32>, tensor<64x16xf32>) outs(%init : tensor<8x16xf32>) -> tensor<8x16xf32>
   return %y : tensor<8x16xf32>
 }
+
+// On Hopper the [K, N] weight needs a K-major copy; it folds too.
+// RUN: fp8-opt %s --fp8-autocast=recipe=mxfp8 --fp8-legalize-layout=chip=sm_90a --fp8-quantize-constants | FileCheck %s --check-prefix=HOPPER
+// HOPPER-LABEL: func.func @frozen
+// HOPPER-DAG: %[[QW:.*]] = arith.constant dense<{{.*}}> : tensor<16x64xf8E4M3FN>
+// HOPPER-DAG: %[[SW:.*]] = arith.constant dense<{{.*}}> : tensor<16x2xf8E8M0FNU>
+// HOPPER-NOT: linalg.transpose
+// HOPPER: fp8.scaled_matmul %{{.*}}, %[[QW]] scales(%{{.*}}, %[[SW]]) by(<1x32>, <1x32>) transpose_rhs

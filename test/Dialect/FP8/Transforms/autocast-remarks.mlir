@@ -7,7 +7,7 @@ func.func @convert(%a: tensor<16x64xf32>, %b: tensor<64x8xf32>) -> tensor<16x8xf
   %z = arith.constant 0.0 : f32
   %e = tensor.empty() : tensor<16x8xf32>
   %f = linalg.fill ins(%z : f32) outs(%e : tensor<16x8xf32>) -> tensor<16x8xf32>
-  // expected-remark@+1 {{converted to fp8.scaled_matmul (rowwise fprop): A e4m3 #fp8.granularity<1x*>, B e4m3 #fp8.granularity<*x1>, rule pow2}}
+  // expected-remark@+1 {{converted to fp8.scaled_matmul (rowwise fprop): A e4m3 <1x*>, B e4m3 <*x1>, rule pow2}}
   %c = linalg.matmul ins(%a, %b : tensor<16x64xf32>, tensor<64x8xf32>) outs(%f : tensor<16x8xf32>) -> tensor<16x8xf32>
   return %c : tensor<16x8xf32>
 }
@@ -47,7 +47,7 @@ func.func @integers(%a: tensor<16x64xi32>, %b: tensor<64x8xi32>, %f: tensor<16x8
 func.func @named(%a: tensor<16x64xf32>, %b: tensor<64x8xf32>, %f: tensor<16x8xf32>) -> tensor<16x8xf32> {
   // Excluded by name: fp8.name matches nothing here, so it is converted and
   // accumulates into its init.
-  // expected-remark@+1 {{converted to fp8.scaled_matmul (rowwise fprop): A e4m3 #fp8.granularity<1x*>, B e4m3 #fp8.granularity<*x1>, rule pow2, accumulating into the init}}
+  // expected-remark@+1 {{converted to fp8.scaled_matmul (rowwise fprop): A e4m3 <1x*>, B e4m3 <*x1>, rule pow2, accumulating into the init}}
   %c = linalg.matmul {fp8.name = "proj"} ins(%a, %b : tensor<16x64xf32>, tensor<64x8xf32>) outs(%f : tensor<16x8xf32>) -> tensor<16x8xf32>
   return %c : tensor<16x8xf32>
 }

@@ -1,13 +1,14 @@
 """Compile-time and run-time quantization agree bit for bit.
 
-  compare.py BUILD_DIR RECIPE
+  compare.py BUILD_DIR RECIPE [PASSES...]
 
 Emits fp8_mlir.recipes' program for RECIPE on constant operands with
 ragged shapes, a wide dynamic range and special values (NaN, +-inf, zeros, a
 zero block, subnormal f32 values), runs it with and without
 --fp8-quantize-constants, and compares every printed array (codes, scales,
 decoded operands, the product) bit for bit. It also checks that the pass left
-no quantization to run time.
+no quantization to run time. PASSES run before it in both cases
+(fp8-legalize-layout's transposed copies of the constant weight fold too).
 """
 
 import subprocess
@@ -18,10 +19,10 @@ import numpy as np
 from fp8_mlir import recipes
 
 
-def operands(seed):
+def operands(seed, k=70, n=37):
     rng = np.random.default_rng(seed)
-    a = rng.standard_normal((19, 70)) * np.exp2(rng.uniform(-20, 20, (19, 70)))
-    b = rng.standard_normal((70, 37)) * np.exp2(rng.uniform(-8, 8, (1, 37)))
+    a = rng.standard_normal((19, k)) * np.exp2(rng.uniform(-20, 20, (19, k)))
+    b = rng.standard_normal((k, n)) * np.exp2(rng.uniform(-8, 8, (1, n)))
     a[0, :5] = [np.nan, np.inf, -np.inf, 0.0, -0.0]
     a[1, :] = 0.0                 # an all-zero row (and blocks)
     a[2, 3] = 1e-40               # an f32 subnormal
@@ -32,16 +33,18 @@ def operands(seed):
 
 
 def main(argv):
-    build, recipe = argv[1], argv[2]
-    a, b = operands(len(recipe))
+    build, recipe, before = argv[1], argv[2], argv[3:]
+    # Tensor-core layouts need 16-byte rows: K and N aligned, M ragged.
+    a, b = operands(len(recipe), *((96, 48) if before else (70, 37)))
     program = recipes.emit_program(recipe, a, b)
-    folded_ir = subprocess.run([f"{build}/bin/fp8-opt", "--fp8-quantize-constants"],
+    folded_ir = subprocess.run([f"{build}/bin/fp8-opt", *before, "--fp8-quantize-constants"],
                                input=program, capture_output=True, text=True,
                                check=True).stdout
     left = [op for op in ("fp8.amax", "fp8.compute_scale", "fp8.quantize",
-                          "fp8.dynamic_quantize") if op + " " in folded_ir]
-    runtime = recipes.run_program(program, build)
-    folded = recipes.run_program(program, build, passes=["--fp8-quantize-constants"])
+                          "fp8.dynamic_quantize", "linalg.transpose")
+            if op + " " in folded_ir]
+    runtime = recipes.run_program(program, build, passes=before)
+    folded = recipes.run_program(program, build, passes=before + ["--fp8-quantize-constants"])
     assert len(runtime) == len(folded) == len(recipes.ARRAYS)
     for name, x, y in zip(recipes.ARRAYS, runtime, folded):
         if not np.array_equal(x, y):

@@ -69,6 +69,10 @@ llvm::SmallVector<int64_t> getScaleShape(llvm::ArrayRef<int64_t> shape,
 /// Formats a shape as `[2, 3, ?]` for diagnostics.
 std::string formatShape(llvm::ArrayRef<int64_t> shape);
 
+/// Formats a granularity as op syntax writes it (`<1x32>`, `<tensor>`) for
+/// diagnostics and remarks.
+std::string formatGranularity(GranularityAttr granularity);
+
 /// Which scale tensors a scale rule produces. `blockScaleType` is the element
 /// type of the per-block scale; NVFP4 also produces a global f32 scale.
 struct ScaleRuleSignature {

@@ -28,6 +28,10 @@ Value addInF32(OpBuilder &b, Location loc, Value lhs, Value rhs,
 Value createZeros(OpBuilder &b, Location loc, RankedTensorType type,
                   Value like);
 
+/// `value` with its last two dimensions swapped (a `linalg.transpose`);
+/// static shapes.
+Value transposeLastTwo(OpBuilder &b, Location loc, Value value);
+
 } // namespace mlir::fp8
 
 #endif // FP8_DIALECT_FP8_TRANSFORMS_GRAPHUTILS_H

@@ -258,6 +258,50 @@ def FP8DecomposeAggregates : Pass<"fp8-decompose-aggregates"> {
   ];
 }
 
+def FP8LegalizeLayout : Pass<"fp8-legalize-layout"> {
+  let summary = "Check scaled GEMMs against a chip's tensor cores; fix operand majorness";
+  let description = [{
+    Checks every `fp8.scaled_matmul` against what the tensor cores of `chip`
+    read (docs/nvidia-isa.md), so that a layout problem is a diagnostic here
+    and never a slow path or an abort in a lowering:
+
+    | constraint | sm_90a (wgmma) | sm_100a (tcgen05.mma) | when violated |
+    |---|---|---|---|
+    | element formats | E4M3, E5M2 | E4M3, E5M2, E2M1 (and E2M3, E3M2) | error |
+    | operand majorness | A and B K-major | 8-bit operands K- or MN-major; E2M1 K-major | transposed copy (or error) |
+    | K-major rows (TMA) | K x element size a multiple of 16 bytes | same | error: pad K |
+    | MN-major rows (TMA) | - | M or N x element size a multiple of 16 bytes | transposed copy (or error) |
+    | result rows (TMA store) | N x result size a multiple of 16 bytes | same | error: pad N |
+    | scale blocks along K | multiples of 32 elements, or all of K | 32 (f32, E8M0), 16 (E4M3 scales of E2M1) | error |
+
+    For `C = A x B`, A is K-major when stored `[M, K]` and B when stored
+    `[N, K]` (`transpose_rhs`). A `linalg.matmul` by a weight stored
+    `[K, N]` therefore needs, on sm_90a, a transposed copy of B: the pass
+    inserts `linalg.transpose` of the quantized codes and of their scales
+    (exact: a block of the transpose is the transposed block), transposes
+    the granularity and flips `transpose_rhs`. A quantize kernel can write
+    the copy directly; a constant weight's copy folds at compile time with
+    `fp8-quantize-constants`. One copy serves every GEMM that reads the
+    operand. With `allow-copies=false` the pass reports instead of copying.
+
+    Dynamic K or N cannot be checked here: the pass warns that the launch
+    must check them. Every decision is a remark (category
+    `fp8-legalize-layout`): an operand read MN-major through the transpose
+    bit (passed) or copied (missed).
+  }];
+  let options = [
+    Option<"chip", "chip", "std::string", /*default=*/"\"sm_90a\"",
+           "The target: sm_90a (Hopper) or sm_100a (Blackwell)">,
+    Option<"allowCopies", "allow-copies", "bool", /*default=*/"true",
+           "Fix a wrong operand majorness with a transposed copy; otherwise "
+           "report it as an error">,
+  ];
+  let dependentDialects = [
+    "::mlir::linalg::LinalgDialect",
+    "::mlir::tensor::TensorDialect",
+  ];
+}
+
 def FP8PropagateScales : Pass<"fp8-propagate-scales"> {
   let summary = "Move quantization above transposes, reshapes and broadcasts";
   let description = [{
@@ -315,6 +359,8 @@ def FP8QuantizeConstants : Pass<"fp8-quantize-constants"> {
     included), overflow mode and NaN policy, both copies of a
     row-wise/column-wise pair and NVFP4's two-level scales. Stochastic
     rounding is left to run time, as is delayed scaling, whose scale is state.
+    Transposes of constant codes and scales (the copies
+    `fp8-legalize-layout` makes of a frozen weight) fold as well.
 
     Example, after `fp8-autocast=recipe=mxfp8` on a matmul by a constant
     weight:
@@ -332,7 +378,10 @@ def FP8QuantizeConstants : Pass<"fp8-quantize-constants"> {
     Option<"maxElements", "max-elements", "int64_t", /*default=*/"16777216",
            "Leave constants with more elements than this to run time">,
   ];
-  let dependentDialects = ["::mlir::arith::ArithDialect"];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::linalg::LinalgDialect",
+  ];
 }
 
 def FP8IsolateGlobalState : Pass<"fp8-isolate-global-state"> {

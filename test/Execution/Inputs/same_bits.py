@@ -19,7 +19,8 @@ FILES = {"mlp_block": "examples/mlp/mlp_block.mlir",
 
 def main(argv):
     build, model, recipe, extra = argv[1], argv[2], argv[3], argv[4:]
-    source = os.path.join(os.path.dirname(__file__), "..", "..", "..", "..", FILES[model])
+    root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..")
+    source = os.path.join(root, FILES[model])
     text = open(source).read()
     _, backward = models.build(model)
     feeds = models.feeds(backward)

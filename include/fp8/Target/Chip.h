@@ -1,0 +1,56 @@
+//===- Chip.h - The NVIDIA targets of fp8-mlir ------------------*- C++ -*-===//
+//
+// Part of fp8-mlir.
+//
+//===----------------------------------------------------------------------===//
+//
+// The chips the GPU lowerings target and what their FP8 tensor cores accept
+// (docs/nvidia-isa.md): element formats, operand majorness, scale blocks.
+// Graph passes (layout legalization) and the GPU pipeline share these facts.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FP8_TARGET_CHIP_H
+#define FP8_TARGET_CHIP_H
+
+#include "fp8/Dialect/FP8/IR/FP8Dialect.h"
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/StringRef.h"
+
+#include <optional>
+
+namespace mlir::fp8 {
+
+enum class Chip {
+  /// Hopper: wgmma FP8 (E4M3/E5M2), K-major operands in shared memory.
+  SM90a,
+  /// Blackwell: tcgen05.mma kinds f8f6f4, mxf8f6f4 (E8M0 block32 scales) and
+  /// mxf4nvf4 (E2M1 with E4M3 block16 or E8M0 block32 scales).
+  SM100a,
+};
+
+/// `sm_90a` or `sm_100a`.
+std::optional<Chip> parseChip(llvm::StringRef name);
+llvm::StringRef getChipName(Chip chip);
+/// The accepted chip names, for diagnostics.
+llvm::ArrayRef<llvm::StringRef> getChipNames();
+
+/// The tensor-core instruction family that multiplies FP8 on `chip`.
+llvm::StringRef getMmaName(Chip chip);
+
+/// Whether the tensor cores of `chip` multiply operands of `format`.
+bool supportsFormat(Chip chip, Format format);
+
+/// Whether an operand of `format` may be stored MN-major (M or N contiguous)
+/// in shared memory: never on sm_90a (wgmma FP8 reads K-major only), for
+/// 8-bit and 6-bit formats on sm_100a (transpose bits of the instruction
+/// descriptor), not for E2M1 (kind::mxf4nvf4 has no transpose).
+bool allowsMNMajor(Chip chip, Format format);
+
+/// The K extent of one MMA instruction for operands of `format`: 32 for FP8
+/// (wgmma k32, tcgen05 K = 32), 64 for E2M1 on sm_100a.
+int64_t getMmaK(Chip chip, Format format);
+
+} // namespace mlir::fp8
+
+#endif // FP8_TARGET_CHIP_H

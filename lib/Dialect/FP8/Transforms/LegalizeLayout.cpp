@@ -1,0 +1,303 @@
+//===- LegalizeLayout.cpp - Tensor-core layout legality of scaled GEMMs ---===//
+//
+// Part of fp8-mlir.
+//
+//===----------------------------------------------------------------------===//
+//
+// Checks every fp8.scaled_matmul against what the tensor cores of one chip
+// read (docs/nvidia-isa.md): element formats, scale blocks along K, 16-byte
+// rows for TMA, and operand majorness. A wrong majorness is fixed with a
+// transposed copy of the quantized operand (1-byte codes and their scales,
+// exact); anything else is an error that says what to change. Nothing is
+// left for a lowering to work around silently.
+//
+//===----------------------------------------------------------------------===//
+
+#include "fp8/Dialect/FP8/IR/FP8Ops.h"
+#include "fp8/Dialect/FP8/IR/FormatInfo.h"
+#include "fp8/Dialect/FP8/Transforms/GraphUtils.h"
+#include "fp8/Dialect/FP8/Transforms/Passes.h"
+#include "fp8/Target/Chip.h"
+
+#include "mlir/IR/Dominance.h"
+#include "mlir/IR/Remarks.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FormatVariadic.h"
+
+namespace mlir::fp8 {
+#define GEN_PASS_DEF_FP8LEGALIZELAYOUT
+#include "fp8/Dialect/FP8/Transforms/Passes.h.inc"
+} // namespace mlir::fp8
+
+using namespace mlir;
+using namespace mlir::fp8;
+
+namespace {
+
+constexpr StringLiteral kCategory = "fp8-legalize-layout";
+
+/// One operand of a scaled matmul as stored.
+struct Operand {
+  StringLiteral name;
+  Value data, scale;
+  GranularityAttr granularity;
+  Format format;
+  /// Stored with K as the innermost (contiguous) dimension.
+  bool kMajor;
+  /// The name of its other dimension (M or N) and the extents.
+  StringLiteral otherDim;
+  int64_t k, other;
+};
+
+int64_t bitsOf(Format format) {
+  const FormatInfo &info = getFormatInfo(format);
+  return 1 + info.exponentBits + info.mantissaBits;
+}
+
+Operand describe(ScaledMatmulOp op, bool rhs) {
+  Value data = rhs ? op.getRhs() : op.getLhs();
+  auto type = cast<RankedTensorType>(data.getType());
+  int64_t rank = type.getRank();
+  int64_t last = type.getDimSize(rank - 1), prev = type.getDimSize(rank - 2);
+  // A is [M, K] unless transpose_lhs; B is [K, N] unless transpose_rhs.
+  bool kMajor = rhs ? op.getTransposeRhs() : !op.getTransposeLhs();
+  Operand operand{rhs ? StringLiteral("B") : StringLiteral("A"),
+                  data,
+                  rhs ? op.getRhsScale() : op.getLhsScale(),
+                  rhs ? op.getRhsGranularity() : op.getLhsGranularity(),
+                  *getFormat(type.getElementType()),
+                  kMajor,
+                  rhs ? StringLiteral("N") : StringLiteral("M"),
+                  kMajor ? last : prev,
+                  kMajor ? prev : last};
+  return operand;
+}
+
+std::string formatExtent(int64_t extent) {
+  return ShapedType::isDynamic(extent) ? "?" : std::to_string(extent);
+}
+
+/// The next multiple of `step` from `value`.
+int64_t roundUp(int64_t value, int64_t step) {
+  return (value + step - 1) / step * step;
+}
+
+struct FP8LegalizeLayoutPass
+    : fp8::impl::FP8LegalizeLayoutBase<FP8LegalizeLayoutPass> {
+  using Base::Base;
+
+  void runOnOperation() override;
+
+private:
+  LogicalResult legalize(ScaledMatmulOp op, Chip chip);
+  /// Checks what no copy can fix; emits the errors.
+  LogicalResult checkOperand(ScaledMatmulOp op, const Operand &operand,
+                             Chip chip);
+  void transposeOperand(ScaledMatmulOp op, bool rhs);
+  void remark(ScaledMatmulOp op, const std::string &message, bool passed);
+
+  DominanceInfo *dominance = nullptr;
+  /// Transposed copies made so far: (data, scale) -> (data^T, scale^T).
+  llvm::DenseMap<std::pair<Value, Value>, std::pair<Value, Value>> copies;
+};
+
+void FP8LegalizeLayoutPass::remark(ScaledMatmulOp op,
+                                   const std::string &message, bool passed) {
+  std::string function;
+  if (auto f = op->getParentOfType<FunctionOpInterface>())
+    function = f.getName().str();
+  auto opts = remark::RemarkOpts::name(passed ? "legal" : "copied")
+                  .category(kCategory)
+                  .function(function);
+  if (passed)
+    remark::passed(op.getLoc(), opts) << remark::add("{0}", message);
+  else
+    remark::missed(op.getLoc(), opts) << remark::add("{0}", message);
+}
+
+LogicalResult FP8LegalizeLayoutPass::checkOperand(ScaledMatmulOp op,
+                                                  const Operand &operand,
+                                                  Chip chip) {
+  StringRef chipName = getChipName(chip);
+  Type element = getFormatType(op.getContext(), operand.format);
+  if (!supportsFormat(chip, operand.format))
+    return op.emitError() << "operand " << operand.name << " is " << element
+                          << ", which " << chipName << " (" << getMmaName(chip)
+                          << ") does not multiply; "
+                          << (operand.format == Format::E2M1
+                                  ? "FP4 needs sm_100a (tcgen05.mma "
+                                    "kind::mxf4nvf4), or quantize to e4m3 "
+                                    "with a recipe such as mxfp8"
+                                  : "use e4m3 or e5m2");
+  // Scale blocks along K must cover whole MMA instructions.
+  auto type = cast<RankedTensorType>(operand.data.getType());
+  SmallVector<int64_t> block = operand.granularity.getBlockShape(type.getShape());
+  int64_t rank = type.getRank();
+  int64_t blockK = block[operand.kMajor ? rank - 1 : rank - 2];
+  Type scaleElement =
+      cast<RankedTensorType>(operand.scale.getType()).getElementType();
+  int64_t step = isa<Float8E4M3FNType>(scaleElement) ? 16 : 32;
+  bool wholeK = !ShapedType::isDynamic(operand.k) && blockK >= operand.k;
+  if (!ShapedType::isDynamic(blockK) && !wholeK && blockK % step != 0)
+    return op.emitError()
+           << "operand " << operand.name << " has a new scale every "
+           << blockK << " elements of K (granularity "
+           << formatGranularity(operand.granularity) << "); " << chipName << " applies " << scaleElement
+           << " scales to whole blocks of " << step
+           << " elements of K, so blocks along K must be multiples of " << step
+           << " or span K";
+  // TMA loads rows of the K-major operand: 16-byte multiples.
+  int64_t bits = bitsOf(operand.format);
+  int64_t elementsPer16Bytes = 128 / bits;
+  if (!ShapedType::isDynamic(operand.k) && operand.k % elementsPer16Bytes != 0) {
+    return op.emitError()
+           << "K = " << operand.k << " gives rows of "
+           << (operand.k * bits % 8 == 0
+                   ? std::to_string(operand.k * bits / 8)
+                   : llvm::formatv("{0:f1}", operand.k * bits / 8.0).str())
+           << " bytes of "
+           << element << "; TMA reads rows that are multiples of 16 bytes, so "
+           << "K must be a multiple of " << elementsPer16Bytes
+           << ": pad K to " << roundUp(operand.k, elementsPer16Bytes)
+           << " with zeros in both operands";
+  }
+  return success();
+}
+
+void FP8LegalizeLayoutPass::transposeOperand(ScaledMatmulOp op, bool rhs) {
+  OpOperand &dataOperand = rhs ? op.getRhsMutable() : op.getLhsMutable();
+  OpOperand &scaleOperand =
+      rhs ? op.getRhsScaleMutable() : op.getLhsScaleMutable();
+  Value data = dataOperand.get(), scale = scaleOperand.get();
+  auto key = std::make_pair(data, scale);
+  auto it = copies.find(key);
+  std::pair<Value, Value> copy;
+  if (it != copies.end() &&
+      dominance->properlyDominates(it->second.first, op) &&
+      dominance->properlyDominates(it->second.second, op)) {
+    copy = it->second;
+  } else {
+    OpBuilder b(op);
+    Location loc = op.getLoc();
+    auto scaleType = cast<RankedTensorType>(scale.getType());
+    ArrayRef<int64_t> scaleShape = scaleType.getShape();
+    bool trivial = scaleShape[scaleShape.size() - 1] == 1 &&
+                   scaleShape[scaleShape.size() - 2] == 1;
+    copy = {transposeLastTwo(b, loc, data),
+            trivial ? scale : transposeLastTwo(b, loc, scale)};
+    copies[key] = copy;
+  }
+  dataOperand.set(copy.first);
+  scaleOperand.set(copy.second);
+  int64_t rank = cast<RankedTensorType>(data.getType()).getRank();
+  if (rhs) {
+    op.setRhsGranularityAttr(op.getRhsGranularity().getTransposed(rank));
+    op.setTransposeRhs(!op.getTransposeRhs());
+  } else {
+    op.setLhsGranularityAttr(op.getLhsGranularity().getTransposed(rank));
+    op.setTransposeLhs(!op.getTransposeLhs());
+  }
+}
+
+LogicalResult FP8LegalizeLayoutPass::legalize(ScaledMatmulOp op, Chip chip) {
+  StringRef chipName = getChipName(chip);
+  for (bool rhs : {false, true})
+    if (failed(checkOperand(op, describe(op, rhs), chip)))
+      return failure();
+  Operand lhs = describe(op, /*rhs=*/false);
+  if (ShapedType::isDynamic(lhs.k)) {
+    Operand rhs = describe(op, /*rhs=*/true);
+    int64_t multiple =
+        128 / std::min(bitsOf(lhs.format), bitsOf(rhs.format));
+    op.emitWarning() << "K is dynamic: the 16-byte row alignment TMA needs "
+                        "(K a multiple of "
+                     << multiple << ") must be checked at launch";
+  }
+  // TMA stores rows of the result.
+  auto resultType = cast<RankedTensorType>(op.getResult().getType());
+  int64_t n = resultType.getDimSize(resultType.getRank() - 1);
+  int64_t outBits = resultType.getElementTypeBitWidth();
+  if (ShapedType::isDynamic(n)) {
+    op.emitWarning() << "N is dynamic: the 16-byte row alignment of the "
+                        "result (N a multiple of "
+                     << 128 / outBits << " for " << resultType.getElementType()
+                     << ") must be checked at launch";
+  } else if (n * outBits % 128 != 0) {
+    return op.emitError() << "N = " << n << " gives result rows of "
+                          << n * outBits / 8 << " bytes ("
+                          << resultType.getElementType()
+                          << "); TMA stores rows that are multiples of 16 "
+                             "bytes: pad N to "
+                          << roundUp(n, 128 / outBits);
+  }
+
+  // Majorness, fixed with transposed copies of the quantized operands.
+  for (bool rhs : {false, true}) {
+    Operand operand = describe(op, rhs);
+    if (operand.kMajor)
+      continue;
+    int64_t bits = bitsOf(operand.format);
+    bool alignedRows = !ShapedType::isDynamic(operand.other) &&
+                       operand.other * bits % 128 == 0;
+    std::string stored =
+        llvm::formatv("{0} is stored [K = {1}, {2} = {3}] ({2}-major)",
+                      operand.name, formatExtent(operand.k), operand.otherDim,
+                      formatExtent(operand.other));
+    if (allowsMNMajor(chip, operand.format) && alignedRows) {
+      remark(op,
+             llvm::formatv("{0}; {1} reads it through the transpose bit of "
+                           "the instruction descriptor",
+                           stored, getMmaName(chip))
+                 .str(),
+             /*passed=*/true);
+      continue;
+    }
+    std::string why =
+        allowsMNMajor(chip, operand.format)
+            ? llvm::formatv("its {0}-major rows of {1} elements are not "
+                            "16-byte multiples for TMA",
+                            operand.otherDim, formatExtent(operand.other))
+                  .str()
+            : llvm::formatv("{0} {1} reads {2} operands K-major only",
+                            chipName, getMmaName(chip),
+                            getFormatType(op.getContext(), operand.format))
+                  .str();
+    if (!allowCopies)
+      return op.emitError()
+             << "operand " << stored << ", but " << why
+             << "; store it K-major, or let fp8-legalize-layout insert a "
+                "transposed copy (allow-copies=true)";
+    transposeOperand(op, rhs);
+    remark(op,
+           llvm::formatv("{0}, but {1}: inserted a transposed copy of its "
+                         "codes and scales",
+                         stored, why)
+               .str(),
+           /*passed=*/false);
+  }
+  return success();
+}
+
+void FP8LegalizeLayoutPass::runOnOperation() {
+  std::optional<Chip> parsed = parseChip(chip);
+  if (!parsed) {
+    getOperation()->emitError()
+        << "fp8-legalize-layout: unknown chip '" << chip
+        << "'; valid chips are " << llvm::join(getChipNames(), ", ");
+    return signalPassFailure();
+  }
+  DominanceInfo &info = getAnalysis<DominanceInfo>();
+  dominance = &info;
+  copies.clear();
+  bool failed = false;
+  getOperation()->walk([&](ScaledMatmulOp op) {
+    if (mlir::failed(legalize(op, *parsed)))
+      failed = true;
+  });
+  dominance = nullptr;
+  if (failed)
+    signalPassFailure();
+}
+
+} // namespace
