@@ -8,6 +8,7 @@
 #include "fp8/Dialect/FP8/IR/FormatInfo.h"
 #include "fp8/Dialect/FP8/Transforms/Passes.h"
 
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
@@ -116,6 +117,88 @@ struct MergeDynamicQuantizePair : OpRewritePattern<DynamicQuantizeOp> {
   }
 };
 
+/// The transposes reading `value` when every user is a swap of the last two
+/// dimensions, all producing one type.
+std::optional<SmallVector<linalg::TransposeOp>> onlyTransposed(Value value) {
+  SmallVector<linalg::TransposeOp> transposes;
+  for (Operation *user : value.getUsers()) {
+    auto transpose = dyn_cast<linalg::TransposeOp>(user);
+    if (!transpose || transpose.getInput() != value)
+      return std::nullopt;
+    ArrayRef<int64_t> permutation = transpose.getPermutation();
+    int64_t rank = permutation.size();
+    for (int64_t i = 0; i < rank; ++i)
+      if (permutation[i] != (i < rank - 2 ? i : (i == rank - 2 ? rank - 1
+                                                                : rank - 2)))
+        return std::nullopt;
+    transposes.push_back(transpose);
+  }
+  if (transposes.empty())
+    return std::nullopt;
+  return transposes;
+}
+
+/// A pair whose copy is read only through transposes of its codes and
+/// scales  ==>  the pair with that copy stored transposed (`transposed`): the
+/// quantize kernel writes the K-major layout a GEMM needs (fp8-legalize-layout
+/// asks for it on Hopper) from the same read, as a fused cast+transpose.
+struct FoldTransposeIntoPair : OpRewritePattern<DynamicQuantizeOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(DynamicQuantizeOp op,
+                                PatternRewriter &rewriter) const override {
+    if (!op.getColGranularityAttr() || op.getTransposed())
+      return rewriter.notifyMatchFailure(op, "not an untransposed pair");
+    // Which copy is read transposed: its codes through transposes, its scale
+    // through transposes or (a single scale per matrix) directly.
+    auto readTransposed = [&](Value data, Value scale) {
+      if (!onlyTransposed(data))
+        return false;
+      if (onlyTransposed(scale))
+        return true;
+      ArrayRef<int64_t> shape =
+          cast<RankedTensorType>(scale.getType()).getShape();
+      return shape[shape.size() - 1] == 1 && shape[shape.size() - 2] == 1;
+    };
+    bool colTransposed = readTransposed(op.getColData(), op.getColScale());
+    bool rowTransposed = readTransposed(op.getData(), op.getScale());
+    if (colTransposed == rowTransposed)
+      return rewriter.notifyMatchFailure(op, "no single transposed copy");
+    // The copy read transposed becomes the column-wise one.
+    Value plainData = colTransposed ? op.getData() : op.getColData();
+    Value plainScale = colTransposed ? op.getScale() : op.getColScale();
+    Value movedData = colTransposed ? op.getColData() : op.getData();
+    Value movedScale = colTransposed ? op.getColScale() : op.getScale();
+    GranularityAttr plainGranularity =
+        colTransposed ? op.getGranularity() : *op.getColGranularity();
+    GranularityAttr movedGranularity =
+        colTransposed ? *op.getColGranularity() : op.getGranularity();
+    auto transposedType = [](Value value) {
+      auto type = cast<RankedTensorType>(value.getType());
+      SmallVector<int64_t> shape(type.getShape());
+      std::swap(shape[shape.size() - 1], shape[shape.size() - 2]);
+      return type.clone(shape);
+    };
+    auto fused = DynamicQuantizeOp::create(
+        rewriter, op.getLoc(), plainData.getType(), plainScale.getType(),
+        /*global_scale=*/Type(), transposedType(movedData),
+        transposedType(movedScale), op.getInput(), plainGranularity,
+        movedGranularity, /*transposed=*/true, op.getRule(), op.getOverflow(),
+        op.getNanPolicy());
+    for (linalg::TransposeOp transpose : *onlyTransposed(movedData))
+      rewriter.replaceOp(transpose, fused.getColData());
+    if (auto transposes = onlyTransposed(movedScale))
+      for (linalg::TransposeOp transpose : *transposes)
+        rewriter.replaceOp(transpose, fused.getColScale());
+    // A single scale per matrix (last two extents 1) is its own transpose.
+    rewriter.replaceAllUsesWith(movedScale, fused.getColScale());
+    rewriter.replaceAllUsesWith(plainData, fused.getData());
+    rewriter.replaceAllUsesWith(plainScale, fused.getScale());
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
 struct FP8FuseDynamicQuantizePass
     : fp8::impl::FP8FuseDynamicQuantizeBase<FP8FuseDynamicQuantizePass> {
   void runOnOperation() override {
@@ -132,5 +215,6 @@ void mlir::fp8::populateFuseDynamicQuantizePatterns(
     RewritePatternSet &patterns) {
   // Fuse chains first so that the pairs they form can merge.
   patterns.add<FuseQuantizeChain>(patterns.getContext(), /*benefit=*/2);
-  patterns.add<MergeDynamicQuantizePair>(patterns.getContext(), /*benefit=*/1);
+  patterns.add<MergeDynamicQuantizePair, FoldTransposeIntoPair>(
+      patterns.getContext(), /*benefit=*/1);
 }

@@ -86,3 +86,38 @@ func.func @scale_inv_other_type(%x: tensor<4x8xf32>) -> (tensor<4x8xf8E4M3FN>, t
   %q = fp8.quantize %x, %s by <1x*> : tensor<4x8xf32>, tensor<4x1xf32> -> tensor<4x8xf8E4M3FN>
   return %q, %si : tensor<4x8xf8E4M3FN>, tensor<?x1xf32>
 }
+
+// -----
+
+// Cast+transpose: a pair whose column-wise copy is read only through
+// transposes of its codes and scales stores that copy transposed, so one
+// read of x gives the row-wise copy and the K-major column-wise copy a
+// Hopper wgrad GEMM needs.
+// CHECK-LABEL: func @cast_transpose
+// CHECK-SAME: (%[[X:.*]]: tensor<64x128xf32>)
+// CHECK: %[[Q:.*]], %[[S:.*]], %[[QC:.*]], %[[SC:.*]] = fp8.dynamic_quantize %[[X]] by <1x32> colwise <32x1> transposed rule <e8m0_rceil> : tensor<64x128xf32> -> tensor<64x128xf8E4M3FN>, tensor<64x4xf8E8M0FNU> colwise tensor<128x64xf8E4M3FN>, tensor<128x2xf8E8M0FNU>
+// CHECK-NOT: linalg.transpose
+// CHECK: return %[[Q]], %[[S]], %[[QC]], %[[SC]]
+func.func @cast_transpose(%x: tensor<64x128xf32>) -> (tensor<64x128xf8E4M3FN>, tensor<64x4xf8E8M0FNU>, tensor<128x64xf8E4M3FN>, tensor<128x2xf8E8M0FNU>) {
+  %q, %s, %qc, %sc = fp8.dynamic_quantize %x by <1x32> colwise <32x1> rule <e8m0_rceil> : tensor<64x128xf32> -> tensor<64x128xf8E4M3FN>, tensor<64x4xf8E8M0FNU> colwise tensor<64x128xf8E4M3FN>, tensor<2x128xf8E8M0FNU>
+  %e = tensor.empty() : tensor<128x64xf8E4M3FN>
+  %qt = linalg.transpose ins(%qc : tensor<64x128xf8E4M3FN>) outs(%e : tensor<128x64xf8E4M3FN>) permutation = [1, 0]
+  %es = tensor.empty() : tensor<128x2xf8E8M0FNU>
+  %st = linalg.transpose ins(%sc : tensor<2x128xf8E8M0FNU>) outs(%es : tensor<128x2xf8E8M0FNU>) permutation = [1, 0]
+  return %q, %s, %qt, %st : tensor<64x128xf8E4M3FN>, tensor<64x4xf8E8M0FNU>, tensor<128x64xf8E4M3FN>, tensor<128x2xf8E8M0FNU>
+}
+
+// -----
+
+// The row-wise copy is the one read transposed: the copies swap roles.
+// Per-tensor scales need no transpose.
+// CHECK-LABEL: func @swap_roles
+// CHECK: %[[Q:.*]], %[[S:.*]], %[[QC:.*]], %[[SC:.*]] = fp8.dynamic_quantize %{{.*}} by <tensor> colwise <tensor> transposed rule <ratio> : tensor<32x16xf32> -> tensor<32x16xf8E5M2>, tensor<1x1xf32> colwise tensor<16x32xf8E4M3FN>, tensor<1x1xf32>
+// CHECK-NOT: linalg.transpose
+// CHECK: return %[[QC]], %[[SC]], %[[Q]], %[[S]]
+func.func @swap_roles(%x: tensor<32x16xf32>) -> (tensor<16x32xf8E4M3FN>, tensor<1x1xf32>, tensor<32x16xf8E5M2>, tensor<1x1xf32>) {
+  %q, %s, %qc, %sc = fp8.dynamic_quantize %x by <tensor> colwise <tensor> rule <ratio> : tensor<32x16xf32> -> tensor<32x16xf8E4M3FN>, tensor<1x1xf32> colwise tensor<32x16xf8E5M2>, tensor<1x1xf32>
+  %e = tensor.empty() : tensor<16x32xf8E4M3FN>
+  %qt = linalg.transpose ins(%q : tensor<32x16xf8E4M3FN>) outs(%e : tensor<16x32xf8E4M3FN>) permutation = [1, 0]
+  return %qt, %s, %qc, %sc : tensor<16x32xf8E4M3FN>, tensor<1x1xf32>, tensor<32x16xf8E5M2>, tensor<1x1xf32>
+}

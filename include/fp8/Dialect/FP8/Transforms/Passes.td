@@ -28,6 +28,12 @@ def FP8FuseDynamicQuantize : Pass<"fp8-fuse-dynamic-quantize"> {
 
     NVFP4 chains (two-level scales) are left alone.
 
+    Last, a pair whose one copy is read only through transposes of its codes
+    and scales (what `fp8-legalize-layout` inserts for a K-major operand on
+    Hopper) stores that copy transposed (`transposed`, becoming the
+    column-wise copy if it was the row-wise one): a fused cast+transpose
+    that writes both layouts from one read, with no transpose left.
+
     Before:
     ```mlir
     %a = fp8.amax %x by <1x32> : tensor<64x128xbf16> -> tensor<64x4xf32>
