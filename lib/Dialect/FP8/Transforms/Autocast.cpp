@@ -36,6 +36,7 @@ constexpr StringLiteral kCategory = "fp8-autocast";
 constexpr StringLiteral kRoleAttr = "fp8.role";
 constexpr StringLiteral kGradOperandAttr = "fp8.grad_operand";
 constexpr StringLiteral kNameAttr = "fp8.name";
+constexpr StringLiteral kAutocastAttr = "fp8.autocast";
 
 //===----------------------------------------------------------------------===//
 // Recognizing contractions
@@ -166,6 +167,8 @@ private:
   unsigned randomStreams = 0;
   /// A state global of the wrong kind was found.
   bool stateError = false;
+  /// A contraction marked for FP8 could not be converted.
+  bool markedFailure = false;
 };
 
 /// Parses an enum option, or reports the valid values.
@@ -558,6 +561,7 @@ void FP8AutocastPass::convert(Contraction &c, StringRef function,
 void FP8AutocastPass::runOnOperation() {
   excludes.clear();
   stateError = false;
+  markedFailure = false;
   if (failed(parseOptions()))
     return signalPassFailure();
   ModuleOp module = getOperation();
@@ -571,8 +575,9 @@ void FP8AutocastPass::runOnOperation() {
     cache.clear();
     SmallVector<linalg::LinalgOp> candidates;
     function.walk([&](linalg::LinalgOp op) {
-      if (op->getNumResults() == 1 && op.getNumLoops() >= 3 &&
-          op.getNumReductionLoops() >= 1)
+      if ((op->getNumResults() == 1 && op.getNumLoops() >= 3 &&
+           op.getNumReductionLoops() >= 1) ||
+          op->hasAttr(kRoleAttr) || op->hasAttr(kAutocastAttr))
         candidates.push_back(op);
     });
     unsigned ordinal = 0;
@@ -588,6 +593,18 @@ void FP8AutocastPass::runOnOperation() {
       std::string reason;
       FailureOr<Contraction> contraction = matchContraction(op, reason);
       if (failed(contraction)) {
+        // A contraction the user marked for FP8 is an error, not a remark.
+        StringRef mark;
+        if (op->hasAttr(kRoleAttr))
+          mark = kRoleAttr;
+        else if (op->hasAttr(kAutocastAttr))
+          mark = kAutocastAttr;
+        if (!mark.empty()) {
+          op->emitError() << "fp8-autocast: this op is marked for FP8 ("
+                          << mark << ") but cannot be converted: " << reason;
+          markedFailure = true;
+          continue;
+        }
         missed(reason);
         continue;
       }
@@ -619,7 +636,7 @@ void FP8AutocastPass::runOnOperation() {
       break;
   }
   symbols = nullptr;
-  if (stateError)
+  if (stateError || markedFailure)
     signalPassFailure();
 }
 

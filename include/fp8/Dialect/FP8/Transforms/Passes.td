@@ -139,6 +139,11 @@ def FP8Autocast : Pass<"fp8-autocast", "::mlir::ModuleOp"> {
     **Accumulation.** A contraction into a zero-filled (or empty) tensor
     becomes the scaled product; one into other values adds them in f32.
 
+    **Explicit requests.** A contraction the pass cannot convert is left in
+    high precision with a missed remark, unless the user marked it for FP8
+    (`fp8.role` or the unit attribute `fp8.autocast`): then it is an error
+    that says why.
+
     **Remarks.** Each contraction gets an optimization remark (category
     `fp8-autocast`): passed, with formats and granularities, or missed, with
     the reason. Show them with `--remarks-filter=fp8-autocast
