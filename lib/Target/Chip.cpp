@@ -24,9 +24,7 @@ llvm::StringRef mlir::fp8::getChipName(Chip chip) {
   return kChipNames[static_cast<int>(chip)];
 }
 
-llvm::ArrayRef<llvm::StringRef> mlir::fp8::getChipNames() {
-  return kChipNames;
-}
+llvm::ArrayRef<llvm::StringRef> mlir::fp8::getChipNames() { return kChipNames; }
 
 llvm::StringRef mlir::fp8::getMmaName(Chip chip) {
   return chip == Chip::SM90a ? "wgmma" : "tcgen05.mma";

@@ -184,9 +184,9 @@ LogicalResult parseChoice(ModuleOp module, StringRef option, StringRef value,
   SmallVector<StringRef> names;
   for (auto [name, choice] : choices)
     names.push_back(name);
-  return module.emitError() << "fp8-autocast: unknown " << option << " '"
-                            << value << "'; valid values are "
-                            << llvm::join(names, ", ");
+  return module.emitError()
+         << "fp8-autocast: unknown " << option << " '" << value
+         << "'; valid values are " << llvm::join(names, ", ");
 }
 
 LogicalResult FP8AutocastPass::parseOptions() {
@@ -231,15 +231,14 @@ LogicalResult FP8AutocastPass::parseOptions() {
           module, "amax-algo", amaxAlgo,
           {{"max", AmaxAlgo::Max}, {"most_recent", AmaxAlgo::MostRecent}},
           options.amaxAlgo)) ||
-      failed(parseChoice<ZeroAmaxPolicy>(module, "zero-amax", zeroAmax,
-                                         {{"roll", ZeroAmaxPolicy::Roll},
-                                          {"skip", ZeroAmaxPolicy::Skip}},
-                                         options.zeroAmax)) ||
-      failed(parseChoice<ScaleRuleKind>(
-          module, "e8m0-rounding", e8m0Rounding,
-          {{"rceil", ScaleRuleKind::E8M0RCeil},
-           {"floor", ScaleRuleKind::E8M0Floor}},
-          options.e8m0Rule)))
+      failed(parseChoice<ZeroAmaxPolicy>(
+          module, "zero-amax", zeroAmax,
+          {{"roll", ZeroAmaxPolicy::Roll}, {"skip", ZeroAmaxPolicy::Skip}},
+          options.zeroAmax)) ||
+      failed(parseChoice<ScaleRuleKind>(module, "e8m0-rounding", e8m0Rounding,
+                                        {{"rceil", ScaleRuleKind::E8M0RCeil},
+                                         {"floor", ScaleRuleKind::E8M0Floor}},
+                                        options.e8m0Rule)))
     return failure();
   if (margin < 0 || margin > 127)
     return module.emitError()
@@ -284,9 +283,8 @@ bool FP8AutocastPass::isExcluded(Operation *op, StringRef function) const {
 Quantized quantizeStatic(OpBuilder &b, Location loc, Value value,
                          const OperandPlan &plan) {
   auto type = cast<RankedTensorType>(value.getType());
-  auto scaleType =
-      RankedTensorType::get(SmallVector<int64_t>(type.getRank(), 1),
-                            b.getF32Type());
+  auto scaleType = RankedTensorType::get(
+      SmallVector<int64_t>(type.getRank(), 1), b.getF32Type());
   Value one = arith::ConstantOp::create(
       b, loc, DenseElementsAttr::get(scaleType, b.getF32FloatAttr(1.0f)));
   Type narrow = getFormatType(b.getContext(), plan.format);
@@ -300,14 +298,13 @@ Value reshapeSingle(OpBuilder &b, Location loc, Value tensor,
                     RankedTensorType type) {
   int64_t rank = cast<RankedTensorType>(tensor.getType()).getRank();
   Value zero = arith::ConstantIndexOp::create(b, loc, 0);
-  Value element = tensor::ExtractOp::create(
-      b, loc, tensor, SmallVector<Value>(rank, zero));
+  Value element =
+      tensor::ExtractOp::create(b, loc, tensor, SmallVector<Value>(rank, zero));
   return tensor::FromElementsOp::create(b, loc, type, element);
 }
 
 Quantized FP8AutocastPass::quantizeDelayed(OpBuilder &b, Location loc,
-                                           Value value,
-                                           const OperandPlan &plan,
+                                           Value value, const OperandPlan &plan,
                                            StringRef stateName) {
   MLIRContext *ctx = &getContext();
   auto type = cast<RankedTensorType>(value.getType());
@@ -324,8 +321,7 @@ Quantized FP8AutocastPass::quantizeDelayed(OpBuilder &b, Location loc,
     std::string name = (stateName + suffix).str();
     if (Operation *existing = symbols->lookup(name)) {
       auto global = dyn_cast<ml_program::GlobalOp>(existing);
-      if (!global || !global.getIsMutable() ||
-          global.getType() != stateType) {
+      if (!global || !global.getIsMutable() || global.getType() != stateType) {
         existing->emitError()
             << "fp8-autocast: '@" << name
             << "' is the delayed-scaling state of this tensor and must be a "
@@ -350,8 +346,8 @@ Quantized FP8AutocastPass::quantizeDelayed(OpBuilder &b, Location loc,
   if (!historySym || !scaleSym)
     return {value, Value(), Value()};
 
-  Value history = ml_program::GlobalLoadOp::create(b, loc, historyType,
-                                                   historySym);
+  Value history =
+      ml_program::GlobalLoadOp::create(b, loc, historyType, historySym);
   Value stateScale =
       ml_program::GlobalLoadOp::create(b, loc, stateScaleType, scaleSym);
   Value scale = reshapeSingle(b, loc, stateScale, scaleType);
@@ -363,11 +359,10 @@ Quantized FP8AutocastPass::quantizeDelayed(OpBuilder &b, Location loc,
   Value amax = AmaxOp::create(b, loc, scaleType, value, tensorGranularity,
                               NanPolicy::Ignore);
   auto update = UpdateDelayedScaleOp::create(
-      b, loc, historyType, stateScaleType, stateScaleType, history,
-      stateScale, reshapeSingle(b, loc, amax, stateScaleType), plan.format,
+      b, loc, historyType, stateScaleType, stateScaleType, history, stateScale,
+      reshapeSingle(b, loc, amax, stateScaleType), plan.format,
       options.amaxAlgo, options.margin, options.zeroAmax);
-  ml_program::GlobalStoreOp::create(b, loc, historySym,
-                                    update.getNewHistory());
+  ml_program::GlobalStoreOp::create(b, loc, historySym, update.getNewHistory());
   ml_program::GlobalStoreOp::create(b, loc, scaleSym, update.getNewScale());
   // This step decodes with the scale it encoded with.
   Value ones = arith::ConstantOp::create(
@@ -396,9 +391,8 @@ Value FP8AutocastPass::randomBits(OpBuilder &b, Location loc, Value like) {
         // the stream.
         Value linear = c(0);
         for (auto [i, index] : llvm::enumerate(indices)) {
-          Value extent =
-              arith::IndexCastOp::create(
-                  nb, nloc, i32, tensor::DimOp::create(nb, nloc, like, i));
+          Value extent = arith::IndexCastOp::create(
+              nb, nloc, i32, tensor::DimOp::create(nb, nloc, like, i));
           linear = arith::AddIOp::create(
               nb, nloc, arith::MulIOp::create(nb, nloc, linear, extent),
               arith::IndexCastOp::create(nb, nloc, i32, index));
@@ -427,38 +421,36 @@ Quantized FP8AutocastPass::quantizeStochastic(OpBuilder &b, Location loc,
   MLIRContext *ctx = &getContext();
   auto type = cast<RankedTensorType>(value.getType());
   Type f32 = b.getF32Type();
-  auto ones = RankedTensorType::get(SmallVector<int64_t>(type.getRank(), 1),
-                                    f32);
+  auto ones =
+      RankedTensorType::get(SmallVector<int64_t>(type.getRank(), 1), f32);
   SmallVector<int64_t> scaleShape =
       plan.granularity.getScaleShape(type.getShape());
   auto amaxType = RankedTensorType::get(scaleShape, f32);
   Type narrow = getFormatType(ctx, plan.format);
   // NVFP4 is the recipe with stochastic rounding: the global scale first.
-  Value globalAmax = AmaxOp::create(b, loc, ones, value,
-                                    GranularityAttr::getTensor(ctx),
-                                    NanPolicy::Ignore);
-  auto global = ComputeScaleOp::create(b, loc, ones, ones, globalAmax,
-                                       Value(), gemm.rule, plan.format);
+  Value globalAmax = AmaxOp::create(
+      b, loc, ones, value, GranularityAttr::getTensor(ctx), NanPolicy::Ignore);
+  auto global = ComputeScaleOp::create(b, loc, ones, ones, globalAmax, Value(),
+                                       gemm.rule, plan.format);
   Value amax = AmaxOp::create(b, loc, amaxType, value, plan.granularity,
                               NanPolicy::Ignore);
-  Value blockScale = ComputeScaleOp::create(
-      b, loc, RankedTensorType::get(scaleShape, Float8E4M3FNType::get(ctx)),
-      Type(), amax, global.getScale(), gemm.rule, plan.format)
-      .getScale();
-  Value data = QuantizeOp::create(
-      b, loc, type.clone(narrow), value, blockScale, global.getScale(),
-      randomBits(b, loc, value), plan.granularity, Overflow::Saturate,
-      Rounding::Stochastic);
+  Value blockScale =
+      ComputeScaleOp::create(
+          b, loc, RankedTensorType::get(scaleShape, Float8E4M3FNType::get(ctx)),
+          Type(), amax, global.getScale(), gemm.rule, plan.format)
+          .getScale();
+  Value data = QuantizeOp::create(b, loc, type.clone(narrow), value, blockScale,
+                                  global.getScale(), randomBits(b, loc, value),
+                                  plan.granularity, Overflow::Saturate,
+                                  Rounding::Stochastic);
   return {data, blockScale, global.getScaleInv()};
 }
 
 Quantized FP8AutocastPass::quantize(OpBuilder &b, Location loc, Value value,
                                     const OperandPlan &plan,
-                                    const GemmPlan &gemm,
-                                    StringRef stateName) {
+                                    const GemmPlan &gemm, StringRef stateName) {
   auto key = std::make_tuple(value, static_cast<unsigned>(plan.format),
-                             Attribute(plan.granularity),
-                             Attribute(gemm.rule));
+                             Attribute(plan.granularity), Attribute(gemm.rule));
   if (!plan.stochastic)
     if (auto it = cache.find(key); it != cache.end())
       return it->second;
@@ -489,10 +481,10 @@ Quantized FP8AutocastPass::quantize(OpBuilder &b, Location loc, Value value,
           SmallVector<int64_t>(type.getRank(), 1), b.getF32Type());
     auto op = DynamicQuantizeOp::create(
         b, loc, type.clone(getFormatType(ctx, plan.format)),
-        RankedTensorType::get(scaleShape, signature.blockScaleType),
-        globalType, /*col_data=*/Type(), /*col_scale=*/Type(), value,
-        plan.granularity, /*col_granularity=*/nullptr, /*transposed=*/false,
-        gemm.rule, Overflow::Saturate, NanPolicy::Ignore);
+        RankedTensorType::get(scaleShape, signature.blockScaleType), globalType,
+        /*col_data=*/Type(), /*col_scale=*/Type(), value, plan.granularity,
+        /*col_granularity=*/nullptr, /*transposed=*/false, gemm.rule,
+        Overflow::Saturate, NanPolicy::Ignore);
     result = {op.getData(), op.getScale(), op.getGlobalScale()};
   }
   cache[key] = result;
@@ -510,8 +502,8 @@ void FP8AutocastPass::convert(Contraction &c, StringRef function,
   unsigned gradientOperand = 0;
   if (auto attr = op->getAttrOfType<IntegerAttr>(kGradOperandAttr))
     gradientOperand = attr.getInt() == 1 ? 1 : 0;
-  GemmPlan plan = planGemm(ctx, options, role, gradientOperand,
-                           c.transposeLhs, c.transposeRhs);
+  GemmPlan plan = planGemm(ctx, options, role, gradientOperand, c.transposeLhs,
+                           c.transposeRhs);
 
   OpBuilder b(op);
   std::string stateName =
@@ -526,9 +518,9 @@ void FP8AutocastPass::convert(Contraction &c, StringRef function,
   bool accumulate = !isZeroInit(c.init);
   RankedTensorType productType =
       accumulate ? c.resultType.clone(b.getF32Type()) : c.resultType;
-  auto recipeAttr = RecipeAttr::get(
-      ctx, options.kind, options.margin, options.history, options.amaxAlgo,
-      options.zeroAmax, options.promoteInterval);
+  auto recipeAttr = RecipeAttr::get(ctx, options.kind, options.margin,
+                                    options.history, options.amaxAlgo,
+                                    options.zeroAmax, options.promoteInterval);
   auto matmul = ScaledMatmulOp::create(
       b, loc, productType, /*amax=*/Type(), lhs.data, rhs.data, lhs.scale,
       rhs.scale, lhs.global, rhs.global, /*bias=*/Value(),
@@ -548,14 +540,14 @@ void FP8AutocastPass::convert(Contraction &c, StringRef function,
   remark::passed(loc, remark::RemarkOpts::name("converted")
                           .category(kCategory)
                           .function(function))
-      << remark::add("converted to fp8.scaled_matmul ({0} {1}): A {2} {3}, "
-                     "B {4} {5}, rule {6}{7}",
-                     std::string(recipe), stringifyGemmRole(role).str(),
-                     stringifyFormat(plan.lhs.format).str(), lhsGranularity,
-                     stringifyFormat(plan.rhs.format).str(), rhsGranularity,
-                     stringifyScaleRuleKind(plan.rule.getKind()).str(),
-                     std::string(accumulate ? ", accumulating into the init"
-                                            : ""));
+      << remark::add(
+             "converted to fp8.scaled_matmul ({0} {1}): A {2} {3}, "
+             "B {4} {5}, rule {6}{7}",
+             std::string(recipe), stringifyGemmRole(role).str(),
+             stringifyFormat(plan.lhs.format).str(), lhsGranularity,
+             stringifyFormat(plan.rhs.format).str(), rhsGranularity,
+             stringifyScaleRuleKind(plan.rule.getKind()).str(),
+             std::string(accumulate ? ", accumulating into the init" : ""));
 }
 
 void FP8AutocastPass::runOnOperation() {
@@ -584,9 +576,10 @@ void FP8AutocastPass::runOnOperation() {
     for (linalg::LinalgOp op : candidates) {
       Location loc = op->getLoc();
       auto missed = [&](StringRef reason) {
-        remark::missed(loc, remark::RemarkOpts::name("skipped")
-                                .category(kCategory)
-                                .function(name))
+        remark::missed(
+            loc,
+            remark::RemarkOpts::name("skipped").category(kCategory).function(
+                name))
             << remark::add("{0} left in high precision: {1}",
                            op->getName().getStringRef().str(), reason.str());
       };
@@ -600,8 +593,8 @@ void FP8AutocastPass::runOnOperation() {
         else if (op->hasAttr(kAutocastAttr))
           mark = kAutocastAttr;
         if (!mark.empty()) {
-          op->emitError() << "fp8-autocast: this op is marked for FP8 ("
-                          << mark << ") but cannot be converted: " << reason;
+          op->emitError() << "fp8-autocast: this op is marked for FP8 (" << mark
+                          << ") but cannot be converted: " << reason;
           markedFailure = true;
           continue;
         }

@@ -22,9 +22,8 @@ struct FP8DecomposeAggregatesPass
     : fp8::impl::FP8DecomposeAggregatesBase<FP8DecomposeAggregatesPass> {
   void runOnOperation() override {
     SmallVector<linalg::AggregatedOpInterface> aggregates;
-    getOperation()->walk([&](linalg::AggregatedOpInterface op) {
-      aggregates.push_back(op);
-    });
+    getOperation()->walk(
+        [&](linalg::AggregatedOpInterface op) { aggregates.push_back(op); });
     for (linalg::AggregatedOpInterface op : aggregates) {
       OpBuilder builder(op);
       FailureOr<SmallVector<Value>> results = op.decomposeOperation(builder);

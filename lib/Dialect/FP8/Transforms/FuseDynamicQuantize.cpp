@@ -128,8 +128,8 @@ std::optional<SmallVector<linalg::TransposeOp>> onlyTransposed(Value value) {
     ArrayRef<int64_t> permutation = transpose.getPermutation();
     int64_t rank = permutation.size();
     for (int64_t i = 0; i < rank; ++i)
-      if (permutation[i] != (i < rank - 2 ? i : (i == rank - 2 ? rank - 1
-                                                                : rank - 2)))
+      if (permutation[i] !=
+          (i < rank - 2 ? i : (i == rank - 2 ? rank - 1 : rank - 2)))
         return std::nullopt;
     transposes.push_back(transpose);
   }

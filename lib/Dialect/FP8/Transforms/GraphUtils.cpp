@@ -35,8 +35,8 @@ Value mlir::fp8::addInF32(OpBuilder &b, Location loc, Value lhs, Value rhs,
                           RankedTensorType resultType) {
   int64_t rank = resultType.getRank();
   AffineMap identity = AffineMap::getMultiDimIdentityMap(rank, b.getContext());
-  Value out = tensor::EmptyOp::create(b, loc, resultType,
-                                      dynamicSizesOf(b, loc, rhs));
+  Value out =
+      tensor::EmptyOp::create(b, loc, resultType, dynamicSizesOf(b, loc, rhs));
   Type element = resultType.getElementType();
   auto generic = linalg::GenericOp::create(
       b, loc, resultType, ValueRange{lhs, rhs}, out,
@@ -57,12 +57,12 @@ Value mlir::fp8::addInF32(OpBuilder &b, Location loc, Value lhs, Value rhs,
   return generic.getResult(0);
 }
 
-Value mlir::fp8::createZeros(OpBuilder &b, Location loc,
-                             RankedTensorType type, Value like) {
+Value mlir::fp8::createZeros(OpBuilder &b, Location loc, RankedTensorType type,
+                             Value like) {
   Value empty =
       tensor::EmptyOp::create(b, loc, type, dynamicSizesOf(b, loc, like));
-  Value zero = arith::ConstantOp::create(
-      b, loc, b.getZeroAttr(type.getElementType()));
+  Value zero =
+      arith::ConstantOp::create(b, loc, b.getZeroAttr(type.getElementType()));
   return linalg::FillOp::create(b, loc, zero, empty).getResult(0);
 }
 

@@ -132,7 +132,8 @@ LogicalResult FP8LegalizeLayoutPass::checkOperand(ScaledMatmulOp op,
                                   : "use e4m3 or e5m2");
   // Scale blocks along K must cover whole MMA instructions.
   auto type = cast<RankedTensorType>(operand.data.getType());
-  SmallVector<int64_t> block = operand.granularity.getBlockShape(type.getShape());
+  SmallVector<int64_t> block =
+      operand.granularity.getBlockShape(type.getShape());
   int64_t rank = type.getRank();
   int64_t blockK = block[operand.kMajor ? rank - 1 : rank - 2];
   Type scaleElement =
@@ -141,25 +142,26 @@ LogicalResult FP8LegalizeLayoutPass::checkOperand(ScaledMatmulOp op,
   bool wholeK = !ShapedType::isDynamic(operand.k) && blockK >= operand.k;
   if (!ShapedType::isDynamic(blockK) && !wholeK && blockK % step != 0)
     return op.emitError()
-           << "operand " << operand.name << " has a new scale every "
-           << blockK << " elements of K (granularity "
-           << formatGranularity(operand.granularity) << "); " << chipName << " applies " << scaleElement
-           << " scales to whole blocks of " << step
-           << " elements of K, so blocks along K must be multiples of " << step
-           << " or span K";
+           << "operand " << operand.name << " has a new scale every " << blockK
+           << " elements of K (granularity "
+           << formatGranularity(operand.granularity) << "); " << chipName
+           << " applies " << scaleElement << " scales to whole blocks of "
+           << step << " elements of K, so blocks along K must be multiples of "
+           << step << " or span K";
   // TMA loads rows of the K-major operand: 16-byte multiples.
   int64_t bits = bitsOf(operand.format);
   int64_t elementsPer16Bytes = 128 / bits;
-  if (!ShapedType::isDynamic(operand.k) && operand.k % elementsPer16Bytes != 0) {
+  if (!ShapedType::isDynamic(operand.k) &&
+      operand.k % elementsPer16Bytes != 0) {
     return op.emitError()
            << "K = " << operand.k << " gives rows of "
            << (operand.k * bits % 8 == 0
                    ? std::to_string(operand.k * bits / 8)
                    : llvm::formatv("{0:f1}", operand.k * bits / 8.0).str())
-           << " bytes of "
-           << element << "; TMA reads rows that are multiples of 16 bytes, so "
-           << "K must be a multiple of " << elementsPer16Bytes
-           << ": pad K to " << roundUp(operand.k, elementsPer16Bytes)
+           << " bytes of " << element
+           << "; TMA reads rows that are multiples of 16 bytes, so "
+           << "K must be a multiple of " << elementsPer16Bytes << ": pad K to "
+           << roundUp(operand.k, elementsPer16Bytes)
            << " with zeros in both operands";
   }
   return success();
@@ -208,8 +210,7 @@ LogicalResult FP8LegalizeLayoutPass::legalize(ScaledMatmulOp op, Chip chip) {
   Operand lhs = describe(op, /*rhs=*/false);
   if (ShapedType::isDynamic(lhs.k)) {
     Operand rhs = describe(op, /*rhs=*/true);
-    int64_t multiple =
-        128 / std::min(bitsOf(lhs.format), bitsOf(rhs.format));
+    int64_t multiple = 128 / std::min(bitsOf(lhs.format), bitsOf(rhs.format));
     op.emitWarning() << "K is dynamic: the 16-byte row alignment TMA needs "
                         "(K a multiple of "
                      << multiple << ") must be checked at launch";
@@ -240,10 +241,9 @@ LogicalResult FP8LegalizeLayoutPass::legalize(ScaledMatmulOp op, Chip chip) {
     int64_t bits = bitsOf(operand.format);
     bool alignedRows = !ShapedType::isDynamic(operand.other) &&
                        operand.other * bits % 128 == 0;
-    std::string stored =
-        llvm::formatv("{0} is stored [K = {1}, {2} = {3}] ({2}-major)",
-                      operand.name, formatExtent(operand.k), operand.otherDim,
-                      formatExtent(operand.other));
+    std::string stored = llvm::formatv(
+        "{0} is stored [K = {1}, {2} = {3}] ({2}-major)", operand.name,
+        formatExtent(operand.k), operand.otherDim, formatExtent(operand.other));
     if (allowsMNMajor(chip, operand.format) && alignedRows) {
       remark(op,
              llvm::formatv("{0}; {1} reads it through the transpose bit of "
@@ -259,8 +259,8 @@ LogicalResult FP8LegalizeLayoutPass::legalize(ScaledMatmulOp op, Chip chip) {
                             "16-byte multiples for TMA",
                             operand.otherDim, formatExtent(operand.other))
                   .str()
-            : llvm::formatv("{0} {1} reads {2} operands K-major only",
-                            chipName, getMmaName(chip),
+            : llvm::formatv("{0} {1} reads {2} operands K-major only", chipName,
+                            getMmaName(chip),
                             getFormatType(op.getContext(), operand.format))
                   .str();
     if (!allowCopies)

@@ -95,10 +95,11 @@ std::optional<Movement> matchMovement(Value value,
 Value move(OpBuilder &b, const Movement &movement, Value value) {
   Location loc = movement.op->getLoc();
   Type element = cast<RankedTensorType>(value.getType()).getElementType();
-  auto resultType = cast<RankedTensorType>(
-      movement.op->getResult(0).getType()).clone(element);
+  auto resultType = cast<RankedTensorType>(movement.op->getResult(0).getType())
+                        .clone(element);
   if (auto transpose = dyn_cast<linalg::TransposeOp>(movement.op)) {
-    Value init = tensor::EmptyOp::create(b, loc, resultType.getShape(), element);
+    Value init =
+        tensor::EmptyOp::create(b, loc, resultType.getShape(), element);
     return linalg::TransposeOp::create(b, loc, value, init,
                                        transpose.getPermutation())
         .getResult()[0];
@@ -123,8 +124,8 @@ Value reshapeSingle(OpBuilder &b, Location loc, Value tensor,
     return tensor;
   int64_t rank = cast<RankedTensorType>(tensor.getType()).getRank();
   Value zero = arith::ConstantIndexOp::create(b, loc, 0);
-  Value element = tensor::ExtractOp::create(b, loc, tensor,
-                                            SmallVector<Value>(rank, zero));
+  Value element =
+      tensor::ExtractOp::create(b, loc, tensor, SmallVector<Value>(rank, zero));
   return tensor::FromElementsOp::create(b, loc, type, element);
 }
 
@@ -173,10 +174,9 @@ struct DynamicQuantizeThroughMovement : OpRewritePattern<DynamicQuantizeOp> {
         rewriter, op.getLoc(), dataType, scaleType, globalType, Type(), Type(),
         movement->source, movement->sourceGranularity, nullptr, false,
         op.getRule(), op.getOverflow(), op.getNanPolicy());
-    SmallVector<Value> results{
-        move(rewriter, *movement, moved.getData()),
-        moveScale(rewriter, *movement, moved.getScale(),
-                  op.getScale().getType())};
+    SmallVector<Value> results{move(rewriter, *movement, moved.getData()),
+                               moveScale(rewriter, *movement, moved.getScale(),
+                                         op.getScale().getType())};
     if (op.getGlobalScale())
       results.push_back(moved.getGlobalScale());
     rewriter.replaceOp(op, results);

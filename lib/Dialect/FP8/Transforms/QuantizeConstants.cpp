@@ -81,8 +81,7 @@ std::optional<CodeTensor> readCodes(Attribute attr) {
     return std::nullopt;
   CodeTensor result{llvm::to_vector(dense.getType().getShape()), {}};
   for (APFloat value : dense.getValues<APFloat>())
-    result.codes.push_back(
-        uint8_t(value.bitcastToAPInt().getZExtValue()));
+    result.codes.push_back(uint8_t(value.bitcastToAPInt().getZExtValue()));
   return result;
 }
 
@@ -264,12 +263,11 @@ struct FoldConstantAmax : OpRewritePattern<AmaxOp>, ConstantPattern {
     auto type = cast<RankedTensorType>(op.getType());
     if (!input || !withinBudget(input->shape) || !type.hasStaticShape())
       return failure();
-    FloatTensor amax =
-        evalAmax(*input, op.getGranularity(), op.getNanPolicy());
+    FloatTensor amax = evalAmax(*input, op.getGranularity(), op.getNanPolicy());
     if (amax.shape != type.getShape())
       return failure();
-    rewriter.replaceOp(op, constant(rewriter, op.getLoc(),
-                                    toAttr(type, amax.values)));
+    rewriter.replaceOp(
+        op, constant(rewriter, op.getLoc(), toAttr(type, amax.values)));
     return success();
   }
 };
@@ -312,10 +310,10 @@ struct FoldConstantComputeScale : OpRewritePattern<ComputeScaleOp>,
       results.push_back(
           constant(rewriter, loc, toAttr(scaleType, scales.f32.values)));
       if (Value inverse = op.getScaleInv())
-        results.push_back(constant(
-            rewriter, loc,
-            toAttr(cast<RankedTensorType>(inverse.getType()),
-                   scales.inverse.values)));
+        results.push_back(
+            constant(rewriter, loc,
+                     toAttr(cast<RankedTensorType>(inverse.getType()),
+                            scales.inverse.values)));
     } else {
       results.push_back(
           constant(rewriter, loc, toAttr(scaleType, scales.codes.codes)));
@@ -364,11 +362,10 @@ struct FoldConstantQuantize : OpRewritePattern<QuantizeOp>, ConstantPattern {
       return failure();
     auto type = cast<RankedTensorType>(op.getType());
     Format format = *getFormat(type.getElementType());
-    CodeTensor data =
-        evalQuantize(*input, scales, global, op.getGranularity(), format,
-                     op.getOverflow(), scaleElement);
-    rewriter.replaceOp(op, constant(rewriter, op.getLoc(),
-                                    toAttr(type, data.codes)));
+    CodeTensor data = evalQuantize(*input, scales, global, op.getGranularity(),
+                                   format, op.getOverflow(), scaleElement);
+    rewriter.replaceOp(
+        op, constant(rewriter, op.getLoc(), toAttr(type, data.codes)));
     return success();
   }
 };
@@ -398,14 +395,14 @@ struct FoldConstantDynamicQuantize : OpRewritePattern<DynamicQuantizeOp>,
     SmallVector<Value> results;
     Value globalResult;
     if (Value globalScale = op.getGlobalScale()) {
-      FloatTensor all = evalAmax(*input, GranularityAttr::getTensor(getContext()),
-                                 op.getNanPolicy());
+      FloatTensor all = evalAmax(
+          *input, GranularityAttr::getTensor(getContext()), op.getNanPolicy());
       Scales s = evalComputeScale(all, rule, Format::E2M1, std::nullopt);
       global = s.f32.values.front();
-      globalResult = constant(
-          rewriter, loc,
-          toAttr(cast<RankedTensorType>(globalScale.getType()),
-                 ArrayRef<float>(s.inverse.values)));
+      globalResult =
+          constant(rewriter, loc,
+                   toAttr(cast<RankedTensorType>(globalScale.getType()),
+                          ArrayRef<float>(s.inverse.values)));
     }
     auto quantizeCopy = [&](GranularityAttr granularity,
                             RankedTensorType dataType, bool transposed,
@@ -421,7 +418,8 @@ struct FoldConstantDynamicQuantize : OpRewritePattern<DynamicQuantizeOp>,
           data.codes = transposeLastTwo(data.shape, data.codes);
           codes = transposeLastTwo(scales.codes.shape, codes);
         }
-        results.push_back(constant(rewriter, loc, toAttr(dataType, data.codes)));
+        results.push_back(
+            constant(rewriter, loc, toAttr(dataType, data.codes)));
         results.push_back(constant(rewriter, loc, toAttr(scaleType, codes)));
         return;
       }
@@ -517,8 +515,7 @@ struct FP8QuantizeConstantsPass
 
 void mlir::fp8::populateQuantizeConstantsPatterns(RewritePatternSet &patterns,
                                                   int64_t maxElements) {
-  patterns.add<FoldConstantAmax, FoldConstantComputeScale,
-               FoldConstantQuantize, FoldConstantDynamicQuantize,
-               FoldConstantTranspose>(
+  patterns.add<FoldConstantAmax, FoldConstantComputeScale, FoldConstantQuantize,
+               FoldConstantDynamicQuantize, FoldConstantTranspose>(
       patterns.getContext(), maxElements);
 }

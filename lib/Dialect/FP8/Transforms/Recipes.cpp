@@ -12,7 +12,7 @@ using namespace mlir;
 using namespace mlir::fp8;
 
 static constexpr llvm::StringRef kRecipeNames[] = {
-    "tensor-delayed", "tensor-current", "rowwise", "deepseek",
+    "tensor-delayed", "tensor-current", "rowwise",   "deepseek",
     "mxfp8",          "nvfp4",          "graphcore", "unit"};
 
 ArrayRef<StringRef> mlir::fp8::getRecipeNames() { return kRecipeNames; }
@@ -128,10 +128,9 @@ GemmPlan mlir::fp8::planGemm(MLIRContext *ctx, const RecipeOptions &options,
     plan.rhs.stochastic = backward && gradientOperand == 1;
     break;
   }
-  int32_t margin =
-      (rule == ScaleRuleKind::Ratio || rule == ScaleRuleKind::Pow2)
-          ? options.margin
-          : 0;
+  int32_t margin = (rule == ScaleRuleKind::Ratio || rule == ScaleRuleKind::Pow2)
+                       ? options.margin
+                       : 0;
   plan.rule = ScaleRuleAttr::get(ctx, rule, margin, llvm::APFloat(0.0f));
   return plan;
 }

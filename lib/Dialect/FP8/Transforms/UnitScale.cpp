@@ -158,14 +158,14 @@ struct Factor {
       n = arith::MulIOp::create(
           b, loc, n, arith::ConstantIndexOp::create(b, loc, staticExtent));
     n = arith::UIToFPOp::create(
-        b, loc, f32,
-        arith::IndexCastUIOp::create(b, loc, b.getI64Type(), n));
+        b, loc, f32, arith::IndexCastUIOp::create(b, loc, b.getI64Type(), n));
     switch (form) {
     case FactorForm::Constant:
       return constant(c);
     case FactorForm::InvSqrt: {
       Value rsqrt = math::RsqrtOp::create(b, loc, n);
-      return c == 1.0 ? rsqrt : arith::MulFOp::create(b, loc, constant(c), rsqrt);
+      return c == 1.0 ? rsqrt
+                      : arith::MulFOp::create(b, loc, constant(c), rsqrt);
     }
     case FactorForm::Linear:
       return c == 1.0 ? n : arith::MulFOp::create(b, loc, constant(c), n);
@@ -232,9 +232,8 @@ bool isGelu(linalg::LinalgOp op) {
     return isa<math::ErfOp, math::TanhOp>(inner);
   });
   Value x = body->getArgument(0);
-  bool multipliesInput = llvm::any_of(x.getUsers(), [](Operation *user) {
-    return isa<arith::MulFOp>(user);
-  });
+  bool multipliesInput = llvm::any_of(
+      x.getUsers(), [](Operation *user) { return isa<arith::MulFOp>(user); });
   return hasErfOrTanh && multipliesInput;
 }
 
@@ -273,21 +272,19 @@ matchResidualAdd(Operation *op) {
         return std::nullopt;
       auto add = dyn_cast<arith::AddFOp>(body->front());
       if (!add || body->getTerminator()->getOperand(0) != add.getResult() ||
-          !llvm::is_contained(
-              {add.getLhs(), add.getRhs()}, body->getArgument(0)) ||
-          !llvm::is_contained(
-              {add.getLhs(), add.getRhs()}, body->getArgument(1)))
+          !llvm::is_contained({add.getLhs(), add.getRhs()},
+                              body->getArgument(0)) ||
+          !llvm::is_contained({add.getLhs(), add.getRhs()},
+                              body->getArgument(1)))
         return std::nullopt;
     }
-    summands = {linalgOp.getDpsInputOperand(0),
-                linalgOp.getDpsInputOperand(1)};
+    summands = {linalgOp.getDpsInputOperand(0), linalgOp.getDpsInputOperand(1)};
   } else {
     return std::nullopt;
   }
   if (summands.first->get().getType() != op->getResult(0).getType() ||
       summands.second->get().getType() != op->getResult(0).getType() ||
-      isBroadcast(summands.first->get()) ||
-      isBroadcast(summands.second->get()))
+      isBroadcast(summands.first->get()) || isBroadcast(summands.second->get()))
     return std::nullopt;
   return summands;
 }
@@ -323,9 +320,9 @@ FailureOr<UnitOp> FP8UnitScalePass::classify(Operation *op) {
   if (Attribute attr = op->getAttr(kUnitScaleAttr)) {
     auto factor = dyn_cast<FloatAttr>(attr);
     if (!factor || !std::isfinite(factor.getValueAsDouble()))
-      return op->emitError() << "'" << kUnitScaleAttr
-                             << "' must be a finite float attribute, got "
-                             << attr;
+      return op->emitError()
+             << "'" << kUnitScaleAttr
+             << "' must be a finite float attribute, got " << attr;
     if (op->getNumResults() != 1 || !isFloatTensor(op->getResult(0).getType()))
       return op->emitError() << "'" << kUnitScaleAttr
                              << "' needs an op with one float tensor result";
@@ -357,23 +354,21 @@ FailureOr<UnitOp> FP8UnitScalePass::classify(Operation *op) {
     return UnitOp::Softmax;
   if (isContraction(op))
     return UnitOp::Contraction;
-  if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op); linalgOp &&
-                                                       isGelu(linalgOp))
+  if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
+      linalgOp && isGelu(linalgOp))
     return UnitOp::Gelu;
   if (matchResidualAdd(op))
     return UnitOp::Residual;
   return UnitOp::None;
 }
 
-void FP8UnitScalePass::remark(Operation *op, std::string message,
-                              bool passed) {
+void FP8UnitScalePass::remark(Operation *op, std::string message, bool passed) {
   std::string function;
   if (auto f = op->getParentOfType<FunctionOpInterface>())
     function = f.getName().str();
-  auto opts =
-      remark::RemarkOpts::name(passed ? "scaled" : "skipped")
-          .category(kCategory)
-          .function(function);
+  auto opts = remark::RemarkOpts::name(passed ? "scaled" : "skipped")
+                  .category(kCategory)
+                  .function(function);
   if (passed)
     remark::passed(op->getLoc(), opts) << remark::add("{0}", message);
   else
@@ -490,9 +485,9 @@ LogicalResult FP8UnitScalePass::scale(Operation *op, UnitOp kind) {
     if (auto attr = op->getAttrOfType<IntegerAttr>(kUnitDimAttr))
       dim = attr.getInt();
     if (dim < 0 || dim > lastDim(result))
-      return op->emitError() << "'" << kUnitDimAttr << "' " << dim
-                             << " is out of range for a result of rank "
-                             << lastDim(result) + 1;
+      return op->emitError()
+             << "'" << kUnitDimAttr << "' " << dim
+             << " is out of range for a result of rank " << lastDim(result) + 1;
     factor.form = FactorForm::Linear;
     factor.c = 1.0 / (kind == UnitOp::Softmax ? kSoftmaxStd : kSoftmaxGradStd);
     b.setInsertionPointAfter(op);
@@ -534,8 +529,8 @@ LogicalResult FP8UnitScalePass::scale(Operation *op, UnitOp kind) {
     for (auto [operand, c] : {std::pair{skip, norm}, {branch, tau * norm}}) {
       Factor operandFactor;
       operandFactor.c = c;
-      operand->set(scaleTensor(b, loc, operand->get(),
-                               operandFactor.build(b, loc)));
+      operand->set(
+          scaleTensor(b, loc, operand->get(), operandFactor.build(b, loc)));
     }
     op->setAttr(kScaledAttr, b.getUnitAttr());
     remark(op, llvm::formatv("{0} (residual add, tau {1}): skip scaled by "

@@ -64,10 +64,9 @@ uint8_t host::roundToFormat(float x, Format format, Overflow overflow) {
   };
   const FormatInfo &info = getFormatInfo(format);
   if (!value.isNaN()) {
-    bool beyond = value.isInfinity() ||
-                  std::fabs(x) > info.maxFinite;
-    if (beyond && (overflow == Overflow::Saturate ||
-                   (!info.hasInfinity && !info.hasNaN)))
+    bool beyond = value.isInfinity() || std::fabs(x) > info.maxFinite;
+    if (beyond &&
+        (overflow == Overflow::Saturate || (!info.hasInfinity && !info.hasNaN)))
       return bitsIn(largest);
   }
   value.convert(sem, APFloat::rmNearestTiesToEven, &losesInfo);

@@ -463,9 +463,9 @@ TEST_F(SoftFloatTest, ConvertSaturateAndNonFinite) {
           host[i] = fp8::host::roundToFormat(
               llvm::bit_cast<float>(uint32_t(inputs[i])), formatOf(f),
               saturate ? fp8::Overflow::Saturate : fp8::Overflow::NonFinite);
-        expectSame(inputs, host, expected,
-                   llvm::formatv("host::roundToFormat {0} -> {1}", mode,
-                                 f.name));
+        expectSame(
+            inputs, host, expected,
+            llvm::formatv("host::roundToFormat {0} -> {1}", mode, f.name));
       }
     }
   }

@@ -67,8 +67,8 @@ std::optional<RecipeKind> parseRecipeName(llvm::StringRef name);
 /// The plan for a GEMM of `role` under `options`. `gradientOperand` (0 = A,
 /// 1 = B) names the gradient in dgrad and wgrad; `transposeLhs` and
 /// `transposeRhs` say how A and B are stored.
-GemmPlan planGemm(MLIRContext *ctx, const RecipeOptions &options,
-                  GemmRole role, unsigned gradientOperand, bool transposeLhs,
+GemmPlan planGemm(MLIRContext *ctx, const RecipeOptions &options, GemmRole role,
+                  unsigned gradientOperand, bool transposeLhs,
                   bool transposeRhs);
 
 } // namespace mlir::fp8
