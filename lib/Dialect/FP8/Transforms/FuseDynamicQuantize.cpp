@@ -185,7 +185,10 @@ struct FoldTransposeIntoPair : OpRewritePattern<DynamicQuantizeOp> {
         transposedType(movedScale), op.getInput(), plainGranularity,
         movedGranularity, /*transposed=*/true, op.getRule(), op.getOverflow(),
         op.getNanPolicy());
-    for (linalg::TransposeOp transpose : *onlyTransposed(movedData))
+    // (Named: a range-for over `*optional` would outlive the temporary.)
+    std::optional<SmallVector<linalg::TransposeOp>> dataTransposes =
+        onlyTransposed(movedData);
+    for (linalg::TransposeOp transpose : *dataTransposes)
       rewriter.replaceOp(transpose, fused.getColData());
     if (auto transposes = onlyTransposed(movedScale))
       for (linalg::TransposeOp transpose : *transposes)
