@@ -82,4 +82,11 @@ void fp8::registerFP8Pipelines() {
       "bufferization and loops. The result runs with mlir-runner and the "
       "runner utility libraries only.",
       buildFP8CPUPipeline);
+  PassPipelineRegistration<GPUPipelineOptions>(
+      "fp8-gpu-pipeline",
+      "Lower an fp8 graph to GPU kernels for chip=sm_90a|sm_100a: the graph "
+      "passes for the chip, convert-fp8-to-gpu (kernels and a launch plan), "
+      "NVVM, and a gpu.binary holding PTX (format=isa); artifacts=<dir> "
+      "writes the PTX, cubin and JSON manifests.",
+      buildFP8GPUPipeline);
 }

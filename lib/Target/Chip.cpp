@@ -50,3 +50,24 @@ bool mlir::fp8::allowsMNMajor(Chip chip, Format format) {
 int64_t mlir::fp8::getMmaK(Chip chip, Format format) {
   return chip == Chip::SM100a && format == Format::E2M1 ? 64 : 32;
 }
+
+std::string mlir::fp8::describeUnsupportedChip(llvm::StringRef name) {
+  std::string base =
+      ("unsupported chip '" + name + "': fp8-mlir targets sm_90a (Hopper, "
+       "wgmma) and sm_100a (Blackwell, tcgen05.mma)")
+          .str();
+  unsigned version = 0;
+  llvm::StringRef rest = name;
+  if (!rest.consume_front("sm_") || rest.consumeInteger(10, version))
+    return base + "; chips are named like sm_90a";
+  if (rest.empty() && (version == 90 || version == 100 || version == 101 ||
+                       version == 103))
+    return base + "; wgmma, setmaxnreg and tcgen05 exist only in the "
+                  "architecture-specific targets: use sm_" +
+           std::to_string(version == 90 ? 90 : 100) + "a";
+  if (version < 90)
+    return base + "; sm_" + std::to_string(version) +
+           " has no FP8 tensor-core GEMM instructions that fp8-mlir uses "
+           "(wgmma needs sm_90a)";
+  return base;
+}

@@ -48,4 +48,70 @@ def ConvertFP8ToLinalg : Pass<"convert-fp8-to-linalg"> {
   ];
 }
 
+def ConvertFP8ToGPU : Pass<"convert-fp8-to-gpu", "::mlir::ModuleOp"> {
+  let summary = "Lower fp8 graphs on tensors to GPU kernels and a launch plan";
+  let description = [{
+    Turns each function of fp8 ops on statically shaped tensors into
+    generated kernels in a `gpu.module @fp8_kernels` (targeting `chip`) and a
+    launch plan, recorded in the module attribute `fp8.plans` and removing
+    the function. A plan names the buffers (the function's arguments and
+    results, constants with their data, and temporaries) and the launches in
+    order: kernel launches with grid, block and dynamic shared memory sizes
+    and parameters (buffers, integers, and the TMA tensor maps the host
+    builds), and buffer fills. `fp8-write-artifacts` writes it as JSON for
+    the runtime (runtime/).
+
+    sm_90a kernels:
+
+    * `fp8.scaled_matmul`: the warp-specialized TMA + wgmma GEMM of
+      `GemmSM90Config` (per-tensor, row-wise, and 1x128 / 128x128 or MX
+      1x32 block scales with promotion into f32), persistent over output
+      tiles;
+    * `fp8.dynamic_quantize`: amax and quantize kernels.
+
+    Every operand must already be legal for the chip (`fp8-legalize-layout`
+    runs first in `fp8-gpu-pipeline`); anything without a GPU lowering is an
+    error that names it.
+  }];
+  let options = [
+    Option<"chip", "chip", "std::string", /*default=*/"\"sm_90a\"",
+           "The target: sm_90a or sm_100a">,
+    Option<"numSMs", "num-sms", "int64_t", /*default=*/"132",
+           "Streaming multiprocessors of the device (persistent grids)">,
+  ];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::gpu::GPUDialect",
+    "::mlir::LLVM::LLVMDialect",
+    "::mlir::NVVM::NVVMDialect",
+    "::mlir::scf::SCFDialect",
+  ];
+}
+
+def FP8WriteArtifacts : Pass<"fp8-write-artifacts", "::mlir::ModuleOp"> {
+  let summary = "Write the GPU kernels and launch manifests to a directory";
+  let description = [{
+    After `gpu-module-to-binary`, writes into `dir`:
+
+    * `fp8_kernels.ptx`: the PTX of every kernel (from the `gpu.binary`
+      object; `format=isa`);
+    * `fp8_kernels.cubin` and `fp8_kernels.ptxas.log` (`ptxas -v`: registers
+      and spills per kernel) when `ptxas` runs;
+    * `<function>.json` per lowered function: the launch plan of
+      `convert-fp8-to-gpu` as the runtime's manifest (runtime/README.md),
+      and `<function>.const<id>.bin` for each constant buffer.
+
+    `ptxas` is the assembler to run: `auto` (the default) looks for
+    /usr/local/cuda/bin/ptxas and `ptxas` on PATH and skips the cubin when
+    neither exists; `none` skips it; any other value is a path. A failing
+    ptxas is an error. Files are written only when every step succeeded.
+  }];
+  let options = [
+    Option<"dir", "dir", "std::string", /*default=*/"\"\"",
+           "Output directory (created if missing)">,
+    Option<"ptxas", "ptxas", "std::string", /*default=*/"\"auto\"",
+           "ptxas to assemble the PTX with: auto, none, or a path">,
+  ];
+}
+
 #endif // FP8_CONVERSION_PASSES_TD

@@ -29,13 +29,42 @@ struct CPUPipelineOptions : public PassPipelineOptions<CPUPipelineOptions> {
       llvm::cl::init(true)};
 };
 
+/// Options of `fp8-gpu-pipeline`.
+struct GPUPipelineOptions : public PassPipelineOptions<GPUPipelineOptions> {
+  PassOptions::Option<std::string> chip{
+      *this, "chip", llvm::cl::desc("The target: sm_90a or sm_100a"),
+      llvm::cl::init("sm_90a")};
+  PassOptions::Option<std::string> format{
+      *this, "format",
+      llvm::cl::desc("What the gpu.binary holds: isa (PTX), bin (cubin, "
+                     "assembled by ptxas) or fatbin"),
+      llvm::cl::init("isa")};
+  PassOptions::Option<std::string> artifacts{
+      *this, "artifacts",
+      llvm::cl::desc("A directory to write the PTX, cubin and JSON launch "
+                     "manifests to (fp8-write-artifacts); none if empty"),
+      llvm::cl::init("")};
+  PassOptions::Option<int64_t> numSMs{
+      *this, "num-sms",
+      llvm::cl::desc("Streaming multiprocessors of the device (persistent "
+                     "grids)"),
+      llvm::cl::init(132)};
+};
+
+/// An fp8 graph (after fp8-autocast) to GPU kernels in a gpu.binary and a
+/// launch plan: the graph passes for the chip (fusion, scale propagation,
+/// constant quantization, layout legality), convert-fp8-to-gpu, the NVVM
+/// lowering of the kernels and gpu-module-to-binary.
+void buildFP8GPUPipeline(OpPassManager &pm, const GPUPipelineOptions &options);
+
 /// fp8 + linalg + tensor + arith (elementwise ops on tensors included) down to
 /// the LLVM dialect: reference lowering of the fp8 ops, software float
 /// conversions, bufferization, loops, LLVM. The result runs with mlir-runner
 /// and the runner utility libraries only.
 void buildFP8CPUPipeline(OpPassManager &pm, const CPUPipelineOptions &options);
 
-/// Registers `fp8-cpu-pipeline` with the global pass registry.
+/// Registers `fp8-cpu-pipeline` and `fp8-gpu-pipeline` with the global pass
+/// registry.
 void registerFP8Pipelines();
 
 } // namespace fp8

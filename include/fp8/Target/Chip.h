@@ -18,6 +18,7 @@
 #include "llvm/ADT/StringRef.h"
 
 #include <optional>
+#include <string>
 
 namespace mlir::fp8 {
 
@@ -34,6 +35,10 @@ std::optional<Chip> parseChip(llvm::StringRef name);
 llvm::StringRef getChipName(Chip chip);
 /// The accepted chip names, for diagnostics.
 llvm::ArrayRef<llvm::StringRef> getChipNames();
+
+/// A diagnostic for a chip name that is not a supported target, saying what
+/// to use instead (an FP8-less chip, a missing `a` suffix, a typo).
+std::string describeUnsupportedChip(llvm::StringRef name);
 
 /// The tensor-core instruction family that multiplies FP8 on `chip`.
 llvm::StringRef getMmaName(Chip chip);

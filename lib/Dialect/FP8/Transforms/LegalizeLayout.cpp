@@ -16,6 +16,7 @@
 #include "fp8/Dialect/FP8/IR/FP8Ops.h"
 #include "fp8/Dialect/FP8/IR/FormatInfo.h"
 #include "fp8/Dialect/FP8/Transforms/GraphUtils.h"
+#include "fp8/Dialect/FP8/Transforms/LayoutLegality.h"
 #include "fp8/Dialect/FP8/Transforms/Passes.h"
 #include "fp8/Target/Chip.h"
 
@@ -83,42 +84,9 @@ int64_t roundUp(int64_t value, int64_t step) {
   return (value + step - 1) / step * step;
 }
 
-struct FP8LegalizeLayoutPass
-    : fp8::impl::FP8LegalizeLayoutBase<FP8LegalizeLayoutPass> {
-  using Base::Base;
-
-  void runOnOperation() override;
-
-private:
-  LogicalResult legalize(ScaledMatmulOp op, Chip chip);
-  /// Checks what no copy can fix; emits the errors.
-  LogicalResult checkOperand(ScaledMatmulOp op, const Operand &operand,
-                             Chip chip);
-  void transposeOperand(ScaledMatmulOp op, bool rhs);
-  void remark(ScaledMatmulOp op, const std::string &message, bool passed);
-
-  DominanceInfo *dominance = nullptr;
-  /// Transposed copies made so far: (data, scale) -> (data^T, scale^T).
-  llvm::DenseMap<std::pair<Value, Value>, std::pair<Value, Value>> copies;
-};
-
-void FP8LegalizeLayoutPass::remark(ScaledMatmulOp op,
-                                   const std::string &message, bool passed) {
-  std::string function;
-  if (auto f = op->getParentOfType<FunctionOpInterface>())
-    function = f.getName().str();
-  auto opts = remark::RemarkOpts::name(passed ? "legal" : "copied")
-                  .category(kCategory)
-                  .function(function);
-  if (passed)
-    remark::passed(op.getLoc(), opts) << remark::add("{0}", message);
-  else
-    remark::missed(op.getLoc(), opts) << remark::add("{0}", message);
-}
-
-LogicalResult FP8LegalizeLayoutPass::checkOperand(ScaledMatmulOp op,
-                                                  const Operand &operand,
-                                                  Chip chip) {
+/// Checks what no copy can fix for one operand; emits the errors.
+LogicalResult checkOperand(ScaledMatmulOp op, const Operand &operand,
+                           Chip chip) {
   StringRef chipName = getChipName(chip);
   Type element = getFormatType(op.getContext(), operand.format);
   if (!supportsFormat(chip, operand.format))
@@ -167,6 +135,104 @@ LogicalResult FP8LegalizeLayoutPass::checkOperand(ScaledMatmulOp op,
   return success();
 }
 
+/// The result rows: a multiple of 16 bytes for TMA stores.
+LogicalResult checkResult(ScaledMatmulOp op) {
+  auto resultType = cast<RankedTensorType>(op.getResult().getType());
+  int64_t n = resultType.getDimSize(resultType.getRank() - 1);
+  int64_t outBits = resultType.getElementTypeBitWidth();
+  if (ShapedType::isDynamic(n)) {
+    op.emitWarning() << "N is dynamic: the 16-byte row alignment of the "
+                        "result (N a multiple of "
+                     << 128 / outBits << " for " << resultType.getElementType()
+                     << ") must be checked at launch";
+    return success();
+  }
+  if (n * outBits % 128 != 0)
+    return op.emitError() << "N = " << n << " gives result rows of "
+                          << n * outBits / 8 << " bytes ("
+                          << resultType.getElementType()
+                          << "); TMA stores rows that are multiples of 16 "
+                             "bytes: pad N to "
+                          << roundUp(n, 128 / outBits);
+  return success();
+}
+
+/// Checks formats, scale blocks and alignment of both operands and the
+/// result; warns once about a dynamic K.
+LogicalResult checkFixedConstraints(ScaledMatmulOp op, Chip chip) {
+  for (bool rhs : {false, true})
+    if (failed(checkOperand(op, describe(op, rhs), chip)))
+      return failure();
+  Operand lhs = describe(op, /*rhs=*/false);
+  if (ShapedType::isDynamic(lhs.k)) {
+    Operand rhs = describe(op, /*rhs=*/true);
+    int64_t multiple = 128 / std::min(bitsOf(lhs.format), bitsOf(rhs.format));
+    op.emitWarning() << "K is dynamic: the 16-byte row alignment TMA needs "
+                        "(K a multiple of "
+                     << multiple << ") must be checked at launch";
+  }
+  return checkResult(op);
+}
+
+/// Whether `operand` can stay as stored on `chip`; otherwise why not.
+std::optional<std::string> majornessProblem(ScaledMatmulOp op,
+                                            const Operand &operand,
+                                            Chip chip) {
+  if (operand.kMajor)
+    return std::nullopt;
+  int64_t bits = bitsOf(operand.format);
+  bool alignedRows = !ShapedType::isDynamic(operand.other) &&
+                     operand.other * bits % 128 == 0;
+  if (allowsMNMajor(chip, operand.format) && alignedRows)
+    return std::nullopt;
+  if (allowsMNMajor(chip, operand.format))
+    return llvm::formatv("its {0}-major rows of {1} elements are not "
+                         "16-byte multiples for TMA",
+                         operand.otherDim, formatExtent(operand.other))
+        .str();
+  return llvm::formatv("{0} {1} reads {2} operands K-major only",
+                       getChipName(chip), getMmaName(chip),
+                       getFormatType(op.getContext(), operand.format))
+      .str();
+}
+
+std::string describeStorage(const Operand &operand) {
+  return llvm::formatv("{0} is stored [K = {1}, {2} = {3}] ({2}-major)",
+                       operand.name, formatExtent(operand.k), operand.otherDim,
+                       formatExtent(operand.other));
+}
+
+struct FP8LegalizeLayoutPass
+    : fp8::impl::FP8LegalizeLayoutBase<FP8LegalizeLayoutPass> {
+  using Base::Base;
+
+  void runOnOperation() override;
+
+private:
+  LogicalResult legalize(ScaledMatmulOp op, Chip chip);
+  /// Checks what no copy can fix; emits the errors.
+  void transposeOperand(ScaledMatmulOp op, bool rhs);
+  void remark(ScaledMatmulOp op, const std::string &message, bool passed);
+
+  DominanceInfo *dominance = nullptr;
+  /// Transposed copies made so far: (data, scale) -> (data^T, scale^T).
+  llvm::DenseMap<std::pair<Value, Value>, std::pair<Value, Value>> copies;
+};
+
+void FP8LegalizeLayoutPass::remark(ScaledMatmulOp op,
+                                   const std::string &message, bool passed) {
+  std::string function;
+  if (auto f = op->getParentOfType<FunctionOpInterface>())
+    function = f.getName().str();
+  auto opts = remark::RemarkOpts::name(passed ? "legal" : "copied")
+                  .category(kCategory)
+                  .function(function);
+  if (passed)
+    remark::passed(op.getLoc(), opts) << remark::add("{0}", message);
+  else
+    remark::missed(op.getLoc(), opts) << remark::add("{0}", message);
+}
+
 void FP8LegalizeLayoutPass::transposeOperand(ScaledMatmulOp op, bool rhs) {
   OpOperand &dataOperand = rhs ? op.getRhsMutable() : op.getLhsMutable();
   OpOperand &scaleOperand =
@@ -203,48 +269,16 @@ void FP8LegalizeLayoutPass::transposeOperand(ScaledMatmulOp op, bool rhs) {
 }
 
 LogicalResult FP8LegalizeLayoutPass::legalize(ScaledMatmulOp op, Chip chip) {
-  StringRef chipName = getChipName(chip);
-  for (bool rhs : {false, true})
-    if (failed(checkOperand(op, describe(op, rhs), chip)))
-      return failure();
-  Operand lhs = describe(op, /*rhs=*/false);
-  if (ShapedType::isDynamic(lhs.k)) {
-    Operand rhs = describe(op, /*rhs=*/true);
-    int64_t multiple = 128 / std::min(bitsOf(lhs.format), bitsOf(rhs.format));
-    op.emitWarning() << "K is dynamic: the 16-byte row alignment TMA needs "
-                        "(K a multiple of "
-                     << multiple << ") must be checked at launch";
-  }
-  // TMA stores rows of the result.
-  auto resultType = cast<RankedTensorType>(op.getResult().getType());
-  int64_t n = resultType.getDimSize(resultType.getRank() - 1);
-  int64_t outBits = resultType.getElementTypeBitWidth();
-  if (ShapedType::isDynamic(n)) {
-    op.emitWarning() << "N is dynamic: the 16-byte row alignment of the "
-                        "result (N a multiple of "
-                     << 128 / outBits << " for " << resultType.getElementType()
-                     << ") must be checked at launch";
-  } else if (n * outBits % 128 != 0) {
-    return op.emitError() << "N = " << n << " gives result rows of "
-                          << n * outBits / 8 << " bytes ("
-                          << resultType.getElementType()
-                          << "); TMA stores rows that are multiples of 16 "
-                             "bytes: pad N to "
-                          << roundUp(n, 128 / outBits);
-  }
-
+  if (failed(checkFixedConstraints(op, chip)))
+    return failure();
   // Majorness, fixed with transposed copies of the quantized operands.
   for (bool rhs : {false, true}) {
     Operand operand = describe(op, rhs);
     if (operand.kMajor)
       continue;
-    int64_t bits = bitsOf(operand.format);
-    bool alignedRows = !ShapedType::isDynamic(operand.other) &&
-                       operand.other * bits % 128 == 0;
-    std::string stored = llvm::formatv(
-        "{0} is stored [K = {1}, {2} = {3}] ({2}-major)", operand.name,
-        formatExtent(operand.k), operand.otherDim, formatExtent(operand.other));
-    if (allowsMNMajor(chip, operand.format) && alignedRows) {
+    std::string stored = describeStorage(operand);
+    std::optional<std::string> problem = majornessProblem(op, operand, chip);
+    if (!problem) {
       remark(op,
              llvm::formatv("{0}; {1} reads it through the transpose bit of "
                            "the instruction descriptor",
@@ -253,26 +287,16 @@ LogicalResult FP8LegalizeLayoutPass::legalize(ScaledMatmulOp op, Chip chip) {
              /*passed=*/true);
       continue;
     }
-    std::string why =
-        allowsMNMajor(chip, operand.format)
-            ? llvm::formatv("its {0}-major rows of {1} elements are not "
-                            "16-byte multiples for TMA",
-                            operand.otherDim, formatExtent(operand.other))
-                  .str()
-            : llvm::formatv("{0} {1} reads {2} operands K-major only", chipName,
-                            getMmaName(chip),
-                            getFormatType(op.getContext(), operand.format))
-                  .str();
     if (!allowCopies)
       return op.emitError()
-             << "operand " << stored << ", but " << why
+             << "operand " << stored << ", but " << *problem
              << "; store it K-major, or let fp8-legalize-layout insert a "
                 "transposed copy (allow-copies=true)";
     transposeOperand(op, rhs);
     remark(op,
            llvm::formatv("{0}, but {1}: inserted a transposed copy of its "
                          "codes and scales",
-                         stored, why)
+                         stored, *problem)
                .str(),
            /*passed=*/false);
   }
@@ -301,3 +325,19 @@ void FP8LegalizeLayoutPass::runOnOperation() {
 }
 
 } // namespace
+
+LogicalResult mlir::fp8::verifyTensorCoreLegality(ScaledMatmulOp op,
+                                                  Chip chip) {
+  if (failed(checkFixedConstraints(op, chip)))
+    return failure();
+  for (bool rhs : {false, true}) {
+    Operand operand = describe(op, rhs);
+    if (std::optional<std::string> problem =
+            majornessProblem(op, operand, chip))
+      return op.emitError() << "operand " << describeStorage(operand)
+                            << ", but " << *problem
+                            << "; run fp8-legalize-layout=chip="
+                            << getChipName(chip) << " first";
+  }
+  return success();
+}

@@ -1,0 +1,87 @@
+//===- Kernels.h - Generated GPU kernels of the fp8 ops ---------*- C++ -*-===//
+//
+// Part of fp8-mlir.
+//
+//===----------------------------------------------------------------------===//
+//
+// Builders of the GPU kernels that fp8 ops lower to, one configuration at a
+// time, as llvm.func kernels with NVVM ops inside a gpu.module. Each
+// configuration names its kernel, its parameters and its launch geometry, so
+// that the lowering can record launches the runtime replays.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FP8_CONVERSION_FP8TOGPU_KERNELS_H
+#define FP8_CONVERSION_FP8TOGPU_KERNELS_H
+
+#include "fp8/Dialect/FP8/IR/FP8Dialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/IR/Builders.h"
+
+#include <string>
+
+namespace mlir::fp8 {
+
+/// Element types of GEMM results and bias.
+enum class WideElement { F32, BF16, F16 };
+
+/// How a scaled GEMM applies its operands' decode scales.
+enum class GemmScaling {
+  /// One scale per operand, applied in the epilogue.
+  Tensor,
+  /// A per row (M) and B per column (N), applied in the epilogue.
+  RowCol,
+  /// Scales that change along K every `kGroup` elements: the tensor-core
+  /// partial sum of each group is scaled and added on the CUDA cores.
+  Block,
+};
+
+/// One sm_90a scaled-GEMM kernel: C[M, N] = A[M, K] x B[N, K]^T with both
+/// operands K-major 8-bit (TMA, 128-byte swizzle), warp-specialized (one
+/// producer warpgroup, two consumer warpgroups of wgmma m64nNk32),
+/// persistent over output tiles.
+struct GemmSM90Config {
+  Format aFormat = Format::E4M3;
+  Format bFormat = Format::E4M3;
+  WideElement out = WideElement::BF16;
+  GemmScaling scaling = GemmScaling::Tensor;
+  /// Block scaling: K extent of a scale block (32 or 128), E8M0 scales
+  /// (else f32), and the rows of B sharing one scale (1, or kGroup for square
+  /// weight blocks).
+  int64_t kGroup = 128;
+  bool e8m0Scales = false;
+  int64_t bRowsPerScale = 1;
+  /// k32 steps between promotions into the f32 accumulator (Tensor and
+  /// RowCol; 0 = tensor-core accumulation only). Block scaling promotes at
+  /// every scale block.
+  int64_t promoteInterval = 4;
+  std::optional<WideElement> bias;
+  /// Tile and pipeline.
+  int64_t blockM = 128;
+  int64_t blockN = 128;
+  int64_t stages = 0; // 0: as many as shared memory holds
+
+  static constexpr int64_t kBlockK = 128;
+  static constexpr int64_t kThreads = 384;
+
+  /// Fails with a reason when the configuration has no kernel.
+  LogicalResult verify(std::string &reason) const;
+  /// The pipeline depth actually used.
+  int64_t getStages() const;
+  /// Dynamic shared memory in bytes.
+  int64_t getSharedMemoryBytes() const;
+  /// A name that identifies the configuration.
+  std::string getKernelName() const;
+};
+
+/// Builds the kernel of `config` at the insertion point of `builder` (inside
+/// a gpu.module) unless a function of its name exists; returns it. Its
+/// parameters, in order: tensor maps of A and B (128-byte grid constants),
+/// C, the scales of A and of B, the bias (when configured), then M, N and K
+/// as i32.
+LLVM::LLVMFuncOp buildGemmSM90Kernel(OpBuilder &builder, Location loc,
+                                     const GemmSM90Config &config);
+
+} // namespace mlir::fp8
+
+#endif // FP8_CONVERSION_FP8TOGPU_KERNELS_H

@@ -1,0 +1,363 @@
+//===- FP8ToGPU.cpp - fp8 graphs to GPU kernels and a launch plan ---------===//
+//
+// Part of fp8-mlir.
+//
+//===----------------------------------------------------------------------===//
+//
+// Walks each function in order, gives every tensor a buffer, generates (or
+// reuses) a kernel per op configuration in `gpu.module @fp8_kernels`, and
+// records the launches. The plan is an attribute; fp8-write-artifacts writes
+// it as the runtime's JSON manifest.
+//
+//===----------------------------------------------------------------------===//
+
+#include "fp8/Conversion/FP8ToGPU/Kernels.h"
+#include "fp8/Conversion/FP8ToGPU/LaunchPlan.h"
+#include "fp8/Conversion/Passes.h"
+#include "fp8/Dialect/FP8/IR/FP8Ops.h"
+#include "fp8/Dialect/FP8/IR/FormatInfo.h"
+#include "fp8/Dialect/FP8/Transforms/LayoutLegality.h"
+#include "fp8/Target/Chip.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/Matchers.h"
+#include "llvm/ADT/StringExtras.h"
+
+namespace mlir::fp8 {
+#define GEN_PASS_DEF_CONVERTFP8TOGPU
+#include "fp8/Conversion/Passes.h.inc"
+} // namespace mlir::fp8
+
+using namespace mlir;
+using namespace mlir::fp8;
+
+namespace {
+
+constexpr StringLiteral kKernelModule = "fp8_kernels";
+
+/// The PTX features of a chip: sm_90a needs PTX 8.0; tcgen05 with block32
+/// and block16 scales needs PTX 8.8.
+StringRef getPtxFeatures(Chip chip) {
+  return chip == Chip::SM90a ? "+ptx80" : "+ptx88";
+}
+
+/// Builds the plan of one function.
+class PlanBuilder {
+public:
+  PlanBuilder(func::FuncOp func, gpu::GPUModuleOp kernels, Chip chip,
+              int64_t numSMs)
+      : func(func), kernels(kernels), chip(chip), numSMs(numSMs),
+        ctx(func.getContext()) {}
+
+  LogicalResult build();
+  DictionaryAttr getPlan();
+
+private:
+  LogicalResult lower(Operation *op);
+  LogicalResult lowerScaledMatmul(ScaledMatmulOp op);
+
+  /// The buffer of `value`, creating a temporary for op results.
+  int64_t bufferOf(Value value);
+  int64_t addBuffer(StringRef kind, RankedTensorType type,
+                    ArrayRef<NamedAttribute> extra = {});
+
+  NamedAttribute named(StringRef name, Attribute value) {
+    return NamedAttribute(StringAttr::get(ctx, name), value);
+  }
+  Attribute i64(int64_t v) {
+    return IntegerAttr::get(IntegerType::get(ctx, 64), v);
+  }
+  Attribute str(StringRef s) { return StringAttr::get(ctx, s); }
+  Attribute array(ArrayRef<int64_t> values) {
+    return ArrayAttr::get(ctx, llvm::map_to_vector(values, [&](int64_t v) {
+                            return i64(v);
+                          }));
+  }
+  DictionaryAttr dict(ArrayRef<NamedAttribute> entries) {
+    return DictionaryAttr::get(ctx, entries);
+  }
+
+  /// Parameters of kernel launches.
+  Attribute bufferParam(int64_t buffer) {
+    return dict({named("kind", str("buffer")), named("buffer", i64(buffer))});
+  }
+  Attribute i32Param(int64_t value) {
+    return dict({named("kind", str("i32")), named("value", i64(value))});
+  }
+  /// A 2-D TMA tensor map over an 8-bit [rows, cols] row-major buffer with
+  /// boxes of [boxRows, boxCols] and 128-byte swizzle.
+  Attribute tensorMapParam(int64_t buffer, int64_t rows, int64_t cols,
+                           int64_t boxRows, int64_t boxCols) {
+    return dict({named("kind", str("tensor_map")),
+                 named("buffer", i64(buffer)),
+                 named("dtype", str("uint8")),
+                 named("dims", array({cols, rows})),
+                 named("strides", array({cols})),
+                 named("box", array({boxCols, boxRows})),
+                 named("swizzle", str("128B"))});
+  }
+  void addKernelLaunch(StringRef kernel, ArrayRef<int64_t> grid,
+                       ArrayRef<int64_t> block, int64_t sharedBytes,
+                       ArrayRef<Attribute> params, bool persistent) {
+    launches.push_back(dict(
+        {named("kind", str("kernel")), named("kernel", str(kernel)),
+         named("grid", array(grid)), named("block", array(block)),
+         named("cluster", array({1, 1, 1})),
+         named("shared_bytes", i64(sharedBytes)),
+         named("persistent", BoolAttr::get(ctx, persistent)),
+         named("params", ArrayAttr::get(ctx, params))}));
+  }
+
+  func::FuncOp func;
+  gpu::GPUModuleOp kernels;
+  Chip chip;
+  int64_t numSMs;
+  MLIRContext *ctx;
+
+  llvm::DenseMap<Value, int64_t> buffers;
+  SmallVector<Attribute> bufferAttrs;
+  SmallVector<Attribute> launches;
+};
+
+int64_t PlanBuilder::addBuffer(StringRef kind, RankedTensorType type,
+                               ArrayRef<NamedAttribute> extra) {
+  int64_t id = bufferAttrs.size();
+  int64_t bits = type.getElementTypeBitWidth();
+  int64_t bytes = (type.getNumElements() * bits + 7) / 8;
+  SmallVector<NamedAttribute> entries{
+      named("id", i64(id)), named("kind", str(kind)),
+      named("type", TypeAttr::get(type)), named("bytes", i64(bytes))};
+  llvm::append_range(entries, extra);
+  bufferAttrs.push_back(dict(entries));
+  return id;
+}
+
+int64_t PlanBuilder::bufferOf(Value value) {
+  auto it = buffers.find(value);
+  if (it != buffers.end())
+    return it->second;
+  int64_t id = addBuffer("temp", cast<RankedTensorType>(value.getType()));
+  buffers[value] = id;
+  return id;
+}
+
+LogicalResult PlanBuilder::build() {
+  FunctionType type = func.getFunctionType();
+  for (Type t : llvm::concat<const Type>(type.getInputs(), type.getResults())) {
+    auto tensor = dyn_cast<RankedTensorType>(t);
+    if (!tensor || !tensor.hasStaticShape())
+      return func.emitError()
+             << "fp8 GPU lowering: " << t
+             << " is not a statically shaped tensor; the GPU pipeline plans "
+                "buffers and launches at compile time";
+  }
+  for (auto [i, arg] : llvm::enumerate(func.getArguments()))
+    buffers[arg] = addBuffer("input", cast<RankedTensorType>(arg.getType()),
+                             {named("index", i64(i))});
+  if (!func.getBody().hasOneBlock())
+    return func.emitError("fp8 GPU lowering: control flow is not supported");
+  for (Operation &op : func.getBody().front().without_terminator())
+    if (failed(lower(&op)))
+      return failure();
+  auto ret = cast<func::ReturnOp>(func.getBody().front().getTerminator());
+  for (auto [i, value] : llvm::enumerate(ret.getOperands())) {
+    int64_t id = bufferOf(value);
+    auto entry = cast<DictionaryAttr>(bufferAttrs[id]);
+    if (entry.getAs<StringAttr>("kind").getValue() != "temp")
+      return ret.emitError() << "fp8 GPU lowering: result " << i
+                             << " is an input or another result; return "
+                                "computed values only";
+    NamedAttrList list(entry);
+    list.set("kind", str("output"));
+    list.set("index", i64(i));
+    bufferAttrs[id] = list.getDictionary(ctx);
+  }
+  return success();
+}
+
+DictionaryAttr PlanBuilder::getPlan() {
+  return dict({named("chip", str(getChipName(chip))),
+               named("kernel_module", str(kKernelModule)),
+               named("buffers", ArrayAttr::get(ctx, bufferAttrs)),
+               named("launches", ArrayAttr::get(ctx, launches))});
+}
+
+LogicalResult PlanBuilder::lower(Operation *op) {
+  if (auto matmul = dyn_cast<ScaledMatmulOp>(op))
+    return lowerScaledMatmul(matmul);
+  if (auto constant = dyn_cast<arith::ConstantOp>(op)) {
+    auto type = dyn_cast<RankedTensorType>(constant.getType());
+    if (!type)
+      return success(); // scalars feed other ops' attributes only
+    buffers[constant] =
+        addBuffer("constant", type, {named("value", constant.getValue())});
+    return success();
+  }
+  if (isa<tensor::EmptyOp>(op))
+    return success();
+  // Views of a buffer under another shape share it.
+  if (isa<tensor::CastOp, tensor::ExpandShapeOp, tensor::CollapseShapeOp>(
+          op)) {
+    buffers[op->getResult(0)] = bufferOf(op->getOperand(0));
+    return success();
+  }
+  return op->emitError() << "fp8 GPU lowering: '" << op->getName()
+                         << "' has no " << getChipName(chip)
+                         << " lowering yet";
+}
+
+LogicalResult PlanBuilder::lowerScaledMatmul(ScaledMatmulOp op) {
+  if (failed(verifyTensorCoreLegality(op, chip)))
+    return failure();
+  if (chip != Chip::SM90a)
+    return op.emitError("fp8 GPU lowering: scaled GEMMs for sm_100a are not "
+                        "generated yet");
+  auto lhsType = cast<RankedTensorType>(op.getLhs().getType());
+  auto rhsType = cast<RankedTensorType>(op.getRhs().getType());
+  auto resultType = cast<RankedTensorType>(op.getResult().getType());
+  if (lhsType.getRank() != 2)
+    return op.emitError("fp8 GPU lowering: batched scaled GEMMs are not "
+                        "supported yet; unroll the batch");
+  if (op.getAmax() || op.getOutScale())
+    return op.emitError("fp8 GPU lowering: FP8 results (out_scale) and the "
+                        "output amax are not generated yet");
+  int64_t m = lhsType.getDimSize(0), k = lhsType.getDimSize(1);
+  int64_t n = rhsType.getDimSize(0);
+
+  GemmSM90Config config;
+  config.aFormat = *getFormat(lhsType.getElementType());
+  config.bFormat = *getFormat(rhsType.getElementType());
+  auto wide = [&](Type type) -> std::optional<WideElement> {
+    if (type.isF32())
+      return WideElement::F32;
+    if (type.isBF16())
+      return WideElement::BF16;
+    if (type.isF16())
+      return WideElement::F16;
+    return std::nullopt;
+  };
+  std::optional<WideElement> out = wide(resultType.getElementType());
+  if (!out)
+    return op.emitError() << "fp8 GPU lowering: results of type "
+                          << resultType.getElementType()
+                          << " are not generated yet";
+  config.out = *out;
+  if (Value bias = op.getBias())
+    config.bias =
+        wide(cast<RankedTensorType>(bias.getType()).getElementType());
+  config.promoteInterval = op.getPromoteInterval();
+  if (op.getLhsGlobalScale() || op.getRhsGlobalScale())
+    return op.emitError("fp8 GPU lowering: two-level (NVFP4) scales need "
+                        "sm_100a");
+
+  // Scaling from the granularities (A [M, K], B [N, K] as stored).
+  SmallVector<int64_t> aBlock =
+      op.getLhsGranularity().getBlockShape(lhsType.getShape());
+  SmallVector<int64_t> bBlock =
+      op.getRhsGranularity().getBlockShape(rhsType.getShape());
+  Type scaleElement =
+      cast<RankedTensorType>(op.getLhsScale().getType()).getElementType();
+  bool aTensor = aBlock[0] >= m && aBlock[1] >= k;
+  bool bTensor = bBlock[0] >= n && bBlock[1] >= k;
+  bool aRow = aBlock[0] == 1 && aBlock[1] >= k;
+  bool bRow = bBlock[0] == 1 && bBlock[1] >= k;
+  if (aTensor && bTensor) {
+    config.scaling = GemmScaling::Tensor;
+  } else if (aRow && bRow) {
+    config.scaling = GemmScaling::RowCol;
+  } else if (aBlock[0] == 1 && aBlock[1] < k &&
+             (bBlock[0] == 1 || bBlock[0] == bBlock[1]) &&
+             bBlock[1] == aBlock[1]) {
+    config.scaling = GemmScaling::Block;
+    config.kGroup = aBlock[1];
+    config.bRowsPerScale = bBlock[0];
+    config.e8m0Scales = isa<Float8E8M0FNUType>(scaleElement);
+  } else {
+    return op.emitError()
+           << "fp8 GPU lowering: no sm_90a kernel scales A by "
+           << formatGranularity(op.getLhsGranularity()) << " and B by "
+           << formatGranularity(op.getRhsGranularity())
+           << "; supported: both per tensor, both per row along K, or blocks "
+              "along K of 32 or 128 (B per row or in square blocks)";
+  }
+  if (!scaleElement.isF32() && !config.e8m0Scales)
+    return op.emitError() << "fp8 GPU lowering: " << scaleElement
+                          << " scales on sm_90a are not supported";
+  // Narrow tiles when N is small.
+  config.blockN = n <= 64 ? 64 : 128;
+  std::string reason;
+  if (failed(config.verify(reason)))
+    return op.emitError() << "fp8 GPU lowering: " << reason;
+
+  OpBuilder builder(kernels.getBody(), kernels.getBody()->end());
+  LLVM::LLVMFuncOp kernel = buildGemmSM90Kernel(builder, op.getLoc(), config);
+
+  int64_t a = bufferOf(op.getLhs()), b = bufferOf(op.getRhs());
+  int64_t sa = bufferOf(op.getLhsScale()), sb = bufferOf(op.getRhsScale());
+  int64_t c = bufferOf(op.getResult());
+  SmallVector<Attribute> params{
+      tensorMapParam(a, m, k, config.blockM, GemmSM90Config::kBlockK),
+      tensorMapParam(b, n, k, config.blockN, GemmSM90Config::kBlockK),
+      bufferParam(c), bufferParam(sa), bufferParam(sb)};
+  if (Value bias = op.getBias())
+    params.push_back(bufferParam(bufferOf(bias)));
+  params.append({i32Param(m), i32Param(n), i32Param(k)});
+  int64_t tiles = ((m + config.blockM - 1) / config.blockM) *
+                  ((n + config.blockN - 1) / config.blockN);
+  addKernelLaunch(kernel.getName(), {std::min(tiles, numSMs), 1, 1},
+                  {GemmSM90Config::kThreads, 1, 1},
+                  config.getSharedMemoryBytes(), params,
+                  /*persistent=*/true);
+  return success();
+}
+
+struct ConvertFP8ToGPUPass
+    : fp8::impl::ConvertFP8ToGPUBase<ConvertFP8ToGPUPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    std::optional<Chip> parsed = parseChip(chip);
+    if (!parsed) {
+      module.emitError() << describeUnsupportedChip(chip);
+      return signalPassFailure();
+    }
+    SmallVector<func::FuncOp> functions;
+    for (auto func : module.getOps<func::FuncOp>())
+      if (!func.isExternal())
+        functions.push_back(func);
+    if (functions.empty())
+      return;
+
+    OpBuilder builder(module.getBodyRegion());
+    builder.setInsertionPointToEnd(module.getBody());
+    auto kernels = module.lookupSymbol<gpu::GPUModuleOp>(kKernelModule);
+    if (!kernels) {
+      auto target = NVVM::NVVMTargetAttr::get(
+          &getContext(), /*optLevel=*/3, "nvptx64-nvidia-cuda",
+          getChipName(*parsed), getPtxFeatures(*parsed));
+      kernels = gpu::GPUModuleOp::create(builder, module.getLoc(),
+                                         kKernelModule,
+                                         builder.getArrayAttr({target}));
+    }
+    module->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),
+                    builder.getUnitAttr());
+
+    NamedAttrList plans;
+    if (auto existing = module->getAttrOfType<DictionaryAttr>(kPlansAttr))
+      plans.append(existing.getValue());
+    for (func::FuncOp func : functions) {
+      PlanBuilder plan(func, kernels, *parsed, numSMs);
+      if (failed(plan.build()))
+        return signalPassFailure();
+      plans.set(func.getName(), plan.getPlan());
+      func.erase();
+    }
+    module->setAttr(kPlansAttr, plans.getDictionary(&getContext()));
+  }
+};
+
+} // namespace

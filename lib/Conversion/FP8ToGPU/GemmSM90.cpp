@@ -1,0 +1,677 @@
+//===- GemmSM90.cpp - Warp-specialized TMA + wgmma FP8 GEMM for sm_90a ----===//
+//
+// Part of fp8-mlir.
+//
+//===----------------------------------------------------------------------===//
+//
+// The kernel (docs/nvidia-isa.md, Hopper):
+//
+//   * 384 threads: warpgroup 0 produces, warpgroups 1 and 2 consume. The
+//     producer gives up registers (setmaxnreg.dec 40), the consumers take
+//     them (setmaxnreg.inc 232).
+//   * Shared memory holds a ring of `stages` slots, each an A tile
+//     [blockM, 128] and a B tile [blockN, 128] of 8-bit values, written by TMA
+//     with 128-byte swizzle; slot s has a "full" mbarrier (TMA bytes arrive)
+//     and an "empty" one (the 8 consumer warps release it).
+//   * Persistent: CTA b computes output tiles b, b + gridDim, ... in an order
+//     grouped by 8 tile rows, so that concurrently computed tiles share A
+//     and B in L2. The ring's position runs on across tiles.
+//   * Each consumer warpgroup owns 64 rows of the tile and issues
+//     wgmma.mma_async m64n{blockN}k32 on descriptors of the slot, four per K
+//     tile. Partial sums are promoted into an f32 accumulator on the CUDA
+//     cores every `promoteInterval` k32 steps (Tensor, RowCol), or at every
+//     scale block with the blocks' scales (Block), or not at all.
+//   * The epilogue applies the remaining scales and the bias, converts, and
+//     stores pairs of adjacent columns, guarded against the ragged edges of M
+//     and N; TMA zero-fills out-of-range loads, so ragged K is exact.
+//
+//===----------------------------------------------------------------------===//
+
+#include "KernelBuilder.h"
+
+#include "fp8/Conversion/FP8ToGPU/Kernels.h"
+#include "fp8/Target/Descriptors.h"
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "llvm/Support/FormatVariadic.h"
+
+using namespace mlir;
+using namespace mlir::fp8;
+
+namespace {
+
+constexpr int64_t kSharedMemoryBudget = 232448; // 227 KiB per block on H100
+constexpr int64_t kMaxStages = 8;
+constexpr int64_t kWarpgroup = 128;
+constexpr int64_t kConsumerWarps = 8;
+constexpr int64_t kGroupRows = 8; // tile rows per raster group
+constexpr int64_t kProducerRegisters = 40;
+constexpr int64_t kConsumerRegisters = 232;
+constexpr int64_t kMaxRegisters = 168; // at launch: 65536 / 384, rounded to 8
+
+StringRef formatName(Format format) {
+  return format == Format::E4M3 ? "e4m3" : "e5m2";
+}
+
+StringRef wideName(WideElement element) {
+  switch (element) {
+  case WideElement::F32:
+    return "f32";
+  case WideElement::BF16:
+    return "bf16";
+  case WideElement::F16:
+    return "f16";
+  }
+  llvm_unreachable("unknown element");
+}
+
+Type wideType(OpBuilder &b, WideElement element) {
+  switch (element) {
+  case WideElement::F32:
+    return b.getF32Type();
+  case WideElement::BF16:
+    return b.getBF16Type();
+  case WideElement::F16:
+    return b.getF16Type();
+  }
+  llvm_unreachable("unknown element");
+}
+
+NVVM::WGMMATypes wgmmaType(Format format) {
+  return format == Format::E4M3 ? NVVM::WGMMATypes::e4m3
+                                : NVVM::WGMMATypes::e5m2;
+}
+
+/// The k32 steps of one promotion group (0: no promotion).
+int64_t promotionSteps(const GemmSM90Config &config) {
+  if (config.scaling == GemmScaling::Block)
+    return config.kGroup / 32;
+  return config.promoteInterval;
+}
+
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// Configuration
+//===----------------------------------------------------------------------===//
+
+LogicalResult GemmSM90Config::verify(std::string &reason) const {
+  auto fail = [&](const Twine &why) {
+    reason = why.str();
+    return failure();
+  };
+  for (Format format : {aFormat, bFormat})
+    if (format != Format::E4M3 && format != Format::E5M2)
+      return fail("sm_90a wgmma multiplies e4m3 and e5m2 operands only");
+  if (blockM != 128)
+    return fail("the sm_90a GEMM tiles 128 rows (two consumer warpgroups)");
+  if (blockN != 64 && blockN != 128)
+    return fail("the sm_90a GEMM tiles 64 or 128 columns");
+  if (scaling == GemmScaling::Block) {
+    if (kGroup != 32 && kGroup != 128)
+      return fail(llvm::formatv("block scales along K every {0} elements; "
+                                "the sm_90a GEMM applies blocks of 32 or 128",
+                                kGroup));
+    if (bRowsPerScale != 1 && bRowsPerScale != kGroup)
+      return fail("B's block scales must cover one row or kGroup rows");
+    if (bRowsPerScale > 1 && blockN > bRowsPerScale)
+      return fail("an output tile must not straddle B's scale blocks");
+  } else {
+    int64_t p = promoteInterval;
+    if (p < 0 || (p > 4 && p % 4 != 0) || p == 3)
+      return fail(llvm::formatv(
+          "promote_interval {0}: the sm_90a GEMM promotes every 1, 2 or 4 "
+          "k32 steps, a multiple of 4, or never (0)",
+          p));
+  }
+  return success();
+}
+
+int64_t GemmSM90Config::getStages() const {
+  if (stages > 0)
+    return stages;
+  int64_t stageBytes = (blockM + blockN) * kBlockK;
+  return std::min(kMaxStages, (kSharedMemoryBudget - 256) / stageBytes);
+}
+
+int64_t GemmSM90Config::getSharedMemoryBytes() const {
+  return getStages() * ((blockM + blockN) * kBlockK + 16);
+}
+
+std::string GemmSM90Config::getKernelName() const {
+  std::string name = llvm::formatv("fp8_gemm_sm90a_{0}{1}_{2}",
+                                   formatName(aFormat), formatName(bFormat),
+                                   wideName(out));
+  switch (scaling) {
+  case GemmScaling::Tensor:
+    name += "_tensor";
+    break;
+  case GemmScaling::RowCol:
+    name += "_rowcol";
+    break;
+  case GemmScaling::Block:
+    name += llvm::formatv("_block{0}{1}{2}", kGroup,
+                          e8m0Scales ? "e8m0" : "f32",
+                          bRowsPerScale > 1 ? "sq" : "")
+                .str();
+    break;
+  }
+  if (scaling != GemmScaling::Block)
+    name += llvm::formatv("_p{0}", promoteInterval).str();
+  if (bias)
+    name += ("_bias" + wideName(*bias)).str();
+  name += llvm::formatv("_{0}x{1}_s{2}", blockM, blockN, getStages()).str();
+  return name;
+}
+
+//===----------------------------------------------------------------------===//
+// The kernel
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// Builds one kernel body.
+class GemmEmitter {
+public:
+  GemmEmitter(KernelBuilder &kb, const GemmSM90Config &config,
+              LLVM::LLVMFuncOp func)
+      : kb(kb), config(config), func(func) {}
+
+  void emit();
+
+private:
+  // Parameters.
+  Value tmapA, tmapB, out, scaleA, scaleB, bias, m, n, k;
+  // Derived sizes.
+  Value numTilesM, numTilesN, numTiles, kTiles;
+  // Shared memory.
+  Value smem;
+  int64_t stages = 0;
+
+  KernelBuilder &kb;
+  const GemmSM90Config &config;
+  LLVM::LLVMFuncOp func;
+
+  Type accType;
+  int64_t accCount() const { return config.blockN / 2; }
+
+  Value slotA(Value s) {
+    return kb.byteOffset(smem, kb.mul(s, kb.i32(config.blockM * 128)));
+  }
+  Value slotB(Value s) {
+    return kb.byteOffset(
+        smem, kb.add(kb.i32(stages * config.blockM * 128),
+                     kb.mul(s, kb.i32(config.blockN * 128))));
+  }
+  Value fullBarrier(Value s) {
+    return kb.byteOffset(
+        smem, kb.add(kb.i32(stages * (config.blockM + config.blockN) * 128),
+                     kb.mul(s, kb.i32(8))));
+  }
+  Value emptyBarrier(Value s) {
+    return kb.byteOffset(
+        smem,
+        kb.add(kb.i32(stages * (config.blockM + config.blockN) * 128 +
+                      stages * 8),
+               kb.mul(s, kb.i32(8))));
+  }
+
+  /// (tile row, tile column) of persistent tile index `t`, in groups of
+  /// kGroupRows tile rows.
+  std::pair<Value, Value> tileCoordinates(Value t);
+  void emitProducer();
+  void emitConsumer(Value consumer);
+  /// The wgmma descriptor of a K-major 128B-swizzled tile at `tile` + `kStep`
+  /// * 32 bytes.
+  Value descriptor(Value tile, int64_t kStep);
+  Value wgmma(Value acc, Value descA, Value descB, bool accumulate);
+  Value zeroAccumulator() { return LLVM::ZeroOp::create(kb.b, kb.loc, accType); }
+  SmallVector<Value> unpack(Value acc);
+  Value pack(ArrayRef<Value> values);
+  /// Decoded scale `index` of an f32 or E8M0 scale array.
+  Value loadScale(Value array, Value index);
+  void emitEpilogue(Value acc, Value rowBase, Value colBase, Value lane,
+                    Value warp, Value tensorFactor);
+};
+
+std::pair<Value, Value> GemmEmitter::tileCoordinates(Value t) {
+  Value perGroup = kb.mul(kb.i32(kGroupRows), numTilesN);
+  Value group = kb.udiv(t, perGroup);
+  Value firstRow = kb.mul(group, kb.i32(kGroupRows));
+  Value groupRows = kb.minU(kb.sub(numTilesM, firstRow), kb.i32(kGroupRows));
+  Value inGroup = kb.urem(t, perGroup);
+  Value row = kb.add(firstRow, kb.urem(inGroup, groupRows));
+  Value col = kb.udiv(inGroup, groupRows);
+  return {row, col};
+}
+
+Value GemmEmitter::descriptor(Value tile, int64_t kStep) {
+  Value address = kb.add(kb.sharedAddress(tile), kb.i32(kStep * 32));
+  Value field = kb.zext64(kb.lshr(kb.andI(address, kb.i32(0x3FFFF)),
+                                  kb.i32(4)));
+  return kb.orI(kb.i64(int64_t(getKMajor128BSwizzleWgmmaDescriptor())),
+                field);
+}
+
+Value GemmEmitter::wgmma(Value acc, Value descA, Value descB,
+                         bool accumulate) {
+  MLIRContext *ctx = kb.b.getContext();
+  return NVVM::WgmmaMmaAsyncOp::create(
+      kb.b, kb.loc, accType, acc, descA, descB,
+      NVVM::MMAShapeAttr::get(ctx, 64, config.blockN, 32),
+      wgmmaType(config.aFormat), wgmmaType(config.bFormat),
+      NVVM::WGMMATypes::f32,
+      accumulate ? NVVM::WGMMAScaleOut::one : NVVM::WGMMAScaleOut::zero,
+      NVVM::WGMMAScaleIn::one, NVVM::WGMMAScaleIn::one,
+      NVVM::MMALayout::row, NVVM::MMALayout::col,
+      /*satfinite=*/nullptr);
+}
+
+SmallVector<Value> GemmEmitter::unpack(Value acc) {
+  SmallVector<Value> values;
+  for (int64_t i = 0; i < accCount(); ++i)
+    values.push_back(LLVM::ExtractValueOp::create(kb.b, kb.loc, acc, i));
+  return values;
+}
+
+Value GemmEmitter::pack(ArrayRef<Value> values) {
+  Value acc = LLVM::UndefOp::create(kb.b, kb.loc, accType);
+  for (auto [i, value] : llvm::enumerate(values))
+    acc = LLVM::InsertValueOp::create(kb.b, kb.loc, acc, value, i);
+  return acc;
+}
+
+Value GemmEmitter::loadScale(Value array, Value index) {
+  if (!config.e8m0Scales) {
+    Value address = kb.byteOffset(array, kb.mul(kb.zext64(index), kb.i64(4)));
+    return kb.load(kb.f32(), address, 4);
+  }
+  // 2^(e - 127): e << 23, 2^-127 for e = 0, NaN for 0xFF.
+  Value byte = kb.load(kb.i8(), kb.byteOffset(array, kb.zext64(index)), 1);
+  Value e = arith::ExtUIOp::create(kb.b, kb.loc, kb.i32(), byte);
+  Value bits = kb.select(kb.eq(e, kb.i32(0)), kb.i32(0x00400000),
+                         kb.shl(e, kb.i32(23)));
+  bits = kb.select(kb.eq(e, kb.i32(255)), kb.i32(0x7FC00000), bits);
+  return kb.bitcast(kb.f32(), bits);
+}
+
+void GemmEmitter::emitProducer() {
+  Value elected = NVVM::ElectSyncOp::create(kb.b, kb.loc, kb.i1(), Value());
+  Value bytes =
+      kb.i32((config.blockM + config.blockN) * GemmSM90Config::kBlockK);
+  Value ticks = kb.i32(0x989680);
+  kb.forLoop(
+      kb.blockId(), numTiles, kb.gridDim(), ValueRange{kb.i32(0)},
+      [&](Value tile, ValueRange args) -> SmallVector<Value> {
+        auto [tileRow, tileCol] = tileCoordinates(tile);
+        Value m0 = kb.mul(tileRow, kb.i32(config.blockM));
+        Value n0 = kb.mul(tileCol, kb.i32(config.blockN));
+        ValueRange done = kb.forLoop(
+            kb.i32(0), kTiles, kb.i32(1), args,
+            [&](Value kt, ValueRange inner) -> SmallVector<Value> {
+              Value it = inner[0];
+              Value s = kb.urem(it, kb.i32(stages));
+              Value phase = kb.andI(kb.udiv(it, kb.i32(stages)), kb.i32(1));
+              // A fresh barrier completes the phase before its first: the
+              // first lap waits on parity 1 and passes.
+              NVVM::MBarrierTryWaitParityOp::create(
+                  kb.b, kb.loc, emptyBarrier(s), kb.xorI(phase, kb.i32(1)),
+                  ticks);
+              kb.ifThen(elected, [&] {
+                Value full = fullBarrier(s);
+                NVVM::MBarrierArriveExpectTxOp::create(
+                    kb.b, kb.loc, Type(), full, bytes,
+                    NVVM::MemScopeKindAttr::get(kb.b.getContext(),
+                                                NVVM::MemScopeKind::CTA),
+                    kb.b.getBoolAttr(false), Value());
+                Value k0 = kb.mul(kt, kb.i32(GemmSM90Config::kBlockK));
+                for (auto [tmap, slot, row] :
+                     {std::tuple{tmapA, slotA(s), m0},
+                      std::tuple{tmapB, slotB(s), n0}}) {
+                  Value cluster = LLVM::AddrSpaceCastOp::create(
+                      kb.b, kb.loc, kb.ptr(7), slot);
+                  NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(
+                      kb.b, kb.loc, cluster, tmap, ValueRange{k0, row}, full,
+                      ValueRange{}, Value(), Value(),
+                      NVVM::TMALoadModeAttr::get(kb.b.getContext(),
+                                                 NVVM::TMALoadMode::TILE),
+                      kb.b.getBoolAttr(false), nullptr, Value());
+                }
+              });
+              return {kb.add(it, kb.i32(1))};
+            });
+        return {done[0]};
+      });
+}
+
+void GemmEmitter::emitConsumer(Value consumer) {
+  Value tid = kb.threadId();
+  Value local = kb.urem(tid, kb.i32(kWarpgroup));
+  Value warp = kb.udiv(local, kb.i32(32));
+  Value lane = kb.urem(tid, kb.i32(32));
+  Value ticks = kb.i32(0x989680);
+  int64_t promote = promotionSteps(config);
+  // Per-tensor scales are read once.
+  Value tensorFactor;
+  if (config.scaling == GemmScaling::Tensor)
+    tensorFactor = kb.mulf(kb.load(kb.f32(), scaleA, 4),
+                           kb.load(kb.f32(), scaleB, 4));
+  // The rows of the accumulator fragment this thread holds (+0 and +8).
+  Value fragmentRow = kb.add(kb.mul(consumer, kb.i32(64)),
+                             kb.add(kb.mul(warp, kb.i32(16)),
+                                    kb.udiv(lane, kb.i32(4))));
+  Value kScales = kb.ceilDiv(k, kb.i32(config.kGroup));
+
+  kb.forLoop(
+      kb.blockId(), numTiles, kb.gridDim(), ValueRange{kb.i32(0)},
+      [&](Value tile, ValueRange args) -> SmallVector<Value> {
+        auto [tileRow, tileCol] = tileCoordinates(tile);
+        Value m0 = kb.mul(tileRow, kb.i32(config.blockM));
+        Value n0 = kb.mul(tileCol, kb.i32(config.blockN));
+        Value zero = zeroAccumulator();
+        // Promotion with scales: the factor of each accumulator element for
+        // K block `kb`.
+        auto blockFactors = [&](Value kBlock) {
+          SmallVector<Value> factors;
+          Value maxRow = kb.sub(m, kb.i32(1));
+          Value maxCol = kb.sub(n, kb.i32(1));
+          SmallVector<Value> rowScales;
+          for (int64_t half : {0, 8}) {
+            Value row = kb.minU(kb.add(m0, kb.add(fragmentRow, kb.i32(half))),
+                                maxRow);
+            rowScales.push_back(
+                loadScale(scaleA, kb.add(kb.mul(row, kScales), kBlock)));
+          }
+          Value squareScale;
+          if (config.bRowsPerScale > 1) {
+            Value block = kb.udiv(n0, kb.i32(config.bRowsPerScale));
+            squareScale = loadScale(scaleB, kb.add(kb.mul(block, kScales),
+                                                   kBlock));
+          }
+          DenseMap<int64_t, Value> colScales;
+          for (int64_t i = 0; i < accCount(); ++i) {
+            int64_t colOffset = 8 * (i >> 2) + (i & 1);
+            Value colScale = squareScale;
+            if (!colScale) {
+              auto it = colScales.find(colOffset);
+              if (it == colScales.end()) {
+                Value col = kb.minU(
+                    kb.add(n0, kb.add(kb.mul(kb.urem(lane, kb.i32(4)),
+                                             kb.i32(2)),
+                                      kb.i32(colOffset))),
+                    maxCol);
+                Value scale =
+                    loadScale(scaleB, kb.add(kb.mul(col, kScales), kBlock));
+                it = colScales.insert({colOffset, scale}).first;
+              }
+              colScale = it->second;
+            }
+            factors.push_back(kb.mulf(rowScales[(i >> 1) & 1], colScale));
+          }
+          return factors;
+        };
+        auto promoteInto = [&](Value acc, Value partial, Value kBlock) {
+          SmallVector<Value> sums = unpack(acc);
+          SmallVector<Value> parts = unpack(partial);
+          if (config.scaling == GemmScaling::Block) {
+            SmallVector<Value> factors = blockFactors(kBlock);
+            for (int64_t i = 0; i < accCount(); ++i)
+              sums[i] = kb.fma(parts[i], factors[i], sums[i]);
+          } else {
+            for (int64_t i = 0; i < accCount(); ++i)
+              sums[i] = kb.addf(sums[i], parts[i]);
+          }
+          return pack(sums);
+        };
+
+        // Main loop over K tiles: (ring position, accumulator, partial sum).
+        ValueRange state = kb.forLoop(
+            kb.i32(0), kTiles, kb.i32(1), ValueRange{args[0], zero, zero},
+            [&](Value kt, ValueRange inner) -> SmallVector<Value> {
+              Value it = inner[0], acc = inner[1], partial = inner[2];
+              Value s = kb.urem(it, kb.i32(stages));
+              Value phase = kb.andI(kb.udiv(it, kb.i32(stages)), kb.i32(1));
+              NVVM::MBarrierTryWaitParityOp::create(kb.b, kb.loc,
+                                                    fullBarrier(s), phase,
+                                                    ticks);
+              Value tileA = kb.byteOffset(
+                  slotA(s), kb.mul(consumer, kb.i32(64 * 128)));
+              Value tileB = slotB(s);
+              NVVM::WgmmaFenceAlignedOp::create(kb.b, kb.loc);
+              if (promote == 0) {
+                for (int64_t step = 0; step < 4; ++step)
+                  acc = wgmma(acc, descriptor(tileA, step),
+                              descriptor(tileB, step), /*accumulate=*/true);
+                NVVM::WgmmaGroupSyncAlignedOp::create(kb.b, kb.loc);
+                NVVM::WgmmaWaitGroupSyncOp::create(kb.b, kb.loc, 0);
+              } else if (promote <= 4) {
+                for (int64_t first = 0; first < 4; first += promote) {
+                  for (int64_t step = first; step < first + promote; ++step)
+                    partial = wgmma(partial, descriptor(tileA, step),
+                                    descriptor(tileB, step),
+                                    /*accumulate=*/step != first);
+                  NVVM::WgmmaGroupSyncAlignedOp::create(kb.b, kb.loc);
+                  NVVM::WgmmaWaitGroupSyncOp::create(kb.b, kb.loc, 0);
+                  // K block of this group (Block scaling: kGroup is 32 or
+                  // 128, one group of 1 or 4 steps).
+                  Value kBlock =
+                      kb.udiv(kb.add(kb.mul(kt, kb.i32(4)), kb.i32(first)),
+                              kb.i32(config.kGroup / 32));
+                  acc = promoteInto(acc, partial, kBlock);
+                }
+              } else {
+                // Groups of several K tiles: restart the partial sum at the
+                // first tile of a group, promote after the last.
+                int64_t tilesPerGroup = promote / 4;
+                Value first = kb.eq(kb.urem(kt, kb.i32(tilesPerGroup)),
+                                    kb.i32(0));
+                partial = LLVM::SelectOp::create(kb.b, kb.loc, first,
+                                                 zeroAccumulator(), partial);
+                for (int64_t step = 0; step < 4; ++step)
+                  partial = wgmma(partial, descriptor(tileA, step),
+                                  descriptor(tileB, step),
+                                  /*accumulate=*/true);
+                NVVM::WgmmaGroupSyncAlignedOp::create(kb.b, kb.loc);
+                NVVM::WgmmaWaitGroupSyncOp::create(kb.b, kb.loc, 0);
+                Value last = kb.orI(
+                    kb.eq(kb.urem(kt, kb.i32(tilesPerGroup)),
+                          kb.i32(tilesPerGroup - 1)),
+                    kb.eq(kt, kb.sub(kTiles, kb.i32(1))));
+                Value promoted = promoteInto(acc, partial, kb.i32(0));
+                acc = LLVM::SelectOp::create(kb.b, kb.loc, last, promoted,
+                                             acc);
+              }
+              // Release the slot: one arrival per consumer warp.
+              kb.ifThen(kb.eq(lane, kb.i32(0)), [&] {
+                NVVM::MBarrierArriveOp::create(
+                    kb.b, kb.loc, Type(), emptyBarrier(s), Value(),
+                    NVVM::MemScopeKindAttr::get(kb.b.getContext(),
+                                                NVVM::MemScopeKind::CTA));
+              });
+              return {kb.add(it, kb.i32(1)), acc, partial};
+            });
+        emitEpilogue(state[1], kb.add(m0, fragmentRow), n0, lane, warp,
+                     tensorFactor);
+        return {state[0]};
+      });
+}
+
+void GemmEmitter::emitEpilogue(Value acc, Value rowBase, Value colBase,
+                               Value lane, Value warp, Value tensorFactor) {
+  SmallVector<Value> values = unpack(acc);
+  Type element = wideType(kb.b, config.out);
+  int64_t elementBytes = config.out == WideElement::F32 ? 4 : 2;
+  Value laneCol = kb.mul(kb.urem(lane, kb.i32(4)), kb.i32(2));
+  Value maxRow = kb.sub(m, kb.i32(1));
+  Value maxCol = kb.sub(n, kb.i32(1));
+  Type biasType = config.bias ? wideType(kb.b, *config.bias) : Type();
+  int64_t biasBytes =
+      config.bias ? (*config.bias == WideElement::F32 ? 4 : 2) : 0;
+  for (int64_t i = 0; i < accCount(); i += 2) {
+    Value row = kb.add(rowBase, kb.i32(8 * ((i >> 1) & 1)));
+    Value col = kb.add(colBase, kb.add(laneCol, kb.i32(8 * (i >> 2))));
+    Value inBounds = arith::AndIOp::create(kb.b, kb.loc, kb.ult(row, m),
+                                           kb.ult(col, n));
+    SmallVector<Value> pair{values[i], values[i + 1]};
+    if (tensorFactor) {
+      for (Value &v : pair)
+        v = kb.mulf(v, tensorFactor);
+    } else if (config.scaling == GemmScaling::RowCol) {
+      Value rowScale = loadScale(scaleA, kb.minU(row, maxRow));
+      for (int64_t j = 0; j < 2; ++j) {
+        Value c = kb.minU(kb.add(col, kb.i32(j)), maxCol);
+        pair[j] = kb.mulf(pair[j], kb.mulf(rowScale, loadScale(scaleB, c)));
+      }
+    }
+    if (config.bias) {
+      for (int64_t j = 0; j < 2; ++j) {
+        Value c = kb.minU(kb.add(col, kb.i32(j)), maxCol);
+        Value b = kb.load(biasType,
+                          kb.byteOffset(bias, kb.mul(kb.zext64(c),
+                                                     kb.i64(biasBytes))),
+                          biasBytes);
+        if (!biasType.isF32())
+          b = arith::ExtFOp::create(kb.b, kb.loc, kb.f32(), b);
+        pair[j] = kb.addf(pair[j], b);
+      }
+    }
+    auto vectorType = VectorType::get({2}, element);
+    Value vector = LLVM::UndefOp::create(kb.b, kb.loc, vectorType);
+    for (int64_t j = 0; j < 2; ++j) {
+      Value v = pair[j];
+      if (!element.isF32())
+        v = arith::TruncFOp::create(kb.b, kb.loc, element, v);
+      vector = LLVM::InsertElementOp::create(kb.b, kb.loc, vector, v,
+                                             kb.i32(j));
+    }
+    kb.ifThen(inBounds, [&] {
+      Value offset = kb.add(kb.mul(kb.zext64(row), kb.zext64(n)),
+                            kb.zext64(col));
+      Value address =
+          kb.byteOffset(out, kb.mul(offset, kb.i64(elementBytes)));
+      kb.store(vector, address, 2 * elementBytes);
+    });
+  }
+  (void)warp;
+}
+
+void GemmEmitter::emit() {
+  Block &entry = func.getBody().front();
+  kb.b.setInsertionPointToStart(&entry);
+  unsigned arg = 0;
+  tmapA = entry.getArgument(arg++);
+  tmapB = entry.getArgument(arg++);
+  out = entry.getArgument(arg++);
+  scaleA = entry.getArgument(arg++);
+  scaleB = entry.getArgument(arg++);
+  if (config.bias)
+    bias = entry.getArgument(arg++);
+  m = entry.getArgument(arg++);
+  n = entry.getArgument(arg++);
+  k = entry.getArgument(arg++);
+  stages = config.getStages();
+  accType = LLVM::LLVMStructType::getLiteral(
+      kb.b.getContext(), SmallVector<Type>(accCount(), kb.f32()));
+
+  numTilesM = kb.ceilDiv(m, kb.i32(config.blockM));
+  numTilesN = kb.ceilDiv(n, kb.i32(config.blockN));
+  numTiles = kb.mul(numTilesM, numTilesN);
+  kTiles = kb.ceilDiv(k, kb.i32(GemmSM90Config::kBlockK));
+  auto module = func->getParentOfType<gpu::GPUModuleOp>();
+  auto global = cast<LLVM::GlobalOp>(
+      SymbolTable::lookupSymbolIn(module, "__fp8_dynamic_smem"));
+  smem = LLVM::AddressOfOp::create(kb.b, kb.loc, global);
+
+  Value tid = kb.threadId();
+  Value warpgroup = kb.udiv(tid, kb.i32(kWarpgroup));
+  // Thread 0 sets up the ring's barriers.
+  kb.ifThen(kb.eq(tid, kb.i32(0)), [&] {
+    for (int64_t s = 0; s < stages; ++s) {
+      NVVM::MBarrierInitOp::create(kb.b, kb.loc, fullBarrier(kb.i32(s)),
+                                   kb.i32(1), Value());
+      NVVM::MBarrierInitOp::create(kb.b, kb.loc, emptyBarrier(kb.i32(s)),
+                                   kb.i32(kConsumerWarps), Value());
+    }
+    NVVM::FenceMbarrierInitOp::create(kb.b, kb.loc);
+  });
+  NVVM::Barrier0Op::create(kb.b, kb.loc);
+
+  auto ifOp = scf::IfOp::create(kb.b, kb.loc, kb.eq(warpgroup, kb.i32(0)),
+                                /*withElseRegion=*/true);
+  {
+    OpBuilder::InsertionGuard guard(kb.b);
+    kb.b.setInsertionPointToStart(&ifOp.getThenRegion().front());
+    NVVM::SetMaxRegisterOp::create(
+        kb.b, kb.loc, kb.b.getI32IntegerAttr(kProducerRegisters),
+        NVVM::SetMaxRegisterActionAttr::get(
+            kb.b.getContext(), NVVM::SetMaxRegisterAction::decrease));
+    kb.ifThen(kb.ult(tid, kb.i32(32)), [&] { emitProducer(); });
+    kb.b.setInsertionPointToStart(&ifOp.getElseRegion().front());
+    NVVM::SetMaxRegisterOp::create(
+        kb.b, kb.loc, kb.b.getI32IntegerAttr(kConsumerRegisters),
+        NVVM::SetMaxRegisterActionAttr::get(
+            kb.b.getContext(), NVVM::SetMaxRegisterAction::increase));
+    emitConsumer(kb.sub(warpgroup, kb.i32(1)));
+  }
+  LLVM::ReturnOp::create(kb.b, kb.loc, ValueRange{});
+}
+
+} // namespace
+
+LLVM::LLVMFuncOp mlir::fp8::buildGemmSM90Kernel(OpBuilder &builder,
+                                                Location loc,
+                                                const GemmSM90Config &config) {
+  auto module =
+      builder.getInsertionBlock()->getParentOp()->getParentOfType<
+          gpu::GPUModuleOp>();
+  if (!module)
+    module = dyn_cast<gpu::GPUModuleOp>(
+        builder.getInsertionBlock()->getParentOp());
+  assert(module && "kernels are built inside a gpu.module");
+  std::string name = config.getKernelName();
+  if (auto existing = module.lookupSymbol<LLVM::LLVMFuncOp>(name))
+    return existing;
+
+  MLIRContext *ctx = builder.getContext();
+  OpBuilder::InsertionGuard guard(builder);
+  builder.setInsertionPointToEnd(module.getBody());
+  // The dynamic shared memory window, shared by every kernel of the module.
+  if (!module.lookupSymbol("__fp8_dynamic_smem"))
+    LLVM::GlobalOp::create(
+        builder, loc, LLVM::LLVMArrayType::get(builder.getI8Type(), 0),
+        /*isConstant=*/false, LLVM::Linkage::External, "__fp8_dynamic_smem",
+        Attribute(), /*alignment=*/1024, /*addrSpace=*/3);
+
+  auto ptr = LLVM::LLVMPointerType::get(ctx);
+  auto global = LLVM::LLVMPointerType::get(ctx, 1);
+  SmallVector<Type> params{ptr, ptr, global, global, global};
+  if (config.bias)
+    params.push_back(global);
+  params.append(3, builder.getI32Type());
+  auto funcType =
+      LLVM::LLVMFunctionType::get(LLVM::LLVMVoidType::get(ctx), params);
+  auto func = LLVM::LLVMFuncOp::create(builder, loc, name, funcType);
+  func->setAttr(NVVM::NVVMDialect::getKernelFuncAttrName(),
+                builder.getUnitAttr());
+  func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(),
+                builder.getUnitAttr());
+  func->setAttr("nvvm.maxntid",
+                builder.getDenseI32ArrayAttr(
+                    {int32_t(GemmSM90Config::kThreads), 1, 1}));
+  func->setAttr("nvvm.maxnreg", builder.getI32IntegerAttr(kMaxRegisters));
+  // The tensor maps are 128-byte, 64-byte aligned kernel parameters.
+  auto tensorMap = LLVM::LLVMArrayType::get(builder.getI8Type(), 128);
+  for (unsigned i : {0u, 1u}) {
+    func.setArgAttr(i, LLVM::LLVMDialect::getByValAttrName(),
+                    TypeAttr::get(tensorMap));
+    func.setArgAttr(i, LLVM::LLVMDialect::getAlignAttrName(),
+                    builder.getI64IntegerAttr(64));
+    func.setArgAttr(i, NVVM::NVVMDialect::getGridConstantAttrName(),
+                    builder.getUnitAttr());
+  }
+  Block *entry = func.addEntryBlock(builder);
+  (void)entry;
+  KernelBuilder kb(builder, loc);
+  GemmEmitter(kb, config, func).emit();
+  return func;
+}

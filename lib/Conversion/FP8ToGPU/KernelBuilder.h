@@ -1,0 +1,157 @@
+//===- KernelBuilder.h - Helpers for building NVVM kernels ------*- C++ -*-===//
+//
+// Part of fp8-mlir.
+//
+//===----------------------------------------------------------------------===//
+//
+// A thin layer over OpBuilder for kernel bodies: i32/f32 arithmetic (arith),
+// structured control flow (scf), memory through LLVM pointers (global
+// address space 1, shared 3) and the special registers and barriers of
+// NVVM. Kernels read like the CUDA they replace.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FP8_LIB_CONVERSION_FP8TOGPU_KERNELBUILDER_H
+#define FP8_LIB_CONVERSION_FP8TOGPU_KERNELBUILDER_H
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/Builders.h"
+
+namespace mlir::fp8 {
+
+class KernelBuilder {
+public:
+  KernelBuilder(OpBuilder &b, Location loc) : b(b), loc(loc) {}
+
+  OpBuilder &b;
+  Location loc;
+
+  // Types.
+  Type i1() { return b.getI1Type(); }
+  Type i8() { return b.getI8Type(); }
+  Type i16() { return b.getI16Type(); }
+  Type i32() { return b.getI32Type(); }
+  Type i64() { return b.getI64Type(); }
+  Type f32() { return b.getF32Type(); }
+  LLVM::LLVMPointerType ptr(unsigned space = 0) {
+    return LLVM::LLVMPointerType::get(b.getContext(), space);
+  }
+
+  // Constants.
+  Value i32(int64_t v) {
+    return arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(v));
+  }
+  Value i64(int64_t v) {
+    return arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(v));
+  }
+  Value f32(float v) {
+    return arith::ConstantOp::create(b, loc, b.getF32FloatAttr(v));
+  }
+  Value boolean(bool v) {
+    return arith::ConstantOp::create(b, loc, b.getBoolAttr(v));
+  }
+
+  // Integer arithmetic (signless, i32 unless both operands are i64).
+  Value add(Value x, Value y) { return arith::AddIOp::create(b, loc, x, y); }
+  Value sub(Value x, Value y) { return arith::SubIOp::create(b, loc, x, y); }
+  Value mul(Value x, Value y) { return arith::MulIOp::create(b, loc, x, y); }
+  Value udiv(Value x, Value y) {
+    return arith::DivUIOp::create(b, loc, x, y);
+  }
+  Value urem(Value x, Value y) {
+    return arith::RemUIOp::create(b, loc, x, y);
+  }
+  Value ceilDiv(Value x, Value y) {
+    return arith::CeilDivUIOp::create(b, loc, x, y);
+  }
+  Value shl(Value x, Value y) { return arith::ShLIOp::create(b, loc, x, y); }
+  Value lshr(Value x, Value y) {
+    return arith::ShRUIOp::create(b, loc, x, y);
+  }
+  Value andI(Value x, Value y) { return arith::AndIOp::create(b, loc, x, y); }
+  Value orI(Value x, Value y) { return arith::OrIOp::create(b, loc, x, y); }
+  Value xorI(Value x, Value y) { return arith::XOrIOp::create(b, loc, x, y); }
+  Value minU(Value x, Value y) {
+    return arith::MinUIOp::create(b, loc, x, y);
+  }
+  Value maxU(Value x, Value y) {
+    return arith::MaxUIOp::create(b, loc, x, y);
+  }
+  Value cmp(arith::CmpIPredicate p, Value x, Value y) {
+    return arith::CmpIOp::create(b, loc, p, x, y);
+  }
+  Value ult(Value x, Value y) { return cmp(arith::CmpIPredicate::ult, x, y); }
+  Value eq(Value x, Value y) { return cmp(arith::CmpIPredicate::eq, x, y); }
+  Value select(Value c, Value x, Value y) {
+    return arith::SelectOp::create(b, loc, c, x, y);
+  }
+  Value zext64(Value x) { return arith::ExtUIOp::create(b, loc, i64(), x); }
+  Value trunc32(Value x) {
+    return arith::TruncIOp::create(b, loc, i32(), x);
+  }
+
+  // Float arithmetic.
+  Value addf(Value x, Value y) { return arith::AddFOp::create(b, loc, x, y); }
+  Value mulf(Value x, Value y) { return arith::MulFOp::create(b, loc, x, y); }
+  Value fma(Value x, Value y, Value z) {
+    return LLVM::FMAOp::create(b, loc, x, y, z);
+  }
+  Value bitcast(Type type, Value x) {
+    return arith::BitcastOp::create(b, loc, type, x);
+  }
+
+  // Special registers.
+  Value threadId() { return NVVM::ThreadIdXOp::create(b, loc, i32()); }
+  Value blockId() { return NVVM::BlockIdXOp::create(b, loc, i32()); }
+  Value gridDim() { return NVVM::GridDimXOp::create(b, loc, i32()); }
+
+  // Memory.
+  /// `base` + `offset` bytes (`offset` i32 or i64).
+  Value byteOffset(Value base, Value offset) {
+    return LLVM::GEPOp::create(b, loc, base.getType(), i8(), base,
+                               ValueRange{offset});
+  }
+  Value byteOffset(Value base, int64_t offset) {
+    return LLVM::GEPOp::create(b, loc, base.getType(), i8(), base,
+                               ArrayRef<LLVM::GEPArg>{int32_t(offset)});
+  }
+  Value load(Type type, Value pointer, unsigned alignment = 0) {
+    return LLVM::LoadOp::create(b, loc, type, pointer, alignment);
+  }
+  void store(Value value, Value pointer, unsigned alignment = 0) {
+    LLVM::StoreOp::create(b, loc, value, pointer, alignment);
+  }
+  /// The 32-bit shared-window address of a shared pointer.
+  Value sharedAddress(Value sharedPointer) {
+    return LLVM::PtrToIntOp::create(b, loc, i32(), sharedPointer);
+  }
+
+  // Control flow.
+  void ifThen(Value cond, function_ref<void()> then) {
+    auto op = scf::IfOp::create(b, loc, cond, /*withElseRegion=*/false);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(&op.getThenRegion().front());
+    then();
+  }
+  /// A counted loop over [lb, ub) by `step` (i32) carrying `inits`; `body`
+  /// gets the induction variable and the carried values and returns the next
+  /// ones.
+  ValueRange forLoop(Value lb, Value ub, Value step, ValueRange inits,
+                     function_ref<SmallVector<Value>(Value, ValueRange)> body) {
+    auto op = scf::ForOp::create(
+        b, loc, lb, ub, step, inits,
+        [&](OpBuilder &nb, Location, Value iv, ValueRange args) {
+          OpBuilder::InsertionGuard guard(b);
+          b.setInsertionPointToEnd(nb.getInsertionBlock());
+          scf::YieldOp::create(b, loc, body(iv, args));
+        });
+    return op.getResults();
+  }
+};
+
+} // namespace mlir::fp8
+
+#endif // FP8_LIB_CONVERSION_FP8TOGPU_KERNELBUILDER_H

@@ -1,0 +1,198 @@
+//===- WriteArtifacts.cpp - PTX, cubin and manifests to a directory -------===//
+//
+// Part of fp8-mlir.
+//
+//===----------------------------------------------------------------------===//
+
+#include "fp8/Conversion/FP8ToGPU/LaunchPlan.h"
+#include "fp8/Conversion/Passes.h"
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FileUtilities.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Program.h"
+
+namespace mlir::fp8 {
+#define GEN_PASS_DEF_FP8WRITEARTIFACTS
+#include "fp8/Conversion/Passes.h.inc"
+} // namespace mlir::fp8
+
+using namespace mlir;
+using namespace mlir::fp8;
+
+namespace {
+
+/// The files of one run, written at the end when everything succeeded.
+struct PendingFiles {
+  std::vector<std::pair<std::string, std::string>> files; // path, contents
+
+  void add(std::string path, std::string contents) {
+    files.emplace_back(std::move(path), std::move(contents));
+  }
+
+  LogicalResult write(Operation *op) {
+    for (auto &[path, contents] : files) {
+      std::error_code error;
+      llvm::raw_fd_ostream os(path, error, llvm::sys::fs::OF_None);
+      if (error)
+        return op->emitError() << "fp8-write-artifacts: cannot write '"
+                               << path << "': " << error.message();
+      os << contents;
+      os.close();
+      if (os.has_error())
+        return op->emitError() << "fp8-write-artifacts: writing '" << path
+                               << "' failed";
+    }
+    return success();
+  }
+};
+
+struct FP8WriteArtifactsPass
+    : fp8::impl::FP8WriteArtifactsBase<FP8WriteArtifactsPass> {
+  using Base::Base;
+
+  void runOnOperation() override;
+
+private:
+  /// The ptxas to run, or empty.
+  FailureOr<std::string> findPtxas();
+  /// Assembles `ptx` for `chip`: the cubin and the `-v` log.
+  LogicalResult assemble(const std::string &ptxasPath, StringRef ptx,
+                         StringRef chip, std::string &cubin,
+                         std::string &log);
+};
+
+FailureOr<std::string> FP8WriteArtifactsPass::findPtxas() {
+  if (ptxas == "none")
+    return std::string();
+  if (ptxas != "auto") {
+    if (!llvm::sys::fs::can_execute(ptxas)) {
+      getOperation().emitError()
+          << "fp8-write-artifacts: ptxas '" << ptxas << "' is not executable";
+      return failure();
+    }
+    return std::string(ptxas);
+  }
+  if (llvm::sys::fs::can_execute("/usr/local/cuda/bin/ptxas"))
+    return std::string("/usr/local/cuda/bin/ptxas");
+  if (llvm::ErrorOr<std::string> found = llvm::sys::findProgramByName("ptxas"))
+    return *found;
+  return std::string();
+}
+
+LogicalResult FP8WriteArtifactsPass::assemble(const std::string &ptxasPath,
+                                              StringRef ptx, StringRef chip,
+                                              std::string &cubin,
+                                              std::string &log) {
+  auto fail = [&](const Twine &message) {
+    getOperation().emitError() << "fp8-write-artifacts: " << message;
+    return failure();
+  };
+  SmallString<128> input, output, logFile;
+  if (llvm::sys::fs::createTemporaryFile("fp8-kernels", "ptx", input) ||
+      llvm::sys::fs::createTemporaryFile("fp8-kernels", "cubin", output) ||
+      llvm::sys::fs::createTemporaryFile("fp8-kernels", "log", logFile))
+    return fail("cannot create temporary files");
+  llvm::FileRemover removeInput(input), removeOutput(output),
+      removeLog(logFile);
+  {
+    std::error_code error;
+    llvm::raw_fd_ostream os(input, error);
+    if (error)
+      return fail("cannot write a temporary file: " + error.message());
+    os << ptx;
+  }
+  std::string arch = ("-arch=" + chip).str();
+  SmallVector<StringRef> args{ptxasPath, arch, "-v", input, "-o", output};
+  std::optional<StringRef> redirects[] = {std::nullopt, StringRef(logFile),
+                                          StringRef(logFile)};
+  std::string message;
+  int status = llvm::sys::ExecuteAndWait(ptxasPath, args, std::nullopt,
+                                         redirects, 0, 0, &message);
+  auto logText = llvm::MemoryBuffer::getFile(logFile);
+  log = logText ? (*logText)->getBuffer().str() : "";
+  if (status != 0)
+    return fail("ptxas failed" + (message.empty() ? "" : ": " + message) +
+                "\n" + log);
+  auto cubinText = llvm::MemoryBuffer::getFile(output, /*IsText=*/false);
+  if (!cubinText)
+    return fail("ptxas wrote no cubin");
+  cubin = (*cubinText)->getBuffer().str();
+  return success();
+}
+
+void FP8WriteArtifactsPass::runOnOperation() {
+  ModuleOp module = getOperation();
+  if (dir.empty()) {
+    module.emitError("fp8-write-artifacts: give an output directory (dir=)");
+    return signalPassFailure();
+  }
+  auto plans = module->getAttrOfType<DictionaryAttr>(kPlansAttr);
+  if (!plans) {
+    module.emitError("fp8-write-artifacts: the module has no launch plans; "
+                     "run convert-fp8-to-gpu first");
+    return signalPassFailure();
+  }
+  PendingFiles pending;
+  std::string ptxFile, cubinFile;
+  for (NamedAttribute entry : plans) {
+    auto plan = cast<DictionaryAttr>(entry.getValue());
+    StringRef moduleName = plan.getAs<StringAttr>("kernel_module").getValue();
+    StringRef chip = plan.getAs<StringAttr>("chip").getValue();
+    if (ptxFile.empty()) {
+      auto binary = module.lookupSymbol<gpu::BinaryOp>(moduleName);
+      if (!binary) {
+        module.emitError() << "fp8-write-artifacts: no gpu.binary @"
+                           << moduleName << "; run gpu-module-to-binary first";
+        return signalPassFailure();
+      }
+      auto object = cast<gpu::ObjectAttr>(binary.getObjects()[0]);
+      if (object.getFormat() != gpu::CompilationTarget::Assembly) {
+        module.emitError("fp8-write-artifacts: the kernels must be PTX "
+                         "(gpu-module-to-binary format=isa)");
+        return signalPassFailure();
+      }
+      StringRef ptx = object.getObject().getValue();
+      ptxFile = (moduleName + ".ptx").str();
+      pending.add(dir + "/" + ptxFile, ptx.str());
+      FailureOr<std::string> ptxasPath = findPtxas();
+      if (failed(ptxasPath))
+        return signalPassFailure();
+      if (!ptxasPath->empty()) {
+        std::string cubin, log;
+        if (failed(assemble(*ptxasPath, ptx, chip, cubin, log)))
+          return signalPassFailure();
+        cubinFile = (moduleName + ".cubin").str();
+        pending.add(dir + "/" + cubinFile, cubin);
+        pending.add((dir + "/" + moduleName + ".ptxas.log").str(), log);
+      }
+    }
+    StringRef name = entry.getName().getValue();
+    std::string manifest;
+    llvm::raw_string_ostream os(manifest);
+    auto writeConstant = [&](int64_t id, ArrayRef<char> bytes) {
+      std::string file = (name + ".const" + Twine(id) + ".bin").str();
+      pending.add(dir + "/" + file,
+                  std::string(bytes.begin(), bytes.end()));
+      return file;
+    };
+    if (failed(writeManifest(os, name, plan, ptxFile, cubinFile,
+                             writeConstant))) {
+      module.emitError() << "fp8-write-artifacts: the plan of '" << name
+                         << "' is malformed";
+      return signalPassFailure();
+    }
+    pending.add((dir + "/" + name + ".json").str(), manifest);
+  }
+  if (std::error_code error = llvm::sys::fs::create_directories(dir)) {
+    module.emitError() << "fp8-write-artifacts: cannot create '" << dir
+                       << "': " << error.message();
+    return signalPassFailure();
+  }
+  if (failed(pending.write(module)))
+    signalPassFailure();
+}
+
+} // namespace

@@ -1,0 +1,55 @@
+//===- GPUPipeline.cpp - fp8-gpu-pipeline ---------------------------------===//
+//
+// Part of fp8-mlir.
+//
+//===----------------------------------------------------------------------===//
+
+#include "fp8/Conversion/Passes.h"
+#include "fp8/Dialect/FP8/Transforms/Passes.h"
+#include "fp8/Pipelines/Pipelines.h"
+
+#include "mlir/Conversion/Passes.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/GPU/Transforms/Passes.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Transforms/Passes.h"
+
+using namespace mlir;
+
+void fp8::buildFP8GPUPipeline(OpPassManager &pm,
+                              const GPUPipelineOptions &options) {
+  // The graph for the chip: one read per tensor, quantization before layout
+  // ops, frozen weights as FP8 constants, K-major operands (or an error),
+  // transposed copies folded into their quantization.
+  pm.addPass(fp8::createFP8FuseDynamicQuantize());
+  pm.addPass(fp8::createFP8PropagateScales());
+  pm.addPass(createCSEPass());
+  pm.addPass(fp8::createFP8QuantizeConstants());
+  fp8::FP8LegalizeLayoutOptions legalize;
+  legalize.chip = options.chip;
+  pm.addPass(fp8::createFP8LegalizeLayout(legalize));
+  pm.addPass(fp8::createFP8FuseDynamicQuantize());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+
+  // Kernels and the launch plan.
+  fp8::ConvertFP8ToGPUOptions lower;
+  lower.chip = options.chip;
+  lower.numSMs = options.numSMs;
+  pm.addPass(fp8::createConvertFP8ToGPU(lower));
+
+  // The kernels to NVVM and PTX.
+  OpPassManager &kernels = pm.nest<gpu::GPUModuleOp>();
+  kernels.addPass(createSCFToControlFlowPass());
+  kernels.addPass(createConvertGpuOpsToNVVMOps());
+  kernels.addPass(createConvertNVVMToLLVMPass());
+  kernels.addPass(createReconcileUnrealizedCastsPass());
+  GpuModuleToBinaryPassOptions binary;
+  binary.compilationTarget = options.format;
+  pm.addPass(createGpuModuleToBinaryPass(binary));
+  if (!options.artifacts.empty()) {
+    fp8::FP8WriteArtifactsOptions write;
+    write.dir = options.artifacts;
+    pm.addPass(fp8::createFP8WriteArtifacts(write));
+  }
+}
