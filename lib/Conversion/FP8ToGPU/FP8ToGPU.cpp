@@ -22,6 +22,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Matchers.h"
 #include "llvm/ADT/StringExtras.h"
@@ -58,6 +59,13 @@ public:
 private:
   LogicalResult lower(Operation *op);
   LogicalResult lowerScaledMatmul(ScaledMatmulOp op);
+  LogicalResult lowerDynamicQuantize(DynamicQuantizeOp op);
+  /// Launches quantizing `input` by `granularity` into `data` and `scale`
+  /// buffers, stored transposed if `transposed`.
+  LogicalResult addQuantizeLaunches(DynamicQuantizeOp op, int64_t input,
+                                    GranularityAttr granularity,
+                                    int64_t data, int64_t scale,
+                                    bool transposed);
 
   /// The buffer of `value`, creating a temporary for op results.
   int64_t bufferOf(Value value);
@@ -99,6 +107,11 @@ private:
                  named("box", array({boxCols, boxRows})),
                  named("swizzle", str("128B"))});
   }
+  void addFill(int64_t buffer, int64_t byte) {
+    launches.push_back(dict({named("kind", str("fill")),
+                             named("buffer", i64(buffer)),
+                             named("byte", i64(byte))}));
+  }
   void addKernelLaunch(StringRef kernel, ArrayRef<int64_t> grid,
                        ArrayRef<int64_t> block, int64_t sharedBytes,
                        ArrayRef<Attribute> params, bool persistent) {
@@ -118,6 +131,8 @@ private:
   MLIRContext *ctx;
 
   llvm::DenseMap<Value, int64_t> buffers;
+  /// Transposes stored by the quantization of their input.
+  llvm::DenseSet<Operation *> foldedTransposes;
   SmallVector<Attribute> bufferAttrs;
   SmallVector<Attribute> launches;
 };
@@ -188,6 +203,22 @@ DictionaryAttr PlanBuilder::getPlan() {
 LogicalResult PlanBuilder::lower(Operation *op) {
   if (auto matmul = dyn_cast<ScaledMatmulOp>(op))
     return lowerScaledMatmul(matmul);
+  if (auto quantize = dyn_cast<DynamicQuantizeOp>(op))
+    return lowerDynamicQuantize(quantize);
+  if (auto transpose = dyn_cast<linalg::TransposeOp>(op)) {
+    if (foldedTransposes.contains(op))
+      return success();
+    // Moving at most one dimension of extent > 1 keeps the bytes in place.
+    if (llvm::count_if(transpose.getInput().getType().getShape(),
+                       [](int64_t d) { return d != 1; }) <= 1) {
+      buffers[transpose.getResult()[0]] = bufferOf(transpose.getInput());
+      return success();
+    }
+    return op->emitError()
+           << "fp8 GPU lowering: a transpose that is not the cast+transpose "
+              "of a quantization has no kernel; quantize the transposed "
+              "operand instead";
+  }
   if (auto constant = dyn_cast<arith::ConstantOp>(op)) {
     auto type = dyn_cast<RankedTensorType>(constant.getType());
     if (!type)
@@ -286,8 +317,12 @@ LogicalResult PlanBuilder::lowerScaledMatmul(ScaledMatmulOp op) {
   if (!scaleElement.isF32() && !config.e8m0Scales)
     return op.emitError() << "fp8 GPU lowering: " << scaleElement
                           << " scales on sm_90a are not supported";
-  // Narrow tiles when N is small.
-  config.blockN = n <= 64 ? 64 : 128;
+  // Narrow tiles when N is small, and for 32-wide scale blocks: promoting
+  // four times per K tile with a scale per column keeps a second accumulator
+  // and 32 column scales live, which spills at 128 columns.
+  bool narrowBlocks =
+      config.scaling == GemmScaling::Block && config.kGroup == 32;
+  config.blockN = n <= 64 || narrowBlocks ? 64 : 128;
   std::string reason;
   if (failed(config.verify(reason)))
     return op.emitError() << "fp8 GPU lowering: " << reason;
@@ -311,6 +346,169 @@ LogicalResult PlanBuilder::lowerScaledMatmul(ScaledMatmulOp op) {
                   {GemmSM90Config::kThreads, 1, 1},
                   config.getSharedMemoryBytes(), params,
                   /*persistent=*/true);
+  return success();
+}
+
+/// Whether every user of `value` is a 2-D transpose of it.
+bool readOnlyTransposed(Value value) {
+  if (value.use_empty())
+    return false;
+  return llvm::all_of(value.getUsers(), [&](Operation *user) {
+    auto transpose = dyn_cast<linalg::TransposeOp>(user);
+    return transpose && transpose.getInput() == value &&
+           transpose.getPermutation() == ArrayRef<int64_t>{1, 0};
+  });
+}
+
+/// Whether transposing `value` keeps its bytes in place.
+bool isTransposeInvariant(Value value) {
+  return llvm::count_if(cast<RankedTensorType>(value.getType()).getShape(),
+                        [](int64_t d) { return d != 1; }) <= 1;
+}
+
+LogicalResult PlanBuilder::lowerDynamicQuantize(DynamicQuantizeOp op) {
+  auto inputType = op.getInput().getType();
+  if (inputType.getRank() != 2)
+    return op.emitError("fp8 GPU lowering: only matrices are quantized on "
+                        "the GPU; collapse the leading dimensions first");
+  if (op.getGlobalScale())
+    return op.emitError("fp8 GPU lowering: two-level (NVFP4) quantization "
+                        "is not generated yet");
+  int64_t input = bufferOf(op.getInput());
+
+  // A copy read only through transposes is stored transposed: the K-major
+  // operand of a Hopper GEMM, written by the quantization (cast+transpose).
+  auto quantizeCopy = [&](GranularityAttr granularity, Value data,
+                          Value scale, bool transposed) -> LogicalResult {
+    int64_t dataBuffer, scaleBuffer;
+    if (!transposed && readOnlyTransposed(data) &&
+        (isTransposeInvariant(scale) || readOnlyTransposed(scale))) {
+      transposed = true;
+      dataBuffer = -1;
+      for (Operation *user : data.getUsers()) {
+        Value result = user->getResult(0);
+        if (dataBuffer < 0)
+          dataBuffer = bufferOf(result);
+        buffers[result] = dataBuffer;
+        foldedTransposes.insert(user);
+      }
+      if (isTransposeInvariant(scale)) {
+        scaleBuffer = bufferOf(scale);
+      } else {
+        scaleBuffer = -1;
+        for (Operation *user : scale.getUsers()) {
+          Value result = user->getResult(0);
+          if (scaleBuffer < 0)
+            scaleBuffer = bufferOf(result);
+          buffers[result] = scaleBuffer;
+          foldedTransposes.insert(user);
+        }
+      }
+    } else {
+      dataBuffer = bufferOf(data);
+      scaleBuffer = bufferOf(scale);
+    }
+    return addQuantizeLaunches(op, input, granularity, dataBuffer, scaleBuffer,
+                               transposed);
+  };
+  if (failed(quantizeCopy(op.getGranularity(), op.getData(), op.getScale(),
+                          /*transposed=*/false)))
+    return failure();
+  if (GranularityAttr col = op.getColGranularityAttr())
+    return quantizeCopy(col, op.getColData(), op.getColScale(),
+                        op.getTransposed());
+  return success();
+}
+
+LogicalResult PlanBuilder::addQuantizeLaunches(DynamicQuantizeOp op,
+                                               int64_t input,
+                                               GranularityAttr granularity,
+                                               int64_t data, int64_t scale,
+                                               bool transposed) {
+  auto inputType = op.getInput().getType();
+  int64_t rows = inputType.getDimSize(0), cols = inputType.getDimSize(1);
+  SmallVector<int64_t> block = granularity.getBlockShape(inputType.getShape());
+  int64_t blockRows = std::min(block[0], rows);
+  int64_t blockCols = std::min(block[1], cols);
+
+  QuantizeConfig config;
+  Type element = inputType.getElementType();
+  if (element.isF32())
+    config.input = WideElement::F32;
+  else if (element.isBF16())
+    config.input = WideElement::BF16;
+  else if (element.isF16())
+    config.input = WideElement::F16;
+  else
+    return op.emitError() << "fp8 GPU lowering: " << element
+                          << " inputs are not quantized on the GPU";
+  config.format = *getFormat(op.getData().getType().getElementType());
+  config.rule = op.getRule();
+  config.overflow = op.getOverflow();
+  config.nanPolicy = op.getNanPolicy();
+  config.e8m0Scales = isa<Float8E8M0FNUType>(op.getScale().getType()
+                                                 .getElementType());
+  config.transposed = transposed;
+  // The part of a block in one tile; a block spanning the whole extent
+  // covers the tile's extent.
+  auto tilePart = [](int64_t blockExtent, int64_t extent, int64_t tile) {
+    if (blockExtent == extent || blockExtent % tile == 0)
+      return tile;
+    return blockExtent;
+  };
+  config.tileBlockRows =
+      tilePart(blockRows, rows, QuantizeConfig::kTileRows);
+  config.tileBlockCols =
+      tilePart(blockCols, cols, QuantizeConfig::kTileCols);
+  config.fused = (blockRows <= QuantizeConfig::kTileRows ||
+                  (blockRows == rows && rows <= QuantizeConfig::kTileRows)) &&
+                 (blockCols <= QuantizeConfig::kTileCols ||
+                  (blockCols == cols && cols <= QuantizeConfig::kTileCols));
+  // A whole-extent block inside one tile: one block per tile.
+  if (config.fused && blockRows == rows)
+    config.tileBlockRows = QuantizeConfig::kTileRows;
+  if (config.fused && blockCols == cols)
+    config.tileBlockCols = QuantizeConfig::kTileCols;
+  int64_t elementBytes = element.getIntOrFloatBitWidth() / 8;
+  config.vectorLoads = cols * elementBytes % 16 == 0;
+  config.vectorStores = (transposed ? rows : cols) % 16 == 0;
+  std::string reason;
+  if (failed(config.verify(reason)))
+    return op.emitError() << "fp8 GPU lowering: quantizing by "
+                          << formatGranularity(granularity) << ": " << reason;
+
+  OpBuilder builder(kernels.getBody(), kernels.getBody()->end());
+  int64_t tiles =
+      int64_t(llvm::divideCeil(rows, QuantizeConfig::kTileRows) *
+              llvm::divideCeil(cols, QuantizeConfig::kTileCols));
+  SmallVector<Attribute> shape{i32Param(rows), i32Param(cols),
+                               i32Param(blockRows), i32Param(blockCols)};
+  int64_t amax = input; // unused by fused kernels
+  if (!config.fused) {
+    auto amaxType = RankedTensorType::get(
+        {int64_t(llvm::divideCeil(rows, blockRows)),
+         int64_t(llvm::divideCeil(cols, blockCols))},
+        Float32Type::get(ctx));
+    amax = addBuffer("temp", amaxType);
+    addFill(amax, 0);
+    QuantizeConfig amaxConfig = config;
+    amaxConfig.phase = QuantizeConfig::Phase::Amax;
+    LLVM::LLVMFuncOp kernel =
+        buildQuantizeKernel(builder, op.getLoc(), amaxConfig);
+    SmallVector<Attribute> params{bufferParam(input), bufferParam(amax)};
+    params.append(shape);
+    addKernelLaunch(kernel.getName(), {tiles, 1, 1},
+                    {QuantizeConfig::kThreads, 1, 1},
+                    amaxConfig.getSharedMemoryBytes(), params,
+                    /*persistent=*/false);
+  }
+  LLVM::LLVMFuncOp kernel = buildQuantizeKernel(builder, op.getLoc(), config);
+  SmallVector<Attribute> params{bufferParam(input), bufferParam(amax),
+                                bufferParam(data), bufferParam(scale)};
+  params.append(shape);
+  addKernelLaunch(kernel.getName(), {tiles, 1, 1},
+                  {QuantizeConfig::kThreads, 1, 1},
+                  config.getSharedMemoryBytes(), params, /*persistent=*/false);
   return success();
 }
 

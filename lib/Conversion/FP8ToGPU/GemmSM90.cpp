@@ -49,34 +49,6 @@ constexpr int64_t kProducerRegisters = 40;
 constexpr int64_t kConsumerRegisters = 232;
 constexpr int64_t kMaxRegisters = 168; // at launch: 65536 / 384, rounded to 8
 
-StringRef formatName(Format format) {
-  return format == Format::E4M3 ? "e4m3" : "e5m2";
-}
-
-StringRef wideName(WideElement element) {
-  switch (element) {
-  case WideElement::F32:
-    return "f32";
-  case WideElement::BF16:
-    return "bf16";
-  case WideElement::F16:
-    return "f16";
-  }
-  llvm_unreachable("unknown element");
-}
-
-Type wideType(OpBuilder &b, WideElement element) {
-  switch (element) {
-  case WideElement::F32:
-    return b.getF32Type();
-  case WideElement::BF16:
-    return b.getBF16Type();
-  case WideElement::F16:
-    return b.getF16Type();
-  }
-  llvm_unreachable("unknown element");
-}
-
 NVVM::WGMMATypes wgmmaType(Format format) {
   return format == Format::E4M3 ? NVVM::WGMMATypes::e4m3
                                 : NVVM::WGMMATypes::e5m2;
@@ -140,8 +112,8 @@ int64_t GemmSM90Config::getSharedMemoryBytes() const {
 
 std::string GemmSM90Config::getKernelName() const {
   std::string name = llvm::formatv("fp8_gemm_sm90a_{0}{1}_{2}",
-                                   formatName(aFormat), formatName(bFormat),
-                                   wideName(out));
+                                   getKernelTag(aFormat), getKernelTag(bFormat),
+                                   getKernelTag(out));
   switch (scaling) {
   case GemmScaling::Tensor:
     name += "_tensor";
@@ -159,7 +131,7 @@ std::string GemmSM90Config::getKernelName() const {
   if (scaling != GemmScaling::Block)
     name += llvm::formatv("_p{0}", promoteInterval).str();
   if (bias)
-    name += ("_bias" + wideName(*bias)).str();
+    name += ("_bias" + getKernelTag(*bias)).str();
   name += llvm::formatv("_{0}x{1}_s{2}", blockM, blockN, getStages()).str();
   return name;
 }
@@ -499,12 +471,12 @@ void GemmEmitter::emitConsumer(Value consumer) {
 void GemmEmitter::emitEpilogue(Value acc, Value rowBase, Value colBase,
                                Value lane, Value warp, Value tensorFactor) {
   SmallVector<Value> values = unpack(acc);
-  Type element = wideType(kb.b, config.out);
+  Type element = getElementType(kb.b, config.out);
   int64_t elementBytes = config.out == WideElement::F32 ? 4 : 2;
   Value laneCol = kb.mul(kb.urem(lane, kb.i32(4)), kb.i32(2));
   Value maxRow = kb.sub(m, kb.i32(1));
   Value maxCol = kb.sub(n, kb.i32(1));
-  Type biasType = config.bias ? wideType(kb.b, *config.bias) : Type();
+  Type biasType = config.bias ? getElementType(kb.b, *config.bias) : Type();
   int64_t biasBytes =
       config.bias ? (*config.bias == WideElement::F32 ? 4 : 2) : 0;
   for (int64_t i = 0; i < accCount(); i += 2) {
@@ -577,10 +549,7 @@ void GemmEmitter::emit() {
   numTilesN = kb.ceilDiv(n, kb.i32(config.blockN));
   numTiles = kb.mul(numTilesM, numTilesN);
   kTiles = kb.ceilDiv(k, kb.i32(GemmSM90Config::kBlockK));
-  auto module = func->getParentOfType<gpu::GPUModuleOp>();
-  auto global = cast<LLVM::GlobalOp>(
-      SymbolTable::lookupSymbolIn(module, "__fp8_dynamic_smem"));
-  smem = LLVM::AddressOfOp::create(kb.b, kb.loc, global);
+  smem = kb.dynamicSharedMemory(func);
 
   Value tid = kb.threadId();
   Value warpgroup = kb.udiv(tid, kb.i32(kWarpgroup));
@@ -621,43 +590,19 @@ void GemmEmitter::emit() {
 LLVM::LLVMFuncOp mlir::fp8::buildGemmSM90Kernel(OpBuilder &builder,
                                                 Location loc,
                                                 const GemmSM90Config &config) {
-  auto module =
-      builder.getInsertionBlock()->getParentOp()->getParentOfType<
-          gpu::GPUModuleOp>();
-  if (!module)
-    module = dyn_cast<gpu::GPUModuleOp>(
-        builder.getInsertionBlock()->getParentOp());
-  assert(module && "kernels are built inside a gpu.module");
   std::string name = config.getKernelName();
-  if (auto existing = module.lookupSymbol<LLVM::LLVMFuncOp>(name))
+  if (LLVM::LLVMFuncOp existing = lookupKernel(builder, name))
     return existing;
-
   MLIRContext *ctx = builder.getContext();
   OpBuilder::InsertionGuard guard(builder);
-  builder.setInsertionPointToEnd(module.getBody());
-  // The dynamic shared memory window, shared by every kernel of the module.
-  if (!module.lookupSymbol("__fp8_dynamic_smem"))
-    LLVM::GlobalOp::create(
-        builder, loc, LLVM::LLVMArrayType::get(builder.getI8Type(), 0),
-        /*isConstant=*/false, LLVM::Linkage::External, "__fp8_dynamic_smem",
-        Attribute(), /*alignment=*/1024, /*addrSpace=*/3);
-
   auto ptr = LLVM::LLVMPointerType::get(ctx);
   auto global = LLVM::LLVMPointerType::get(ctx, 1);
   SmallVector<Type> params{ptr, ptr, global, global, global};
   if (config.bias)
     params.push_back(global);
   params.append(3, builder.getI32Type());
-  auto funcType =
-      LLVM::LLVMFunctionType::get(LLVM::LLVMVoidType::get(ctx), params);
-  auto func = LLVM::LLVMFuncOp::create(builder, loc, name, funcType);
-  func->setAttr(NVVM::NVVMDialect::getKernelFuncAttrName(),
-                builder.getUnitAttr());
-  func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(),
-                builder.getUnitAttr());
-  func->setAttr("nvvm.maxntid",
-                builder.getDenseI32ArrayAttr(
-                    {int32_t(GemmSM90Config::kThreads), 1, 1}));
+  LLVM::LLVMFuncOp func = createKernel(builder, loc, name, params,
+                                       GemmSM90Config::kThreads);
   func->setAttr("nvvm.maxnreg", builder.getI32IntegerAttr(kMaxRegisters));
   // The tensor maps are 128-byte, 64-byte aligned kernel parameters.
   auto tensorMap = LLVM::LLVMArrayType::get(builder.getI8Type(), 128);
@@ -669,8 +614,6 @@ LLVM::LLVMFuncOp mlir::fp8::buildGemmSM90Kernel(OpBuilder &builder,
     func.setArgAttr(i, NVVM::NVVMDialect::getGridConstantAttrName(),
                     builder.getUnitAttr());
   }
-  Block *entry = func.addEntryBlock(builder);
-  (void)entry;
   KernelBuilder kb(builder, loc);
   GemmEmitter(kb, config, func).emit();
   return func;

@@ -14,13 +14,88 @@
 #ifndef FP8_LIB_CONVERSION_FP8TOGPU_KERNELBUILDER_H
 #define FP8_LIB_CONVERSION_FP8TOGPU_KERNELBUILDER_H
 
+#include "fp8/Conversion/FP8ToGPU/Kernels.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Builders.h"
 
 namespace mlir::fp8 {
+
+/// The external shared array every kernel's dynamic shared memory starts at.
+constexpr StringLiteral kDynamicSharedMemory = "__fp8_dynamic_smem";
+
+/// Short names of element types in kernel names.
+inline StringRef getKernelTag(Format format) { return stringifyFormat(format); }
+inline StringRef getKernelTag(WideElement element) {
+  switch (element) {
+  case WideElement::F32:
+    return "f32";
+  case WideElement::BF16:
+    return "bf16";
+  case WideElement::F16:
+    return "f16";
+  }
+  llvm_unreachable("unknown element");
+}
+inline Type getElementType(OpBuilder &b, WideElement element) {
+  switch (element) {
+  case WideElement::F32:
+    return b.getF32Type();
+  case WideElement::BF16:
+    return b.getBF16Type();
+  case WideElement::F16:
+    return b.getF16Type();
+  }
+  llvm_unreachable("unknown element");
+}
+
+/// The gpu.module a kernel builder inserts into.
+inline gpu::GPUModuleOp getKernelModule(OpBuilder &builder) {
+  Operation *parent = builder.getInsertionBlock()->getParentOp();
+  if (auto module = dyn_cast<gpu::GPUModuleOp>(parent))
+    return module;
+  return parent->getParentOfType<gpu::GPUModuleOp>();
+}
+
+/// The kernel `name` if the module has it already.
+inline LLVM::LLVMFuncOp lookupKernel(OpBuilder &builder, StringRef name) {
+  gpu::GPUModuleOp module = getKernelModule(builder);
+  assert(module && "kernels are built inside a gpu.module");
+  return module.lookupSymbol<LLVM::LLVMFuncOp>(name);
+}
+
+/// Creates the kernel `name` with `params` and `threads` threads per block
+/// at the end of the module, with an entry block, and the module's dynamic
+/// shared memory array if it has none yet. Leaves the builder's insertion
+/// point at the end of the module.
+inline LLVM::LLVMFuncOp createKernel(OpBuilder &builder, Location loc,
+                                     StringRef name, ArrayRef<Type> params,
+                                     int64_t threads) {
+  gpu::GPUModuleOp module = getKernelModule(builder);
+  MLIRContext *ctx = builder.getContext();
+  builder.setInsertionPointToEnd(module.getBody());
+  if (!module.lookupSymbol(kDynamicSharedMemory))
+    LLVM::GlobalOp::create(
+        builder, loc, LLVM::LLVMArrayType::get(builder.getI8Type(), 0),
+        /*isConstant=*/false, LLVM::Linkage::External, kDynamicSharedMemory,
+        Attribute(), /*alignment=*/1024, /*addrSpace=*/3);
+  auto type =
+      LLVM::LLVMFunctionType::get(LLVM::LLVMVoidType::get(ctx), params);
+  auto func = LLVM::LLVMFuncOp::create(builder, loc, name, type);
+  func->setAttr(NVVM::NVVMDialect::getKernelFuncAttrName(),
+                builder.getUnitAttr());
+  func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(),
+                builder.getUnitAttr());
+  func->setAttr("nvvm.maxntid",
+                builder.getDenseI32ArrayAttr({int32_t(threads), 1, 1}));
+  func.addEntryBlock(builder);
+  builder.setInsertionPointToEnd(module.getBody());
+  return func;
+}
 
 class KernelBuilder {
 public:
@@ -103,6 +178,12 @@ public:
     return arith::BitcastOp::create(b, loc, type, x);
   }
 
+  Value maxf(Value x, Value y, bool propagateNaN) {
+    if (propagateNaN)
+      return arith::MaximumFOp::create(b, loc, x, y);
+    return arith::MaxNumFOp::create(b, loc, x, y);
+  }
+
   // Special registers.
   Value threadId() { return NVVM::ThreadIdXOp::create(b, loc, i32()); }
   Value blockId() { return NVVM::BlockIdXOp::create(b, loc, i32()); }
@@ -124,12 +205,33 @@ public:
   void store(Value value, Value pointer, unsigned alignment = 0) {
     LLVM::StoreOp::create(b, loc, value, pointer, alignment);
   }
+  /// The dynamic shared memory of `kernel`'s module (a 1024-byte aligned
+  /// pointer in address space 3).
+  Value dynamicSharedMemory(LLVM::LLVMFuncOp kernel) {
+    auto module = kernel->getParentOfType<gpu::GPUModuleOp>();
+    auto global = cast<LLVM::GlobalOp>(
+        SymbolTable::lookupSymbolIn(module, kDynamicSharedMemory));
+    return LLVM::AddressOfOp::create(b, loc, global);
+  }
   /// The 32-bit shared-window address of a shared pointer.
   Value sharedAddress(Value sharedPointer) {
     return LLVM::PtrToIntOp::create(b, loc, i32(), sharedPointer);
   }
 
   // Control flow.
+  void barrier() { NVVM::Barrier0Op::create(b, loc); }
+  /// The maximum of `value` over aligned groups of `lanes` lanes (a power of
+  /// two up to 32) of a full warp.
+  Value warpMax(Value value, int64_t lanes, bool propagateNaN) {
+    for (int64_t offset = lanes / 2; offset >= 1; offset /= 2) {
+      Value other = NVVM::ShflOp::create(b, loc, f32(), i32(-1), value,
+                                         i32(offset), i32(0x1f),
+                                         NVVM::ShflKind::bfly, UnitAttr());
+      value = maxf(value, other, propagateNaN);
+    }
+    return value;
+  }
+
   void ifThen(Value cond, function_ref<void()> then) {
     auto op = scf::IfOp::create(b, loc, cond, /*withElseRegion=*/false);
     OpBuilder::InsertionGuard guard(b);

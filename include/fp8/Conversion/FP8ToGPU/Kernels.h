@@ -82,6 +82,56 @@ struct GemmSM90Config {
 LLVM::LLVMFuncOp buildGemmSM90Kernel(OpBuilder &builder, Location loc,
                                      const GemmSM90Config &config);
 
+/// An elementwise quantization kernel over a row-major [rows, cols] matrix
+/// of f32, bf16 or f16, in tiles of 32 x 128 elements (256 threads, 16
+/// consecutive elements of a row each). Scale blocks are [blockRows,
+/// blockCols] elements (run-time parameters; the whole extent for per-tensor,
+/// per-row and per-column scales); within a tile they are
+/// [tileBlockRows, tileBlockCols], which divide the tile.
+///
+/// Two phases when a block is larger than a tile: the Amax kernel reduces
+/// each tile's part of a block and folds it into a zero-filled f32 amax
+/// buffer with an atomic max, then the Quantize kernel reads it. A block
+/// inside one tile is reduced and quantized by one fused Quantize kernel.
+struct QuantizeConfig {
+  enum class Phase { Amax, Quantize };
+  Phase phase = Phase::Quantize;
+  WideElement input = WideElement::BF16;
+  Format format = Format::E4M3;
+  int64_t tileBlockRows = 1;
+  int64_t tileBlockCols = 128;
+  /// The block lies inside one tile: no amax buffer.
+  bool fused = true;
+  ScaleRuleAttr rule;
+  Overflow overflow = Overflow::Saturate;
+  NanPolicy nanPolicy = NanPolicy::Propagate;
+  /// Scales stored as E8M0 codes (else f32 decode scales).
+  bool e8m0Scales = false;
+  /// Codes and scales stored transposed ([cols, rows]): the K-major copy of
+  /// a [K, N] operand, as a fused cast+transpose.
+  bool transposed = false;
+  /// Rows (cols when transposed) whose byte length lets 16-byte vector
+  /// accesses stay aligned; ragged tiles fall back to guarded scalars.
+  bool vectorLoads = false;
+  bool vectorStores = false;
+
+  static constexpr int64_t kTileRows = 32;
+  static constexpr int64_t kTileCols = 128;
+  static constexpr int64_t kThreads = 256;
+
+  /// Fails with a reason when the configuration has no kernel.
+  LogicalResult verify(std::string &reason) const;
+  /// Shared memory in bytes.
+  int64_t getSharedMemoryBytes() const;
+  std::string getKernelName() const;
+};
+
+/// Builds the kernel of `config` (see buildGemmSM90Kernel). Parameters: the
+/// input, the f32 amax buffer, then for Quantize the codes and the scales;
+/// then rows, cols, blockRows and blockCols as i32.
+LLVM::LLVMFuncOp buildQuantizeKernel(OpBuilder &builder, Location loc,
+                                     const QuantizeConfig &config);
+
 } // namespace mlir::fp8
 
 #endif // FP8_CONVERSION_FP8TOGPU_KERNELS_H

@@ -1,0 +1,545 @@
+//===- Quantize.cpp - Amax and quantize kernels ---------------------------===//
+//
+// Part of fp8-mlir.
+//
+//===----------------------------------------------------------------------===//
+//
+// The elementwise kernels of fp8.dynamic_quantize: a CTA of 256 threads owns
+// a 32 x 128 tile; each thread reads 16 consecutive elements of one row (two
+// or four 16-byte loads where the row length keeps them aligned).
+//
+//   1. |x| goes to shared memory; the tile's part of every scale block is
+//      reduced by 256 / (blocks per tile) threads, 16 elements each, then
+//      across lanes with shuffles (and warps through shared memory).
+//   2. Amax phase: one atomic max per block part into the amax buffer (f32
+//      bits compared as unsigned integers: NaN > inf > finite >= +0).
+//      Quantize phase: the block's amax (reduced here when the block lies in
+//      the tile, else read from the amax buffer) gives the scale by the
+//      op's rule (docs/numerics.md section 4, the builders the CPU reference
+//      uses), the tile owning the block's first element stores it, and the
+//      encode multiplier goes to shared memory.
+//   3. Codes: fl32(x * m) rounded by cvt.rn.satfinite.{e4m3,e5m2}x2.f32 in
+//      saturate mode (by the soft-float conversion otherwise), 16 bytes per
+//      thread, stored directly or transposed through shared memory.
+//
+//===----------------------------------------------------------------------===//
+
+#include "KernelBuilder.h"
+
+#include "fp8/Conversion/FP8ToGPU/Kernels.h"
+#include "fp8/Dialect/FP8/IR/FP8Ops.h"
+#include "fp8/Dialect/FP8/Transforms/Passes.h"
+#include "fp8/Dialect/FP8/Utils/ScaleRules.h"
+
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+#include "llvm/Support/FormatVariadic.h"
+
+using namespace mlir;
+using namespace mlir::fp8;
+
+namespace {
+
+constexpr int64_t kTileRows = QuantizeConfig::kTileRows;
+constexpr int64_t kTileCols = QuantizeConfig::kTileCols;
+constexpr int64_t kThreads = QuantizeConfig::kThreads;
+constexpr int64_t kPerThread = kTileRows * kTileCols / kThreads; // 16
+constexpr int64_t kThreadsPerRow = kTileCols / kPerThread;       // 8
+
+// Shared memory: |x| of the tile (f32), the codes of the tile, one f32 per
+// block of the tile, one f32 per warp.
+constexpr int64_t kAbsOffset = 0;
+constexpr int64_t kCodesOffset = kAbsOffset + kTileRows * kTileCols * 4;
+constexpr int64_t kBlockOffset = kCodesOffset + kTileRows * kTileCols;
+constexpr int64_t kWarpOffset = kBlockOffset + kThreads * 4;
+constexpr int64_t kSharedBytes = kWarpOffset + kThreads / 32 * 4;
+
+bool isPowerOf2(int64_t v) { return v > 0 && (v & (v - 1)) == 0; }
+
+} // namespace
+
+LogicalResult QuantizeConfig::verify(std::string &reason) const {
+  if (format != Format::E4M3 && format != Format::E5M2) {
+    reason = "only E4M3 and E5M2 codes are quantized by GPU kernels";
+    return failure();
+  }
+  if (!isPowerOf2(tileBlockRows) || kTileRows % tileBlockRows != 0 ||
+      !isPowerOf2(tileBlockCols) || kTileCols % tileBlockCols != 0) {
+    reason = llvm::formatv("scale blocks must tile the {0} x {1} quantize "
+                           "tile: rows of 1, 2, .., 32 or multiples of 32, "
+                           "columns of 1, 2, .., 128 or multiples of 128",
+                           kTileRows, kTileCols);
+    return failure();
+  }
+  if (tileBlockRows * tileBlockCols < kPerThread) {
+    reason = "scale blocks of fewer than 16 elements are not supported";
+    return failure();
+  }
+  if (phase == Phase::Amax && fused) {
+    reason = "a fused kernel has no separate amax phase";
+    return failure();
+  }
+  if (!rule && phase == Phase::Quantize) {
+    reason = "a quantize kernel needs a scale rule";
+    return failure();
+  }
+  return success();
+}
+
+int64_t QuantizeConfig::getSharedMemoryBytes() const { return kSharedBytes; }
+
+std::string QuantizeConfig::getKernelName() const {
+  std::string name =
+      llvm::formatv("fp8_{0}_{1}", phase == Phase::Amax ? "amax" : "quantize",
+                    getKernelTag(input))
+          .str();
+  if (phase == Phase::Quantize)
+    name += ("_" + getKernelTag(format)).str();
+  name += llvm::formatv("_b{0}x{1}", tileBlockRows, tileBlockCols).str();
+  if (phase == Phase::Quantize) {
+    // The rule with its parameters, as identifier characters.
+    std::string ruleText;
+    llvm::raw_string_ostream os(ruleText);
+    os << Attribute(rule);
+    StringRef text(ruleText);
+    text.consume_front("#fp8.rule");
+    name += "_";
+    bool pendingSeparator = false;
+    for (char c : text) {
+      if (llvm::isAlnum(c)) {
+        if (pendingSeparator && name.back() != '_')
+          name += '_';
+        name += c == '.' ? '_' : c;
+        pendingSeparator = false;
+      } else {
+        pendingSeparator = true;
+      }
+    }
+    name += overflow == Overflow::Saturate ? "_sat" : "_nonfinite";
+    if (e8m0Scales)
+      name += "_e8m0";
+    if (fused)
+      name += "_fused";
+    if (transposed)
+      name += "_t";
+    if (vectorStores)
+      name += "_vs";
+  }
+  name += nanPolicy == NanPolicy::Propagate ? "_nanprop" : "_nanignore";
+  if (vectorLoads)
+    name += "_vl";
+  return name;
+}
+
+namespace {
+
+class QuantizeEmitter {
+public:
+  QuantizeEmitter(KernelBuilder &kb, const QuantizeConfig &config,
+                  LLVM::LLVMFuncOp func)
+      : kb(kb), config(config), func(func) {}
+
+  void emit();
+
+private:
+  KernelBuilder &kb;
+  const QuantizeConfig &config;
+  LLVM::LLVMFuncOp func;
+
+  Value input, amaxBuffer, codes, scales, rows, cols, blockRows, blockCols;
+  Value smem, tid, row0, col0;
+
+  int64_t blocksPerTileRow() const {
+    return kTileCols / config.tileBlockCols;
+  }
+  int64_t blocksPerTile() const {
+    return kTileRows / config.tileBlockRows * blocksPerTileRow();
+  }
+  int64_t threadsPerBlock() const { return kThreads / blocksPerTile(); }
+  bool propagate() const { return config.nanPolicy == NanPolicy::Propagate; }
+
+  Value shared(int64_t offset, Value index, int64_t elementBytes) {
+    return kb.byteOffset(kb.byteOffset(smem, offset),
+                         kb.mul(index, kb.i32(elementBytes)));
+  }
+  /// The 16 elements of this thread as f32 (0 outside the matrix).
+  Value loadElements(Value row, Value col);
+  /// The magnitudes of the tile's block parts, reduced into shared memory
+  /// (one f32 per block of the tile).
+  void reduceBlocks(Value magnitudes);
+  /// The first element of block `j` of the tile.
+  std::pair<Value, Value> blockOrigin(Value j);
+  void emitAmaxUpdate();
+  void emitScales();
+  void emitCodes(Value values, Value row, Value col);
+  Value convertPair(Value lo, Value hi);
+};
+
+Value QuantizeEmitter::loadElements(Value row, Value col) {
+  Type element = getElementType(kb.b, config.input);
+  int64_t elementBytes = element.getIntOrFloatBitWidth() / 8;
+  auto wideVector = VectorType::get({kPerThread}, element);
+  auto f32Vector = VectorType::get({kPerThread}, kb.f32());
+  auto offsetOf = [&](Value r, Value c) {
+    Value index = kb.add(kb.mul(kb.zext64(r), kb.zext64(cols)), kb.zext64(c));
+    return kb.mul(index, kb.i64(elementBytes));
+  };
+  auto scalarPath = [&]() -> Value {
+    Value vector = LLVM::UndefOp::create(kb.b, kb.loc, f32Vector);
+    Value maxRow = kb.sub(rows, kb.i32(1));
+    Value maxCol = kb.sub(cols, kb.i32(1));
+    Value rowIn = kb.ult(row, rows);
+    for (int64_t i = 0; i < kPerThread; ++i) {
+      Value c = kb.add(col, kb.i32(i));
+      Value in = arith::AndIOp::create(kb.b, kb.loc, rowIn, kb.ult(c, cols));
+      // Clamped addresses are always valid; elements outside become 0.
+      Value address = kb.byteOffset(
+          input, offsetOf(kb.minU(row, maxRow), kb.minU(c, maxCol)));
+      Value v = kb.load(element, address, elementBytes);
+      if (!element.isF32())
+        v = arith::ExtFOp::create(kb.b, kb.loc, kb.f32(), v);
+      v = kb.select(in, v, kb.f32(0.0f));
+      vector = LLVM::InsertElementOp::create(kb.b, kb.loc, vector, v,
+                                             kb.i32(i));
+    }
+    return vector;
+  };
+  if (!config.vectorLoads)
+    return scalarPath();
+  Value whole = arith::AndIOp::create(
+      kb.b, kb.loc, kb.ult(row, rows),
+      kb.cmp(arith::CmpIPredicate::ule, kb.add(col, kb.i32(kPerThread)),
+             cols));
+  auto ifOp = scf::IfOp::create(kb.b, kb.loc, TypeRange{f32Vector}, whole,
+                                /*withElseRegion=*/true);
+  {
+    OpBuilder::InsertionGuard guard(kb.b);
+    kb.b.setInsertionPointToStart(&ifOp.getThenRegion().front());
+    Value v = kb.load(wideVector, kb.byteOffset(input, offsetOf(row, col)),
+                      16);
+    if (!element.isF32())
+      v = arith::ExtFOp::create(kb.b, kb.loc, f32Vector, v);
+    scf::YieldOp::create(kb.b, kb.loc, v);
+    kb.b.setInsertionPointToStart(&ifOp.getElseRegion().front());
+    scf::YieldOp::create(kb.b, kb.loc, scalarPath());
+  }
+  return ifOp.getResult(0);
+}
+
+std::pair<Value, Value> QuantizeEmitter::blockOrigin(Value j) {
+  Value r = kb.add(row0, kb.mul(kb.udiv(j, kb.i32(blocksPerTileRow())),
+                                kb.i32(config.tileBlockRows)));
+  Value c = kb.add(col0, kb.mul(kb.urem(j, kb.i32(blocksPerTileRow())),
+                                kb.i32(config.tileBlockCols)));
+  return {r, c};
+}
+
+void QuantizeEmitter::reduceBlocks(Value magnitudes) {
+  int64_t perBlock = threadsPerBlock();
+  int64_t blockElements = config.tileBlockRows * config.tileBlockCols;
+  Value j = kb.udiv(tid, kb.i32(perBlock));
+  Value part = kb.urem(tid, kb.i32(perBlock));
+  Value blockRow = kb.mul(kb.udiv(j, kb.i32(blocksPerTileRow())),
+                          kb.i32(config.tileBlockRows));
+  Value blockCol = kb.mul(kb.urem(j, kb.i32(blocksPerTileRow())),
+                          kb.i32(config.tileBlockCols));
+  // Every thread stores its magnitudes, then reduces 16 of its block's.
+  Value myRow = kb.udiv(tid, kb.i32(kThreadsPerRow));
+  Value myCol = kb.mul(kb.urem(tid, kb.i32(kThreadsPerRow)),
+                       kb.i32(kPerThread));
+  kb.store(magnitudes,
+           shared(kAbsOffset, kb.add(kb.mul(myRow, kb.i32(kTileCols)), myCol),
+                  4),
+           16);
+  kb.barrier();
+  Value max = kb.f32(0.0f);
+  for (int64_t step = 0; step < blockElements / perBlock; ++step) {
+    Value e = kb.add(part, kb.i32(step * perBlock));
+    Value r = kb.add(blockRow, kb.udiv(e, kb.i32(config.tileBlockCols)));
+    Value c = kb.add(blockCol, kb.urem(e, kb.i32(config.tileBlockCols)));
+    Value v = kb.load(
+        kb.f32(), shared(kAbsOffset, kb.add(kb.mul(r, kb.i32(kTileCols)), c), 4),
+        4);
+    max = kb.maxf(max, v, propagate());
+  }
+  max = kb.warpMax(max, std::min<int64_t>(perBlock, 32), propagate());
+  if (perBlock <= 32) {
+    kb.ifThen(kb.eq(part, kb.i32(0)),
+              [&] { kb.store(max, shared(kBlockOffset, j, 4), 4); });
+    kb.barrier();
+    return;
+  }
+  // Blocks spanning warps: combine the warps' maxima.
+  Value warp = kb.udiv(tid, kb.i32(32));
+  kb.ifThen(kb.eq(kb.urem(tid, kb.i32(32)), kb.i32(0)),
+            [&] { kb.store(max, shared(kWarpOffset, warp, 4), 4); });
+  kb.barrier();
+  int64_t warpsPerBlock = perBlock / 32;
+  kb.ifThen(kb.ult(tid, kb.i32(blocksPerTile())), [&] {
+    Value total = kb.f32(0.0f);
+    for (int64_t w = 0; w < warpsPerBlock; ++w) {
+      Value index = kb.add(kb.mul(tid, kb.i32(warpsPerBlock)), kb.i32(w));
+      total = kb.maxf(total, kb.load(kb.f32(), shared(kWarpOffset, index, 4), 4),
+                      propagate());
+    }
+    kb.store(total, shared(kBlockOffset, tid, 4), 4);
+  });
+  kb.barrier();
+}
+
+void QuantizeEmitter::emitAmaxUpdate() {
+  kb.ifThen(kb.ult(tid, kb.i32(blocksPerTile())), [&] {
+    auto [r, c] = blockOrigin(tid);
+    Value in = arith::AndIOp::create(kb.b, kb.loc, kb.ult(r, rows),
+                                     kb.ult(c, cols));
+    kb.ifThen(in, [&] {
+      Value blocksPerRow = kb.ceilDiv(cols, blockCols);
+      Value index = kb.add(kb.mul(kb.udiv(r, blockRows), blocksPerRow),
+                           kb.udiv(c, blockCols));
+      Value address =
+          kb.byteOffset(amaxBuffer, kb.mul(kb.zext64(index), kb.i64(4)));
+      Value bits =
+          kb.bitcast(kb.i32(), kb.load(kb.f32(), shared(kBlockOffset, tid, 4)));
+      LLVM::AtomicRMWOp::create(kb.b, kb.loc, LLVM::AtomicBinOp::umax, address,
+                                bits, LLVM::AtomicOrdering::monotonic);
+    });
+  });
+}
+
+void QuantizeEmitter::emitScales() {
+  kb.ifThen(kb.ult(tid, kb.i32(blocksPerTile())), [&] {
+    auto [r, c] = blockOrigin(tid);
+    Value blocksPerRow = kb.ceilDiv(cols, blockCols);
+    Value blocksPerCol = kb.ceilDiv(rows, blockRows);
+    Value blockR = kb.udiv(kb.minU(r, kb.sub(rows, kb.i32(1))), blockRows);
+    Value blockC = kb.udiv(kb.minU(c, kb.sub(cols, kb.i32(1))), blockCols);
+    Value amax;
+    if (config.fused) {
+      amax = kb.load(kb.f32(), shared(kBlockOffset, tid, 4), 4);
+    } else {
+      Value index = kb.add(kb.mul(blockR, blocksPerRow), blockC);
+      amax = kb.load(kb.f32(), kb.byteOffset(amaxBuffer,
+                                             kb.mul(kb.zext64(index),
+                                                    kb.i64(4))),
+                     4);
+    }
+    Value scale =
+        emitScaleRule(kb.b, kb.loc, config.rule, config.format, amax);
+    Value multiplier = emitEncodeMultiplier(kb.b, kb.loc, scale);
+    kb.store(multiplier, shared(kBlockOffset, tid, 4), 4);
+    // The tile holding the block's first element stores its scale.
+    Value owner = arith::AndIOp::create(
+        kb.b, kb.loc,
+        arith::AndIOp::create(kb.b, kb.loc, kb.ult(r, rows), kb.ult(c, cols)),
+        arith::AndIOp::create(kb.b, kb.loc,
+                              kb.eq(kb.urem(r, blockRows), kb.i32(0)),
+                              kb.eq(kb.urem(c, blockCols), kb.i32(0))));
+    kb.ifThen(owner, [&] {
+      Value index = config.transposed
+                        ? kb.add(kb.mul(blockC, blocksPerCol), blockR)
+                        : kb.add(kb.mul(blockR, blocksPerRow), blockC);
+      if (config.e8m0Scales) {
+        Value code = kb.bitcast(kb.i8(), scale);
+        kb.store(code, kb.byteOffset(scales, kb.zext64(index)), 1);
+      } else {
+        Value decode = emitReciprocal(kb.b, kb.loc, scale);
+        kb.store(decode,
+                 kb.byteOffset(scales, kb.mul(kb.zext64(index), kb.i64(4))),
+                 4);
+      }
+    });
+  });
+  kb.barrier();
+}
+
+Value QuantizeEmitter::convertPair(Value lo, Value hi) {
+  if (config.overflow == Overflow::Saturate) {
+    // The code of `a` lands in the high byte.
+    Type type = config.format == Format::E4M3
+                    ? Type(kb.b.getType<Float8E4M3FNType>())
+                    : Type(kb.b.getType<Float8E5M2Type>());
+    return NVVM::ConvertF32x2ToF8x2Op::create(
+        kb.b, kb.loc, kb.i16(), hi, lo, NVVM::FPRoundingMode::RN,
+        NVVM::SaturationMode::SATFINITE, /*relu=*/false, type);
+  }
+  Type narrow = config.format == Format::E4M3
+                    ? Type(kb.b.getType<Float8E4M3FNType>())
+                    : Type(kb.b.getType<Float8E5M2Type>());
+  auto code = [&](Value v) {
+    Value q = ConvertOp::create(kb.b, kb.loc, narrow, v, Rounding::RNE,
+                                config.overflow);
+    return arith::ExtUIOp::create(kb.b, kb.loc, kb.i16(),
+                                  kb.bitcast(kb.i8(), q));
+  };
+  return kb.orI(code(lo), kb.shl(code(hi), arith::ConstantOp::create(
+                                               kb.b, kb.loc,
+                                               kb.b.getI16IntegerAttr(8))));
+}
+
+void QuantizeEmitter::emitCodes(Value values, Value row, Value col) {
+  Value myRow = kb.udiv(tid, kb.i32(kThreadsPerRow));
+  Value myCol = kb.mul(kb.urem(tid, kb.i32(kThreadsPerRow)),
+                       kb.i32(kPerThread));
+  Value blockRow = kb.udiv(myRow, kb.i32(config.tileBlockRows));
+  SmallVector<Value> scaled;
+  Value multiplier;
+  for (int64_t i = 0; i < kPerThread; ++i) {
+    // 16 aligned columns share one block when blocks are 16 or wider.
+    if (i == 0 || config.tileBlockCols < kPerThread) {
+      Value blockCol = kb.udiv(kb.add(myCol, kb.i32(i)),
+                               kb.i32(config.tileBlockCols));
+      Value j = kb.add(kb.mul(blockRow, kb.i32(blocksPerTileRow())), blockCol);
+      multiplier = kb.load(kb.f32(), shared(kBlockOffset, j, 4), 4);
+    }
+    Value x = LLVM::ExtractElementOp::create(kb.b, kb.loc, values, kb.i32(i));
+    scaled.push_back(kb.mulf(x, multiplier));
+  }
+  auto pairs = VectorType::get({kPerThread / 2}, kb.i16());
+  Value packed = LLVM::UndefOp::create(kb.b, kb.loc, pairs);
+  for (int64_t i = 0; i < kPerThread / 2; ++i)
+    packed = LLVM::InsertElementOp::create(
+        kb.b, kb.loc, packed, convertPair(scaled[2 * i], scaled[2 * i + 1]),
+        kb.i32(i));
+  auto bytes = VectorType::get({kPerThread}, kb.i8());
+  Value codeBytes = LLVM::BitcastOp::create(kb.b, kb.loc, bytes, packed);
+
+  // Stores 16 codes at `offset` of a row of `rowLength` codes starting at
+  // column `start`, whole (aligned) or element by element.
+  auto storeRun = [&](Value vector, Value r, Value rowCount, Value start,
+                      Value rowLength) {
+    Value base = kb.add(kb.mul(kb.zext64(r), kb.zext64(rowLength)),
+                        kb.zext64(start));
+    Value rowIn = kb.ult(r, rowCount);
+    auto scalarStores = [&] {
+      for (int64_t i = 0; i < kPerThread; ++i) {
+        Value in = arith::AndIOp::create(
+            kb.b, kb.loc, rowIn, kb.ult(kb.add(start, kb.i32(i)), rowLength));
+        kb.ifThen(in, [&] {
+          Value byte =
+              LLVM::ExtractElementOp::create(kb.b, kb.loc, vector, kb.i32(i));
+          kb.store(byte, kb.byteOffset(codes, kb.add(base, kb.i64(i))), 1);
+        });
+      }
+    };
+    if (!config.vectorStores)
+      return scalarStores();
+    Value whole = arith::AndIOp::create(
+        kb.b, kb.loc, rowIn,
+        kb.cmp(arith::CmpIPredicate::ule, kb.add(start, kb.i32(kPerThread)),
+               rowLength));
+    auto ifOp = scf::IfOp::create(kb.b, kb.loc, whole, /*withElseRegion=*/true);
+    OpBuilder::InsertionGuard guard(kb.b);
+    kb.b.setInsertionPointToStart(&ifOp.getThenRegion().front());
+    kb.store(vector, kb.byteOffset(codes, base), 16);
+    kb.b.setInsertionPointToStart(&ifOp.getElseRegion().front());
+    scalarStores();
+  };
+
+  if (!config.transposed) {
+    storeRun(codeBytes, row, rows, col, cols);
+    return;
+  }
+  // Transposed: through shared memory, then 16 rows of one column per
+  // thread.
+  kb.store(codeBytes,
+           shared(kCodesOffset, kb.add(kb.mul(myRow, kb.i32(kTileCols)), myCol),
+                  1),
+           16);
+  kb.barrier();
+  Value outRow = kb.udiv(tid, kb.i32(2));     // a column of the tile
+  Value half = kb.mul(kb.urem(tid, kb.i32(2)), kb.i32(kPerThread));
+  Value column = LLVM::UndefOp::create(kb.b, kb.loc, bytes);
+  for (int64_t i = 0; i < kPerThread; ++i) {
+    Value index = kb.add(kb.mul(kb.add(half, kb.i32(i)), kb.i32(kTileCols)),
+                         outRow);
+    Value byte = kb.load(kb.i8(), shared(kCodesOffset, index, 1), 1);
+    column = LLVM::InsertElementOp::create(kb.b, kb.loc, column, byte,
+                                           kb.i32(i));
+  }
+  storeRun(column, kb.add(col0, outRow), cols, kb.add(row0, half), rows);
+}
+
+void QuantizeEmitter::emit() {
+  Block &entry = func.getBody().front();
+  kb.b.setInsertionPointToStart(&entry);
+  unsigned arg = 0;
+  input = entry.getArgument(arg++);
+  amaxBuffer = entry.getArgument(arg++);
+  if (config.phase == QuantizeConfig::Phase::Quantize) {
+    codes = entry.getArgument(arg++);
+    scales = entry.getArgument(arg++);
+  }
+  rows = entry.getArgument(arg++);
+  cols = entry.getArgument(arg++);
+  blockRows = entry.getArgument(arg++);
+  blockCols = entry.getArgument(arg++);
+  smem = kb.dynamicSharedMemory(func);
+  tid = kb.threadId();
+
+  Value tilesPerRow = kb.ceilDiv(cols, kb.i32(kTileCols));
+  Value tile = kb.blockId();
+  row0 = kb.mul(kb.udiv(tile, tilesPerRow), kb.i32(kTileRows));
+  col0 = kb.mul(kb.urem(tile, tilesPerRow), kb.i32(kTileCols));
+  Value row = kb.add(row0, kb.udiv(tid, kb.i32(kThreadsPerRow)));
+  Value col = kb.add(col0, kb.mul(kb.urem(tid, kb.i32(kThreadsPerRow)),
+                                  kb.i32(kPerThread)));
+  Value values = loadElements(row, col);
+
+  bool reduce = config.phase == QuantizeConfig::Phase::Amax || config.fused;
+  if (reduce) {
+    // |x| by clearing the sign bits (convert-gpu-to-nvvm rejects the fabs
+    // intrinsic on vectors).
+    auto bitsType = VectorType::get({kPerThread}, kb.i32());
+    Value signMask = arith::ConstantOp::create(
+        kb.b, kb.loc,
+        DenseElementsAttr::get(bitsType, kb.b.getI32IntegerAttr(0x7FFFFFFF)
+                                             .getValue()));
+    Value magnitudes = kb.bitcast(
+        values.getType(), kb.andI(kb.bitcast(bitsType, values), signMask));
+    if (!propagate()) {
+      // NaN elements do not count.
+      Value isNaN = arith::CmpFOp::create(kb.b, kb.loc,
+                                          arith::CmpFPredicate::UNO,
+                                          magnitudes, magnitudes);
+      Value zeros = arith::ConstantOp::create(
+          kb.b, kb.loc,
+          DenseElementsAttr::get(cast<ShapedType>(magnitudes.getType()),
+                                 kb.b.getF32FloatAttr(0.0f).getValue()));
+      magnitudes = kb.select(isNaN, zeros, magnitudes);
+    }
+    reduceBlocks(magnitudes);
+  }
+  if (config.phase == QuantizeConfig::Phase::Amax) {
+    emitAmaxUpdate();
+  } else {
+    emitScales();
+    emitCodes(values, row, col);
+  }
+  LLVM::ReturnOp::create(kb.b, kb.loc, ValueRange{});
+}
+
+} // namespace
+
+LLVM::LLVMFuncOp mlir::fp8::buildQuantizeKernel(OpBuilder &builder,
+                                                Location loc,
+                                                const QuantizeConfig &config) {
+  std::string name = config.getKernelName();
+  if (LLVM::LLVMFuncOp existing = lookupKernel(builder, name))
+    return existing;
+  OpBuilder::InsertionGuard guard(builder);
+  auto global = LLVM::LLVMPointerType::get(builder.getContext(), 1);
+  SmallVector<Type> params{global, global};
+  if (config.phase == QuantizeConfig::Phase::Quantize)
+    params.append({global, global});
+  params.append(4, builder.getI32Type());
+  LLVM::LLVMFuncOp func = createKernel(builder, loc, name, params,
+                                       QuantizeConfig::kThreads);
+  KernelBuilder kb(builder, loc);
+  QuantizeEmitter(kb, config, func).emit();
+
+  // The scale rules and soft conversions emit fp8.convert and small-float
+  // casts: expand them to integer arithmetic, as on CPUs.
+  RewritePatternSet patterns(builder.getContext());
+  populateExpandFloatCastsPatterns(patterns);
+  (void)applyPatternsGreedily(func, std::move(patterns));
+  return func;
+}
