@@ -50,6 +50,7 @@ void fp8::buildFP8GPUPipeline(OpPassManager &pm,
   if (!options.artifacts.empty()) {
     fp8::FP8WriteArtifactsOptions write;
     write.dir = options.artifacts;
+    write.ptxas = options.ptxas;
     pm.addPass(fp8::createFP8WriteArtifacts(write));
   }
 }

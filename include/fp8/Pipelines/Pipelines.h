@@ -44,6 +44,11 @@ struct GPUPipelineOptions : public PassPipelineOptions<GPUPipelineOptions> {
       llvm::cl::desc("A directory to write the PTX, cubin and JSON launch "
                      "manifests to (fp8-write-artifacts); none if empty"),
       llvm::cl::init("")};
+  PassOptions::Option<std::string> ptxas{
+      *this, "ptxas",
+      llvm::cl::desc("With artifacts: the ptxas that assembles the cubin "
+                     "('auto' finds one, 'none' writes PTX only)"),
+      llvm::cl::init("auto")};
   PassOptions::Option<int64_t> numSMs{
       *this, "num-sms",
       llvm::cl::desc("Streaming multiprocessors of the device (persistent "
