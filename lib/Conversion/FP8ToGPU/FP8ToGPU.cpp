@@ -520,7 +520,8 @@ struct ConvertFP8ToGPUPass
     ModuleOp module = getOperation();
     std::optional<Chip> parsed = parseChip(chip);
     if (!parsed) {
-      module.emitError() << describeUnsupportedChip(chip);
+      mlir::emitError(module.getLoc())
+          << "convert-fp8-to-gpu: " << describeUnsupportedChip(chip);
       return signalPassFailure();
     }
     SmallVector<func::FuncOp> functions;

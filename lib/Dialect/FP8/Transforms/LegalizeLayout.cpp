@@ -306,9 +306,8 @@ LogicalResult FP8LegalizeLayoutPass::legalize(ScaledMatmulOp op, Chip chip) {
 void FP8LegalizeLayoutPass::runOnOperation() {
   std::optional<Chip> parsed = parseChip(chip);
   if (!parsed) {
-    getOperation()->emitError()
-        << "fp8-legalize-layout: unknown chip '" << chip
-        << "'; valid chips are " << llvm::join(getChipNames(), ", ");
+    mlir::emitError(getOperation()->getLoc())
+        << "fp8-legalize-layout: " << describeUnsupportedChip(chip);
     return signalPassFailure();
   }
   DominanceInfo &info = getAnalysis<DominanceInfo>();
