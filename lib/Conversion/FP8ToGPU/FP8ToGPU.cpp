@@ -65,7 +65,7 @@ private:
   LogicalResult addQuantizeLaunches(DynamicQuantizeOp op, int64_t input,
                                     GranularityAttr granularity,
                                     int64_t data, int64_t scale,
-                                    bool transposed);
+                                    bool transposed, bool returned);
 
   /// The buffer of `value`, creating a temporary for op results.
   int64_t bufferOf(Value value);
@@ -103,7 +103,7 @@ private:
                  named("buffer", i64(buffer)),
                  named("dtype", str("uint8")),
                  named("dims", array({cols, rows})),
-                 named("strides", array({cols})),
+                 named("strides", array({pitchOf(buffer, cols)})),
                  named("box", array({boxCols, boxRows})),
                  named("swizzle", str("128B"))});
   }
@@ -131,6 +131,12 @@ private:
   MLIRContext *ctx;
 
   llvm::DenseMap<Value, int64_t> buffers;
+  /// Row pitches (in elements) of buffers whose rows are padded to 16
+  /// bytes for TMA; other buffers are dense.
+  llvm::DenseMap<int64_t, int64_t> pitches;
+  int64_t pitchOf(int64_t buffer, int64_t cols) const {
+    return pitches.lookup(buffer) ? pitches.lookup(buffer) : cols;
+  }
   /// Transposes stored by the quantization of their input.
   llvm::DenseSet<Operation *> foldedTransposes;
   SmallVector<Attribute> bufferAttrs;
@@ -185,6 +191,11 @@ LogicalResult PlanBuilder::build() {
       return ret.emitError() << "fp8 GPU lowering: result " << i
                              << " is an input or another result; return "
                                 "computed values only";
+    if (pitches.count(id))
+      return ret.emitError()
+             << "fp8 GPU lowering: result " << i
+             << " is stored with rows padded to 16 bytes for TMA; return a "
+                "tensor whose rows are multiples of 16 bytes";
     NamedAttrList list(entry);
     list.set("kind", str("output"));
     list.set("index", i64(i));
@@ -381,6 +392,16 @@ LogicalResult PlanBuilder::lowerDynamicQuantize(DynamicQuantizeOp op) {
   auto quantizeCopy = [&](GranularityAttr granularity, Value data,
                           Value scale, bool transposed) -> LogicalResult {
     int64_t dataBuffer, scaleBuffer;
+    auto isReturned = [](Value value) {
+      return llvm::any_of(value.getUsers(), [](Operation *user) {
+        return isa<func::ReturnOp>(user);
+      });
+    };
+    bool returned = isReturned(data) ||
+                    llvm::any_of(data.getUsers(), [&](Operation *user) {
+                      return isa<linalg::TransposeOp>(user) &&
+                             isReturned(user->getResult(0));
+                    });
     if (!transposed && readOnlyTransposed(data) &&
         (isTransposeInvariant(scale) || readOnlyTransposed(scale))) {
       transposed = true;
@@ -409,7 +430,7 @@ LogicalResult PlanBuilder::lowerDynamicQuantize(DynamicQuantizeOp op) {
       scaleBuffer = bufferOf(scale);
     }
     return addQuantizeLaunches(op, input, granularity, dataBuffer, scaleBuffer,
-                               transposed);
+                               transposed, returned);
   };
   if (failed(quantizeCopy(op.getGranularity(), op.getData(), op.getScale(),
                           /*transposed=*/false)))
@@ -424,7 +445,8 @@ LogicalResult PlanBuilder::addQuantizeLaunches(DynamicQuantizeOp op,
                                                int64_t input,
                                                GranularityAttr granularity,
                                                int64_t data, int64_t scale,
-                                               bool transposed) {
+                                               bool transposed,
+                                               bool returned) {
   auto inputType = op.getInput().getType();
   int64_t rows = inputType.getDimSize(0), cols = inputType.getDimSize(1);
   SmallVector<int64_t> block = granularity.getBlockShape(inputType.getShape());
@@ -471,7 +493,21 @@ LogicalResult PlanBuilder::addQuantizeLaunches(DynamicQuantizeOp op,
     config.tileBlockCols = QuantizeConfig::kTileCols;
   int64_t elementBytes = element.getIntOrFloatBitWidth() / 8;
   config.vectorLoads = cols * elementBytes % 16 == 0;
-  config.vectorStores = (transposed ? rows : cols) % 16 == 0;
+  // Rows of 8-bit codes not a multiple of 16 bytes are padded for TMA (the
+  // pad is never read: TMA fills reads past the extent with zeros).
+  int64_t rowLength = transposed ? rows : cols;
+  int64_t pitch = rowLength;
+  auto dataEntry = cast<DictionaryAttr>(bufferAttrs[data]);
+  if (rowLength % 16 != 0 && !returned &&
+      dataEntry.getAs<StringAttr>("kind").getValue() == "temp") {
+    pitch = llvm::alignTo(rowLength, 16);
+    pitches[data] = pitch;
+    NamedAttrList list(dataEntry);
+    list.set("pitch", i64(pitch));
+    list.set("bytes", i64((transposed ? cols : rows) * pitch));
+    bufferAttrs[data] = list.getDictionary(ctx);
+  }
+  config.vectorStores = pitch % 16 == 0;
   std::string reason;
   if (failed(config.verify(reason)))
     return op.emitError() << "fp8 GPU lowering: quantizing by "
@@ -506,6 +542,7 @@ LogicalResult PlanBuilder::addQuantizeLaunches(DynamicQuantizeOp op,
   SmallVector<Attribute> params{bufferParam(input), bufferParam(amax),
                                 bufferParam(data), bufferParam(scale)};
   params.append(shape);
+  params.push_back(i32Param(pitch));
   addKernelLaunch(kernel.getName(), {tiles, 1, 1},
                   {QuantizeConfig::kThreads, 1, 1},
                   config.getSharedMemoryBytes(), params, /*persistent=*/false);

@@ -178,10 +178,15 @@ public:
     return arith::BitcastOp::create(b, loc, type, x);
   }
 
+  /// The larger of `x` and `y`: NaN if either is (max.NaN), or, for inputs
+  /// that are never NaN, by comparison (arith.maxnumf would become a
+  /// libdevice call in convert-gpu-to-nvvm).
   Value maxf(Value x, Value y, bool propagateNaN) {
     if (propagateNaN)
       return arith::MaximumFOp::create(b, loc, x, y);
-    return arith::MaxNumFOp::create(b, loc, x, y);
+    Value greater =
+        arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT, x, y);
+    return select(greater, x, y);
   }
 
   // Special registers.

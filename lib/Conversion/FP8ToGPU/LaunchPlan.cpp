@@ -90,6 +90,8 @@ LogicalResult mlir::fp8::writeManifest(
         {"bytes", buffer.getAs<IntegerAttr>("bytes").getInt()}};
     if (auto index = buffer.getAs<IntegerAttr>("index"))
       object["index"] = index.getInt();
+    if (auto pitch = buffer.getAs<IntegerAttr>("pitch"))
+      object["pitch"] = pitch.getInt();
     if (auto value = buffer.getAs<DenseElementsAttr>("value")) {
       std::vector<char> bytes = constantBytes(value);
       std::string file = writeConstant(id, bytes);

@@ -8,7 +8,8 @@
 // a 32 x 128 tile; each thread reads 16 consecutive elements of one row (two
 // or four 16-byte loads where the row length keeps them aligned).
 //
-//   1. |x| goes to shared memory; the tile's part of every scale block is
+//   1. |x| (0 for NaN when NaNs are ignored) goes to shared memory; the
+//      tile's part of every scale block is
 //      reduced by 256 / (blocks per tile) threads, 16 elements each, then
 //      across lanes with shuffles (and warps through shared memory).
 //   2. Amax phase: one atomic max per block part into the amax buffer (f32
@@ -146,6 +147,9 @@ private:
   LLVM::LLVMFuncOp func;
 
   Value input, amaxBuffer, codes, scales, rows, cols, blockRows, blockCols;
+  /// Elements between rows of the codes (the row length, or more for rows
+  /// padded to 16 bytes).
+  Value pitch;
   Value smem, tid, row0, col0;
 
   int64_t blocksPerTileRow() const {
@@ -406,8 +410,8 @@ void QuantizeEmitter::emitCodes(Value values, Value row, Value col) {
   // column `start`, whole (aligned) or element by element.
   auto storeRun = [&](Value vector, Value r, Value rowCount, Value start,
                       Value rowLength) {
-    Value base = kb.add(kb.mul(kb.zext64(r), kb.zext64(rowLength)),
-                        kb.zext64(start));
+    Value base =
+        kb.add(kb.mul(kb.zext64(r), kb.zext64(pitch)), kb.zext64(start));
     Value rowIn = kb.ult(r, rowCount);
     auto scalarStores = [&] {
       for (int64_t i = 0; i < kPerThread; ++i) {
@@ -472,6 +476,8 @@ void QuantizeEmitter::emit() {
   cols = entry.getArgument(arg++);
   blockRows = entry.getArgument(arg++);
   blockCols = entry.getArgument(arg++);
+  if (config.phase == QuantizeConfig::Phase::Quantize)
+    pitch = entry.getArgument(arg++);
   smem = kb.dynamicSharedMemory(func);
   tid = kb.threadId();
 
@@ -531,6 +537,8 @@ LLVM::LLVMFuncOp mlir::fp8::buildQuantizeKernel(OpBuilder &builder,
   if (config.phase == QuantizeConfig::Phase::Quantize)
     params.append({global, global});
   params.append(4, builder.getI32Type());
+  if (config.phase == QuantizeConfig::Phase::Quantize)
+    params.push_back(builder.getI32Type());
   LLVM::LLVMFuncOp func = createKernel(builder, loc, name, params,
                                        QuantizeConfig::kThreads);
   KernelBuilder kb(builder, loc);

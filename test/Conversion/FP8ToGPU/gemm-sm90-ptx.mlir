@@ -6,6 +6,7 @@
 // scales), and the epilogue's stores.
 // RUN: rm -rf %t && fp8-opt %s --fp8-gpu-pipeline="chip=sm_90a artifacts=%t ptxas=none" -o /dev/null
 // RUN: FileCheck %s --input-file=%t/fp8_kernels.ptx
+// RUN: not grep __nv_ %t/fp8_kernels.ptx
 
 // CHECK: .version 8.0
 // CHECK: .target sm_90a

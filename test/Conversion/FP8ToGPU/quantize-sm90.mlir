@@ -4,6 +4,7 @@
 // pairs; a copy read only through transposes is stored transposed.
 // RUN: rm -rf %t && fp8-opt %s --fp8-gpu-pipeline="chip=sm_90a artifacts=%t ptxas=none" -o /dev/null
 // RUN: FileCheck %s --input-file=%t/fp8_kernels.ptx
+// RUN: not grep __nv_ %t/fp8_kernels.ptx
 // RUN: FileCheck %s --check-prefix=PLAN --input-file=%t/tensor.json
 // RUN: fp8-opt %s --convert-fp8-to-gpu=chip=sm_90a | FileCheck %s --check-prefix=MLIR
 

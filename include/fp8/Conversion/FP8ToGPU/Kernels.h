@@ -110,8 +110,8 @@ struct QuantizeConfig {
   /// Codes and scales stored transposed ([cols, rows]): the K-major copy of
   /// a [K, N] operand, as a fused cast+transpose.
   bool transposed = false;
-  /// Rows (cols when transposed) whose byte length lets 16-byte vector
-  /// accesses stay aligned; ragged tiles fall back to guarded scalars.
+  /// Input rows, and code rows (the pitch), whose byte length keeps 16-byte
+  /// vector accesses aligned; ragged tiles fall back to guarded scalars.
   bool vectorLoads = false;
   bool vectorStores = false;
 
@@ -128,7 +128,8 @@ struct QuantizeConfig {
 
 /// Builds the kernel of `config` (see buildGemmSM90Kernel). Parameters: the
 /// input, the f32 amax buffer, then for Quantize the codes and the scales;
-/// then rows, cols, blockRows and blockCols as i32.
+/// then rows, cols, blockRows and blockCols as i32, and for Quantize the
+/// row pitch of the codes in elements.
 LLVM::LLVMFuncOp buildQuantizeKernel(OpBuilder &builder, Location loc,
                                      const QuantizeConfig &config);
 

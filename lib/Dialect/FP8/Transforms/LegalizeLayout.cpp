@@ -84,6 +84,15 @@ int64_t roundUp(int64_t value, int64_t step) {
   return (value + step - 1) / step * step;
 }
 
+/// Whether `data` is written by a quantization in this graph (through
+/// transposes that fold into it): GPU lowerings then store its rows with a
+/// 16-byte pitch, so K needs no alignment.
+bool isQuantizedInGraph(Value data) {
+  while (auto transpose = data.getDefiningOp<linalg::TransposeOp>())
+    data = transpose.getInput();
+  return data.getDefiningOp<DynamicQuantizeOp>() != nullptr;
+}
+
 /// Checks what no copy can fix for one operand; emits the errors.
 LogicalResult checkOperand(ScaledMatmulOp op, const Operand &operand,
                            Chip chip) {
@@ -120,7 +129,7 @@ LogicalResult checkOperand(ScaledMatmulOp op, const Operand &operand,
   int64_t bits = bitsOf(operand.format);
   int64_t elementsPer16Bytes = 128 / bits;
   if (!ShapedType::isDynamic(operand.k) &&
-      operand.k % elementsPer16Bytes != 0) {
+      operand.k % elementsPer16Bytes != 0 && !isQuantizedInGraph(operand.data)) {
     return op.emitError()
            << "K = " << operand.k << " gives rows of "
            << (operand.k * bits % 8 == 0
@@ -130,7 +139,8 @@ LogicalResult checkOperand(ScaledMatmulOp op, const Operand &operand,
            << "; TMA reads rows that are multiples of 16 bytes, so "
            << "K must be a multiple of " << elementsPer16Bytes << ": pad K to "
            << roundUp(operand.k, elementsPer16Bytes)
-           << " with zeros in both operands";
+           << " with zeros in both operands (operands quantized in the "
+              "graph are padded by their quantization kernels)";
   }
   return success();
 }
