@@ -111,3 +111,11 @@ uint64_t mlir::fp8::getKMajor128BSwizzleWgmmaDescriptor() {
   desc.swizzle = Swizzle::B128;
   return encodeWgmmaDescriptor(desc);
 }
+
+uint64_t mlir::fp8::getKMajor128BSwizzleTcgen05Descriptor() {
+  SmemDescriptor desc;
+  desc.leadingByteOffset = 16; // unused for swizzled K-major: encodes as 1
+  desc.strideByteOffset = 1024;
+  desc.swizzle = Swizzle::B128;
+  return encodeTcgen05Descriptor(desc);
+}

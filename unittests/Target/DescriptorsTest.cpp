@@ -134,6 +134,20 @@ TEST(Tcgen05DescriptorTest, KMajor128BSwizzle) {
                 uint64_t(2) << 61);
 }
 
+TEST(Tcgen05DescriptorTest, KMajor128BSwizzleConstant) {
+  // The constant fields the sm_100a GEMM adds start addresses to: LBO 16 (1),
+  // SBO 1024 (64), version bit 46, swizzle code 2 in bits 61-63.
+  EXPECT_EQ(getKMajor128BSwizzleTcgen05Descriptor(), 0x4000404000010000u);
+  SmemDescriptor desc;
+  desc.leadingByteOffset = 16;
+  desc.strideByteOffset = 1024;
+  desc.swizzle = Swizzle::B128;
+  EXPECT_FALSE(checkTcgen05Descriptor(desc));
+  desc.startAddress = 0x1400;
+  EXPECT_EQ(encodeTcgen05Descriptor(desc),
+            getKMajor128BSwizzleTcgen05Descriptor() | (0x1400 >> 4));
+}
+
 TEST(Tcgen05DescriptorTest, BaseOffset) {
   // A 128B-swizzled tile whose pattern starts 3 x 128 bytes past a 1024-byte
   // boundary.

@@ -98,6 +98,11 @@ constexpr uint32_t getDescriptorBaseOffset(uint32_t patternStart) {
 /// per k32 step inside the swizzle atom (32 bytes).
 uint64_t getKMajor128BSwizzleWgmmaDescriptor();
 
+/// The same tile for tcgen05.mma (sm_100a): SBO 1024, LBO 16 (unused), the
+/// tcgen05 128-byte swizzle code and version bits. 8-bit operands advance 32
+/// bytes (enc: +2) per K = 32 MMA, packed E2M1 operands 32 bytes per K = 64.
+uint64_t getKMajor128BSwizzleTcgen05Descriptor();
+
 } // namespace mlir::fp8
 
 #endif // FP8_TARGET_DESCRIPTORS_H

@@ -59,6 +59,15 @@ public:
 private:
   LogicalResult lower(Operation *op);
   LogicalResult lowerScaledMatmul(ScaledMatmulOp op);
+  /// sm_100a: the tcgen05 GEMM of GemmSM100Config.
+  LogicalResult lowerScaledMatmulSM100(ScaledMatmulOp op);
+  /// The buffer holding the block scales `scale` (of the operand that is
+  /// K-major in the op when `kMajor`) in the layout the sm_100a GEMM copies
+  /// from: the quantization's own buffer when it wrote that layout, else a
+  /// copy made by the staging kernel.
+  int64_t getTcgen05Scales(Value scale, bool kMajor,
+                           const Tcgen05ScaleLayout &layout,
+                           int64_t rowsPerScale);
   LogicalResult lowerDynamicQuantize(DynamicQuantizeOp op);
   /// Launches quantizing `input` by `granularity` into `data` and `scale`
   /// buffers, stored transposed if `transposed`.
@@ -97,14 +106,15 @@ private:
   }
   /// A 2-D TMA tensor map over an 8-bit [rows, cols] row-major buffer with
   /// boxes of [boxRows, boxCols] and 128-byte swizzle.
+  /// Elements of `bits` < 8 (E2M1) are packed: the map is over bytes.
   Attribute tensorMapParam(int64_t buffer, int64_t rows, int64_t cols,
-                           int64_t boxRows, int64_t boxCols) {
-    return dict({named("kind", str("tensor_map")),
-                 named("buffer", i64(buffer)),
+                           int64_t boxRows, int64_t boxCols, int64_t bits = 8) {
+    auto bytes = [&](int64_t elements) { return (elements * bits + 7) / 8; };
+    return dict({named("kind", str("tensor_map")), named("buffer", i64(buffer)),
                  named("dtype", str("uint8")),
-                 named("dims", array({cols, rows})),
-                 named("strides", array({pitchOf(buffer, cols)})),
-                 named("box", array({boxCols, boxRows})),
+                 named("dims", array({bytes(cols), rows})),
+                 named("strides", array({bytes(pitchOf(buffer, cols))})),
+                 named("box", array({bytes(boxCols), boxRows})),
                  named("swizzle", str("128B"))});
   }
   void addFill(int64_t buffer, int64_t byte) {
@@ -139,6 +149,11 @@ private:
   }
   /// Transposes stored by the quantization of their input.
   llvm::DenseSet<Operation *> foldedTransposes;
+  /// sm_100a: buffers stored with their two dimensions swapped (the K-major
+  /// copy of an operand an MN-major read wants), and scale buffers written
+  /// in the layout of Tcgen05ScaleLayout.
+  llvm::DenseSet<int64_t> kMajorCopies;
+  llvm::DenseMap<int64_t, Tcgen05ScaleLayout> tcgen05ScaleBuffers;
   SmallVector<Attribute> bufferAttrs;
   SmallVector<Attribute> launches;
 };
@@ -254,9 +269,8 @@ LogicalResult PlanBuilder::lower(Operation *op) {
 LogicalResult PlanBuilder::lowerScaledMatmul(ScaledMatmulOp op) {
   if (failed(verifyTensorCoreLegality(op, chip)))
     return failure();
-  if (chip != Chip::SM90a)
-    return op.emitError("fp8 GPU lowering: scaled GEMMs for sm_100a are not "
-                        "generated yet");
+  if (chip == Chip::SM100a)
+    return lowerScaledMatmulSM100(op);
   auto lhsType = cast<RankedTensorType>(op.getLhs().getType());
   auto rhsType = cast<RankedTensorType>(op.getRhs().getType());
   auto resultType = cast<RankedTensorType>(op.getResult().getType());
@@ -358,6 +372,185 @@ LogicalResult PlanBuilder::lowerScaledMatmul(ScaledMatmulOp op) {
                   config.getSharedMemoryBytes(), params,
                   /*persistent=*/true);
   return success();
+}
+
+LogicalResult PlanBuilder::lowerScaledMatmulSM100(ScaledMatmulOp op) {
+  auto lhsType = cast<RankedTensorType>(op.getLhs().getType());
+  auto rhsType = cast<RankedTensorType>(op.getRhs().getType());
+  auto resultType = cast<RankedTensorType>(op.getResult().getType());
+  if (lhsType.getRank() != 2)
+    return op.emitError("fp8 GPU lowering: batched scaled GEMMs are not "
+                        "supported yet; unroll the batch");
+  if (op.getAmax() || op.getOutScale())
+    return op.emitError("fp8 GPU lowering: FP8 results (out_scale) and the "
+                        "output amax are not generated for sm_100a yet");
+  int64_t m = resultType.getDimSize(0), n = resultType.getDimSize(1);
+  bool aKMajor = !op.getTransposeLhs(), bKMajor = op.getTransposeRhs();
+  int64_t k = lhsType.getDimSize(aKMajor ? 1 : 0);
+  int64_t a = bufferOf(op.getLhs()), b = bufferOf(op.getRhs());
+  // The kernel reads K-major operands; quantizations store MN-major reads
+  // K-major (kMajorCopies).
+  for (auto [name, kMajor, buffer] :
+       {std::tuple{"A", aKMajor, a}, std::tuple{"B", bKMajor, b}})
+    if (kMajor == kMajorCopies.contains(buffer))
+      return op.emitError()
+             << "fp8 GPU lowering: operand " << name
+             << " is stored MN-major; the sm_100a GEMM reads K-major operands "
+                "(the MN-major tcgen05 descriptors are not generated): "
+                "quantize it in the graph, which stores it K-major, or pass "
+             << (StringRef(name) == "A" ? "A as [M, K]"
+                                        : "B as [N, K] (transpose_rhs)");
+
+  GemmSM100Config config;
+  config.aFormat = *getFormat(lhsType.getElementType());
+  config.bFormat = *getFormat(rhsType.getElementType());
+  auto wide = [&](Type type) -> std::optional<WideElement> {
+    if (type.isF32())
+      return WideElement::F32;
+    if (type.isBF16())
+      return WideElement::BF16;
+    if (type.isF16())
+      return WideElement::F16;
+    return std::nullopt;
+  };
+  std::optional<WideElement> out = wide(resultType.getElementType());
+  if (!out)
+    return op.emitError() << "fp8 GPU lowering: results of type "
+                          << resultType.getElementType()
+                          << " are not generated yet";
+  config.out = *out;
+  if (Value bias = op.getBias())
+    config.bias = wide(cast<RankedTensorType>(bias.getType()).getElementType());
+  int64_t outBytes = resultType.getElementTypeBitWidth() / 8;
+  config.vectorStores = n * outBytes % 16 == 0;
+
+  // Scale blocks along M (N) and K of each operand.
+  SmallVector<int64_t> aBlock =
+      op.getLhsGranularity().getBlockShape(lhsType.getShape());
+  SmallVector<int64_t> bBlock =
+      op.getRhsGranularity().getBlockShape(rhsType.getShape());
+  int64_t aRows = aBlock[aKMajor ? 0 : 1], aK = aBlock[aKMajor ? 1 : 0];
+  int64_t bRows = bBlock[bKMajor ? 0 : 1], bK = bBlock[bKMajor ? 1 : 0];
+  Type scaleElement =
+      cast<RankedTensorType>(op.getLhsScale().getType()).getElementType();
+  bool e8m0 = isa<Float8E8M0FNUType>(scaleElement);
+  bool e4m3 = isa<Float8E4M3FNType>(scaleElement);
+  bool globals = op.getLhsGlobalScale() && op.getRhsGlobalScale();
+  if (aRows >= m && aK >= k && bRows >= n && bK >= k) {
+    config.scaling = GemmScaling::Tensor;
+  } else if (aRows == 1 && aK >= k && bRows == 1 && bK >= k) {
+    config.scaling = GemmScaling::RowCol;
+  } else if ((e8m0 || e4m3) && aK == bK && aK < k && aRows == 1 &&
+             (bRows == 1 || bRows == bK)) {
+    config.scaling = GemmScaling::Block;
+    config.scaleBlock = aK;
+    config.e8m0Scales = e8m0;
+    config.globalScales = globals;
+  } else {
+    return op.emitError()
+           << "fp8 GPU lowering: no sm_100a kernel scales A by "
+           << formatGranularity(op.getLhsGranularity()) << " and B by "
+           << formatGranularity(op.getRhsGranularity()) << " with "
+           << scaleElement
+           << " scales; supported: both per tensor or both per row along K "
+              "(f32, in the epilogue), MXFP8 (e8m0 1x32, B 1x32 or 32x32) "
+              "and NVFP4 (e4m3 1x16, B 1x16 or 16x16) block scales";
+  }
+  if (config.scaling != GemmScaling::Block && !scaleElement.isF32())
+    return op.emitError() << "fp8 GPU lowering: " << scaleElement
+                          << " scales per tensor or per row are not "
+                             "supported on sm_100a; use f32";
+  if ((op.getLhsGlobalScale() || op.getRhsGlobalScale()) &&
+      !config.globalScales)
+    return op.emitError("fp8 GPU lowering: global scales need e4m3 block "
+                        "scales (NVFP4) on both operands");
+  config.blockN = config.scaling == GemmScaling::Block || n > 64 ? 128 : 64;
+  std::string reason;
+  if (failed(config.verify(reason)))
+    return op.emitError() << "fp8 GPU lowering: " << reason;
+
+  OpBuilder builder(kernels.getBody(), kernels.getBody()->end());
+  LLVM::LLVMFuncOp kernel = buildGemmSM100Kernel(builder, op.getLoc(), config);
+
+  int64_t sa, sb;
+  if (config.scaling == GemmScaling::Block) {
+    int64_t kBlocks = llvm::divideCeil(k, config.scaleBlock);
+    sa = getTcgen05Scales(op.getLhsScale(), aKMajor,
+                          {m, kBlocks, config.getStageKBlocks()}, aRows);
+    sb = getTcgen05Scales(op.getRhsScale(), bKMajor,
+                          {n, kBlocks, config.getStageKBlocks()}, bRows);
+  } else {
+    sa = bufferOf(op.getLhsScale());
+    sb = bufferOf(op.getRhsScale());
+  }
+  int64_t bits = lhsType.getElementTypeBitWidth();
+  int64_t c = bufferOf(op.getResult());
+  SmallVector<Attribute> params{
+      tensorMapParam(a, m, k, GemmSM100Config::kBlockM, config.getStageK(),
+                     bits),
+      tensorMapParam(b, n, k, config.blockN, config.getStageK(), bits),
+      bufferParam(c), bufferParam(sa), bufferParam(sb)};
+  if (Value bias = op.getBias())
+    params.push_back(bufferParam(bufferOf(bias)));
+  if (config.globalScales)
+    params.append({bufferParam(bufferOf(op.getLhsGlobalScale())),
+                   bufferParam(bufferOf(op.getRhsGlobalScale()))});
+  params.append({i32Param(m), i32Param(n), i32Param(k)});
+  int64_t tiles = llvm::divideCeil(m, GemmSM100Config::kBlockM) *
+                  llvm::divideCeil(n, config.blockN);
+  addKernelLaunch(kernel.getName(), {std::min(tiles, numSMs), 1, 1},
+                  {GemmSM100Config::kThreads, 1, 1},
+                  config.getSharedMemoryBytes(), params,
+                  /*persistent=*/true);
+  return success();
+}
+
+int64_t PlanBuilder::getTcgen05Scales(Value scale, bool kMajor,
+                                      const Tcgen05ScaleLayout &layout,
+                                      int64_t rowsPerScale) {
+  int64_t source = bufferOf(scale);
+  auto written = tcgen05ScaleBuffers.find(source);
+  if (written != tcgen05ScaleBuffers.end() &&
+      written->second.rows == layout.rows &&
+      written->second.kBlocks == layout.kBlocks &&
+      written->second.stageKBlocks == layout.stageKBlocks)
+    return source;
+  // Strides of (row block, k-block) in the buffer as stored: the type's
+  // [row blocks, k-blocks] (or [k-blocks, row blocks] for an operand that is
+  // MN-major in the op), dimensions swapped in a K-major copy.
+  auto type = cast<RankedTensorType>(scale.getType());
+  int64_t d0 = type.getDimSize(0), d1 = type.getDimSize(1);
+  bool swapped = kMajorCopies.contains(source);
+  int64_t rowStride, kStride;
+  if (kMajor != swapped) {
+    // K along the stored inner dimension.
+    rowStride = swapped ? d0 : d1;
+    kStride = 1;
+  } else {
+    rowStride = 1;
+    kStride = swapped ? d0 : d1;
+  }
+  auto layoutType =
+      RankedTensorType::get({layout.getBytes()}, IntegerType::get(ctx, 8));
+  int64_t staged = addBuffer("temp", layoutType,
+                             {named("layout", str("tcgen05_scale_factors"))});
+  tcgen05ScaleBuffers[staged] = layout;
+  OpBuilder builder(kernels.getBody(), kernels.getBody()->end());
+  ScaleLayoutConfig config;
+  LLVM::LLVMFuncOp kernel =
+      buildScaleLayoutKernel(builder, scale.getLoc(), config);
+  addKernelLaunch(kernel.getName(),
+                  {int64_t(llvm::divideCeil(layout.getBytes(),
+                                            ScaleLayoutConfig::kThreads)),
+                   1, 1},
+                  {ScaleLayoutConfig::kThreads, 1, 1}, /*sharedBytes=*/0,
+                  {bufferParam(source), bufferParam(staged),
+                   i32Param(layout.rows), i32Param(layout.kBlocks),
+                   i32Param(rowsPerScale), i32Param(rowStride),
+                   i32Param(kStride), i32Param(layout.getKChunks()),
+                   i32Param(layout.getBytes())},
+                  /*persistent=*/false);
+  return staged;
 }
 
 /// Whether every user of `value` is a 2-D transpose of it.

@@ -259,6 +259,21 @@ public:
   }
 };
 
+/// (tile row, tile column) of persistent tile index `t` in an output of
+/// `tilesM` x `tilesN` tiles, ordered in groups of `groupRows` tile rows so
+/// that tiles computed at the same time share operands in L2.
+inline std::pair<Value, Value> getGroupedTile(KernelBuilder &kb, Value t,
+                                              Value tilesM, Value tilesN,
+                                              int64_t groupRows) {
+  Value perGroup = kb.mul(kb.i32(groupRows), tilesN);
+  Value group = kb.udiv(t, perGroup);
+  Value firstRow = kb.mul(group, kb.i32(groupRows));
+  Value rowsInGroup = kb.minU(kb.sub(tilesM, firstRow), kb.i32(groupRows));
+  Value inGroup = kb.urem(t, perGroup);
+  return {kb.add(firstRow, kb.urem(inGroup, rowsInGroup)),
+          kb.udiv(inGroup, rowsInGroup)};
+}
+
 } // namespace mlir::fp8
 
 #endif // FP8_LIB_CONVERSION_FP8TOGPU_KERNELBUILDER_H

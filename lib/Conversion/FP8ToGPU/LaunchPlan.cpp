@@ -92,6 +92,8 @@ LogicalResult mlir::fp8::writeManifest(
       object["index"] = index.getInt();
     if (auto pitch = buffer.getAs<IntegerAttr>("pitch"))
       object["pitch"] = pitch.getInt();
+    if (auto layout = buffer.getAs<StringAttr>("layout"))
+      object["layout"] = layout.getValue();
     if (auto value = buffer.getAs<DenseElementsAttr>("value")) {
       std::vector<char> bytes = constantBytes(value);
       std::string file = writeConstant(id, bytes);

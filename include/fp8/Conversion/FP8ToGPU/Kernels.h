@@ -133,6 +133,105 @@ struct QuantizeConfig {
 LLVM::LLVMFuncOp buildQuantizeKernel(OpBuilder &builder, Location loc,
                                      const QuantizeConfig &config);
 
+/// One sm_100a scaled-GEMM kernel: C[M, N] = A[M, K] x B[N, K]^T with both
+/// operands K-major (TMA, 128-byte swizzle), the f32 accumulator in tensor
+/// memory, persistent over output tiles of 128 x blockN (cta_group::1).
+/// 192 threads: warp 0 loads (TMA), warp 1 allocates tensor memory and
+/// issues tcgen05.mma from one elected thread, warps 2-5 run the epilogue.
+///
+/// Scaling picks the MMA kind: Tensor and RowCol use kind::f8f6f4 and apply
+/// the f32 scales in the epilogue; Block uses the block-scaled kinds, whose
+/// scales the tensor cores apply: kind::mxf8f6f4.block_scale.block32 for
+/// E4M3/E5M2 with E8M0 scales every 32 elements of K (MXFP8), and
+/// kind::mxf4nvf4.block_scale.block16 for E2M1 with E4M3 scales every 16
+/// (NVFP4, whose per-tensor f32 global decode scales the epilogue applies).
+/// Block scales are read from global memory in the layout of
+/// getTcgen05ScaleLayout.
+struct GemmSM100Config {
+  Format aFormat = Format::E4M3;
+  Format bFormat = Format::E4M3;
+  WideElement out = WideElement::BF16;
+  GemmScaling scaling = GemmScaling::Tensor;
+  /// Block scaling: elements of K per scale (32 or 16) and the scale format
+  /// (E8M0, else E4M3).
+  int64_t scaleBlock = 32;
+  bool e8m0Scales = true;
+  /// Block scaling with E4M3 scales: one f32 global decode scale per operand,
+  /// applied in the epilogue (two-level NVFP4 scaling).
+  bool globalScales = false;
+  std::optional<WideElement> bias;
+  /// Result rows whose byte length is a multiple of 16: 16-byte stores.
+  bool vectorStores = true;
+  /// Output tile columns (the MMA's N): 64, 128 or 256.
+  int64_t blockN = 128;
+  int64_t stages = 0; // 0: as many as shared memory holds
+
+  static constexpr int64_t kBlockM = 128;
+  /// Bytes of K per pipeline stage: one 128-byte swizzle span per row.
+  static constexpr int64_t kStageKBytes = 128;
+  static constexpr int64_t kThreads = 192;
+
+  /// Fails with a reason when the configuration has no kernel.
+  LogicalResult verify(std::string &reason) const;
+  /// Elements of K per stage: 128 (8-bit) or 256 (E2M1).
+  int64_t getStageK() const;
+  /// Scale blocks per stage along K (Block scaling), else 0.
+  int64_t getStageKBlocks() const;
+  /// The pipeline depth actually used.
+  int64_t getStages() const;
+  /// Accumulator buffers in tensor memory (2: the epilogue of one tile
+  /// overlaps the main loop of the next; 1 for blockN = 256).
+  int64_t getAccumulators() const;
+  /// Tensor-memory columns allocated (a power of two, 32 to 512).
+  int64_t getTmemColumns() const;
+  /// Dynamic shared memory in bytes.
+  int64_t getSharedMemoryBytes() const;
+  /// A name that identifies the configuration.
+  std::string getKernelName() const;
+};
+
+/// Builds the kernel of `config` (see buildGemmSM90Kernel). Parameters: tensor
+/// maps of A and B (128-byte grid constants), C, the scales of A and of B
+/// (f32 for Tensor and RowCol, scale-factor layout for Block), the bias (when
+/// configured), the global decode scales of A and B (when configured), then
+/// M, N and K as i32.
+LLVM::LLVMFuncOp buildGemmSM100Kernel(OpBuilder &builder, Location loc,
+                                      const GemmSM100Config &config);
+
+/// The global-memory layout of one operand's block scales that the sm_100a
+/// GEMM copies to shared memory stage by stage: the ScaleFactorLayout.h tile
+/// of the whole operand (chunks of 128 rows x 4 k-blocks, 512 bytes, those of
+/// one 128-row band contiguous), with rows padded to whole chunks and
+/// k-blocks to whole GEMM stages. Padding bytes are zero, so padded K adds
+/// zero products.
+struct Tcgen05ScaleLayout {
+  /// Rows of the operand (M of A, N of B) and scale blocks along K.
+  int64_t rows = 0;
+  int64_t kBlocks = 0;
+  /// Scale blocks per GEMM stage (GemmSM100Config::getStageKBlocks).
+  int64_t stageKBlocks = 4;
+
+  int64_t getRowChunks() const;
+  /// 4-k-block chunks per band: k-blocks rounded up to whole stages.
+  int64_t getKChunks() const;
+  int64_t getBytes() const;
+};
+
+/// Copies row-major scales into the layout of Tcgen05ScaleLayout: one thread
+/// per destination byte, zero for padding. Scale (row, kBlock) of the
+/// operand is source element (row / rowsPerScale) * rowStride + kBlock *
+/// kStride, so square blocks (rowsPerScale > 1) and scales stored with K
+/// outermost (MN-major operands) stage too. Parameters: source, destination
+/// (i8 buffers), then rows, kBlocks, rowsPerScale, rowStride, kStride,
+/// kChunks and the destination bytes as i32.
+struct ScaleLayoutConfig {
+  static constexpr int64_t kThreads = 256;
+  std::string getKernelName() const { return "fp8_scale_layout_sm100a"; }
+};
+
+LLVM::LLVMFuncOp buildScaleLayoutKernel(OpBuilder &builder, Location loc,
+                                        const ScaleLayoutConfig &config);
+
 } // namespace mlir::fp8
 
 #endif // FP8_CONVERSION_FP8TOGPU_KERNELS_H

@@ -10,7 +10,9 @@
 //   chip: "sm_90a"; kernel_module: the gpu.module / gpu.binary of the kernels
 //   buffers: [{id, kind: input | output | temp | constant, type, bytes,
 //              index (inputs and outputs), value (constants), pitch (rows
-//              padded to 16 bytes: elements from row to row)}]
+//              padded to 16 bytes: elements from row to row), layout
+//              ("tcgen05_scale_factors": sm_100a block scales in the layout
+//              of Tcgen05ScaleLayout, Kernels.h)}]
 //   launches: [{kind: "kernel", kernel, grid, block, cluster, shared_bytes,
 //               persistent, params: [{kind: buffer, buffer} | {kind: i32,
 //               value} | {kind: f32, value} | {kind: tensor_map, buffer,
