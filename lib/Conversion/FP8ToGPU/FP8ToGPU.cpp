@@ -45,6 +45,39 @@ StringRef getPtxFeatures(Chip chip) {
   return chip == Chip::SM90a ? "+ptx80" : "+ptx88";
 }
 
+/// What the NVFP4 and sm_100a variants of a quantization add.
+struct QuantizeExtras {
+  /// Two-level scales: the buffer of the tensor's amax and the one receiving
+  /// the global decode scale.
+  int64_t globalAmax = -1;
+  int64_t globalScale = -1;
+  /// Scales written in this layout (K along the input's columns if
+  /// `kAlongCols`).
+  std::optional<Tcgen05ScaleLayout> tcgen05Scales;
+  bool kAlongCols = true;
+};
+
+/// How an sm_100a GEMM reads one operand's block scales.
+struct Tcgen05ScaleRead {
+  Tcgen05ScaleLayout layout;
+  int64_t rowsPerScale = 1;
+  /// The operand is K-major in the op (else its scales are [k, rows]).
+  bool kMajor = true;
+};
+
+/// The sm_100a GEMM of a scaled matmul: the kernel configuration, the
+/// operands' majorness in the op, the extents, and the rows (of M or N)
+/// sharing one scale.
+struct SM100Gemm {
+  GemmSM100Config config;
+  bool aKMajor = true, bKMajor = true;
+  int64_t m = 0, n = 0, k = 0;
+  int64_t aRowsPerScale = 1, bRowsPerScale = 1;
+};
+
+/// Plans the sm_100a GEMM of `op`; fails with a reason if there is none.
+FailureOr<SM100Gemm> planSM100Gemm(ScaledMatmulOp op, std::string &reason);
+
 /// Builds the plan of one function.
 class PlanBuilder {
 public:
@@ -59,8 +92,21 @@ public:
 private:
   LogicalResult lower(Operation *op);
   LogicalResult lowerScaledMatmul(ScaledMatmulOp op);
+  /// NVFP4: a zero-filled f32 buffer and the kernel reducing the tensor's
+  /// amax into it (extras.globalAmax).
+  LogicalResult addGlobalAmaxLaunches(DynamicQuantizeOp op, int64_t input,
+                                      QuantizeExtras &extras);
   /// sm_100a: the tcgen05 GEMM of GemmSM100Config.
   LogicalResult lowerScaledMatmulSM100(ScaledMatmulOp op);
+  /// sm_100a: records the scale layouts the function's block-scaled GEMMs
+  /// read, so that quantizations can write them directly.
+  void collectTcgen05ScaleReads();
+  /// The layout and orientation in which a quantization writes `scale`
+  /// (folded through `transposes` of it) for the sm_100a GEMMs reading it, if
+  /// they all read it alike and nothing else does.
+  std::optional<std::pair<Tcgen05ScaleLayout, bool>>
+  getDirectTcgen05Scales(Value scale, bool viaTransposes, int64_t blockRows,
+                         int64_t blockCols);
   /// The buffer holding the block scales `scale` (of the operand that is
   /// K-major in the op when `kMajor`) in the layout the sm_100a GEMM copies
   /// from: the quantization's own buffer when it wrote that layout, else a
@@ -72,9 +118,10 @@ private:
   /// Launches quantizing `input` by `granularity` into `data` and `scale`
   /// buffers, stored transposed if `transposed`.
   LogicalResult addQuantizeLaunches(DynamicQuantizeOp op, int64_t input,
-                                    GranularityAttr granularity,
-                                    int64_t data, int64_t scale,
-                                    bool transposed, bool returned);
+                                    GranularityAttr granularity, int64_t data,
+                                    int64_t scale, bool transposed,
+                                    bool returned,
+                                    const QuantizeExtras &extras = {});
 
   /// The buffer of `value`, creating a temporary for op results.
   int64_t bufferOf(Value value);
@@ -154,6 +201,8 @@ private:
   /// in the layout of Tcgen05ScaleLayout.
   llvm::DenseSet<int64_t> kMajorCopies;
   llvm::DenseMap<int64_t, Tcgen05ScaleLayout> tcgen05ScaleBuffers;
+  /// sm_100a: the block scales GEMMs read, by the value they read.
+  llvm::DenseMap<Value, SmallVector<Tcgen05ScaleRead, 1>> tcgen05ScaleReads;
   SmallVector<Attribute> bufferAttrs;
   SmallVector<Attribute> launches;
 };
@@ -195,6 +244,8 @@ LogicalResult PlanBuilder::build() {
                              {named("index", i64(i))});
   if (!func.getBody().hasOneBlock())
     return func.emitError("fp8 GPU lowering: control flow is not supported");
+  if (chip == Chip::SM100a)
+    collectTcgen05ScaleReads();
   for (Operation &op : func.getBody().front().without_terminator())
     if (failed(lower(&op)))
       return failure();
@@ -374,34 +425,28 @@ LogicalResult PlanBuilder::lowerScaledMatmul(ScaledMatmulOp op) {
   return success();
 }
 
-LogicalResult PlanBuilder::lowerScaledMatmulSM100(ScaledMatmulOp op) {
+FailureOr<SM100Gemm> planSM100Gemm(ScaledMatmulOp op, std::string &reason) {
+  auto fail = [&](const Twine &why) -> FailureOr<SM100Gemm> {
+    reason = why.str();
+    return failure();
+  };
   auto lhsType = cast<RankedTensorType>(op.getLhs().getType());
   auto rhsType = cast<RankedTensorType>(op.getRhs().getType());
   auto resultType = cast<RankedTensorType>(op.getResult().getType());
   if (lhsType.getRank() != 2)
-    return op.emitError("fp8 GPU lowering: batched scaled GEMMs are not "
-                        "supported yet; unroll the batch");
+    return fail("batched scaled GEMMs are not supported yet; unroll the "
+                "batch");
   if (op.getAmax() || op.getOutScale())
-    return op.emitError("fp8 GPU lowering: FP8 results (out_scale) and the "
-                        "output amax are not generated for sm_100a yet");
-  int64_t m = resultType.getDimSize(0), n = resultType.getDimSize(1);
-  bool aKMajor = !op.getTransposeLhs(), bKMajor = op.getTransposeRhs();
-  int64_t k = lhsType.getDimSize(aKMajor ? 1 : 0);
-  int64_t a = bufferOf(op.getLhs()), b = bufferOf(op.getRhs());
-  // The kernel reads K-major operands; quantizations store MN-major reads
-  // K-major (kMajorCopies).
-  for (auto [name, kMajor, buffer] :
-       {std::tuple{"A", aKMajor, a}, std::tuple{"B", bKMajor, b}})
-    if (kMajor == kMajorCopies.contains(buffer))
-      return op.emitError()
-             << "fp8 GPU lowering: operand " << name
-             << " is stored MN-major; the sm_100a GEMM reads K-major operands "
-                "(the MN-major tcgen05 descriptors are not generated): "
-                "quantize it in the graph, which stores it K-major, or pass "
-             << (StringRef(name) == "A" ? "A as [M, K]"
-                                        : "B as [N, K] (transpose_rhs)");
-
-  GemmSM100Config config;
+    return fail("FP8 results (out_scale) and the output amax are not "
+                "generated for sm_100a yet");
+  SM100Gemm gemm;
+  gemm.aKMajor = !op.getTransposeLhs();
+  gemm.bKMajor = op.getTransposeRhs();
+  gemm.m = resultType.getDimSize(0);
+  gemm.n = resultType.getDimSize(1);
+  gemm.k = lhsType.getDimSize(gemm.aKMajor ? 1 : 0);
+  int64_t m = gemm.m, n = gemm.n, k = gemm.k;
+  GemmSM100Config &config = gemm.config;
   config.aFormat = *getFormat(lhsType.getElementType());
   config.bFormat = *getFormat(rhsType.getElementType());
   auto wide = [&](Type type) -> std::optional<WideElement> {
@@ -414,10 +459,11 @@ LogicalResult PlanBuilder::lowerScaledMatmulSM100(ScaledMatmulOp op) {
     return std::nullopt;
   };
   std::optional<WideElement> out = wide(resultType.getElementType());
-  if (!out)
-    return op.emitError() << "fp8 GPU lowering: results of type "
-                          << resultType.getElementType()
-                          << " are not generated yet";
+  if (!out) {
+    std::string type;
+    llvm::raw_string_ostream(type) << resultType.getElementType();
+    return fail("results of type " + type + " are not generated yet");
+  }
   config.out = *out;
   if (Value bias = op.getBias())
     config.bias = wide(cast<RankedTensorType>(bias.getType()).getElementType());
@@ -429,13 +475,19 @@ LogicalResult PlanBuilder::lowerScaledMatmulSM100(ScaledMatmulOp op) {
       op.getLhsGranularity().getBlockShape(lhsType.getShape());
   SmallVector<int64_t> bBlock =
       op.getRhsGranularity().getBlockShape(rhsType.getShape());
-  int64_t aRows = aBlock[aKMajor ? 0 : 1], aK = aBlock[aKMajor ? 1 : 0];
-  int64_t bRows = bBlock[bKMajor ? 0 : 1], bK = bBlock[bKMajor ? 1 : 0];
+  int64_t aRows = aBlock[gemm.aKMajor ? 0 : 1];
+  int64_t aK = aBlock[gemm.aKMajor ? 1 : 0];
+  int64_t bRows = bBlock[gemm.bKMajor ? 0 : 1];
+  int64_t bK = bBlock[gemm.bKMajor ? 1 : 0];
+  gemm.aRowsPerScale = aRows;
+  gemm.bRowsPerScale = bRows;
   Type scaleElement =
       cast<RankedTensorType>(op.getLhsScale().getType()).getElementType();
   bool e8m0 = isa<Float8E8M0FNUType>(scaleElement);
   bool e4m3 = isa<Float8E4M3FNType>(scaleElement);
   bool globals = op.getLhsGlobalScale() && op.getRhsGlobalScale();
+  std::string scaleType;
+  llvm::raw_string_ostream(scaleType) << scaleElement;
   if (aRows >= m && aK >= k && bRows >= n && bK >= k) {
     config.scaling = GemmScaling::Tensor;
   } else if (aRows == 1 && aK >= k && bRows == 1 && bK >= k) {
@@ -447,27 +499,103 @@ LogicalResult PlanBuilder::lowerScaledMatmulSM100(ScaledMatmulOp op) {
     config.e8m0Scales = e8m0;
     config.globalScales = globals;
   } else {
-    return op.emitError()
-           << "fp8 GPU lowering: no sm_100a kernel scales A by "
-           << formatGranularity(op.getLhsGranularity()) << " and B by "
-           << formatGranularity(op.getRhsGranularity()) << " with "
-           << scaleElement
-           << " scales; supported: both per tensor or both per row along K "
-              "(f32, in the epilogue), MXFP8 (e8m0 1x32, B 1x32 or 32x32) "
-              "and NVFP4 (e4m3 1x16, B 1x16 or 16x16) block scales";
+    return fail("no sm_100a kernel scales A by " +
+                formatGranularity(op.getLhsGranularity()) + " and B by " +
+                formatGranularity(op.getRhsGranularity()) + " with " +
+                scaleType +
+                " scales; supported: both per tensor or both per row along "
+                "K (f32, in the epilogue), MXFP8 (e8m0 1x32, B 1x32 or "
+                "32x32) and NVFP4 (e4m3 1x16, B 1x16 or 16x16) block scales");
   }
   if (config.scaling != GemmScaling::Block && !scaleElement.isF32())
-    return op.emitError() << "fp8 GPU lowering: " << scaleElement
-                          << " scales per tensor or per row are not "
-                             "supported on sm_100a; use f32";
+    return fail(scaleType + " scales per tensor or per row are not "
+                            "supported on sm_100a; use f32");
   if ((op.getLhsGlobalScale() || op.getRhsGlobalScale()) &&
       !config.globalScales)
-    return op.emitError("fp8 GPU lowering: global scales need e4m3 block "
-                        "scales (NVFP4) on both operands");
+    return fail("global scales need e4m3 block scales (NVFP4) on both "
+                "operands");
   config.blockN = config.scaling == GemmScaling::Block || n > 64 ? 128 : 64;
-  std::string reason;
   if (failed(config.verify(reason)))
+    return failure();
+  return gemm;
+}
+
+void PlanBuilder::collectTcgen05ScaleReads() {
+  func.walk([&](ScaledMatmulOp op) {
+    std::string reason;
+    FailureOr<SM100Gemm> gemm = planSM100Gemm(op, reason);
+    if (failed(gemm) || gemm->config.scaling != GemmScaling::Block)
+      return;
+    int64_t kBlocks = llvm::divideCeil(gemm->k, gemm->config.scaleBlock);
+    int64_t stageKBlocks = gemm->config.getStageKBlocks();
+    tcgen05ScaleReads[op.getLhsScale()].push_back(
+        {{gemm->m, kBlocks, stageKBlocks}, gemm->aRowsPerScale, gemm->aKMajor});
+    tcgen05ScaleReads[op.getRhsScale()].push_back(
+        {{gemm->n, kBlocks, stageKBlocks}, gemm->bRowsPerScale, gemm->bKMajor});
+  });
+}
+
+std::optional<std::pair<Tcgen05ScaleLayout, bool>>
+PlanBuilder::getDirectTcgen05Scales(Value scale, bool viaTransposes,
+                                    int64_t blockRows, int64_t blockCols) {
+  SmallVector<Value> read;
+  if (viaTransposes)
+    for (Operation *user : scale.getUsers())
+      read.push_back(user->getResult(0));
+  else
+    read.push_back(scale);
+  std::optional<Tcgen05ScaleRead> common;
+  std::optional<bool> kAlongCols;
+  for (Value value : read) {
+    auto it = tcgen05ScaleReads.find(value);
+    if (it == tcgen05ScaleReads.end())
+      return std::nullopt;
+    // Every use is one of the recorded GEMM reads.
+    int64_t uses = llvm::range_size(value.getUses());
+    if (uses != int64_t(it->second.size()))
+      return std::nullopt;
+    for (const Tcgen05ScaleRead &r : it->second) {
+      bool along = r.kMajor != viaTransposes;
+      if (common &&
+          (common->layout.rows != r.layout.rows ||
+           common->layout.kBlocks != r.layout.kBlocks ||
+           common->layout.stageKBlocks != r.layout.stageKBlocks ||
+           common->rowsPerScale != r.rowsPerScale || *kAlongCols != along))
+        return std::nullopt;
+      common = r;
+      kAlongCols = along;
+    }
+  }
+  if (!common)
+    return std::nullopt;
+  // The quantization's blocks are the GEMM's: one row (or a square) across
+  // one k-block.
+  if ((*kAlongCols ? blockRows : blockCols) != common->rowsPerScale)
+    return std::nullopt;
+  return std::make_pair(common->layout, *kAlongCols);
+}
+
+LogicalResult PlanBuilder::lowerScaledMatmulSM100(ScaledMatmulOp op) {
+  std::string reason;
+  FailureOr<SM100Gemm> planned = planSM100Gemm(op, reason);
+  if (failed(planned))
     return op.emitError() << "fp8 GPU lowering: " << reason;
+  const SM100Gemm &gemm = *planned;
+  const GemmSM100Config &config = gemm.config;
+  int64_t m = gemm.m, n = gemm.n, k = gemm.k;
+  int64_t a = bufferOf(op.getLhs()), b = bufferOf(op.getRhs());
+  // The kernel reads K-major operands; quantizations store MN-major reads
+  // K-major (kMajorCopies).
+  for (auto [name, kMajor, buffer] :
+       {std::tuple{"A", gemm.aKMajor, a}, std::tuple{"B", gemm.bKMajor, b}})
+    if (kMajor == kMajorCopies.contains(buffer))
+      return op.emitError()
+             << "fp8 GPU lowering: operand " << name
+             << " is stored MN-major; the sm_100a GEMM reads K-major operands "
+                "(MN-major tcgen05 descriptors are not generated): quantize "
+                "it in the graph, which stores it K-major, or pass "
+             << (StringRef(name) == "A" ? "A as [M, K]"
+                                        : "B as [N, K] (transpose_rhs)");
 
   OpBuilder builder(kernels.getBody(), kernels.getBody()->end());
   LLVM::LLVMFuncOp kernel = buildGemmSM100Kernel(builder, op.getLoc(), config);
@@ -475,15 +603,18 @@ LogicalResult PlanBuilder::lowerScaledMatmulSM100(ScaledMatmulOp op) {
   int64_t sa, sb;
   if (config.scaling == GemmScaling::Block) {
     int64_t kBlocks = llvm::divideCeil(k, config.scaleBlock);
-    sa = getTcgen05Scales(op.getLhsScale(), aKMajor,
-                          {m, kBlocks, config.getStageKBlocks()}, aRows);
-    sb = getTcgen05Scales(op.getRhsScale(), bKMajor,
-                          {n, kBlocks, config.getStageKBlocks()}, bRows);
+    sa = getTcgen05Scales(op.getLhsScale(), gemm.aKMajor,
+                          {m, kBlocks, config.getStageKBlocks()},
+                          gemm.aRowsPerScale);
+    sb = getTcgen05Scales(op.getRhsScale(), gemm.bKMajor,
+                          {n, kBlocks, config.getStageKBlocks()},
+                          gemm.bRowsPerScale);
   } else {
     sa = bufferOf(op.getLhsScale());
     sb = bufferOf(op.getRhsScale());
   }
-  int64_t bits = lhsType.getElementTypeBitWidth();
+  int64_t bits =
+      cast<RankedTensorType>(op.getLhs().getType()).getElementTypeBitWidth();
   int64_t c = bufferOf(op.getResult());
   SmallVector<Attribute> params{
       tensorMapParam(a, m, k, GemmSM100Config::kBlockM, config.getStageK(),
@@ -570,15 +701,47 @@ bool isTransposeInvariant(Value value) {
                         [](int64_t d) { return d != 1; }) <= 1;
 }
 
+/// Whether `data` and its `scale` are read only as an MN-major operand of
+/// scaled matmuls (A with transpose_lhs, B without transpose_rhs), with that
+/// operand's scales.
+bool readOnlyMNMajor(Value data, Value scale) {
+  if (data.use_empty())
+    return false;
+  SmallVector<Operation *> readers;
+  for (OpOperand &use : data.getUses()) {
+    auto matmul = dyn_cast<ScaledMatmulOp>(use.getOwner());
+    if (!matmul)
+      return false;
+    bool lhs = &use == &matmul.getLhsMutable();
+    if (lhs ? !matmul.getTransposeLhs() || matmul.getLhsScale() != scale
+            : matmul.getRhs() != data || matmul.getTransposeRhs() ||
+                  matmul.getRhsScale() != scale)
+      return false;
+    readers.push_back(matmul);
+  }
+  return llvm::all_of(scale.getUsers(), [&](Operation *user) {
+    return llvm::is_contained(readers, user);
+  });
+}
+
 LogicalResult PlanBuilder::lowerDynamicQuantize(DynamicQuantizeOp op) {
   auto inputType = op.getInput().getType();
   if (inputType.getRank() != 2)
     return op.emitError("fp8 GPU lowering: only matrices are quantized on "
                         "the GPU; collapse the leading dimensions first");
-  if (op.getGlobalScale())
-    return op.emitError("fp8 GPU lowering: two-level (NVFP4) quantization "
-                        "is not generated yet");
   int64_t input = bufferOf(op.getInput());
+  // NVFP4: the amax of the whole tensor first; every copy's kernel derives
+  // the global scale from it.
+  QuantizeExtras extras;
+  if (Value global = op.getGlobalScale()) {
+    if (chip != Chip::SM100a)
+      return op.emitError("fp8 GPU lowering: two-level (NVFP4) quantization "
+                          "produces E2M1 codes, which only sm_100a "
+                          "multiplies");
+    if (failed(addGlobalAmaxLaunches(op, input, extras)))
+      return failure();
+    extras.globalScale = bufferOf(global);
+  }
 
   // A copy read only through transposes is stored transposed: the K-major
   // operand of a Hopper GEMM, written by the quantization (cast+transpose).
@@ -618,12 +781,38 @@ LogicalResult PlanBuilder::lowerDynamicQuantize(DynamicQuantizeOp op) {
           foldedTransposes.insert(user);
         }
       }
+    } else if (!transposed && chip == Chip::SM100a &&
+               readOnlyMNMajor(data, scale)) {
+      // The sm_100a GEMM reads K-major operands: store the copy transposed
+      // (its buffer keeps the value's type, dimensions swapped).
+      transposed = true;
+      dataBuffer = bufferOf(data);
+      scaleBuffer = bufferOf(scale);
+      kMajorCopies.insert(dataBuffer);
+      kMajorCopies.insert(scaleBuffer);
+      for (int64_t buffer : {dataBuffer, scaleBuffer}) {
+        NamedAttrList list(cast<DictionaryAttr>(bufferAttrs[buffer]));
+        list.set("layout", str("transposed"));
+        bufferAttrs[buffer] = list.getDictionary(ctx);
+      }
     } else {
       dataBuffer = bufferOf(data);
       scaleBuffer = bufferOf(scale);
     }
+    QuantizeExtras copyExtras = extras;
+    if (chip == Chip::SM100a) {
+      auto type = op.getInput().getType();
+      SmallVector<int64_t> block = granularity.getBlockShape(type.getShape());
+      bool viaTransposes = !scale.use_empty() &&
+                           foldedTransposes.contains(*scale.getUsers().begin());
+      if (auto direct = getDirectTcgen05Scales(scale, viaTransposes, block[0],
+                                               block[1])) {
+        copyExtras.tcgen05Scales = direct->first;
+        copyExtras.kAlongCols = direct->second;
+      }
+    }
     return addQuantizeLaunches(op, input, granularity, dataBuffer, scaleBuffer,
-                               transposed, returned);
+                               transposed, returned, copyExtras);
   };
   if (failed(quantizeCopy(op.getGranularity(), op.getData(), op.getScale(),
                           /*transposed=*/false)))
@@ -634,12 +823,48 @@ LogicalResult PlanBuilder::lowerDynamicQuantize(DynamicQuantizeOp op) {
   return success();
 }
 
+LogicalResult PlanBuilder::addGlobalAmaxLaunches(DynamicQuantizeOp op,
+                                                 int64_t input,
+                                                 QuantizeExtras &extras) {
+  auto inputType = op.getInput().getType();
+  int64_t rows = inputType.getDimSize(0), cols = inputType.getDimSize(1);
+  QuantizeConfig config;
+  config.phase = QuantizeConfig::Phase::Amax;
+  Type element = inputType.getElementType();
+  config.input = element.isF32()    ? WideElement::F32
+                 : element.isBF16() ? WideElement::BF16
+                                    : WideElement::F16;
+  config.nanPolicy = op.getNanPolicy();
+  config.fused = false;
+  config.tileBlockRows = QuantizeConfig::kTileRows;
+  config.tileBlockCols = QuantizeConfig::kTileCols;
+  int64_t elementBytes = element.getIntOrFloatBitWidth() / 8;
+  config.vectorLoads = cols * elementBytes % 16 == 0;
+  std::string reason;
+  if (failed(config.verify(reason)))
+    return op.emitError() << "fp8 GPU lowering: the global amax: " << reason;
+  extras.globalAmax =
+      addBuffer("temp", RankedTensorType::get({1, 1}, Float32Type::get(ctx)));
+  addFill(extras.globalAmax, 0);
+  OpBuilder builder(kernels.getBody(), kernels.getBody()->end());
+  LLVM::LLVMFuncOp kernel = buildQuantizeKernel(builder, op.getLoc(), config);
+  int64_t tiles = int64_t(llvm::divideCeil(rows, QuantizeConfig::kTileRows) *
+                          llvm::divideCeil(cols, QuantizeConfig::kTileCols));
+  addKernelLaunch(
+      kernel.getName(), {tiles, 1, 1}, {QuantizeConfig::kThreads, 1, 1},
+      config.getSharedMemoryBytes(),
+      {bufferParam(input), bufferParam(extras.globalAmax), i32Param(rows),
+       i32Param(cols), i32Param(rows), i32Param(cols)},
+      /*persistent=*/false);
+  return success();
+}
+
 LogicalResult PlanBuilder::addQuantizeLaunches(DynamicQuantizeOp op,
                                                int64_t input,
                                                GranularityAttr granularity,
                                                int64_t data, int64_t scale,
-                                               bool transposed,
-                                               bool returned) {
+                                               bool transposed, bool returned,
+                                               const QuantizeExtras &extras) {
   auto inputType = op.getInput().getType();
   int64_t rows = inputType.getDimSize(0), cols = inputType.getDimSize(1);
   SmallVector<int64_t> block = granularity.getBlockShape(inputType.getShape());
@@ -664,6 +889,9 @@ LogicalResult PlanBuilder::addQuantizeLaunches(DynamicQuantizeOp op,
   config.e8m0Scales = isa<Float8E8M0FNUType>(op.getScale().getType()
                                                  .getElementType());
   config.transposed = transposed;
+  config.twoLevel = extras.globalAmax >= 0;
+  config.tcgen05Scales = extras.tcgen05Scales.has_value();
+  config.scalesKAlongCols = extras.kAlongCols;
   // The part of a block in one tile; a block spanning the whole extent
   // covers the tile's extent.
   auto tilePart = [](int64_t blockExtent, int64_t extent, int64_t tile) {
@@ -686,21 +914,35 @@ LogicalResult PlanBuilder::addQuantizeLaunches(DynamicQuantizeOp op,
     config.tileBlockCols = QuantizeConfig::kTileCols;
   int64_t elementBytes = element.getIntOrFloatBitWidth() / 8;
   config.vectorLoads = cols * elementBytes % 16 == 0;
-  // Rows of 8-bit codes not a multiple of 16 bytes are padded for TMA (the
-  // pad is never read: TMA fills reads past the extent with zeros).
+  // Rows of codes not a multiple of 16 bytes are padded for TMA (the pad is
+  // never read: TMA fills reads past the extent with zeros). E2M1 codes are
+  // packed, 32 to 16 bytes.
+  const FormatInfo &info = getFormatInfo(config.format);
+  int64_t perRow16 = 128 / (1 + info.exponentBits + info.mantissaBits);
   int64_t rowLength = transposed ? rows : cols;
   int64_t pitch = rowLength;
   auto dataEntry = cast<DictionaryAttr>(bufferAttrs[data]);
-  if (rowLength % 16 != 0 && !returned &&
+  if (rowLength % perRow16 != 0 && !returned &&
       dataEntry.getAs<StringAttr>("kind").getValue() == "temp") {
-    pitch = llvm::alignTo(rowLength, 16);
+    pitch = llvm::alignTo(rowLength, perRow16);
     pitches[data] = pitch;
     NamedAttrList list(dataEntry);
     list.set("pitch", i64(pitch));
-    list.set("bytes", i64((transposed ? cols : rows) * pitch));
+    list.set("bytes", i64((transposed ? cols : rows) * pitch * 16 / perRow16));
     bufferAttrs[data] = list.getDictionary(ctx);
   }
-  config.vectorStores = pitch % 16 == 0;
+  config.vectorStores = pitch % perRow16 == 0;
+  if (extras.tcgen05Scales) {
+    // The scale buffer takes the GEMM's layout, padding zero-filled.
+    const Tcgen05ScaleLayout &layout = *extras.tcgen05Scales;
+    NamedAttrList list(cast<DictionaryAttr>(bufferAttrs[scale]));
+    list.set("bytes", i64(layout.getBytes()));
+    list.set("layout", str("tcgen05_scale_factors"));
+    bufferAttrs[scale] = list.getDictionary(ctx);
+    tcgen05ScaleBuffers[scale] = layout;
+    if (layout.getBytes() != layout.rows * layout.kBlocks)
+      addFill(scale, 0);
+  }
   std::string reason;
   if (failed(config.verify(reason)))
     return op.emitError() << "fp8 GPU lowering: quantizing by "
@@ -712,7 +954,8 @@ LogicalResult PlanBuilder::addQuantizeLaunches(DynamicQuantizeOp op,
               llvm::divideCeil(cols, QuantizeConfig::kTileCols));
   SmallVector<Attribute> shape{i32Param(rows), i32Param(cols),
                                i32Param(blockRows), i32Param(blockCols)};
-  int64_t amax = input; // unused by fused kernels
+  int64_t amax =
+      config.twoLevel ? extras.globalAmax : input; // unused by fused kernels
   if (!config.fused) {
     auto amaxType = RankedTensorType::get(
         {int64_t(llvm::divideCeil(rows, blockRows)),
@@ -736,6 +979,10 @@ LogicalResult PlanBuilder::addQuantizeLaunches(DynamicQuantizeOp op,
                                 bufferParam(data), bufferParam(scale)};
   params.append(shape);
   params.push_back(i32Param(pitch));
+  if (config.twoLevel)
+    params.push_back(bufferParam(extras.globalScale));
+  if (extras.tcgen05Scales)
+    params.push_back(i32Param(extras.tcgen05Scales->getKChunks()));
   addKernelLaunch(kernel.getName(), {tiles, 1, 1},
                   {QuantizeConfig::kThreads, 1, 1},
                   config.getSharedMemoryBytes(), params, /*persistent=*/false);

@@ -32,6 +32,7 @@
 #include "fp8/Dialect/FP8/Transforms/Passes.h"
 #include "fp8/Dialect/FP8/Utils/ScaleRules.h"
 
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "llvm/Support/FormatVariadic.h"
 
@@ -59,8 +60,22 @@ bool isPowerOf2(int64_t v) { return v > 0 && (v & (v - 1)) == 0; }
 } // namespace
 
 LogicalResult QuantizeConfig::verify(std::string &reason) const {
-  if (format != Format::E4M3 && format != Format::E5M2) {
-    reason = "only E4M3 and E5M2 codes are quantized by GPU kernels";
+  if (format != Format::E4M3 && format != Format::E5M2 &&
+      !(format == Format::E2M1 && twoLevel)) {
+    reason = "only E4M3 and E5M2 codes, and E2M1 with two-level (nvfp4) "
+             "scales, are quantized by GPU kernels";
+    return failure();
+  }
+  if (twoLevel && (format != Format::E2M1 || e8m0Scales || !fused ||
+                   phase != Phase::Quantize)) {
+    reason = "two-level scales quantize E2M1 codes by E4M3 block scales "
+             "inside a tile";
+    return failure();
+  }
+  if (tcgen05Scales &&
+      (!fused || (!e8m0Scales && !twoLevel) || phase != Phase::Quantize)) {
+    reason = "the tensor-memory scale layout holds E8M0 or E4M3 block "
+             "scales of blocks inside a tile";
     return failure();
   }
   if (!isPowerOf2(tileBlockRows) || kTileRows % tileBlockRows != 0 ||
@@ -124,6 +139,8 @@ std::string QuantizeConfig::getKernelName() const {
       name += "_t";
     if (vectorStores)
       name += "_vs";
+    if (tcgen05Scales)
+      name += scalesKAlongCols ? "_tmemsf" : "_tmemsft";
   }
   name += nanPolicy == NanPolicy::Propagate ? "_nanprop" : "_nanignore";
   if (vectorLoads)
@@ -150,6 +167,8 @@ private:
   /// Elements between rows of the codes (the row length, or more for rows
   /// padded to 16 bytes).
   Value pitch;
+  /// NVFP4: the global decode scale output; tcgen05Scales: chunks per band.
+  Value globalOut, scaleKChunks;
   Value smem, tid, row0, col0;
 
   int64_t blocksPerTileRow() const {
@@ -176,6 +195,14 @@ private:
   void emitScales();
   void emitCodes(Value values, Value row, Value col);
   Value convertPair(Value lo, Value hi);
+  /// NVFP4: the global encode scale S from the tensor's amax.
+  Value emitGlobalScale();
+  /// Stores block scale code `code` at (operand row, k-block) of the
+  /// tensor-memory scale layout for every row its block covers.
+  void emitTcgen05ScaleStore(Value code, Value r, Value c, Value blockR,
+                             Value blockC);
+  /// E2M1 codes of the scaled values, packed two per byte.
+  void emitE2M1Codes(ArrayRef<Value> scaled, Value row, Value col);
 };
 
 Value QuantizeEmitter::loadElements(Value row, Value col) {
@@ -326,9 +353,10 @@ void QuantizeEmitter::emitScales() {
                                                     kb.i64(4))),
                      4);
     }
+    Value global = config.twoLevel ? emitGlobalScale() : Value();
     Value scale =
-        emitScaleRule(kb.b, kb.loc, config.rule, config.format, amax);
-    Value multiplier = emitEncodeMultiplier(kb.b, kb.loc, scale);
+        emitScaleRule(kb.b, kb.loc, config.rule, config.format, amax, global);
+    Value multiplier = emitEncodeMultiplier(kb.b, kb.loc, scale, global);
     kb.store(multiplier, shared(kBlockOffset, tid, 4), 4);
     // The tile holding the block's first element stores its scale.
     Value owner = arith::AndIOp::create(
@@ -338,10 +366,13 @@ void QuantizeEmitter::emitScales() {
                               kb.eq(kb.urem(r, blockRows), kb.i32(0)),
                               kb.eq(kb.urem(c, blockCols), kb.i32(0))));
     kb.ifThen(owner, [&] {
+      if (config.tcgen05Scales)
+        return emitTcgen05ScaleStore(kb.bitcast(kb.i8(), scale), r, c, blockR,
+                                     blockC);
       Value index = config.transposed
                         ? kb.add(kb.mul(blockC, blocksPerCol), blockR)
                         : kb.add(kb.mul(blockR, blocksPerRow), blockC);
-      if (config.e8m0Scales) {
+      if (config.e8m0Scales || config.twoLevel) {
         Value code = kb.bitcast(kb.i8(), scale);
         kb.store(code, kb.byteOffset(scales, kb.zext64(index)), 1);
       } else {
@@ -352,7 +383,149 @@ void QuantizeEmitter::emitScales() {
       }
     });
   });
+  if (config.twoLevel) {
+    // The first CTA stores the global decode scale 1/S.
+    Value first = arith::AndIOp::create(kb.b, kb.loc, kb.eq(tid, kb.i32(0)),
+                                        kb.eq(kb.blockId(), kb.i32(0)));
+    kb.ifThen(first, [&] {
+      kb.store(emitReciprocal(kb.b, kb.loc, emitGlobalScale()), globalOut, 4);
+    });
+  }
   kb.barrier();
+}
+
+Value QuantizeEmitter::emitGlobalScale() {
+  Value amax = kb.load(kb.f32(), amaxBuffer, 4);
+  return emitScaleRule(kb.b, kb.loc, config.rule, Format::E2M1, amax);
+}
+
+void QuantizeEmitter::emitTcgen05ScaleStore(Value code, Value r, Value c,
+                                            Value blockR, Value blockC) {
+  // Operand rows run across K; the block covers `extent` of them.
+  bool kAlongCols = config.scalesKAlongCols;
+  Value first = kAlongCols ? r : c;
+  Value kBlock = kAlongCols ? blockC : blockR;
+  Value operandRows = kAlongCols ? rows : cols;
+  int64_t extent = kAlongCols ? config.tileBlockRows : config.tileBlockCols;
+  // getScaleSmemOffset (ScaleFactorLayout.h) over the whole operand: chunk
+  // (row / 128) * kChunks + kBlock / 4, byte 16 * (row % 32) +
+  // 4 * (row % 128 / 32) + kBlock % 4.
+  Value kChunk = kb.udiv(kBlock, kb.i32(4));
+  Value kByte = kb.urem(kBlock, kb.i32(4));
+  for (int64_t i = 0; i < extent; ++i) {
+    Value row = kb.add(first, kb.i32(i));
+    kb.ifThen(kb.ult(row, operandRows), [&] {
+      Value chunk =
+          kb.add(kb.mul(kb.udiv(row, kb.i32(128)), scaleKChunks), kChunk);
+      Value inRow128 = kb.urem(row, kb.i32(128));
+      Value offset = kb.add(
+          kb.mul(chunk, kb.i32(512)),
+          kb.add(kb.add(kb.mul(kb.urem(inRow128, kb.i32(32)), kb.i32(16)),
+                        kb.mul(kb.udiv(inRow128, kb.i32(32)), kb.i32(4))),
+                 kByte));
+      kb.store(code, kb.byteOffset(scales, kb.zext64(offset)), 1);
+    });
+  }
+}
+
+void QuantizeEmitter::emitE2M1Codes(ArrayRef<Value> scaled, Value row,
+                                    Value col) {
+  // cvt.rn.satfinite.e2m1x2 rounds to nearest even and clamps to +-6; E2M1
+  // has no NaN and fp8.convert makes NaN +0, so NaNs are zeroed first.
+  Type e2m1 = kb.b.getType<Float4E2M1FNType>();
+  auto finite = [&](Value v) {
+    Value isNaN =
+        arith::CmpFOp::create(kb.b, kb.loc, arith::CmpFPredicate::UNO, v, v);
+    return kb.select(isNaN, kb.f32(0.0f), v);
+  };
+  constexpr int64_t kBytes = kPerThread / 2;
+  auto byteVector = VectorType::get({kBytes}, kb.i8());
+  Value packed = LLVM::UndefOp::create(kb.b, kb.loc, byteVector);
+  SmallVector<Value> pairs;
+  for (int64_t i = 0; i < kBytes; ++i) {
+    // The code of `a` lands in the high nibble.
+    Value pair = NVVM::ConvertF32x2ToF4x2Op::create(
+        kb.b, kb.loc, kb.i8(), finite(scaled[2 * i + 1]), finite(scaled[2 * i]),
+        kb.b.getBoolAttr(false), TypeAttr::get(e2m1));
+    pairs.push_back(pair);
+    packed =
+        LLVM::InsertElementOp::create(kb.b, kb.loc, packed, pair, kb.i32(i));
+  }
+
+  // Stores the 8 bytes (16 codes) of a row of `rowLength` codes from code
+  // `start` (even): whole when aligned, else the bytes holding valid codes
+  // (codes past the row are 0).
+  auto storeRun = [&](Value vector, Value r, Value rowCount, Value start,
+                      Value rowLength) {
+    Value base = kb.lshr(
+        kb.add(kb.mul(kb.zext64(r), kb.zext64(pitch)), kb.zext64(start)),
+        kb.i64(1));
+    Value rowIn = kb.ult(r, rowCount);
+    auto scalarStores = [&] {
+      for (int64_t i = 0; i < kBytes; ++i) {
+        Value in = arith::AndIOp::create(
+            kb.b, kb.loc, rowIn,
+            kb.ult(kb.add(start, kb.i32(2 * i)), rowLength));
+        kb.ifThen(in, [&] {
+          Value byte =
+              LLVM::ExtractElementOp::create(kb.b, kb.loc, vector, kb.i32(i));
+          kb.store(byte, kb.byteOffset(codes, kb.add(base, kb.i64(i))), 1);
+        });
+      }
+    };
+    if (!config.vectorStores)
+      return scalarStores();
+    Value whole = arith::AndIOp::create(
+        kb.b, kb.loc, rowIn,
+        kb.cmp(arith::CmpIPredicate::ule, kb.add(start, kb.i32(kPerThread)),
+               rowLength));
+    auto ifOp = scf::IfOp::create(kb.b, kb.loc, whole, /*withElseRegion=*/true);
+    OpBuilder::InsertionGuard guard(kb.b);
+    kb.b.setInsertionPointToStart(&ifOp.getThenRegion().front());
+    kb.store(vector, kb.byteOffset(codes, base), kBytes);
+    kb.b.setInsertionPointToStart(&ifOp.getElseRegion().front());
+    scalarStores();
+  };
+
+  if (!config.transposed)
+    return storeRun(packed, row, rows, col, cols);
+  // Transposed: one code per byte through shared memory, then the 16 rows
+  // of one column per thread, packed again.
+  Value myRow = kb.udiv(tid, kb.i32(kThreadsPerRow));
+  Value myCol =
+      kb.mul(kb.urem(tid, kb.i32(kThreadsPerRow)), kb.i32(kPerThread));
+  auto codeVector = VectorType::get({kPerThread}, kb.i8());
+  Value unpacked = LLVM::UndefOp::create(kb.b, kb.loc, codeVector);
+  Value nibble =
+      arith::ConstantOp::create(kb.b, kb.loc, kb.b.getI8IntegerAttr(0xF));
+  Value four =
+      arith::ConstantOp::create(kb.b, kb.loc, kb.b.getI8IntegerAttr(4));
+  for (int64_t i = 0; i < kBytes; ++i) {
+    unpacked = LLVM::InsertElementOp::create(
+        kb.b, kb.loc, unpacked, kb.andI(pairs[i], nibble), kb.i32(2 * i));
+    unpacked = LLVM::InsertElementOp::create(
+        kb.b, kb.loc, unpacked, kb.lshr(pairs[i], four), kb.i32(2 * i + 1));
+  }
+  kb.store(
+      unpacked,
+      shared(kCodesOffset, kb.add(kb.mul(myRow, kb.i32(kTileCols)), myCol), 1),
+      16);
+  kb.barrier();
+  Value outRow = kb.udiv(tid, kb.i32(2)); // a column of the tile
+  Value half = kb.mul(kb.urem(tid, kb.i32(2)), kb.i32(kPerThread));
+  Value column = LLVM::UndefOp::create(kb.b, kb.loc, byteVector);
+  for (int64_t i = 0; i < kBytes; ++i) {
+    auto code = [&](int64_t j) {
+      Value index = kb.add(
+          kb.mul(kb.add(half, kb.i32(2 * i + j)), kb.i32(kTileCols)), outRow);
+      return kb.load(kb.i8(), shared(kCodesOffset, index, 1), 1);
+    };
+    Value byte =
+        kb.orI(code(0), arith::ShLIOp::create(kb.b, kb.loc, code(1), four));
+    column =
+        LLVM::InsertElementOp::create(kb.b, kb.loc, column, byte, kb.i32(i));
+  }
+  storeRun(column, kb.add(col0, outRow), cols, kb.add(row0, half), rows);
 }
 
 Value QuantizeEmitter::convertPair(Value lo, Value hi) {
@@ -397,6 +570,8 @@ void QuantizeEmitter::emitCodes(Value values, Value row, Value col) {
     Value x = LLVM::ExtractElementOp::create(kb.b, kb.loc, values, kb.i32(i));
     scaled.push_back(kb.mulf(x, multiplier));
   }
+  if (config.format == Format::E2M1)
+    return emitE2M1Codes(scaled, row, col);
   auto pairs = VectorType::get({kPerThread / 2}, kb.i16());
   Value packed = LLVM::UndefOp::create(kb.b, kb.loc, pairs);
   for (int64_t i = 0; i < kPerThread / 2; ++i)
@@ -478,6 +653,10 @@ void QuantizeEmitter::emit() {
   blockCols = entry.getArgument(arg++);
   if (config.phase == QuantizeConfig::Phase::Quantize)
     pitch = entry.getArgument(arg++);
+  if (config.phase == QuantizeConfig::Phase::Quantize && config.twoLevel)
+    globalOut = entry.getArgument(arg++);
+  if (config.phase == QuantizeConfig::Phase::Quantize && config.tcgen05Scales)
+    scaleKChunks = entry.getArgument(arg++);
   smem = kb.dynamicSharedMemory(func);
   tid = kb.threadId();
 
@@ -539,6 +718,10 @@ LLVM::LLVMFuncOp mlir::fp8::buildQuantizeKernel(OpBuilder &builder,
   params.append(4, builder.getI32Type());
   if (config.phase == QuantizeConfig::Phase::Quantize)
     params.push_back(builder.getI32Type());
+  if (config.phase == QuantizeConfig::Phase::Quantize && config.twoLevel)
+    params.push_back(global);
+  if (config.phase == QuantizeConfig::Phase::Quantize && config.tcgen05Scales)
+    params.push_back(builder.getI32Type());
   LLVM::LLVMFuncOp func = createKernel(builder, loc, name, params,
                                        QuantizeConfig::kThreads);
   KernelBuilder kb(builder, loc);
@@ -549,5 +732,17 @@ LLVM::LLVMFuncOp mlir::fp8::buildQuantizeKernel(OpBuilder &builder,
   RewritePatternSet patterns(builder.getContext());
   populateExpandFloatCastsPatterns(patterns);
   (void)applyPatternsGreedily(func, std::move(patterns));
+  // Decoding E4M3 block scales (NVFP4) counts leading zeros with math.ctlz,
+  // which the NVVM lowering leaves alone; LLVM's intrinsic selects to clz.
+  SmallVector<math::CountLeadingZerosOp> counts;
+  func.walk([&](math::CountLeadingZerosOp op) { counts.push_back(op); });
+  for (math::CountLeadingZerosOp op : counts) {
+    OpBuilder b(op);
+    Value count = LLVM::CountLeadingZerosOp::create(
+        b, op.getLoc(), op.getType(), op.getOperand(),
+        b.getIntegerAttr(b.getI1Type(), 0));
+    op.replaceAllUsesWith(count);
+    op.erase();
+  }
   return func;
 }

@@ -114,6 +114,18 @@ struct QuantizeConfig {
   /// vector accesses aligned; ragged tiles fall back to guarded scalars.
   bool vectorLoads = false;
   bool vectorStores = false;
+  /// NVFP4 (rule nvfp4, E2M1 codes packed two per byte low nibble first,
+  /// E4M3 block scales): the amax buffer holds the whole tensor's amax, from
+  /// which each CTA derives the global encode scale S; the kernel stores the
+  /// global decode scale 1/S too (parameter after the pitch).
+  bool twoLevel = false;
+  /// Block scales written in the layout of Tcgen05ScaleLayout, for an
+  /// sm_100a block-scaled GEMM: K runs along the input's columns when
+  /// `scalesKAlongCols` (else its rows); each scale is repeated for the
+  /// rows of its block across K (square blocks). Parameter: the layout's
+  /// chunks per band (last).
+  bool tcgen05Scales = false;
+  bool scalesKAlongCols = true;
 
   static constexpr int64_t kTileRows = 32;
   static constexpr int64_t kTileCols = 128;
@@ -129,7 +141,9 @@ struct QuantizeConfig {
 /// Builds the kernel of `config` (see buildGemmSM90Kernel). Parameters: the
 /// input, the f32 amax buffer, then for Quantize the codes and the scales;
 /// then rows, cols, blockRows and blockCols as i32, and for Quantize the
-/// row pitch of the codes in elements.
+/// row pitch of the codes in elements, then the global decode scale (f32
+/// buffer, twoLevel) and the scale layout's chunks per band (i32,
+/// tcgen05Scales).
 LLVM::LLVMFuncOp buildQuantizeKernel(OpBuilder &builder, Location loc,
                                      const QuantizeConfig &config);
 
