@@ -732,17 +732,26 @@ LLVM::LLVMFuncOp mlir::fp8::buildQuantizeKernel(OpBuilder &builder,
   RewritePatternSet patterns(builder.getContext());
   populateExpandFloatCastsPatterns(patterns);
   (void)applyPatternsGreedily(func, std::move(patterns));
-  // Decoding E4M3 block scales (NVFP4) counts leading zeros with math.ctlz,
-  // which the NVVM lowering leaves alone; LLVM's intrinsic selects to clz.
-  SmallVector<math::CountLeadingZerosOp> counts;
-  func.walk([&](math::CountLeadingZerosOp op) { counts.push_back(op); });
-  for (math::CountLeadingZerosOp op : counts) {
+  // The NVFP4 rule clamps with arith.minnumf and decodes E4M3 block scales
+  // with math.ctlz: the NVVM lowering would call libdevice (__nv_fminf) or
+  // leave them alone, while LLVM's intrinsics select to min.f32 and clz.
+  SmallVector<Operation *> ops;
+  func.walk([&](Operation *op) {
+    if (isa<math::CountLeadingZerosOp, arith::MinNumFOp>(op))
+      ops.push_back(op);
+  });
+  for (Operation *op : ops) {
     OpBuilder b(op);
-    Value count = LLVM::CountLeadingZerosOp::create(
-        b, op.getLoc(), op.getType(), op.getOperand(),
-        b.getIntegerAttr(b.getI1Type(), 0));
-    op.replaceAllUsesWith(count);
-    op.erase();
+    Value replacement;
+    if (isa<arith::MinNumFOp>(op))
+      replacement = LLVM::MinNumOp::create(b, op->getLoc(), op->getOperand(0),
+                                           op->getOperand(1));
+    else
+      replacement = LLVM::CountLeadingZerosOp::create(
+          b, op->getLoc(), op->getResultTypes()[0], op->getOperand(0),
+          b.getIntegerAttr(b.getI1Type(), 0));
+    op->getResult(0).replaceAllUsesWith(replacement);
+    op->erase();
   }
   return func;
 }
