@@ -146,3 +146,26 @@ MmaScaleSelector mlir::fp8::getMmaScaleSelector(const ScaleTile &tile,
   selector.scaleFactorId = firstKBlock % kScaleChunkKBlocks;
   return selector;
 }
+
+ScaleTile Tcgen05ScaleLayout::getTile() const {
+  return {unsigned(rows), unsigned(getKChunks() * kScaleChunkKBlocks)};
+}
+
+int64_t Tcgen05ScaleLayout::getRowChunks() const {
+  return (rows + kScaleChunkRows - 1) / kScaleChunkRows;
+}
+
+int64_t Tcgen05ScaleLayout::getKChunks() const {
+  assert(stageKBlocks % kScaleChunkKBlocks == 0 && "stages of whole chunks");
+  int64_t stages = (kBlocks + stageKBlocks - 1) / stageKBlocks;
+  return stages * (stageKBlocks / kScaleChunkKBlocks);
+}
+
+int64_t Tcgen05ScaleLayout::getBytes() const {
+  return kScaleChunkBytes * getRowChunks() * getKChunks();
+}
+
+int64_t Tcgen05ScaleLayout::getStageOffset(int64_t band, int64_t kStage) const {
+  int64_t chunksPerStage = stageKBlocks / kScaleChunkKBlocks;
+  return kScaleChunkBytes * (band * getKChunks() + kStage * chunksPerStage);
+}

@@ -195,4 +195,54 @@ TEST(ScaleFactorLayoutTest, CheckTile) {
             "columns, more than 512");
 }
 
+// The operand layout in global memory: sizes of the MXFP8 (200 rows, 10
+// k-blocks, 4 per stage) and NVFP4 (96 rows, 9 k-blocks, 16 per stage)
+// scales of test/Pipelines/Inputs/bf16-programs.mlir.
+TEST(Tcgen05ScaleLayoutTest, Sizes) {
+  Tcgen05ScaleLayout mx{200, 10, 4};
+  EXPECT_EQ(mx.getRowChunks(), 2);
+  EXPECT_EQ(mx.getKChunks(), 3);
+  EXPECT_EQ(mx.getBytes(), 3072);
+  Tcgen05ScaleLayout nv{96, 9, 16};
+  EXPECT_EQ(nv.getRowChunks(), 1);
+  EXPECT_EQ(nv.getKChunks(), 4);
+  EXPECT_EQ(nv.getBytes(), 2048);
+  EXPECT_EQ(nv.getTile().rows, 96u);
+  EXPECT_EQ(nv.getTile().kBlocks, 16u);
+}
+
+// What the quantizer and the staging kernel write (getScaleSmemOffset of the
+// whole operand's tile) is what the GEMM reads: the stage's bytes of a band,
+// copied as they are from getStageOffset, are that stage's tile of 128 rows x
+// stageKBlocks, whose copies and selectors the MMAs use.
+TEST(Tcgen05ScaleLayoutTest, StagesAreContiguousTiles) {
+  for (Tcgen05ScaleLayout layout :
+       {Tcgen05ScaleLayout{200, 10, 4}, Tcgen05ScaleLayout{96, 9, 16},
+        Tcgen05ScaleLayout{300, 40, 8}}) {
+    ScaleTile whole = layout.getTile();
+    ScaleTile stage = makeTile(128, unsigned(layout.stageKBlocks));
+    std::set<unsigned> offsets;
+    for (unsigned r = 0; r < layout.rows; ++r) {
+      for (unsigned j = 0; j < layout.kBlocks; ++j) {
+        unsigned offset = getScaleSmemOffset(whole, r, j);
+        EXPECT_LT(offset, unsigned(layout.getBytes()));
+        EXPECT_TRUE(offsets.insert(offset).second);
+        unsigned kStage = j / layout.stageKBlocks;
+        unsigned inStage =
+            getScaleSmemOffset(stage, r % 128, j % layout.stageKBlocks);
+        EXPECT_EQ(offset, layout.getStageOffset(r / 128, kStage) + inStage)
+            << "row " << r << ", k-block " << j;
+        EXPECT_LT(inStage, getScaleTileBytes(stage));
+      }
+    }
+    // Every other byte is padding.
+    for (unsigned offset = 0; offset < layout.getBytes(); ++offset) {
+      std::optional<ScalePosition> pos = getScaleAtSmemOffset(whole, offset);
+      bool scale =
+          pos && pos->row < layout.rows && pos->kBlock < layout.kBlocks;
+      EXPECT_EQ(scale, offsets.count(offset) == 1) << "byte " << offset;
+    }
+  }
+}
+
 } // namespace

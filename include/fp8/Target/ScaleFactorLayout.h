@@ -153,6 +153,31 @@ uint64_t getScaleCopyDescriptor(uint32_t chunkAddress);
 MmaScaleSelector getMmaScaleSelector(const ScaleTile &tile,
                                      unsigned scalesPerMma, unsigned mmaStep);
 
+/// The global-memory layout of one operand's block scales that an sm_100a
+/// GEMM copies to shared memory stage by stage: the tile of the whole
+/// operand, `rows` rows (M of A, N of B) by the k-blocks rounded up to whole
+/// stages of `stageKBlocks`, so that a stage's chunks of one 128-row band
+/// are contiguous and, copied as they are, form the stage's ScaleTile of 128
+/// rows x stageKBlocks. Padding bytes (rows past `rows`, k-blocks past
+/// `kBlocks`) hold zero scales.
+struct Tcgen05ScaleLayout {
+  int64_t rows = 0;
+  int64_t kBlocks = 0;
+  /// Scale blocks per GEMM stage (a multiple of 4).
+  int64_t stageKBlocks = kScaleChunkKBlocks;
+
+  /// The ScaleTile of the whole operand; getScaleSmemOffset of it gives the
+  /// byte of each scale.
+  ScaleTile getTile() const;
+  int64_t getRowChunks() const;
+  /// 4-k-block chunks per 128-row band: k-blocks rounded up to whole stages.
+  int64_t getKChunks() const;
+  int64_t getBytes() const;
+  /// Where the chunks of stage `kStage` of band `band` start (bytes); they
+  /// run on for 512 * stageKBlocks / 4 bytes.
+  int64_t getStageOffset(int64_t band, int64_t kStage) const;
+};
+
 } // namespace mlir::fp8
 
 #endif // FP8_TARGET_SCALEFACTORLAYOUT_H

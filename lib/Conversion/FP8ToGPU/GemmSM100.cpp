@@ -260,20 +260,6 @@ std::string GemmSM100Config::getKernelName() const {
   return name;
 }
 
-int64_t Tcgen05ScaleLayout::getRowChunks() const {
-  return llvm::divideCeil(rows, kScaleChunkRows);
-}
-
-int64_t Tcgen05ScaleLayout::getKChunks() const {
-  int64_t chunksPerStage = llvm::divideCeil(stageKBlocks, kScaleChunkKBlocks);
-  int64_t stagesK = llvm::divideCeil(kBlocks, stageKBlocks);
-  return stagesK * chunksPerStage;
-}
-
-int64_t Tcgen05ScaleLayout::getBytes() const {
-  return kScaleChunkBytes * getRowChunks() * getKChunks();
-}
-
 //===----------------------------------------------------------------------===//
 // The kernel
 //===----------------------------------------------------------------------===//
@@ -445,7 +431,8 @@ void GemmEmitter::emitLoads() {
             if (!blockScaled())
               return;
             // The stage's chunks of each 128-row band are contiguous in the
-            // scale layout (Tcgen05ScaleLayout): one bulk copy per band.
+            // scale layout (Tcgen05ScaleLayout::getStageOffset): one bulk
+            // copy per band.
             int64_t bandBytes = kScaleChunkBytes * kChunksPerStage;
             auto copyBands = [&](Value scales, Value firstRow, Value dst,
                                  int64_t bands) {

@@ -15,6 +15,7 @@
 #define FP8_CONVERSION_FP8TOGPU_KERNELS_H
 
 #include "fp8/Dialect/FP8/IR/FP8Dialect.h"
+#include "fp8/Target/ScaleFactorLayout.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/IR/Builders.h"
 
@@ -160,7 +161,7 @@ LLVM::LLVMFuncOp buildQuantizeKernel(OpBuilder &builder, Location loc,
 /// kind::mxf4nvf4.block_scale.block16 for E2M1 with E4M3 scales every 16
 /// (NVFP4, whose per-tensor f32 global decode scales the epilogue applies).
 /// Block scales are read from global memory in the layout of
-/// getTcgen05ScaleLayout.
+/// Tcgen05ScaleLayout (fp8/Target/ScaleFactorLayout.h).
 struct GemmSM100Config {
   Format aFormat = Format::E4M3;
   Format bFormat = Format::E4M3;
@@ -211,25 +212,6 @@ struct GemmSM100Config {
 /// M, N and K as i32.
 LLVM::LLVMFuncOp buildGemmSM100Kernel(OpBuilder &builder, Location loc,
                                       const GemmSM100Config &config);
-
-/// The global-memory layout of one operand's block scales that the sm_100a
-/// GEMM copies to shared memory stage by stage: the ScaleFactorLayout.h tile
-/// of the whole operand (chunks of 128 rows x 4 k-blocks, 512 bytes, those of
-/// one 128-row band contiguous), with rows padded to whole chunks and
-/// k-blocks to whole GEMM stages. Padding bytes are zero, so padded K adds
-/// zero products.
-struct Tcgen05ScaleLayout {
-  /// Rows of the operand (M of A, N of B) and scale blocks along K.
-  int64_t rows = 0;
-  int64_t kBlocks = 0;
-  /// Scale blocks per GEMM stage (GemmSM100Config::getStageKBlocks).
-  int64_t stageKBlocks = 4;
-
-  int64_t getRowChunks() const;
-  /// 4-k-block chunks per band: k-blocks rounded up to whole stages.
-  int64_t getKChunks() const;
-  int64_t getBytes() const;
-};
 
 /// Copies row-major scales into the layout of Tcgen05ScaleLayout: one thread
 /// per destination byte, zero for padding. Scale (row, kBlock) of the

@@ -14,7 +14,7 @@
 //              ("transposed": a matrix stored with its dimensions swapped,
 //              the K-major copy an sm_100a GEMM reads; "tcgen05_scale_factors":
 //              sm_100a block scales in the layout of Tcgen05ScaleLayout,
-//              Kernels.h)}]
+//              fp8/Target/ScaleFactorLayout.h)}]
 //   launches: [{kind: "kernel", kernel, grid, block, cluster, shared_bytes,
 //               persistent, params: [{kind: buffer, buffer} | {kind: i32,
 //               value} | {kind: f32, value} | {kind: tensor_map, buffer,
