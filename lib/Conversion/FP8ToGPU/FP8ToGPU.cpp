@@ -488,14 +488,25 @@ FailureOr<SM100Gemm> planSM100Gemm(ScaledMatmulOp op, std::string &reason) {
   bool globals = op.getLhsGlobalScale() && op.getRhsGlobalScale();
   std::string scaleType;
   llvm::raw_string_ostream(scaleType) << "'" << scaleElement << "'";
-  if (aRows >= m && aK >= k && bRows >= n && bK >= k) {
+  // The declared block along K (a 1x32 block stays 32 when K is 16).
+  auto declaredK = [](GranularityAttr granularity, bool kLast,
+                      int64_t clamped) {
+    // Blocks name the trailing dimensions; K is the last or the one before.
+    ArrayRef<int64_t> block = granularity.getBlock();
+    size_t fromEnd = kLast ? 0 : 1;
+    int64_t declared =
+        block.size() > fromEnd ? block[block.size() - 1 - fromEnd] : 1;
+    return declared > 0 ? declared : clamped;
+  };
+  bool blockTypes = e8m0 || e4m3;
+  if (!blockTypes && aRows >= m && aK >= k && bRows >= n && bK >= k) {
     config.scaling = GemmScaling::Tensor;
-  } else if (aRows == 1 && aK >= k && bRows == 1 && bK >= k) {
+  } else if (!blockTypes && aRows == 1 && aK >= k && bRows == 1 && bK >= k) {
     config.scaling = GemmScaling::RowCol;
-  } else if ((e8m0 || e4m3) && aK == bK && aK < k && aRows == 1 &&
+  } else if (blockTypes && aK == bK && aRows == 1 &&
              (bRows == 1 || bRows == bK)) {
     config.scaling = GemmScaling::Block;
-    config.scaleBlock = aK;
+    config.scaleBlock = declaredK(op.getLhsGranularity(), gemm.aKMajor, aK);
     config.e8m0Scales = e8m0;
     config.globalScales = globals;
   } else {
@@ -507,9 +518,6 @@ FailureOr<SM100Gemm> planSM100Gemm(ScaledMatmulOp op, std::string &reason) {
                 "K (f32, in the epilogue), MXFP8 (e8m0 1x32, B 1x32 or "
                 "32x32) and NVFP4 (e4m3 1x16, B 1x16 or 16x16) block scales");
   }
-  if (config.scaling != GemmScaling::Block && !scaleElement.isF32())
-    return fail(scaleType + " scales per tensor or per row are not "
-                            "supported on sm_100a; use f32");
   if ((op.getLhsGlobalScale() || op.getRhsGlobalScale()) &&
       !config.globalScales)
     return fail("global scales need e4m3 block scales (NVFP4) on both "
