@@ -69,6 +69,26 @@ def ConvertFP8ToGPU : Pass<"convert-fp8-to-gpu", "::mlir::ModuleOp"> {
       tiles;
     * `fp8.dynamic_quantize`: amax and quantize kernels.
 
+    sm_100a kernels (PTX ISA 8.8):
+
+    * `fp8.scaled_matmul`: the warp-specialized TMA + `tcgen05.mma` GEMM of
+      `GemmSM100Config` with the accumulator in tensor memory, persistent
+      over 128-row output tiles: `kind::f8f6f4` for per-tensor and row-wise
+      f32 scales (applied in the epilogue), `kind::mxf8f6f4.block32` for
+      MXFP8 E8M0 1x32 blocks and `kind::mxf4nvf4.block16` for NVFP4 E4M3
+      1x16 / 16x16 blocks (global scales in the epilogue), block scales moved
+      to tensor memory with `tcgen05.cp`. Operands are read K-major: an
+      MN-major operand quantized in the graph is stored K-major by its
+      quantization. Block scales are read in the layout of
+      `Tcgen05ScaleLayout`, which quantizations write directly when only such
+      GEMMs read them; other scales are staged by a copy kernel.
+    * `fp8.dynamic_quantize`: the sm_90a kernels plus NVFP4 (two-level
+      scales, E2M1 codes packed two per byte).
+
+    The kernel module's target must compile every instruction used (chip and
+    PTX ISA version); otherwise the pass fails with a diagnostic rather than
+    letting LLVM's NVPTX backend abort.
+
     Every operand must already be legal for the chip (`fp8-legalize-layout`
     runs first in `fp8-gpu-pipeline`); anything without a GPU lowering is an
     error that names it.
