@@ -104,18 +104,19 @@ mlir::fp8::checkTcgen05Descriptor(const SmemDescriptor &desc) {
   return std::nullopt;
 }
 
-uint64_t mlir::fp8::getKMajor128BSwizzleWgmmaDescriptor() {
+/// A K-major tile with 128-byte rows under 128-byte swizzle, at address 0.
+static SmemDescriptor getKMajor128BSwizzle() {
   SmemDescriptor desc;
   desc.leadingByteOffset = 16; // unused for swizzled K-major: encodes as 1
   desc.strideByteOffset = 1024;
   desc.swizzle = Swizzle::B128;
-  return encodeWgmmaDescriptor(desc);
+  return desc;
+}
+
+uint64_t mlir::fp8::getKMajor128BSwizzleWgmmaDescriptor() {
+  return encodeWgmmaDescriptor(getKMajor128BSwizzle());
 }
 
 uint64_t mlir::fp8::getKMajor128BSwizzleTcgen05Descriptor() {
-  SmemDescriptor desc;
-  desc.leadingByteOffset = 16; // unused for swizzled K-major: encodes as 1
-  desc.strideByteOffset = 1024;
-  desc.swizzle = Swizzle::B128;
-  return encodeTcgen05Descriptor(desc);
+  return encodeTcgen05Descriptor(getKMajor128BSwizzle());
 }

@@ -449,16 +449,7 @@ FailureOr<SM100Gemm> planSM100Gemm(ScaledMatmulOp op, std::string &reason) {
   GemmSM100Config &config = gemm.config;
   config.aFormat = *getFormat(lhsType.getElementType());
   config.bFormat = *getFormat(rhsType.getElementType());
-  auto wide = [&](Type type) -> std::optional<WideElement> {
-    if (type.isF32())
-      return WideElement::F32;
-    if (type.isBF16())
-      return WideElement::BF16;
-    if (type.isF16())
-      return WideElement::F16;
-    return std::nullopt;
-  };
-  std::optional<WideElement> out = wide(resultType.getElementType());
+  std::optional<WideElement> out = getWideElement(resultType.getElementType());
   if (!out) {
     std::string type;
     llvm::raw_string_ostream(type) << resultType.getElementType();
@@ -466,7 +457,8 @@ FailureOr<SM100Gemm> planSM100Gemm(ScaledMatmulOp op, std::string &reason) {
   }
   config.out = *out;
   if (Value bias = op.getBias())
-    config.bias = wide(cast<RankedTensorType>(bias.getType()).getElementType());
+    config.bias =
+        getWideElement(cast<RankedTensorType>(bias.getType()).getElementType());
   int64_t outBytes = resultType.getElementTypeBitWidth() / 8;
   config.vectorStores = n * outBytes % 16 == 0;
 
@@ -839,9 +831,7 @@ LogicalResult PlanBuilder::addGlobalAmaxLaunches(DynamicQuantizeOp op,
   QuantizeConfig config;
   config.phase = QuantizeConfig::Phase::Amax;
   Type element = inputType.getElementType();
-  config.input = element.isF32()    ? WideElement::F32
-                 : element.isBF16() ? WideElement::BF16
-                                    : WideElement::F16;
+  config.input = *getWideElement(element);
   config.nanPolicy = op.getNanPolicy();
   config.fused = false;
   config.tileBlockRows = QuantizeConfig::kTileRows;

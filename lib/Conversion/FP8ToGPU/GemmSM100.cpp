@@ -64,7 +64,8 @@ constexpr int64_t kMmasPerStage = 4; // 128 bytes of K, 32 bytes per MMA
 constexpr int64_t kLdColumns = 32;   // tcgen05.ld.32x32b.x32
 constexpr int64_t kWaitTicks = 0x989680;
 
-enum Warp : int64_t { kLoadWarp = 0, kMmaWarp = 1, kFirstEpilogueWarp = 2 };
+/// Warp roles; warps 2-5 run the epilogue.
+enum Warp : int64_t { kLoadWarp = 0, kMmaWarp = 1 };
 
 bool isEightBit(Format format) {
   return format == Format::E4M3 || format == Format::E5M2;
@@ -775,16 +776,8 @@ mlir::fp8::buildGemmSM100Kernel(OpBuilder &builder, Location loc,
   params.append(3, builder.getI32Type());
   LLVM::LLVMFuncOp func =
       createKernel(builder, loc, name, params, GemmSM100Config::kThreads);
-  // The tensor maps are 128-byte, 64-byte aligned kernel parameters.
-  auto tensorMap = LLVM::LLVMArrayType::get(builder.getI8Type(), 128);
-  for (unsigned i : {0u, 1u}) {
-    func.setArgAttr(i, LLVM::LLVMDialect::getByValAttrName(),
-                    TypeAttr::get(tensorMap));
-    func.setArgAttr(i, LLVM::LLVMDialect::getAlignAttrName(),
-                    builder.getI64IntegerAttr(64));
-    func.setArgAttr(i, NVVM::NVVMDialect::getGridConstantAttrName(),
-                    builder.getUnitAttr());
-  }
+  setTensorMapParam(func, 0);
+  setTensorMapParam(func, 1);
   KernelBuilder kb(builder, loc);
   GemmEmitter(kb, config, func).emit();
   return func;

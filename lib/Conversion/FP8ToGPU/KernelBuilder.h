@@ -97,6 +97,19 @@ inline LLVM::LLVMFuncOp createKernel(OpBuilder &builder, Location loc,
   return func;
 }
 
+/// Declares parameter `index` of `kernel` a TMA tensor map: a 128-byte
+/// CUtensorMap passed by value as a 64-byte aligned grid constant.
+inline void setTensorMapParam(LLVM::LLVMFuncOp kernel, unsigned index) {
+  OpBuilder builder(kernel.getContext());
+  auto tensorMap = LLVM::LLVMArrayType::get(builder.getI8Type(), 128);
+  kernel.setArgAttr(index, LLVM::LLVMDialect::getByValAttrName(),
+                    TypeAttr::get(tensorMap));
+  kernel.setArgAttr(index, LLVM::LLVMDialect::getAlignAttrName(),
+                    builder.getI64IntegerAttr(64));
+  kernel.setArgAttr(index, NVVM::NVVMDialect::getGridConstantAttrName(),
+                    builder.getUnitAttr());
+}
+
 class KernelBuilder {
 public:
   KernelBuilder(OpBuilder &b, Location loc) : b(b), loc(loc) {}

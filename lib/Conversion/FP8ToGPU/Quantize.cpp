@@ -203,6 +203,13 @@ private:
                              Value blockC);
   /// E2M1 codes of the scaled values, packed two per byte.
   void emitE2M1Codes(ArrayRef<Value> scaled, Value row, Value col);
+  /// Stores the 16 codes in `vector` (16 bytes, or 8 of packed E2M1) at
+  /// code `start` of row `r` (of `rowCount`) of `rowLength` codes: whole
+  /// when the row holds them and stores are aligned, else byte by byte
+  /// within the row (E2M1 codes past the row are 0 and share a byte with the
+  /// last valid one or none).
+  void storeRun(Value vector, Value r, Value rowCount, Value start,
+                Value rowLength);
 };
 
 Value QuantizeEmitter::loadElements(Value row, Value col) {
@@ -452,41 +459,6 @@ void QuantizeEmitter::emitE2M1Codes(ArrayRef<Value> scaled, Value row,
         LLVM::InsertElementOp::create(kb.b, kb.loc, packed, pair, kb.i32(i));
   }
 
-  // Stores the 8 bytes (16 codes) of a row of `rowLength` codes from code
-  // `start` (even): whole when aligned, else the bytes holding valid codes
-  // (codes past the row are 0).
-  auto storeRun = [&](Value vector, Value r, Value rowCount, Value start,
-                      Value rowLength) {
-    Value base = kb.lshr(
-        kb.add(kb.mul(kb.zext64(r), kb.zext64(pitch)), kb.zext64(start)),
-        kb.i64(1));
-    Value rowIn = kb.ult(r, rowCount);
-    auto scalarStores = [&] {
-      for (int64_t i = 0; i < kBytes; ++i) {
-        Value in = arith::AndIOp::create(
-            kb.b, kb.loc, rowIn,
-            kb.ult(kb.add(start, kb.i32(2 * i)), rowLength));
-        kb.ifThen(in, [&] {
-          Value byte =
-              LLVM::ExtractElementOp::create(kb.b, kb.loc, vector, kb.i32(i));
-          kb.store(byte, kb.byteOffset(codes, kb.add(base, kb.i64(i))), 1);
-        });
-      }
-    };
-    if (!config.vectorStores)
-      return scalarStores();
-    Value whole = arith::AndIOp::create(
-        kb.b, kb.loc, rowIn,
-        kb.cmp(arith::CmpIPredicate::ule, kb.add(start, kb.i32(kPerThread)),
-               rowLength));
-    auto ifOp = scf::IfOp::create(kb.b, kb.loc, whole, /*withElseRegion=*/true);
-    OpBuilder::InsertionGuard guard(kb.b);
-    kb.b.setInsertionPointToStart(&ifOp.getThenRegion().front());
-    kb.store(vector, kb.byteOffset(codes, base), kBytes);
-    kb.b.setInsertionPointToStart(&ifOp.getElseRegion().front());
-    scalarStores();
-  };
-
   if (!config.transposed)
     return storeRun(packed, row, rows, col, cols);
   // Transposed: one code per byte through shared memory, then the 16 rows
@@ -526,6 +498,40 @@ void QuantizeEmitter::emitE2M1Codes(ArrayRef<Value> scaled, Value row,
         LLVM::InsertElementOp::create(kb.b, kb.loc, column, byte, kb.i32(i));
   }
   storeRun(column, kb.add(col0, outRow), cols, kb.add(row0, half), rows);
+}
+
+void QuantizeEmitter::storeRun(Value vector, Value r, Value rowCount,
+                               Value start, Value rowLength) {
+  int64_t codesPerByte = config.format == Format::E2M1 ? 2 : 1;
+  int64_t bytes = kPerThread / codesPerByte;
+  Value base = kb.add(kb.mul(kb.zext64(r), kb.zext64(pitch)), kb.zext64(start));
+  if (codesPerByte == 2)
+    base = kb.lshr(base, kb.i64(1));
+  Value rowIn = kb.ult(r, rowCount);
+  auto scalarStores = [&] {
+    for (int64_t i = 0; i < bytes; ++i) {
+      Value in = arith::AndIOp::create(
+          kb.b, kb.loc, rowIn,
+          kb.ult(kb.add(start, kb.i32(codesPerByte * i)), rowLength));
+      kb.ifThen(in, [&] {
+        Value byte =
+            LLVM::ExtractElementOp::create(kb.b, kb.loc, vector, kb.i32(i));
+        kb.store(byte, kb.byteOffset(codes, kb.add(base, kb.i64(i))), 1);
+      });
+    }
+  };
+  if (!config.vectorStores)
+    return scalarStores();
+  Value whole = arith::AndIOp::create(kb.b, kb.loc, rowIn,
+                                      kb.cmp(arith::CmpIPredicate::ule,
+                                             kb.add(start, kb.i32(kPerThread)),
+                                             rowLength));
+  auto ifOp = scf::IfOp::create(kb.b, kb.loc, whole, /*withElseRegion=*/true);
+  OpBuilder::InsertionGuard guard(kb.b);
+  kb.b.setInsertionPointToStart(&ifOp.getThenRegion().front());
+  kb.store(vector, kb.byteOffset(codes, base), bytes);
+  kb.b.setInsertionPointToStart(&ifOp.getElseRegion().front());
+  scalarStores();
 }
 
 Value QuantizeEmitter::convertPair(Value lo, Value hi) {
@@ -580,38 +586,6 @@ void QuantizeEmitter::emitCodes(Value values, Value row, Value col) {
         kb.i32(i));
   auto bytes = VectorType::get({kPerThread}, kb.i8());
   Value codeBytes = LLVM::BitcastOp::create(kb.b, kb.loc, bytes, packed);
-
-  // Stores 16 codes at `offset` of a row of `rowLength` codes starting at
-  // column `start`, whole (aligned) or element by element.
-  auto storeRun = [&](Value vector, Value r, Value rowCount, Value start,
-                      Value rowLength) {
-    Value base =
-        kb.add(kb.mul(kb.zext64(r), kb.zext64(pitch)), kb.zext64(start));
-    Value rowIn = kb.ult(r, rowCount);
-    auto scalarStores = [&] {
-      for (int64_t i = 0; i < kPerThread; ++i) {
-        Value in = arith::AndIOp::create(
-            kb.b, kb.loc, rowIn, kb.ult(kb.add(start, kb.i32(i)), rowLength));
-        kb.ifThen(in, [&] {
-          Value byte =
-              LLVM::ExtractElementOp::create(kb.b, kb.loc, vector, kb.i32(i));
-          kb.store(byte, kb.byteOffset(codes, kb.add(base, kb.i64(i))), 1);
-        });
-      }
-    };
-    if (!config.vectorStores)
-      return scalarStores();
-    Value whole = arith::AndIOp::create(
-        kb.b, kb.loc, rowIn,
-        kb.cmp(arith::CmpIPredicate::ule, kb.add(start, kb.i32(kPerThread)),
-               rowLength));
-    auto ifOp = scf::IfOp::create(kb.b, kb.loc, whole, /*withElseRegion=*/true);
-    OpBuilder::InsertionGuard guard(kb.b);
-    kb.b.setInsertionPointToStart(&ifOp.getThenRegion().front());
-    kb.store(vector, kb.byteOffset(codes, base), 16);
-    kb.b.setInsertionPointToStart(&ifOp.getElseRegion().front());
-    scalarStores();
-  };
 
   if (!config.transposed) {
     storeRun(codeBytes, row, rows, col, cols);

@@ -26,6 +26,17 @@ namespace mlir::fp8 {
 /// Element types of GEMM results and bias.
 enum class WideElement { F32, BF16, F16 };
 
+/// The WideElement of `type`, if it is f32, bf16 or f16.
+inline std::optional<WideElement> getWideElement(Type type) {
+  if (type.isF32())
+    return WideElement::F32;
+  if (type.isBF16())
+    return WideElement::BF16;
+  if (type.isF16())
+    return WideElement::F16;
+  return std::nullopt;
+}
+
 /// How a scaled GEMM applies its operands' decode scales.
 enum class GemmScaling {
   /// One scale per operand, applied in the epilogue.
