@@ -263,9 +263,6 @@ LogicalResult PlanBuilder::lowerScaledMatmul(ScaledMatmulOp op) {
   if (lhsType.getRank() != 2)
     return op.emitError("fp8 GPU lowering: batched scaled GEMMs are not "
                         "supported yet; unroll the batch");
-  if (op.getAmax() || op.getOutScale())
-    return op.emitError("fp8 GPU lowering: FP8 results (out_scale) and the "
-                        "output amax are not generated yet");
   int64_t m = lhsType.getDimSize(0), k = lhsType.getDimSize(1);
   int64_t n = rhsType.getDimSize(0);
 
@@ -282,11 +279,17 @@ LogicalResult PlanBuilder::lowerScaledMatmul(ScaledMatmulOp op) {
     return std::nullopt;
   };
   std::optional<WideElement> out = wide(resultType.getElementType());
-  if (!out)
-    return op.emitError() << "fp8 GPU lowering: results of type "
-                          << resultType.getElementType()
-                          << " are not generated yet";
-  config.out = *out;
+  if (!out) {
+    std::optional<Format> format = getFormat(resultType.getElementType());
+    if (!format || (*format != Format::E4M3 && *format != Format::E5M2))
+      return op.emitError() << "fp8 GPU lowering: results of type "
+                            << resultType.getElementType()
+                            << " are not generated";
+    config.fp8Out = *format;
+  } else {
+    config.out = *out;
+  }
+  config.outAmax = bool(op.getAmax());
   if (Value bias = op.getBias())
     config.bias =
         wide(cast<RankedTensorType>(bias.getType()).getElementType());
@@ -350,6 +353,13 @@ LogicalResult PlanBuilder::lowerScaledMatmul(ScaledMatmulOp op) {
       bufferParam(c), bufferParam(sa), bufferParam(sb)};
   if (Value bias = op.getBias())
     params.push_back(bufferParam(bufferOf(bias)));
+  if (config.fp8Out)
+    params.push_back(bufferParam(bufferOf(op.getOutScale())));
+  if (Value amax = op.getAmax()) {
+    int64_t amaxBuffer = bufferOf(amax);
+    addFill(amaxBuffer, 0);
+    params.push_back(bufferParam(amaxBuffer));
+  }
   params.append({i32Param(m), i32Param(n), i32Param(k)});
   int64_t tiles = ((m + config.blockM - 1) / config.blockM) *
                   ((n + config.blockN - 1) / config.blockN);

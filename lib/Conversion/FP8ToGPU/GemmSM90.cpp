@@ -75,6 +75,8 @@ LogicalResult GemmSM90Config::verify(std::string &reason) const {
   for (Format format : {aFormat, bFormat})
     if (format != Format::E4M3 && format != Format::E5M2)
       return fail("sm_90a wgmma multiplies e4m3 and e5m2 operands only");
+  if (fp8Out && *fp8Out != Format::E4M3 && *fp8Out != Format::E5M2)
+    return fail("FP8 results are e4m3 or e5m2");
   if (blockM != 128)
     return fail("the sm_90a GEMM tiles 128 rows (two consumer warpgroups)");
   if (blockN != 64 && blockN != 128)
@@ -113,7 +115,8 @@ int64_t GemmSM90Config::getSharedMemoryBytes() const {
 std::string GemmSM90Config::getKernelName() const {
   std::string name = llvm::formatv("fp8_gemm_sm90a_{0}{1}_{2}",
                                    getKernelTag(aFormat), getKernelTag(bFormat),
-                                   getKernelTag(out));
+                                   fp8Out ? getKernelTag(*fp8Out)
+                                          : getKernelTag(out));
   switch (scaling) {
   case GemmScaling::Tensor:
     name += "_tensor";
@@ -132,6 +135,8 @@ std::string GemmSM90Config::getKernelName() const {
     name += llvm::formatv("_p{0}", promoteInterval).str();
   if (bias)
     name += ("_bias" + getKernelTag(*bias)).str();
+  if (outAmax)
+    name += "_amax";
   name += llvm::formatv("_{0}x{1}_s{2}", blockM, blockN, getStages()).str();
   return name;
 }
@@ -153,7 +158,7 @@ public:
 
 private:
   // Parameters.
-  Value tmapA, tmapB, out, scaleA, scaleB, bias, m, n, k;
+  Value tmapA, tmapB, out, scaleA, scaleB, bias, outScale, outAmax, m, n, k;
   // Derived sizes.
   Value numTilesM, numTilesN, numTiles, kTiles;
   // Shared memory.
@@ -472,7 +477,13 @@ void GemmEmitter::emitEpilogue(Value acc, Value rowBase, Value colBase,
                                Value lane, Value warp, Value tensorFactor) {
   SmallVector<Value> values = unpack(acc);
   Type element = getElementType(kb.b, config.out);
-  int64_t elementBytes = config.out == WideElement::F32 ? 4 : 2;
+  int64_t elementBytes =
+      config.fp8Out ? 1 : (config.out == WideElement::F32 ? 4 : 2);
+  Value outFactor =
+      config.fp8Out ? kb.load(kb.f32(), outScale, 4) : Value();
+  // The running amax of this thread's results (NaN ignored: a comparison
+  // with NaN keeps the old value).
+  Value amax = kb.f32(0.0f);
   Value laneCol = kb.mul(kb.urem(lane, kb.i32(4)), kb.i32(2));
   Value maxRow = kb.sub(m, kb.i32(1));
   Value maxCol = kb.sub(n, kb.i32(1));
@@ -507,14 +518,33 @@ void GemmEmitter::emitEpilogue(Value acc, Value rowBase, Value colBase,
         pair[j] = kb.addf(pair[j], b);
       }
     }
-    auto vectorType = VectorType::get({2}, element);
-    Value vector = LLVM::UndefOp::create(kb.b, kb.loc, vectorType);
-    for (int64_t j = 0; j < 2; ++j) {
-      Value v = pair[j];
-      if (!element.isF32())
-        v = arith::TruncFOp::create(kb.b, kb.loc, element, v);
-      vector = LLVM::InsertElementOp::create(kb.b, kb.loc, vector, v,
-                                             kb.i32(j));
+    if (config.outAmax) {
+      for (Value v : pair) {
+        Value magnitude = kb.bitcast(
+            kb.f32(), kb.andI(kb.bitcast(kb.i32(), v), kb.i32(0x7FFFFFFF)));
+        amax = kb.select(inBounds, kb.maxf(magnitude, amax, false), amax);
+      }
+    }
+    Value vector;
+    if (config.fp8Out) {
+      // cvt puts the code of its first operand in the high byte.
+      Type type = *config.fp8Out == Format::E4M3
+                      ? Type(kb.b.getType<Float8E4M3FNType>())
+                      : Type(kb.b.getType<Float8E5M2Type>());
+      vector = NVVM::ConvertF32x2ToF8x2Op::create(
+          kb.b, kb.loc, kb.i16(), kb.mulf(pair[1], outFactor),
+          kb.mulf(pair[0], outFactor), NVVM::FPRoundingMode::RN,
+          NVVM::SaturationMode::SATFINITE, /*relu=*/false, type);
+    } else {
+      auto vectorType = VectorType::get({2}, element);
+      vector = LLVM::UndefOp::create(kb.b, kb.loc, vectorType);
+      for (int64_t j = 0; j < 2; ++j) {
+        Value v = pair[j];
+        if (!element.isF32())
+          v = arith::TruncFOp::create(kb.b, kb.loc, element, v);
+        vector = LLVM::InsertElementOp::create(kb.b, kb.loc, vector, v,
+                                               kb.i32(j));
+      }
     }
     kb.ifThen(inBounds, [&] {
       Value offset = kb.add(kb.mul(kb.zext64(row), kb.zext64(n)),
@@ -522,6 +552,16 @@ void GemmEmitter::emitEpilogue(Value acc, Value rowBase, Value colBase,
       Value address =
           kb.byteOffset(out, kb.mul(offset, kb.i64(elementBytes)));
       kb.store(vector, address, 2 * elementBytes);
+    });
+  }
+  if (config.outAmax) {
+    // One atomic per warp: f32 bits of non-negative values order as
+    // unsigned integers.
+    amax = kb.warpMax(amax, 32, /*propagateNaN=*/false);
+    kb.ifThen(kb.eq(lane, kb.i32(0)), [&] {
+      LLVM::AtomicRMWOp::create(kb.b, kb.loc, LLVM::AtomicBinOp::umax,
+                                outAmax, kb.bitcast(kb.i32(), amax),
+                                LLVM::AtomicOrdering::monotonic);
     });
   }
   (void)warp;
@@ -538,6 +578,10 @@ void GemmEmitter::emit() {
   scaleB = entry.getArgument(arg++);
   if (config.bias)
     bias = entry.getArgument(arg++);
+  if (config.fp8Out)
+    outScale = entry.getArgument(arg++);
+  if (config.outAmax)
+    outAmax = entry.getArgument(arg++);
   m = entry.getArgument(arg++);
   n = entry.getArgument(arg++);
   k = entry.getArgument(arg++);
@@ -599,6 +643,10 @@ LLVM::LLVMFuncOp mlir::fp8::buildGemmSM90Kernel(OpBuilder &builder,
   auto global = LLVM::LLVMPointerType::get(ctx, 1);
   SmallVector<Type> params{ptr, ptr, global, global, global};
   if (config.bias)
+    params.push_back(global);
+  if (config.fp8Out)
+    params.push_back(global);
+  if (config.outAmax)
     params.push_back(global);
   params.append(3, builder.getI32Type());
   LLVM::LLVMFuncOp func = createKernel(builder, loc, name, params,

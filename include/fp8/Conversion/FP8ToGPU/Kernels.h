@@ -56,6 +56,12 @@ struct GemmSM90Config {
   /// every scale block.
   int64_t promoteInterval = 4;
   std::optional<WideElement> bias;
+  /// FP8 results: codes of this format from fl32(v * out_scale), saturated
+  /// (`out` is then unused).
+  std::optional<Format> fp8Out;
+  /// Also the amax of the f32 results (before out_scale, NaN ignored),
+  /// folded into a zero-filled f32 with atomic max.
+  bool outAmax = false;
   /// Tile and pipeline.
   int64_t blockM = 128;
   int64_t blockN = 128;
@@ -77,8 +83,8 @@ struct GemmSM90Config {
 /// Builds the kernel of `config` at the insertion point of `builder` (inside
 /// a gpu.module) unless a function of its name exists; returns it. Its
 /// parameters, in order: tensor maps of A and B (128-byte grid constants),
-/// C, the scales of A and of B, the bias (when configured), then M, N and K
-/// as i32.
+/// C, the scales of A and of B, the bias (when configured), the out scale
+/// (FP8 results), the amax (when configured), then M, N and K as i32.
 LLVM::LLVMFuncOp buildGemmSM90Kernel(OpBuilder &builder, Location loc,
                                      const GemmSM90Config &config);
 
