@@ -23,6 +23,7 @@
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/MLProgram/IR/MLProgram.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Matchers.h"
 #include "llvm/ADT/StringExtras.h"
@@ -62,10 +63,32 @@ private:
   LogicalResult lowerDynamicQuantize(DynamicQuantizeOp op);
   /// Launches quantizing `input` by `granularity` into `data` and `scale`
   /// buffers, stored transposed if `transposed`.
-  LogicalResult addQuantizeLaunches(DynamicQuantizeOp op, int64_t input,
+  LogicalResult lowerQuantize(QuantizeOp op);
+  LogicalResult lowerAmax(AmaxOp op);
+  LogicalResult lowerUpdateDelayedScale(UpdateDelayedScaleOp op);
+  /// Launches quantizing (or, with `amaxOnly`, reducing) the matrix
+  /// `input` of `op` by `granularity`: `config` gives the formats, rule and
+  /// policies; `data` and `scale` are the result buffers (or the amax
+  /// buffer), stored transposed if `transposed`; `givenScales` >= 0 is a
+  /// buffer of encode scales to quantize by.
+  LogicalResult addQuantizeLaunches(Operation *op, Value input,
                                     GranularityAttr granularity,
-                                    int64_t data, int64_t scale,
-                                    bool transposed, bool returned);
+                                    QuantizeConfig config, int64_t data,
+                                    int64_t scale, bool transposed,
+                                    bool returned, int64_t givenScales = -1,
+                                    bool amaxOnly = false);
+  /// The buffer of ml_program global `name`, created on first use.
+  int64_t stateBuffer(Operation *user, StringRef name);
+  void addCopy(int64_t from, int64_t to, int64_t bytes) {
+    launches.push_back(dict({named("kind", str("copy")),
+                             named("from", i64(from)), named("to", i64(to)),
+                             named("bytes", i64(bytes))}));
+  }
+  int64_t bytesOf(int64_t buffer) {
+    return cast<DictionaryAttr>(bufferAttrs[buffer])
+        .getAs<IntegerAttr>("bytes")
+        .getInt();
+  }
 
   /// The buffer of `value`, creating a temporary for op results.
   int64_t bufferOf(Value value);
@@ -131,6 +154,11 @@ private:
   MLIRContext *ctx;
 
   llvm::DenseMap<Value, int64_t> buffers;
+  llvm::StringMap<int64_t> states;
+  /// Single-element tensors that are 1 / another buffer's element.
+  llvm::DenseMap<Value, int64_t> reciprocals;
+  /// Scalars read from single-element buffers.
+  llvm::DenseMap<Value, int64_t> scalarSources;
   /// Row pitches (in elements) of buffers whose rows are padded to 16
   /// bytes for TMA; other buffers are dense.
   llvm::DenseMap<int64_t, int64_t> pitches;
@@ -216,6 +244,60 @@ LogicalResult PlanBuilder::lower(Operation *op) {
     return lowerScaledMatmul(matmul);
   if (auto quantize = dyn_cast<DynamicQuantizeOp>(op))
     return lowerDynamicQuantize(quantize);
+  if (auto quantize = dyn_cast<QuantizeOp>(op))
+    return lowerQuantize(quantize);
+  if (auto amax = dyn_cast<AmaxOp>(op))
+    return lowerAmax(amax);
+  if (auto update = dyn_cast<UpdateDelayedScaleOp>(op))
+    return lowerUpdateDelayedScale(update);
+  // Delayed-scaling state: a load snapshots the global (a later store in
+  // the same call must not change what was loaded); a store copies back.
+  if (auto load = dyn_cast<ml_program::GlobalLoadOp>(op)) {
+    int64_t state = stateBuffer(op, load.getGlobal().getLeafReference());
+    if (state < 0)
+      return failure();
+    int64_t snapshot = bufferOf(load.getResult());
+    addCopy(state, snapshot, bytesOf(state));
+    return success();
+  }
+  if (auto store = dyn_cast<ml_program::GlobalStoreOp>(op)) {
+    int64_t state = stateBuffer(op, store.getGlobal().getLeafReference());
+    if (state < 0)
+      return failure();
+    addCopy(bufferOf(store.getValue()), state, bytesOf(state));
+    return success();
+  }
+  // Single elements moved between tensors are views of one buffer.
+  if (auto extract = dyn_cast<tensor::ExtractOp>(op)) {
+    if (extract.getTensor().getType().getNumElements() != 1)
+      return op->emitError("fp8 GPU lowering: elements are read on the host "
+                           "only from single-element tensors");
+    scalarSources[extract.getResult()] = bufferOf(extract.getTensor());
+    return success();
+  }
+  if (auto from = dyn_cast<tensor::FromElementsOp>(op)) {
+    if (from.getElements().size() == 1 &&
+        scalarSources.count(from.getElements()[0])) {
+      buffers[from.getResult()] = scalarSources[from.getElements()[0]];
+      return success();
+    }
+    return op->emitError("fp8 GPU lowering: tensors are built from elements "
+                         "of other single-element tensors only");
+  }
+  // 1 / s of a single scale: the GEMM takes s and divides.
+  if (auto divf = dyn_cast<arith::DivFOp>(op)) {
+    auto type = dyn_cast<RankedTensorType>(divf.getType());
+    DenseElementsAttr numerator;
+    if (type && type.getNumElements() == 1 &&
+        matchPattern(divf.getLhs(), m_Constant(&numerator)) &&
+        numerator.getSplatValue<APFloat>().isExactlyValue(1.0)) {
+      reciprocals[divf.getResult()] = bufferOf(divf.getRhs());
+      return success();
+    }
+    return op->emitError("fp8 GPU lowering: elementwise arithmetic on "
+                         "tensors has no kernel; only 1 / scale is folded "
+                         "into the GEMM that reads it");
+  }
   if (auto transpose = dyn_cast<linalg::TransposeOp>(op)) {
     if (foldedTransposes.contains(op))
       return success();
@@ -341,12 +423,23 @@ LogicalResult PlanBuilder::lowerScaledMatmul(ScaledMatmulOp op) {
   if (failed(config.verify(reason)))
     return op.emitError() << "fp8 GPU lowering: " << reason;
 
-  OpBuilder builder(kernels.getBody(), kernels.getBody()->end());
-  LLVM::LLVMFuncOp kernel = buildGemmSM90Kernel(builder, op.getLoc(), config);
 
   int64_t a = bufferOf(op.getLhs()), b = bufferOf(op.getRhs());
-  int64_t sa = bufferOf(op.getLhsScale()), sb = bufferOf(op.getRhsScale());
+  // Scales that are 1 / a stored scale: the kernel divides.
+  auto scaleBuffer = [&](Value scale, bool &inverted) {
+    auto it = reciprocals.find(scale);
+    inverted = it != reciprocals.end();
+    return inverted ? it->second : bufferOf(scale);
+  };
+  int64_t sa = scaleBuffer(op.getLhsScale(), config.invertScaleA);
+  int64_t sb = scaleBuffer(op.getRhsScale(), config.invertScaleB);
+  if ((config.invertScaleA || config.invertScaleB) &&
+      config.scaling != GemmScaling::Tensor)
+    return op.emitError("fp8 GPU lowering: reciprocal scales are folded into "
+                        "per-tensor GEMMs only");
   int64_t c = bufferOf(op.getResult());
+  OpBuilder builder(kernels.getBody(), kernels.getBody()->end());
+  LLVM::LLVMFuncOp kernel = buildGemmSM90Kernel(builder, op.getLoc(), config);
   SmallVector<Attribute> params{
       tensorMapParam(a, m, k, config.blockM, GemmSM90Config::kBlockK),
       tensorMapParam(b, n, k, config.blockN, GemmSM90Config::kBlockK),
@@ -395,7 +488,6 @@ LogicalResult PlanBuilder::lowerDynamicQuantize(DynamicQuantizeOp op) {
   if (op.getGlobalScale())
     return op.emitError("fp8 GPU lowering: two-level (NVFP4) quantization "
                         "is not generated yet");
-  int64_t input = bufferOf(op.getInput());
 
   // A copy read only through transposes is stored transposed: the K-major
   // operand of a Hopper GEMM, written by the quantization (cast+transpose).
@@ -439,8 +531,16 @@ LogicalResult PlanBuilder::lowerDynamicQuantize(DynamicQuantizeOp op) {
       dataBuffer = bufferOf(data);
       scaleBuffer = bufferOf(scale);
     }
-    return addQuantizeLaunches(op, input, granularity, dataBuffer, scaleBuffer,
-                               transposed, returned);
+    QuantizeConfig config;
+    config.format = *getFormat(
+        cast<RankedTensorType>(data.getType()).getElementType());
+    config.rule = op.getRule();
+    config.overflow = op.getOverflow();
+    config.nanPolicy = op.getNanPolicy();
+    config.e8m0Scales = isa<Float8E8M0FNUType>(
+        cast<RankedTensorType>(scale.getType()).getElementType());
+    return addQuantizeLaunches(op, op.getInput(), granularity, config,
+                               dataBuffer, scaleBuffer, transposed, returned);
   };
   if (failed(quantizeCopy(op.getGranularity(), op.getData(), op.getScale(),
                           /*transposed=*/false)))
@@ -451,19 +551,20 @@ LogicalResult PlanBuilder::lowerDynamicQuantize(DynamicQuantizeOp op) {
   return success();
 }
 
-LogicalResult PlanBuilder::addQuantizeLaunches(DynamicQuantizeOp op,
-                                               int64_t input,
-                                               GranularityAttr granularity,
-                                               int64_t data, int64_t scale,
-                                               bool transposed,
-                                               bool returned) {
-  auto inputType = op.getInput().getType();
+LogicalResult PlanBuilder::addQuantizeLaunches(
+    Operation *op, Value inputValue, GranularityAttr granularity,
+    QuantizeConfig config, int64_t data, int64_t scale, bool transposed,
+    bool returned, int64_t givenScales, bool amaxOnly) {
+  auto inputType = cast<RankedTensorType>(inputValue.getType());
+  if (inputType.getRank() != 2)
+    return op->emitError("fp8 GPU lowering: only matrices are quantized on "
+                         "the GPU; collapse the leading dimensions first");
+  int64_t input = bufferOf(inputValue);
   int64_t rows = inputType.getDimSize(0), cols = inputType.getDimSize(1);
   SmallVector<int64_t> block = granularity.getBlockShape(inputType.getShape());
   int64_t blockRows = std::min(block[0], rows);
   int64_t blockCols = std::min(block[1], cols);
 
-  QuantizeConfig config;
   Type element = inputType.getElementType();
   if (element.isF32())
     config.input = WideElement::F32;
@@ -472,14 +573,8 @@ LogicalResult PlanBuilder::addQuantizeLaunches(DynamicQuantizeOp op,
   else if (element.isF16())
     config.input = WideElement::F16;
   else
-    return op.emitError() << "fp8 GPU lowering: " << element
-                          << " inputs are not quantized on the GPU";
-  config.format = *getFormat(op.getData().getType().getElementType());
-  config.rule = op.getRule();
-  config.overflow = op.getOverflow();
-  config.nanPolicy = op.getNanPolicy();
-  config.e8m0Scales = isa<Float8E8M0FNUType>(op.getScale().getType()
-                                                 .getElementType());
+    return op->emitError() << "fp8 GPU lowering: " << element
+                           << " inputs are not quantized on the GPU";
   config.transposed = transposed;
   // The part of a block in one tile; a block spanning the whole extent
   // covers the tile's extent.
@@ -496,6 +591,11 @@ LogicalResult PlanBuilder::addQuantizeLaunches(DynamicQuantizeOp op,
                   (blockRows == rows && rows <= QuantizeConfig::kTileRows)) &&
                  (blockCols <= QuantizeConfig::kTileCols ||
                   (blockCols == cols && cols <= QuantizeConfig::kTileCols));
+  if (givenScales >= 0 || amaxOnly)
+    config.fused = false;
+  if (amaxOnly)
+    config.phase = QuantizeConfig::Phase::Amax;
+  config.givenScales = givenScales >= 0;
   // A whole-extent block inside one tile: one block per tile.
   if (config.fused && blockRows == rows)
     config.tileBlockRows = QuantizeConfig::kTileRows;
@@ -508,7 +608,7 @@ LogicalResult PlanBuilder::addQuantizeLaunches(DynamicQuantizeOp op,
   int64_t rowLength = transposed ? rows : cols;
   int64_t pitch = rowLength;
   auto dataEntry = cast<DictionaryAttr>(bufferAttrs[data]);
-  if (rowLength % 16 != 0 && !returned &&
+  if (rowLength % 16 != 0 && !returned && !amaxOnly &&
       dataEntry.getAs<StringAttr>("kind").getValue() == "temp") {
     pitch = llvm::alignTo(rowLength, 16);
     pitches[data] = pitch;
@@ -520,8 +620,8 @@ LogicalResult PlanBuilder::addQuantizeLaunches(DynamicQuantizeOp op,
   config.vectorStores = pitch % 16 == 0;
   std::string reason;
   if (failed(config.verify(reason)))
-    return op.emitError() << "fp8 GPU lowering: quantizing by "
-                          << formatGranularity(granularity) << ": " << reason;
+    return op->emitError() << "fp8 GPU lowering: quantizing by "
+                           << formatGranularity(granularity) << ": " << reason;
 
   OpBuilder builder(kernels.getBody(), kernels.getBody()->end());
   int64_t tiles =
@@ -530,17 +630,19 @@ LogicalResult PlanBuilder::addQuantizeLaunches(DynamicQuantizeOp op,
   SmallVector<Attribute> shape{i32Param(rows), i32Param(cols),
                                i32Param(blockRows), i32Param(blockCols)};
   int64_t amax = input; // unused by fused kernels
-  if (!config.fused) {
+  if (givenScales >= 0) {
+    amax = givenScales;
+  } else if (!config.fused) {
     auto amaxType = RankedTensorType::get(
         {int64_t(llvm::divideCeil(rows, blockRows)),
          int64_t(llvm::divideCeil(cols, blockCols))},
         Float32Type::get(ctx));
-    amax = addBuffer("temp", amaxType);
+    amax = amaxOnly ? data : addBuffer("temp", amaxType);
     addFill(amax, 0);
     QuantizeConfig amaxConfig = config;
     amaxConfig.phase = QuantizeConfig::Phase::Amax;
     LLVM::LLVMFuncOp kernel =
-        buildQuantizeKernel(builder, op.getLoc(), amaxConfig);
+        buildQuantizeKernel(builder, op->getLoc(), amaxConfig);
     SmallVector<Attribute> params{bufferParam(input), bufferParam(amax)};
     params.append(shape);
     addKernelLaunch(kernel.getName(), {tiles, 1, 1},
@@ -548,7 +650,9 @@ LogicalResult PlanBuilder::addQuantizeLaunches(DynamicQuantizeOp op,
                     amaxConfig.getSharedMemoryBytes(), params,
                     /*persistent=*/false);
   }
-  LLVM::LLVMFuncOp kernel = buildQuantizeKernel(builder, op.getLoc(), config);
+  if (amaxOnly)
+    return success();
+  LLVM::LLVMFuncOp kernel = buildQuantizeKernel(builder, op->getLoc(), config);
   SmallVector<Attribute> params{bufferParam(input), bufferParam(amax),
                                 bufferParam(data), bufferParam(scale)};
   params.append(shape);
@@ -556,6 +660,101 @@ LogicalResult PlanBuilder::addQuantizeLaunches(DynamicQuantizeOp op,
   addKernelLaunch(kernel.getName(), {tiles, 1, 1},
                   {QuantizeConfig::kThreads, 1, 1},
                   config.getSharedMemoryBytes(), params, /*persistent=*/false);
+  return success();
+}
+
+int64_t PlanBuilder::stateBuffer(Operation *user, StringRef name) {
+  auto it = states.find(name);
+  if (it != states.end())
+    return it->second;
+  auto global = SymbolTable::lookupNearestSymbolFrom<ml_program::GlobalOp>(
+      user, StringAttr::get(ctx, name));
+  auto type = global ? dyn_cast<RankedTensorType>(global.getType()) : nullptr;
+  auto value =
+      global ? dyn_cast_or_null<DenseElementsAttr>(global.getValueAttr())
+             : nullptr;
+  if (!type || !type.hasStaticShape() || !value) {
+    user->emitError() << "fp8 GPU lowering: global @" << name
+                      << " needs a statically shaped tensor type and an "
+                         "initial value to become a state buffer";
+    return -1;
+  }
+  int64_t id = addBuffer("state", type,
+                         {named("value", value), named("name", str(name))});
+  states[name] = id;
+  return id;
+}
+
+LogicalResult PlanBuilder::lowerQuantize(QuantizeOp op) {
+  if (op.getGlobalScale() || op.getRbits() ||
+      op.getRounding() != Rounding::RNE)
+    return op.emitError("fp8 GPU lowering: quantization by given scales is "
+                        "generated for round-to-nearest-even with f32 "
+                        "scales only");
+  auto scaleType = cast<RankedTensorType>(op.getScale().getType());
+  if (!scaleType.getElementType().isF32())
+    return op.emitError("fp8 GPU lowering: quantization by given scales "
+                        "takes f32 encode scales");
+  QuantizeConfig config;
+  config.format = *getFormat(op.getType().getElementType());
+  config.overflow = op.getOverflow();
+  Value result = op.getResult();
+  bool returned = llvm::any_of(result.getUsers(), [](Operation *u) {
+    return isa<func::ReturnOp>(u);
+  });
+  // Read only through transposes: stored transposed (cast+transpose).
+  bool transposed = readOnlyTransposed(result);
+  int64_t data = -1;
+  if (transposed) {
+    for (Operation *user : result.getUsers()) {
+      if (data < 0)
+        data = bufferOf(user->getResult(0));
+      buffers[user->getResult(0)] = data;
+      foldedTransposes.insert(user);
+      returned |= llvm::any_of(user->getResult(0).getUsers(),
+                               [](Operation *u) {
+                                 return isa<func::ReturnOp>(u);
+                               });
+    }
+  } else {
+    data = bufferOf(result);
+  }
+  return addQuantizeLaunches(op, op.getInput(), op.getGranularity(), config,
+                             data, data, transposed, returned,
+                             bufferOf(op.getScale()));
+}
+
+LogicalResult PlanBuilder::lowerAmax(AmaxOp op) {
+  QuantizeConfig config;
+  config.nanPolicy = op.getNanPolicy();
+  int64_t amax = bufferOf(op.getResult());
+  return addQuantizeLaunches(op, op.getInput(), op.getGranularity(), config,
+                             amax, amax, /*transposed=*/false,
+                             /*returned=*/false, /*givenScales=*/-1,
+                             /*amaxOnly=*/true);
+}
+
+LogicalResult PlanBuilder::lowerUpdateDelayedScale(UpdateDelayedScaleOp op) {
+  DelayedScaleConfig config;
+  config.format = op.getFormat();
+  config.algo = op.getAlgo();
+  config.margin = op.getMargin();
+  config.zeroAmax = op.getZeroAmax();
+  OpBuilder builder(kernels.getBody(), kernels.getBody()->end());
+  LLVM::LLVMFuncOp kernel =
+      buildDelayedScaleKernel(builder, op.getLoc(), config);
+  int64_t length = op.getHistory().getType().getDimSize(0);
+  SmallVector<Attribute> params{
+      bufferParam(bufferOf(op.getAmax())),
+      bufferParam(bufferOf(op.getHistory())),
+      bufferParam(bufferOf(op.getScale())),
+      bufferParam(bufferOf(op.getNewHistory())),
+      bufferParam(bufferOf(op.getNewScale())),
+      bufferParam(bufferOf(op.getNewScaleInv())),
+      i32Param(length)};
+  addKernelLaunch(kernel.getName(), {1, 1, 1},
+                  {DelayedScaleConfig::kThreads, 1, 1}, 32, params,
+                  /*persistent=*/false);
   return success();
 }
 

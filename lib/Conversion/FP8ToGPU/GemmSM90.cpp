@@ -30,6 +30,7 @@
 #include "KernelBuilder.h"
 
 #include "fp8/Conversion/FP8ToGPU/Kernels.h"
+#include "fp8/Dialect/FP8/Utils/ScaleRules.h"
 #include "fp8/Target/Descriptors.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -137,6 +138,10 @@ std::string GemmSM90Config::getKernelName() const {
     name += ("_bias" + getKernelTag(*bias)).str();
   if (outAmax)
     name += "_amax";
+  if (invertScaleA || invertScaleB)
+    name += llvm::formatv("_inv{0}{1}", invertScaleA ? "a" : "",
+                          invertScaleB ? "b" : "")
+                .str();
   name += llvm::formatv("_{0}x{1}_s{2}", blockM, blockN, getStages()).str();
   return name;
 }
@@ -330,9 +335,14 @@ void GemmEmitter::emitConsumer(Value consumer) {
   int64_t promote = promotionSteps(config);
   // Per-tensor scales are read once.
   Value tensorFactor;
-  if (config.scaling == GemmScaling::Tensor)
-    tensorFactor = kb.mulf(kb.load(kb.f32(), scaleA, 4),
-                           kb.load(kb.f32(), scaleB, 4));
+  if (config.scaling == GemmScaling::Tensor) {
+    Value a = kb.load(kb.f32(), scaleA, 4), b = kb.load(kb.f32(), scaleB, 4);
+    if (config.invertScaleA)
+      a = emitReciprocal(kb.b, kb.loc, a);
+    if (config.invertScaleB)
+      b = emitReciprocal(kb.b, kb.loc, b);
+    tensorFactor = kb.mulf(a, b);
+  }
   // The rows of the accumulator fragment this thread holds (+0 and +8).
   Value fragmentRow = kb.add(kb.mul(consumer, kb.i32(64)),
                              kb.add(kb.mul(warp, kb.i32(16)),

@@ -92,6 +92,8 @@ LogicalResult mlir::fp8::writeManifest(
       object["index"] = index.getInt();
     if (auto pitch = buffer.getAs<IntegerAttr>("pitch"))
       object["pitch"] = pitch.getInt();
+    if (auto stateName = buffer.getAs<StringAttr>("name"))
+      object["name"] = stateName.getValue();
     if (auto value = buffer.getAs<DenseElementsAttr>("value")) {
       std::vector<char> bytes = constantBytes(value);
       std::string file = writeConstant(id, bytes);
@@ -106,6 +108,13 @@ LogicalResult mlir::fp8::writeManifest(
     auto launch = cast<DictionaryAttr>(attr);
     StringRef kind = launch.getAs<StringAttr>("kind").getValue();
     llvm::json::Object object{{"kind", kind}};
+    if (kind == "copy") {
+      object["from"] = launch.getAs<IntegerAttr>("from").getInt();
+      object["to"] = launch.getAs<IntegerAttr>("to").getInt();
+      object["bytes"] = launch.getAs<IntegerAttr>("bytes").getInt();
+      launches.push_back(std::move(object));
+      continue;
+    }
     if (kind == "fill") {
       object["buffer"] = launch.getAs<IntegerAttr>("buffer").getInt();
       object["byte"] = launch.getAs<IntegerAttr>("byte").getInt();

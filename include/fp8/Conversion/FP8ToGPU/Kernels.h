@@ -56,6 +56,10 @@ struct GemmSM90Config {
   /// every scale block.
   int64_t promoteInterval = 4;
   std::optional<WideElement> bias;
+  /// Per-tensor scales given as their reciprocals (the encode scales of
+  /// delayed scaling): the kernel uses fl32(1 / s).
+  bool invertScaleA = false;
+  bool invertScaleB = false;
   /// FP8 results: codes of this format from fl32(v * out_scale), saturated
   /// (`out` is then unused).
   std::optional<Format> fp8Out;
@@ -108,6 +112,9 @@ struct QuantizeConfig {
   int64_t tileBlockCols = 128;
   /// The block lies inside one tile: no amax buffer.
   bool fused = true;
+  /// Quantize by given f32 encode scales (fp8.quantize): the amax parameter
+  /// holds the scales, and no scale is written.
+  bool givenScales = false;
   ScaleRuleAttr rule;
   Overflow overflow = Overflow::Saturate;
   NanPolicy nanPolicy = NanPolicy::Propagate;
@@ -138,6 +145,25 @@ struct QuantizeConfig {
 /// row pitch of the codes in elements.
 LLVM::LLVMFuncOp buildQuantizeKernel(OpBuilder &builder, Location loc,
                                      const QuantizeConfig &config);
+
+/// fp8.update_delayed_scale in one CTA of 256 threads: the history with
+/// this step's amax recorded, rolled and cleared (or kept when a zero amax
+/// is skipped), the new scale and its reciprocal (docs/numerics.md section
+/// 5).
+struct DelayedScaleConfig {
+  Format format = Format::E4M3;
+  AmaxAlgo algo = AmaxAlgo::Max;
+  int64_t margin = 0;
+  ZeroAmaxPolicy zeroAmax = ZeroAmaxPolicy::Roll;
+
+  static constexpr int64_t kThreads = 256;
+  std::string getKernelName() const;
+};
+
+/// Parameters: the amax, history and scale, the new history, scale and
+/// inverse scale (f32 buffers), then the history length as i32.
+LLVM::LLVMFuncOp buildDelayedScaleKernel(OpBuilder &builder, Location loc,
+                                         const DelayedScaleConfig &config);
 
 } // namespace mlir::fp8
 

@@ -8,14 +8,19 @@
 // attribute `fp8.plans` (function name -> plan dictionary):
 //
 //   chip: "sm_90a"; kernel_module: the gpu.module / gpu.binary of the kernels
-//   buffers: [{id, kind: input | output | temp | constant, type, bytes,
+//   buffers: [{id, kind: input | output | temp | constant | state, type,
+//              bytes, name (state: the ml_program global),
 //              index (inputs and outputs), value (constants), pitch (rows
 //              padded to 16 bytes: elements from row to row)}]
 //   launches: [{kind: "kernel", kernel, grid, block, cluster, shared_bytes,
 //               persistent, params: [{kind: buffer, buffer} | {kind: i32,
 //               value} | {kind: f32, value} | {kind: tensor_map, buffer,
 //               dtype, dims, strides, box, swizzle}]}
-//             | {kind: "fill", buffer, value}]
+//             | {kind: "fill", buffer, byte}
+//             | {kind: "copy", from, to, bytes}]
+//
+// State buffers hold delayed-scaling state (ml_program globals): set from
+// their initial value once, kept across runs of the plan.
 //
 // writeManifest serializes a plan as the JSON the runtime reads
 // (runtime/README.md): tensor-map dims and boxes innermost first, strides

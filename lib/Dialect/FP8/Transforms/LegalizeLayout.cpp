@@ -90,7 +90,7 @@ int64_t roundUp(int64_t value, int64_t step) {
 bool isQuantizedInGraph(Value data) {
   while (auto transpose = data.getDefiningOp<linalg::TransposeOp>())
     data = transpose.getInput();
-  return data.getDefiningOp<DynamicQuantizeOp>() != nullptr;
+  return isa_and_nonnull<DynamicQuantizeOp, QuantizeOp>(data.getDefiningOp());
 }
 
 /// Checks what no copy can fix for one operand; emits the errors.
