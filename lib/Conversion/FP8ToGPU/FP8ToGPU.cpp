@@ -80,9 +80,9 @@ private:
   /// The buffer of ml_program global `name`, created on first use.
   int64_t stateBuffer(Operation *user, StringRef name);
   void addCopy(int64_t from, int64_t to, int64_t bytes) {
-    launches.push_back(dict({named("kind", str("copy")),
-                             named("from", i64(from)), named("to", i64(to)),
-                             named("bytes", i64(bytes))}));
+    launches.push_back(
+        dict({named("kind", str("copy")), named("from", i64(from)),
+              named("to", i64(to)), named("bytes", i64(bytes))}));
   }
   int64_t bytesOf(int64_t buffer) {
     return cast<DictionaryAttr>(bufferAttrs[buffer])
@@ -103,9 +103,8 @@ private:
   }
   Attribute str(StringRef s) { return StringAttr::get(ctx, s); }
   Attribute array(ArrayRef<int64_t> values) {
-    return ArrayAttr::get(ctx, llvm::map_to_vector(values, [&](int64_t v) {
-                            return i64(v);
-                          }));
+    return ArrayAttr::get(
+        ctx, llvm::map_to_vector(values, [&](int64_t v) { return i64(v); }));
   }
   DictionaryAttr dict(ArrayRef<NamedAttribute> entries) {
     return DictionaryAttr::get(ctx, entries);
@@ -122,8 +121,7 @@ private:
   /// boxes of [boxRows, boxCols] and 128-byte swizzle.
   Attribute tensorMapParam(int64_t buffer, int64_t rows, int64_t cols,
                            int64_t boxRows, int64_t boxCols) {
-    return dict({named("kind", str("tensor_map")),
-                 named("buffer", i64(buffer)),
+    return dict({named("kind", str("tensor_map")), named("buffer", i64(buffer)),
                  named("dtype", str("uint8")),
                  named("dims", array({cols, rows})),
                  named("strides", array({pitchOf(buffer, cols)})),
@@ -131,20 +129,20 @@ private:
                  named("swizzle", str("128B"))});
   }
   void addFill(int64_t buffer, int64_t byte) {
-    launches.push_back(dict({named("kind", str("fill")),
-                             named("buffer", i64(buffer)),
-                             named("byte", i64(byte))}));
+    launches.push_back(
+        dict({named("kind", str("fill")), named("buffer", i64(buffer)),
+              named("byte", i64(byte))}));
   }
   void addKernelLaunch(StringRef kernel, ArrayRef<int64_t> grid,
                        ArrayRef<int64_t> block, int64_t sharedBytes,
                        ArrayRef<Attribute> params, bool persistent) {
-    launches.push_back(dict(
-        {named("kind", str("kernel")), named("kernel", str(kernel)),
-         named("grid", array(grid)), named("block", array(block)),
-         named("cluster", array({1, 1, 1})),
-         named("shared_bytes", i64(sharedBytes)),
-         named("persistent", BoolAttr::get(ctx, persistent)),
-         named("params", ArrayAttr::get(ctx, params))}));
+    launches.push_back(
+        dict({named("kind", str("kernel")), named("kernel", str(kernel)),
+              named("grid", array(grid)), named("block", array(block)),
+              named("cluster", array({1, 1, 1})),
+              named("shared_bytes", i64(sharedBytes)),
+              named("persistent", BoolAttr::get(ctx, persistent)),
+              named("params", ArrayAttr::get(ctx, params))}));
   }
 
   func::FuncOp func;
@@ -323,14 +321,12 @@ LogicalResult PlanBuilder::lower(Operation *op) {
   if (isa<tensor::EmptyOp>(op))
     return success();
   // Views of a buffer under another shape share it.
-  if (isa<tensor::CastOp, tensor::ExpandShapeOp, tensor::CollapseShapeOp>(
-          op)) {
+  if (isa<tensor::CastOp, tensor::ExpandShapeOp, tensor::CollapseShapeOp>(op)) {
     buffers[op->getResult(0)] = bufferOf(op->getOperand(0));
     return success();
   }
   return op->emitError() << "fp8 GPU lowering: '" << op->getName()
-                         << "' has no " << getChipName(chip)
-                         << " lowering yet";
+                         << "' has no " << getChipName(chip) << " lowering yet";
 }
 
 LogicalResult PlanBuilder::lowerScaledMatmul(ScaledMatmulOp op) {
@@ -364,17 +360,16 @@ LogicalResult PlanBuilder::lowerScaledMatmul(ScaledMatmulOp op) {
   if (!out) {
     std::optional<Format> format = getFormat(resultType.getElementType());
     if (!format || (*format != Format::E4M3 && *format != Format::E5M2))
-      return op.emitError() << "fp8 GPU lowering: results of type "
-                            << resultType.getElementType()
-                            << " are not generated";
+      return op.emitError()
+             << "fp8 GPU lowering: results of type "
+             << resultType.getElementType() << " are not generated";
     config.fp8Out = *format;
   } else {
     config.out = *out;
   }
   config.outAmax = bool(op.getAmax());
   if (Value bias = op.getBias())
-    config.bias =
-        wide(cast<RankedTensorType>(bias.getType()).getElementType());
+    config.bias = wide(cast<RankedTensorType>(bias.getType()).getElementType());
   config.promoteInterval = op.getPromoteInterval();
   if (op.getLhsGlobalScale() || op.getRhsGlobalScale())
     return op.emitError("fp8 GPU lowering: two-level (NVFP4) scales need "
@@ -422,7 +417,6 @@ LogicalResult PlanBuilder::lowerScaledMatmul(ScaledMatmulOp op) {
   std::string reason;
   if (failed(config.verify(reason)))
     return op.emitError() << "fp8 GPU lowering: " << reason;
-
 
   int64_t a = bufferOf(op.getLhs()), b = bufferOf(op.getRhs());
   // Scales that are 1 / a stored scale: the kernel divides.
@@ -491,19 +485,19 @@ LogicalResult PlanBuilder::lowerDynamicQuantize(DynamicQuantizeOp op) {
 
   // A copy read only through transposes is stored transposed: the K-major
   // operand of a Hopper GEMM, written by the quantization (cast+transpose).
-  auto quantizeCopy = [&](GranularityAttr granularity, Value data,
-                          Value scale, bool transposed) -> LogicalResult {
+  auto quantizeCopy = [&](GranularityAttr granularity, Value data, Value scale,
+                          bool transposed) -> LogicalResult {
     int64_t dataBuffer, scaleBuffer;
     auto isReturned = [](Value value) {
       return llvm::any_of(value.getUsers(), [](Operation *user) {
         return isa<func::ReturnOp>(user);
       });
     };
-    bool returned = isReturned(data) ||
-                    llvm::any_of(data.getUsers(), [&](Operation *user) {
-                      return isa<linalg::TransposeOp>(user) &&
-                             isReturned(user->getResult(0));
-                    });
+    bool returned =
+        isReturned(data) || llvm::any_of(data.getUsers(), [&](Operation *user) {
+          return isa<linalg::TransposeOp>(user) &&
+                 isReturned(user->getResult(0));
+        });
     if (!transposed && readOnlyTransposed(data) &&
         (isTransposeInvariant(scale) || readOnlyTransposed(scale))) {
       transposed = true;
@@ -532,8 +526,8 @@ LogicalResult PlanBuilder::lowerDynamicQuantize(DynamicQuantizeOp op) {
       scaleBuffer = bufferOf(scale);
     }
     QuantizeConfig config;
-    config.format = *getFormat(
-        cast<RankedTensorType>(data.getType()).getElementType());
+    config.format =
+        *getFormat(cast<RankedTensorType>(data.getType()).getElementType());
     config.rule = op.getRule();
     config.overflow = op.getOverflow();
     config.nanPolicy = op.getNanPolicy();
@@ -583,10 +577,8 @@ LogicalResult PlanBuilder::addQuantizeLaunches(
       return tile;
     return blockExtent;
   };
-  config.tileBlockRows =
-      tilePart(blockRows, rows, QuantizeConfig::kTileRows);
-  config.tileBlockCols =
-      tilePart(blockCols, cols, QuantizeConfig::kTileCols);
+  config.tileBlockRows = tilePart(blockRows, rows, QuantizeConfig::kTileRows);
+  config.tileBlockCols = tilePart(blockCols, cols, QuantizeConfig::kTileCols);
   config.fused = (blockRows <= QuantizeConfig::kTileRows ||
                   (blockRows == rows && rows <= QuantizeConfig::kTileRows)) &&
                  (blockCols <= QuantizeConfig::kTileCols ||
@@ -624,19 +616,18 @@ LogicalResult PlanBuilder::addQuantizeLaunches(
                            << formatGranularity(granularity) << ": " << reason;
 
   OpBuilder builder(kernels.getBody(), kernels.getBody()->end());
-  int64_t tiles =
-      int64_t(llvm::divideCeil(rows, QuantizeConfig::kTileRows) *
-              llvm::divideCeil(cols, QuantizeConfig::kTileCols));
+  int64_t tiles = int64_t(llvm::divideCeil(rows, QuantizeConfig::kTileRows) *
+                          llvm::divideCeil(cols, QuantizeConfig::kTileCols));
   SmallVector<Attribute> shape{i32Param(rows), i32Param(cols),
                                i32Param(blockRows), i32Param(blockCols)};
   int64_t amax = input; // unused by fused kernels
   if (givenScales >= 0) {
     amax = givenScales;
   } else if (!config.fused) {
-    auto amaxType = RankedTensorType::get(
-        {int64_t(llvm::divideCeil(rows, blockRows)),
-         int64_t(llvm::divideCeil(cols, blockCols))},
-        Float32Type::get(ctx));
+    auto amaxType =
+        RankedTensorType::get({int64_t(llvm::divideCeil(rows, blockRows)),
+                               int64_t(llvm::divideCeil(cols, blockCols))},
+                              Float32Type::get(ctx));
     amax = amaxOnly ? data : addBuffer("temp", amaxType);
     addFill(amax, 0);
     QuantizeConfig amaxConfig = config;
@@ -670,9 +661,9 @@ int64_t PlanBuilder::stateBuffer(Operation *user, StringRef name) {
   auto global = SymbolTable::lookupNearestSymbolFrom<ml_program::GlobalOp>(
       user, StringAttr::get(ctx, name));
   auto type = global ? dyn_cast<RankedTensorType>(global.getType()) : nullptr;
-  auto value =
-      global ? dyn_cast_or_null<DenseElementsAttr>(global.getValueAttr())
-             : nullptr;
+  auto value = global
+                   ? dyn_cast_or_null<DenseElementsAttr>(global.getValueAttr())
+                   : nullptr;
   if (!type || !type.hasStaticShape() || !value) {
     user->emitError() << "fp8 GPU lowering: global @" << name
                       << " needs a statically shaped tensor type and an "
@@ -686,8 +677,7 @@ int64_t PlanBuilder::stateBuffer(Operation *user, StringRef name) {
 }
 
 LogicalResult PlanBuilder::lowerQuantize(QuantizeOp op) {
-  if (op.getGlobalScale() || op.getRbits() ||
-      op.getRounding() != Rounding::RNE)
+  if (op.getGlobalScale() || op.getRbits() || op.getRounding() != Rounding::RNE)
     return op.emitError("fp8 GPU lowering: quantization by given scales is "
                         "generated for round-to-nearest-even with f32 "
                         "scales only");
@@ -699,9 +689,8 @@ LogicalResult PlanBuilder::lowerQuantize(QuantizeOp op) {
   config.format = *getFormat(op.getType().getElementType());
   config.overflow = op.getOverflow();
   Value result = op.getResult();
-  bool returned = llvm::any_of(result.getUsers(), [](Operation *u) {
-    return isa<func::ReturnOp>(u);
-  });
+  bool returned = llvm::any_of(
+      result.getUsers(), [](Operation *u) { return isa<func::ReturnOp>(u); });
   // Read only through transposes: stored transposed (cast+transpose).
   bool transposed = readOnlyTransposed(result);
   int64_t data = -1;
@@ -711,10 +700,9 @@ LogicalResult PlanBuilder::lowerQuantize(QuantizeOp op) {
         data = bufferOf(user->getResult(0));
       buffers[user->getResult(0)] = data;
       foldedTransposes.insert(user);
-      returned |= llvm::any_of(user->getResult(0).getUsers(),
-                               [](Operation *u) {
-                                 return isa<func::ReturnOp>(u);
-                               });
+      returned |= llvm::any_of(user->getResult(0).getUsers(), [](Operation *u) {
+        return isa<func::ReturnOp>(u);
+      });
     }
   } else {
     data = bufferOf(result);
@@ -744,14 +732,13 @@ LogicalResult PlanBuilder::lowerUpdateDelayedScale(UpdateDelayedScaleOp op) {
   LLVM::LLVMFuncOp kernel =
       buildDelayedScaleKernel(builder, op.getLoc(), config);
   int64_t length = op.getHistory().getType().getDimSize(0);
-  SmallVector<Attribute> params{
-      bufferParam(bufferOf(op.getAmax())),
-      bufferParam(bufferOf(op.getHistory())),
-      bufferParam(bufferOf(op.getScale())),
-      bufferParam(bufferOf(op.getNewHistory())),
-      bufferParam(bufferOf(op.getNewScale())),
-      bufferParam(bufferOf(op.getNewScaleInv())),
-      i32Param(length)};
+  SmallVector<Attribute> params{bufferParam(bufferOf(op.getAmax())),
+                                bufferParam(bufferOf(op.getHistory())),
+                                bufferParam(bufferOf(op.getScale())),
+                                bufferParam(bufferOf(op.getNewHistory())),
+                                bufferParam(bufferOf(op.getNewScale())),
+                                bufferParam(bufferOf(op.getNewScaleInv())),
+                                i32Param(length)};
   addKernelLaunch(kernel.getName(), {1, 1, 1},
                   {DelayedScaleConfig::kThreads, 1, 1}, 32, params,
                   /*persistent=*/false);
@@ -784,9 +771,9 @@ struct ConvertFP8ToGPUPass
       auto target = NVVM::NVVMTargetAttr::get(
           &getContext(), /*optLevel=*/3, "nvptx64-nvidia-cuda",
           getChipName(*parsed), getPtxFeatures(*parsed));
-      kernels = gpu::GPUModuleOp::create(builder, module.getLoc(),
-                                         kKernelModule,
-                                         builder.getArrayAttr({target}));
+      kernels =
+          gpu::GPUModuleOp::create(builder, module.getLoc(), kKernelModule,
+                                   builder.getArrayAttr({target}));
     }
     module->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),
                     builder.getUnitAttr());

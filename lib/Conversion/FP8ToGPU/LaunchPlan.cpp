@@ -79,8 +79,8 @@ LogicalResult mlir::fp8::writeManifest(
   llvm::json::Array buffers;
   for (Attribute attr : plan.getAs<ArrayAttr>("buffers")) {
     auto buffer = cast<DictionaryAttr>(attr);
-    auto type = cast<RankedTensorType>(
-        buffer.getAs<TypeAttr>("type").getValue());
+    auto type =
+        cast<RankedTensorType>(buffer.getAs<TypeAttr>("type").getValue());
     int64_t id = buffer.getAs<IntegerAttr>("id").getInt();
     llvm::json::Object object{
         {"id", id},

@@ -163,9 +163,7 @@ private:
   Value pitch;
   Value smem, tid, row0, col0;
 
-  int64_t blocksPerTileRow() const {
-    return kTileCols / config.tileBlockCols;
-  }
+  int64_t blocksPerTileRow() const { return kTileCols / config.tileBlockCols; }
   int64_t blocksPerTile() const {
     return kTileRows / config.tileBlockRows * blocksPerTileRow();
   }
@@ -213,8 +211,8 @@ Value QuantizeEmitter::loadElements(Value row, Value col) {
       if (!element.isF32())
         v = arith::ExtFOp::create(kb.b, kb.loc, kb.f32(), v);
       v = kb.select(in, v, kb.f32(0.0f));
-      vector = LLVM::InsertElementOp::create(kb.b, kb.loc, vector, v,
-                                             kb.i32(i));
+      vector =
+          LLVM::InsertElementOp::create(kb.b, kb.loc, vector, v, kb.i32(i));
     }
     return vector;
   };
@@ -222,15 +220,13 @@ Value QuantizeEmitter::loadElements(Value row, Value col) {
     return scalarPath();
   Value whole = arith::AndIOp::create(
       kb.b, kb.loc, kb.ult(row, rows),
-      kb.cmp(arith::CmpIPredicate::ule, kb.add(col, kb.i32(kPerThread)),
-             cols));
+      kb.cmp(arith::CmpIPredicate::ule, kb.add(col, kb.i32(kPerThread)), cols));
   auto ifOp = scf::IfOp::create(kb.b, kb.loc, TypeRange{f32Vector}, whole,
                                 /*withElseRegion=*/true);
   {
     OpBuilder::InsertionGuard guard(kb.b);
     kb.b.setInsertionPointToStart(&ifOp.getThenRegion().front());
-    Value v = kb.load(wideVector, kb.byteOffset(input, offsetOf(row, col)),
-                      16);
+    Value v = kb.load(wideVector, kb.byteOffset(input, offsetOf(row, col)), 16);
     if (!element.isF32())
       v = arith::ExtFOp::create(kb.b, kb.loc, f32Vector, v);
     scf::YieldOp::create(kb.b, kb.loc, v);
@@ -259,12 +255,12 @@ void QuantizeEmitter::reduceBlocks(Value magnitudes) {
                           kb.i32(config.tileBlockCols));
   // Every thread stores its magnitudes, then reduces 16 of its block's.
   Value myRow = kb.udiv(tid, kb.i32(kThreadsPerRow));
-  Value myCol = kb.mul(kb.urem(tid, kb.i32(kThreadsPerRow)),
-                       kb.i32(kPerThread));
-  kb.store(magnitudes,
-           shared(kAbsOffset, kb.add(kb.mul(myRow, kb.i32(kTileCols)), myCol),
-                  4),
-           16);
+  Value myCol =
+      kb.mul(kb.urem(tid, kb.i32(kThreadsPerRow)), kb.i32(kPerThread));
+  kb.store(
+      magnitudes,
+      shared(kAbsOffset, kb.add(kb.mul(myRow, kb.i32(kTileCols)), myCol), 4),
+      16);
   kb.barrier();
   Value max = kb.f32(0.0f);
   for (int64_t step = 0; step < blockElements / perBlock; ++step) {
@@ -272,8 +268,8 @@ void QuantizeEmitter::reduceBlocks(Value magnitudes) {
     Value r = kb.add(blockRow, kb.udiv(e, kb.i32(config.tileBlockCols)));
     Value c = kb.add(blockCol, kb.urem(e, kb.i32(config.tileBlockCols)));
     Value v = kb.load(
-        kb.f32(), shared(kAbsOffset, kb.add(kb.mul(r, kb.i32(kTileCols)), c), 4),
-        4);
+        kb.f32(),
+        shared(kAbsOffset, kb.add(kb.mul(r, kb.i32(kTileCols)), c), 4), 4);
     max = kb.maxf(max, v, propagate());
   }
   max = kb.warpMax(max, std::min<int64_t>(perBlock, 32), propagate());
@@ -293,8 +289,9 @@ void QuantizeEmitter::reduceBlocks(Value magnitudes) {
     Value total = kb.f32(0.0f);
     for (int64_t w = 0; w < warpsPerBlock; ++w) {
       Value index = kb.add(kb.mul(tid, kb.i32(warpsPerBlock)), kb.i32(w));
-      total = kb.maxf(total, kb.load(kb.f32(), shared(kWarpOffset, index, 4), 4),
-                      propagate());
+      total =
+          kb.maxf(total, kb.load(kb.f32(), shared(kWarpOffset, index, 4), 4),
+                  propagate());
     }
     kb.store(total, shared(kBlockOffset, tid, 4), 4);
   });
@@ -304,8 +301,8 @@ void QuantizeEmitter::reduceBlocks(Value magnitudes) {
 void QuantizeEmitter::emitAmaxUpdate() {
   kb.ifThen(kb.ult(tid, kb.i32(blocksPerTile())), [&] {
     auto [r, c] = blockOrigin(tid);
-    Value in = arith::AndIOp::create(kb.b, kb.loc, kb.ult(r, rows),
-                                     kb.ult(c, cols));
+    Value in =
+        arith::AndIOp::create(kb.b, kb.loc, kb.ult(r, rows), kb.ult(c, cols));
     kb.ifThen(in, [&] {
       Value blocksPerRow = kb.ceilDiv(cols, blockCols);
       Value index = kb.add(kb.mul(kb.udiv(r, blockRows), blocksPerRow),
@@ -332,10 +329,9 @@ void QuantizeEmitter::emitScales() {
       amax = kb.load(kb.f32(), shared(kBlockOffset, tid, 4), 4);
     } else {
       Value index = kb.add(kb.mul(blockR, blocksPerRow), blockC);
-      amax = kb.load(kb.f32(), kb.byteOffset(amaxBuffer,
-                                             kb.mul(kb.zext64(index),
-                                                    kb.i64(4))),
-                     4);
+      amax = kb.load(
+          kb.f32(),
+          kb.byteOffset(amaxBuffer, kb.mul(kb.zext64(index), kb.i64(4))), 4);
     }
     if (config.givenScales) {
       // `amax` is the block's encode scale.
@@ -343,8 +339,7 @@ void QuantizeEmitter::emitScales() {
                shared(kBlockOffset, tid, 4), 4);
       return;
     }
-    Value scale =
-        emitScaleRule(kb.b, kb.loc, config.rule, config.format, amax);
+    Value scale = emitScaleRule(kb.b, kb.loc, config.rule, config.format, amax);
     Value multiplier = emitEncodeMultiplier(kb.b, kb.loc, scale);
     kb.store(multiplier, shared(kBlockOffset, tid, 4), 4);
     // The tile holding the block's first element stores its scale.
@@ -364,8 +359,7 @@ void QuantizeEmitter::emitScales() {
       } else {
         Value decode = emitReciprocal(kb.b, kb.loc, scale);
         kb.store(decode,
-                 kb.byteOffset(scales, kb.mul(kb.zext64(index), kb.i64(4))),
-                 4);
+                 kb.byteOffset(scales, kb.mul(kb.zext64(index), kb.i64(4))), 4);
       }
     });
   });
@@ -391,23 +385,23 @@ Value QuantizeEmitter::convertPair(Value lo, Value hi) {
     return arith::ExtUIOp::create(kb.b, kb.loc, kb.i16(),
                                   kb.bitcast(kb.i8(), q));
   };
-  return kb.orI(code(lo), kb.shl(code(hi), arith::ConstantOp::create(
-                                               kb.b, kb.loc,
-                                               kb.b.getI16IntegerAttr(8))));
+  return kb.orI(code(lo),
+                kb.shl(code(hi), arith::ConstantOp::create(
+                                     kb.b, kb.loc, kb.b.getI16IntegerAttr(8))));
 }
 
 void QuantizeEmitter::emitCodes(Value values, Value row, Value col) {
   Value myRow = kb.udiv(tid, kb.i32(kThreadsPerRow));
-  Value myCol = kb.mul(kb.urem(tid, kb.i32(kThreadsPerRow)),
-                       kb.i32(kPerThread));
+  Value myCol =
+      kb.mul(kb.urem(tid, kb.i32(kThreadsPerRow)), kb.i32(kPerThread));
   Value blockRow = kb.udiv(myRow, kb.i32(config.tileBlockRows));
   SmallVector<Value> scaled;
   Value multiplier;
   for (int64_t i = 0; i < kPerThread; ++i) {
     // 16 aligned columns share one block when blocks are 16 or wider.
     if (i == 0 || config.tileBlockCols < kPerThread) {
-      Value blockCol = kb.udiv(kb.add(myCol, kb.i32(i)),
-                               kb.i32(config.tileBlockCols));
+      Value blockCol =
+          kb.udiv(kb.add(myCol, kb.i32(i)), kb.i32(config.tileBlockCols));
       Value j = kb.add(kb.mul(blockRow, kb.i32(blocksPerTileRow())), blockCol);
       multiplier = kb.load(kb.f32(), shared(kBlockOffset, j, 4), 4);
     }
@@ -461,20 +455,20 @@ void QuantizeEmitter::emitCodes(Value values, Value row, Value col) {
   }
   // Transposed: through shared memory, then 16 rows of one column per
   // thread.
-  kb.store(codeBytes,
-           shared(kCodesOffset, kb.add(kb.mul(myRow, kb.i32(kTileCols)), myCol),
-                  1),
-           16);
+  kb.store(
+      codeBytes,
+      shared(kCodesOffset, kb.add(kb.mul(myRow, kb.i32(kTileCols)), myCol), 1),
+      16);
   kb.barrier();
-  Value outRow = kb.udiv(tid, kb.i32(2));     // a column of the tile
+  Value outRow = kb.udiv(tid, kb.i32(2)); // a column of the tile
   Value half = kb.mul(kb.urem(tid, kb.i32(2)), kb.i32(kPerThread));
   Value column = LLVM::UndefOp::create(kb.b, kb.loc, bytes);
   for (int64_t i = 0; i < kPerThread; ++i) {
-    Value index = kb.add(kb.mul(kb.add(half, kb.i32(i)), kb.i32(kTileCols)),
-                         outRow);
+    Value index =
+        kb.add(kb.mul(kb.add(half, kb.i32(i)), kb.i32(kTileCols)), outRow);
     Value byte = kb.load(kb.i8(), shared(kCodesOffset, index, 1), 1);
-    column = LLVM::InsertElementOp::create(kb.b, kb.loc, column, byte,
-                                           kb.i32(i));
+    column =
+        LLVM::InsertElementOp::create(kb.b, kb.loc, column, byte, kb.i32(i));
   }
   storeRun(column, kb.add(col0, outRow), cols, kb.add(row0, half), rows);
 }
@@ -503,8 +497,8 @@ void QuantizeEmitter::emit() {
   row0 = kb.mul(kb.udiv(tile, tilesPerRow), kb.i32(kTileRows));
   col0 = kb.mul(kb.urem(tile, tilesPerRow), kb.i32(kTileCols));
   Value row = kb.add(row0, kb.udiv(tid, kb.i32(kThreadsPerRow)));
-  Value col = kb.add(col0, kb.mul(kb.urem(tid, kb.i32(kThreadsPerRow)),
-                                  kb.i32(kPerThread)));
+  Value col = kb.add(
+      col0, kb.mul(kb.urem(tid, kb.i32(kThreadsPerRow)), kb.i32(kPerThread)));
   Value values = loadElements(row, col);
 
   bool reduce = config.phase == QuantizeConfig::Phase::Amax || config.fused;
@@ -514,15 +508,14 @@ void QuantizeEmitter::emit() {
     auto bitsType = VectorType::get({kPerThread}, kb.i32());
     Value signMask = arith::ConstantOp::create(
         kb.b, kb.loc,
-        DenseElementsAttr::get(bitsType, kb.b.getI32IntegerAttr(0x7FFFFFFF)
-                                             .getValue()));
+        DenseElementsAttr::get(bitsType,
+                               kb.b.getI32IntegerAttr(0x7FFFFFFF).getValue()));
     Value magnitudes = kb.bitcast(
         values.getType(), kb.andI(kb.bitcast(bitsType, values), signMask));
     if (!propagate()) {
       // NaN elements do not count.
-      Value isNaN = arith::CmpFOp::create(kb.b, kb.loc,
-                                          arith::CmpFPredicate::UNO,
-                                          magnitudes, magnitudes);
+      Value isNaN = arith::CmpFOp::create(
+          kb.b, kb.loc, arith::CmpFPredicate::UNO, magnitudes, magnitudes);
       Value zeros = arith::ConstantOp::create(
           kb.b, kb.loc,
           DenseElementsAttr::get(cast<ShapedType>(magnitudes.getType()),
@@ -556,8 +549,8 @@ LLVM::LLVMFuncOp mlir::fp8::buildQuantizeKernel(OpBuilder &builder,
   params.append(4, builder.getI32Type());
   if (config.phase == QuantizeConfig::Phase::Quantize)
     params.push_back(builder.getI32Type());
-  LLVM::LLVMFuncOp func = createKernel(builder, loc, name, params,
-                                       QuantizeConfig::kThreads);
+  LLVM::LLVMFuncOp func =
+      createKernel(builder, loc, name, params, QuantizeConfig::kThreads);
   KernelBuilder kb(builder, loc);
   QuantizeEmitter(kb, config, func).emit();
 
@@ -590,8 +583,8 @@ mlir::fp8::buildDelayedScaleKernel(OpBuilder &builder, Location loc,
   auto global = LLVM::LLVMPointerType::get(builder.getContext(), 1);
   SmallVector<Type> params(6, global);
   params.push_back(builder.getI32Type());
-  LLVM::LLVMFuncOp func = createKernel(builder, loc, name, params,
-                                       DelayedScaleConfig::kThreads);
+  LLVM::LLVMFuncOp func =
+      createKernel(builder, loc, name, params, DelayedScaleConfig::kThreads);
   Block &entry = func.getBody().front();
   builder.setInsertionPointToStart(&entry);
   KernelBuilder kb(builder, loc);
@@ -608,9 +601,8 @@ mlir::fp8::buildDelayedScaleKernel(OpBuilder &builder, Location loc,
   Value amax = kb.load(kb.f32(), amaxIn, 4);
   Value zero = kb.f32(0.0f);
   Value skip = config.zeroAmax == ZeroAmaxPolicy::Skip
-                   ? arith::CmpFOp::create(kb.b, kb.loc,
-                                           arith::CmpFPredicate::OEQ, amax,
-                                           zero)
+                   ? arith::CmpFOp::create(
+                         kb.b, kb.loc, arith::CmpFPredicate::OEQ, amax, zero)
                          .getResult()
                    : kb.boolean(false);
   Value last = kb.sub(length, kb.i32(1));
@@ -620,8 +612,8 @@ mlir::fp8::buildDelayedScaleKernel(OpBuilder &builder, Location loc,
   ValueRange partial = kb.forLoop(
       tid, length, kb.i32(DelayedScaleConfig::kThreads), ValueRange{zero},
       [&](Value j, ValueRange carried) -> SmallVector<Value> {
-        Value recorded =
-            kb.select(kb.eq(j, kb.i32(0)), amax, kb.load(kb.f32(), at(history, j), 4));
+        Value recorded = kb.select(kb.eq(j, kb.i32(0)), amax,
+                                   kb.load(kb.f32(), at(history, j), 4));
         Value next = kb.select(kb.eq(j, last), kb.i32(0), kb.add(j, kb.i32(1)));
         Value nextRecorded = kb.select(kb.eq(next, kb.i32(0)), amax,
                                        kb.load(kb.f32(), at(history, next), 4));
@@ -640,8 +632,9 @@ mlir::fp8::buildDelayedScaleKernel(OpBuilder &builder, Location loc,
     kb.barrier();
     reduced = kb.f32(0.0f);
     for (int64_t w = 0; w < DelayedScaleConfig::kThreads / 32; ++w)
-      reduced = kb.maxf(reduced, kb.load(kb.f32(), kb.byteOffset(smem, w * 4), 4),
-                        /*propagateNaN=*/true);
+      reduced =
+          kb.maxf(reduced, kb.load(kb.f32(), kb.byteOffset(smem, w * 4), 4),
+                  /*propagateNaN=*/true);
   }
   kb.ifThen(kb.eq(tid, kb.i32(0)), [&] {
     float fmax = getFormatInfo(config.format).maxFinite;

@@ -46,11 +46,11 @@ constexpr llvm::StringLiteral kPlansAttr = "fp8.plans";
 /// referenced by file name; `writeConstant(id, bytes)` is called for each
 /// and returns the file name it wrote (or empty on failure). `kernelFiles`
 /// names the PTX (and cubin, if any) files holding the kernels.
-LogicalResult writeManifest(
-    llvm::raw_ostream &os, llvm::StringRef name, DictionaryAttr plan,
-    llvm::StringRef ptxFile, llvm::StringRef cubinFile,
-    const std::function<std::string(int64_t, llvm::ArrayRef<char>)>
-        &writeConstant);
+LogicalResult
+writeManifest(llvm::raw_ostream &os, llvm::StringRef name, DictionaryAttr plan,
+              llvm::StringRef ptxFile, llvm::StringRef cubinFile,
+              const std::function<std::string(int64_t, llvm::ArrayRef<char>)>
+                  &writeConstant);
 
 } // namespace mlir::fp8
 
