@@ -101,7 +101,7 @@ private:
   }
 
   bool parseValue(Value &value, int depth) {
-    if (depth > kMaxDepth)
+    if (depth >= kMaxDepth)
       return fail("JSON nested more than " + std::to_string(kMaxDepth) +
                   " levels deep");
     value.line = line;

@@ -865,14 +865,20 @@ std::string describeManifest(const Manifest &manifest) {
     describeBuffer(manifest.getOutput(i));
     os << "\n";
   }
-  for (const Buffer &b : manifest.buffers) {
-    if (b.kind != BufferKind::Temp && b.kind != BufferKind::Constant)
-      continue;
-    os << "  " << getBufferKindName(b.kind) << ": ";
-    describeBuffer(b);
-    if (!b.file.empty())
-      os << " from " << b.file;
-    os << "\n";
+  for (BufferKind kind : {BufferKind::Constant, BufferKind::Temp}) {
+    size_t count = 0;
+    for (const Buffer &b : manifest.buffers)
+      count += b.kind == kind;
+    os << getBufferKindName(kind) << "s: " << count << "\n";
+    for (const Buffer &b : manifest.buffers) {
+      if (b.kind != kind)
+        continue;
+      os << "  " << getBufferKindName(kind) << ": ";
+      describeBuffer(b);
+      if (!b.file.empty())
+        os << " from " << b.file;
+      os << "\n";
+    }
   }
   os << "launches: " << manifest.launches.size() << "\n";
   for (size_t i = 0; i < manifest.launches.size(); ++i) {

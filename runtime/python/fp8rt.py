@@ -152,9 +152,10 @@ class Program:
     def describe(self):
         return self._lib.fp8rt_describe(self._handle).decode()
 
-    def run(self, inputs, outputs, stream=None, sync=False):
-        """Runs asynchronously on `stream`; with sync=True, synchronizes after
-        every launch and names the one that failed."""
+    def bind(self, inputs, outputs, stream=None):
+        """Checks arguments and results once and returns a function that runs
+        the program on them: the cheapest way to launch repeatedly (timing).
+        The function takes sync=False like run()."""
         if self._handle is None:
             raise Fp8rtError("the program is closed")
         if len(inputs) != len(self.inputs) or len(outputs) != len(self.outputs):
@@ -164,9 +165,20 @@ class Program:
             _pointer(v, "input %d" % i, self.inputs[i].bytes) for i, v in enumerate(inputs)])
         outs = (ctypes.c_uint64 * max(1, len(outputs)))(*[
             _pointer(v, "output %d" % i, self.outputs[i].bytes) for i, v in enumerate(outputs)])
-        flags = RUN_SYNC if sync else 0
-        if self._lib.fp8rt_run_ex(self._handle, ins, outs, _stream(stream), flags) != 0:
-            raise Fp8rtError(self.last_error())
+        handle, run_ex, s = self._handle, self._lib.fp8rt_run_ex, _stream(stream)
+
+        def launch(sync=False):
+            if self._handle is None:
+                raise Fp8rtError("the program is closed")
+            if run_ex(handle, ins, outs, s, RUN_SYNC if sync else 0) != 0:
+                raise Fp8rtError(self.last_error())
+
+        return launch
+
+    def run(self, inputs, outputs, stream=None, sync=False):
+        """Runs asynchronously on `stream`; with sync=True, synchronizes after
+        every launch and names the one that failed."""
+        self.bind(inputs, outputs, stream)(sync)
 
     def close(self):
         if self._handle:
