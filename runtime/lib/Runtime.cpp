@@ -346,6 +346,21 @@ bool Program::initialize(std::string &error) {
     state.context = current;
     if (CUresult r = cuCtxGetDevice(&state.device))
       return failCuda(error, "cuCtxGetDevice", r);
+    // When the current context is the device's primary one (the CUDA
+    // runtime's, or one another program retained), hold it too, so that it
+    // outlives this program whoever releases it first.
+    unsigned flags = 0;
+    int active = 0;
+    CUcontext primary = nullptr;
+    if (cuDevicePrimaryCtxGetState(state.device, &flags, &active) ==
+            CUDA_SUCCESS &&
+        active &&
+        cuDevicePrimaryCtxRetain(&primary, state.device) == CUDA_SUCCESS) {
+      if (primary == current)
+        state.retainedPrimary = true;
+      else
+        cuDevicePrimaryCtxRelease(state.device);
+    }
   } else {
     if (CUresult r = cuDeviceGet(&state.device, 0))
       return failCuda(error, "cuDeviceGet", r, "device 0");
