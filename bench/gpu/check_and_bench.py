@@ -20,9 +20,10 @@ libfp8rt.so and torch in one process:
   * SASS of the main kernels (cuobjdump -sass) and compute-sanitizer memcheck
     of the ragged shapes, when the tools exist.
 
-Each variant runs in a worker process; a fault that kills the CUDA context
-(an illegal address, say) is recorded against its variant and a new worker
-goes on with the rest. Everything lands in a markdown report ($OUT/report.md
+The tasks run in worker processes; a fault that kills the CUDA context (an
+illegal address, say) or the process is recorded against its variant, a
+kernel that never finishes is killed after --check-timeout / --bench-timeout
+seconds, and a new worker goes on with the rest. Everything lands in a markdown report ($OUT/report.md
 when OUT or --out is set, else stdout) and results.json.
 
   python3 bench/gpu/check_and_bench.py --lib build-gpu-rt/lib/libfp8rt.so \\
@@ -695,13 +696,28 @@ def worker(args):
 
 
 def run_workers(args, tasks, deadline):
-    """Runs the tasks in worker processes until all are done, restarting after
-    a worker dies; returns ({task id: result}, environment)."""
+    """Runs the tasks in worker processes until all are done, restarting
+    after a worker dies, loses its CUDA context or hangs; returns ({task id:
+    result}, environment)."""
     results, env = {}, {}
+    hung_kernels = {}  # kernel name -> the task it hung in
     work_dir = os.path.join(args.out or os.path.join(ROOT, "build-gpu-rt"), "work")
     os.makedirs(work_dir, exist_ok=True)
-    for attempt in range(12):
-        remaining = [t for t in tasks if t["id"] not in results]
+    by_id = {t["id"]: t for t in tasks}
+    # Seconds one task may take before its worker is presumed hung (a kernel
+    # that never finishes) and killed; a new worker goes on with the rest.
+    task_timeout = {"check": args.check_timeout, "bench": args.bench_timeout}
+    for attempt in range(24):
+        remaining = []
+        for t in tasks:
+            if t["id"] in results:
+                continue
+            hung = [k for k in t["entry"].get("kernels", []) if k in hung_kernels]
+            if hung:
+                results[t["id"]] = dict(status="skipped", error="kernel %s hung in %s"
+                                        % (hung[0], hung_kernels[hung[0]]))
+            else:
+                remaining.append(t)
         if not remaining:
             break
         if time.time() > deadline:
@@ -717,14 +733,14 @@ def run_workers(args, tasks, deadline):
                    "--results", results_file, "--lib", args.lib, "--artifacts", args.artifacts,
                    "--repeats", str(args.repeats), "--warmup", str(args.warmup),
                    "--oracle-limit", str(args.oracle_limit)]
-        timed_out = False
-        try:
-            rc = subprocess.run(command, timeout=max(10, deadline - time.time())).returncode
-        except subprocess.TimeoutExpired:
-            rc, timed_out = None, True
-        started, fatal = [], None
-        with open(results_file) as f:
-            for line in f:
+        worker_process = subprocess.Popen(command)
+        seen, current, fatal, stopped = 0, None, None, None
+        while True:
+            rc = worker_process.poll()
+            # Complete lines only: the worker may be writing one.
+            with open(results_file) as f:
+                lines = f.read().split("\n")[:-1]
+            for line in lines[seen:]:
                 try:
                     record = json.loads(line)
                 except ValueError:
@@ -732,23 +748,47 @@ def run_workers(args, tasks, deadline):
                 if record["event"] == "env":
                     env = record["env"]
                 elif record["event"] == "start":
-                    started.append(record["task"])
+                    current = (record["task"], time.time())
                 elif record["event"] == "done":
                     results[record["task"]] = record["result"]
+                    current = None
                 elif record["event"] == "fatal":
                     fatal = record
-        for task_id in started:
-            if task_id not in results:
-                results[task_id] = dict(
-                    status="timeout" if timed_out else "crashed",
-                    error="the time budget ran out during this task" if timed_out else
-                    "the worker died (exit status %s) during this task; see the log" % rc)
+            seen = len(lines)
+            if rc is not None:
+                break
+            now = time.time()
+            if current and now - current[1] > task_timeout[by_id[current[0]]["kind"]]:
+                stopped = "hung"
+            elif now > deadline:
+                stopped = "budget"
+            if stopped:
+                worker_process.kill()
+                worker_process.wait()
+                break
+            time.sleep(0.25)
+        if current and current[0] not in results:
+            task_id = current[0]
+            if stopped == "hung":
+                limit = task_timeout[by_id[task_id]["kind"]]
+                results[task_id] = dict(status="hung", error=(
+                    "no result after %d s: the kernel probably never finishes (a deadlock); "
+                    "the worker was killed" % limit))
+                for k in by_id[task_id]["entry"].get("kernels", []):
+                    hung_kernels.setdefault(k, by_id[task_id]["entry"]["id"])
+                print("    hung; killed the worker, a new one takes the rest", flush=True)
+            elif stopped == "budget":
+                results[task_id] = dict(status="timeout",
+                                        error="the time budget ran out during this task")
+            else:
+                results[task_id] = dict(status="crashed", error=(
+                    "the worker died (exit status %s) during this task; see the log" % rc))
         if fatal:
             for t in remaining:
                 results.setdefault(t["id"], dict(status="error", error=fatal["error"]))
             print(fatal.get("trace", ""), file=sys.stderr)
             break
-        if rc == 0 and not timed_out:
+        if rc == 0 and not stopped:
             break
     for t in tasks:
         results.setdefault(t["id"], dict(status="skipped", error="too many worker restarts"))
@@ -808,16 +848,18 @@ def dump_sass(args, index, out_dir):
     return dict(rows=rows)
 
 
-def run_sanitizer(args, index, deadline, out_dir):
+def run_sanitizer(args, index, deadline, out_dir, results):
     """compute-sanitizer memcheck of fp8-run on the smallest ragged shape of
-    each recipe (out-of-bounds accesses at the M, N and K edges)."""
+    each recipe (out-of-bounds accesses at the M, N and K edges), except
+    kernels that hung."""
     tool = find_tool("compute-sanitizer")
     if not tool or not args.fp8_run or not os.access(args.fp8_run, os.X_OK):
         return dict(note="compute-sanitizer or fp8-run not available")
     chosen = {}
     for e in index["entries"]:
-        if e["status"] == "ok" and e["purpose"] == "check" and (
-                args.only is None or re.search(args.only, e["id"])):
+        status = results.get("check:" + e["id"], {}).get("status")
+        if e["status"] == "ok" and e["purpose"] == "check" and status not in (
+                "hung", "skipped", "timeout", None):
             best = chosen.get(e["scaling"])
             if not best or e["M"] * e["N"] * e["K"] < best["M"] * best["N"] * best["K"]:
                 chosen[e["scaling"]] = e
@@ -831,7 +873,7 @@ def run_sanitizer(args, index, deadline, out_dir):
                    "--warmup", "0"]
         try:
             p = subprocess.run(command, capture_output=True, text=True,
-                               timeout=min(120, max(10, deadline - time.time())))
+                               timeout=min(60, max(10, deadline - time.time())))
             text = p.stdout + p.stderr
             m = re.search(r"ERROR SUMMARY: (\d+) error", text)
             summary = ("%s errors" % m.group(1)) if m else "exit status %d" % p.returncode
@@ -1061,6 +1103,10 @@ def main():
                         help="run the numpy oracle up to this many multiply-adds (M N K)")
     parser.add_argument("--time-budget", type=float, default=330,
                         help="seconds for the GPU work; what is left then is skipped")
+    parser.add_argument("--check-timeout", type=float, default=45,
+                        help="seconds a correctness task may take before it counts as hung")
+    parser.add_argument("--bench-timeout", type=float, default=150,
+                        help="seconds a benchmark task may take before it counts as hung")
     parser.add_argument("--dry-run", action="store_true")
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--tasks", help=argparse.SUPPRESS)
@@ -1111,7 +1157,7 @@ def main():
     else:
         results, env = run_workers(args, tasks, deadline)
         if not args.no_sanitizer and not args.skip_check:
-            sanitizer = run_sanitizer(args, index, deadline + 45, args.out)
+            sanitizer = run_sanitizer(args, index, deadline + 45, args.out, results)
         if not args.no_sass:
             sass = dump_sass(args, index, args.out)
 
