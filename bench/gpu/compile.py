@@ -14,6 +14,7 @@ lists every failure.
 
   bench/gpu/compile.py [--fp8-opt build/bin/fp8-opt] [--out build-gpu]
                        [--only REGEX] [--jobs 2] [--strict]
+                       [--check-shapes MxNxK,...] [--bench-shapes MxNxK,...]
 """
 
 import argparse
@@ -77,9 +78,10 @@ def variant(scaling, a="e4m3", b="e4m3", out="bf16", promote=None, bias=None,
                 promote=promote, bias=bias)
 
 
-def variants():
-    """(variant, shapes) pairs: every variant on the check shapes, the main
-    recipes also on the benchmark shapes."""
+def variants(check_shapes=None, bench_shapes=None):
+    """(variant, shapes, purpose) triples: every variant on the check shapes,
+    the main recipes also on the benchmark shapes (MXFP8 on the squares).
+    Either list of shapes may be replaced."""
     checks = []
     for a in ("e4m3", "e5m2"):
         for b in ("e4m3", "e5m2"):
@@ -95,14 +97,15 @@ def variants():
         variant("deepseek", out="f32"),
         variant("mxfp8"),
     ]
+    bench = bench_shapes or BENCH_SHAPES
     benches = [
-        (variant("tensor", promote=4), BENCH_SHAPES),
-        (variant("tensor", promote=0), BENCH_SHAPES),
-        (variant("rowwise"), BENCH_SHAPES),
-        (variant("deepseek"), BENCH_SHAPES),
-        (variant("mxfp8"), SQUARE_SHAPES),
+        (variant("tensor", promote=4), bench),
+        (variant("tensor", promote=0), bench),
+        (variant("rowwise"), bench),
+        (variant("deepseek"), bench),
+        (variant("mxfp8"), bench_shapes or SQUARE_SHAPES),
     ]
-    result = [(v, CHECK_SHAPES, "check") for v in checks]
+    result = [(v, check_shapes or CHECK_SHAPES, "check") for v in checks]
     result += [(v, shapes, "bench") for v, shapes in benches]
     return result
 
@@ -171,6 +174,17 @@ def compile_one(fp8_opt, out_dir, entry, chip, num_sms):
     return result
 
 
+def parse_shapes(text):
+    """"MxNxK,MxNxK" -> [(M, N, K), ...]."""
+    shapes = []
+    for item in text.split(","):
+        parts = item.strip().lower().split("x")
+        if len(parts) != 3 or not all(p.isdigit() and int(p) > 0 for p in parts):
+            raise argparse.ArgumentTypeError("'%s' is not MxNxK" % item)
+        shapes.append(tuple(int(p) for p in parts))
+    return shapes
+
+
 def git(*args):
     try:
         return subprocess.run(["git", "-C", ROOT] + list(args), capture_output=True,
@@ -196,6 +210,10 @@ def main():
     parser.add_argument("--num-sms", type=int, default=132,
                         help="SMs of the target (H100 SXM and H200: 132)")
     parser.add_argument("--only", help="compile variants whose id matches this regex")
+    parser.add_argument("--check-shapes", type=parse_shapes,
+                        help="correctness shapes instead of the default, e.g. 64x64x128,200x136x320")
+    parser.add_argument("--bench-shapes", type=parse_shapes,
+                        help="benchmark shapes instead of the default (MxNxK,...)")
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--strict", action="store_true",
                         help="exit with 1 when any variant fails to compile")
@@ -206,7 +224,7 @@ def main():
                  "or pass --fp8-opt / FP8_OPT" % args.fp8_opt)
 
     entries = []
-    for v, shapes, purpose in variants():
+    for v, shapes, purpose in variants(args.check_shapes, args.bench_shapes):
         for (m, n, k) in shapes:
             shape = "%dx%dx%d" % (m, n, k)
             entry_id = "%s/%s" % (v["name"], shape)
