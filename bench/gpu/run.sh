@@ -41,7 +41,7 @@ if [ -f "$BUILD/CMakeCache.txt" ] && ! grep -q "CMAKE_HOME_DIRECTORY:INTERNAL=$R
   rm -rf "$BUILD" # configured elsewhere (another copy of the tree)
 fi
 mkdir -p "$BUILD"
-if ! cmake -S runtime -B "$BUILD" "${GENERATOR[@]}" -DCMAKE_BUILD_TYPE=Release > "$BUILD/configure.log" 2>&1; then
+if ! cmake -S runtime -B "$BUILD" ${GENERATOR[@]+"${GENERATOR[@]}"} -DCMAKE_BUILD_TYPE=Release > "$BUILD/configure.log" 2>&1; then
   cat "$BUILD/configure.log"
   echo "run.sh: configuring the runtime failed" >&2
   exit 1
