@@ -65,6 +65,8 @@ const char *getBufferKindName(BufferKind kind) {
     return "temp";
   case BufferKind::Constant:
     return "constant";
+  case BufferKind::State:
+    return "state";
   }
   return "?";
 }
@@ -233,7 +235,8 @@ private:
   bool readParam(const Value &value, const std::string &where, Param &param);
   bool readTensorMap(const Value &value, const std::string &where,
                      TensorMap &map);
-  bool getBufferId(const Value &object, const std::string &where, int64_t &id);
+  bool getBufferId(const Value &object, const std::string &where, int64_t &id,
+                   const char *member = "buffer");
 
   Manifest &manifest;
   std::string &error;
@@ -318,10 +321,12 @@ bool Reader::readBuffer(const Value &value, const std::string &where,
     buffer.kind = BufferKind::Temp;
   else if (k == "constant")
     buffer.kind = BufferKind::Constant;
+  else if (k == "state")
+    buffer.kind = BufferKind::State;
   else
     return fail(*kind, where + ".kind",
                 "unknown buffer kind \"" + k +
-                    "\"; expected input, output, temp or constant");
+                    "\"; expected input, output, temp, constant or state");
 
   const Value *dtype = get(value, where, "dtype", Value::Kind::String);
   if (!dtype)
@@ -350,6 +355,25 @@ bool Reader::readBuffer(const Value &value, const std::string &where,
     return fail(*value.find("shape"), where + ".shape",
                 "shape " + formatShape(buffer.shape) +
                     " has more elements than any device holds");
+  if (value.find("pitch")) {
+    int64_t last = buffer.shape.empty() ? 1 : buffer.shape.back();
+    if (!getMemberInteger(value, where, "pitch", 1,
+                          std::numeric_limits<int32_t>::max(), buffer.pitch))
+      return false;
+    if (buffer.pitch < last || buffer.bitWidth % 8 != 0)
+      return fail(*value.find("pitch"), where + ".pitch",
+                  "a pitch of " + std::to_string(buffer.pitch) +
+                      " elements must hold a row of " + std::to_string(last) +
+                      " whole-byte elements");
+    if (last)
+      elements = elements / uint64_t(last) * uint64_t(buffer.pitch);
+  }
+  if (const Value *name = value.find("name")) {
+    if (buffer.kind != BufferKind::State || !name->isString())
+      return fail(*name, where + ".name",
+                  "only state buffers are named, by a string");
+    buffer.name = name->getString();
+  }
   uint64_t expected = (elements * uint64_t(buffer.bitWidth) + 7) / 8;
   int64_t bytes;
   if (!getMemberInteger(value, where, "bytes", 0,
@@ -373,7 +397,7 @@ bool Reader::readBuffer(const Value &value, const std::string &where,
   }
 
   bool hasFile = value.find("file") != nullptr;
-  if (buffer.kind == BufferKind::Constant) {
+  if (buffer.kind == BufferKind::Constant || buffer.kind == BufferKind::State) {
     const Value *file = get(value, where, "file", Value::Kind::String);
     if (!file)
       return false;
@@ -383,7 +407,7 @@ bool Reader::readBuffer(const Value &value, const std::string &where,
   } else if (hasFile) {
     return fail(*value.find("file"), where + ".file",
                 std::string("a ") + getBufferKindName(buffer.kind) +
-                    " buffer has no file (only constants do)");
+                    " buffer has no file (only constants and state do)");
   }
   return true;
 }
@@ -455,8 +479,8 @@ bool Reader::checkIndices(const Value &buffers, BufferKind kind,
 }
 
 bool Reader::getBufferId(const Value &object, const std::string &where,
-                         int64_t &id) {
-  const Value *value = get(object, where, "buffer", Value::Kind::Number);
+                         int64_t &id, const char *member) {
+  const Value *value = get(object, where, member, Value::Kind::Number);
   if (!value)
     return false;
   int64_t count = int64_t(manifest.buffers.size());
@@ -467,7 +491,7 @@ bool Reader::getBufferId(const Value &object, const std::string &where,
       os << value->getInteger();
     else
       os << value->getNumber();
-    return fail(*value, where + ".buffer",
+    return fail(*value, where + "." + member,
                 "buffer id " + os.str() + " is out of range (the manifest " +
                     "has " + std::to_string(count) + " buffers" +
                     (count ? ", ids 0 to " + std::to_string(count - 1) : "") +
@@ -510,10 +534,34 @@ bool Reader::readLaunches(const Value &root) {
             std::string("a fill must not overwrite ") +
                 getBufferKindName(manifest.buffers[launch.buffer].kind) +
                 " buffer " + std::to_string(launch.buffer));
+    } else if (kind->getString() == "copy") {
+      launch.kind = LaunchKind::Copy;
+      int64_t bytes;
+      if (!getBufferId(value, where, launch.from, "from") ||
+          !getBufferId(value, where, launch.to, "to") ||
+          !getMemberInteger(value, where, "bytes", 0,
+                            std::numeric_limits<int64_t>::max(), bytes))
+        return false;
+      launch.bytes = uint64_t(bytes);
+      const Buffer &from = manifest.buffers[launch.from];
+      const Buffer &to = manifest.buffers[launch.to];
+      if (launch.bytes > from.bytes || launch.bytes > to.bytes)
+        return fail(*value.find("bytes"), where + ".bytes",
+                    "a copy of " + std::to_string(bytes) +
+                        " bytes does not fit buffers " +
+                        std::to_string(launch.from) + " (" +
+                        std::to_string(from.bytes) + " bytes) and " +
+                        std::to_string(launch.to) + " (" +
+                        std::to_string(to.bytes) + " bytes)");
+      if (to.kind == BufferKind::Input || to.kind == BufferKind::Constant)
+        return fail(*value.find("to"), where + ".to",
+                    std::string("a copy must not overwrite ") +
+                        getBufferKindName(to.kind) + " buffer " +
+                        std::to_string(launch.to));
     } else {
       return fail(*kind, where + ".kind",
                   "unknown launch kind \"" + kind->getString() +
-                      "\"; expected kernel or fill");
+                      "\"; expected kernel, fill or copy");
     }
     manifest.launches.push_back(std::move(launch));
   }
@@ -834,9 +882,12 @@ bool checkManifestFiles(const Manifest &manifest, std::string &error) {
       !check(manifest.cubinFile, "cubin file", -1))
     return false;
   for (const Buffer &buffer : manifest.buffers)
-    if (buffer.kind == BufferKind::Constant &&
+    if ((buffer.kind == BufferKind::Constant ||
+         buffer.kind == BufferKind::State) &&
         !check(buffer.file,
-               ("constant file of buffer " + std::to_string(buffer.id)).c_str(),
+               (std::string(getBufferKindName(buffer.kind)) +
+                " file of buffer " + std::to_string(buffer.id))
+                   .c_str(),
                int64_t(buffer.bytes)))
       return false;
   return true;
@@ -852,6 +903,10 @@ std::string describeManifest(const Manifest &manifest) {
   auto describeBuffer = [&](const Buffer &b) {
     os << "buffer " << b.id << " " << b.dtype << " " << formatShape(b.shape)
        << " " << b.bytes << " bytes";
+    if (b.pitch)
+      os << " (rows of " << b.pitch << ")";
+    if (!b.name.empty())
+      os << " @" << b.name;
   };
   os << "inputs: " << manifest.inputs.size() << "\n";
   for (size_t i = 0; i < manifest.inputs.size(); ++i) {
@@ -865,7 +920,8 @@ std::string describeManifest(const Manifest &manifest) {
     describeBuffer(manifest.getOutput(i));
     os << "\n";
   }
-  for (BufferKind kind : {BufferKind::Constant, BufferKind::Temp}) {
+  for (BufferKind kind :
+       {BufferKind::Constant, BufferKind::State, BufferKind::Temp}) {
     size_t count = 0;
     for (const Buffer &b : manifest.buffers)
       count += b.kind == kind;
@@ -886,6 +942,11 @@ std::string describeManifest(const Manifest &manifest) {
     if (l.kind == LaunchKind::Fill) {
       os << "  launch " << i << ": fill buffer " << l.buffer << " with byte "
          << int(l.byte) << "\n";
+      continue;
+    }
+    if (l.kind == LaunchKind::Copy) {
+      os << "  launch " << i << ": copy " << l.bytes << " bytes from buffer "
+         << l.from << " to buffer " << l.to << "\n";
       continue;
     }
     os << "  launch " << i << ": kernel " << l.kernel << " grid "

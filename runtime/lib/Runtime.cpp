@@ -557,7 +557,8 @@ bool Program::initialize(std::string &error) {
   state.owned.assign(manifest.buffers.size(), 0);
   state.addresses.assign(manifest.buffers.size(), 0);
   for (const Buffer &buffer : manifest.buffers) {
-    if (buffer.kind != BufferKind::Temp && buffer.kind != BufferKind::Constant)
+    if (buffer.kind != BufferKind::Temp &&
+        buffer.kind != BufferKind::Constant && buffer.kind != BufferKind::State)
       continue;
     size_t bytes = buffer.bytes ? buffer.bytes : 1;
     CUdeviceptr &pointer = state.owned[buffer.id];
@@ -576,14 +577,15 @@ bool Program::initialize(std::string &error) {
     if (!readFile(joinPath(manifest.directory, buffer.file), contents, error))
       return false;
     if (contents.size() != buffer.bytes) {
-      error = "constant file '" + buffer.file + "' holds " +
-              std::to_string(contents.size()) + " bytes, expected " +
-              std::to_string(buffer.bytes);
+      error = std::string(getBufferKindName(buffer.kind)) + " file '" +
+              buffer.file + "' holds " + std::to_string(contents.size()) +
+              " bytes, expected " + std::to_string(buffer.bytes);
       return false;
     }
     if (CUresult r = cuMemcpyHtoD(pointer, contents.data(), buffer.bytes))
       return failCuda(error, "cuMemcpyHtoD", r,
-                      "constant " + describeBuffer(buffer));
+                      std::string(getBufferKindName(buffer.kind)) + " " +
+                          describeBuffer(buffer));
   }
   return true;
 }
@@ -631,6 +633,9 @@ bool Program::run(const CUdeviceptr *inputs, const CUdeviceptr *outputs,
       std::string what =
           launch.kind == LaunchKind::Fill
               ? "fill of " + describeBuffer(manifest.buffers[launch.buffer])
+          : launch.kind == LaunchKind::Copy
+              ? "copy of " + describeBuffer(manifest.buffers[launch.from]) +
+                    " to " + describeBuffer(manifest.buffers[launch.to])
               : "kernel '" + launch.kernel + "'";
       return what + ", launch " + std::to_string(i) + " of " +
              std::to_string(count);
@@ -641,6 +646,12 @@ bool Program::run(const CUdeviceptr *inputs, const CUdeviceptr *outputs,
         if (CUresult r = cuMemsetD8Async(state.addresses[launch.buffer],
                                          launch.byte, buffer.bytes, stream))
           return failCuda(error, "cuMemsetD8Async", r, where());
+    } else if (launch.kind == LaunchKind::Copy) {
+      if (launch.bytes)
+        if (CUresult r = cuMemcpyDtoDAsync(state.addresses[launch.to],
+                                           state.addresses[launch.from],
+                                           launch.bytes, stream))
+          return failCuda(error, "cuMemcpyDtoDAsync", r, where());
     } else {
       KernelLaunch &kernel = state.kernels[i];
       for (size_t p = 0; p < launch.params.size(); ++p) {

@@ -15,6 +15,7 @@
 // CHECK-NEXT: constants: 2
 // CHECK-NEXT:   constant: buffer 3 f32 [1, 1] 4 bytes from gemm.const3.bin
 // CHECK-NEXT:   constant: buffer 4 f32 [64] 256 bytes from gemm.const4.bin
+// CHECK-NEXT: states: 0
 // CHECK-NEXT: temps: 0
 // CHECK:      param 4: buffer 3
 // CHECK-NEXT: param 5: buffer 4

@@ -20,6 +20,7 @@
 // CHECK-NEXT: outputs: 1
 // CHECK-NEXT:   output 0: buffer 4 bf16 [256, 384] 196608 bytes
 // CHECK-NEXT: constants: 0
+// CHECK-NEXT: states: 0
 // CHECK-NEXT: temps: 0
 // CHECK-NEXT: launches: 1
 // CHECK-NEXT:   launch 0: kernel fp8_gemm_sm90a_e4m3e4m3_bf16_tensor_{{[a-z0-9_]+}} grid [{{[0-9]+}}, 1, 1] block [384, 1, 1] cluster [1, 1, 1] shared {{[0-9]+}} bytes persistent

@@ -166,7 +166,7 @@ TEST(ManifestTest, Buffers) {
             std::string::npos);
   EXPECT_NE(errorOf(edit("\"kind\": \"temp\"", "\"kind\": \"scratch\""))
                 .find("unknown buffer kind \"scratch\"; expected input, "
-                      "output, temp or constant"),
+                      "output, temp, constant or state"),
             std::string::npos);
   EXPECT_NE(errorOf(edit("\"dtype\": \"f32\"", "\"dtype\": \"f64\""))
                 .find("unknown element type \"f64\""),
@@ -189,7 +189,7 @@ TEST(ManifestTest, Buffers) {
 TEST(ManifestTest, Launches) {
   EXPECT_NE(errorOf(edit("\"kind\": \"fill\"", "\"kind\": \"memcpy\""))
                 .find("launches[0].kind: unknown launch kind \"memcpy\"; "
-                      "expected kernel or fill"),
+                      "expected kernel, fill or copy"),
             std::string::npos);
   EXPECT_NE(errorOf(edit("\"kind\": \"fill\", \"buffer\": 5",
                          "\"kind\": \"fill\", \"buffer\": 0"))
@@ -215,6 +215,64 @@ TEST(ManifestTest, Launches) {
             std::string::npos);
   EXPECT_NE(errorOf(edit("\"block\": [384, 1, 1]", "\"block\": [384, 1]"))
                 .find("launches[1] (k).block: has 2 elements, expected 3"),
+            std::string::npos);
+}
+
+TEST(ManifestTest, CopiesStateAndPitch) {
+  // A state buffer (named, from a file) and copies in and out of it.
+  std::string text = edit("{\"id\": 3, \"kind\": \"constant\"",
+                          "{\"id\": 3, \"kind\": \"state\", \"name\": \"g\"");
+  text.replace(
+      text.find("{\"kind\": \"fill\", \"buffer\": 5, \"byte\": 0}"),
+      std::string("{\"kind\": \"fill\", \"buffer\": 5, \"byte\": 0}").size(),
+      "{\"kind\": \"copy\", \"from\": 2, \"to\": 3, \"bytes\": 4}");
+  Manifest m;
+  std::string error;
+  ASSERT_TRUE(parseManifest(text, m, error)) << error;
+  EXPECT_EQ(m.buffers[3].kind, BufferKind::State);
+  EXPECT_EQ(m.buffers[3].name, "g");
+  EXPECT_EQ(m.buffers[3].file, "gemm.const3.bin");
+  ASSERT_EQ(m.launches[0].kind, LaunchKind::Copy);
+  EXPECT_EQ(m.launches[0].from, 2);
+  EXPECT_EQ(m.launches[0].to, 3);
+  EXPECT_EQ(m.launches[0].bytes, 4u);
+
+  auto withCopy = [&](const std::string &copy) {
+    std::string t = kManifest;
+    std::string fill = "{\"kind\": \"fill\", \"buffer\": 5, \"byte\": 0}";
+    t.replace(t.find(fill), fill.size(), copy);
+    return t;
+  };
+  EXPECT_NE(errorOf(withCopy("{\"kind\": \"copy\", \"from\": 2, \"to\": 4, "
+                             "\"bytes\": 8}"))
+                .find("a copy of 8 bytes does not fit buffers 2 (4 bytes) and "
+                      "4 (196608 bytes)"),
+            std::string::npos);
+  EXPECT_NE(errorOf(withCopy("{\"kind\": \"copy\", \"from\": 2, \"to\": 3, "
+                             "\"bytes\": 4}"))
+                .find("a copy must not overwrite constant buffer 3"),
+            std::string::npos);
+  EXPECT_NE(errorOf(withCopy("{\"kind\": \"copy\", \"from\": 9, \"to\": 3, "
+                             "\"bytes\": 4}"))
+                .find("launches[0].from: buffer id 9 is out of range"),
+            std::string::npos);
+
+  // Rows padded to 16 bytes: bytes follow the pitch.
+  Manifest padded;
+  ASSERT_TRUE(parseManifest(
+      edit("\"shape\": [256, 512], \"bytes\": 131072",
+           "\"shape\": [256, 500], \"pitch\": 512, \"bytes\": 131072"),
+      padded, error))
+      << error;
+  EXPECT_EQ(padded.buffers[0].pitch, 512);
+  EXPECT_NE(errorOf(edit("\"shape\": [256, 512], \"bytes\": 131072",
+                         "\"shape\": [256, 512], \"pitch\": 500, "
+                         "\"bytes\": 131072"))
+                .find("a pitch of 500 elements must hold a row of 512"),
+            std::string::npos);
+  EXPECT_NE(errorOf(edit("\"kind\": \"temp\", \"dtype\"",
+                         "\"kind\": \"temp\", \"name\": \"x\", \"dtype\""))
+                .find("only state buffers are named"),
             std::string::npos);
 }
 

@@ -30,7 +30,10 @@ namespace fp8rt {
 constexpr const char *kManifestFormat = "fp8-mlir-launch-plan";
 constexpr int64_t kManifestVersion = 1;
 
-enum class BufferKind { Input, Output, Temp, Constant };
+/// State buffers hold delayed-scaling state: like constants they start from
+/// a file when the program loads, and kernels update them; they keep their
+/// contents from run to run.
+enum class BufferKind { Input, Output, Temp, Constant, State };
 
 /// One tensor of the function: an argument, a result, an intermediate or a
 /// constant, stored densely in row-major order.
@@ -42,11 +45,18 @@ struct Buffer {
   std::string dtype;
   int bitWidth = 0;
   std::vector<int64_t> shape;
-  /// Exactly ceil(elements * bitWidth / 8).
+  /// Exactly ceil(elements * bitWidth / 8), or for rows padded to `pitch`
+  /// elements: (elements / last dim) * pitch * bitWidth / 8.
   uint64_t bytes = 0;
+  /// Elements from one row to the next when rows are padded (TMA needs
+  /// 16-byte rows); 0 when dense.
+  int64_t pitch = 0;
+  /// State buffers: the global they hold.
+  std::string name;
   /// Position among the function's arguments (inputs) or results (outputs).
   int64_t index = -1;
-  /// Constants: the file holding the bytes, relative to the manifest.
+  /// Constants and state: the file holding the (initial) bytes, relative to
+  /// the manifest.
   std::string file;
 };
 
@@ -82,10 +92,11 @@ struct Param {
   TensorMap map;
 };
 
-enum class LaunchKind { Kernel, Fill };
+enum class LaunchKind { Kernel, Fill, Copy };
 
-/// One step of the function: a kernel launch, or a fill of a buffer with a
-/// byte value (cuMemsetD8) before later launches.
+/// One step of the function: a kernel launch, a fill of a buffer with a
+/// byte value (cuMemsetD8), or a copy of the first `bytes` bytes of one
+/// buffer to another (cuMemcpyDtoD).
 struct Launch {
   LaunchKind kind = LaunchKind::Kernel;
   // Kernel launches.
@@ -101,6 +112,10 @@ struct Launch {
   // Fills.
   int64_t buffer = -1;
   uint8_t byte = 0;
+  // Copies.
+  int64_t from = -1;
+  int64_t to = -1;
+  uint64_t bytes = 0;
 };
 
 /// A parsed and checked manifest.
