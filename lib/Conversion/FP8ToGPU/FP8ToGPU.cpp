@@ -27,6 +27,7 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Matchers.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FormatVariadic.h"
 
 namespace mlir::fp8 {
 #define GEN_PASS_DEF_CONVERTFP8TOGPU
@@ -153,6 +154,7 @@ private:
 
   llvm::DenseMap<Value, int64_t> buffers;
   llvm::StringMap<int64_t> states;
+  int64_t elementwiseCount = 0;
   /// Single-element tensors that are 1 / another buffer's element.
   llvm::DenseMap<Value, int64_t> reciprocals;
   /// Scalars read from single-element buffers.
@@ -325,8 +327,39 @@ LogicalResult PlanBuilder::lower(Operation *op) {
     buffers[op->getResult(0)] = bufferOf(op->getOperand(0));
     return success();
   }
+  if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op)) {
+    if (linalgOp.getNumReductionLoops() != 0)
+      return op->emitError()
+             << "fp8 GPU lowering: '" << op->getName()
+             << "' reduces; contractions run on the GPU as fp8.scaled_matmul "
+                "(run fp8-autocast first), other reductions have no kernel";
+    std::string reason;
+    std::string name = llvm::formatv("fp8_elementwise_{0}_{1}", func.getName(),
+                                     elementwiseCount++)
+                           .str();
+    OpBuilder builder(kernels.getBody(), kernels.getBody()->end());
+    FailureOr<LLVM::LLVMFuncOp> kernel =
+        buildElementwiseKernel(builder, op, name, reason);
+    if (failed(kernel))
+      return op->emitError() << "fp8 GPU lowering: '" << op->getName()
+                             << "' has no kernel: " << reason;
+    SmallVector<Attribute> params;
+    for (Value operand : op->getOperands())
+      if (isa<RankedTensorType>(operand.getType()))
+        params.push_back(bufferParam(bufferOf(operand)));
+    for (Value result : op->getResults())
+      params.push_back(bufferParam(bufferOf(result)));
+    int64_t total = 1;
+    for (int64_t r : linalgOp.getStaticLoopRanges())
+      total *= r;
+    int64_t blocks = std::max<int64_t>(
+        1, std::min<int64_t>(llvm::divideCeil(total, 256), numSMs * 8));
+    addKernelLaunch(kernel->getName(), {blocks, 1, 1}, {256, 1, 1}, 0, params,
+                    /*persistent=*/false);
+    return success();
+  }
   return op->emitError() << "fp8 GPU lowering: '" << op->getName()
-                         << "' has no " << getChipName(chip) << " lowering yet";
+                         << "' has no " << getChipName(chip) << " lowering";
 }
 
 LogicalResult PlanBuilder::lowerScaledMatmul(ScaledMatmulOp op) {

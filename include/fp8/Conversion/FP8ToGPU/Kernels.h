@@ -165,6 +165,17 @@ struct DelayedScaleConfig {
 LLVM::LLVMFuncOp buildDelayedScaleKernel(OpBuilder &builder, Location loc,
                                          const DelayedScaleConfig &config);
 
+/// Builds kernel `name` computing the elementwise linalg op `op` (parallel
+/// iterators, projected-permutation indexing maps, static shapes): one
+/// element per thread in a grid-stride loop, the op's body cloned (math
+/// functions by polynomial approximation, small-float casts by integer
+/// code). Parameters: one pointer per tensor operand, inputs then inits,
+/// then one per result. Fails with a reason when `op` does not qualify.
+FailureOr<LLVM::LLVMFuncOp> buildElementwiseKernel(OpBuilder &builder,
+                                                   Operation *op,
+                                                   StringRef name,
+                                                   std::string &reason);
+
 } // namespace mlir::fp8
 
 #endif // FP8_CONVERSION_FP8TOGPU_KERNELS_H
