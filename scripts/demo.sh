@@ -65,8 +65,21 @@ section "6. Error of every recipe on the MLP block and the GPT-2 layer, forward 
 section "7. Numerics of every recipe on wide-range data (bench/numerics/sqnr.py)"
 /usr/bin/python3 "$root/bench/numerics/sqnr.py" --build "$root/build"
 
+section "8. Hopper kernels: bf16 matmuls through fp8-autocast and fp8-gpu-pipeline (PTX + launch manifest)"
+"$bin/fp8-opt" "$root/test/Pipelines/Inputs/bf16-programs.mlir" --fp8-autocast=recipe=deepseek \
+  --fp8-gpu-pipeline="chip=sm_90a artifacts=$out/sm90a" -o /dev/null
+echo "$out/sm90a: $(ls "$out/sm90a" | tr '\n' ' ')"
+grep -oE "^\.visible \.entry [a-z0-9_]+" "$out/sm90a/fp8_kernels.ptx" | sed 's/^.visible .entry /  kernel /'
+if [ -f "$out/sm90a/fp8_kernels.ptxas.log" ]; then
+  echo "  ptxas -arch=sm_90a: $(grep -c 'Compiling entry' "$out/sm90a/fp8_kernels.ptxas.log") kernels," \
+    "$(grep -cE '[1-9][0-9]* bytes spill' "$out/sm90a/fp8_kernels.ptxas.log" || true) with spills"
+fi
+if [ -x "$bin/fp8-run" ]; then
+  "$bin/fp8-run" --check "$out/sm90a/mlp.json" | tail -1
+fi
+
 section "Not yet"
 cat <<'NOTE'
-PTX for sm_90a (wgmma) and sm_100a (tcgen05), the CUDA runtime and GPU benchmarks are the
-next milestones (docs/examples.md describes the graph passes that feed them).
+No kernel has run on a GPU yet (docs/perf.md; bench/gpu/ checks and benchmarks them when one is
+lent). Blackwell (sm_100a, tcgen05) kernels are in progress.
 NOTE

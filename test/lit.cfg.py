@@ -99,3 +99,26 @@ if (
     config.available_features.add("mlir-runner")
 if config.fp8_has_cuda_gpu:
     config.available_features.add("cuda-gpu")
+
+# The GPU runtime (runtime/): fp8-run (in the tools directory, which is put on
+# PATH), libfp8rt.so and its ctypes binding. `cuda-stub`: the CUDA toolkit's
+# stub libcuda.so, which runtime tests link in as libcuda.so.1 to check what
+# the runtime says on a machine without a driver; `cuda-driver`: the NVIDIA
+# driver's libcuda.so.1 loads here.
+if config.fp8_has_runtime:
+    config.available_features.add("fp8-runtime")
+    llvm_config.with_environment("PATH", config.fp8_tools_dir, append_path=True)
+    config.substitutions.append(("%fp8rt_lib", config.fp8_runtime_lib))
+    config.substitutions.append(
+        ("%fp8rt_python", os.path.join(config.fp8_src_root, "runtime", "python"))
+    )
+    if config.fp8_cuda_stub and os.path.exists(config.fp8_cuda_stub):
+        config.available_features.add("cuda-stub")
+        config.substitutions.append(("%cuda_stub", config.fp8_cuda_stub))
+try:
+    import ctypes
+
+    ctypes.CDLL("libcuda.so.1")
+    config.available_features.add("cuda-driver")
+except OSError:
+    pass

@@ -52,18 +52,19 @@ int64_t mlir::fp8::getMmaK(Chip chip, Format format) {
 }
 
 std::string mlir::fp8::describeUnsupportedChip(llvm::StringRef name) {
-  std::string base =
-      ("unsupported chip '" + name + "': fp8-mlir targets sm_90a (Hopper, "
-       "wgmma) and sm_100a (Blackwell, tcgen05.mma)")
-          .str();
+  std::string base = ("unsupported chip '" + name +
+                      "': fp8-mlir targets sm_90a (Hopper, "
+                      "wgmma) and sm_100a (Blackwell, tcgen05.mma)")
+                         .str();
   unsigned version = 0;
   llvm::StringRef rest = name;
   if (!rest.consume_front("sm_") || rest.consumeInteger(10, version))
     return base + "; chips are named like sm_90a";
-  if (rest.empty() && (version == 90 || version == 100 || version == 101 ||
-                       version == 103))
-    return base + "; wgmma, setmaxnreg and tcgen05 exist only in the "
-                  "architecture-specific targets: use sm_" +
+  if (rest.empty() &&
+      (version == 90 || version == 100 || version == 101 || version == 103))
+    return base +
+           "; wgmma, setmaxnreg and tcgen05 exist only in the "
+           "architecture-specific targets: use sm_" +
            std::to_string(version == 90 ? 90 : 100) + "a";
   if (version < 90)
     return base + "; sm_" + std::to_string(version) +

@@ -23,9 +23,11 @@
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/MLProgram/IR/MLProgram.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Matchers.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FormatVariadic.h"
 
 namespace mlir::fp8 {
 #define GEN_PASS_DEF_CONVERTFP8TOGPU
@@ -94,7 +96,7 @@ private:
   LogicalResult lowerScaledMatmul(ScaledMatmulOp op);
   /// NVFP4: a zero-filled f32 buffer and the kernel reducing the tensor's
   /// amax into it (extras.globalAmax).
-  LogicalResult addGlobalAmaxLaunches(DynamicQuantizeOp op, int64_t input,
+  LogicalResult addGlobalAmaxLaunches(DynamicQuantizeOp op,
                                       QuantizeExtras &extras);
   /// sm_100a: the tcgen05 GEMM of GemmSM100Config.
   LogicalResult lowerScaledMatmulSM100(ScaledMatmulOp op);
@@ -117,11 +119,31 @@ private:
   LogicalResult lowerDynamicQuantize(DynamicQuantizeOp op);
   /// Launches quantizing `input` by `granularity` into `data` and `scale`
   /// buffers, stored transposed if `transposed`.
-  LogicalResult addQuantizeLaunches(DynamicQuantizeOp op, int64_t input,
-                                    GranularityAttr granularity, int64_t data,
-                                    int64_t scale, bool transposed,
-                                    bool returned,
-                                    const QuantizeExtras &extras = {});
+  LogicalResult lowerQuantize(QuantizeOp op);
+  LogicalResult lowerAmax(AmaxOp op);
+  LogicalResult lowerUpdateDelayedScale(UpdateDelayedScaleOp op);
+  /// Launches quantizing (or, with `amaxOnly`, reducing) the matrix
+  /// `input` of `op` by `granularity`: `config` gives the formats, rule and
+  /// policies; `data` and `scale` are the result buffers (or the amax
+  /// buffer), stored transposed if `transposed`; `givenScales` >= 0 is a
+  /// buffer of encode scales to quantize by.
+  LogicalResult
+  addQuantizeLaunches(Operation *op, Value input, GranularityAttr granularity,
+                      QuantizeConfig config, int64_t data, int64_t scale,
+                      bool transposed, bool returned, int64_t givenScales = -1,
+                      bool amaxOnly = false, const QuantizeExtras &extras = {});
+  /// The buffer of ml_program global `name`, created on first use.
+  int64_t stateBuffer(Operation *user, StringRef name);
+  void addCopy(int64_t from, int64_t to, int64_t bytes) {
+    launches.push_back(
+        dict({named("kind", str("copy")), named("from", i64(from)),
+              named("to", i64(to)), named("bytes", i64(bytes))}));
+  }
+  int64_t bytesOf(int64_t buffer) {
+    return cast<DictionaryAttr>(bufferAttrs[buffer])
+        .getAs<IntegerAttr>("bytes")
+        .getInt();
+  }
 
   /// The buffer of `value`, creating a temporary for op results.
   int64_t bufferOf(Value value);
@@ -136,9 +158,8 @@ private:
   }
   Attribute str(StringRef s) { return StringAttr::get(ctx, s); }
   Attribute array(ArrayRef<int64_t> values) {
-    return ArrayAttr::get(ctx, llvm::map_to_vector(values, [&](int64_t v) {
-                            return i64(v);
-                          }));
+    return ArrayAttr::get(
+        ctx, llvm::map_to_vector(values, [&](int64_t v) { return i64(v); }));
   }
   DictionaryAttr dict(ArrayRef<NamedAttribute> entries) {
     return DictionaryAttr::get(ctx, entries);
@@ -165,20 +186,20 @@ private:
                  named("swizzle", str("128B"))});
   }
   void addFill(int64_t buffer, int64_t byte) {
-    launches.push_back(dict({named("kind", str("fill")),
-                             named("buffer", i64(buffer)),
-                             named("byte", i64(byte))}));
+    launches.push_back(
+        dict({named("kind", str("fill")), named("buffer", i64(buffer)),
+              named("byte", i64(byte))}));
   }
   void addKernelLaunch(StringRef kernel, ArrayRef<int64_t> grid,
                        ArrayRef<int64_t> block, int64_t sharedBytes,
                        ArrayRef<Attribute> params, bool persistent) {
-    launches.push_back(dict(
-        {named("kind", str("kernel")), named("kernel", str(kernel)),
-         named("grid", array(grid)), named("block", array(block)),
-         named("cluster", array({1, 1, 1})),
-         named("shared_bytes", i64(sharedBytes)),
-         named("persistent", BoolAttr::get(ctx, persistent)),
-         named("params", ArrayAttr::get(ctx, params))}));
+    launches.push_back(
+        dict({named("kind", str("kernel")), named("kernel", str(kernel)),
+              named("grid", array(grid)), named("block", array(block)),
+              named("cluster", array({1, 1, 1})),
+              named("shared_bytes", i64(sharedBytes)),
+              named("persistent", BoolAttr::get(ctx, persistent)),
+              named("params", ArrayAttr::get(ctx, params))}));
   }
 
   func::FuncOp func;
@@ -188,6 +209,12 @@ private:
   MLIRContext *ctx;
 
   llvm::DenseMap<Value, int64_t> buffers;
+  llvm::StringMap<int64_t> states;
+  int64_t elementwiseCount = 0;
+  /// Single-element tensors that are 1 / another buffer's element.
+  llvm::DenseMap<Value, int64_t> reciprocals;
+  /// Scalars read from single-element buffers.
+  llvm::DenseMap<Value, int64_t> scalarSources;
   /// Row pitches (in elements) of buffers whose rows are padded to 16
   /// bytes for TMA; other buffers are dense.
   llvm::DenseMap<int64_t, int64_t> pitches;
@@ -282,6 +309,60 @@ LogicalResult PlanBuilder::lower(Operation *op) {
     return lowerScaledMatmul(matmul);
   if (auto quantize = dyn_cast<DynamicQuantizeOp>(op))
     return lowerDynamicQuantize(quantize);
+  if (auto quantize = dyn_cast<QuantizeOp>(op))
+    return lowerQuantize(quantize);
+  if (auto amax = dyn_cast<AmaxOp>(op))
+    return lowerAmax(amax);
+  if (auto update = dyn_cast<UpdateDelayedScaleOp>(op))
+    return lowerUpdateDelayedScale(update);
+  // Delayed-scaling state: a load snapshots the global (a later store in
+  // the same call must not change what was loaded); a store copies back.
+  if (auto load = dyn_cast<ml_program::GlobalLoadOp>(op)) {
+    int64_t state = stateBuffer(op, load.getGlobal().getLeafReference());
+    if (state < 0)
+      return failure();
+    int64_t snapshot = bufferOf(load.getResult());
+    addCopy(state, snapshot, bytesOf(state));
+    return success();
+  }
+  if (auto store = dyn_cast<ml_program::GlobalStoreOp>(op)) {
+    int64_t state = stateBuffer(op, store.getGlobal().getLeafReference());
+    if (state < 0)
+      return failure();
+    addCopy(bufferOf(store.getValue()), state, bytesOf(state));
+    return success();
+  }
+  // Single elements moved between tensors are views of one buffer.
+  if (auto extract = dyn_cast<tensor::ExtractOp>(op)) {
+    if (extract.getTensor().getType().getNumElements() != 1)
+      return op->emitError("fp8 GPU lowering: elements are read on the host "
+                           "only from single-element tensors");
+    scalarSources[extract.getResult()] = bufferOf(extract.getTensor());
+    return success();
+  }
+  if (auto from = dyn_cast<tensor::FromElementsOp>(op)) {
+    if (from.getElements().size() == 1 &&
+        scalarSources.count(from.getElements()[0])) {
+      buffers[from.getResult()] = scalarSources[from.getElements()[0]];
+      return success();
+    }
+    return op->emitError("fp8 GPU lowering: tensors are built from elements "
+                         "of other single-element tensors only");
+  }
+  // 1 / s of a single scale: the GEMM takes s and divides.
+  if (auto divf = dyn_cast<arith::DivFOp>(op)) {
+    auto type = dyn_cast<RankedTensorType>(divf.getType());
+    DenseElementsAttr numerator;
+    if (type && type.getNumElements() == 1 &&
+        matchPattern(divf.getLhs(), m_Constant(&numerator)) &&
+        numerator.getSplatValue<APFloat>().isExactlyValue(1.0)) {
+      reciprocals[divf.getResult()] = bufferOf(divf.getRhs());
+      return success();
+    }
+    return op->emitError("fp8 GPU lowering: elementwise arithmetic on "
+                         "tensors has no kernel; only 1 / scale is folded "
+                         "into the GEMM that reads it");
+  }
   if (auto transpose = dyn_cast<linalg::TransposeOp>(op)) {
     if (foldedTransposes.contains(op))
       return success();
@@ -307,14 +388,43 @@ LogicalResult PlanBuilder::lower(Operation *op) {
   if (isa<tensor::EmptyOp>(op))
     return success();
   // Views of a buffer under another shape share it.
-  if (isa<tensor::CastOp, tensor::ExpandShapeOp, tensor::CollapseShapeOp>(
-          op)) {
+  if (isa<tensor::CastOp, tensor::ExpandShapeOp, tensor::CollapseShapeOp>(op)) {
     buffers[op->getResult(0)] = bufferOf(op->getOperand(0));
     return success();
   }
+  if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op)) {
+    if (linalgOp.getNumReductionLoops() != 0)
+      return op->emitError()
+             << "fp8 GPU lowering: '" << op->getName()
+             << "' reduces; contractions run on the GPU as fp8.scaled_matmul "
+                "(run fp8-autocast first), other reductions have no kernel";
+    std::string reason;
+    std::string name = llvm::formatv("fp8_elementwise_{0}_{1}", func.getName(),
+                                     elementwiseCount++)
+                           .str();
+    OpBuilder builder(kernels.getBody(), kernels.getBody()->end());
+    FailureOr<LLVM::LLVMFuncOp> kernel =
+        buildElementwiseKernel(builder, op, name, reason);
+    if (failed(kernel))
+      return op->emitError() << "fp8 GPU lowering: '" << op->getName()
+                             << "' has no kernel: " << reason;
+    SmallVector<Attribute> params;
+    for (Value operand : op->getOperands())
+      if (isa<RankedTensorType>(operand.getType()))
+        params.push_back(bufferParam(bufferOf(operand)));
+    for (Value result : op->getResults())
+      params.push_back(bufferParam(bufferOf(result)));
+    int64_t total = 1;
+    for (int64_t r : linalgOp.getStaticLoopRanges())
+      total *= r;
+    int64_t blocks = std::max<int64_t>(
+        1, std::min<int64_t>(llvm::divideCeil(total, 256), numSMs * 8));
+    addKernelLaunch(kernel->getName(), {blocks, 1, 1}, {256, 1, 1}, 0, params,
+                    /*persistent=*/false);
+    return success();
+  }
   return op->emitError() << "fp8 GPU lowering: '" << op->getName()
-                         << "' has no " << getChipName(chip)
-                         << " lowering yet";
+                         << "' has no " << getChipName(chip) << " lowering";
 }
 
 LogicalResult PlanBuilder::lowerScaledMatmul(ScaledMatmulOp op) {
@@ -328,9 +438,6 @@ LogicalResult PlanBuilder::lowerScaledMatmul(ScaledMatmulOp op) {
   if (lhsType.getRank() != 2)
     return op.emitError("fp8 GPU lowering: batched scaled GEMMs are not "
                         "supported yet; unroll the batch");
-  if (op.getAmax() || op.getOutScale())
-    return op.emitError("fp8 GPU lowering: FP8 results (out_scale) and the "
-                        "output amax are not generated yet");
   int64_t m = lhsType.getDimSize(0), k = lhsType.getDimSize(1);
   int64_t n = rhsType.getDimSize(0);
 
@@ -347,14 +454,19 @@ LogicalResult PlanBuilder::lowerScaledMatmul(ScaledMatmulOp op) {
     return std::nullopt;
   };
   std::optional<WideElement> out = wide(resultType.getElementType());
-  if (!out)
-    return op.emitError() << "fp8 GPU lowering: results of type "
-                          << resultType.getElementType()
-                          << " are not generated yet";
-  config.out = *out;
+  if (!out) {
+    std::optional<Format> format = getFormat(resultType.getElementType());
+    if (!format || (*format != Format::E4M3 && *format != Format::E5M2))
+      return op.emitError()
+             << "fp8 GPU lowering: results of type "
+             << resultType.getElementType() << " are not generated";
+    config.fp8Out = *format;
+  } else {
+    config.out = *out;
+  }
+  config.outAmax = bool(op.getAmax());
   if (Value bias = op.getBias())
-    config.bias =
-        wide(cast<RankedTensorType>(bias.getType()).getElementType());
+    config.bias = wide(cast<RankedTensorType>(bias.getType()).getElementType());
   config.promoteInterval = op.getPromoteInterval();
   if (op.getLhsGlobalScale() || op.getRhsGlobalScale())
     return op.emitError("fp8 GPU lowering: two-level (NVFP4) scales need "
@@ -403,18 +515,35 @@ LogicalResult PlanBuilder::lowerScaledMatmul(ScaledMatmulOp op) {
   if (failed(config.verify(reason)))
     return op.emitError() << "fp8 GPU lowering: " << reason;
 
+  int64_t a = bufferOf(op.getLhs()), b = bufferOf(op.getRhs());
+  // Scales that are 1 / a stored scale: the kernel divides.
+  auto scaleBuffer = [&](Value scale, bool &inverted) {
+    auto it = reciprocals.find(scale);
+    inverted = it != reciprocals.end();
+    return inverted ? it->second : bufferOf(scale);
+  };
+  int64_t sa = scaleBuffer(op.getLhsScale(), config.invertScaleA);
+  int64_t sb = scaleBuffer(op.getRhsScale(), config.invertScaleB);
+  if ((config.invertScaleA || config.invertScaleB) &&
+      config.scaling != GemmScaling::Tensor)
+    return op.emitError("fp8 GPU lowering: reciprocal scales are folded into "
+                        "per-tensor GEMMs only");
+  int64_t c = bufferOf(op.getResult());
   OpBuilder builder(kernels.getBody(), kernels.getBody()->end());
   LLVM::LLVMFuncOp kernel = buildGemmSM90Kernel(builder, op.getLoc(), config);
-
-  int64_t a = bufferOf(op.getLhs()), b = bufferOf(op.getRhs());
-  int64_t sa = bufferOf(op.getLhsScale()), sb = bufferOf(op.getRhsScale());
-  int64_t c = bufferOf(op.getResult());
   SmallVector<Attribute> params{
       tensorMapParam(a, m, k, config.blockM, GemmSM90Config::kBlockK),
       tensorMapParam(b, n, k, config.blockN, GemmSM90Config::kBlockK),
       bufferParam(c), bufferParam(sa), bufferParam(sb)};
   if (Value bias = op.getBias())
     params.push_back(bufferParam(bufferOf(bias)));
+  if (config.fp8Out)
+    params.push_back(bufferParam(bufferOf(op.getOutScale())));
+  if (Value amax = op.getAmax()) {
+    int64_t amaxBuffer = bufferOf(amax);
+    addFill(amaxBuffer, 0);
+    params.push_back(bufferParam(amaxBuffer));
+  }
   params.append({i32Param(m), i32Param(n), i32Param(k)});
   int64_t tiles = ((m + config.blockM - 1) / config.blockM) *
                   ((n + config.blockN - 1) / config.blockN);
@@ -729,7 +858,6 @@ LogicalResult PlanBuilder::lowerDynamicQuantize(DynamicQuantizeOp op) {
   if (inputType.getRank() != 2)
     return op.emitError("fp8 GPU lowering: only matrices are quantized on "
                         "the GPU; collapse the leading dimensions first");
-  int64_t input = bufferOf(op.getInput());
   // NVFP4: the amax of the whole tensor first; every copy's kernel derives
   // the global scale from it.
   QuantizeExtras extras;
@@ -738,26 +866,26 @@ LogicalResult PlanBuilder::lowerDynamicQuantize(DynamicQuantizeOp op) {
       return op.emitError("fp8 GPU lowering: two-level (NVFP4) quantization "
                           "produces E2M1 codes, which only sm_100a "
                           "multiplies");
-    if (failed(addGlobalAmaxLaunches(op, input, extras)))
+    if (failed(addGlobalAmaxLaunches(op, extras)))
       return failure();
     extras.globalScale = bufferOf(global);
   }
 
   // A copy read only through transposes is stored transposed: the K-major
   // operand of a Hopper GEMM, written by the quantization (cast+transpose).
-  auto quantizeCopy = [&](GranularityAttr granularity, Value data,
-                          Value scale, bool transposed) -> LogicalResult {
+  auto quantizeCopy = [&](GranularityAttr granularity, Value data, Value scale,
+                          bool transposed) -> LogicalResult {
     int64_t dataBuffer, scaleBuffer;
     auto isReturned = [](Value value) {
       return llvm::any_of(value.getUsers(), [](Operation *user) {
         return isa<func::ReturnOp>(user);
       });
     };
-    bool returned = isReturned(data) ||
-                    llvm::any_of(data.getUsers(), [&](Operation *user) {
-                      return isa<linalg::TransposeOp>(user) &&
-                             isReturned(user->getResult(0));
-                    });
+    bool returned =
+        isReturned(data) || llvm::any_of(data.getUsers(), [&](Operation *user) {
+          return isa<linalg::TransposeOp>(user) &&
+                 isReturned(user->getResult(0));
+        });
     if (!transposed && readOnlyTransposed(data) &&
         (isTransposeInvariant(scale) || readOnlyTransposed(scale))) {
       transposed = true;
@@ -799,6 +927,14 @@ LogicalResult PlanBuilder::lowerDynamicQuantize(DynamicQuantizeOp op) {
       dataBuffer = bufferOf(data);
       scaleBuffer = bufferOf(scale);
     }
+    QuantizeConfig config;
+    config.format =
+        *getFormat(cast<RankedTensorType>(data.getType()).getElementType());
+    config.rule = op.getRule();
+    config.overflow = op.getOverflow();
+    config.nanPolicy = op.getNanPolicy();
+    config.e8m0Scales = isa<Float8E8M0FNUType>(
+        cast<RankedTensorType>(scale.getType()).getElementType());
     QuantizeExtras copyExtras = extras;
     if (chip == Chip::SM100a) {
       auto type = op.getInput().getType();
@@ -811,8 +947,10 @@ LogicalResult PlanBuilder::lowerDynamicQuantize(DynamicQuantizeOp op) {
         copyExtras.kAlongCols = direct->second;
       }
     }
-    return addQuantizeLaunches(op, input, granularity, dataBuffer, scaleBuffer,
-                               transposed, returned, copyExtras);
+    return addQuantizeLaunches(op, op.getInput(), granularity, config,
+                               dataBuffer, scaleBuffer, transposed, returned,
+                               /*givenScales=*/-1, /*amaxOnly=*/false,
+                               copyExtras);
   };
   if (failed(quantizeCopy(op.getGranularity(), op.getData(), op.getScale(),
                           /*transposed=*/false)))
@@ -824,52 +962,32 @@ LogicalResult PlanBuilder::lowerDynamicQuantize(DynamicQuantizeOp op) {
 }
 
 LogicalResult PlanBuilder::addGlobalAmaxLaunches(DynamicQuantizeOp op,
-                                                 int64_t input,
                                                  QuantizeExtras &extras) {
-  auto inputType = op.getInput().getType();
-  int64_t rows = inputType.getDimSize(0), cols = inputType.getDimSize(1);
-  QuantizeConfig config;
-  config.phase = QuantizeConfig::Phase::Amax;
-  Type element = inputType.getElementType();
-  config.input = *getWideElement(element);
-  config.nanPolicy = op.getNanPolicy();
-  config.fused = false;
-  config.tileBlockRows = QuantizeConfig::kTileRows;
-  config.tileBlockCols = QuantizeConfig::kTileCols;
-  int64_t elementBytes = element.getIntOrFloatBitWidth() / 8;
-  config.vectorLoads = cols * elementBytes % 16 == 0;
-  std::string reason;
-  if (failed(config.verify(reason)))
-    return op.emitError() << "fp8 GPU lowering: the global amax: " << reason;
   extras.globalAmax =
       addBuffer("temp", RankedTensorType::get({1, 1}, Float32Type::get(ctx)));
-  addFill(extras.globalAmax, 0);
-  OpBuilder builder(kernels.getBody(), kernels.getBody()->end());
-  LLVM::LLVMFuncOp kernel = buildQuantizeKernel(builder, op.getLoc(), config);
-  int64_t tiles = int64_t(llvm::divideCeil(rows, QuantizeConfig::kTileRows) *
-                          llvm::divideCeil(cols, QuantizeConfig::kTileCols));
-  addKernelLaunch(
-      kernel.getName(), {tiles, 1, 1}, {QuantizeConfig::kThreads, 1, 1},
-      config.getSharedMemoryBytes(),
-      {bufferParam(input), bufferParam(extras.globalAmax), i32Param(rows),
-       i32Param(cols), i32Param(rows), i32Param(cols)},
-      /*persistent=*/false);
-  return success();
+  QuantizeConfig config;
+  config.nanPolicy = op.getNanPolicy();
+  return addQuantizeLaunches(op, op.getInput(), GranularityAttr::getTensor(ctx),
+                             config, extras.globalAmax, extras.globalAmax,
+                             /*transposed=*/false, /*returned=*/false,
+                             /*givenScales=*/-1, /*amaxOnly=*/true);
 }
 
-LogicalResult PlanBuilder::addQuantizeLaunches(DynamicQuantizeOp op,
-                                               int64_t input,
-                                               GranularityAttr granularity,
-                                               int64_t data, int64_t scale,
-                                               bool transposed, bool returned,
-                                               const QuantizeExtras &extras) {
-  auto inputType = op.getInput().getType();
+LogicalResult PlanBuilder::addQuantizeLaunches(
+    Operation *op, Value inputValue, GranularityAttr granularity,
+    QuantizeConfig config, int64_t data, int64_t scale, bool transposed,
+    bool returned, int64_t givenScales, bool amaxOnly,
+    const QuantizeExtras &extras) {
+  auto inputType = cast<RankedTensorType>(inputValue.getType());
+  if (inputType.getRank() != 2)
+    return op->emitError("fp8 GPU lowering: only matrices are quantized on "
+                         "the GPU; collapse the leading dimensions first");
+  int64_t input = bufferOf(inputValue);
   int64_t rows = inputType.getDimSize(0), cols = inputType.getDimSize(1);
   SmallVector<int64_t> block = granularity.getBlockShape(inputType.getShape());
   int64_t blockRows = std::min(block[0], rows);
   int64_t blockCols = std::min(block[1], cols);
 
-  QuantizeConfig config;
   Type element = inputType.getElementType();
   if (element.isF32())
     config.input = WideElement::F32;
@@ -878,14 +996,8 @@ LogicalResult PlanBuilder::addQuantizeLaunches(DynamicQuantizeOp op,
   else if (element.isF16())
     config.input = WideElement::F16;
   else
-    return op.emitError() << "fp8 GPU lowering: " << element
-                          << " inputs are not quantized on the GPU";
-  config.format = *getFormat(op.getData().getType().getElementType());
-  config.rule = op.getRule();
-  config.overflow = op.getOverflow();
-  config.nanPolicy = op.getNanPolicy();
-  config.e8m0Scales = isa<Float8E8M0FNUType>(op.getScale().getType()
-                                                 .getElementType());
+    return op->emitError() << "fp8 GPU lowering: " << element
+                           << " inputs are not quantized on the GPU";
   config.transposed = transposed;
   config.twoLevel = extras.globalAmax >= 0;
   config.tcgen05Scales = extras.tcgen05Scales.has_value();
@@ -897,14 +1009,17 @@ LogicalResult PlanBuilder::addQuantizeLaunches(DynamicQuantizeOp op,
       return tile;
     return blockExtent;
   };
-  config.tileBlockRows =
-      tilePart(blockRows, rows, QuantizeConfig::kTileRows);
-  config.tileBlockCols =
-      tilePart(blockCols, cols, QuantizeConfig::kTileCols);
+  config.tileBlockRows = tilePart(blockRows, rows, QuantizeConfig::kTileRows);
+  config.tileBlockCols = tilePart(blockCols, cols, QuantizeConfig::kTileCols);
   config.fused = (blockRows <= QuantizeConfig::kTileRows ||
                   (blockRows == rows && rows <= QuantizeConfig::kTileRows)) &&
                  (blockCols <= QuantizeConfig::kTileCols ||
                   (blockCols == cols && cols <= QuantizeConfig::kTileCols));
+  if (givenScales >= 0 || amaxOnly)
+    config.fused = false;
+  if (amaxOnly)
+    config.phase = QuantizeConfig::Phase::Amax;
+  config.givenScales = givenScales >= 0;
   // A whole-extent block inside one tile: one block per tile.
   if (config.fused && blockRows == rows)
     config.tileBlockRows = QuantizeConfig::kTileRows;
@@ -920,7 +1035,7 @@ LogicalResult PlanBuilder::addQuantizeLaunches(DynamicQuantizeOp op,
   int64_t rowLength = transposed ? rows : cols;
   int64_t pitch = rowLength;
   auto dataEntry = cast<DictionaryAttr>(bufferAttrs[data]);
-  if (rowLength % perRow16 != 0 && !returned &&
+  if (rowLength % perRow16 != 0 && !returned && !amaxOnly &&
       dataEntry.getAs<StringAttr>("kind").getValue() == "temp") {
     pitch = llvm::alignTo(rowLength, perRow16);
     pitches[data] = pitch;
@@ -943,28 +1058,30 @@ LogicalResult PlanBuilder::addQuantizeLaunches(DynamicQuantizeOp op,
   }
   std::string reason;
   if (failed(config.verify(reason)))
-    return op.emitError() << "fp8 GPU lowering: quantizing by "
-                          << formatGranularity(granularity) << ": " << reason;
+    return op->emitError() << "fp8 GPU lowering: quantizing by "
+                           << formatGranularity(granularity) << ": " << reason;
 
   OpBuilder builder(kernels.getBody(), kernels.getBody()->end());
-  int64_t tiles =
-      int64_t(llvm::divideCeil(rows, QuantizeConfig::kTileRows) *
-              llvm::divideCeil(cols, QuantizeConfig::kTileCols));
+  int64_t tiles = int64_t(llvm::divideCeil(rows, QuantizeConfig::kTileRows) *
+                          llvm::divideCeil(cols, QuantizeConfig::kTileCols));
   SmallVector<Attribute> shape{i32Param(rows), i32Param(cols),
                                i32Param(blockRows), i32Param(blockCols)};
-  int64_t amax =
-      config.twoLevel ? extras.globalAmax : input; // unused by fused kernels
-  if (!config.fused) {
-    auto amaxType = RankedTensorType::get(
-        {int64_t(llvm::divideCeil(rows, blockRows)),
-         int64_t(llvm::divideCeil(cols, blockCols))},
-        Float32Type::get(ctx));
-    amax = addBuffer("temp", amaxType);
+  int64_t amax = input; // unused by fused kernels
+  if (config.twoLevel) {
+    amax = extras.globalAmax;
+  } else if (givenScales >= 0) {
+    amax = givenScales;
+  } else if (!config.fused) {
+    auto amaxType =
+        RankedTensorType::get({int64_t(llvm::divideCeil(rows, blockRows)),
+                               int64_t(llvm::divideCeil(cols, blockCols))},
+                              Float32Type::get(ctx));
+    amax = amaxOnly ? data : addBuffer("temp", amaxType);
     addFill(amax, 0);
     QuantizeConfig amaxConfig = config;
     amaxConfig.phase = QuantizeConfig::Phase::Amax;
     LLVM::LLVMFuncOp kernel =
-        buildQuantizeKernel(builder, op.getLoc(), amaxConfig);
+        buildQuantizeKernel(builder, op->getLoc(), amaxConfig);
     SmallVector<Attribute> params{bufferParam(input), bufferParam(amax)};
     params.append(shape);
     addKernelLaunch(kernel.getName(), {tiles, 1, 1},
@@ -972,7 +1089,9 @@ LogicalResult PlanBuilder::addQuantizeLaunches(DynamicQuantizeOp op,
                     amaxConfig.getSharedMemoryBytes(), params,
                     /*persistent=*/false);
   }
-  LLVM::LLVMFuncOp kernel = buildQuantizeKernel(builder, op.getLoc(), config);
+  if (amaxOnly)
+    return success();
+  LLVM::LLVMFuncOp kernel = buildQuantizeKernel(builder, op->getLoc(), config);
   SmallVector<Attribute> params{bufferParam(input), bufferParam(amax),
                                 bufferParam(data), bufferParam(scale)};
   params.append(shape);
@@ -984,6 +1103,97 @@ LogicalResult PlanBuilder::addQuantizeLaunches(DynamicQuantizeOp op,
   addKernelLaunch(kernel.getName(), {tiles, 1, 1},
                   {QuantizeConfig::kThreads, 1, 1},
                   config.getSharedMemoryBytes(), params, /*persistent=*/false);
+  return success();
+}
+
+int64_t PlanBuilder::stateBuffer(Operation *user, StringRef name) {
+  auto it = states.find(name);
+  if (it != states.end())
+    return it->second;
+  auto global = SymbolTable::lookupNearestSymbolFrom<ml_program::GlobalOp>(
+      user, StringAttr::get(ctx, name));
+  auto type = global ? dyn_cast<RankedTensorType>(global.getType()) : nullptr;
+  auto value = global
+                   ? dyn_cast_or_null<DenseElementsAttr>(global.getValueAttr())
+                   : nullptr;
+  if (!type || !type.hasStaticShape() || !value) {
+    user->emitError() << "fp8 GPU lowering: global @" << name
+                      << " needs a statically shaped tensor type and an "
+                         "initial value to become a state buffer";
+    return -1;
+  }
+  int64_t id = addBuffer("state", type,
+                         {named("value", value), named("name", str(name))});
+  states[name] = id;
+  return id;
+}
+
+LogicalResult PlanBuilder::lowerQuantize(QuantizeOp op) {
+  if (op.getGlobalScale() || op.getRbits() || op.getRounding() != Rounding::RNE)
+    return op.emitError("fp8 GPU lowering: quantization by given scales is "
+                        "generated for round-to-nearest-even with f32 "
+                        "scales only");
+  auto scaleType = cast<RankedTensorType>(op.getScale().getType());
+  if (!scaleType.getElementType().isF32())
+    return op.emitError("fp8 GPU lowering: quantization by given scales "
+                        "takes f32 encode scales");
+  QuantizeConfig config;
+  config.format = *getFormat(op.getType().getElementType());
+  config.overflow = op.getOverflow();
+  Value result = op.getResult();
+  bool returned = llvm::any_of(
+      result.getUsers(), [](Operation *u) { return isa<func::ReturnOp>(u); });
+  // Read only through transposes: stored transposed (cast+transpose).
+  bool transposed = readOnlyTransposed(result);
+  int64_t data = -1;
+  if (transposed) {
+    for (Operation *user : result.getUsers()) {
+      if (data < 0)
+        data = bufferOf(user->getResult(0));
+      buffers[user->getResult(0)] = data;
+      foldedTransposes.insert(user);
+      returned |= llvm::any_of(user->getResult(0).getUsers(), [](Operation *u) {
+        return isa<func::ReturnOp>(u);
+      });
+    }
+  } else {
+    data = bufferOf(result);
+  }
+  return addQuantizeLaunches(op, op.getInput(), op.getGranularity(), config,
+                             data, data, transposed, returned,
+                             bufferOf(op.getScale()));
+}
+
+LogicalResult PlanBuilder::lowerAmax(AmaxOp op) {
+  QuantizeConfig config;
+  config.nanPolicy = op.getNanPolicy();
+  int64_t amax = bufferOf(op.getResult());
+  return addQuantizeLaunches(op, op.getInput(), op.getGranularity(), config,
+                             amax, amax, /*transposed=*/false,
+                             /*returned=*/false, /*givenScales=*/-1,
+                             /*amaxOnly=*/true);
+}
+
+LogicalResult PlanBuilder::lowerUpdateDelayedScale(UpdateDelayedScaleOp op) {
+  DelayedScaleConfig config;
+  config.format = op.getFormat();
+  config.algo = op.getAlgo();
+  config.margin = op.getMargin();
+  config.zeroAmax = op.getZeroAmax();
+  OpBuilder builder(kernels.getBody(), kernels.getBody()->end());
+  LLVM::LLVMFuncOp kernel =
+      buildDelayedScaleKernel(builder, op.getLoc(), config);
+  int64_t length = op.getHistory().getType().getDimSize(0);
+  SmallVector<Attribute> params{bufferParam(bufferOf(op.getAmax())),
+                                bufferParam(bufferOf(op.getHistory())),
+                                bufferParam(bufferOf(op.getScale())),
+                                bufferParam(bufferOf(op.getNewHistory())),
+                                bufferParam(bufferOf(op.getNewScale())),
+                                bufferParam(bufferOf(op.getNewScaleInv())),
+                                i32Param(length)};
+  addKernelLaunch(kernel.getName(), {1, 1, 1},
+                  {DelayedScaleConfig::kThreads, 1, 1}, 32, params,
+                  /*persistent=*/false);
   return success();
 }
 
@@ -1090,9 +1300,9 @@ struct ConvertFP8ToGPUPass
       auto target = NVVM::NVVMTargetAttr::get(
           &getContext(), /*optLevel=*/3, "nvptx64-nvidia-cuda",
           getChipName(*parsed), getPtxFeatures(*parsed));
-      kernels = gpu::GPUModuleOp::create(builder, module.getLoc(),
-                                         kKernelModule,
-                                         builder.getArrayAttr({target}));
+      kernels =
+          gpu::GPUModuleOp::create(builder, module.getLoc(), kKernelModule,
+                                   builder.getArrayAttr({target}));
     }
     module->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),
                     builder.getUnitAttr());

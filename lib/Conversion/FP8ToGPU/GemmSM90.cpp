@@ -30,6 +30,7 @@
 #include "KernelBuilder.h"
 
 #include "fp8/Conversion/FP8ToGPU/Kernels.h"
+#include "fp8/Dialect/FP8/Utils/ScaleRules.h"
 #include "fp8/Target/Descriptors.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -75,6 +76,8 @@ LogicalResult GemmSM90Config::verify(std::string &reason) const {
   for (Format format : {aFormat, bFormat})
     if (format != Format::E4M3 && format != Format::E5M2)
       return fail("sm_90a wgmma multiplies e4m3 and e5m2 operands only");
+  if (fp8Out && *fp8Out != Format::E4M3 && *fp8Out != Format::E5M2)
+    return fail("FP8 results are e4m3 or e5m2");
   if (blockM != 128)
     return fail("the sm_90a GEMM tiles 128 rows (two consumer warpgroups)");
   if (blockN != 64 && blockN != 128)
@@ -111,9 +114,9 @@ int64_t GemmSM90Config::getSharedMemoryBytes() const {
 }
 
 std::string GemmSM90Config::getKernelName() const {
-  std::string name = llvm::formatv("fp8_gemm_sm90a_{0}{1}_{2}",
-                                   getKernelTag(aFormat), getKernelTag(bFormat),
-                                   getKernelTag(out));
+  std::string name = llvm::formatv(
+      "fp8_gemm_sm90a_{0}{1}_{2}", getKernelTag(aFormat), getKernelTag(bFormat),
+      fp8Out ? getKernelTag(*fp8Out) : getKernelTag(out));
   switch (scaling) {
   case GemmScaling::Tensor:
     name += "_tensor";
@@ -122,16 +125,22 @@ std::string GemmSM90Config::getKernelName() const {
     name += "_rowcol";
     break;
   case GemmScaling::Block:
-    name += llvm::formatv("_block{0}{1}{2}", kGroup,
-                          e8m0Scales ? "e8m0" : "f32",
-                          bRowsPerScale > 1 ? "sq" : "")
-                .str();
+    name +=
+        llvm::formatv("_block{0}{1}{2}", kGroup, e8m0Scales ? "e8m0" : "f32",
+                      bRowsPerScale > 1 ? "sq" : "")
+            .str();
     break;
   }
   if (scaling != GemmScaling::Block)
     name += llvm::formatv("_p{0}", promoteInterval).str();
   if (bias)
     name += ("_bias" + getKernelTag(*bias)).str();
+  if (outAmax)
+    name += "_amax";
+  if (invertScaleA || invertScaleB)
+    name += llvm::formatv("_inv{0}{1}", invertScaleA ? "a" : "",
+                          invertScaleB ? "b" : "")
+                .str();
   name += llvm::formatv("_{0}x{1}_s{2}", blockM, blockN, getStages()).str();
   return name;
 }
@@ -153,7 +162,7 @@ public:
 
 private:
   // Parameters.
-  Value tmapA, tmapB, out, scaleA, scaleB, bias, m, n, k;
+  Value tmapA, tmapB, out, scaleA, scaleB, bias, outScale, outAmax, m, n, k;
   // Derived sizes.
   Value numTilesM, numTilesN, numTiles, kTiles;
   // Shared memory.
@@ -171,9 +180,8 @@ private:
     return kb.byteOffset(smem, kb.mul(s, kb.i32(config.blockM * 128)));
   }
   Value slotB(Value s) {
-    return kb.byteOffset(
-        smem, kb.add(kb.i32(stages * config.blockM * 128),
-                     kb.mul(s, kb.i32(config.blockN * 128))));
+    return kb.byteOffset(smem, kb.add(kb.i32(stages * config.blockM * 128),
+                                      kb.mul(s, kb.i32(config.blockN * 128))));
   }
   Value fullBarrier(Value s) {
     return kb.byteOffset(
@@ -182,10 +190,9 @@ private:
   }
   Value emptyBarrier(Value s) {
     return kb.byteOffset(
-        smem,
-        kb.add(kb.i32(stages * (config.blockM + config.blockN) * 128 +
-                      stages * 8),
-               kb.mul(s, kb.i32(8))));
+        smem, kb.add(kb.i32(stages * (config.blockM + config.blockN) * 128 +
+                            stages * 8),
+                     kb.mul(s, kb.i32(8))));
   }
 
   /// (tile row, tile column) of persistent tile index `t`, in groups of
@@ -197,7 +204,9 @@ private:
   /// * 32 bytes.
   Value descriptor(Value tile, int64_t kStep);
   Value wgmma(Value acc, Value descA, Value descB, bool accumulate);
-  Value zeroAccumulator() { return LLVM::ZeroOp::create(kb.b, kb.loc, accType); }
+  Value zeroAccumulator() {
+    return LLVM::ZeroOp::create(kb.b, kb.loc, accType);
+  }
   SmallVector<Value> unpack(Value acc);
   Value pack(ArrayRef<Value> values);
   /// Decoded scale `index` of an f32 or E8M0 scale array.
@@ -219,14 +228,12 @@ std::pair<Value, Value> GemmEmitter::tileCoordinates(Value t) {
 
 Value GemmEmitter::descriptor(Value tile, int64_t kStep) {
   Value address = kb.add(kb.sharedAddress(tile), kb.i32(kStep * 32));
-  Value field = kb.zext64(kb.lshr(kb.andI(address, kb.i32(0x3FFFF)),
-                                  kb.i32(4)));
-  return kb.orI(kb.i64(int64_t(getKMajor128BSwizzleWgmmaDescriptor())),
-                field);
+  Value field =
+      kb.zext64(kb.lshr(kb.andI(address, kb.i32(0x3FFFF)), kb.i32(4)));
+  return kb.orI(kb.i64(int64_t(getKMajor128BSwizzleWgmmaDescriptor())), field);
 }
 
-Value GemmEmitter::wgmma(Value acc, Value descA, Value descB,
-                         bool accumulate) {
+Value GemmEmitter::wgmma(Value acc, Value descA, Value descB, bool accumulate) {
   MLIRContext *ctx = kb.b.getContext();
   return NVVM::WgmmaMmaAsyncOp::create(
       kb.b, kb.loc, accType, acc, descA, descB,
@@ -234,8 +241,8 @@ Value GemmEmitter::wgmma(Value acc, Value descA, Value descB,
       wgmmaType(config.aFormat), wgmmaType(config.bFormat),
       NVVM::WGMMATypes::f32,
       accumulate ? NVVM::WGMMAScaleOut::one : NVVM::WGMMAScaleOut::zero,
-      NVVM::WGMMAScaleIn::one, NVVM::WGMMAScaleIn::one,
-      NVVM::MMALayout::row, NVVM::MMALayout::col,
+      NVVM::WGMMAScaleIn::one, NVVM::WGMMAScaleIn::one, NVVM::MMALayout::row,
+      NVVM::MMALayout::col,
       /*satfinite=*/nullptr);
 }
 
@@ -261,8 +268,8 @@ Value GemmEmitter::loadScale(Value array, Value index) {
   // 2^(e - 127): e << 23, 2^-127 for e = 0, NaN for 0xFF.
   Value byte = kb.load(kb.i8(), kb.byteOffset(array, kb.zext64(index)), 1);
   Value e = arith::ExtUIOp::create(kb.b, kb.loc, kb.i32(), byte);
-  Value bits = kb.select(kb.eq(e, kb.i32(0)), kb.i32(0x00400000),
-                         kb.shl(e, kb.i32(23)));
+  Value bits =
+      kb.select(kb.eq(e, kb.i32(0)), kb.i32(0x00400000), kb.shl(e, kb.i32(23)));
   bits = kb.select(kb.eq(e, kb.i32(255)), kb.i32(0x7FC00000), bits);
   return kb.bitcast(kb.f32(), bits);
 }
@@ -272,48 +279,48 @@ void GemmEmitter::emitProducer() {
   Value bytes =
       kb.i32((config.blockM + config.blockN) * GemmSM90Config::kBlockK);
   Value ticks = kb.i32(0x989680);
-  kb.forLoop(
-      kb.blockId(), numTiles, kb.gridDim(), ValueRange{kb.i32(0)},
-      [&](Value tile, ValueRange args) -> SmallVector<Value> {
-        auto [tileRow, tileCol] = tileCoordinates(tile);
-        Value m0 = kb.mul(tileRow, kb.i32(config.blockM));
-        Value n0 = kb.mul(tileCol, kb.i32(config.blockN));
-        ValueRange done = kb.forLoop(
-            kb.i32(0), kTiles, kb.i32(1), args,
-            [&](Value kt, ValueRange inner) -> SmallVector<Value> {
-              Value it = inner[0];
-              Value s = kb.urem(it, kb.i32(stages));
-              Value phase = kb.andI(kb.udiv(it, kb.i32(stages)), kb.i32(1));
-              // A fresh barrier completes the phase before its first: the
-              // first lap waits on parity 1 and passes.
-              NVVM::MBarrierTryWaitParityOp::create(
-                  kb.b, kb.loc, emptyBarrier(s), kb.xorI(phase, kb.i32(1)),
-                  ticks);
-              kb.ifThen(elected, [&] {
-                Value full = fullBarrier(s);
-                NVVM::MBarrierArriveExpectTxOp::create(
-                    kb.b, kb.loc, Type(), full, bytes,
-                    NVVM::MemScopeKindAttr::get(kb.b.getContext(),
-                                                NVVM::MemScopeKind::CTA),
-                    kb.b.getBoolAttr(false), Value());
-                Value k0 = kb.mul(kt, kb.i32(GemmSM90Config::kBlockK));
-                for (auto [tmap, slot, row] :
-                     {std::tuple{tmapA, slotA(s), m0},
-                      std::tuple{tmapB, slotB(s), n0}}) {
-                  Value cluster = LLVM::AddrSpaceCastOp::create(
-                      kb.b, kb.loc, kb.ptr(7), slot);
-                  NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(
-                      kb.b, kb.loc, cluster, tmap, ValueRange{k0, row}, full,
-                      ValueRange{}, Value(), Value(),
-                      NVVM::TMALoadModeAttr::get(kb.b.getContext(),
-                                                 NVVM::TMALoadMode::TILE),
-                      kb.b.getBoolAttr(false), nullptr, Value());
-                }
-              });
-              return {kb.add(it, kb.i32(1))};
-            });
-        return {done[0]};
-      });
+  kb.forLoop(kb.blockId(), numTiles, kb.gridDim(), ValueRange{kb.i32(0)},
+             [&](Value tile, ValueRange args) -> SmallVector<Value> {
+               auto [tileRow, tileCol] = tileCoordinates(tile);
+               Value m0 = kb.mul(tileRow, kb.i32(config.blockM));
+               Value n0 = kb.mul(tileCol, kb.i32(config.blockN));
+               ValueRange done = kb.forLoop(
+                   kb.i32(0), kTiles, kb.i32(1), args,
+                   [&](Value kt, ValueRange inner) -> SmallVector<Value> {
+                     Value it = inner[0];
+                     Value s = kb.urem(it, kb.i32(stages));
+                     Value phase =
+                         kb.andI(kb.udiv(it, kb.i32(stages)), kb.i32(1));
+                     // A fresh barrier completes the phase before its first:
+                     // the first lap waits on parity 1 and passes.
+                     NVVM::MBarrierTryWaitParityOp::create(
+                         kb.b, kb.loc, emptyBarrier(s),
+                         kb.xorI(phase, kb.i32(1)), ticks);
+                     kb.ifThen(elected, [&] {
+                       Value full = fullBarrier(s);
+                       NVVM::MBarrierArriveExpectTxOp::create(
+                           kb.b, kb.loc, Type(), full, bytes,
+                           NVVM::MemScopeKindAttr::get(kb.b.getContext(),
+                                                       NVVM::MemScopeKind::CTA),
+                           kb.b.getBoolAttr(false), Value());
+                       Value k0 = kb.mul(kt, kb.i32(GemmSM90Config::kBlockK));
+                       for (auto [tmap, slot, row] :
+                            {std::tuple{tmapA, slotA(s), m0},
+                             std::tuple{tmapB, slotB(s), n0}}) {
+                         Value cluster = LLVM::AddrSpaceCastOp::create(
+                             kb.b, kb.loc, kb.ptr(7), slot);
+                         NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(
+                             kb.b, kb.loc, cluster, tmap, ValueRange{k0, row},
+                             full, ValueRange{}, Value(), Value(),
+                             NVVM::TMALoadModeAttr::get(
+                                 kb.b.getContext(), NVVM::TMALoadMode::TILE),
+                             kb.b.getBoolAttr(false), nullptr, Value());
+                       }
+                     });
+                     return {kb.add(it, kb.i32(1))};
+                   });
+               return {done[0]};
+             });
 }
 
 void GemmEmitter::emitConsumer(Value consumer) {
@@ -325,13 +332,18 @@ void GemmEmitter::emitConsumer(Value consumer) {
   int64_t promote = promotionSteps(config);
   // Per-tensor scales are read once.
   Value tensorFactor;
-  if (config.scaling == GemmScaling::Tensor)
-    tensorFactor = kb.mulf(kb.load(kb.f32(), scaleA, 4),
-                           kb.load(kb.f32(), scaleB, 4));
+  if (config.scaling == GemmScaling::Tensor) {
+    Value a = kb.load(kb.f32(), scaleA, 4), b = kb.load(kb.f32(), scaleB, 4);
+    if (config.invertScaleA)
+      a = emitReciprocal(kb.b, kb.loc, a);
+    if (config.invertScaleB)
+      b = emitReciprocal(kb.b, kb.loc, b);
+    tensorFactor = kb.mulf(a, b);
+  }
   // The rows of the accumulator fragment this thread holds (+0 and +8).
-  Value fragmentRow = kb.add(kb.mul(consumer, kb.i32(64)),
-                             kb.add(kb.mul(warp, kb.i32(16)),
-                                    kb.udiv(lane, kb.i32(4))));
+  Value fragmentRow =
+      kb.add(kb.mul(consumer, kb.i32(64)),
+             kb.add(kb.mul(warp, kb.i32(16)), kb.udiv(lane, kb.i32(4))));
   Value kScales = kb.ceilDiv(k, kb.i32(config.kGroup));
 
   kb.forLoop(
@@ -349,16 +361,16 @@ void GemmEmitter::emitConsumer(Value consumer) {
           Value maxCol = kb.sub(n, kb.i32(1));
           SmallVector<Value> rowScales;
           for (int64_t half : {0, 8}) {
-            Value row = kb.minU(kb.add(m0, kb.add(fragmentRow, kb.i32(half))),
-                                maxRow);
+            Value row =
+                kb.minU(kb.add(m0, kb.add(fragmentRow, kb.i32(half))), maxRow);
             rowScales.push_back(
                 loadScale(scaleA, kb.add(kb.mul(row, kScales), kBlock)));
           }
           Value squareScale;
           if (config.bRowsPerScale > 1) {
             Value block = kb.udiv(n0, kb.i32(config.bRowsPerScale));
-            squareScale = loadScale(scaleB, kb.add(kb.mul(block, kScales),
-                                                   kBlock));
+            squareScale =
+                loadScale(scaleB, kb.add(kb.mul(block, kScales), kBlock));
           }
           DenseMap<int64_t, Value> colScales;
           for (int64_t i = 0; i < accCount(); ++i) {
@@ -368,9 +380,9 @@ void GemmEmitter::emitConsumer(Value consumer) {
               auto it = colScales.find(colOffset);
               if (it == colScales.end()) {
                 Value col = kb.minU(
-                    kb.add(n0, kb.add(kb.mul(kb.urem(lane, kb.i32(4)),
-                                             kb.i32(2)),
-                                      kb.i32(colOffset))),
+                    kb.add(n0,
+                           kb.add(kb.mul(kb.urem(lane, kb.i32(4)), kb.i32(2)),
+                                  kb.i32(colOffset))),
                     maxCol);
                 Value scale =
                     loadScale(scaleB, kb.add(kb.mul(col, kScales), kBlock));
@@ -403,11 +415,10 @@ void GemmEmitter::emitConsumer(Value consumer) {
               Value it = inner[0], acc = inner[1], partial = inner[2];
               Value s = kb.urem(it, kb.i32(stages));
               Value phase = kb.andI(kb.udiv(it, kb.i32(stages)), kb.i32(1));
-              NVVM::MBarrierTryWaitParityOp::create(kb.b, kb.loc,
-                                                    fullBarrier(s), phase,
-                                                    ticks);
-              Value tileA = kb.byteOffset(
-                  slotA(s), kb.mul(consumer, kb.i32(64 * 128)));
+              NVVM::MBarrierTryWaitParityOp::create(
+                  kb.b, kb.loc, fullBarrier(s), phase, ticks);
+              Value tileA =
+                  kb.byteOffset(slotA(s), kb.mul(consumer, kb.i32(64 * 128)));
               Value tileB = slotB(s);
               NVVM::WgmmaFenceAlignedOp::create(kb.b, kb.loc);
               if (promote == 0) {
@@ -435,8 +446,8 @@ void GemmEmitter::emitConsumer(Value consumer) {
                 // Groups of several K tiles: restart the partial sum at the
                 // first tile of a group, promote after the last.
                 int64_t tilesPerGroup = promote / 4;
-                Value first = kb.eq(kb.urem(kt, kb.i32(tilesPerGroup)),
-                                    kb.i32(0));
+                Value first =
+                    kb.eq(kb.urem(kt, kb.i32(tilesPerGroup)), kb.i32(0));
                 partial = LLVM::SelectOp::create(kb.b, kb.loc, first,
                                                  zeroAccumulator(), partial);
                 for (int64_t step = 0; step < 4; ++step)
@@ -445,13 +456,11 @@ void GemmEmitter::emitConsumer(Value consumer) {
                                   /*accumulate=*/true);
                 NVVM::WgmmaGroupSyncAlignedOp::create(kb.b, kb.loc);
                 NVVM::WgmmaWaitGroupSyncOp::create(kb.b, kb.loc, 0);
-                Value last = kb.orI(
-                    kb.eq(kb.urem(kt, kb.i32(tilesPerGroup)),
-                          kb.i32(tilesPerGroup - 1)),
-                    kb.eq(kt, kb.sub(kTiles, kb.i32(1))));
+                Value last = kb.orI(kb.eq(kb.urem(kt, kb.i32(tilesPerGroup)),
+                                          kb.i32(tilesPerGroup - 1)),
+                                    kb.eq(kt, kb.sub(kTiles, kb.i32(1))));
                 Value promoted = promoteInto(acc, partial, kb.i32(0));
-                acc = LLVM::SelectOp::create(kb.b, kb.loc, last, promoted,
-                                             acc);
+                acc = LLVM::SelectOp::create(kb.b, kb.loc, last, promoted, acc);
               }
               // Release the slot: one arrival per consumer warp.
               kb.ifThen(kb.eq(lane, kb.i32(0)), [&] {
@@ -472,7 +481,12 @@ void GemmEmitter::emitEpilogue(Value acc, Value rowBase, Value colBase,
                                Value lane, Value warp, Value tensorFactor) {
   SmallVector<Value> values = unpack(acc);
   Type element = getElementType(kb.b, config.out);
-  int64_t elementBytes = config.out == WideElement::F32 ? 4 : 2;
+  int64_t elementBytes =
+      config.fp8Out ? 1 : (config.out == WideElement::F32 ? 4 : 2);
+  Value outFactor = config.fp8Out ? kb.load(kb.f32(), outScale, 4) : Value();
+  // The running amax of this thread's results (NaN ignored: a comparison
+  // with NaN keeps the old value).
+  Value amax = kb.f32(0.0f);
   Value laneCol = kb.mul(kb.urem(lane, kb.i32(4)), kb.i32(2));
   Value maxRow = kb.sub(m, kb.i32(1));
   Value maxCol = kb.sub(n, kb.i32(1));
@@ -482,8 +496,8 @@ void GemmEmitter::emitEpilogue(Value acc, Value rowBase, Value colBase,
   for (int64_t i = 0; i < accCount(); i += 2) {
     Value row = kb.add(rowBase, kb.i32(8 * ((i >> 1) & 1)));
     Value col = kb.add(colBase, kb.add(laneCol, kb.i32(8 * (i >> 2))));
-    Value inBounds = arith::AndIOp::create(kb.b, kb.loc, kb.ult(row, m),
-                                           kb.ult(col, n));
+    Value inBounds =
+        arith::AndIOp::create(kb.b, kb.loc, kb.ult(row, m), kb.ult(col, n));
     SmallVector<Value> pair{values[i], values[i + 1]};
     if (tensorFactor) {
       for (Value &v : pair)
@@ -498,30 +512,58 @@ void GemmEmitter::emitEpilogue(Value acc, Value rowBase, Value colBase,
     if (config.bias) {
       for (int64_t j = 0; j < 2; ++j) {
         Value c = kb.minU(kb.add(col, kb.i32(j)), maxCol);
-        Value b = kb.load(biasType,
-                          kb.byteOffset(bias, kb.mul(kb.zext64(c),
-                                                     kb.i64(biasBytes))),
-                          biasBytes);
+        Value b = kb.load(
+            biasType,
+            kb.byteOffset(bias, kb.mul(kb.zext64(c), kb.i64(biasBytes))),
+            biasBytes);
         if (!biasType.isF32())
           b = arith::ExtFOp::create(kb.b, kb.loc, kb.f32(), b);
         pair[j] = kb.addf(pair[j], b);
       }
     }
-    auto vectorType = VectorType::get({2}, element);
-    Value vector = LLVM::UndefOp::create(kb.b, kb.loc, vectorType);
-    for (int64_t j = 0; j < 2; ++j) {
-      Value v = pair[j];
-      if (!element.isF32())
-        v = arith::TruncFOp::create(kb.b, kb.loc, element, v);
-      vector = LLVM::InsertElementOp::create(kb.b, kb.loc, vector, v,
-                                             kb.i32(j));
+    if (config.outAmax) {
+      for (Value v : pair) {
+        Value magnitude = kb.bitcast(
+            kb.f32(), kb.andI(kb.bitcast(kb.i32(), v), kb.i32(0x7FFFFFFF)));
+        amax = kb.select(inBounds, kb.maxf(magnitude, amax, false), amax);
+      }
+    }
+    Value vector;
+    if (config.fp8Out) {
+      // cvt puts the code of its first operand in the high byte.
+      Type type = *config.fp8Out == Format::E4M3
+                      ? Type(kb.b.getType<Float8E4M3FNType>())
+                      : Type(kb.b.getType<Float8E5M2Type>());
+      vector = NVVM::ConvertF32x2ToF8x2Op::create(
+          kb.b, kb.loc, kb.i16(), kb.mulf(pair[1], outFactor),
+          kb.mulf(pair[0], outFactor), NVVM::FPRoundingMode::RN,
+          NVVM::SaturationMode::SATFINITE, /*relu=*/false, type);
+    } else {
+      auto vectorType = VectorType::get({2}, element);
+      vector = LLVM::UndefOp::create(kb.b, kb.loc, vectorType);
+      for (int64_t j = 0; j < 2; ++j) {
+        Value v = pair[j];
+        if (!element.isF32())
+          v = arith::TruncFOp::create(kb.b, kb.loc, element, v);
+        vector =
+            LLVM::InsertElementOp::create(kb.b, kb.loc, vector, v, kb.i32(j));
+      }
     }
     kb.ifThen(inBounds, [&] {
-      Value offset = kb.add(kb.mul(kb.zext64(row), kb.zext64(n)),
-                            kb.zext64(col));
-      Value address =
-          kb.byteOffset(out, kb.mul(offset, kb.i64(elementBytes)));
+      Value offset =
+          kb.add(kb.mul(kb.zext64(row), kb.zext64(n)), kb.zext64(col));
+      Value address = kb.byteOffset(out, kb.mul(offset, kb.i64(elementBytes)));
       kb.store(vector, address, 2 * elementBytes);
+    });
+  }
+  if (config.outAmax) {
+    // One atomic per warp: f32 bits of non-negative values order as
+    // unsigned integers.
+    amax = kb.warpMax(amax, 32, /*propagateNaN=*/false);
+    kb.ifThen(kb.eq(lane, kb.i32(0)), [&] {
+      LLVM::AtomicRMWOp::create(kb.b, kb.loc, LLVM::AtomicBinOp::umax, outAmax,
+                                kb.bitcast(kb.i32(), amax),
+                                LLVM::AtomicOrdering::monotonic);
     });
   }
   (void)warp;
@@ -538,6 +580,10 @@ void GemmEmitter::emit() {
   scaleB = entry.getArgument(arg++);
   if (config.bias)
     bias = entry.getArgument(arg++);
+  if (config.fp8Out)
+    outScale = entry.getArgument(arg++);
+  if (config.outAmax)
+    outAmax = entry.getArgument(arg++);
   m = entry.getArgument(arg++);
   n = entry.getArgument(arg++);
   k = entry.getArgument(arg++);
@@ -600,9 +646,13 @@ LLVM::LLVMFuncOp mlir::fp8::buildGemmSM90Kernel(OpBuilder &builder,
   SmallVector<Type> params{ptr, ptr, global, global, global};
   if (config.bias)
     params.push_back(global);
+  if (config.fp8Out)
+    params.push_back(global);
+  if (config.outAmax)
+    params.push_back(global);
   params.append(3, builder.getI32Type());
-  LLVM::LLVMFuncOp func = createKernel(builder, loc, name, params,
-                                       GemmSM90Config::kThreads);
+  LLVM::LLVMFuncOp func =
+      createKernel(builder, loc, name, params, GemmSM90Config::kThreads);
   func->setAttr("nvvm.maxnreg", builder.getI32IntegerAttr(kMaxRegisters));
   // The tensor maps are 128-byte, 64-byte aligned kernel parameters.
   auto tensorMap = LLVM::LLVMArrayType::get(builder.getI8Type(), 128);

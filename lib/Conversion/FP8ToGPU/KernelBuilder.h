@@ -83,8 +83,7 @@ inline LLVM::LLVMFuncOp createKernel(OpBuilder &builder, Location loc,
         builder, loc, LLVM::LLVMArrayType::get(builder.getI8Type(), 0),
         /*isConstant=*/false, LLVM::Linkage::External, kDynamicSharedMemory,
         Attribute(), /*alignment=*/1024, /*addrSpace=*/3);
-  auto type =
-      LLVM::LLVMFunctionType::get(LLVM::LLVMVoidType::get(ctx), params);
+  auto type = LLVM::LLVMFunctionType::get(LLVM::LLVMVoidType::get(ctx), params);
   auto func = LLVM::LLVMFuncOp::create(builder, loc, name, type);
   func->setAttr(NVVM::NVVMDialect::getKernelFuncAttrName(),
                 builder.getUnitAttr());
@@ -146,28 +145,18 @@ public:
   Value add(Value x, Value y) { return arith::AddIOp::create(b, loc, x, y); }
   Value sub(Value x, Value y) { return arith::SubIOp::create(b, loc, x, y); }
   Value mul(Value x, Value y) { return arith::MulIOp::create(b, loc, x, y); }
-  Value udiv(Value x, Value y) {
-    return arith::DivUIOp::create(b, loc, x, y);
-  }
-  Value urem(Value x, Value y) {
-    return arith::RemUIOp::create(b, loc, x, y);
-  }
+  Value udiv(Value x, Value y) { return arith::DivUIOp::create(b, loc, x, y); }
+  Value urem(Value x, Value y) { return arith::RemUIOp::create(b, loc, x, y); }
   Value ceilDiv(Value x, Value y) {
     return arith::CeilDivUIOp::create(b, loc, x, y);
   }
   Value shl(Value x, Value y) { return arith::ShLIOp::create(b, loc, x, y); }
-  Value lshr(Value x, Value y) {
-    return arith::ShRUIOp::create(b, loc, x, y);
-  }
+  Value lshr(Value x, Value y) { return arith::ShRUIOp::create(b, loc, x, y); }
   Value andI(Value x, Value y) { return arith::AndIOp::create(b, loc, x, y); }
   Value orI(Value x, Value y) { return arith::OrIOp::create(b, loc, x, y); }
   Value xorI(Value x, Value y) { return arith::XOrIOp::create(b, loc, x, y); }
-  Value minU(Value x, Value y) {
-    return arith::MinUIOp::create(b, loc, x, y);
-  }
-  Value maxU(Value x, Value y) {
-    return arith::MaxUIOp::create(b, loc, x, y);
-  }
+  Value minU(Value x, Value y) { return arith::MinUIOp::create(b, loc, x, y); }
+  Value maxU(Value x, Value y) { return arith::MaxUIOp::create(b, loc, x, y); }
   Value cmp(arith::CmpIPredicate p, Value x, Value y) {
     return arith::CmpIOp::create(b, loc, p, x, y);
   }
@@ -177,9 +166,7 @@ public:
     return arith::SelectOp::create(b, loc, c, x, y);
   }
   Value zext64(Value x) { return arith::ExtUIOp::create(b, loc, i64(), x); }
-  Value trunc32(Value x) {
-    return arith::TruncIOp::create(b, loc, i32(), x);
-  }
+  Value trunc32(Value x) { return arith::TruncIOp::create(b, loc, i32(), x); }
 
   // Float arithmetic.
   Value addf(Value x, Value y) { return arith::AddFOp::create(b, loc, x, y); }
@@ -242,9 +229,9 @@ public:
   /// two up to 32) of a full warp.
   Value warpMax(Value value, int64_t lanes, bool propagateNaN) {
     for (int64_t offset = lanes / 2; offset >= 1; offset /= 2) {
-      Value other = NVVM::ShflOp::create(b, loc, f32(), i32(-1), value,
-                                         i32(offset), i32(0x1f),
-                                         NVVM::ShflKind::bfly, UnitAttr());
+      Value other =
+          NVVM::ShflOp::create(b, loc, f32(), i32(-1), value, i32(offset),
+                               i32(0x1f), NVVM::ShflKind::bfly, UnitAttr());
       value = maxf(value, other, propagateNaN);
     }
     return value;

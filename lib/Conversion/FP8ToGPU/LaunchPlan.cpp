@@ -79,8 +79,8 @@ LogicalResult mlir::fp8::writeManifest(
   llvm::json::Array buffers;
   for (Attribute attr : plan.getAs<ArrayAttr>("buffers")) {
     auto buffer = cast<DictionaryAttr>(attr);
-    auto type = cast<RankedTensorType>(
-        buffer.getAs<TypeAttr>("type").getValue());
+    auto type =
+        cast<RankedTensorType>(buffer.getAs<TypeAttr>("type").getValue());
     int64_t id = buffer.getAs<IntegerAttr>("id").getInt();
     llvm::json::Object object{
         {"id", id},
@@ -94,6 +94,8 @@ LogicalResult mlir::fp8::writeManifest(
       object["pitch"] = pitch.getInt();
     if (auto layout = buffer.getAs<StringAttr>("layout"))
       object["layout"] = layout.getValue();
+    if (auto stateName = buffer.getAs<StringAttr>("name"))
+      object["name"] = stateName.getValue();
     if (auto value = buffer.getAs<DenseElementsAttr>("value")) {
       std::vector<char> bytes = constantBytes(value);
       std::string file = writeConstant(id, bytes);
@@ -108,6 +110,13 @@ LogicalResult mlir::fp8::writeManifest(
     auto launch = cast<DictionaryAttr>(attr);
     StringRef kind = launch.getAs<StringAttr>("kind").getValue();
     llvm::json::Object object{{"kind", kind}};
+    if (kind == "copy") {
+      object["from"] = launch.getAs<IntegerAttr>("from").getInt();
+      object["to"] = launch.getAs<IntegerAttr>("to").getInt();
+      object["bytes"] = launch.getAs<IntegerAttr>("bytes").getInt();
+      launches.push_back(std::move(object));
+      continue;
+    }
     if (kind == "fill") {
       object["buffer"] = launch.getAs<IntegerAttr>("buffer").getInt();
       object["byte"] = launch.getAs<IntegerAttr>("byte").getInt();

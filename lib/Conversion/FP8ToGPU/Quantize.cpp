@@ -29,12 +29,15 @@
 
 #include "fp8/Conversion/FP8ToGPU/Kernels.h"
 #include "fp8/Dialect/FP8/IR/FP8Ops.h"
+#include "fp8/Dialect/FP8/IR/FormatInfo.h"
 #include "fp8/Dialect/FP8/Transforms/Passes.h"
 #include "fp8/Dialect/FP8/Utils/ScaleRules.h"
 
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "llvm/Support/FormatVariadic.h"
+
+#include <cmath>
 
 using namespace mlir;
 using namespace mlir::fp8;
@@ -94,7 +97,11 @@ LogicalResult QuantizeConfig::verify(std::string &reason) const {
     reason = "a fused kernel has no separate amax phase";
     return failure();
   }
-  if (!rule && phase == Phase::Quantize) {
+  if (givenScales && (phase != Phase::Quantize || fused)) {
+    reason = "quantizing by given scales is one unfused quantize kernel";
+    return failure();
+  }
+  if (!rule && phase == Phase::Quantize && !givenScales) {
     reason = "a quantize kernel needs a scale rule";
     return failure();
   }
@@ -115,10 +122,12 @@ std::string QuantizeConfig::getKernelName() const {
     // The rule with its parameters, as identifier characters.
     std::string ruleText;
     llvm::raw_string_ostream os(ruleText);
-    os << Attribute(rule);
+    if (rule)
+      os << Attribute(rule);
     StringRef text(ruleText);
     text.consume_front("#fp8.rule");
-    name += "_";
+    if (!text.empty())
+      name += "_";
     bool pendingSeparator = false;
     for (char c : text) {
       if (llvm::isAlnum(c)) {
@@ -135,6 +144,8 @@ std::string QuantizeConfig::getKernelName() const {
       name += "_e8m0";
     if (fused)
       name += "_fused";
+    if (givenScales)
+      name += "_given";
     if (transposed)
       name += "_t";
     if (vectorStores)
@@ -171,9 +182,7 @@ private:
   Value globalOut, scaleKChunks;
   Value smem, tid, row0, col0;
 
-  int64_t blocksPerTileRow() const {
-    return kTileCols / config.tileBlockCols;
-  }
+  int64_t blocksPerTileRow() const { return kTileCols / config.tileBlockCols; }
   int64_t blocksPerTile() const {
     return kTileRows / config.tileBlockRows * blocksPerTileRow();
   }
@@ -236,8 +245,8 @@ Value QuantizeEmitter::loadElements(Value row, Value col) {
       if (!element.isF32())
         v = arith::ExtFOp::create(kb.b, kb.loc, kb.f32(), v);
       v = kb.select(in, v, kb.f32(0.0f));
-      vector = LLVM::InsertElementOp::create(kb.b, kb.loc, vector, v,
-                                             kb.i32(i));
+      vector =
+          LLVM::InsertElementOp::create(kb.b, kb.loc, vector, v, kb.i32(i));
     }
     return vector;
   };
@@ -245,15 +254,13 @@ Value QuantizeEmitter::loadElements(Value row, Value col) {
     return scalarPath();
   Value whole = arith::AndIOp::create(
       kb.b, kb.loc, kb.ult(row, rows),
-      kb.cmp(arith::CmpIPredicate::ule, kb.add(col, kb.i32(kPerThread)),
-             cols));
+      kb.cmp(arith::CmpIPredicate::ule, kb.add(col, kb.i32(kPerThread)), cols));
   auto ifOp = scf::IfOp::create(kb.b, kb.loc, TypeRange{f32Vector}, whole,
                                 /*withElseRegion=*/true);
   {
     OpBuilder::InsertionGuard guard(kb.b);
     kb.b.setInsertionPointToStart(&ifOp.getThenRegion().front());
-    Value v = kb.load(wideVector, kb.byteOffset(input, offsetOf(row, col)),
-                      16);
+    Value v = kb.load(wideVector, kb.byteOffset(input, offsetOf(row, col)), 16);
     if (!element.isF32())
       v = arith::ExtFOp::create(kb.b, kb.loc, f32Vector, v);
     scf::YieldOp::create(kb.b, kb.loc, v);
@@ -282,12 +289,12 @@ void QuantizeEmitter::reduceBlocks(Value magnitudes) {
                           kb.i32(config.tileBlockCols));
   // Every thread stores its magnitudes, then reduces 16 of its block's.
   Value myRow = kb.udiv(tid, kb.i32(kThreadsPerRow));
-  Value myCol = kb.mul(kb.urem(tid, kb.i32(kThreadsPerRow)),
-                       kb.i32(kPerThread));
-  kb.store(magnitudes,
-           shared(kAbsOffset, kb.add(kb.mul(myRow, kb.i32(kTileCols)), myCol),
-                  4),
-           16);
+  Value myCol =
+      kb.mul(kb.urem(tid, kb.i32(kThreadsPerRow)), kb.i32(kPerThread));
+  kb.store(
+      magnitudes,
+      shared(kAbsOffset, kb.add(kb.mul(myRow, kb.i32(kTileCols)), myCol), 4),
+      16);
   kb.barrier();
   Value max = kb.f32(0.0f);
   for (int64_t step = 0; step < blockElements / perBlock; ++step) {
@@ -295,8 +302,8 @@ void QuantizeEmitter::reduceBlocks(Value magnitudes) {
     Value r = kb.add(blockRow, kb.udiv(e, kb.i32(config.tileBlockCols)));
     Value c = kb.add(blockCol, kb.urem(e, kb.i32(config.tileBlockCols)));
     Value v = kb.load(
-        kb.f32(), shared(kAbsOffset, kb.add(kb.mul(r, kb.i32(kTileCols)), c), 4),
-        4);
+        kb.f32(),
+        shared(kAbsOffset, kb.add(kb.mul(r, kb.i32(kTileCols)), c), 4), 4);
     max = kb.maxf(max, v, propagate());
   }
   max = kb.warpMax(max, std::min<int64_t>(perBlock, 32), propagate());
@@ -316,8 +323,9 @@ void QuantizeEmitter::reduceBlocks(Value magnitudes) {
     Value total = kb.f32(0.0f);
     for (int64_t w = 0; w < warpsPerBlock; ++w) {
       Value index = kb.add(kb.mul(tid, kb.i32(warpsPerBlock)), kb.i32(w));
-      total = kb.maxf(total, kb.load(kb.f32(), shared(kWarpOffset, index, 4), 4),
-                      propagate());
+      total =
+          kb.maxf(total, kb.load(kb.f32(), shared(kWarpOffset, index, 4), 4),
+                  propagate());
     }
     kb.store(total, shared(kBlockOffset, tid, 4), 4);
   });
@@ -327,8 +335,8 @@ void QuantizeEmitter::reduceBlocks(Value magnitudes) {
 void QuantizeEmitter::emitAmaxUpdate() {
   kb.ifThen(kb.ult(tid, kb.i32(blocksPerTile())), [&] {
     auto [r, c] = blockOrigin(tid);
-    Value in = arith::AndIOp::create(kb.b, kb.loc, kb.ult(r, rows),
-                                     kb.ult(c, cols));
+    Value in =
+        arith::AndIOp::create(kb.b, kb.loc, kb.ult(r, rows), kb.ult(c, cols));
     kb.ifThen(in, [&] {
       Value blocksPerRow = kb.ceilDiv(cols, blockCols);
       Value index = kb.add(kb.mul(kb.udiv(r, blockRows), blocksPerRow),
@@ -355,10 +363,15 @@ void QuantizeEmitter::emitScales() {
       amax = kb.load(kb.f32(), shared(kBlockOffset, tid, 4), 4);
     } else {
       Value index = kb.add(kb.mul(blockR, blocksPerRow), blockC);
-      amax = kb.load(kb.f32(), kb.byteOffset(amaxBuffer,
-                                             kb.mul(kb.zext64(index),
-                                                    kb.i64(4))),
-                     4);
+      amax = kb.load(
+          kb.f32(),
+          kb.byteOffset(amaxBuffer, kb.mul(kb.zext64(index), kb.i64(4))), 4);
+    }
+    if (config.givenScales) {
+      // `amax` is the block's encode scale.
+      kb.store(emitEncodeMultiplier(kb.b, kb.loc, amax),
+               shared(kBlockOffset, tid, 4), 4);
+      return;
     }
     Value global = config.twoLevel ? emitGlobalScale() : Value();
     Value scale =
@@ -385,8 +398,7 @@ void QuantizeEmitter::emitScales() {
       } else {
         Value decode = emitReciprocal(kb.b, kb.loc, scale);
         kb.store(decode,
-                 kb.byteOffset(scales, kb.mul(kb.zext64(index), kb.i64(4))),
-                 4);
+                 kb.byteOffset(scales, kb.mul(kb.zext64(index), kb.i64(4))), 4);
       }
     });
   });
@@ -553,23 +565,23 @@ Value QuantizeEmitter::convertPair(Value lo, Value hi) {
     return arith::ExtUIOp::create(kb.b, kb.loc, kb.i16(),
                                   kb.bitcast(kb.i8(), q));
   };
-  return kb.orI(code(lo), kb.shl(code(hi), arith::ConstantOp::create(
-                                               kb.b, kb.loc,
-                                               kb.b.getI16IntegerAttr(8))));
+  return kb.orI(code(lo),
+                kb.shl(code(hi), arith::ConstantOp::create(
+                                     kb.b, kb.loc, kb.b.getI16IntegerAttr(8))));
 }
 
 void QuantizeEmitter::emitCodes(Value values, Value row, Value col) {
   Value myRow = kb.udiv(tid, kb.i32(kThreadsPerRow));
-  Value myCol = kb.mul(kb.urem(tid, kb.i32(kThreadsPerRow)),
-                       kb.i32(kPerThread));
+  Value myCol =
+      kb.mul(kb.urem(tid, kb.i32(kThreadsPerRow)), kb.i32(kPerThread));
   Value blockRow = kb.udiv(myRow, kb.i32(config.tileBlockRows));
   SmallVector<Value> scaled;
   Value multiplier;
   for (int64_t i = 0; i < kPerThread; ++i) {
     // 16 aligned columns share one block when blocks are 16 or wider.
     if (i == 0 || config.tileBlockCols < kPerThread) {
-      Value blockCol = kb.udiv(kb.add(myCol, kb.i32(i)),
-                               kb.i32(config.tileBlockCols));
+      Value blockCol =
+          kb.udiv(kb.add(myCol, kb.i32(i)), kb.i32(config.tileBlockCols));
       Value j = kb.add(kb.mul(blockRow, kb.i32(blocksPerTileRow())), blockCol);
       multiplier = kb.load(kb.f32(), shared(kBlockOffset, j, 4), 4);
     }
@@ -593,20 +605,20 @@ void QuantizeEmitter::emitCodes(Value values, Value row, Value col) {
   }
   // Transposed: through shared memory, then 16 rows of one column per
   // thread.
-  kb.store(codeBytes,
-           shared(kCodesOffset, kb.add(kb.mul(myRow, kb.i32(kTileCols)), myCol),
-                  1),
-           16);
+  kb.store(
+      codeBytes,
+      shared(kCodesOffset, kb.add(kb.mul(myRow, kb.i32(kTileCols)), myCol), 1),
+      16);
   kb.barrier();
-  Value outRow = kb.udiv(tid, kb.i32(2));     // a column of the tile
+  Value outRow = kb.udiv(tid, kb.i32(2)); // a column of the tile
   Value half = kb.mul(kb.urem(tid, kb.i32(2)), kb.i32(kPerThread));
   Value column = LLVM::UndefOp::create(kb.b, kb.loc, bytes);
   for (int64_t i = 0; i < kPerThread; ++i) {
-    Value index = kb.add(kb.mul(kb.add(half, kb.i32(i)), kb.i32(kTileCols)),
-                         outRow);
+    Value index =
+        kb.add(kb.mul(kb.add(half, kb.i32(i)), kb.i32(kTileCols)), outRow);
     Value byte = kb.load(kb.i8(), shared(kCodesOffset, index, 1), 1);
-    column = LLVM::InsertElementOp::create(kb.b, kb.loc, column, byte,
-                                           kb.i32(i));
+    column =
+        LLVM::InsertElementOp::create(kb.b, kb.loc, column, byte, kb.i32(i));
   }
   storeRun(column, kb.add(col0, outRow), cols, kb.add(row0, half), rows);
 }
@@ -639,8 +651,8 @@ void QuantizeEmitter::emit() {
   row0 = kb.mul(kb.udiv(tile, tilesPerRow), kb.i32(kTileRows));
   col0 = kb.mul(kb.urem(tile, tilesPerRow), kb.i32(kTileCols));
   Value row = kb.add(row0, kb.udiv(tid, kb.i32(kThreadsPerRow)));
-  Value col = kb.add(col0, kb.mul(kb.urem(tid, kb.i32(kThreadsPerRow)),
-                                  kb.i32(kPerThread)));
+  Value col = kb.add(
+      col0, kb.mul(kb.urem(tid, kb.i32(kThreadsPerRow)), kb.i32(kPerThread)));
   Value values = loadElements(row, col);
 
   bool reduce = config.phase == QuantizeConfig::Phase::Amax || config.fused;
@@ -650,15 +662,14 @@ void QuantizeEmitter::emit() {
     auto bitsType = VectorType::get({kPerThread}, kb.i32());
     Value signMask = arith::ConstantOp::create(
         kb.b, kb.loc,
-        DenseElementsAttr::get(bitsType, kb.b.getI32IntegerAttr(0x7FFFFFFF)
-                                             .getValue()));
+        DenseElementsAttr::get(bitsType,
+                               kb.b.getI32IntegerAttr(0x7FFFFFFF).getValue()));
     Value magnitudes = kb.bitcast(
         values.getType(), kb.andI(kb.bitcast(bitsType, values), signMask));
     if (!propagate()) {
       // NaN elements do not count.
-      Value isNaN = arith::CmpFOp::create(kb.b, kb.loc,
-                                          arith::CmpFPredicate::UNO,
-                                          magnitudes, magnitudes);
+      Value isNaN = arith::CmpFOp::create(
+          kb.b, kb.loc, arith::CmpFPredicate::UNO, magnitudes, magnitudes);
       Value zeros = arith::ConstantOp::create(
           kb.b, kb.loc,
           DenseElementsAttr::get(cast<ShapedType>(magnitudes.getType()),
@@ -696,8 +707,8 @@ LLVM::LLVMFuncOp mlir::fp8::buildQuantizeKernel(OpBuilder &builder,
     params.push_back(global);
   if (config.phase == QuantizeConfig::Phase::Quantize && config.tcgen05Scales)
     params.push_back(builder.getI32Type());
-  LLVM::LLVMFuncOp func = createKernel(builder, loc, name, params,
-                                       QuantizeConfig::kThreads);
+  LLVM::LLVMFuncOp func =
+      createKernel(builder, loc, name, params, QuantizeConfig::kThreads);
   KernelBuilder kb(builder, loc);
   QuantizeEmitter(kb, config, func).emit();
 
@@ -727,5 +738,103 @@ LLVM::LLVMFuncOp mlir::fp8::buildQuantizeKernel(OpBuilder &builder,
     op->getResult(0).replaceAllUsesWith(replacement);
     op->erase();
   }
+  return func;
+}
+
+//===----------------------------------------------------------------------===//
+// fp8.update_delayed_scale
+//===----------------------------------------------------------------------===//
+
+std::string DelayedScaleConfig::getKernelName() const {
+  return llvm::formatv("fp8_update_delayed_{0}_m{1}_{2}_{3}",
+                       getKernelTag(format), margin, stringifyAmaxAlgo(algo),
+                       stringifyZeroAmaxPolicy(zeroAmax))
+      .str();
+}
+
+LLVM::LLVMFuncOp
+mlir::fp8::buildDelayedScaleKernel(OpBuilder &builder, Location loc,
+                                   const DelayedScaleConfig &config) {
+  std::string name = config.getKernelName();
+  if (LLVM::LLVMFuncOp existing = lookupKernel(builder, name))
+    return existing;
+  OpBuilder::InsertionGuard guard(builder);
+  auto global = LLVM::LLVMPointerType::get(builder.getContext(), 1);
+  SmallVector<Type> params(6, global);
+  params.push_back(builder.getI32Type());
+  LLVM::LLVMFuncOp func =
+      createKernel(builder, loc, name, params, DelayedScaleConfig::kThreads);
+  Block &entry = func.getBody().front();
+  builder.setInsertionPointToStart(&entry);
+  KernelBuilder kb(builder, loc);
+  Value amaxIn = entry.getArgument(0), history = entry.getArgument(1);
+  Value scaleIn = entry.getArgument(2), newHistory = entry.getArgument(3);
+  Value newScale = entry.getArgument(4), newInverse = entry.getArgument(5);
+  Value length = entry.getArgument(6);
+  Value smem = kb.dynamicSharedMemory(func);
+  Value tid = kb.threadId();
+  auto at = [&](Value base, Value index) {
+    return kb.byteOffset(base, kb.mul(kb.zext64(index), kb.i64(4)));
+  };
+
+  Value amax = kb.load(kb.f32(), amaxIn, 4);
+  Value zero = kb.f32(0.0f);
+  Value skip = config.zeroAmax == ZeroAmaxPolicy::Skip
+                   ? arith::CmpFOp::create(
+                         kb.b, kb.loc, arith::CmpFPredicate::OEQ, amax, zero)
+                         .getResult()
+                   : kb.boolean(false);
+  Value last = kb.sub(length, kb.i32(1));
+  // Each thread records, rolls and reduces a strided part of the window:
+  // recorded = history with slot 0 = amax; new[j] = recorded[(j + 1) % L],
+  // then new[0] = 0.
+  ValueRange partial = kb.forLoop(
+      tid, length, kb.i32(DelayedScaleConfig::kThreads), ValueRange{zero},
+      [&](Value j, ValueRange carried) -> SmallVector<Value> {
+        Value recorded = kb.select(kb.eq(j, kb.i32(0)), amax,
+                                   kb.load(kb.f32(), at(history, j), 4));
+        Value next = kb.select(kb.eq(j, last), kb.i32(0), kb.add(j, kb.i32(1)));
+        Value nextRecorded = kb.select(kb.eq(next, kb.i32(0)), amax,
+                                       kb.load(kb.f32(), at(history, next), 4));
+        Value rolled = kb.select(kb.eq(j, kb.i32(0)), zero, nextRecorded);
+        Value kept = kb.load(kb.f32(), at(history, j), 4);
+        kb.store(kb.select(skip, kept, rolled), at(newHistory, j), 4);
+        return {kb.maxf(carried[0], recorded, /*propagateNaN=*/true)};
+      });
+  Value reduced = amax;
+  if (config.algo == AmaxAlgo::Max) {
+    Value max = kb.warpMax(partial[0], 32, /*propagateNaN=*/true);
+    Value warp = kb.udiv(tid, kb.i32(32));
+    kb.ifThen(kb.eq(kb.urem(tid, kb.i32(32)), kb.i32(0)), [&] {
+      kb.store(max, kb.byteOffset(smem, kb.mul(warp, kb.i32(4))), 4);
+    });
+    kb.barrier();
+    reduced = kb.f32(0.0f);
+    for (int64_t w = 0; w < DelayedScaleConfig::kThreads / 32; ++w)
+      reduced =
+          kb.maxf(reduced, kb.load(kb.f32(), kb.byteOffset(smem, w * 4), 4),
+                  /*propagateNaN=*/true);
+  }
+  kb.ifThen(kb.eq(tid, kb.i32(0)), [&] {
+    float fmax = getFormatInfo(config.format).maxFinite;
+    Value ratio = emitRatioScale(kb.b, kb.loc, reduced, fmax, config.margin,
+                                 llvm::APFloat(0.0f));
+    Value old = kb.load(kb.f32(), scaleIn, 4);
+    Value valid = arith::AndIOp::create(
+        kb.b, kb.loc,
+        arith::CmpFOp::create(kb.b, kb.loc, arith::CmpFPredicate::OGT, reduced,
+                              zero),
+        arith::CmpFOp::create(kb.b, kb.loc, arith::CmpFPredicate::OLT, reduced,
+                              kb.f32(INFINITY)));
+    Value scale = kb.select(valid, ratio, old);
+    scale = kb.select(skip, old, scale);
+    kb.store(scale, newScale, 4);
+    kb.store(emitReciprocal(kb.b, kb.loc, scale), newInverse, 4);
+  });
+  LLVM::ReturnOp::create(kb.b, kb.loc, ValueRange{});
+
+  RewritePatternSet patterns(builder.getContext());
+  populateExpandFloatCastsPatterns(patterns);
+  (void)applyPatternsGreedily(func, std::move(patterns));
   return func;
 }

@@ -37,13 +37,13 @@ struct PendingFiles {
       std::error_code error;
       llvm::raw_fd_ostream os(path, error, llvm::sys::fs::OF_None);
       if (error)
-        return op->emitError() << "fp8-write-artifacts: cannot write '"
-                               << path << "': " << error.message();
+        return op->emitError() << "fp8-write-artifacts: cannot write '" << path
+                               << "': " << error.message();
       os << contents;
       os.close();
       if (os.has_error())
-        return op->emitError() << "fp8-write-artifacts: writing '" << path
-                               << "' failed";
+        return op->emitError()
+               << "fp8-write-artifacts: writing '" << path << "' failed";
     }
     return success();
   }
@@ -60,8 +60,7 @@ private:
   FailureOr<std::string> findPtxas();
   /// Assembles `ptx` for `chip`: the cubin and the `-v` log.
   LogicalResult assemble(const std::string &ptxasPath, StringRef ptx,
-                         StringRef chip, std::string &cubin,
-                         std::string &log);
+                         StringRef chip, std::string &cubin, std::string &log);
 };
 
 FailureOr<std::string> FP8WriteArtifactsPass::findPtxas() {
@@ -174,12 +173,11 @@ void FP8WriteArtifactsPass::runOnOperation() {
     llvm::raw_string_ostream os(manifest);
     auto writeConstant = [&](int64_t id, ArrayRef<char> bytes) {
       std::string file = (name + ".const" + Twine(id) + ".bin").str();
-      pending.add(dir + "/" + file,
-                  std::string(bytes.begin(), bytes.end()));
+      pending.add(dir + "/" + file, std::string(bytes.begin(), bytes.end()));
       return file;
     };
-    if (failed(writeManifest(os, name, plan, ptxFile, cubinFile,
-                             writeConstant))) {
+    if (failed(
+            writeManifest(os, name, plan, ptxFile, cubinFile, writeConstant))) {
       module.emitError() << "fp8-write-artifacts: the plan of '" << name
                          << "' is malformed";
       return signalPassFailure();

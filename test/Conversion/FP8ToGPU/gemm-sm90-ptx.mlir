@@ -50,6 +50,15 @@
 // CHECK-DAG: wgmma.mma_async.sync.aligned.m64n64k32.f32.e4m3.e5m2
 // CHECK-DAG: fma.rn.f32
 
+// FP8 results: fl32(v * out_scale) through cvt.rn.satfinite, 2-byte stores,
+// and the amax of the f32 results folded in with one atomic per warp.
+// CHECK-LABEL: .entry fp8_gemm_sm90a_e4m3e4m3_e4m3_tensor_p4_amax_128x128_s7(
+// CHECK-DAG: cvt.rn.satfinite.e4m3x2.f32
+// CHECK-DAG: st.global.b16
+// CHECK-DAG: shfl.sync.bfly.b32
+// CHECK-DAG: atom.global.max.u32
+
+
 func.func @tensor(%a: tensor<256x512xf8E4M3FN>, %b: tensor<384x512xf8E4M3FN>, %sa: tensor<1x1xf32>, %sb: tensor<1x1xf32>) -> tensor<256x384xbf16> {
   %c = fp8.scaled_matmul %a, %b scales(%sa, %sb) by(<tensor>, <tensor>) transpose_rhs : tensor<256x512xf8E4M3FN>, tensor<384x512xf8E4M3FN>, tensor<1x1xf32>, tensor<1x1xf32> -> tensor<256x384xbf16>
   return %c : tensor<256x384xbf16>
@@ -73,4 +82,9 @@ func.func @deepseek(%a: tensor<256x512xf8E4M3FN>, %b: tensor<384x512xf8E4M3FN>, 
 func.func @mx(%a: tensor<256x512xf8E4M3FN>, %b: tensor<384x512xf8E5M2>, %sa: tensor<256x16xf8E8M0FNU>, %sb: tensor<384x16xf8E8M0FNU>) -> tensor<256x384xbf16> {
   %c = fp8.scaled_matmul %a, %b scales(%sa, %sb) by(<1x32>, <1x32>) transpose_rhs : tensor<256x512xf8E4M3FN>, tensor<384x512xf8E5M2>, tensor<256x16xf8E8M0FNU>, tensor<384x16xf8E8M0FNU> -> tensor<256x384xbf16>
   return %c : tensor<256x384xbf16>
+}
+
+func.func @fp8_out(%a: tensor<256x512xf8E4M3FN>, %b: tensor<384x512xf8E4M3FN>, %s: tensor<1x1xf32>, %os: tensor<1x1xf32>) -> (tensor<256x384xf8E4M3FN>, tensor<1x1xf32>) {
+  %c, %amax = fp8.scaled_matmul %a, %b scales(%s, %s) by(<tensor>, <tensor>) out_scale(%os : tensor<1x1xf32>) transpose_rhs : tensor<256x512xf8E4M3FN>, tensor<384x512xf8E4M3FN>, tensor<1x1xf32>, tensor<1x1xf32> -> tensor<256x384xf8E4M3FN>, amax tensor<1x1xf32>
+  return %c, %amax : tensor<256x384xf8E4M3FN>, tensor<1x1xf32>
 }

@@ -7,8 +7,9 @@
 // RUN: FileCheck %s --input-file=%t/fp8_kernels.ptxas.log
 // RUN: not grep -E "[1-9][0-9]* bytes spill" %t/fp8_kernels.ptxas.log
 
-// One kernel per configuration (@deepseek and @ragged share one).
-// CHECK-COUNT-20: 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
+// One kernel per configuration (@deepseek and @ragged share one); FP8
+// results with out_scale and the results' amax.
+// CHECK-COUNT-23: 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
 // CHECK-NOT: Compiling entry function
 
 func.func @tensor_e4m3_e4m3(%a: tensor<256x512xf8E4M3FN>, %b: tensor<384x512xf8E4M3FN>, %sa: tensor<1x1xf32>, %sb: tensor<1x1xf32>) -> tensor<256x384xbf16> {
@@ -116,3 +117,15 @@ func.func @ragged(%a: tensor<200x320xf8E4M3FN>, %b: tensor<136x320xf8E4M3FN>, %s
   return %c : tensor<200x136xbf16>
 }
 
+func.func @fp8_out(%a: tensor<256x512xf8E4M3FN>, %b: tensor<384x512xf8E4M3FN>, %s: tensor<1x1xf32>, %os: tensor<1x1xf32>) -> (tensor<256x384xf8E4M3FN>, tensor<1x1xf32>) {
+  %c, %amax = fp8.scaled_matmul %a, %b scales(%s, %s) by(<tensor>, <tensor>) out_scale(%os : tensor<1x1xf32>) transpose_rhs : tensor<256x512xf8E4M3FN>, tensor<384x512xf8E4M3FN>, tensor<1x1xf32>, tensor<1x1xf32> -> tensor<256x384xf8E4M3FN>, amax tensor<1x1xf32>
+  return %c, %amax : tensor<256x384xf8E4M3FN>, tensor<1x1xf32>
+}
+func.func @bf16_amax(%a: tensor<256x512xf8E4M3FN>, %b: tensor<384x512xf8E4M3FN>, %s: tensor<1x1xf32>, %bias: tensor<384xbf16>) -> (tensor<256x384xbf16>, tensor<1x1xf32>) {
+  %c, %amax = fp8.scaled_matmul %a, %b scales(%s, %s) by(<tensor>, <tensor>) bias(%bias : tensor<384xbf16>) transpose_rhs : tensor<256x512xf8E4M3FN>, tensor<384x512xf8E4M3FN>, tensor<1x1xf32>, tensor<1x1xf32> -> tensor<256x384xbf16>, amax tensor<1x1xf32>
+  return %c, %amax : tensor<256x384xbf16>, tensor<1x1xf32>
+}
+func.func @e5m2_out_deepseek(%a: tensor<256x512xf8E4M3FN>, %b: tensor<384x512xf8E4M3FN>, %sa: tensor<256x4xf32>, %sb: tensor<3x4xf32>, %os: tensor<1x1xf32>) -> (tensor<256x384xf8E5M2>, tensor<1x1xf32>) {
+  %c, %amax = fp8.scaled_matmul %a, %b scales(%sa, %sb) by(<1x128>, <128x128>) out_scale(%os : tensor<1x1xf32>) transpose_rhs : tensor<256x512xf8E4M3FN>, tensor<384x512xf8E4M3FN>, tensor<256x4xf32>, tensor<3x4xf32> -> tensor<256x384xf8E5M2>, amax tensor<1x1xf32>
+  return %c, %amax : tensor<256x384xf8E5M2>, tensor<1x1xf32>
+}

@@ -68,6 +68,16 @@ struct GemmSM90Config {
   /// every scale block.
   int64_t promoteInterval = 4;
   std::optional<WideElement> bias;
+  /// Per-tensor scales given as their reciprocals (the encode scales of
+  /// delayed scaling): the kernel uses fl32(1 / s).
+  bool invertScaleA = false;
+  bool invertScaleB = false;
+  /// FP8 results: codes of this format from fl32(v * out_scale), saturated
+  /// (`out` is then unused).
+  std::optional<Format> fp8Out;
+  /// Also the amax of the f32 results (before out_scale, NaN ignored),
+  /// folded into a zero-filled f32 with atomic max.
+  bool outAmax = false;
   /// Tile and pipeline.
   int64_t blockM = 128;
   int64_t blockN = 128;
@@ -89,8 +99,8 @@ struct GemmSM90Config {
 /// Builds the kernel of `config` at the insertion point of `builder` (inside
 /// a gpu.module) unless a function of its name exists; returns it. Its
 /// parameters, in order: tensor maps of A and B (128-byte grid constants),
-/// C, the scales of A and of B, the bias (when configured), then M, N and K
-/// as i32.
+/// C, the scales of A and of B, the bias (when configured), the out scale
+/// (FP8 results), the amax (when configured), then M, N and K as i32.
 LLVM::LLVMFuncOp buildGemmSM90Kernel(OpBuilder &builder, Location loc,
                                      const GemmSM90Config &config);
 
@@ -114,6 +124,9 @@ struct QuantizeConfig {
   int64_t tileBlockCols = 128;
   /// The block lies inside one tile: no amax buffer.
   bool fused = true;
+  /// Quantize by given f32 encode scales (fp8.quantize): the amax parameter
+  /// holds the scales, and no scale is written.
+  bool givenScales = false;
   ScaleRuleAttr rule;
   Overflow overflow = Overflow::Saturate;
   NanPolicy nanPolicy = NanPolicy::Propagate;
@@ -238,6 +251,36 @@ struct ScaleLayoutConfig {
 
 LLVM::LLVMFuncOp buildScaleLayoutKernel(OpBuilder &builder, Location loc,
                                         const ScaleLayoutConfig &config);
+
+/// fp8.update_delayed_scale in one CTA of 256 threads: the history with
+/// this step's amax recorded, rolled and cleared (or kept when a zero amax
+/// is skipped), the new scale and its reciprocal (docs/numerics.md section
+/// 5).
+struct DelayedScaleConfig {
+  Format format = Format::E4M3;
+  AmaxAlgo algo = AmaxAlgo::Max;
+  int64_t margin = 0;
+  ZeroAmaxPolicy zeroAmax = ZeroAmaxPolicy::Roll;
+
+  static constexpr int64_t kThreads = 256;
+  std::string getKernelName() const;
+};
+
+/// Parameters: the amax, history and scale, the new history, scale and
+/// inverse scale (f32 buffers), then the history length as i32.
+LLVM::LLVMFuncOp buildDelayedScaleKernel(OpBuilder &builder, Location loc,
+                                         const DelayedScaleConfig &config);
+
+/// Builds kernel `name` computing the elementwise linalg op `op` (parallel
+/// iterators, projected-permutation indexing maps, static shapes): one
+/// element per thread in a grid-stride loop, the op's body cloned (math
+/// functions by polynomial approximation, small-float casts by integer
+/// code). Parameters: one pointer per tensor operand, inputs then inits,
+/// then one per result. Fails with a reason when `op` does not qualify.
+FailureOr<LLVM::LLVMFuncOp> buildElementwiseKernel(OpBuilder &builder,
+                                                   Operation *op,
+                                                   StringRef name,
+                                                   std::string &reason);
 
 } // namespace mlir::fp8
 

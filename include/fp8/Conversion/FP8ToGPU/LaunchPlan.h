@@ -8,7 +8,8 @@
 // attribute `fp8.plans` (function name -> plan dictionary):
 //
 //   chip: "sm_90a"; kernel_module: the gpu.module / gpu.binary of the kernels
-//   buffers: [{id, kind: input | output | temp | constant, type, bytes,
+//   buffers: [{id, kind: input | output | temp | constant | state, type,
+//              bytes, name (state: the ml_program global),
 //              index (inputs and outputs), value (constants), pitch (rows
 //              padded to 16 bytes: elements from row to row), layout
 //              ("transposed": a matrix stored with its dimensions swapped,
@@ -19,7 +20,11 @@
 //               persistent, params: [{kind: buffer, buffer} | {kind: i32,
 //               value} | {kind: f32, value} | {kind: tensor_map, buffer,
 //               dtype, dims, strides, box, swizzle}]}
-//             | {kind: "fill", buffer, value}]
+//             | {kind: "fill", buffer, byte}
+//             | {kind: "copy", from, to, bytes}]
+//
+// State buffers hold delayed-scaling state (ml_program globals): set from
+// their initial value once, kept across runs of the plan.
 //
 // writeManifest serializes a plan as the JSON the runtime reads
 // (runtime/README.md): tensor-map dims and boxes innermost first, strides
@@ -45,11 +50,11 @@ constexpr llvm::StringLiteral kPlansAttr = "fp8.plans";
 /// referenced by file name; `writeConstant(id, bytes)` is called for each
 /// and returns the file name it wrote (or empty on failure). `kernelFiles`
 /// names the PTX (and cubin, if any) files holding the kernels.
-LogicalResult writeManifest(
-    llvm::raw_ostream &os, llvm::StringRef name, DictionaryAttr plan,
-    llvm::StringRef ptxFile, llvm::StringRef cubinFile,
-    const std::function<std::string(int64_t, llvm::ArrayRef<char>)>
-        &writeConstant);
+LogicalResult
+writeManifest(llvm::raw_ostream &os, llvm::StringRef name, DictionaryAttr plan,
+              llvm::StringRef ptxFile, llvm::StringRef cubinFile,
+              const std::function<std::string(int64_t, llvm::ArrayRef<char>)>
+                  &writeConstant);
 
 } // namespace mlir::fp8
 

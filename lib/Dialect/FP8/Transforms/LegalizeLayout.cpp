@@ -90,7 +90,7 @@ int64_t roundUp(int64_t value, int64_t step) {
 bool isQuantizedInGraph(Value data) {
   while (auto transpose = data.getDefiningOp<linalg::TransposeOp>())
     data = transpose.getInput();
-  return data.getDefiningOp<DynamicQuantizeOp>() != nullptr;
+  return isa_and_nonnull<DynamicQuantizeOp, QuantizeOp>(data.getDefiningOp());
 }
 
 /// Checks what no copy can fix for one operand; emits the errors.
@@ -129,7 +129,8 @@ LogicalResult checkOperand(ScaledMatmulOp op, const Operand &operand,
   int64_t bits = bitsOf(operand.format);
   int64_t elementsPer16Bytes = 128 / bits;
   if (!ShapedType::isDynamic(operand.k) &&
-      operand.k % elementsPer16Bytes != 0 && !isQuantizedInGraph(operand.data)) {
+      operand.k % elementsPer16Bytes != 0 &&
+      !isQuantizedInGraph(operand.data)) {
     return op.emitError()
            << "K = " << operand.k << " gives rows of "
            << (operand.k * bits % 8 == 0
@@ -186,13 +187,12 @@ LogicalResult checkFixedConstraints(ScaledMatmulOp op, Chip chip) {
 
 /// Whether `operand` can stay as stored on `chip`; otherwise why not.
 std::optional<std::string> majornessProblem(ScaledMatmulOp op,
-                                            const Operand &operand,
-                                            Chip chip) {
+                                            const Operand &operand, Chip chip) {
   if (operand.kMajor)
     return std::nullopt;
   int64_t bits = bitsOf(operand.format);
-  bool alignedRows = !ShapedType::isDynamic(operand.other) &&
-                     operand.other * bits % 128 == 0;
+  bool alignedRows =
+      !ShapedType::isDynamic(operand.other) && operand.other * bits % 128 == 0;
   if (allowsMNMajor(chip, operand.format) && alignedRows)
     return std::nullopt;
   if (allowsMNMajor(chip, operand.format))
@@ -343,10 +343,10 @@ LogicalResult mlir::fp8::verifyTensorCoreLegality(ScaledMatmulOp op,
     Operand operand = describe(op, rhs);
     if (std::optional<std::string> problem =
             majornessProblem(op, operand, chip))
-      return op.emitError() << "operand " << describeStorage(operand)
-                            << ", but " << *problem
-                            << "; run fp8-legalize-layout=chip="
-                            << getChipName(chip) << " first";
+      return op.emitError()
+             << "operand " << describeStorage(operand) << ", but " << *problem
+             << "; run fp8-legalize-layout=chip=" << getChipName(chip)
+             << " first";
   }
   return success();
 }

@@ -1,0 +1,311 @@
+//===- Elementwise.cpp - Kernels of elementwise linalg ops ----------------===//
+//
+// Part of fp8-mlir.
+//
+//===----------------------------------------------------------------------===//
+//
+// The ops around the GEMMs of a framework graph (bias adds, activations,
+// casts, fills) as simple kernels: thread i of a grid-stride loop computes
+// element i of the iteration space, reading each operand through its
+// indexing map and running a clone of the op's scalar body.
+//
+//===----------------------------------------------------------------------===//
+
+#include "KernelBuilder.h"
+
+#include "fp8/Conversion/FP8ToGPU/Kernels.h"
+#include "fp8/Dialect/FP8/Transforms/Passes.h"
+#include "fp8/Dialect/FP8/Utils/SoftFloat.h"
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Math/Transforms/Passes.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+#include "mlir/Transforms/RegionUtils.h"
+
+using namespace mlir;
+using namespace mlir::fp8;
+
+namespace {
+
+constexpr int64_t kThreads = 256;
+
+/// Element types a kernel loads and stores: what LLVM stores as such, and
+/// small floats as their bytes.
+bool isLoadable(Type type) {
+  return type.isF32() || type.isF16() || type.isBF16() || type.isF64() ||
+         type.isIntOrIndex() || isSoftFloatType(type);
+}
+
+/// arith.maxnumf / minnumf without libdevice: NaN loses, else the larger
+/// (smaller) by comparison.
+struct ExpandNumMinMax : OpRewritePattern<arith::MaxNumFOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(arith::MaxNumFOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value a = op.getLhs(), b = op.getRhs();
+    Value aNaN =
+        arith::CmpFOp::create(rewriter, loc, arith::CmpFPredicate::UNO, a, a);
+    Value greater =
+        arith::CmpFOp::create(rewriter, loc, arith::CmpFPredicate::OGT, a, b);
+    Value pick = arith::SelectOp::create(rewriter, loc, greater, a, b);
+    // b NaN: a > b is false and b would win; take a then.
+    Value bNaN =
+        arith::CmpFOp::create(rewriter, loc, arith::CmpFPredicate::UNO, b, b);
+    pick = arith::SelectOp::create(rewriter, loc, bNaN, a, pick);
+    rewriter.replaceOpWithNewOp<arith::SelectOp>(op, aNaN, b, pick);
+    return success();
+  }
+};
+struct ExpandNumMin : OpRewritePattern<arith::MinNumFOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(arith::MinNumFOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value a = op.getLhs(), b = op.getRhs();
+    Value aNaN =
+        arith::CmpFOp::create(rewriter, loc, arith::CmpFPredicate::UNO, a, a);
+    Value less =
+        arith::CmpFOp::create(rewriter, loc, arith::CmpFPredicate::OLT, a, b);
+    Value pick = arith::SelectOp::create(rewriter, loc, less, a, b);
+    Value bNaN =
+        arith::CmpFOp::create(rewriter, loc, arith::CmpFPredicate::UNO, b, b);
+    pick = arith::SelectOp::create(rewriter, loc, bNaN, a, pick);
+    rewriter.replaceOpWithNewOp<arith::SelectOp>(op, aNaN, b, pick);
+    return success();
+  }
+};
+
+/// math.absf by clearing the sign bit; math.fma as the LLVM intrinsic
+/// (convert-gpu-to-nvvm would call libdevice for both).
+struct ExpandAbsF : OpRewritePattern<math::AbsFOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(math::AbsFOp op,
+                                PatternRewriter &rewriter) const override {
+    Type type = op.getType();
+    if (!isa<FloatType>(type))
+      return failure();
+    unsigned width = type.getIntOrFloatBitWidth();
+    Type bits = rewriter.getIntegerType(width);
+    Location loc = op.getLoc();
+    Value raw = arith::BitcastOp::create(rewriter, loc, bits, op.getOperand());
+    Value mask = arith::ConstantOp::create(
+        rewriter, loc,
+        rewriter.getIntegerAttr(bits, APInt::getSignedMaxValue(width)));
+    Value cleared = arith::AndIOp::create(rewriter, loc, raw, mask);
+    rewriter.replaceOpWithNewOp<arith::BitcastOp>(op, type, cleared);
+    return success();
+  }
+};
+struct ExpandFma : OpRewritePattern<math::FmaOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(math::FmaOp op,
+                                PatternRewriter &rewriter) const override {
+    if (!isa<FloatType>(op.getType()))
+      return failure();
+    rewriter.replaceOpWithNewOp<LLVM::FMAOp>(op, op.getA(), op.getB(),
+                                             op.getC());
+    return success();
+  }
+};
+
+} // namespace
+
+FailureOr<LLVM::LLVMFuncOp>
+mlir::fp8::buildElementwiseKernel(OpBuilder &builder, Operation *op,
+                                  StringRef name, std::string &reason) {
+  auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
+  if (!linalgOp || !linalgOp.hasPureTensorSemantics()) {
+    reason = "not a linalg op on tensors";
+    return failure();
+  }
+  if (linalgOp.getNumReductionLoops() != 0) {
+    reason = "it reduces (only elementwise linalg ops get a generic kernel)";
+    return failure();
+  }
+  for (AffineMap map : linalgOp.getIndexingMapsArray())
+    if (!map.isProjectedPermutation()) {
+      reason = "an indexing map is not a projected permutation";
+      return failure();
+    }
+  SmallVector<int64_t> ranges = linalgOp.getStaticLoopRanges();
+  if (llvm::any_of(ranges, ShapedType::isDynamic)) {
+    reason = "its iteration space is not static";
+    return failure();
+  }
+  int64_t total = 1;
+  for (int64_t r : ranges)
+    total *= r;
+  if (total >= (int64_t(1) << 31)) {
+    reason = "it has 2^31 elements or more";
+    return failure();
+  }
+  // Tensor operands are loaded; scalar operands must be constants (cloned).
+  SmallVector<OpOperand *> tensorOperands;
+  for (OpOperand &operand : op->getOpOperands()) {
+    auto type = dyn_cast<RankedTensorType>(operand.get().getType());
+    if (type) {
+      if (!isLoadable(type.getElementType())) {
+        reason = "an operand has elements of an unsupported type";
+        return failure();
+      }
+      tensorOperands.push_back(&operand);
+      continue;
+    }
+    if (!matchPattern(operand.get(), m_Constant())) {
+      reason = "a scalar operand is not a constant";
+      return failure();
+    }
+  }
+  // Values the body captures from outside must be constants (cloned).
+  SetVector<Value> captured;
+  getUsedValuesDefinedAbove(op->getRegion(0), captured);
+  for (Value value : captured)
+    if (!matchPattern(value, m_Constant())) {
+      reason = "its body uses a value defined outside that is not a constant";
+      return failure();
+    }
+  for (Operation &bodyOp : linalgOp.getBlock()->without_terminator()) {
+    if (isa<linalg::IndexOp>(bodyOp)) {
+      reason = "its body reads loop indices";
+      return failure();
+    }
+    if (!isa<arith::ArithDialect, math::MathDialect>(bodyOp.getDialect()) ||
+        bodyOp.getNumRegions() != 0) {
+      reason = ("its body has '" + bodyOp.getName().getStringRef() +
+                "', which GPU kernels do not compute")
+                   .str();
+      return failure();
+    }
+  }
+
+  if (LLVM::LLVMFuncOp existing = lookupKernel(builder, name))
+    return existing;
+  OpBuilder::InsertionGuard guard(builder);
+  Location loc = op->getLoc();
+  auto global = LLVM::LLVMPointerType::get(builder.getContext(), 1);
+  SmallVector<Type> params(tensorOperands.size() + op->getNumResults(), global);
+  LLVM::LLVMFuncOp func = createKernel(builder, loc, name, params, kThreads);
+  Block &entry = func.getBody().front();
+  builder.setInsertionPointToStart(&entry);
+  KernelBuilder kb(builder, loc);
+
+  // Element strides of an operand's (row-major) tensor.
+  auto strides = [](RankedTensorType type) {
+    SmallVector<int64_t> result(type.getRank(), 1);
+    for (int64_t d = type.getRank() - 2; d >= 0; --d)
+      result[d] = result[d + 1] * type.getDimSize(d + 1);
+    return result;
+  };
+  auto elementBytes = [](Type type) {
+    return std::max<int64_t>(1, (type.getIntOrFloatBitWidth() + 7) / 8);
+  };
+  // The i64 element offset of an operand at loop indices `ivs`.
+  auto offsetOf = [&](AffineMap map, RankedTensorType type,
+                      ArrayRef<Value> ivs) {
+    SmallVector<int64_t> s = strides(type);
+    Value offset = kb.i64(0);
+    for (auto [i, expr] : llvm::enumerate(map.getResults())) {
+      unsigned dim = cast<AffineDimExpr>(expr).getPosition();
+      offset = kb.add(offset, kb.mul(kb.zext64(ivs[dim]), kb.i64(s[i])));
+    }
+    return offset;
+  };
+  auto load = [&](Value base, Type element, Value offset) -> Value {
+    Type stored = element;
+    if (isSoftFloatType(element) || element.isIndex())
+      stored = builder.getIntegerType(elementBytes(element) * 8);
+    int64_t bytes = elementBytes(element);
+    Value v = kb.load(
+        stored, kb.byteOffset(base, kb.mul(offset, kb.i64(bytes))), bytes);
+    if (stored != element)
+      v = element.isIndex()
+              ? arith::IndexCastOp::create(builder, loc, element, v).getResult()
+              : kb.bitcast(element, v);
+    return v;
+  };
+  auto store = [&](Value base, Value v, Value offset) {
+    Type element = v.getType();
+    int64_t bytes = elementBytes(element);
+    if (isSoftFloatType(element))
+      v = kb.bitcast(builder.getIntegerType(bytes * 8), v);
+    else if (element.isIndex())
+      v = arith::IndexCastOp::create(builder, loc, builder.getI64Type(), v);
+    kb.store(v, kb.byteOffset(base, kb.mul(offset, kb.i64(bytes))), bytes);
+  };
+
+  Value first = kb.add(kb.mul(kb.blockId(), kb.i32(kThreads)), kb.threadId());
+  Value stride = kb.mul(kb.gridDim(), kb.i32(kThreads));
+  kb.forLoop(
+      first, kb.i32(total), stride, ValueRange{},
+      [&](Value linear, ValueRange) -> SmallVector<Value> {
+        // Loop indices, innermost fastest.
+        SmallVector<Value> ivs(ranges.size());
+        Value rest = linear;
+        for (int64_t d = ranges.size() - 1; d >= 0; --d) {
+          ivs[d] = kb.urem(rest, kb.i32(ranges[d]));
+          rest = kb.udiv(rest, kb.i32(ranges[d]));
+        }
+        IRMapping mapping;
+        for (Value value : captured)
+          mapping.map(value,
+                      builder.clone(*value.getDefiningOp())->getResult(0));
+        Block *body = linalgOp.getBlock();
+        unsigned param = 0;
+        for (OpOperand &operand : op->getOpOperands()) {
+          BlockArgument arg = body->getArgument(operand.getOperandNumber());
+          auto type = dyn_cast<RankedTensorType>(operand.get().getType());
+          if (!type) {
+            mapping.map(
+                arg,
+                builder.clone(*operand.get().getDefiningOp())->getResult(0));
+            continue;
+          }
+          Value base = entry.getArgument(param++);
+          if (arg.use_empty())
+            continue;
+          AffineMap map = linalgOp.getMatchingIndexingMap(&operand);
+          mapping.map(
+              arg, load(base, type.getElementType(), offsetOf(map, type, ivs)));
+        }
+        for (Operation &bodyOp : body->without_terminator())
+          builder.clone(bodyOp, mapping);
+        auto yield = cast<linalg::YieldOp>(body->getTerminator());
+        for (auto [i, result] : llvm::enumerate(op->getResults())) {
+          auto type = cast<RankedTensorType>(result.getType());
+          AffineMap map =
+              linalgOp.getIndexingMapMatchingResult(cast<OpResult>(result));
+          store(entry.getArgument(param + i),
+                mapping.lookupOrDefault(yield.getOperand(i)),
+                offsetOf(map, type, ivs));
+        }
+        return {};
+      });
+  LLVM::ReturnOp::create(builder, loc, ValueRange{});
+
+  // No libdevice: math functions by polynomials, small floats by integer
+  // code, min/max by comparison.
+  RewritePatternSet patterns(builder.getContext());
+  populateMathPolynomialApproximationPatterns(patterns,
+                                              [](StringRef) { return true; });
+  populateExpandFloatCastsPatterns(patterns);
+  patterns.add<ExpandNumMinMax, ExpandNumMin, ExpandAbsF, ExpandFma>(
+      builder.getContext());
+  (void)applyPatternsGreedily(func, std::move(patterns));
+  // What is left would need libdevice, which the pipeline does not link.
+  Operation *left = nullptr;
+  func.walk([&](Operation *inner) {
+    if (isa<math::MathDialect>(inner->getDialect()) && !left)
+      left = inner;
+  });
+  if (left) {
+    reason = ("'" + left->getName().getStringRef() +
+              "' has no GPU lowering without libdevice")
+                 .str();
+    func.erase();
+    return failure();
+  }
+  return func;
+}

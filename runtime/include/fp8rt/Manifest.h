@@ -1,0 +1,180 @@
+//===- Manifest.h - Launch manifests of fp8-mlir --------------*- C++ -*-===//
+//
+// Part of fp8-mlir.
+//
+//===----------------------------------------------------------------------===//
+//
+// The JSON manifest that `fp8-opt --fp8-gpu-pipeline="... artifacts=DIR"`
+// (fp8-write-artifacts) writes next to the kernels, read and checked without
+// any CUDA: which buffers a function has (inputs, outputs, temporaries,
+// constants), which module holds its kernels, and the launches that compute
+// it. runtime/README.md specifies the format.
+//
+// Everything here is plain C++17 so that manifests can be validated (and
+// unit-tested) on machines without a GPU or a CUDA driver.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FP8RT_MANIFEST_H
+#define FP8RT_MANIFEST_H
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace fp8rt {
+
+/// The format name and version this reader understands.
+constexpr const char *kManifestFormat = "fp8-mlir-launch-plan";
+constexpr int64_t kManifestVersion = 1;
+
+/// State buffers hold delayed-scaling state: like constants they start from
+/// a file when the program loads, and kernels update them; they keep their
+/// contents from run to run.
+enum class BufferKind { Input, Output, Temp, Constant, State };
+
+/// One tensor of the function: an argument, a result, an intermediate or a
+/// constant, stored densely in row-major order.
+struct Buffer {
+  int64_t id = -1;
+  BufferKind kind = BufferKind::Temp;
+  /// Element type as written (f32, bf16, f16, f8e4m3, f8e5m2, f8e8m0,
+  /// f4e2m1, iN) and its width; f4e2m1 packs two per byte, low nibble first.
+  std::string dtype;
+  int bitWidth = 0;
+  std::vector<int64_t> shape;
+  /// Exactly ceil(elements * bitWidth / 8), or for rows padded to `pitch`
+  /// elements: (elements / last dim) * pitch * bitWidth / 8.
+  uint64_t bytes = 0;
+  /// Elements from one row to the next when rows are padded (TMA needs
+  /// 16-byte rows); 0 when dense.
+  int64_t pitch = 0;
+  /// State buffers: the global they hold.
+  std::string name;
+  /// Position among the function's arguments (inputs) or results (outputs).
+  int64_t index = -1;
+  /// Constants and state: the file holding the (initial) bytes, relative to
+  /// the manifest.
+  std::string file;
+};
+
+enum class ParamKind { Buffer, I32, F32, TensorMap };
+enum class Swizzle { None, B32, B64, B128 };
+enum class L2Promotion { None, B64, B128, B256 };
+
+/// A TMA descriptor the host encodes (cuTensorMapEncodeTiled) over a buffer
+/// and passes by value (a 128-byte __grid_constant__ parameter).
+struct TensorMap {
+  int64_t buffer = -1;
+  /// Data type of the map (uint8 for 8-bit codes) and its size.
+  std::string dtype;
+  int elementBytes = 0;
+  /// Innermost dimension first.
+  std::vector<uint64_t> dims;
+  /// Byte strides of dims 1.. (dim 0 is dense).
+  std::vector<uint64_t> strides;
+  /// Box (tile) extents, innermost first.
+  std::vector<uint32_t> box;
+  Swizzle swizzle = Swizzle::None;
+  /// Optional in the manifest ("l2_promotion"); 256B by default.
+  L2Promotion l2Promotion = L2Promotion::B256;
+};
+
+/// One kernel parameter, in declaration order.
+struct Param {
+  ParamKind kind = ParamKind::I32;
+  /// Buffer: the device pointer of this buffer (8 bytes).
+  int64_t buffer = -1;
+  int32_t i32 = 0;
+  float f32 = 0;
+  TensorMap map;
+};
+
+enum class LaunchKind { Kernel, Fill, Copy };
+
+/// One step of the function: a kernel launch, a fill of a buffer with a
+/// byte value (cuMemsetD8), or a copy of the first `bytes` bytes of one
+/// buffer to another (cuMemcpyDtoD).
+struct Launch {
+  LaunchKind kind = LaunchKind::Kernel;
+  // Kernel launches.
+  std::string kernel;
+  std::array<uint32_t, 3> grid = {1, 1, 1};
+  std::array<uint32_t, 3> block = {1, 1, 1};
+  std::array<uint32_t, 3> cluster = {1, 1, 1};
+  /// Dynamic shared memory per block.
+  uint32_t sharedBytes = 0;
+  /// The grid loops over tiles (informative).
+  bool persistent = false;
+  std::vector<Param> params;
+  // Fills.
+  int64_t buffer = -1;
+  uint8_t byte = 0;
+  // Copies.
+  int64_t from = -1;
+  int64_t to = -1;
+  uint64_t bytes = 0;
+};
+
+/// A parsed and checked manifest.
+struct Manifest {
+  /// The manifest file and the directory its file names are relative to.
+  std::string path;
+  std::string directory;
+  std::string function;
+  std::string chip;
+  /// Module files, relative to `directory`; the cubin is optional.
+  std::string ptxFile;
+  std::string cubinFile;
+  /// Indexed by buffer id.
+  std::vector<Buffer> buffers;
+  /// Buffer ids of the function's arguments and results, in order.
+  std::vector<int64_t> inputs;
+  std::vector<int64_t> outputs;
+  std::vector<Launch> launches;
+
+  const Buffer &getInput(size_t i) const { return buffers[inputs[i]]; }
+  const Buffer &getOutput(size_t i) const { return buffers[outputs[i]]; }
+};
+
+/// Bits per element of a buffer dtype, or 0 if the name is unknown.
+int getElementBits(std::string_view dtype);
+/// Bytes per element of a tensor-map dtype, or 0 if the name is unknown.
+int getTensorMapElementBytes(std::string_view dtype);
+
+const char *getBufferKindName(BufferKind kind);
+const char *getSwizzleName(Swizzle swizzle);
+const char *getL2PromotionName(L2Promotion promotion);
+/// "[256, 512]".
+std::string formatShape(const std::vector<int64_t> &shape);
+
+/// Parses and checks manifest text. On failure returns false and sets `error`
+/// to "line L, column C: <where>: <what is wrong>".
+bool parseManifest(std::string_view text, Manifest &manifest,
+                   std::string &error);
+
+/// Reads `path` (a manifest file, or a directory holding exactly one *.json
+/// manifest), parses and checks it, and sets its path and directory. Errors
+/// start with the file name.
+bool loadManifest(const std::string &path, Manifest &manifest,
+                  std::string &error);
+
+/// Checks that the files a manifest names exist and that constant files hold
+/// exactly the buffer's bytes.
+bool checkManifestFiles(const Manifest &manifest, std::string &error);
+
+/// A human-readable summary: buffers, module and launches.
+std::string describeManifest(const Manifest &manifest);
+
+/// `file` relative to `directory` (absolute names are kept).
+std::string joinPath(const std::string &directory, const std::string &file);
+
+/// Reads a whole file; on failure sets `error` to "cannot read 'path': why".
+bool readFile(const std::string &path, std::string &contents,
+              std::string &error);
+
+} // namespace fp8rt
+
+#endif // FP8RT_MANIFEST_H

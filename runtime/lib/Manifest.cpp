@@ -1,0 +1,983 @@
+//===- Manifest.cpp - Launch manifests of fp8-mlir ------------------------===//
+//
+// Part of fp8-mlir.
+//
+//===----------------------------------------------------------------------===//
+
+#include "fp8rt/Manifest.h"
+#include "fp8rt/Json.h"
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <sstream>
+
+namespace fp8rt {
+
+using json::Value;
+
+//===----------------------------------------------------------------------===//
+// Names
+//===----------------------------------------------------------------------===//
+
+int getElementBits(std::string_view dtype) {
+  if (dtype == "f32")
+    return 32;
+  if (dtype == "bf16" || dtype == "f16")
+    return 16;
+  if (dtype == "f8e4m3" || dtype == "f8e5m2" || dtype == "f8e8m0")
+    return 8;
+  if (dtype == "f4e2m1")
+    return 4;
+  // iN: integers of 1 to 64 bits.
+  if (dtype.size() >= 2 && dtype.size() <= 3 && dtype[0] == 'i') {
+    int bits = 0;
+    for (char c : dtype.substr(1)) {
+      if (c < '0' || c > '9')
+        return 0;
+      bits = bits * 10 + (c - '0');
+    }
+    if (dtype[1] != '0' && bits >= 1 && bits <= 64)
+      return bits;
+  }
+  return 0;
+}
+
+int getTensorMapElementBytes(std::string_view dtype) {
+  if (dtype == "uint8")
+    return 1;
+  if (dtype == "uint16" || dtype == "float16" || dtype == "bfloat16")
+    return 2;
+  if (dtype == "uint32" || dtype == "int32" || dtype == "float32")
+    return 4;
+  return 0;
+}
+
+const char *getBufferKindName(BufferKind kind) {
+  switch (kind) {
+  case BufferKind::Input:
+    return "input";
+  case BufferKind::Output:
+    return "output";
+  case BufferKind::Temp:
+    return "temp";
+  case BufferKind::Constant:
+    return "constant";
+  case BufferKind::State:
+    return "state";
+  }
+  return "?";
+}
+
+const char *getSwizzleName(Swizzle swizzle) {
+  switch (swizzle) {
+  case Swizzle::None:
+    return "none";
+  case Swizzle::B32:
+    return "32B";
+  case Swizzle::B64:
+    return "64B";
+  case Swizzle::B128:
+    return "128B";
+  }
+  return "?";
+}
+
+const char *getL2PromotionName(L2Promotion promotion) {
+  switch (promotion) {
+  case L2Promotion::None:
+    return "none";
+  case L2Promotion::B64:
+    return "64B";
+  case L2Promotion::B128:
+    return "128B";
+  case L2Promotion::B256:
+    return "256B";
+  }
+  return "?";
+}
+
+std::string formatShape(const std::vector<int64_t> &shape) {
+  std::string text = "[";
+  for (size_t i = 0; i < shape.size(); ++i)
+    text += (i ? ", " : "") + std::to_string(shape[i]);
+  return text + "]";
+}
+
+namespace {
+
+template <typename T>
+std::string formatList(const std::vector<T> &values) {
+  std::string text = "[";
+  for (size_t i = 0; i < values.size(); ++i)
+    text += (i ? ", " : "") + std::to_string(values[i]);
+  return text + "]";
+}
+
+template <typename T, size_t N>
+std::string formatList(const std::array<T, N> &values) {
+  return formatList(std::vector<T>(values.begin(), values.end()));
+}
+
+//===----------------------------------------------------------------------===//
+// Checking the JSON tree
+//===----------------------------------------------------------------------===//
+
+/// Reads the JSON tree into a Manifest, stopping at the first problem with a
+/// message that says where it is and what would be right.
+class Reader {
+public:
+  Reader(Manifest &manifest, std::string &error)
+      : manifest(manifest), error(error) {}
+
+  bool read(const Value &root);
+
+private:
+  bool fail(const Value &at, const std::string &where,
+            const std::string &what) {
+    error = "line " + std::to_string(at.getLine()) + ", column " +
+            std::to_string(at.getColumn()) + ": " +
+            (where.empty() ? "" : where + ": ") + what;
+    return false;
+  }
+
+  /// The member `key` of `object`, which must have kind `kind`; null (with
+  /// the error set when `required`) if it is missing or of another kind.
+  const Value *get(const Value &object, const std::string &where,
+                   const char *key, Value::Kind kind, bool required = true) {
+    const Value *member = object.find(key);
+    if (!member) {
+      if (required)
+        fail(object, where,
+             std::string("missing member \"") + key + "\" (" +
+                 Value::describe(kind) + ")");
+      return nullptr;
+    }
+    if (member->getKind() != kind) {
+      fail(*member, where,
+           std::string("\"") + key + "\" must be " + Value::describe(kind) +
+               ", not " + Value::describe(member->getKind()));
+      return nullptr;
+    }
+    return member;
+  }
+
+  /// An integer in [lo, hi].
+  bool getInteger(const Value &value, const std::string &where, int64_t lo,
+                  int64_t hi, int64_t &out) {
+    if (!value.isInteger())
+      return fail(value, where,
+                  std::string("expected an integer, found ") +
+                      (value.isNumber() ? "a number with a fraction, an "
+                                          "exponent or beyond 64 bits"
+                                        : Value::describe(value.getKind())));
+    out = value.getInteger();
+    if (out < lo || out > hi)
+      return fail(value, where,
+                  std::to_string(out) + " is out of range [" +
+                      std::to_string(lo) + ", " + std::to_string(hi) + "]");
+    return true;
+  }
+
+  bool getMemberInteger(const Value &object, const std::string &where,
+                        const char *key, int64_t lo, int64_t hi, int64_t &out) {
+    const Value *member = get(object, where, key, Value::Kind::Number);
+    return member && getInteger(*member, where + "." + key, lo, hi, out);
+  }
+
+  /// An array of integers in [lo, hi] with between minSize and maxSize
+  /// elements.
+  bool getIntegers(const Value &object, const std::string &where,
+                   const char *key, size_t minSize, size_t maxSize, int64_t lo,
+                   int64_t hi, std::vector<int64_t> &out) {
+    const Value *array = get(object, where, key, Value::Kind::Array);
+    if (!array)
+      return false;
+    std::string at = where + "." + key;
+    size_t size = array->getElements().size();
+    if (size < minSize || size > maxSize)
+      return fail(*array, at,
+                  "has " + std::to_string(size) + " elements, expected " +
+                      (minSize == maxSize ? std::to_string(minSize)
+                                          : std::to_string(minSize) + " to " +
+                                                std::to_string(maxSize)));
+    out.clear();
+    for (size_t i = 0; i < size; ++i) {
+      int64_t v;
+      if (!getInteger(array->getElements()[i],
+                      at + "[" + std::to_string(i) + "]", lo, hi, v))
+        return false;
+      out.push_back(v);
+    }
+    return true;
+  }
+
+  bool getDim3(const Value &object, const std::string &where, const char *key,
+               int64_t hi, std::array<uint32_t, 3> &out) {
+    std::vector<int64_t> values;
+    if (!getIntegers(object, where, key, 3, 3, 1, hi, values))
+      return false;
+    for (int i = 0; i < 3; ++i)
+      out[i] = static_cast<uint32_t>(values[i]);
+    return true;
+  }
+
+  bool readModules(const Value &root);
+  bool readBuffers(const Value &root);
+  bool readBuffer(const Value &value, const std::string &where, Buffer &buffer);
+  bool checkIndices(const Value &root, BufferKind kind,
+                    std::vector<int64_t> &ids);
+  bool readLaunches(const Value &root);
+  bool readKernelLaunch(const Value &value, const std::string &where,
+                        Launch &launch);
+  bool readParam(const Value &value, const std::string &where, Param &param);
+  bool readTensorMap(const Value &value, const std::string &where,
+                     TensorMap &map);
+  bool getBufferId(const Value &object, const std::string &where, int64_t &id,
+                   const char *member = "buffer");
+
+  Manifest &manifest;
+  std::string &error;
+};
+
+bool Reader::read(const Value &root) {
+  if (!root.isObject())
+    return fail(root, "",
+                std::string("the manifest must be a JSON object, "
+                            "not ") +
+                    Value::describe(root.getKind()));
+  const Value *format = get(root, "", "format", Value::Kind::String);
+  if (!format)
+    return false;
+  if (format->getString() != kManifestFormat)
+    return fail(*format, "format",
+                "\"" + format->getString() + "\" is not \"" + kManifestFormat +
+                    "\"; this is not an fp8-mlir launch manifest");
+  const Value *version = get(root, "", "version", Value::Kind::Number);
+  if (!version)
+    return false;
+  if (!version->isInteger() || version->getInteger() != kManifestVersion) {
+    std::ostringstream os;
+    if (version->isInteger())
+      os << version->getInteger();
+    else
+      os << version->getNumber();
+    return fail(*version, "version",
+                "version " + os.str() +
+                    " is not supported; this runtime reads version " +
+                    std::to_string(kManifestVersion) +
+                    " (rebuild the runtime and fp8-opt from the same "
+                    "sources)");
+  }
+  const Value *function = get(root, "", "function", Value::Kind::String);
+  const Value *chip =
+      function ? get(root, "", "chip", Value::Kind::String) : nullptr;
+  if (!chip)
+    return false;
+  manifest.function = function->getString();
+  manifest.chip = chip->getString();
+  if (manifest.chip.rfind("sm_", 0) != 0)
+    return fail(*chip, "chip",
+                "\"" + manifest.chip + "\" is not a chip name like sm_90a");
+  return readModules(root) && readBuffers(root) && readLaunches(root);
+}
+
+bool Reader::readModules(const Value &root) {
+  const Value *modules = get(root, "", "modules", Value::Kind::Object);
+  if (!modules)
+    return false;
+  const Value *ptx = get(*modules, "modules", "ptx", Value::Kind::String);
+  if (!ptx)
+    return false;
+  if (ptx->getString().empty())
+    return fail(*ptx, "modules.ptx", "the PTX file name is empty");
+  manifest.ptxFile = ptx->getString();
+  if (modules->find("cubin")) {
+    const Value *cubin = get(*modules, "modules", "cubin", Value::Kind::String);
+    if (!cubin)
+      return false;
+    manifest.cubinFile = cubin->getString();
+  }
+  return true;
+}
+
+bool Reader::readBuffer(const Value &value, const std::string &where,
+                        Buffer &buffer) {
+  if (!value.isObject())
+    return fail(value, where,
+                std::string("a buffer must be an object, not ") +
+                    Value::describe(value.getKind()));
+  const Value *kind = get(value, where, "kind", Value::Kind::String);
+  if (!kind)
+    return false;
+  const std::string &k = kind->getString();
+  if (k == "input")
+    buffer.kind = BufferKind::Input;
+  else if (k == "output")
+    buffer.kind = BufferKind::Output;
+  else if (k == "temp")
+    buffer.kind = BufferKind::Temp;
+  else if (k == "constant")
+    buffer.kind = BufferKind::Constant;
+  else if (k == "state")
+    buffer.kind = BufferKind::State;
+  else
+    return fail(*kind, where + ".kind",
+                "unknown buffer kind \"" + k +
+                    "\"; expected input, output, temp, constant or state");
+
+  const Value *dtype = get(value, where, "dtype", Value::Kind::String);
+  if (!dtype)
+    return false;
+  buffer.dtype = dtype->getString();
+  buffer.bitWidth = getElementBits(buffer.dtype);
+  if (!buffer.bitWidth)
+    return fail(*dtype, where + ".dtype",
+                "unknown element type \"" + buffer.dtype +
+                    "\"; expected f32, bf16, f16, f8e4m3, f8e5m2, f8e8m0, "
+                    "f4e2m1 or iN");
+
+  if (!getIntegers(value, where, "shape", 0, 16, 0,
+                   std::numeric_limits<int64_t>::max(), buffer.shape))
+    return false;
+  // Elements and bytes without overflow: at most 2^62 bits.
+  uint64_t elements = 1;
+  for (int64_t dim : buffer.shape) {
+    if (dim != 0 && elements > (uint64_t(1) << 62) / uint64_t(dim))
+      return fail(*value.find("shape"), where + ".shape",
+                  "shape " + formatShape(buffer.shape) +
+                      " has more elements than any device holds");
+    elements *= uint64_t(dim);
+  }
+  if (elements > (uint64_t(1) << 62) / uint64_t(buffer.bitWidth))
+    return fail(*value.find("shape"), where + ".shape",
+                "shape " + formatShape(buffer.shape) +
+                    " has more elements than any device holds");
+  if (value.find("pitch")) {
+    int64_t last = buffer.shape.empty() ? 1 : buffer.shape.back();
+    if (!getMemberInteger(value, where, "pitch", 1,
+                          std::numeric_limits<int32_t>::max(), buffer.pitch))
+      return false;
+    if (buffer.pitch < last || buffer.bitWidth % 8 != 0)
+      return fail(*value.find("pitch"), where + ".pitch",
+                  "a pitch of " + std::to_string(buffer.pitch) +
+                      " elements must hold a row of " + std::to_string(last) +
+                      " whole-byte elements");
+    if (last)
+      elements = elements / uint64_t(last) * uint64_t(buffer.pitch);
+  }
+  if (const Value *name = value.find("name")) {
+    if (buffer.kind != BufferKind::State || !name->isString())
+      return fail(*name, where + ".name",
+                  "only state buffers are named, by a string");
+    buffer.name = name->getString();
+  }
+  uint64_t expected = (elements * uint64_t(buffer.bitWidth) + 7) / 8;
+  int64_t bytes;
+  if (!getMemberInteger(value, where, "bytes", 0,
+                        std::numeric_limits<int64_t>::max(), bytes))
+    return false;
+  buffer.bytes = uint64_t(bytes);
+  if (buffer.bytes != expected)
+    return fail(*value.find("bytes"), where + ".bytes",
+                std::to_string(bytes) + " bytes, but a " +
+                    formatShape(buffer.shape) + " " + buffer.dtype +
+                    " tensor takes " + std::to_string(expected));
+
+  bool hasIndex = value.find("index") != nullptr;
+  if (buffer.kind == BufferKind::Input || buffer.kind == BufferKind::Output) {
+    if (!getMemberInteger(value, where, "index", 0, 1 << 20, buffer.index))
+      return false;
+  } else if (hasIndex) {
+    return fail(*value.find("index"), where + ".index",
+                std::string("a ") + getBufferKindName(buffer.kind) +
+                    " buffer has no index (only inputs and outputs do)");
+  }
+
+  bool hasFile = value.find("file") != nullptr;
+  if (buffer.kind == BufferKind::Constant || buffer.kind == BufferKind::State) {
+    const Value *file = get(value, where, "file", Value::Kind::String);
+    if (!file)
+      return false;
+    if (file->getString().empty())
+      return fail(*file, where + ".file", "the constant's file name is empty");
+    buffer.file = file->getString();
+  } else if (hasFile) {
+    return fail(*value.find("file"), where + ".file",
+                std::string("a ") + getBufferKindName(buffer.kind) +
+                    " buffer has no file (only constants and state do)");
+  }
+  return true;
+}
+
+bool Reader::readBuffers(const Value &root) {
+  const Value *buffers = get(root, "", "buffers", Value::Kind::Array);
+  if (!buffers)
+    return false;
+  size_t count = buffers->getElements().size();
+  manifest.buffers.assign(count, Buffer());
+  std::vector<bool> seen(count, false);
+  for (size_t i = 0; i < count; ++i) {
+    const Value &value = buffers->getElements()[i];
+    std::string where = "buffers[" + std::to_string(i) + "]";
+    int64_t id;
+    if (!value.isObject())
+      return fail(value, where,
+                  std::string("a buffer must be an object, not ") +
+                      Value::describe(value.getKind()));
+    const Value *idValue = get(value, where, "id", Value::Kind::Number);
+    if (!idValue)
+      return false;
+    if (!idValue->isInteger() || idValue->getInteger() < 0 ||
+        idValue->getInteger() >= int64_t(count))
+      return fail(*idValue, where + ".id",
+                  "buffer id must be an integer in [0, " +
+                      std::to_string(count) + ") (the manifest has " +
+                      std::to_string(count) + " buffers)");
+    id = idValue->getInteger();
+    if (seen[id])
+      return fail(*idValue, where + ".id",
+                  "buffer id " + std::to_string(id) + " appears twice");
+    seen[id] = true;
+    Buffer &buffer = manifest.buffers[id];
+    buffer.id = id;
+    if (!readBuffer(value, where, buffer))
+      return false;
+  }
+  return checkIndices(*buffers, BufferKind::Input, manifest.inputs) &&
+         checkIndices(*buffers, BufferKind::Output, manifest.outputs);
+}
+
+/// Inputs (or outputs) must have the indices 0, 1, ... each exactly once.
+bool Reader::checkIndices(const Value &buffers, BufferKind kind,
+                          std::vector<int64_t> &ids) {
+  size_t count = 0;
+  for (const Buffer &buffer : manifest.buffers)
+    count += buffer.kind == kind;
+  ids.assign(count, -1);
+  for (const Buffer &buffer : manifest.buffers) {
+    if (buffer.kind != kind)
+      continue;
+    if (buffer.index >= int64_t(count))
+      return fail(buffers, "buffers",
+                  std::string(getBufferKindName(kind)) + " buffer " +
+                      std::to_string(buffer.id) + " has index " +
+                      std::to_string(buffer.index) + ", but there are " +
+                      std::to_string(count) + " " + getBufferKindName(kind) +
+                      "s (indices 0 to " + std::to_string(count - 1) + ")");
+    if (ids[buffer.index] >= 0)
+      return fail(buffers, "buffers",
+                  std::string(getBufferKindName(kind)) + " buffers " +
+                      std::to_string(ids[buffer.index]) + " and " +
+                      std::to_string(buffer.id) + " both have index " +
+                      std::to_string(buffer.index));
+    ids[buffer.index] = buffer.id;
+  }
+  return true;
+}
+
+bool Reader::getBufferId(const Value &object, const std::string &where,
+                         int64_t &id, const char *member) {
+  const Value *value = get(object, where, member, Value::Kind::Number);
+  if (!value)
+    return false;
+  int64_t count = int64_t(manifest.buffers.size());
+  if (!value->isInteger() || value->getInteger() < 0 ||
+      value->getInteger() >= count) {
+    std::ostringstream os;
+    if (value->isInteger())
+      os << value->getInteger();
+    else
+      os << value->getNumber();
+    return fail(*value, where + "." + member,
+                "buffer id " + os.str() + " is out of range (the manifest " +
+                    "has " + std::to_string(count) + " buffers" +
+                    (count ? ", ids 0 to " + std::to_string(count - 1) : "") +
+                    ")");
+  }
+  id = value->getInteger();
+  return true;
+}
+
+bool Reader::readLaunches(const Value &root) {
+  const Value *launches = get(root, "", "launches", Value::Kind::Array);
+  if (!launches)
+    return false;
+  for (size_t i = 0; i < launches->getElements().size(); ++i) {
+    const Value &value = launches->getElements()[i];
+    std::string where = "launches[" + std::to_string(i) + "]";
+    if (!value.isObject())
+      return fail(value, where,
+                  std::string("a launch must be an object, not ") +
+                      Value::describe(value.getKind()));
+    const Value *kind = get(value, where, "kind", Value::Kind::String);
+    if (!kind)
+      return false;
+    Launch launch;
+    if (kind->getString() == "kernel") {
+      launch.kind = LaunchKind::Kernel;
+      if (!readKernelLaunch(value, where, launch))
+        return false;
+    } else if (kind->getString() == "fill") {
+      launch.kind = LaunchKind::Fill;
+      int64_t byte;
+      if (!getBufferId(value, where, launch.buffer) ||
+          !getMemberInteger(value, where, "byte", 0, 255, byte))
+        return false;
+      launch.byte = uint8_t(byte);
+      if (manifest.buffers[launch.buffer].kind == BufferKind::Input ||
+          manifest.buffers[launch.buffer].kind == BufferKind::Constant)
+        return fail(
+            *value.find("buffer"), where + ".buffer",
+            std::string("a fill must not overwrite ") +
+                getBufferKindName(manifest.buffers[launch.buffer].kind) +
+                " buffer " + std::to_string(launch.buffer));
+    } else if (kind->getString() == "copy") {
+      launch.kind = LaunchKind::Copy;
+      int64_t bytes;
+      if (!getBufferId(value, where, launch.from, "from") ||
+          !getBufferId(value, where, launch.to, "to") ||
+          !getMemberInteger(value, where, "bytes", 0,
+                            std::numeric_limits<int64_t>::max(), bytes))
+        return false;
+      launch.bytes = uint64_t(bytes);
+      const Buffer &from = manifest.buffers[launch.from];
+      const Buffer &to = manifest.buffers[launch.to];
+      if (launch.bytes > from.bytes || launch.bytes > to.bytes)
+        return fail(*value.find("bytes"), where + ".bytes",
+                    "a copy of " + std::to_string(bytes) +
+                        " bytes does not fit buffers " +
+                        std::to_string(launch.from) + " (" +
+                        std::to_string(from.bytes) + " bytes) and " +
+                        std::to_string(launch.to) + " (" +
+                        std::to_string(to.bytes) + " bytes)");
+      if (to.kind == BufferKind::Input || to.kind == BufferKind::Constant)
+        return fail(*value.find("to"), where + ".to",
+                    std::string("a copy must not overwrite ") +
+                        getBufferKindName(to.kind) + " buffer " +
+                        std::to_string(launch.to));
+    } else {
+      return fail(*kind, where + ".kind",
+                  "unknown launch kind \"" + kind->getString() +
+                      "\"; expected kernel, fill or copy");
+    }
+    manifest.launches.push_back(std::move(launch));
+  }
+  return true;
+}
+
+bool Reader::readKernelLaunch(const Value &value, const std::string &where,
+                              Launch &launch) {
+  const Value *kernel = get(value, where, "kernel", Value::Kind::String);
+  if (!kernel)
+    return false;
+  if (kernel->getString().empty())
+    return fail(*kernel, where + ".kernel", "the kernel name is empty");
+  launch.kernel = kernel->getString();
+  std::string at = where + " (" + launch.kernel + ")";
+  // Limits of CUDA launches (compute capability 9.0 and 10.0).
+  if (!getDim3(value, at, "grid", (int64_t(1) << 31) - 1, launch.grid) ||
+      !getDim3(value, at, "block", 1024, launch.block) ||
+      !getDim3(value, at, "cluster", 16, launch.cluster))
+    return false;
+  if (launch.grid[1] > 65535 || launch.grid[2] > 65535)
+    return fail(*value.find("grid"), at + ".grid",
+                "grid " + formatList(launch.grid) +
+                    ": y and z must be at most 65535");
+  uint64_t threads =
+      uint64_t(launch.block[0]) * launch.block[1] * launch.block[2];
+  if (threads > 1024 || launch.block[2] > 64)
+    return fail(*value.find("block"), at + ".block",
+                "block " + formatList(launch.block) +
+                    " has more than 1024 threads or z > 64");
+  uint64_t clusterSize =
+      uint64_t(launch.cluster[0]) * launch.cluster[1] * launch.cluster[2];
+  if (clusterSize > 16)
+    return fail(*value.find("cluster"), at + ".cluster",
+                "cluster " + formatList(launch.cluster) +
+                    " has more than 16 blocks");
+  for (int i = 0; i < 3; ++i)
+    if (launch.grid[i] % launch.cluster[i] != 0)
+      return fail(*value.find("grid"), at + ".grid",
+                  "grid " + formatList(launch.grid) +
+                      " is not a multiple of cluster " +
+                      formatList(launch.cluster));
+  int64_t shared;
+  if (!getMemberInteger(value, at, "shared_bytes", 0,
+                        std::numeric_limits<int32_t>::max(), shared))
+    return false;
+  launch.sharedBytes = uint32_t(shared);
+  if (const Value *persistent =
+          get(value, at, "persistent", Value::Kind::Bool, /*required=*/false))
+    launch.persistent = persistent->getBool();
+  else if (value.find("persistent"))
+    return false;
+
+  const Value *params = get(value, at, "params", Value::Kind::Array);
+  if (!params)
+    return false;
+  for (size_t i = 0; i < params->getElements().size(); ++i) {
+    Param param;
+    if (!readParam(params->getElements()[i],
+                   at + ".params[" + std::to_string(i) + "]", param))
+      return false;
+    launch.params.push_back(std::move(param));
+  }
+  return true;
+}
+
+bool Reader::readParam(const Value &value, const std::string &where,
+                       Param &param) {
+  if (!value.isObject())
+    return fail(value, where,
+                std::string("a parameter must be an object, not ") +
+                    Value::describe(value.getKind()));
+  const Value *kind = get(value, where, "kind", Value::Kind::String);
+  if (!kind)
+    return false;
+  const std::string &k = kind->getString();
+  if (k == "buffer") {
+    param.kind = ParamKind::Buffer;
+    return getBufferId(value, where, param.buffer);
+  }
+  if (k == "i32") {
+    param.kind = ParamKind::I32;
+    int64_t v;
+    if (!getMemberInteger(value, where, "value",
+                          std::numeric_limits<int32_t>::min(),
+                          std::numeric_limits<int32_t>::max(), v))
+      return false;
+    param.i32 = int32_t(v);
+    return true;
+  }
+  if (k == "f32") {
+    param.kind = ParamKind::F32;
+    const Value *v = get(value, where, "value", Value::Kind::Number);
+    if (!v)
+      return false;
+    double d = v->getNumber();
+    if (d > std::numeric_limits<float>::max() ||
+        d < -std::numeric_limits<float>::max())
+      return fail(*v, where + ".value", "value is out of the range of an f32");
+    param.f32 = float(d);
+    return true;
+  }
+  if (k == "tensor_map") {
+    param.kind = ParamKind::TensorMap;
+    return readTensorMap(value, where, param.map);
+  }
+  return fail(*kind, where + ".kind",
+              "unknown parameter kind \"" + k +
+                  "\"; expected buffer, i32, f32 or tensor_map");
+}
+
+bool Reader::readTensorMap(const Value &value, const std::string &where,
+                           TensorMap &map) {
+  if (!getBufferId(value, where, map.buffer))
+    return false;
+  const Value *dtype = get(value, where, "dtype", Value::Kind::String);
+  if (!dtype)
+    return false;
+  map.dtype = dtype->getString();
+  map.elementBytes = getTensorMapElementBytes(map.dtype);
+  if (!map.elementBytes)
+    return fail(*dtype, where + ".dtype",
+                "unknown tensor-map data type \"" + map.dtype +
+                    "\"; expected uint8, uint16, uint32, int32, float16, "
+                    "bfloat16 or float32");
+
+  // cuTensorMapEncodeTiled: rank 1 to 5, dims up to 2^32, strides multiples
+  // of 16 below 2^40, boxes of 1 to 256 elements.
+  std::vector<int64_t> dims, strides, box;
+  if (!getIntegers(value, where, "dims", 1, 5, 1, int64_t(1) << 32, dims))
+    return false;
+  size_t rank = dims.size();
+  if (!getIntegers(value, where, "strides", rank - 1, rank - 1, 16,
+                   (int64_t(1) << 40) - 1, strides) ||
+      !getIntegers(value, where, "box", rank, rank, 1, 256, box))
+    return false;
+  for (size_t i = 0; i < strides.size(); ++i)
+    if (strides[i] % 16 != 0)
+      return fail(*value.find("strides"), where + ".strides",
+                  "stride " + std::to_string(strides[i]) +
+                      " is not a multiple of 16 bytes (TMA needs 16-byte "
+                      "aligned rows)");
+  if ((box[0] * map.elementBytes) % 16 != 0)
+    return fail(*value.find("box"), where + ".box",
+                "the innermost box extent (" +
+                    std::to_string(box[0] * map.elementBytes) +
+                    " bytes) is not a multiple of 16 bytes");
+
+  const Value *swizzle = get(value, where, "swizzle", Value::Kind::String);
+  if (!swizzle)
+    return false;
+  const std::string &s = swizzle->getString();
+  int span = 0;
+  if (s == "none")
+    map.swizzle = Swizzle::None;
+  else if (s == "32B")
+    map.swizzle = Swizzle::B32, span = 32;
+  else if (s == "64B")
+    map.swizzle = Swizzle::B64, span = 64;
+  else if (s == "128B")
+    map.swizzle = Swizzle::B128, span = 128;
+  else
+    return fail(*swizzle, where + ".swizzle",
+                "unknown swizzle \"" + s +
+                    "\"; expected none, 32B, 64B or 128B");
+  if (span && box[0] * map.elementBytes > span)
+    return fail(*value.find("box"), where + ".box",
+                "the innermost box extent (" +
+                    std::to_string(box[0] * map.elementBytes) +
+                    " bytes) exceeds the " + s + " swizzle span");
+
+  if (value.find("l2_promotion")) {
+    const Value *l2 = get(value, where, "l2_promotion", Value::Kind::String);
+    if (!l2)
+      return false;
+    const std::string &p = l2->getString();
+    if (p == "none")
+      map.l2Promotion = L2Promotion::None;
+    else if (p == "64B")
+      map.l2Promotion = L2Promotion::B64;
+    else if (p == "128B")
+      map.l2Promotion = L2Promotion::B128;
+    else if (p == "256B")
+      map.l2Promotion = L2Promotion::B256;
+    else
+      return fail(*l2, where + ".l2_promotion",
+                  "unknown L2 promotion \"" + p +
+                      "\"; expected none, 64B, 128B or 256B");
+  }
+
+  // The map must stay inside its buffer: the last element it can address
+  // ends at elementBytes * dims[0] + sum (dims[i] - 1) * strides[i - 1].
+  unsigned __int128 extent = (unsigned __int128)dims[0] * map.elementBytes;
+  for (size_t i = 1; i < rank; ++i)
+    extent += (unsigned __int128)(dims[i] - 1) * strides[i - 1];
+  const Buffer &buffer = manifest.buffers[map.buffer];
+  if (extent > buffer.bytes)
+    return fail(*value.find("dims"), where + ".dims",
+                "the tensor map spans " + std::to_string(uint64_t(extent)) +
+                    " bytes, but buffer " + std::to_string(map.buffer) + " (" +
+                    buffer.dtype + " " + formatShape(buffer.shape) + ") has " +
+                    std::to_string(buffer.bytes));
+
+  map.dims.assign(dims.begin(), dims.end());
+  map.strides.assign(strides.begin(), strides.end());
+  map.box.assign(box.begin(), box.end());
+  return true;
+}
+
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// Files
+//===----------------------------------------------------------------------===//
+
+bool parseManifest(std::string_view text, Manifest &manifest,
+                   std::string &error) {
+  manifest = Manifest();
+  Value root;
+  if (!json::parse(text, root, error)) {
+    error = "malformed JSON: " + error;
+    return false;
+  }
+  Reader reader(manifest, error);
+  return reader.read(root);
+}
+
+std::string joinPath(const std::string &directory, const std::string &file) {
+  if (file.empty() || file[0] == '/' || directory.empty())
+    return file;
+  if (directory.back() == '/')
+    return directory + file;
+  return directory + "/" + file;
+}
+
+bool readFile(const std::string &path, std::string &contents,
+              std::string &error) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) {
+    error = "cannot read '" + path + "': it is a directory";
+    return false;
+  }
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    error = "cannot read '" + path + "': " + std::strerror(errno);
+    return false;
+  }
+  std::ostringstream os;
+  os << in.rdbuf();
+  if (in.bad()) {
+    error = "cannot read '" + path + "': read error";
+    return false;
+  }
+  contents = os.str();
+  return true;
+}
+
+bool loadManifest(const std::string &path, Manifest &manifest,
+                  std::string &error) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  std::string file = path;
+  if (fs::is_directory(path, ec)) {
+    // A directory of artifacts: its one manifest.
+    std::vector<std::string> found;
+    fs::directory_iterator it(path, ec), end;
+    for (; !ec && it != end; it.increment(ec))
+      if (it->path().extension() == ".json")
+        found.push_back(it->path().string());
+    if (ec) {
+      error = "cannot list '" + path + "': " + ec.message();
+      return false;
+    }
+    if (found.size() != 1) {
+      error = "'" + path + "' holds " + std::to_string(found.size()) +
+              " *.json manifests; give the manifest file itself";
+      return false;
+    }
+    file = found.front();
+  }
+  std::string text;
+  if (!readFile(file, text, error))
+    return false;
+  if (!parseManifest(text, manifest, error)) {
+    error = file + ": " + error;
+    return false;
+  }
+  manifest.path = file;
+  fs::path parent = fs::path(file).parent_path();
+  manifest.directory = parent.empty() ? "." : parent.string();
+  return true;
+}
+
+bool checkManifestFiles(const Manifest &manifest, std::string &error) {
+  namespace fs = std::filesystem;
+  auto check = [&](const std::string &name, const char *what,
+                   int64_t expectedSize) {
+    std::string path = joinPath(manifest.directory, name);
+    std::error_code ec;
+    if (!fs::is_regular_file(path, ec)) {
+      error = manifest.path + ": " + what + " '" + path + "' does not exist";
+      return false;
+    }
+    if (expectedSize >= 0) {
+      uint64_t size = fs::file_size(path, ec);
+      if (ec || size != uint64_t(expectedSize)) {
+        error = manifest.path + ": " + what + " '" + path + "' holds " +
+                (ec ? std::string("?") : std::to_string(size)) +
+                " bytes, expected " + std::to_string(expectedSize);
+        return false;
+      }
+    }
+    return true;
+  };
+  if (!check(manifest.ptxFile, "PTX file", -1))
+    return false;
+  if (!manifest.cubinFile.empty() &&
+      !check(manifest.cubinFile, "cubin file", -1))
+    return false;
+  for (const Buffer &buffer : manifest.buffers)
+    if ((buffer.kind == BufferKind::Constant ||
+         buffer.kind == BufferKind::State) &&
+        !check(buffer.file,
+               (std::string(getBufferKindName(buffer.kind)) +
+                " file of buffer " + std::to_string(buffer.id))
+                   .c_str(),
+               int64_t(buffer.bytes)))
+      return false;
+  return true;
+}
+
+std::string describeManifest(const Manifest &manifest) {
+  std::ostringstream os;
+  os << "function: " << manifest.function << "\n";
+  os << "chip: " << manifest.chip << "\n";
+  os << "ptx: " << manifest.ptxFile << "\n";
+  os << "cubin: " << (manifest.cubinFile.empty() ? "none" : manifest.cubinFile)
+     << "\n";
+  auto describeBuffer = [&](const Buffer &b) {
+    os << "buffer " << b.id << " " << b.dtype << " " << formatShape(b.shape)
+       << " " << b.bytes << " bytes";
+    if (b.pitch)
+      os << " (rows of " << b.pitch << ")";
+    if (!b.name.empty())
+      os << " @" << b.name;
+  };
+  os << "inputs: " << manifest.inputs.size() << "\n";
+  for (size_t i = 0; i < manifest.inputs.size(); ++i) {
+    os << "  input " << i << ": ";
+    describeBuffer(manifest.getInput(i));
+    os << "\n";
+  }
+  os << "outputs: " << manifest.outputs.size() << "\n";
+  for (size_t i = 0; i < manifest.outputs.size(); ++i) {
+    os << "  output " << i << ": ";
+    describeBuffer(manifest.getOutput(i));
+    os << "\n";
+  }
+  for (BufferKind kind :
+       {BufferKind::Constant, BufferKind::State, BufferKind::Temp}) {
+    size_t count = 0;
+    for (const Buffer &b : manifest.buffers)
+      count += b.kind == kind;
+    os << getBufferKindName(kind) << "s: " << count << "\n";
+    for (const Buffer &b : manifest.buffers) {
+      if (b.kind != kind)
+        continue;
+      os << "  " << getBufferKindName(kind) << ": ";
+      describeBuffer(b);
+      if (!b.file.empty())
+        os << " from " << b.file;
+      os << "\n";
+    }
+  }
+  os << "launches: " << manifest.launches.size() << "\n";
+  for (size_t i = 0; i < manifest.launches.size(); ++i) {
+    const Launch &l = manifest.launches[i];
+    if (l.kind == LaunchKind::Fill) {
+      os << "  launch " << i << ": fill buffer " << l.buffer << " with byte "
+         << int(l.byte) << "\n";
+      continue;
+    }
+    if (l.kind == LaunchKind::Copy) {
+      os << "  launch " << i << ": copy " << l.bytes << " bytes from buffer "
+         << l.from << " to buffer " << l.to << "\n";
+      continue;
+    }
+    os << "  launch " << i << ": kernel " << l.kernel << " grid "
+       << formatList(l.grid) << " block " << formatList(l.block) << " cluster "
+       << formatList(l.cluster) << " shared " << l.sharedBytes << " bytes"
+       << (l.persistent ? " persistent" : "") << "\n";
+    for (size_t p = 0; p < l.params.size(); ++p) {
+      const Param &param = l.params[p];
+      os << "    param " << p << ": ";
+      switch (param.kind) {
+      case ParamKind::Buffer:
+        os << "buffer " << param.buffer;
+        break;
+      case ParamKind::I32:
+        os << "i32 " << param.i32;
+        break;
+      case ParamKind::F32:
+        os << "f32 " << param.f32;
+        break;
+      case ParamKind::TensorMap:
+        os << "tensor_map buffer " << param.map.buffer << " " << param.map.dtype
+           << " dims " << formatList(param.map.dims) << " strides "
+           << formatList(param.map.strides) << " box "
+           << formatList(param.map.box) << " swizzle "
+           << getSwizzleName(param.map.swizzle);
+        break;
+      }
+      os << "\n";
+    }
+  }
+  return os.str();
+}
+
+} // namespace fp8rt

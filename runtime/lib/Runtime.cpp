@@ -1,0 +1,741 @@
+//===- Runtime.cpp - Running fp8-mlir launch plans on a GPU ---------------===//
+//
+// Part of fp8-mlir.
+//
+//===----------------------------------------------------------------------===//
+
+#include "fp8rt/Runtime.h"
+
+#include <cstdio>
+#include <cstring>
+#include <vector>
+
+namespace fp8rt {
+
+//===----------------------------------------------------------------------===//
+// Errors
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// Names of common driver results, for drivers (the stub) that cannot name
+/// their own errors.
+const char *getKnownErrorName(CUresult result) {
+#define FP8RT_CASE(name)                                                       \
+  case name:                                                                   \
+    return #name;
+  switch (result) {
+    FP8RT_CASE(CUDA_SUCCESS)
+    FP8RT_CASE(CUDA_ERROR_INVALID_VALUE)
+    FP8RT_CASE(CUDA_ERROR_OUT_OF_MEMORY)
+    FP8RT_CASE(CUDA_ERROR_NOT_INITIALIZED)
+    FP8RT_CASE(CUDA_ERROR_DEINITIALIZED)
+    FP8RT_CASE(CUDA_ERROR_STUB_LIBRARY)
+    FP8RT_CASE(CUDA_ERROR_NO_DEVICE)
+    FP8RT_CASE(CUDA_ERROR_INVALID_DEVICE)
+    FP8RT_CASE(CUDA_ERROR_INVALID_IMAGE)
+    FP8RT_CASE(CUDA_ERROR_INVALID_CONTEXT)
+    FP8RT_CASE(CUDA_ERROR_NO_BINARY_FOR_GPU)
+    FP8RT_CASE(CUDA_ERROR_UNSUPPORTED_PTX_VERSION)
+    FP8RT_CASE(CUDA_ERROR_INVALID_PTX)
+    FP8RT_CASE(CUDA_ERROR_JIT_COMPILER_NOT_FOUND)
+    FP8RT_CASE(CUDA_ERROR_INVALID_SOURCE)
+    FP8RT_CASE(CUDA_ERROR_FILE_NOT_FOUND)
+    FP8RT_CASE(CUDA_ERROR_INVALID_HANDLE)
+    FP8RT_CASE(CUDA_ERROR_NOT_FOUND)
+    FP8RT_CASE(CUDA_ERROR_NOT_READY)
+    FP8RT_CASE(CUDA_ERROR_ILLEGAL_ADDRESS)
+    FP8RT_CASE(CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES)
+    FP8RT_CASE(CUDA_ERROR_LAUNCH_TIMEOUT)
+    FP8RT_CASE(CUDA_ERROR_LAUNCH_FAILED)
+    FP8RT_CASE(CUDA_ERROR_ILLEGAL_INSTRUCTION)
+    FP8RT_CASE(CUDA_ERROR_MISALIGNED_ADDRESS)
+    FP8RT_CASE(CUDA_ERROR_INVALID_ADDRESS_SPACE)
+    FP8RT_CASE(CUDA_ERROR_INVALID_PC)
+    FP8RT_CASE(CUDA_ERROR_HARDWARE_STACK_ERROR)
+    FP8RT_CASE(CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE)
+    FP8RT_CASE(CUDA_ERROR_NOT_PERMITTED)
+    FP8RT_CASE(CUDA_ERROR_NOT_SUPPORTED)
+    FP8RT_CASE(CUDA_ERROR_SYSTEM_DRIVER_MISMATCH)
+    FP8RT_CASE(CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE)
+    FP8RT_CASE(CUDA_ERROR_UNKNOWN)
+  default:
+    return nullptr;
+  }
+#undef FP8RT_CASE
+}
+
+/// Results after which the context is unusable until the process exits.
+bool isStickyError(CUresult result) {
+  switch (result) {
+  case CUDA_ERROR_ILLEGAL_ADDRESS:
+  case CUDA_ERROR_LAUNCH_FAILED:
+  case CUDA_ERROR_ILLEGAL_INSTRUCTION:
+  case CUDA_ERROR_MISALIGNED_ADDRESS:
+  case CUDA_ERROR_INVALID_ADDRESS_SPACE:
+  case CUDA_ERROR_INVALID_PC:
+  case CUDA_ERROR_HARDWARE_STACK_ERROR:
+  case CUDA_ERROR_LAUNCH_TIMEOUT:
+    return true;
+  default:
+    return false;
+  }
+}
+
+} // namespace
+
+std::string describeCudaError(CUresult result) {
+  const char *name = nullptr, *text = nullptr;
+  if (cuGetErrorName(result, &name) != CUDA_SUCCESS || !name)
+    name = getKnownErrorName(result);
+  if (cuGetErrorString(result, &text) != CUDA_SUCCESS)
+    text = nullptr;
+  std::string message =
+      name ? std::string(name) : "CUDA error " + std::to_string(int(result));
+  if (text && *text)
+    message += std::string(" (") + text + ")";
+  if (result == CUDA_ERROR_STUB_LIBRARY)
+    message += ": the libcuda.so loaded is the CUDA toolkit's stub; this "
+               "machine has no NVIDIA driver";
+  else if (isStickyError(result))
+    message += "; the CUDA context is now unusable (restart the process; "
+               "compute-sanitizer finds the faulting access)";
+  return message;
+}
+
+namespace {
+
+/// "call (context): CUDA_ERROR_... (text)".
+bool failCuda(std::string &error, const std::string &call, CUresult result,
+              const std::string &context = "") {
+  error = call + (context.empty() ? "" : " (" + context + ")") + ": " +
+          describeCudaError(result);
+  return false;
+}
+
+/// Makes a context current for a scope and restores the previous one.
+class ScopedContext {
+public:
+  explicit ScopedContext(CUcontext context) {
+    CUcontext current = nullptr;
+    if (cuCtxGetCurrent(&current) == CUDA_SUCCESS && current != context)
+      pushed = cuCtxPushCurrent(context) == CUDA_SUCCESS;
+  }
+  ~ScopedContext() {
+    if (pushed) {
+      CUcontext popped;
+      cuCtxPopCurrent(&popped);
+    }
+  }
+
+private:
+  bool pushed = false;
+};
+
+/// Compute capability a chip name requires: sm_90a -> 9.0 exactly (arch-
+/// specific), sm_100f -> 10.x with x >= 0 (family), sm_90 -> at least 9.0.
+struct ChipRequirement {
+  int major = 0, minor = 0;
+  char suffix = 0;
+};
+
+bool parseChip(const std::string &chip, ChipRequirement &req) {
+  if (chip.rfind("sm_", 0) != 0)
+    return false;
+  size_t i = 3;
+  int number = 0;
+  while (i < chip.size() && chip[i] >= '0' && chip[i] <= '9')
+    number = number * 10 + (chip[i++] - '0');
+  if (i == 3 || number < 10)
+    return false;
+  req.major = number / 10;
+  req.minor = number % 10;
+  if (i < chip.size())
+    req.suffix = chip[i++];
+  return i == chip.size() &&
+         (req.suffix == 0 || req.suffix == 'a' || req.suffix == 'f');
+}
+
+bool chipRuns(const ChipRequirement &req, int major, int minor) {
+  if (req.suffix == 'a')
+    return major == req.major && minor == req.minor;
+  if (req.suffix == 'f')
+    return major == req.major && minor >= req.minor;
+  return major > req.major || (major == req.major && minor >= req.minor);
+}
+
+CUtensorMapDataType getTensorMapDataType(const std::string &dtype) {
+  if (dtype == "uint16")
+    return CU_TENSOR_MAP_DATA_TYPE_UINT16;
+  if (dtype == "uint32")
+    return CU_TENSOR_MAP_DATA_TYPE_UINT32;
+  if (dtype == "int32")
+    return CU_TENSOR_MAP_DATA_TYPE_INT32;
+  if (dtype == "float16")
+    return CU_TENSOR_MAP_DATA_TYPE_FLOAT16;
+  if (dtype == "bfloat16")
+    return CU_TENSOR_MAP_DATA_TYPE_BFLOAT16;
+  if (dtype == "float32")
+    return CU_TENSOR_MAP_DATA_TYPE_FLOAT32;
+  return CU_TENSOR_MAP_DATA_TYPE_UINT8;
+}
+
+CUtensorMapSwizzle getSwizzle(Swizzle swizzle) {
+  switch (swizzle) {
+  case Swizzle::None:
+    return CU_TENSOR_MAP_SWIZZLE_NONE;
+  case Swizzle::B32:
+    return CU_TENSOR_MAP_SWIZZLE_32B;
+  case Swizzle::B64:
+    return CU_TENSOR_MAP_SWIZZLE_64B;
+  case Swizzle::B128:
+    return CU_TENSOR_MAP_SWIZZLE_128B;
+  }
+  return CU_TENSOR_MAP_SWIZZLE_NONE;
+}
+
+CUtensorMapL2promotion getL2Promotion(L2Promotion promotion) {
+  switch (promotion) {
+  case L2Promotion::None:
+    return CU_TENSOR_MAP_L2_PROMOTION_NONE;
+  case L2Promotion::B64:
+    return CU_TENSOR_MAP_L2_PROMOTION_L2_64B;
+  case L2Promotion::B128:
+    return CU_TENSOR_MAP_L2_PROMOTION_L2_128B;
+  case L2Promotion::B256:
+    return CU_TENSOR_MAP_L2_PROMOTION_L2_256B;
+  }
+  return CU_TENSOR_MAP_L2_PROMOTION_L2_256B;
+}
+
+/// Bytes of a kernel parameter of each kind.
+size_t getParamSize(ParamKind kind) {
+  switch (kind) {
+  case ParamKind::Buffer:
+    return sizeof(CUdeviceptr);
+  case ParamKind::I32:
+    return sizeof(int32_t);
+  case ParamKind::F32:
+    return sizeof(float);
+  case ParamKind::TensorMap:
+    return sizeof(CUtensorMap);
+  }
+  return 0;
+}
+
+const char *getParamKindName(ParamKind kind) {
+  switch (kind) {
+  case ParamKind::Buffer:
+    return "buffer";
+  case ParamKind::I32:
+    return "i32";
+  case ParamKind::F32:
+    return "f32";
+  case ParamKind::TensorMap:
+    return "tensor_map";
+  }
+  return "?";
+}
+
+std::string formatAddress(CUdeviceptr pointer) {
+  char text[32];
+  std::snprintf(text, sizeof(text), "0x%llx", (unsigned long long)pointer);
+  return text;
+}
+
+std::string describeBuffer(const Buffer &buffer) {
+  return "buffer " + std::to_string(buffer.id) + ", " + buffer.dtype + " " +
+         formatShape(buffer.shape);
+}
+
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// Program
+//===----------------------------------------------------------------------===//
+
+/// Storage of one kernel parameter; kernelParams point into it. Tensor maps
+/// need 64-byte alignment.
+struct alignas(64) ParamSlot {
+  CUtensorMap map;
+  CUdeviceptr pointer = 0;
+  int32_t i32 = 0;
+  float f32 = 0;
+  /// The buffer address `map` was encoded for (0: not yet).
+  CUdeviceptr encodedFor = 0;
+};
+
+struct KernelLaunch {
+  CUfunction function = nullptr;
+  std::vector<ParamSlot> slots;
+  std::vector<void *> args;
+};
+
+struct Program::Impl {
+  bool hasDevice = false;
+  CUdevice device = 0;
+  CUcontext context = nullptr;
+  bool retainedPrimary = false;
+  std::string deviceName;
+  CUmodule module = nullptr;
+  const char *moduleKind = "none";
+  /// Device memory owned by the program (temporaries and constants), by
+  /// buffer id; 0 for inputs and outputs.
+  std::vector<CUdeviceptr> owned;
+  /// One per launch (empty for fills).
+  std::vector<KernelLaunch> kernels;
+  /// Scratch: the address of every buffer in the current run.
+  std::vector<CUdeviceptr> addresses;
+
+  ~Impl() {
+    if (!hasDevice)
+      return;
+    {
+      ScopedContext scope(context);
+      // Errors are ignored here: after a sticky fault nothing can be freed,
+      // and a destructor has nobody to tell.
+      if (module)
+        cuModuleUnload(module);
+      for (CUdeviceptr pointer : owned)
+        if (pointer)
+          cuMemFree(pointer);
+    }
+    if (retainedPrimary)
+      cuDevicePrimaryCtxRelease(device);
+  }
+};
+
+Program::~Program() = default;
+
+const char *Program::getModuleKind() const {
+  return impl ? impl->moduleKind : "none";
+}
+
+std::unique_ptr<Program> Program::loadManifestOnly(const std::string &path,
+                                                   std::string &error) {
+  std::unique_ptr<Program> program(new Program());
+  if (!loadManifest(path, program->manifest, error) ||
+      !checkManifestFiles(program->manifest, error))
+    return nullptr;
+  program->impl = std::make_unique<Impl>();
+  return program;
+}
+
+std::unique_ptr<Program> Program::load(const std::string &path,
+                                       std::string &error) {
+  std::unique_ptr<Program> program = loadManifestOnly(path, error);
+  if (!program)
+    return nullptr;
+  if (!program->initialize(error)) {
+    error = program->manifest.path + ": " + error;
+    return nullptr;
+  }
+  return program;
+}
+
+bool Program::initialize(std::string &error) {
+  Impl &state = *impl;
+
+  // The context: the caller's, or device 0's primary context.
+  if (CUresult r = cuInit(0))
+    return failCuda(error, "cuInit", r);
+  CUcontext current = nullptr;
+  if (CUresult r = cuCtxGetCurrent(&current))
+    return failCuda(error, "cuCtxGetCurrent", r);
+  if (current) {
+    state.context = current;
+    if (CUresult r = cuCtxGetDevice(&state.device))
+      return failCuda(error, "cuCtxGetDevice", r);
+    // When the current context is the device's primary one (the CUDA
+    // runtime's, or one another program retained), hold it too, so that it
+    // outlives this program whoever releases it first.
+    unsigned flags = 0;
+    int active = 0;
+    CUcontext primary = nullptr;
+    if (cuDevicePrimaryCtxGetState(state.device, &flags, &active) ==
+            CUDA_SUCCESS &&
+        active &&
+        cuDevicePrimaryCtxRetain(&primary, state.device) == CUDA_SUCCESS) {
+      if (primary == current)
+        state.retainedPrimary = true;
+      else
+        cuDevicePrimaryCtxRelease(state.device);
+    }
+  } else {
+    if (CUresult r = cuDeviceGet(&state.device, 0))
+      return failCuda(error, "cuDeviceGet", r, "device 0");
+    if (CUresult r = cuDevicePrimaryCtxRetain(&state.context, state.device))
+      return failCuda(error, "cuDevicePrimaryCtxRetain", r, "device 0");
+    state.retainedPrimary = true;
+    if (CUresult r = cuCtxSetCurrent(state.context))
+      return failCuda(error, "cuCtxSetCurrent", r);
+  }
+  state.hasDevice = true;
+  ScopedContext scope(state.context);
+
+  // The device must run the chip's code.
+  char name[256] = {0};
+  cuDeviceGetName(name, sizeof(name) - 1, state.device);
+  state.deviceName = name;
+  int major = 0, minor = 0;
+  if (CUresult r = cuDeviceGetAttribute(
+          &major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, state.device))
+    return failCuda(error, "cuDeviceGetAttribute", r, "compute capability");
+  if (CUresult r = cuDeviceGetAttribute(
+          &minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, state.device))
+    return failCuda(error, "cuDeviceGetAttribute", r, "compute capability");
+  ChipRequirement req;
+  if (!parseChip(manifest.chip, req)) {
+    error = "unknown chip '" + manifest.chip + "'";
+    return false;
+  }
+  if (!chipRuns(req, major, minor)) {
+    error = "the kernels are compiled for " + manifest.chip +
+            " (compute capability " + std::to_string(req.major) + "." +
+            std::to_string(req.minor) +
+            (req.suffix == 'a'   ? " exactly"
+             : req.suffix == 'f' ? " family"
+                                 : " or newer") +
+            "), but device " + std::to_string(int(state.device)) + " (" +
+            state.deviceName + ") has compute capability " +
+            std::to_string(major) + "." + std::to_string(minor);
+    return false;
+  }
+
+  // The module: the cubin if it loads on this device, else the PTX.
+  std::string cubinProblem;
+  if (!manifest.cubinFile.empty()) {
+    std::string path = joinPath(manifest.directory, manifest.cubinFile);
+    std::string image, readError;
+    if (!readFile(path, image, readError)) {
+      cubinProblem = readError;
+    } else if (CUresult r = cuModuleLoadDataEx(&state.module, image.data(), 0,
+                                               nullptr, nullptr)) {
+      cubinProblem =
+          "cuModuleLoadDataEx (cubin '" + path + "'): " + describeCudaError(r);
+      state.module = nullptr;
+    } else {
+      state.moduleKind = "cubin";
+    }
+  }
+  if (!state.module) {
+    std::string path = joinPath(manifest.directory, manifest.ptxFile);
+    std::string ptx;
+    if (!readFile(path, ptx, error))
+      return false;
+    ptx.push_back('\0');
+    std::vector<char> log(1 << 16, '\0');
+    CUjit_option options[] = {CU_JIT_ERROR_LOG_BUFFER,
+                              CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
+    void *values[] = {log.data(),
+                      reinterpret_cast<void *>(uintptr_t(log.size() - 1))};
+    if (CUresult r =
+            cuModuleLoadDataEx(&state.module, ptx.data(), 2, options, values)) {
+      state.module = nullptr;
+      error = (cubinProblem.empty() ? "" : cubinProblem + "; then ") +
+              "cuModuleLoadDataEx (PTX '" + path +
+              "', JIT-compiled by the driver): " + describeCudaError(r);
+      if (log[0])
+        error += "\nJIT log:\n" + std::string(log.data());
+      return false;
+    }
+    state.moduleKind = "ptx";
+  }
+
+  // Kernels: functions, attributes, and parameter storage.
+  int sharedOptIn = 0;
+  cuDeviceGetAttribute(&sharedOptIn,
+                       CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN,
+                       state.device);
+  state.kernels.resize(manifest.launches.size());
+  for (size_t i = 0; i < manifest.launches.size(); ++i) {
+    const Launch &launch = manifest.launches[i];
+    if (launch.kind != LaunchKind::Kernel)
+      continue;
+    std::string where =
+        "kernel '" + launch.kernel + "', launch " + std::to_string(i);
+    KernelLaunch &kernel = state.kernels[i];
+    if (CUresult r = cuModuleGetFunction(&kernel.function, state.module,
+                                         launch.kernel.c_str()))
+      return failCuda(error, "cuModuleGetFunction", r,
+                      where + ": not in the " + std::string(state.moduleKind) +
+                          " module");
+
+    int staticShared = 0, maxThreads = 0, registers = 0;
+    cuFuncGetAttribute(&staticShared, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES,
+                       kernel.function);
+    cuFuncGetAttribute(&maxThreads, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK,
+                       kernel.function);
+    cuFuncGetAttribute(&registers, CU_FUNC_ATTRIBUTE_NUM_REGS, kernel.function);
+    if (sharedOptIn > 0 &&
+        int64_t(launch.sharedBytes) + staticShared > sharedOptIn) {
+      error = where + ": needs " + std::to_string(launch.sharedBytes) +
+              " bytes of dynamic and " + std::to_string(staticShared) +
+              " of static shared memory, but " + state.deviceName + " allows " +
+              std::to_string(sharedOptIn) + " per block";
+      return false;
+    }
+    if (launch.sharedBytes > 0)
+      if (CUresult r = cuFuncSetAttribute(
+              kernel.function, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+              int(launch.sharedBytes)))
+        return failCuda(
+            error, "cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES)", r,
+            where + ", " + std::to_string(launch.sharedBytes) + " bytes");
+    uint64_t threads =
+        uint64_t(launch.block[0]) * launch.block[1] * launch.block[2];
+    if (maxThreads > 0 && threads > uint64_t(maxThreads)) {
+      error = where + ": blocks of " + std::to_string(threads) +
+              " threads, but with " + std::to_string(registers) +
+              " registers per thread the kernel runs at most " +
+              std::to_string(maxThreads);
+      return false;
+    }
+    if (launch.cluster[0] * launch.cluster[1] * launch.cluster[2] > 8)
+      if (CUresult r = cuFuncSetAttribute(
+              kernel.function,
+              CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED, 1))
+        return failCuda(error,
+                        "cuFuncSetAttribute(NON_PORTABLE_CLUSTER_SIZE_ALLOWED)",
+                        r, where);
+
+    // The kernel's parameters must be the manifest's, in size and number.
+    for (size_t p = 0; p <= launch.params.size(); ++p) {
+      size_t offset = 0, size = 0;
+      CUresult r = cuFuncGetParamInfo(kernel.function, p, &offset, &size);
+      if (p == launch.params.size()) {
+        if (r == CUDA_SUCCESS) {
+          error = where + ": the kernel takes more than the manifest's " +
+                  std::to_string(launch.params.size()) + " parameters";
+          return false;
+        }
+        break;
+      }
+      if (r == CUDA_ERROR_INVALID_VALUE) {
+        error = where + ": the kernel takes " + std::to_string(p) +
+                " parameters, but the manifest passes " +
+                std::to_string(launch.params.size());
+        return false;
+      }
+      if (r != CUDA_SUCCESS)
+        break; // the driver cannot tell; launch and see
+      size_t expected = getParamSize(launch.params[p].kind);
+      if (size != expected) {
+        error = where + ": parameter " + std::to_string(p) + " has " +
+                std::to_string(size) + " bytes, but the manifest passes a " +
+                getParamKindName(launch.params[p].kind) + " (" +
+                std::to_string(expected) + " bytes)";
+        return false;
+      }
+    }
+
+    kernel.slots.resize(launch.params.size());
+    for (size_t p = 0; p < launch.params.size(); ++p) {
+      const Param &param = launch.params[p];
+      ParamSlot &slot = kernel.slots[p];
+      std::memset(&slot.map, 0, sizeof(slot.map));
+      slot.i32 = param.i32;
+      slot.f32 = param.f32;
+      switch (param.kind) {
+      case ParamKind::Buffer:
+        kernel.args.push_back(&slot.pointer);
+        break;
+      case ParamKind::I32:
+        kernel.args.push_back(&slot.i32);
+        break;
+      case ParamKind::F32:
+        kernel.args.push_back(&slot.f32);
+        break;
+      case ParamKind::TensorMap:
+        kernel.args.push_back(&slot.map);
+        break;
+      }
+    }
+  }
+
+  // Temporaries (zeroed) and constants (uploaded).
+  state.owned.assign(manifest.buffers.size(), 0);
+  state.addresses.assign(manifest.buffers.size(), 0);
+  for (const Buffer &buffer : manifest.buffers) {
+    if (buffer.kind != BufferKind::Temp &&
+        buffer.kind != BufferKind::Constant && buffer.kind != BufferKind::State)
+      continue;
+    size_t bytes = buffer.bytes ? buffer.bytes : 1;
+    CUdeviceptr &pointer = state.owned[buffer.id];
+    if (CUresult r = cuMemAlloc(&pointer, bytes))
+      return failCuda(error, "cuMemAlloc", r,
+                      std::to_string(bytes) + " bytes for " +
+                          getBufferKindName(buffer.kind) + " " +
+                          describeBuffer(buffer));
+    if (buffer.kind == BufferKind::Temp) {
+      if (CUresult r = cuMemsetD8(pointer, 0, bytes))
+        return failCuda(error, "cuMemsetD8", r,
+                        "temp " + describeBuffer(buffer));
+      continue;
+    }
+    std::string contents;
+    if (!readFile(joinPath(manifest.directory, buffer.file), contents, error))
+      return false;
+    if (contents.size() != buffer.bytes) {
+      error = std::string(getBufferKindName(buffer.kind)) + " file '" +
+              buffer.file + "' holds " + std::to_string(contents.size()) +
+              " bytes, expected " + std::to_string(buffer.bytes);
+      return false;
+    }
+    if (CUresult r = cuMemcpyHtoD(pointer, contents.data(), buffer.bytes))
+      return failCuda(error, "cuMemcpyHtoD", r,
+                      std::string(getBufferKindName(buffer.kind)) + " " +
+                          describeBuffer(buffer));
+  }
+  return true;
+}
+
+bool Program::run(const CUdeviceptr *inputs, const CUdeviceptr *outputs,
+                  CUstream stream, const RunOptions &options,
+                  std::string &error) {
+  if (!impl || !impl->hasDevice) {
+    error = "the program was loaded without a device (manifest only); load "
+            "it with fp8rt_load / Program::load to run it";
+    return false;
+  }
+  Impl &state = *impl;
+  if ((!inputs && !manifest.inputs.empty()) ||
+      (!outputs && !manifest.outputs.empty())) {
+    error = "run: the input or output pointer array is null";
+    return false;
+  }
+
+  // Every buffer's address in this run.
+  for (const Buffer &buffer : manifest.buffers) {
+    CUdeviceptr pointer = state.owned[buffer.id];
+    const char *role = nullptr;
+    if (buffer.kind == BufferKind::Input) {
+      pointer = inputs[buffer.index];
+      role = "input";
+    } else if (buffer.kind == BufferKind::Output) {
+      pointer = outputs[buffer.index];
+      role = "output";
+    }
+    if (role && !pointer && buffer.bytes) {
+      error = std::string("run: ") + role + " " + std::to_string(buffer.index) +
+              " (" + describeBuffer(buffer) + ") is a null pointer";
+      return false;
+    }
+    state.addresses[buffer.id] = pointer;
+  }
+
+  ScopedContext scope(state.context);
+  size_t count = manifest.launches.size();
+  for (size_t i = 0; i < count; ++i) {
+    const Launch &launch = manifest.launches[i];
+    // What this launch is, for messages (built only when one is needed).
+    auto where = [&] {
+      std::string what =
+          launch.kind == LaunchKind::Fill
+              ? "fill of " + describeBuffer(manifest.buffers[launch.buffer])
+          : launch.kind == LaunchKind::Copy
+              ? "copy of " + describeBuffer(manifest.buffers[launch.from]) +
+                    " to " + describeBuffer(manifest.buffers[launch.to])
+              : "kernel '" + launch.kernel + "'";
+      return what + ", launch " + std::to_string(i) + " of " +
+             std::to_string(count);
+    };
+    if (launch.kind == LaunchKind::Fill) {
+      const Buffer &buffer = manifest.buffers[launch.buffer];
+      if (buffer.bytes)
+        if (CUresult r = cuMemsetD8Async(state.addresses[launch.buffer],
+                                         launch.byte, buffer.bytes, stream))
+          return failCuda(error, "cuMemsetD8Async", r, where());
+    } else if (launch.kind == LaunchKind::Copy) {
+      if (launch.bytes)
+        if (CUresult r = cuMemcpyDtoDAsync(state.addresses[launch.to],
+                                           state.addresses[launch.from],
+                                           launch.bytes, stream))
+          return failCuda(error, "cuMemcpyDtoDAsync", r, where());
+    } else {
+      KernelLaunch &kernel = state.kernels[i];
+      for (size_t p = 0; p < launch.params.size(); ++p) {
+        const Param &param = launch.params[p];
+        ParamSlot &slot = kernel.slots[p];
+        if (param.kind == ParamKind::Buffer) {
+          slot.pointer = state.addresses[param.buffer];
+          continue;
+        }
+        if (param.kind != ParamKind::TensorMap)
+          continue;
+        const TensorMap &map = param.map;
+        CUdeviceptr base = state.addresses[map.buffer];
+        if (slot.encodedFor == base && base)
+          continue; // same buffer as last run: the descriptor still holds
+        const Buffer &buffer = manifest.buffers[map.buffer];
+        if (base % 16 != 0) {
+          error = where() + ", parameter " + std::to_string(p) +
+                  ": the tensor map's " + describeBuffer(buffer) + " is at " +
+                  formatAddress(base) +
+                  ", which is not 16-byte aligned (TMA needs it)";
+          return false;
+        }
+        std::vector<cuuint64_t> dims(map.dims.begin(), map.dims.end());
+        std::vector<cuuint64_t> strides(map.strides.begin(), map.strides.end());
+        std::vector<cuuint32_t> box(map.box.begin(), map.box.end());
+        std::vector<cuuint32_t> elementStrides(map.dims.size(), 1);
+        if (CUresult r = cuTensorMapEncodeTiled(
+                &slot.map, getTensorMapDataType(map.dtype),
+                cuuint32_t(map.dims.size()), reinterpret_cast<void *>(base),
+                dims.data(), strides.empty() ? nullptr : strides.data(),
+                box.data(), elementStrides.data(),
+                CU_TENSOR_MAP_INTERLEAVE_NONE, getSwizzle(map.swizzle),
+                getL2Promotion(map.l2Promotion),
+                CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE)) {
+          slot.encodedFor = 0;
+          return failCuda(error, "cuTensorMapEncodeTiled", r,
+                          where() + ", parameter " + std::to_string(p) +
+                              " over " + describeBuffer(buffer));
+        }
+        slot.encodedFor = base;
+      }
+
+      CUlaunchAttribute attribute;
+      std::memset(&attribute, 0, sizeof(attribute));
+      CUlaunchConfig config;
+      std::memset(&config, 0, sizeof(config));
+      config.gridDimX = launch.grid[0];
+      config.gridDimY = launch.grid[1];
+      config.gridDimZ = launch.grid[2];
+      config.blockDimX = launch.block[0];
+      config.blockDimY = launch.block[1];
+      config.blockDimZ = launch.block[2];
+      config.sharedMemBytes = launch.sharedBytes;
+      config.hStream = stream;
+      if (launch.cluster[0] * launch.cluster[1] * launch.cluster[2] > 1) {
+        attribute.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+        attribute.value.clusterDim.x = launch.cluster[0];
+        attribute.value.clusterDim.y = launch.cluster[1];
+        attribute.value.clusterDim.z = launch.cluster[2];
+        config.attrs = &attribute;
+        config.numAttrs = 1;
+      }
+      if (CUresult r = cuLaunchKernelEx(&config, kernel.function,
+                                        kernel.args.data(), nullptr))
+        return failCuda(error, "cuLaunchKernelEx", r,
+                        where() + ", grid " + std::to_string(launch.grid[0]) +
+                            "x" + std::to_string(launch.grid[1]) + "x" +
+                            std::to_string(launch.grid[2]) + ", block " +
+                            std::to_string(launch.block[0]) + "x" +
+                            std::to_string(launch.block[1]) + "x" +
+                            std::to_string(launch.block[2]) + ", cluster " +
+                            std::to_string(launch.cluster[0]) + "x" +
+                            std::to_string(launch.cluster[1]) + "x" +
+                            std::to_string(launch.cluster[2]) + ", " +
+                            std::to_string(launch.sharedBytes) +
+                            " bytes shared");
+    }
+    if (options.synchronize)
+      if (CUresult r = cuStreamSynchronize(stream))
+        return failCuda(error, "cuStreamSynchronize", r,
+                        "after " + where() + ": it failed");
+  }
+  return true;
+}
+
+} // namespace fp8rt

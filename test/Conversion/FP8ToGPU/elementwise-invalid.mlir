@@ -1,0 +1,46 @@
+// Ops around the GEMMs that have no GPU kernel are named, with the reason.
+// RUN: fp8-opt %s -split-input-file --convert-fp8-to-gpu=chip=sm_90a -verify-diagnostics
+
+func.func @matmul_without_autocast(%a: tensor<64x64xbf16>, %b: tensor<64x64xbf16>, %c: tensor<64x64xf32>) -> tensor<64x64xf32> {
+  // expected-error @below {{fp8 GPU lowering: 'linalg.matmul' reduces; contractions run on the GPU as fp8.scaled_matmul (run fp8-autocast first), other reductions have no kernel}}
+  %r = linalg.matmul ins(%a, %b : tensor<64x64xbf16>, tensor<64x64xbf16>) outs(%c : tensor<64x64xf32>) -> tensor<64x64xf32>
+  return %r : tensor<64x64xf32>
+}
+
+// -----
+
+func.func @captured(%a: tensor<64x64xf32>, %t: tensor<1xf32>) -> tensor<64x64xf32> {
+  %c0 = arith.constant 0 : index
+  %s = tensor.extract %t[%c0] : tensor<1xf32>
+  %e = tensor.empty() : tensor<64x64xf32>
+  // expected-error @below {{fp8 GPU lowering: 'linalg.generic' has no kernel: its body uses a value defined outside that is not a constant}}
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%a : tensor<64x64xf32>) outs(%e : tensor<64x64xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %y = arith.mulf %x, %s : f32
+    linalg.yield %y : f32
+  } -> tensor<64x64xf32>
+  return %r : tensor<64x64xf32>
+}
+
+// -----
+
+func.func @indices(%a: tensor<64x64xf32>) -> tensor<64x64xf32> {
+  %e = tensor.empty() : tensor<64x64xf32>
+  // expected-error @below {{fp8 GPU lowering: 'linalg.generic' has no kernel: its body reads loop indices}}
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%a : tensor<64x64xf32>) outs(%e : tensor<64x64xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %i = linalg.index 0 : index
+    %f = arith.index_cast %i : index to i32
+    %g = arith.sitofp %f : i32 to f32
+    %y = arith.addf %x, %g : f32
+    linalg.yield %y : f32
+  } -> tensor<64x64xf32>
+  return %r : tensor<64x64xf32>
+}
+
+// -----
+
+// expected-error @below {{fp8 GPU lowering: 'tensor<?x64xf32>' is not a statically shaped tensor; the GPU pipeline plans buffers and launches at compile time}}
+func.func @dynamic(%a: tensor<?x64xf32>) -> tensor<?x64xf32> {
+  return %a : tensor<?x64xf32>
+}
