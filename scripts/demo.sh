@@ -81,5 +81,5 @@ fi
 section "Not yet"
 cat <<'NOTE'
 No kernel has run on a GPU yet (docs/perf.md; bench/gpu/ checks and benchmarks them when one is
-lent). Blackwell (sm_100a, tcgen05) kernels are in progress.
+lent); the Blackwell (sm_100a) kernels have only been assembled, never run.
 NOTE

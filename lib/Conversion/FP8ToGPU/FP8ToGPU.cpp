@@ -565,9 +565,6 @@ FailureOr<SM100Gemm> planSM100Gemm(ScaledMatmulOp op, std::string &reason) {
   if (lhsType.getRank() != 2)
     return fail("batched scaled GEMMs are not supported yet; unroll the "
                 "batch");
-  if (op.getAmax() || op.getOutScale())
-    return fail("FP8 results (out_scale) and the output amax are not "
-                "generated for sm_100a yet");
   SM100Gemm gemm;
   gemm.aKMajor = !op.getTransposeLhs();
   gemm.bKMajor = op.getTransposeRhs();
@@ -579,12 +576,18 @@ FailureOr<SM100Gemm> planSM100Gemm(ScaledMatmulOp op, std::string &reason) {
   config.aFormat = *getFormat(lhsType.getElementType());
   config.bFormat = *getFormat(rhsType.getElementType());
   std::optional<WideElement> out = getWideElement(resultType.getElementType());
-  if (!out) {
-    std::string type;
-    llvm::raw_string_ostream(type) << resultType.getElementType();
-    return fail("results of type " + type + " are not generated yet");
+  if (out) {
+    config.out = *out;
+  } else {
+    std::optional<Format> format = getFormat(resultType.getElementType());
+    if (!format || (*format != Format::E4M3 && *format != Format::E5M2)) {
+      std::string type;
+      llvm::raw_string_ostream(type) << resultType.getElementType();
+      return fail("results of type " + type + " are not generated");
+    }
+    config.fp8Out = *format;
   }
-  config.out = *out;
+  config.outAmax = bool(op.getAmax());
   if (Value bias = op.getBias())
     config.bias =
         getWideElement(cast<RankedTensorType>(bias.getType()).getElementType());
@@ -755,6 +758,13 @@ LogicalResult PlanBuilder::lowerScaledMatmulSM100(ScaledMatmulOp op) {
   if (config.globalScales)
     params.append({bufferParam(bufferOf(op.getLhsGlobalScale())),
                    bufferParam(bufferOf(op.getRhsGlobalScale()))});
+  if (config.fp8Out)
+    params.push_back(bufferParam(bufferOf(op.getOutScale())));
+  if (Value amax = op.getAmax()) {
+    int64_t amaxBuffer = bufferOf(amax);
+    addFill(amaxBuffer, 0);
+    params.push_back(bufferParam(amaxBuffer));
+  }
   params.append({i32Param(m), i32Param(n), i32Param(k)});
   int64_t tiles = llvm::divideCeil(m, GemmSM100Config::kBlockM) *
                   llvm::divideCeil(n, config.blockN);

@@ -239,7 +239,8 @@ int64_t GemmSM100Config::getSharedMemoryBytes() const {
 std::string GemmSM100Config::getKernelName() const {
   std::string name =
       llvm::formatv("fp8_gemm_sm100a_{0}{1}_{2}", getKernelTag(aFormat),
-                    getKernelTag(bFormat), getKernelTag(out));
+                    getKernelTag(bFormat),
+                    fp8Out ? getKernelTag(*fp8Out) : getKernelTag(out));
   switch (scaling) {
   case GemmScaling::Tensor:
     name += "_tensor";
@@ -255,6 +256,8 @@ std::string GemmSM100Config::getKernelName() const {
   }
   if (bias)
     name += ("_bias" + getKernelTag(*bias)).str();
+  if (outAmax)
+    name += "_amax";
   if (!vectorStores)
     name += "_ss";
   name += llvm::formatv("_{0}x{1}_s{2}", kBlockM, blockN, getStages()).str();
@@ -283,6 +286,8 @@ private:
 
   // Parameters.
   Value tmapA, tmapB, out, scaleA, scaleB, bias, globalA, globalB, m, n, k;
+  /// FP8 results: the out scale parameter and its value; the amax output.
+  Value outScale, outFactor, amaxOut;
   // Derived sizes.
   Value tilesM, tilesN, numTiles, kTiles;
   // Shared memory and the tensor-memory base address.
@@ -393,6 +398,8 @@ private:
   void emitLoads();
   void emitMmas();
   void emitEpilogue(Value warp);
+  /// FP8 results: codes of fl32(v * out_scale), 16 bytes at a time.
+  void emitCodeStores(ArrayRef<Value> values, Value row, Value col0);
   void emitStores(ArrayRef<Value> values, Value row, Value col0);
 };
 
@@ -552,6 +559,8 @@ void GemmEmitter::emitMmas() {
 }
 
 void GemmEmitter::emitStores(ArrayRef<Value> values, Value row, Value col0) {
+  if (config.fp8Out)
+    return emitCodeStores(values, row, col0);
   Type element = getElementType(kb.b, config.out);
   int64_t elementBytes = config.out == WideElement::F32 ? 4 : 2;
   auto address = [&](Value col) {
@@ -594,6 +603,64 @@ void GemmEmitter::emitStores(ArrayRef<Value> values, Value row, Value col0) {
   scalarStores();
 }
 
+void GemmEmitter::emitCodeStores(ArrayRef<Value> values, Value row,
+                                 Value col0) {
+  // Pairs through cvt.rn.satfinite (the first operand's code lands in the
+  // high byte), then the codes in memory order.
+  Type type = *config.fp8Out == Format::E4M3
+                  ? Type(kb.b.getType<Float8E4M3FNType>())
+                  : Type(kb.b.getType<Float8E5M2Type>());
+  int64_t count = values.size();
+  auto pairs = VectorType::get({count / 2}, kb.i16());
+  Value packed = LLVM::UndefOp::create(kb.b, kb.loc, pairs);
+  for (int64_t j = 0; j < count / 2; ++j) {
+    Value code = NVVM::ConvertF32x2ToF8x2Op::create(
+        kb.b, kb.loc, kb.i16(), kb.mulf(values[2 * j + 1], outFactor),
+        kb.mulf(values[2 * j], outFactor), NVVM::FPRoundingMode::RN,
+        NVVM::SaturationMode::SATFINITE, /*relu=*/false, type);
+    packed =
+        LLVM::InsertElementOp::create(kb.b, kb.loc, packed, code, kb.i32(j));
+  }
+  Value codes = LLVM::BitcastOp::create(
+      kb.b, kb.loc, VectorType::get({count}, kb.i8()), packed);
+  auto address = [&](Value col) {
+    Value offset = kb.add(kb.mul(kb.zext64(row), kb.zext64(n)), kb.zext64(col));
+    return kb.byteOffset(out, offset);
+  };
+  Value rowIn = kb.ult(row, m);
+  auto scalarStores = [&] {
+    for (int64_t j = 0; j < count; ++j) {
+      Value col = kb.add(col0, kb.i32(j));
+      Value in = arith::AndIOp::create(kb.b, kb.loc, rowIn, kb.ult(col, n));
+      kb.ifThen(in, [&] {
+        kb.store(LLVM::ExtractElementOp::create(kb.b, kb.loc, codes, kb.i32(j)),
+                 address(col), 1);
+      });
+    }
+  };
+  if (!config.vectorStores)
+    return scalarStores();
+  Value whole = arith::AndIOp::create(
+      kb.b, kb.loc, rowIn,
+      kb.cmp(arith::CmpIPredicate::ule, kb.add(col0, kb.i32(count)), n));
+  auto ifOp = scf::IfOp::create(kb.b, kb.loc, whole, /*withElseRegion=*/true);
+  OpBuilder::InsertionGuard guard(kb.b);
+  kb.b.setInsertionPointToStart(&ifOp.getThenRegion().front());
+  auto sixteen = VectorType::get({16}, kb.i8());
+  for (int64_t first = 0; first < count; first += 16) {
+    Value part = LLVM::UndefOp::create(kb.b, kb.loc, sixteen);
+    for (int64_t j = 0; j < 16; ++j)
+      part = LLVM::InsertElementOp::create(
+          kb.b, kb.loc, part,
+          LLVM::ExtractElementOp::create(kb.b, kb.loc, codes,
+                                         kb.i32(first + j)),
+          kb.i32(j));
+    kb.store(part, address(kb.add(col0, kb.i32(first))), 16);
+  }
+  kb.b.setInsertionPointToStart(&ifOp.getElseRegion().front());
+  scalarStores();
+}
+
 void GemmEmitter::emitEpilogue(Value warp) {
   Value lane = kb.urem(kb.threadId(), kb.i32(32));
   // The lanes (accumulator rows) this warp may read.
@@ -606,6 +673,8 @@ void GemmEmitter::emitEpilogue(Value warp) {
   if (config.globalScales)
     tensorFactor =
         kb.mulf(kb.load(kb.f32(), globalA, 4), kb.load(kb.f32(), globalB, 4));
+  if (config.fp8Out)
+    outFactor = kb.load(kb.f32(), outScale, 4);
   Value maxRow = kb.sub(m, kb.i32(1));
   Value maxCol = kb.sub(n, kb.i32(1));
   Type biasType = config.bias ? getElementType(kb.b, *config.bias) : Type();
@@ -626,6 +695,9 @@ void GemmEmitter::emitEpilogue(Value warp) {
           rowScale = loadF32(scaleA, kb.minU(row, maxRow));
         Value accColumn = kb.mul(acc, kb.i32(config.blockN));
         int64_t chunks = config.blockN / kLdColumns;
+        // This thread's amax over the tile (NaN ignored: a comparison with
+        // NaN keeps the old value).
+        Value amax = kb.f32(0.0f);
         for (int64_t chunk = 0; chunk < chunks; ++chunk) {
           Value address = kb.add(
               tmemBase,
@@ -668,9 +740,28 @@ void GemmEmitter::emitEpilogue(Value warp) {
                 b = arith::ExtFOp::create(kb.b, kb.loc, kb.f32(), b);
               v = kb.addf(v, b);
             }
+            if (config.outAmax) {
+              Value in =
+                  arith::AndIOp::create(kb.b, kb.loc, kb.ult(row, m),
+                                        kb.ult(kb.add(col0, kb.i32(j)), n));
+              Value magnitude =
+                  kb.bitcast(kb.f32(), kb.andI(kb.bitcast(kb.i32(), v),
+                                               kb.i32(0x7FFFFFFF)));
+              amax = kb.select(in, kb.maxf(magnitude, amax, false), amax);
+            }
             values.push_back(v);
           }
           emitStores(values, row, col0);
+        }
+        if (config.outAmax) {
+          // One atomic per warp and tile: the bits of non-negative floats
+          // order as unsigned integers.
+          Value warpAmax = kb.warpMax(amax, 32, /*propagateNaN=*/false);
+          kb.ifThen(kb.eq(lane, kb.i32(0)), [&] {
+            LLVM::AtomicRMWOp::create(kb.b, kb.loc, LLVM::AtomicBinOp::umax,
+                                      amaxOut, kb.bitcast(kb.i32(), warpAmax),
+                                      LLVM::AtomicOrdering::monotonic);
+          });
         }
         return {kb.add(args[0], kb.i32(1))};
       });
@@ -691,6 +782,10 @@ void GemmEmitter::emit() {
     globalA = entry.getArgument(arg++);
     globalB = entry.getArgument(arg++);
   }
+  if (config.fp8Out)
+    outScale = entry.getArgument(arg++);
+  if (config.outAmax)
+    amaxOut = entry.getArgument(arg++);
   m = entry.getArgument(arg++);
   n = entry.getArgument(arg++);
   k = entry.getArgument(arg++);
@@ -773,6 +868,10 @@ mlir::fp8::buildGemmSM100Kernel(OpBuilder &builder, Location loc,
     params.push_back(global);
   if (config.globalScales)
     params.append({global, global});
+  if (config.fp8Out)
+    params.push_back(global);
+  if (config.outAmax)
+    params.push_back(global);
   params.append(3, builder.getI32Type());
   LLVM::LLVMFuncOp func =
       createKernel(builder, loc, name, params, GemmSM100Config::kThreads);

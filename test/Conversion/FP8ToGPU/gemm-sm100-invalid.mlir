@@ -78,15 +78,6 @@ func.func @mn_major_argument(%a: tensor<256x512xf8E4M3FN>, %b: tensor<512x384xf8
 
 // -----
 
-// FP8 results.
-func.func @fp8_out(%a: tensor<256x512xf8E4M3FN>, %b: tensor<384x512xf8E4M3FN>, %sa: tensor<1x1xf32>, %sb: tensor<1x1xf32>, %so: tensor<1x1xf32>) -> tensor<256x384xf8E4M3FN> {
-  // expected-error @below {{fp8 GPU lowering: FP8 results (out_scale) and the output amax are not generated for sm_100a yet}}
-  %c = fp8.scaled_matmul %a, %b scales(%sa, %sb) by(<tensor>, <tensor>) out_scale(%so : tensor<1x1xf32>) transpose_rhs : tensor<256x512xf8E4M3FN>, tensor<384x512xf8E4M3FN>, tensor<1x1xf32>, tensor<1x1xf32> -> tensor<256x384xf8E4M3FN>
-  return %c : tensor<256x384xf8E4M3FN>
-}
-
-// -----
-
 // Per-tensor scales on one operand, row-wise on the other.
 func.func @mixed(%a: tensor<256x512xf8E4M3FN>, %b: tensor<384x512xf8E4M3FN>, %sa: tensor<1x1xf32>, %sb: tensor<384x1xf32>) -> tensor<256x384xbf16> {
   // expected-error @below {{no sm_100a kernel scales A by <tensor> and B by <1x*> with 'f32' scales}}

@@ -2,14 +2,16 @@
 // formats (all e4m3/e5m2 pairs for kind::f8f6f4 and kind::mxf8f6f4, e2m1 for
 // kind::mxf4nvf4), result types, bias, narrow tiles, row-wise scales, MXFP8
 // blocks (B 1x32 or 32x32), NVFP4 blocks (B 16x16 or 1x16), ragged extents,
-// and the scale staging kernel.
+// FP8 results with out_scale and the results' amax, and the scale staging
+// kernel.
 // REQUIRES: ptxas
 // RUN: rm -rf %t && fp8-opt %s --fp8-gpu-pipeline="chip=sm_100a artifacts=%t" -o /dev/null
 // RUN: FileCheck %s --input-file=%t/fp8_kernels.ptxas.log
 // RUN: not grep -E "[1-9][0-9]* bytes spill" %t/fp8_kernels.ptxas.log
+// RUN: FileCheck %s --check-prefix=FP8OUT --input-file=%t/fp8_kernels.ptx
 
 // One kernel per configuration, plus fp8_scale_layout_sm100a.
-// CHECK-COUNT-19: 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
+// CHECK-COUNT-21: 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
 // CHECK-NOT: Compiling entry function
 
 func.func @tensor_e4m3_e4m3(%a: tensor<256x512xf8E4M3FN>, %b: tensor<384x512xf8E4M3FN>, %sa: tensor<1x1xf32>, %sb: tensor<1x1xf32>) -> tensor<256x384xbf16> {
@@ -115,4 +117,21 @@ func.func @nvfp4(%qa: tensor<256x512xf4E2M1FN>, %sa: tensor<256x32xf8E4M3FN>, %q
 func.func @nvfp4_rowwise_blocks_bias(%qa: tensor<200x320xf4E2M1FN>, %sa: tensor<200x20xf8E4M3FN>, %qb: tensor<136x320xf4E2M1FN>, %sb: tensor<136x20xf8E4M3FN>, %ga: tensor<1x1xf32>, %gb: tensor<1x1xf32>, %bias: tensor<136xf32>) -> tensor<200x136xf32> {
   %c = fp8.scaled_matmul %qa, %qb scales(%sa, %sb) by(<1x16>, <1x16>) lhs_global(%ga : tensor<1x1xf32>) rhs_global(%gb : tensor<1x1xf32>) bias(%bias : tensor<136xf32>) transpose_rhs : tensor<200x320xf4E2M1FN>, tensor<136x320xf4E2M1FN>, tensor<200x20xf8E4M3FN>, tensor<136x20xf8E4M3FN> -> tensor<200x136xf32>
   return %c : tensor<200x136xf32>
+}
+
+// FP8 results: cvt.rn.satfinite pairs of fl32(v * out_scale), 16-byte
+// stores, and the results' amax with one atomic per warp and tile.
+// FP8OUT-LABEL: .entry fp8_gemm_sm100a_e4m3e4m3_e4m3_tensor_amax_128x128_s7(
+// FP8OUT-DAG: tcgen05.ld.sync.aligned.32x32b.x32.b32
+// FP8OUT-DAG: cvt.rn.satfinite.e4m3x2.f32
+// FP8OUT-DAG: st.global.v4.b32
+// FP8OUT-DAG: atom.global.max.u32
+func.func @fp8_out_amax(%a: tensor<256x512xf8E4M3FN>, %b: tensor<384x512xf8E4M3FN>, %s: tensor<1x1xf32>, %os: tensor<1x1xf32>) -> (tensor<256x384xf8E4M3FN>, tensor<1x1xf32>) {
+  %c, %amax = fp8.scaled_matmul %a, %b scales(%s, %s) by(<tensor>, <tensor>) out_scale(%os : tensor<1x1xf32>) transpose_rhs : tensor<256x512xf8E4M3FN>, tensor<384x512xf8E4M3FN>, tensor<1x1xf32>, tensor<1x1xf32> -> tensor<256x384xf8E4M3FN>, amax tensor<1x1xf32>
+  return %c, %amax : tensor<256x384xf8E4M3FN>, tensor<1x1xf32>
+}
+
+func.func @mx_e5m2_out_ragged_m(%a: tensor<200x512xf8E4M3FN>, %b: tensor<144x512xf8E4M3FN>, %sa: tensor<200x16xf8E8M0FNU>, %sb: tensor<144x16xf8E8M0FNU>, %os: tensor<1x1xf32>) -> tensor<200x144xf8E5M2> {
+  %c = fp8.scaled_matmul %a, %b scales(%sa, %sb) by(<1x32>, <1x32>) out_scale(%os : tensor<1x1xf32>) transpose_rhs : tensor<200x512xf8E4M3FN>, tensor<144x512xf8E4M3FN>, tensor<200x16xf8E8M0FNU>, tensor<144x16xf8E8M0FNU> -> tensor<200x144xf8E5M2>
+  return %c : tensor<200x144xf8E5M2>
 }

@@ -199,6 +199,11 @@ struct GemmSM100Config {
   /// applied in the epilogue (two-level NVFP4 scaling).
   bool globalScales = false;
   std::optional<WideElement> bias;
+  /// FP8 results: codes of this format from fl32(v * out_scale), saturated
+  /// (`out` is then unused), and the amax of the f32 results (before
+  /// out_scale, NaN ignored) folded into a zero-filled f32 with atomic max.
+  std::optional<Format> fp8Out;
+  bool outAmax = false;
   /// Result rows whose byte length is a multiple of 16: 16-byte stores.
   bool vectorStores = true;
   /// Output tile columns (the MMA's N): 64, 128 or 256.
@@ -232,8 +237,9 @@ struct GemmSM100Config {
 /// Builds the kernel of `config` (see buildGemmSM90Kernel). Parameters: tensor
 /// maps of A and B (128-byte grid constants), C, the scales of A and of B
 /// (f32 for Tensor and RowCol, scale-factor layout for Block), the bias (when
-/// configured), the global decode scales of A and B (when configured), then
-/// M, N and K as i32.
+/// configured), the global decode scales of A and B (when configured), the
+/// out scale (FP8 results), the amax (when configured), then M, N and K as
+/// i32.
 LLVM::LLVMFuncOp buildGemmSM100Kernel(OpBuilder &builder, Location loc,
                                       const GemmSM100Config &config);
 
