@@ -39,41 +39,23 @@ bool isLoadable(Type type) {
 }
 
 /// arith.maxnumf / minnumf without libdevice: NaN loses, else the larger
-/// (smaller) by comparison.
-struct ExpandNumMinMax : OpRewritePattern<arith::MaxNumFOp> {
-  using OpRewritePattern::OpRewritePattern;
-  LogicalResult matchAndRewrite(arith::MaxNumFOp op,
+/// (smaller) by comparison `Ordered` (OGT or OLT).
+template <typename NumOp, arith::CmpFPredicate Ordered>
+struct ExpandNumMinMax : OpRewritePattern<NumOp> {
+  using OpRewritePattern<NumOp>::OpRewritePattern;
+  LogicalResult matchAndRewrite(NumOp op,
                                 PatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     Value a = op.getLhs(), b = op.getRhs();
-    Value aNaN =
-        arith::CmpFOp::create(rewriter, loc, arith::CmpFPredicate::UNO, a, a);
-    Value greater =
-        arith::CmpFOp::create(rewriter, loc, arith::CmpFPredicate::OGT, a, b);
-    Value pick = arith::SelectOp::create(rewriter, loc, greater, a, b);
-    // b NaN: a > b is false and b would win; take a then.
-    Value bNaN =
-        arith::CmpFOp::create(rewriter, loc, arith::CmpFPredicate::UNO, b, b);
-    pick = arith::SelectOp::create(rewriter, loc, bNaN, a, pick);
-    rewriter.replaceOpWithNewOp<arith::SelectOp>(op, aNaN, b, pick);
-    return success();
-  }
-};
-struct ExpandNumMin : OpRewritePattern<arith::MinNumFOp> {
-  using OpRewritePattern::OpRewritePattern;
-  LogicalResult matchAndRewrite(arith::MinNumFOp op,
-                                PatternRewriter &rewriter) const override {
-    Location loc = op.getLoc();
-    Value a = op.getLhs(), b = op.getRhs();
-    Value aNaN =
-        arith::CmpFOp::create(rewriter, loc, arith::CmpFPredicate::UNO, a, a);
-    Value less =
-        arith::CmpFOp::create(rewriter, loc, arith::CmpFPredicate::OLT, a, b);
-    Value pick = arith::SelectOp::create(rewriter, loc, less, a, b);
-    Value bNaN =
-        arith::CmpFOp::create(rewriter, loc, arith::CmpFPredicate::UNO, b, b);
-    pick = arith::SelectOp::create(rewriter, loc, bNaN, a, pick);
-    rewriter.replaceOpWithNewOp<arith::SelectOp>(op, aNaN, b, pick);
+    auto isNaN = [&](Value v) {
+      return arith::CmpFOp::create(rewriter, loc, arith::CmpFPredicate::UNO, v,
+                                   v);
+    };
+    Value wins = arith::CmpFOp::create(rewriter, loc, Ordered, a, b);
+    Value pick = arith::SelectOp::create(rewriter, loc, wins, a, b);
+    // b NaN: the comparison is false and b would win; take a then.
+    pick = arith::SelectOp::create(rewriter, loc, isNaN(b), a, pick);
+    rewriter.replaceOpWithNewOp<arith::SelectOp>(op, isNaN(a), b, pick);
     return success();
   }
 };
@@ -291,8 +273,9 @@ mlir::fp8::buildElementwiseKernel(OpBuilder &builder, Operation *op,
   populateMathPolynomialApproximationPatterns(patterns,
                                               [](StringRef) { return true; });
   populateExpandFloatCastsPatterns(patterns);
-  patterns.add<ExpandNumMinMax, ExpandNumMin, ExpandAbsF, ExpandFma>(
-      builder.getContext());
+  patterns.add<ExpandNumMinMax<arith::MaxNumFOp, arith::CmpFPredicate::OGT>,
+               ExpandNumMinMax<arith::MinNumFOp, arith::CmpFPredicate::OLT>,
+               ExpandAbsF, ExpandFma>(builder.getContext());
   (void)applyPatternsGreedily(func, std::move(patterns));
   // What is left would need libdevice, which the pipeline does not link.
   Operation *left = nullptr;

@@ -117,6 +117,17 @@ private:
                            const Tcgen05ScaleLayout &layout,
                            int64_t rowsPerScale);
   LogicalResult lowerDynamicQuantize(DynamicQuantizeOp op);
+  /// The GEMM parameters after the bias and scales: the out scale (FP8
+  /// results) and the amax (zero-filled first), where the op has them.
+  void appendResultParams(ScaledMatmulOp op, SmallVector<Attribute> &params) {
+    if (Value outScale = op.getOutScale())
+      params.push_back(bufferParam(bufferOf(outScale)));
+    if (Value amax = op.getAmax()) {
+      int64_t amaxBuffer = bufferOf(amax);
+      addFill(amaxBuffer, 0);
+      params.push_back(bufferParam(amaxBuffer));
+    }
+  }
   /// Launches quantizing `input` by `granularity` into `data` and `scale`
   /// buffers, stored transposed if `transposed`.
   LogicalResult lowerQuantize(QuantizeOp op);
@@ -444,16 +455,7 @@ LogicalResult PlanBuilder::lowerScaledMatmul(ScaledMatmulOp op) {
   GemmSM90Config config;
   config.aFormat = *getFormat(lhsType.getElementType());
   config.bFormat = *getFormat(rhsType.getElementType());
-  auto wide = [&](Type type) -> std::optional<WideElement> {
-    if (type.isF32())
-      return WideElement::F32;
-    if (type.isBF16())
-      return WideElement::BF16;
-    if (type.isF16())
-      return WideElement::F16;
-    return std::nullopt;
-  };
-  std::optional<WideElement> out = wide(resultType.getElementType());
+  std::optional<WideElement> out = getWideElement(resultType.getElementType());
   if (!out) {
     std::optional<Format> format = getFormat(resultType.getElementType());
     if (!format || (*format != Format::E4M3 && *format != Format::E5M2))
@@ -466,7 +468,8 @@ LogicalResult PlanBuilder::lowerScaledMatmul(ScaledMatmulOp op) {
   }
   config.outAmax = bool(op.getAmax());
   if (Value bias = op.getBias())
-    config.bias = wide(cast<RankedTensorType>(bias.getType()).getElementType());
+    config.bias =
+        getWideElement(cast<RankedTensorType>(bias.getType()).getElementType());
   config.promoteInterval = op.getPromoteInterval();
   if (op.getLhsGlobalScale() || op.getRhsGlobalScale())
     return op.emitError("fp8 GPU lowering: two-level (NVFP4) scales need "
@@ -537,13 +540,7 @@ LogicalResult PlanBuilder::lowerScaledMatmul(ScaledMatmulOp op) {
       bufferParam(c), bufferParam(sa), bufferParam(sb)};
   if (Value bias = op.getBias())
     params.push_back(bufferParam(bufferOf(bias)));
-  if (config.fp8Out)
-    params.push_back(bufferParam(bufferOf(op.getOutScale())));
-  if (Value amax = op.getAmax()) {
-    int64_t amaxBuffer = bufferOf(amax);
-    addFill(amaxBuffer, 0);
-    params.push_back(bufferParam(amaxBuffer));
-  }
+  appendResultParams(op, params);
   params.append({i32Param(m), i32Param(n), i32Param(k)});
   int64_t tiles = ((m + config.blockM - 1) / config.blockM) *
                   ((n + config.blockN - 1) / config.blockN);
@@ -758,13 +755,7 @@ LogicalResult PlanBuilder::lowerScaledMatmulSM100(ScaledMatmulOp op) {
   if (config.globalScales)
     params.append({bufferParam(bufferOf(op.getLhsGlobalScale())),
                    bufferParam(bufferOf(op.getRhsGlobalScale()))});
-  if (config.fp8Out)
-    params.push_back(bufferParam(bufferOf(op.getOutScale())));
-  if (Value amax = op.getAmax()) {
-    int64_t amaxBuffer = bufferOf(amax);
-    addFill(amaxBuffer, 0);
-    params.push_back(bufferParam(amaxBuffer));
-  }
+  appendResultParams(op, params);
   params.append({i32Param(m), i32Param(n), i32Param(k)});
   int64_t tiles = llvm::divideCeil(m, GemmSM100Config::kBlockM) *
                   llvm::divideCeil(n, config.blockN);

@@ -605,19 +605,14 @@ void GemmEmitter::emitStores(ArrayRef<Value> values, Value row, Value col0) {
 
 void GemmEmitter::emitCodeStores(ArrayRef<Value> values, Value row,
                                  Value col0) {
-  // Pairs through cvt.rn.satfinite (the first operand's code lands in the
-  // high byte), then the codes in memory order.
-  Type type = *config.fp8Out == Format::E4M3
-                  ? Type(kb.b.getType<Float8E4M3FNType>())
-                  : Type(kb.b.getType<Float8E5M2Type>());
+  // Pairs through cvt.rn.satfinite, then the codes in memory order.
   int64_t count = values.size();
   auto pairs = VectorType::get({count / 2}, kb.i16());
   Value packed = LLVM::UndefOp::create(kb.b, kb.loc, pairs);
   for (int64_t j = 0; j < count / 2; ++j) {
-    Value code = NVVM::ConvertF32x2ToF8x2Op::create(
-        kb.b, kb.loc, kb.i16(), kb.mulf(values[2 * j + 1], outFactor),
-        kb.mulf(values[2 * j], outFactor), NVVM::FPRoundingMode::RN,
-        NVVM::SaturationMode::SATFINITE, /*relu=*/false, type);
+    Value code =
+        kb.cvtSatFinite(kb.mulf(values[2 * j], outFactor),
+                        kb.mulf(values[2 * j + 1], outFactor), *config.fp8Out);
     packed =
         LLVM::InsertElementOp::create(kb.b, kb.loc, packed, code, kb.i32(j));
   }
@@ -744,24 +739,17 @@ void GemmEmitter::emitEpilogue(Value warp) {
               Value in =
                   arith::AndIOp::create(kb.b, kb.loc, kb.ult(row, m),
                                         kb.ult(kb.add(col0, kb.i32(j)), n));
-              Value magnitude =
-                  kb.bitcast(kb.f32(), kb.andI(kb.bitcast(kb.i32(), v),
-                                               kb.i32(0x7FFFFFFF)));
-              amax = kb.select(in, kb.maxf(magnitude, amax, false), amax);
+              amax = kb.select(in, kb.maxf(kb.absBits(v), amax, false), amax);
             }
             values.push_back(v);
           }
           emitStores(values, row, col0);
         }
         if (config.outAmax) {
-          // One atomic per warp and tile: the bits of non-negative floats
-          // order as unsigned integers.
+          // One atomic per warp and tile.
           Value warpAmax = kb.warpMax(amax, 32, /*propagateNaN=*/false);
-          kb.ifThen(kb.eq(lane, kb.i32(0)), [&] {
-            LLVM::AtomicRMWOp::create(kb.b, kb.loc, LLVM::AtomicBinOp::umax,
-                                      amaxOut, kb.bitcast(kb.i32(), warpAmax),
-                                      LLVM::AtomicOrdering::monotonic);
-          });
+          kb.ifThen(kb.eq(lane, kb.i32(0)),
+                    [&] { kb.atomicMaxNonNegative(amaxOut, warpAmax); });
         }
         return {kb.add(args[0], kb.i32(1))};
       });

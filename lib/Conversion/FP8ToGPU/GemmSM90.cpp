@@ -212,7 +212,7 @@ private:
   /// Decoded scale `index` of an f32 or E8M0 scale array.
   Value loadScale(Value array, Value index);
   void emitEpilogue(Value acc, Value rowBase, Value colBase, Value lane,
-                    Value warp, Value tensorFactor);
+                    Value tensorFactor);
 };
 
 std::pair<Value, Value> GemmEmitter::tileCoordinates(Value t) {
@@ -471,14 +471,13 @@ void GemmEmitter::emitConsumer(Value consumer) {
               });
               return {kb.add(it, kb.i32(1)), acc, partial};
             });
-        emitEpilogue(state[1], kb.add(m0, fragmentRow), n0, lane, warp,
-                     tensorFactor);
+        emitEpilogue(state[1], kb.add(m0, fragmentRow), n0, lane, tensorFactor);
         return {state[0]};
       });
 }
 
 void GemmEmitter::emitEpilogue(Value acc, Value rowBase, Value colBase,
-                               Value lane, Value warp, Value tensorFactor) {
+                               Value lane, Value tensorFactor) {
   SmallVector<Value> values = unpack(acc);
   Type element = getElementType(kb.b, config.out);
   int64_t elementBytes =
@@ -522,22 +521,13 @@ void GemmEmitter::emitEpilogue(Value acc, Value rowBase, Value colBase,
       }
     }
     if (config.outAmax) {
-      for (Value v : pair) {
-        Value magnitude = kb.bitcast(
-            kb.f32(), kb.andI(kb.bitcast(kb.i32(), v), kb.i32(0x7FFFFFFF)));
-        amax = kb.select(inBounds, kb.maxf(magnitude, amax, false), amax);
-      }
+      for (Value v : pair)
+        amax = kb.select(inBounds, kb.maxf(kb.absBits(v), amax, false), amax);
     }
     Value vector;
     if (config.fp8Out) {
-      // cvt puts the code of its first operand in the high byte.
-      Type type = *config.fp8Out == Format::E4M3
-                      ? Type(kb.b.getType<Float8E4M3FNType>())
-                      : Type(kb.b.getType<Float8E5M2Type>());
-      vector = NVVM::ConvertF32x2ToF8x2Op::create(
-          kb.b, kb.loc, kb.i16(), kb.mulf(pair[1], outFactor),
-          kb.mulf(pair[0], outFactor), NVVM::FPRoundingMode::RN,
-          NVVM::SaturationMode::SATFINITE, /*relu=*/false, type);
+      vector = kb.cvtSatFinite(kb.mulf(pair[0], outFactor),
+                               kb.mulf(pair[1], outFactor), *config.fp8Out);
     } else {
       auto vectorType = VectorType::get({2}, element);
       vector = LLVM::UndefOp::create(kb.b, kb.loc, vectorType);
@@ -557,16 +547,11 @@ void GemmEmitter::emitEpilogue(Value acc, Value rowBase, Value colBase,
     });
   }
   if (config.outAmax) {
-    // One atomic per warp: f32 bits of non-negative values order as
-    // unsigned integers.
+    // One atomic per warp.
     amax = kb.warpMax(amax, 32, /*propagateNaN=*/false);
-    kb.ifThen(kb.eq(lane, kb.i32(0)), [&] {
-      LLVM::AtomicRMWOp::create(kb.b, kb.loc, LLVM::AtomicBinOp::umax, outAmax,
-                                kb.bitcast(kb.i32(), amax),
-                                LLVM::AtomicOrdering::monotonic);
-    });
+    kb.ifThen(kb.eq(lane, kb.i32(0)),
+              [&] { kb.atomicMaxNonNegative(outAmax, amax); });
   }
-  (void)warp;
 }
 
 void GemmEmitter::emit() {

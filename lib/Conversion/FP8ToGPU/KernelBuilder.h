@@ -189,6 +189,39 @@ public:
     return select(greater, x, y);
   }
 
+  /// |x| of an f32 scalar or vector by clearing the sign bits (NaN stays
+  /// NaN; convert-gpu-to-nvvm would call libdevice for math.absf).
+  Value absBits(Value x) {
+    Type bits = i32();
+    if (auto vector = dyn_cast<VectorType>(x.getType()))
+      bits = vector.clone(i32());
+    Value mask = arith::ConstantOp::create(
+        b, loc,
+        isa<VectorType>(bits) ? TypedAttr(DenseElementsAttr::get(
+                                    cast<ShapedType>(bits),
+                                    b.getI32IntegerAttr(0x7FFFFFFF).getValue()))
+                              : TypedAttr(b.getI32IntegerAttr(0x7FFFFFFF)));
+    return bitcast(x.getType(), andI(bitcast(bits, x), mask));
+  }
+  /// The E4M3 or E5M2 codes of `lo` and `hi` as an i16 in memory order (lo
+  /// in the low byte): one cvt.rn.satfinite.{e4m3,e5m2}x2.f32.
+  Value cvtSatFinite(Value lo, Value hi, Format format) {
+    Type type = format == Format::E4M3 ? Type(b.getType<Float8E4M3FNType>())
+                                       : Type(b.getType<Float8E5M2Type>());
+    // cvt puts the code of its first operand in the high byte.
+    return NVVM::ConvertF32x2ToF8x2Op::create(
+        b, loc, i16(), hi, lo, NVVM::FPRoundingMode::RN,
+        NVVM::SaturationMode::SATFINITE, /*relu=*/false, type);
+  }
+  /// Folds the non-negative f32 `value` into the f32 at `address` with an
+  /// atomic max on its bits: they order as unsigned integers, NaN above
+  /// infinity.
+  void atomicMaxNonNegative(Value address, Value value) {
+    LLVM::AtomicRMWOp::create(b, loc, LLVM::AtomicBinOp::umax, address,
+                              bitcast(i32(), value),
+                              LLVM::AtomicOrdering::monotonic);
+  }
+
   // Special registers.
   Value threadId() { return NVVM::ThreadIdXOp::create(b, loc, i32()); }
   Value blockId() { return NVVM::BlockIdXOp::create(b, loc, i32()); }

@@ -343,10 +343,8 @@ void QuantizeEmitter::emitAmaxUpdate() {
                            kb.udiv(c, blockCols));
       Value address =
           kb.byteOffset(amaxBuffer, kb.mul(kb.zext64(index), kb.i64(4)));
-      Value bits =
-          kb.bitcast(kb.i32(), kb.load(kb.f32(), shared(kBlockOffset, tid, 4)));
-      LLVM::AtomicRMWOp::create(kb.b, kb.loc, LLVM::AtomicBinOp::umax, address,
-                                bits, LLVM::AtomicOrdering::monotonic);
+      kb.atomicMaxNonNegative(address,
+                              kb.load(kb.f32(), shared(kBlockOffset, tid, 4)));
     });
   });
 }
@@ -547,15 +545,8 @@ void QuantizeEmitter::storeRun(Value vector, Value r, Value rowCount,
 }
 
 Value QuantizeEmitter::convertPair(Value lo, Value hi) {
-  if (config.overflow == Overflow::Saturate) {
-    // The code of `a` lands in the high byte.
-    Type type = config.format == Format::E4M3
-                    ? Type(kb.b.getType<Float8E4M3FNType>())
-                    : Type(kb.b.getType<Float8E5M2Type>());
-    return NVVM::ConvertF32x2ToF8x2Op::create(
-        kb.b, kb.loc, kb.i16(), hi, lo, NVVM::FPRoundingMode::RN,
-        NVVM::SaturationMode::SATFINITE, /*relu=*/false, type);
-  }
+  if (config.overflow == Overflow::Saturate)
+    return kb.cvtSatFinite(lo, hi, config.format);
   Type narrow = config.format == Format::E4M3
                     ? Type(kb.b.getType<Float8E4M3FNType>())
                     : Type(kb.b.getType<Float8E5M2Type>());
@@ -657,15 +648,7 @@ void QuantizeEmitter::emit() {
 
   bool reduce = config.phase == QuantizeConfig::Phase::Amax || config.fused;
   if (reduce) {
-    // |x| by clearing the sign bits (convert-gpu-to-nvvm rejects the fabs
-    // intrinsic on vectors).
-    auto bitsType = VectorType::get({kPerThread}, kb.i32());
-    Value signMask = arith::ConstantOp::create(
-        kb.b, kb.loc,
-        DenseElementsAttr::get(bitsType,
-                               kb.b.getI32IntegerAttr(0x7FFFFFFF).getValue()));
-    Value magnitudes = kb.bitcast(
-        values.getType(), kb.andI(kb.bitcast(bitsType, values), signMask));
+    Value magnitudes = kb.absBits(values);
     if (!propagate()) {
       // NaN elements do not count.
       Value isNaN = arith::CmpFOp::create(
