@@ -195,9 +195,6 @@ private:
                      kb.mul(s, kb.i32(8))));
   }
 
-  /// (tile row, tile column) of persistent tile index `t`, in groups of
-  /// kGroupRows tile rows.
-  std::pair<Value, Value> tileCoordinates(Value t);
   void emitProducer();
   void emitConsumer(Value consumer);
   /// The wgmma descriptor of a K-major 128B-swizzled tile at `tile` + `kStep`
@@ -214,17 +211,6 @@ private:
   void emitEpilogue(Value acc, Value rowBase, Value colBase, Value lane,
                     Value tensorFactor);
 };
-
-std::pair<Value, Value> GemmEmitter::tileCoordinates(Value t) {
-  Value perGroup = kb.mul(kb.i32(kGroupRows), numTilesN);
-  Value group = kb.udiv(t, perGroup);
-  Value firstRow = kb.mul(group, kb.i32(kGroupRows));
-  Value groupRows = kb.minU(kb.sub(numTilesM, firstRow), kb.i32(kGroupRows));
-  Value inGroup = kb.urem(t, perGroup);
-  Value row = kb.add(firstRow, kb.urem(inGroup, groupRows));
-  Value col = kb.udiv(inGroup, groupRows);
-  return {row, col};
-}
 
 Value GemmEmitter::descriptor(Value tile, int64_t kStep) {
   Value address = kb.add(kb.sharedAddress(tile), kb.i32(kStep * 32));
@@ -281,7 +267,8 @@ void GemmEmitter::emitProducer() {
   Value ticks = kb.i32(0x989680);
   kb.forLoop(kb.blockId(), numTiles, kb.gridDim(), ValueRange{kb.i32(0)},
              [&](Value tile, ValueRange args) -> SmallVector<Value> {
-               auto [tileRow, tileCol] = tileCoordinates(tile);
+               auto [tileRow, tileCol] =
+                   getGroupedTile(kb, tile, numTilesM, numTilesN, kGroupRows);
                Value m0 = kb.mul(tileRow, kb.i32(config.blockM));
                Value n0 = kb.mul(tileCol, kb.i32(config.blockN));
                ValueRange done = kb.forLoop(
@@ -349,7 +336,8 @@ void GemmEmitter::emitConsumer(Value consumer) {
   kb.forLoop(
       kb.blockId(), numTiles, kb.gridDim(), ValueRange{kb.i32(0)},
       [&](Value tile, ValueRange args) -> SmallVector<Value> {
-        auto [tileRow, tileCol] = tileCoordinates(tile);
+        auto [tileRow, tileCol] =
+            getGroupedTile(kb, tile, numTilesM, numTilesN, kGroupRows);
         Value m0 = kb.mul(tileRow, kb.i32(config.blockM));
         Value n0 = kb.mul(tileCol, kb.i32(config.blockN));
         Value zero = zeroAccumulator();
@@ -639,16 +627,8 @@ LLVM::LLVMFuncOp mlir::fp8::buildGemmSM90Kernel(OpBuilder &builder,
   LLVM::LLVMFuncOp func =
       createKernel(builder, loc, name, params, GemmSM90Config::kThreads);
   func->setAttr("nvvm.maxnreg", builder.getI32IntegerAttr(kMaxRegisters));
-  // The tensor maps are 128-byte, 64-byte aligned kernel parameters.
-  auto tensorMap = LLVM::LLVMArrayType::get(builder.getI8Type(), 128);
-  for (unsigned i : {0u, 1u}) {
-    func.setArgAttr(i, LLVM::LLVMDialect::getByValAttrName(),
-                    TypeAttr::get(tensorMap));
-    func.setArgAttr(i, LLVM::LLVMDialect::getAlignAttrName(),
-                    builder.getI64IntegerAttr(64));
-    func.setArgAttr(i, NVVM::NVVMDialect::getGridConstantAttrName(),
-                    builder.getUnitAttr());
-  }
+  setTensorMapParam(func, 0);
+  setTensorMapParam(func, 1);
   KernelBuilder kb(builder, loc);
   GemmEmitter(kb, config, func).emit();
   return func;
