@@ -137,9 +137,21 @@ void FP8WriteArtifactsPass::runOnOperation() {
   PendingFiles pending;
   std::string ptxFile, cubinFile;
   for (NamedAttribute entry : plans) {
-    auto plan = cast<DictionaryAttr>(entry.getValue());
-    StringRef moduleName = plan.getAs<StringAttr>("kernel_module").getValue();
-    StringRef chip = plan.getAs<StringAttr>("chip").getValue();
+    StringRef name = entry.getName().getValue();
+    auto planAttr = dyn_cast<DictionaryAttr>(entry.getValue());
+    auto emitError = [&] {
+      return module.emitError()
+             << "fp8-write-artifacts: the plan of '" << name << "': ";
+    };
+    if (!planAttr) {
+      emitError() << "is not a dictionary";
+      return signalPassFailure();
+    }
+    FailureOr<LaunchPlan> plan = LaunchPlan::fromAttr(planAttr, emitError);
+    if (failed(plan))
+      return signalPassFailure();
+    StringRef moduleName = plan->kernelModule;
+    StringRef chip = getChipName(plan->chip);
     if (ptxFile.empty()) {
       auto binary = module.lookupSymbol<gpu::BinaryOp>(moduleName);
       if (!binary) {
@@ -168,7 +180,6 @@ void FP8WriteArtifactsPass::runOnOperation() {
         pending.add((dir + "/" + moduleName + ".ptxas.log").str(), log);
       }
     }
-    StringRef name = entry.getName().getValue();
     std::string manifest;
     llvm::raw_string_ostream os(manifest);
     auto writeConstant = [&](int64_t id, ArrayRef<char> bytes) {
@@ -177,11 +188,8 @@ void FP8WriteArtifactsPass::runOnOperation() {
       return file;
     };
     if (failed(
-            writeManifest(os, name, plan, ptxFile, cubinFile, writeConstant))) {
-      module.emitError() << "fp8-write-artifacts: the plan of '" << name
-                         << "' is malformed";
+            writeManifest(os, name, *plan, ptxFile, cubinFile, writeConstant)))
       return signalPassFailure();
-    }
     pending.add((dir + "/" + name + ".json").str(), manifest);
   }
   if (std::error_code error = llvm::sys::fs::create_directories(dir)) {

@@ -4,55 +4,163 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// convert-fp8-to-gpu records, per lowered function, a plan in the module
-// attribute `fp8.plans` (function name -> plan dictionary):
+// A launch plan is what convert-fp8-to-gpu makes of one function: the
+// buffers its tensors live in and the launches (kernels, fills, copies)
+// that compute it, in order. This header is its one schema:
 //
-//   chip: "sm_90a"; kernel_module: the gpu.module / gpu.binary of the kernels
-//   buffers: [{id, kind: input | output | temp | constant | state, type,
-//              bytes, name (state: the ml_program global),
-//              index (inputs and outputs), value (constants), pitch (rows
-//              padded to 16 bytes: elements from row to row), layout
-//              ("transposed": a matrix stored with its dimensions swapped,
-//              the K-major copy an sm_100a GEMM reads; "tcgen05_scale_factors":
-//              sm_100a block scales in the layout of Tcgen05ScaleLayout,
-//              fp8/Target/ScaleFactorLayout.h)}]
-//   launches: [{kind: "kernel", kernel, grid, block, cluster, shared_bytes,
-//               persistent, params: [{kind: buffer, buffer} | {kind: i32,
-//               value} | {kind: f32, value} | {kind: tensor_map, buffer,
-//               dtype, dims, strides, box, swizzle}]}
-//             | {kind: "fill", buffer, byte}
-//             | {kind: "copy", from, to, bytes}]
-//
-// State buffers hold delayed-scaling state (ml_program globals): set from
-// their initial value once, kept across runs of the plan.
-//
-// writeManifest serializes a plan as the JSON the runtime reads
-// (runtime/README.md): tensor-map dims and boxes innermost first, strides
-// in bytes for dims 1.., constants as separate binary files.
+//   * the planner builds a `LaunchPlan`;
+//   * the module keeps it as an attribute (`fp8.plans`: function name ->
+//     `LaunchPlan::toAttr`), which lit tests print and `LaunchPlan::fromAttr`
+//     reads back with verification;
+//   * `writeManifest` serializes it as the JSON the runtime reads (the
+//     user-facing description of that JSON is runtime/README.md).
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef FP8_CONVERSION_FP8TOGPU_LAUNCHPLAN_H
 #define FP8_CONVERSION_FP8TOGPU_LAUNCHPLAN_H
 
+#include "fp8/Target/Chip.h"
+
 #include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Diagnostics.h"
+#include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <array>
 #include <functional>
+#include <string>
+#include <variant>
+#include <vector>
 
 namespace mlir::fp8 {
 
-/// The module attribute holding the plans.
+/// The module attribute holding the plans: function name -> plan.
 constexpr llvm::StringLiteral kPlansAttr = "fp8.plans";
 
-/// Writes `plan` (of function `name`) as JSON. Constant buffers are
-/// referenced by file name; `writeConstant(id, bytes)` is called for each
-/// and returns the file name it wrote (or empty on failure). `kernelFiles`
-/// names the PTX (and cubin, if any) files holding the kernels.
+/// Device memory of a plan. Buffer `id` is its index in `LaunchPlan::buffers`.
+struct PlanBuffer {
+  enum class Kind {
+    /// Function argument `index`, given by the caller.
+    Input,
+    /// Function result `index`, returned to the caller.
+    Output,
+    /// Lives during one run.
+    Temp,
+    /// Bytes of `value`, uploaded once.
+    Constant,
+    /// Delayed-scaling state (the ml_program global `name`): set from
+    /// `value` once, kept across runs.
+    State,
+  };
+  enum class Layout {
+    /// Row-major, `type`'s shape (rows padded to `pitch` if set).
+    RowMajor,
+    /// A matrix stored with its two dimensions swapped (the K-major copy of
+    /// an operand an sm_100a GEMM reads MN-major).
+    Transposed,
+    /// sm_100a block scales in the layout of Tcgen05ScaleLayout
+    /// (fp8/Target/ScaleFactorLayout.h): `bytes` of i8 or scale codes.
+    Tcgen05ScaleFactors,
+  };
+
+  int64_t id = 0;
+  Kind kind = Kind::Temp;
+  RankedTensorType type;
+  int64_t bytes = 0;
+  /// Input and Output: the argument or result number.
+  std::optional<int64_t> index;
+  /// Rows padded to 16 bytes for TMA: elements from one row to the next.
+  std::optional<int64_t> pitch;
+  Layout layout = Layout::RowMajor;
+  /// State: the ml_program global.
+  std::string name;
+  /// Constant and State: the initial value.
+  DenseElementsAttr value;
+};
+
+/// Kernel parameters, as the host passes them.
+struct BufferParam {
+  int64_t buffer = 0;
+};
+struct I32Param {
+  int64_t value = 0;
+};
+struct F32Param {
+  double value = 0;
+};
+/// A TMA tensor map the host encodes (cuTensorMapEncodeTiled) over a
+/// buffer: dims and box innermost first, strides in bytes for dims 1...
+struct TensorMapParam {
+  enum class Element { UInt8 };
+  enum class Swizzle { None, B32, B64, B128 };
+  int64_t buffer = 0;
+  Element element = Element::UInt8;
+  SmallVector<int64_t> dims, strides, box;
+  Swizzle swizzle = Swizzle::B128;
+};
+using LaunchParam =
+    std::variant<BufferParam, I32Param, F32Param, TensorMapParam>;
+
+/// A kernel of the plan's kernel module, launched with `params`.
+struct KernelLaunch {
+  std::string kernel;
+  std::array<int64_t, 3> grid = {1, 1, 1};
+  std::array<int64_t, 3> block = {1, 1, 1};
+  std::array<int64_t, 3> cluster = {1, 1, 1};
+  /// Dynamic shared memory per block.
+  int64_t sharedBytes = 0;
+  /// The kernel loops over its work (grid-stride), so any grid is correct.
+  bool persistent = false;
+  SmallVector<LaunchParam> params;
+};
+/// Sets every byte of a buffer.
+struct FillLaunch {
+  int64_t buffer = 0;
+  int64_t byte = 0;
+};
+/// Copies the first `bytes` of one buffer into another.
+struct CopyLaunch {
+  int64_t from = 0, to = 0, bytes = 0;
+};
+using Launch = std::variant<KernelLaunch, FillLaunch, CopyLaunch>;
+
+/// The plan of one function: launches run in order on one stream.
+struct LaunchPlan {
+  Chip chip = Chip::SM90a;
+  /// The gpu.module (gpu.binary after compilation) holding the kernels.
+  std::string kernelModule;
+  std::vector<PlanBuffer> buffers;
+  std::vector<Launch> launches;
+
+  /// The attribute form kept in `fp8.plans`.
+  DictionaryAttr toAttr(MLIRContext *context) const;
+  /// Reads and verifies the attribute form; errors go to `emitError`.
+  static FailureOr<LaunchPlan>
+  fromAttr(DictionaryAttr attr, function_ref<InFlightDiagnostic()> emitError);
+  /// Checks that buffer ids are their indices, inputs and outputs are
+  /// numbered, and every launch refers to existing buffers.
+  LogicalResult verify(function_ref<InFlightDiagnostic()> emitError) const;
+};
+
+llvm::StringRef stringifyBufferKind(PlanBuffer::Kind kind);
+llvm::StringRef stringifyBufferLayout(PlanBuffer::Layout layout);
+llvm::StringRef stringifyTensorMapElement(TensorMapParam::Element element);
+llvm::StringRef stringifySwizzle(TensorMapParam::Swizzle swizzle);
+
+/// The runtime's name of an element type (f32, bf16, f8e4m3, i8, ...).
+std::string getManifestDType(Type type);
+
+/// Writes `plan` (of function `name`) as the runtime's JSON manifest.
+/// Constant and state values are written by `writeConstant(id, bytes)`,
+/// which returns the file name it wrote (or empty on failure). `ptxFile` and
+/// `cubinFile` (if any) name the files holding the kernels.
 LogicalResult
-writeManifest(llvm::raw_ostream &os, llvm::StringRef name, DictionaryAttr plan,
-              llvm::StringRef ptxFile, llvm::StringRef cubinFile,
+writeManifest(llvm::raw_ostream &os, llvm::StringRef name,
+              const LaunchPlan &plan, llvm::StringRef ptxFile,
+              llvm::StringRef cubinFile,
               const std::function<std::string(int64_t, llvm::ArrayRef<char>)>
                   &writeConstant);
 

@@ -1,0 +1,67 @@
+//===- PlanBuilder.cpp - Recording the launch plan of a function ----------===//
+//
+// Part of fp8-mlir.
+//
+//===----------------------------------------------------------------------===//
+
+#include "PlanBuilder.h"
+
+using namespace mlir;
+using namespace mlir::fp8;
+
+PlanBuilder::PlanBuilder(func::FuncOp func, gpu::GPUModuleOp kernels, Chip chip,
+                         int64_t numSMs)
+    : func(func), kernels(kernels), numSMs(numSMs) {
+  plan.chip = chip;
+  plan.kernelModule = kernels.getName().str();
+}
+
+int64_t PlanBuilder::addBuffer(PlanBuffer::Kind kind, RankedTensorType type) {
+  PlanBuffer buffer;
+  buffer.id = plan.buffers.size();
+  buffer.kind = kind;
+  buffer.type = type;
+  buffer.bytes =
+      (type.getNumElements() * type.getElementTypeBitWidth() + 7) / 8;
+  plan.buffers.push_back(std::move(buffer));
+  return plan.buffers.back().id;
+}
+
+int64_t PlanBuilder::bufferOf(Value value) {
+  auto it = buffers.find(value);
+  if (it != buffers.end())
+    return it->second;
+  int64_t id = addBuffer(PlanBuffer::Kind::Temp,
+                         cast<RankedTensorType>(value.getType()));
+  buffers[value] = id;
+  return id;
+}
+
+void PlanBuilder::addKernelLaunch(LLVM::LLVMFuncOp kernel,
+                                  std::array<int64_t, 3> grid, int64_t threads,
+                                  int64_t sharedBytes,
+                                  SmallVector<LaunchParam> params,
+                                  bool persistent) {
+  KernelLaunch launch;
+  launch.kernel = kernel.getName().str();
+  launch.grid = grid;
+  launch.block = {threads, 1, 1};
+  launch.sharedBytes = sharedBytes;
+  launch.persistent = persistent;
+  launch.params = std::move(params);
+  plan.launches.push_back(std::move(launch));
+}
+
+TensorMapParam PlanBuilder::getTensorMap(int64_t buffer, int64_t rows,
+                                         int64_t cols, int64_t boxRows,
+                                         int64_t boxCols, int64_t bits) const {
+  auto bytes = [&](int64_t elements) { return (elements * bits + 7) / 8; };
+  TensorMapParam map;
+  map.buffer = buffer;
+  map.element = TensorMapParam::Element::UInt8;
+  map.dims = {bytes(cols), rows};
+  map.strides = {bytes(getPitch(buffer, cols))};
+  map.box = {bytes(boxCols), boxRows};
+  map.swizzle = TensorMapParam::Swizzle::B128;
+  return map;
+}

@@ -1,0 +1,157 @@
+//===- PlanBuilder.h - Recording the launch plan of a function --*- C++ -*-===//
+//
+// Part of fp8-mlir.
+//
+//===----------------------------------------------------------------------===//
+//
+// convert-fp8-to-gpu plans one function at a time: it walks the ops in
+// order, gives every tensor a buffer and records the launches that compute
+// it. PlanBuilder holds what that walk records (the LaunchPlan, the buffer
+// of each value, the facts one op's planning leaves for a later op's); the
+// planners of each op family (PlanGemm.cpp, PlanQuantize.cpp,
+// PlanState.cpp, PlanElementwise.cpp) use it and are declared at the end.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FP8_LIB_CONVERSION_FP8TOGPU_PLANBUILDER_H
+#define FP8_LIB_CONVERSION_FP8TOGPU_PLANBUILDER_H
+
+#include "fp8/Conversion/FP8ToGPU/Kernels.h"
+#include "fp8/Conversion/FP8ToGPU/LaunchPlan.h"
+#include "fp8/Dialect/FP8/IR/FP8Ops.h"
+#include "fp8/Target/Chip.h"
+#include "fp8/Target/ScaleFactorLayout.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/MLProgram/IR/MLProgram.h"
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/StringMap.h"
+
+namespace mlir::fp8 {
+
+/// The gpu.module holding the kernels of every plan of a module.
+constexpr llvm::StringLiteral kKernelModuleName = "fp8_kernels";
+
+class PlanBuilder {
+public:
+  PlanBuilder(func::FuncOp func, gpu::GPUModuleOp kernels, Chip chip,
+              int64_t numSMs);
+
+  func::FuncOp getFunction() const { return func; }
+  Chip getChip() const { return plan.chip; }
+  int64_t getNumSMs() const { return numSMs; }
+  MLIRContext *getContext() { return func.getContext(); }
+  const LaunchPlan &getPlan() const { return plan; }
+  /// A builder at the end of the kernel module, where kernels are built.
+  OpBuilder getKernelBuilder() {
+    return OpBuilder::atBlockEnd(kernels.getBody());
+  }
+
+  //===--------------------------------------------------------------------===//
+  // Buffers
+  //===--------------------------------------------------------------------===//
+
+  /// Adds a buffer holding a tensor of `type` (bytes from its shape).
+  int64_t addBuffer(PlanBuffer::Kind kind, RankedTensorType type);
+  PlanBuffer &getBuffer(int64_t id) { return plan.buffers[id]; }
+  /// The buffer of `value`, creating a temporary for an op result.
+  int64_t bufferOf(Value value);
+  /// Makes `value` a view of `buffer` (same bytes).
+  void setBuffer(Value value, int64_t buffer) { buffers[value] = buffer; }
+  /// Elements from one row of a [rows, cols] buffer to the next.
+  int64_t getPitch(int64_t buffer, int64_t cols) const {
+    return plan.buffers[buffer].pitch.value_or(cols);
+  }
+
+  //===--------------------------------------------------------------------===//
+  // Launches
+  //===--------------------------------------------------------------------===//
+
+  void addFill(int64_t buffer, int64_t byte) {
+    plan.launches.push_back(FillLaunch{buffer, byte});
+  }
+  void addCopy(int64_t from, int64_t to, int64_t bytes) {
+    plan.launches.push_back(CopyLaunch{from, to, bytes});
+  }
+  void addKernelLaunch(LLVM::LLVMFuncOp kernel, std::array<int64_t, 3> grid,
+                       int64_t threads, int64_t sharedBytes,
+                       SmallVector<LaunchParam> params, bool persistent);
+  /// A 2-D TMA tensor map over an 8-bit [rows, cols] row-major buffer with
+  /// boxes of [boxRows, boxCols] and 128-byte swizzle. Elements of `bits` <
+  /// 8 (E2M1) are packed: the map is over bytes.
+  TensorMapParam getTensorMap(int64_t buffer, int64_t rows, int64_t cols,
+                              int64_t boxRows, int64_t boxCols,
+                              int64_t bits = 8) const;
+
+  //===--------------------------------------------------------------------===//
+  // What one op's planning leaves for later ops
+  //===--------------------------------------------------------------------===//
+
+  /// Transposes whose results a quantization stored (cast+transpose): no
+  /// launch of their own.
+  llvm::DenseSet<Operation *> foldedTransposes;
+  /// Single-element tensors that are 1 / another buffer's element.
+  llvm::DenseMap<Value, int64_t> reciprocals;
+  /// Scalars read from single-element buffers.
+  llvm::DenseMap<Value, int64_t> scalarSources;
+  /// sm_100a: buffers stored with their two dimensions swapped (the K-major
+  /// copy of an operand an MN-major read wants), and scale buffers written
+  /// in the layout of Tcgen05ScaleLayout.
+  llvm::DenseSet<int64_t> kMajorCopies;
+  llvm::DenseMap<int64_t, Tcgen05ScaleLayout> tcgen05ScaleBuffers;
+  /// How an sm_100a GEMM reads one operand's block scales.
+  struct Tcgen05ScaleRead {
+    Tcgen05ScaleLayout layout;
+    int64_t rowsPerScale = 1;
+    /// The operand is K-major in the op (else its scales are [k, rows]).
+    bool kMajor = true;
+  };
+  /// sm_100a: the block scales GEMMs read, by the value they read.
+  llvm::DenseMap<Value, SmallVector<Tcgen05ScaleRead, 1>> tcgen05ScaleReads;
+  /// The state buffer of each ml_program global.
+  llvm::StringMap<int64_t> states;
+  /// Elementwise kernels generated so far in this function.
+  int64_t elementwiseCount = 0;
+
+private:
+  func::FuncOp func;
+  gpu::GPUModuleOp kernels;
+  int64_t numSMs;
+  LaunchPlan plan;
+  llvm::DenseMap<Value, int64_t> buffers;
+};
+
+//===----------------------------------------------------------------------===//
+// The planners of each op family
+//===----------------------------------------------------------------------===//
+
+/// PlanGemm.cpp.
+LogicalResult planScaledMatmul(PlanBuilder &plan, ScaledMatmulOp op);
+/// sm_100a: records the scale layouts the function's block-scaled GEMMs
+/// read, so that quantizations can write them directly.
+void collectTcgen05ScaleReads(PlanBuilder &plan);
+
+/// PlanQuantize.cpp.
+LogicalResult planDynamicQuantize(PlanBuilder &plan, DynamicQuantizeOp op);
+LogicalResult planQuantize(PlanBuilder &plan, QuantizeOp op);
+LogicalResult planAmax(PlanBuilder &plan, AmaxOp op);
+
+/// PlanState.cpp.
+LogicalResult planGlobalLoad(PlanBuilder &plan, ml_program::GlobalLoadOp op);
+LogicalResult planGlobalStore(PlanBuilder &plan, ml_program::GlobalStoreOp op);
+LogicalResult planUpdateDelayedScale(PlanBuilder &plan,
+                                     UpdateDelayedScaleOp op);
+
+/// PlanElementwise.cpp.
+LogicalResult planElementwise(PlanBuilder &plan, linalg::LinalgOp op);
+
+/// KernelTargets.cpp: the PTX features of the kernel module for `chip`, and
+/// the check that its target compiles every instruction the kernels use.
+StringRef getPtxFeatures(Chip chip);
+LogicalResult checkKernelTargets(gpu::GPUModuleOp kernels, Chip chip);
+
+} // namespace mlir::fp8
+
+#endif // FP8_LIB_CONVERSION_FP8TOGPU_PLANBUILDER_H

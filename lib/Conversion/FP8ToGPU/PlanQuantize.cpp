@@ -1,0 +1,426 @@
+//===- PlanQuantize.cpp - Launches of quantizations and amaxes ------------===//
+//
+// Part of fp8-mlir.
+//
+//===----------------------------------------------------------------------===//
+//
+// fp8.dynamic_quantize, fp8.quantize and fp8.amax become the quantize
+// kernels of QuantizeConfig: one fused kernel when a scale block lies inside
+// one tile, else an amax kernel then a quantize kernel. A copy read only
+// through transposes is written transposed (cast+transpose).
+//
+//===----------------------------------------------------------------------===//
+
+#include "PlanBuilder.h"
+
+#include "fp8/Dialect/FP8/IR/FormatInfo.h"
+
+using namespace mlir;
+using namespace mlir::fp8;
+
+namespace {
+
+/// The launches of one quantization (or amax) of a matrix.
+struct QuantizeLaunch {
+  Operation *op = nullptr;
+  Value input;
+  GranularityAttr granularity;
+  /// Formats, rule and policies; the rest is derived from the shapes.
+  QuantizeConfig config;
+  /// The buffers of the codes and the scales (the amax buffer for
+  /// `amaxOnly`), stored transposed if `transposed`.
+  int64_t data = -1, scale = -1;
+  bool transposed = false;
+  /// A result of the function: its rows are not padded.
+  bool returned = false;
+  /// Quantize by these f32 encode scales instead of measuring.
+  std::optional<int64_t> givenScales;
+  /// Only the amax, into `data`.
+  bool amaxOnly = false;
+  /// NVFP4: the buffers of the tensor's amax and of the global decode scale.
+  std::optional<int64_t> globalAmax, globalScale;
+  /// sm_100a: scales written in this layout, K along the input's columns
+  /// if `kAlongCols`.
+  std::optional<Tcgen05ScaleLayout> tcgen05Scales;
+  bool kAlongCols = true;
+};
+
+/// Whether any user of `value` is the function's return.
+bool isReturned(Value value) {
+  return llvm::any_of(value.getUsers(), [](Operation *user) {
+    return isa<func::ReturnOp>(user);
+  });
+}
+
+/// Whether every user of `value` is a 2-D transpose of it.
+bool readOnlyTransposed(Value value) {
+  if (value.use_empty())
+    return false;
+  return llvm::all_of(value.getUsers(), [&](Operation *user) {
+    auto transpose = dyn_cast<linalg::TransposeOp>(user);
+    return transpose && transpose.getInput() == value &&
+           transpose.getPermutation() == ArrayRef<int64_t>{1, 0};
+  });
+}
+
+/// Whether transposing `value` keeps its bytes in place.
+bool isTransposeInvariant(Value value) {
+  return llvm::count_if(cast<RankedTensorType>(value.getType()).getShape(),
+                        [](int64_t d) { return d != 1; }) <= 1;
+}
+
+/// Whether `data` and its `scale` are read only as an MN-major operand of
+/// scaled matmuls (A with transpose_lhs, B without transpose_rhs), with that
+/// operand's scales.
+bool readOnlyMNMajor(Value data, Value scale) {
+  if (data.use_empty())
+    return false;
+  SmallVector<Operation *> readers;
+  for (OpOperand &use : data.getUses()) {
+    auto matmul = dyn_cast<ScaledMatmulOp>(use.getOwner());
+    if (!matmul)
+      return false;
+    bool lhs = &use == &matmul.getLhsMutable();
+    if (lhs ? !matmul.getTransposeLhs() || matmul.getLhsScale() != scale
+            : matmul.getRhs() != data || matmul.getTransposeRhs() ||
+                  matmul.getRhsScale() != scale)
+      return false;
+    readers.push_back(matmul);
+  }
+  return llvm::all_of(scale.getUsers(), [&](Operation *user) {
+    return llvm::is_contained(readers, user);
+  });
+}
+
+/// Gives the results of the transposes reading `value` one buffer, marks
+/// them folded into the quantization writing it, and returns the buffer.
+int64_t foldTransposesOf(PlanBuilder &plan, Value value) {
+  int64_t buffer = -1;
+  for (Operation *user : value.getUsers()) {
+    Value result = user->getResult(0);
+    if (buffer < 0)
+      buffer = plan.bufferOf(result);
+    plan.setBuffer(result, buffer);
+    plan.foldedTransposes.insert(user);
+  }
+  return buffer;
+}
+
+/// The layout and orientation in which a quantization writes `scale`
+/// (folded through `transposes` of it) for the sm_100a GEMMs reading it, if
+/// they all read it alike and nothing else does.
+std::optional<std::pair<Tcgen05ScaleLayout, bool>>
+getDirectTcgen05Scales(PlanBuilder &plan, Value scale, bool viaTransposes,
+                       int64_t blockRows, int64_t blockCols) {
+  SmallVector<Value> read;
+  if (viaTransposes)
+    for (Operation *user : scale.getUsers())
+      read.push_back(user->getResult(0));
+  else
+    read.push_back(scale);
+  std::optional<PlanBuilder::Tcgen05ScaleRead> common;
+  std::optional<bool> kAlongCols;
+  for (Value value : read) {
+    auto it = plan.tcgen05ScaleReads.find(value);
+    if (it == plan.tcgen05ScaleReads.end())
+      return std::nullopt;
+    // Every use is one of the recorded GEMM reads.
+    int64_t uses = llvm::range_size(value.getUses());
+    if (uses != int64_t(it->second.size()))
+      return std::nullopt;
+    for (const PlanBuilder::Tcgen05ScaleRead &r : it->second) {
+      bool along = r.kMajor != viaTransposes;
+      if (common &&
+          (common->layout.rows != r.layout.rows ||
+           common->layout.kBlocks != r.layout.kBlocks ||
+           common->layout.stageKBlocks != r.layout.stageKBlocks ||
+           common->rowsPerScale != r.rowsPerScale || *kAlongCols != along))
+        return std::nullopt;
+      common = r;
+      kAlongCols = along;
+    }
+  }
+  if (!common)
+    return std::nullopt;
+  // The quantization's blocks are the GEMM's: one row (or a square) across
+  // one k-block.
+  if ((*kAlongCols ? blockRows : blockCols) != common->rowsPerScale)
+    return std::nullopt;
+  return std::make_pair(common->layout, *kAlongCols);
+}
+
+LogicalResult addQuantizeLaunches(PlanBuilder &plan, QuantizeLaunch q) {
+  Operation *op = q.op;
+  QuantizeConfig &config = q.config;
+  auto inputType = cast<RankedTensorType>(q.input.getType());
+  if (inputType.getRank() != 2)
+    return op->emitError("fp8 GPU lowering: only matrices are quantized on "
+                         "the GPU; collapse the leading dimensions first");
+  int64_t input = plan.bufferOf(q.input);
+  int64_t rows = inputType.getDimSize(0), cols = inputType.getDimSize(1);
+  SmallVector<int64_t> block =
+      q.granularity.getBlockShape(inputType.getShape());
+  int64_t blockRows = std::min(block[0], rows);
+  int64_t blockCols = std::min(block[1], cols);
+
+  Type element = inputType.getElementType();
+  std::optional<WideElement> wide = getWideElement(element);
+  if (!wide)
+    return op->emitError() << "fp8 GPU lowering: " << element
+                           << " inputs are not quantized on the GPU";
+  config.input = *wide;
+  config.transposed = q.transposed;
+  config.twoLevel = q.globalAmax.has_value();
+  config.tcgen05Scales = q.tcgen05Scales.has_value();
+  config.scalesKAlongCols = q.kAlongCols;
+  // The part of a block in one tile; a block spanning the whole extent
+  // covers the tile's extent.
+  auto tilePart = [](int64_t blockExtent, int64_t extent, int64_t tile) {
+    if (blockExtent == extent || blockExtent % tile == 0)
+      return tile;
+    return blockExtent;
+  };
+  config.tileBlockRows = tilePart(blockRows, rows, QuantizeConfig::kTileRows);
+  config.tileBlockCols = tilePart(blockCols, cols, QuantizeConfig::kTileCols);
+  config.fused = (blockRows <= QuantizeConfig::kTileRows ||
+                  (blockRows == rows && rows <= QuantizeConfig::kTileRows)) &&
+                 (blockCols <= QuantizeConfig::kTileCols ||
+                  (blockCols == cols && cols <= QuantizeConfig::kTileCols));
+  if (q.givenScales || q.amaxOnly)
+    config.fused = false;
+  if (q.amaxOnly)
+    config.phase = QuantizeConfig::Phase::Amax;
+  config.givenScales = q.givenScales.has_value();
+  // A whole-extent block inside one tile: one block per tile.
+  if (config.fused && blockRows == rows)
+    config.tileBlockRows = QuantizeConfig::kTileRows;
+  if (config.fused && blockCols == cols)
+    config.tileBlockCols = QuantizeConfig::kTileCols;
+  int64_t elementBytes = element.getIntOrFloatBitWidth() / 8;
+  config.vectorLoads = cols * elementBytes % 16 == 0;
+  // Rows of codes not a multiple of 16 bytes are padded for TMA (the pad is
+  // never read: TMA fills reads past the extent with zeros). E2M1 codes are
+  // packed, 32 to 16 bytes.
+  const FormatInfo &info = getFormatInfo(config.format);
+  int64_t perRow16 = 128 / (1 + info.exponentBits + info.mantissaBits);
+  int64_t rowLength = q.transposed ? rows : cols;
+  int64_t pitch = rowLength;
+  PlanBuffer &data = plan.getBuffer(q.data);
+  if (rowLength % perRow16 != 0 && !q.returned && !q.amaxOnly &&
+      data.kind == PlanBuffer::Kind::Temp) {
+    pitch = llvm::alignTo(rowLength, perRow16);
+    data.pitch = pitch;
+    data.bytes = (q.transposed ? cols : rows) * pitch * 16 / perRow16;
+  }
+  config.vectorStores = pitch % perRow16 == 0;
+  if (q.tcgen05Scales) {
+    // The scale buffer takes the GEMM's layout, padding zero-filled.
+    const Tcgen05ScaleLayout &layout = *q.tcgen05Scales;
+    PlanBuffer &scale = plan.getBuffer(q.scale);
+    scale.bytes = layout.getBytes();
+    scale.layout = PlanBuffer::Layout::Tcgen05ScaleFactors;
+    plan.tcgen05ScaleBuffers[q.scale] = layout;
+    if (layout.getBytes() != layout.rows * layout.kBlocks)
+      plan.addFill(q.scale, 0);
+  }
+  std::string reason;
+  if (failed(config.verify(reason)))
+    return op->emitError() << "fp8 GPU lowering: quantizing by "
+                           << formatGranularity(q.granularity) << ": "
+                           << reason;
+
+  OpBuilder builder = plan.getKernelBuilder();
+  int64_t tiles = int64_t(llvm::divideCeil(rows, QuantizeConfig::kTileRows) *
+                          llvm::divideCeil(cols, QuantizeConfig::kTileCols));
+  SmallVector<LaunchParam> shape{I32Param{rows}, I32Param{cols},
+                                 I32Param{blockRows}, I32Param{blockCols}};
+  int64_t amax = input; // unused by fused kernels
+  if (q.globalAmax) {
+    amax = *q.globalAmax;
+  } else if (q.givenScales) {
+    amax = *q.givenScales;
+  } else if (!config.fused) {
+    auto amaxType =
+        RankedTensorType::get({int64_t(llvm::divideCeil(rows, blockRows)),
+                               int64_t(llvm::divideCeil(cols, blockCols))},
+                              Float32Type::get(plan.getContext()));
+    amax =
+        q.amaxOnly ? q.data : plan.addBuffer(PlanBuffer::Kind::Temp, amaxType);
+    plan.addFill(amax, 0);
+    QuantizeConfig amaxConfig = config;
+    amaxConfig.phase = QuantizeConfig::Phase::Amax;
+    LLVM::LLVMFuncOp kernel =
+        buildQuantizeKernel(builder, op->getLoc(), amaxConfig);
+    SmallVector<LaunchParam> params{BufferParam{input}, BufferParam{amax}};
+    params.append(shape);
+    plan.addKernelLaunch(kernel, {tiles, 1, 1}, QuantizeConfig::kThreads,
+                         amaxConfig.getSharedMemoryBytes(), std::move(params),
+                         /*persistent=*/false);
+  }
+  if (q.amaxOnly)
+    return success();
+  LLVM::LLVMFuncOp kernel = buildQuantizeKernel(builder, op->getLoc(), config);
+  SmallVector<LaunchParam> params{BufferParam{input}, BufferParam{amax},
+                                  BufferParam{q.data}, BufferParam{q.scale}};
+  params.append(shape);
+  params.push_back(I32Param{pitch});
+  if (config.twoLevel)
+    params.push_back(BufferParam{*q.globalScale});
+  if (q.tcgen05Scales)
+    params.push_back(I32Param{q.tcgen05Scales->getKChunks()});
+  plan.addKernelLaunch(kernel, {tiles, 1, 1}, QuantizeConfig::kThreads,
+                       config.getSharedMemoryBytes(), std::move(params),
+                       /*persistent=*/false);
+  return success();
+}
+
+/// NVFP4: a zero-filled f32 buffer and the kernel reducing the tensor's
+/// amax into it; returns the buffer.
+FailureOr<int64_t> addGlobalAmaxLaunches(PlanBuilder &plan,
+                                         DynamicQuantizeOp op) {
+  QuantizeLaunch q;
+  q.op = op;
+  q.input = op.getInput();
+  q.granularity = GranularityAttr::getTensor(op.getContext());
+  q.config.nanPolicy = op.getNanPolicy();
+  q.data = q.scale = plan.addBuffer(
+      PlanBuffer::Kind::Temp,
+      RankedTensorType::get({1, 1}, Float32Type::get(op.getContext())));
+  q.amaxOnly = true;
+  if (failed(addQuantizeLaunches(plan, q)))
+    return failure();
+  return q.data;
+}
+
+} // namespace
+
+LogicalResult mlir::fp8::planDynamicQuantize(PlanBuilder &plan,
+                                             DynamicQuantizeOp op) {
+  auto inputType = op.getInput().getType();
+  if (inputType.getRank() != 2)
+    return op.emitError("fp8 GPU lowering: only matrices are quantized on "
+                        "the GPU; collapse the leading dimensions first");
+  // NVFP4: the amax of the whole tensor first; every copy's kernel derives
+  // the global scale from it.
+  std::optional<int64_t> globalAmax, globalScale;
+  if (Value global = op.getGlobalScale()) {
+    if (plan.getChip() != Chip::SM100a)
+      return op.emitError("fp8 GPU lowering: two-level (NVFP4) quantization "
+                          "produces E2M1 codes, which only sm_100a "
+                          "multiplies");
+    FailureOr<int64_t> amax = addGlobalAmaxLaunches(plan, op);
+    if (failed(amax))
+      return failure();
+    globalAmax = *amax;
+    globalScale = plan.bufferOf(global);
+  }
+
+  // A copy read only through transposes is stored transposed: the K-major
+  // operand of a Hopper GEMM, written by the quantization (cast+transpose).
+  auto quantizeCopy = [&](GranularityAttr granularity, Value data, Value scale,
+                          bool transposed) -> LogicalResult {
+    QuantizeLaunch q;
+    q.op = op;
+    q.input = op.getInput();
+    q.granularity = granularity;
+    q.globalAmax = globalAmax;
+    q.globalScale = globalScale;
+    q.returned =
+        isReturned(data) || llvm::any_of(data.getUsers(), [&](Operation *user) {
+          return isa<linalg::TransposeOp>(user) &&
+                 isReturned(user->getResult(0));
+        });
+    if (!transposed && readOnlyTransposed(data) &&
+        (isTransposeInvariant(scale) || readOnlyTransposed(scale))) {
+      transposed = true;
+      q.data = foldTransposesOf(plan, data);
+      q.scale = isTransposeInvariant(scale) ? plan.bufferOf(scale)
+                                            : foldTransposesOf(plan, scale);
+    } else if (!transposed && plan.getChip() == Chip::SM100a &&
+               readOnlyMNMajor(data, scale)) {
+      // The sm_100a GEMM reads K-major operands: store the copy transposed
+      // (its buffer keeps the value's type, dimensions swapped).
+      transposed = true;
+      q.data = plan.bufferOf(data);
+      q.scale = plan.bufferOf(scale);
+      for (int64_t buffer : {q.data, q.scale}) {
+        plan.kMajorCopies.insert(buffer);
+        plan.getBuffer(buffer).layout = PlanBuffer::Layout::Transposed;
+      }
+    } else {
+      q.data = plan.bufferOf(data);
+      q.scale = plan.bufferOf(scale);
+    }
+    q.transposed = transposed;
+    QuantizeConfig &config = q.config;
+    config.format =
+        *getFormat(cast<RankedTensorType>(data.getType()).getElementType());
+    config.rule = op.getRule();
+    config.overflow = op.getOverflow();
+    config.nanPolicy = op.getNanPolicy();
+    config.e8m0Scales = isa<Float8E8M0FNUType>(
+        cast<RankedTensorType>(scale.getType()).getElementType());
+    if (plan.getChip() == Chip::SM100a) {
+      SmallVector<int64_t> block =
+          granularity.getBlockShape(inputType.getShape());
+      bool viaTransposes = !scale.use_empty() && plan.foldedTransposes.contains(
+                                                     *scale.getUsers().begin());
+      if (auto direct = getDirectTcgen05Scales(plan, scale, viaTransposes,
+                                               block[0], block[1])) {
+        q.tcgen05Scales = direct->first;
+        q.kAlongCols = direct->second;
+      }
+    }
+    return addQuantizeLaunches(plan, q);
+  };
+  if (failed(quantizeCopy(op.getGranularity(), op.getData(), op.getScale(),
+                          /*transposed=*/false)))
+    return failure();
+  if (GranularityAttr col = op.getColGranularityAttr())
+    return quantizeCopy(col, op.getColData(), op.getColScale(),
+                        op.getTransposed());
+  return success();
+}
+
+LogicalResult mlir::fp8::planQuantize(PlanBuilder &plan, QuantizeOp op) {
+  if (op.getGlobalScale() || op.getRbits() || op.getRounding() != Rounding::RNE)
+    return op.emitError("fp8 GPU lowering: quantization by given scales is "
+                        "generated for round-to-nearest-even with f32 "
+                        "scales only");
+  auto scaleType = cast<RankedTensorType>(op.getScale().getType());
+  if (!scaleType.getElementType().isF32())
+    return op.emitError("fp8 GPU lowering: quantization by given scales "
+                        "takes f32 encode scales");
+  QuantizeLaunch q;
+  q.op = op;
+  q.input = op.getInput();
+  q.granularity = op.getGranularity();
+  q.config.format = *getFormat(op.getType().getElementType());
+  q.config.overflow = op.getOverflow();
+  Value result = op.getResult();
+  q.returned = isReturned(result);
+  // Read only through transposes: stored transposed (cast+transpose).
+  q.transposed = readOnlyTransposed(result);
+  if (q.transposed) {
+    q.data = foldTransposesOf(plan, result);
+    q.returned |= llvm::any_of(result.getUsers(), [](Operation *user) {
+      return isReturned(user->getResult(0));
+    });
+  } else {
+    q.data = plan.bufferOf(result);
+  }
+  q.scale = q.data;
+  q.givenScales = plan.bufferOf(op.getScale());
+  return addQuantizeLaunches(plan, q);
+}
+
+LogicalResult mlir::fp8::planAmax(PlanBuilder &plan, AmaxOp op) {
+  QuantizeLaunch q;
+  q.op = op;
+  q.input = op.getInput();
+  q.granularity = op.getGranularity();
+  q.config.nanPolicy = op.getNanPolicy();
+  q.data = q.scale = plan.bufferOf(op.getResult());
+  q.amaxOnly = true;
+  return addQuantizeLaunches(plan, q);
+}
