@@ -43,8 +43,14 @@ bool mlir::fp8::supportsFormat(Chip chip, Format format) {
   llvm_unreachable("unknown format");
 }
 
-bool mlir::fp8::allowsMNMajor(Chip chip, Format format) {
+bool mlir::fp8::tensorCoresReadMNMajor(Chip chip, Format format) {
   return chip == Chip::SM100a && format != Format::E2M1;
+}
+
+bool mlir::fp8::kernelsReadMNMajor(Chip chip, Format format) {
+  // The sm_100a GEMM could read 8-bit operands MN-major through the
+  // instruction descriptor's transpose bits; it does not set them yet.
+  return false;
 }
 
 int64_t mlir::fp8::getMmaK(Chip chip, Format format) {

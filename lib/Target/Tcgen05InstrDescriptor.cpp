@@ -179,7 +179,7 @@ mlir::fp8::checkTcgen05InstrDescriptor(const Tcgen05InstrDescriptor &desc) {
   for (auto [format, mnMajor, name] :
        {std::tuple{desc.aFormat, desc.aMNMajor, "A"},
         {desc.bFormat, desc.bMNMajor, "B"}})
-    if (mnMajor && !allowsMNMajor(Chip::SM100a, format))
+    if (mnMajor && !tensorCoresReadMNMajor(Chip::SM100a, format))
       return getFormatName(format) + " operand " + name +
              " must be K-major on sm_100a";
 

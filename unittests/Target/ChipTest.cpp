@@ -25,9 +25,12 @@ TEST(ChipTest, Formats) {
   EXPECT_TRUE(supportsFormat(Chip::SM90a, Format::E5M2));
   EXPECT_FALSE(supportsFormat(Chip::SM90a, Format::E2M1));
   EXPECT_TRUE(supportsFormat(Chip::SM100a, Format::E2M1));
-  EXPECT_FALSE(allowsMNMajor(Chip::SM90a, Format::E4M3));
-  EXPECT_TRUE(allowsMNMajor(Chip::SM100a, Format::E4M3));
-  EXPECT_FALSE(allowsMNMajor(Chip::SM100a, Format::E2M1));
+  EXPECT_FALSE(tensorCoresReadMNMajor(Chip::SM90a, Format::E4M3));
+  EXPECT_TRUE(tensorCoresReadMNMajor(Chip::SM100a, Format::E4M3));
+  EXPECT_FALSE(tensorCoresReadMNMajor(Chip::SM100a, Format::E2M1));
+  // The generated GEMMs read K-major operands on both chips.
+  EXPECT_FALSE(kernelsReadMNMajor(Chip::SM90a, Format::E4M3));
+  EXPECT_FALSE(kernelsReadMNMajor(Chip::SM100a, Format::E4M3));
   EXPECT_EQ(getMmaK(Chip::SM90a, Format::E4M3), 32);
   EXPECT_EQ(getMmaK(Chip::SM100a, Format::E2M1), 64);
 }

@@ -46,11 +46,29 @@ llvm::StringRef getMmaName(Chip chip);
 /// Whether the tensor cores of `chip` multiply operands of `format`.
 bool supportsFormat(Chip chip, Format format);
 
-/// Whether an operand of `format` may be stored MN-major (M or N contiguous)
-/// in shared memory: never on sm_90a (wgmma FP8 reads K-major only), for
-/// 8-bit and 6-bit formats on sm_100a (transpose bits of the instruction
-/// descriptor), not for E2M1 (kind::mxf4nvf4 has no transpose).
-bool allowsMNMajor(Chip chip, Format format);
+/// Whether the tensor cores of `chip` can read an operand of `format` stored
+/// MN-major (M or N contiguous) in shared memory: never on sm_90a (wgmma
+/// reads FP8 K-major only), for 8-bit and 6-bit formats on sm_100a (the
+/// transpose bits of the tcgen05 instruction descriptor), not for E2M1
+/// (kind::mxf4nvf4 has no transpose).
+bool tensorCoresReadMNMajor(Chip chip, Format format);
+
+/// What the GEMM kernels fp8-mlir generates for `chip` read, which is what
+/// fp8-legalize-layout makes every fp8.scaled_matmul satisfy (the lowerings
+/// work around nothing):
+///
+///   * sm_90a: A [M, K] and B [N, K], both K-major, e4m3 or e5m2, through
+///     128-byte-swizzled TMA tiles; scales per tensor or per row (f32, in
+///     the epilogue), or blocks along K of 32 or 128 (f32 or e8m0, A per
+///     row, B per row or in square blocks).
+///   * sm_100a: A and B K-major too (the transpose bits are not generated),
+///     e4m3/e5m2 (kind::f8f6f4, kind::mxf8f6f4 with e8m0 scales every 32) or
+///     e2m1 (kind::mxf4nvf4 with e4m3 scales every 16 and per-tensor f32
+///     global scales); f32 scales per tensor or per row in the epilogue.
+///
+/// Whether those kernels read an operand of `format` stored MN-major:
+/// never, on either chip.
+bool kernelsReadMNMajor(Chip chip, Format format);
 
 /// The K extent of one MMA instruction for operands of `format`: 32 for FP8
 /// (wgmma k32, tcgen05 K = 32), 64 for E2M1 on sm_100a.

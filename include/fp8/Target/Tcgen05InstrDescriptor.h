@@ -120,7 +120,7 @@ llvm::StringRef getTcgen05KindName(Tcgen05Kind kind);
 /// 8 on cta_group::1, of 16 on cta_group::2 and for an MN-major 8-bit B,
 /// of 32 for an MN-major 8-bit B on cta_group::2; 64/128/256 with `.ws`),
 /// majorness (no MN-major operands in kind::mxf4nvf4, E2M1 always K-major as
-/// allowsMNMajor says), the scale type, block and ids, and fields the kind
+/// tensorCoresReadMNMajor says), the scale type, block and ids, and fields the kind
 /// or target lacks (f16 accumulator when block-scaled, saturate, max shift
 /// without `.ws`, K = 96).
 std::optional<std::string>

@@ -38,8 +38,6 @@ StringRef mlir::fp8::stringifyBufferLayout(PlanBuffer::Layout layout) {
   switch (layout) {
   case PlanBuffer::Layout::RowMajor:
     return "row_major";
-  case PlanBuffer::Layout::Transposed:
-    return "transposed";
   case PlanBuffer::Layout::Tcgen05ScaleFactors:
     return "tcgen05_scale_factors";
   }
@@ -210,22 +208,28 @@ public:
     if (failed(status))
       return failure();
     std::optional<Chip> parsed = parseChip(chip.getValue());
-    if (!parsed)
-      return fail("plan.chip", describeUnsupportedChip(chip.getValue()));
+    if (!parsed) {
+      fail("plan.chip", describeUnsupportedChip(chip.getValue()));
+      return failure();
+    }
     plan.chip = *parsed;
     plan.kernelModule = module.getValue().str();
     for (auto [i, entry] : llvm::enumerate(buffers)) {
       std::string at = llvm::formatv("buffers[{0}]", i);
       auto dictionary = dyn_cast<DictionaryAttr>(entry);
-      if (!dictionary)
-        return fail(at, "is not a dictionary");
+      if (!dictionary) {
+        fail(at, "is not a dictionary");
+        return failure();
+      }
       plan.buffers.push_back(buffer(dictionary, at));
     }
     for (auto [i, entry] : llvm::enumerate(launches)) {
       std::string at = llvm::formatv("launches[{0}]", i);
       auto dictionary = dyn_cast<DictionaryAttr>(entry);
-      if (!dictionary)
-        return fail(at, "is not a dictionary");
+      if (!dictionary) {
+        fail(at, "is not a dictionary");
+        return failure();
+      }
       plan.launches.push_back(launch(dictionary, at));
     }
     if (failed(status))
@@ -234,11 +238,12 @@ public:
   }
 
 private:
-  LogicalResult fail(const Twine &at, const Twine &message) {
+  /// Reports the first problem; reading goes on, so that callers need not
+  /// check every value.
+  void fail(const Twine &at, const Twine &message) {
     if (succeeded(status))
       emitError() << "launch plan: " << at << " " << message;
     status = failure();
-    return failure();
   }
 
   template <typename T>
@@ -321,8 +326,7 @@ private:
     buffer.pitch = getOptionalInt(dict, at, "pitch");
     if (dict.get("layout"))
       buffer.layout = getEnum<Layout>(
-          dict, at, "layout",
-          {Layout::RowMajor, Layout::Transposed, Layout::Tcgen05ScaleFactors},
+          dict, at, "layout", {Layout::RowMajor, Layout::Tcgen05ScaleFactors},
           stringifyBufferLayout);
     if (StringAttr name = get<StringAttr>(dict, at, "name", true))
       buffer.name = name.getValue().str();

@@ -96,10 +96,7 @@ public:
   llvm::DenseMap<Value, int64_t> reciprocals;
   /// Scalars read from single-element buffers.
   llvm::DenseMap<Value, int64_t> scalarSources;
-  /// sm_100a: buffers stored with their two dimensions swapped (the K-major
-  /// copy of an operand an MN-major read wants), and scale buffers written
-  /// in the layout of Tcgen05ScaleLayout.
-  llvm::DenseSet<int64_t> kMajorCopies;
+  /// sm_100a: scale buffers written in the layout of Tcgen05ScaleLayout.
   llvm::DenseMap<int64_t, Tcgen05ScaleLayout> tcgen05ScaleBuffers;
   /// How an sm_100a GEMM reads one operand's block scales.
   struct Tcgen05ScaleRead {

@@ -20,15 +20,90 @@ using namespace mlir::fp8;
 
 namespace {
 
-/// The sm_100a GEMM of a scaled matmul: the kernel configuration, the
-/// operands' majorness in the op, the extents, and the rows (of M or N)
-/// sharing one scale.
-struct SM100Gemm {
-  GemmSM100Config config;
-  bool aKMajor = true, bKMajor = true;
+/// A scaled matmul in the GEMMs' terms, C[M, N] = A[M, K] x B[N, K]^T, with
+/// its scale blocks over A and B whatever the operands' storage.
+struct GemmShape {
   int64_t m = 0, n = 0, k = 0;
-  int64_t aRowsPerScale = 1, bRowsPerScale = 1;
+  /// Operands stored K-major in the op (A as [M, K], B as [N, K]).
+  bool aKMajor = true, bKMajor = true;
+  /// Rows (of M or N) and elements of K per scale, clamped to the extents.
+  int64_t aRows = 1, aK = 1, bRows = 1, bK = 1;
+  /// A's block along K as declared (a 1x32 block stays 32 when K is 16).
+  int64_t declaredK = 1;
+  Type scaleElement;
 };
+
+GemmShape describeGemm(ScaledMatmulOp op) {
+  auto lhsType = cast<RankedTensorType>(op.getLhs().getType());
+  auto rhsType = cast<RankedTensorType>(op.getRhs().getType());
+  auto resultType = cast<RankedTensorType>(op.getResult().getType());
+  GemmShape g;
+  g.aKMajor = !op.getTransposeLhs();
+  g.bKMajor = op.getTransposeRhs();
+  g.m = resultType.getDimSize(0);
+  g.n = resultType.getDimSize(1);
+  g.k = lhsType.getDimSize(g.aKMajor ? 1 : 0);
+  SmallVector<int64_t> aBlock =
+      op.getLhsGranularity().getBlockShape(lhsType.getShape());
+  SmallVector<int64_t> bBlock =
+      op.getRhsGranularity().getBlockShape(rhsType.getShape());
+  g.aRows = aBlock[g.aKMajor ? 0 : 1];
+  g.aK = aBlock[g.aKMajor ? 1 : 0];
+  g.bRows = bBlock[g.bKMajor ? 0 : 1];
+  g.bK = bBlock[g.bKMajor ? 1 : 0];
+  // Blocks name the trailing dimensions; K is the last or the one before.
+  ArrayRef<int64_t> declared = op.getLhsGranularity().getBlock();
+  size_t fromEnd = g.aKMajor ? 0 : 1;
+  int64_t declaredK =
+      declared.size() > fromEnd ? declared[declared.size() - 1 - fromEnd] : 1;
+  g.declaredK = declaredK > 0 ? declaredK : g.aK;
+  g.scaleElement =
+      cast<RankedTensorType>(op.getLhsScale().getType()).getElementType();
+  return g;
+}
+
+/// The one classification of a GEMM's scales, for both chips. f32 scales
+/// covering whole matrices or whole rows along K apply in the epilogue.
+/// Scales that change along K (blocks shorter than K, or the block-scale
+/// types e8m0 and e4m3, which the MX and NVFP4 formats define per block
+/// even when a block spans K) apply per block: A per row, B per row or in
+/// square blocks of the same K extent.
+std::optional<GemmScaling> classifyScaling(const GemmShape &g) {
+  bool blockType = isa<Float8E8M0FNUType, Float8E4M3FNType>(g.scaleElement);
+  bool wholeK = g.aK >= g.k && g.bK >= g.k;
+  if (!blockType && wholeK && g.aRows >= g.m && g.bRows >= g.n)
+    return GemmScaling::Tensor;
+  if (!blockType && wholeK && g.aRows == 1 && g.bRows == 1)
+    return GemmScaling::RowCol;
+  if ((blockType || g.aK < g.k) && g.aRows == 1 && g.aK == g.bK &&
+      (g.bRows == 1 || g.bRows == g.bK))
+    return GemmScaling::Block;
+  return std::nullopt;
+}
+
+/// The result and bias of a GEMM: f32/bf16/f16, or FP8 codes (e4m3, e5m2)
+/// with an out scale.
+LogicalResult getGemmResult(ScaledMatmulOp op, WideElement &out,
+                            std::optional<Format> &fp8Out,
+                            std::optional<WideElement> &bias,
+                            std::string &reason) {
+  Type element =
+      cast<RankedTensorType>(op.getResult().getType()).getElementType();
+  if (std::optional<WideElement> wide = getWideElement(element)) {
+    out = *wide;
+  } else {
+    std::optional<Format> format = getFormat(element);
+    if (!format || (*format != Format::E4M3 && *format != Format::E5M2)) {
+      llvm::raw_string_ostream(reason)
+          << "results of type " << element << " are not generated";
+      return failure();
+    }
+    fp8Out = *format;
+  }
+  if (Value b = op.getBias())
+    bias = getWideElement(cast<RankedTensorType>(b.getType()).getElementType());
+  return success();
+}
 
 /// The GEMM parameters after the bias and scales: the out scale (FP8
 /// results) and the amax (zero-filled first), where the op has them.
@@ -43,79 +118,56 @@ void appendResultParams(PlanBuilder &plan, ScaledMatmulOp op,
   }
 }
 
+/// Batched GEMMs (rank > 2) have no kernel yet.
+constexpr StringLiteral kBatchedGemms =
+    "batched scaled GEMMs are not supported yet; unroll the batch";
+
+bool isBatched(ScaledMatmulOp op) {
+  return cast<RankedTensorType>(op.getLhs().getType()).getRank() != 2;
+}
+
 LogicalResult planSM90Gemm(PlanBuilder &plan, ScaledMatmulOp op) {
-  auto lhsType = cast<RankedTensorType>(op.getLhs().getType());
-  auto rhsType = cast<RankedTensorType>(op.getRhs().getType());
-  auto resultType = cast<RankedTensorType>(op.getResult().getType());
-  if (lhsType.getRank() != 2)
-    return op.emitError("fp8 GPU lowering: batched scaled GEMMs are not "
-                        "supported yet; unroll the batch");
-  int64_t m = lhsType.getDimSize(0), k = lhsType.getDimSize(1);
-  int64_t n = rhsType.getDimSize(0);
-
+  if (isBatched(op))
+    return op.emitError() << "fp8 GPU lowering: " << kBatchedGemms;
+  GemmShape g = describeGemm(op);
   GemmSM90Config config;
-  config.aFormat = *getFormat(lhsType.getElementType());
-  config.bFormat = *getFormat(rhsType.getElementType());
-  std::optional<WideElement> out = getWideElement(resultType.getElementType());
-  if (!out) {
-    std::optional<Format> format = getFormat(resultType.getElementType());
-    if (!format || (*format != Format::E4M3 && *format != Format::E5M2))
-      return op.emitError()
-             << "fp8 GPU lowering: results of type "
-             << resultType.getElementType() << " are not generated";
-    config.fp8Out = *format;
-  } else {
-    config.out = *out;
-  }
+  config.aFormat = *getFormat(getElementTypeOrSelf(op.getLhs().getType()));
+  config.bFormat = *getFormat(getElementTypeOrSelf(op.getRhs().getType()));
+  std::string reason;
+  if (failed(getGemmResult(op, config.out, config.fp8Out, config.bias, reason)))
+    return op.emitError() << "fp8 GPU lowering: " << reason;
   config.outAmax = bool(op.getAmax());
-  if (Value bias = op.getBias())
-    config.bias =
-        getWideElement(cast<RankedTensorType>(bias.getType()).getElementType());
   config.promoteInterval = op.getPromoteInterval();
-  if (op.getLhsGlobalScale() || op.getRhsGlobalScale())
-    return op.emitError("fp8 GPU lowering: two-level (NVFP4) scales need "
-                        "sm_100a");
-
-  // Scaling from the granularities (A [M, K], B [N, K] as stored).
-  SmallVector<int64_t> aBlock =
-      op.getLhsGranularity().getBlockShape(lhsType.getShape());
-  SmallVector<int64_t> bBlock =
-      op.getRhsGranularity().getBlockShape(rhsType.getShape());
-  Type scaleElement =
-      cast<RankedTensorType>(op.getLhsScale().getType()).getElementType();
-  bool aTensor = aBlock[0] >= m && aBlock[1] >= k;
-  bool bTensor = bBlock[0] >= n && bBlock[1] >= k;
-  bool aRow = aBlock[0] == 1 && aBlock[1] >= k;
-  bool bRow = bBlock[0] == 1 && bBlock[1] >= k;
-  if (aTensor && bTensor) {
-    config.scaling = GemmScaling::Tensor;
-  } else if (aRow && bRow) {
-    config.scaling = GemmScaling::RowCol;
-  } else if (aBlock[0] == 1 && aBlock[1] < k &&
-             (bBlock[0] == 1 || bBlock[0] == bBlock[1]) &&
-             bBlock[1] == aBlock[1]) {
-    config.scaling = GemmScaling::Block;
-    config.kGroup = aBlock[1];
-    config.bRowsPerScale = bBlock[0];
-    config.e8m0Scales = isa<Float8E8M0FNUType>(scaleElement);
-  } else {
+  // Global (NVFP4) scales come with E2M1 operands, which legality rejects.
+  assert(!op.getLhsGlobalScale() && !op.getRhsGlobalScale());
+  bool e8m0 = isa<Float8E8M0FNUType>(g.scaleElement);
+  std::optional<GemmScaling> scaling = classifyScaling(g);
+  // The promotion of blocks shorter than K is what the sm_90a GEMM applies
+  // block scales by.
+  if (!scaling || (*scaling == GemmScaling::Block && g.aK >= g.k))
     return op.emitError()
            << "fp8 GPU lowering: no sm_90a kernel scales A by "
            << formatGranularity(op.getLhsGranularity()) << " and B by "
-           << formatGranularity(op.getRhsGranularity())
-           << "; supported: both per tensor, both per row along K, or blocks "
-              "along K of 32 or 128 (B per row or in square blocks)";
+           << formatGranularity(op.getRhsGranularity()) << " with "
+           << g.scaleElement
+           << " scales; supported: both per tensor or both per row along K "
+              "(f32), or blocks along K of 32 or 128 shorter than K (f32 or "
+              "e8m0; B per row or in square blocks)";
+  config.scaling = *scaling;
+  if (config.scaling == GemmScaling::Block) {
+    config.kGroup = g.aK;
+    config.bRowsPerScale = g.bRows;
+    config.e8m0Scales = e8m0;
   }
-  if (!scaleElement.isF32() && !config.e8m0Scales)
-    return op.emitError() << "fp8 GPU lowering: " << scaleElement
+  if (!g.scaleElement.isF32() && !config.e8m0Scales)
+    return op.emitError() << "fp8 GPU lowering: " << g.scaleElement
                           << " scales on sm_90a are not supported";
   // Narrow tiles when N is small, and for 32-wide scale blocks: promoting
   // four times per K tile with a scale per column keeps a second accumulator
   // and 32 column scales live, which spills at 128 columns.
   bool narrowBlocks =
       config.scaling == GemmScaling::Block && config.kGroup == 32;
-  config.blockN = n <= 64 || narrowBlocks ? 64 : 128;
-  std::string reason;
+  config.blockN = g.n <= 64 || narrowBlocks ? 64 : 128;
   if (failed(config.verify(reason)))
     return op.emitError() << "fp8 GPU lowering: " << reason;
 
@@ -136,102 +188,56 @@ LogicalResult planSM90Gemm(PlanBuilder &plan, ScaledMatmulOp op) {
   OpBuilder builder = plan.getKernelBuilder();
   LLVM::LLVMFuncOp kernel = buildGemmSM90Kernel(builder, op.getLoc(), config);
   SmallVector<LaunchParam> params{
-      plan.getTensorMap(a, m, k, config.blockM, GemmSM90Config::kBlockK),
-      plan.getTensorMap(b, n, k, config.blockN, GemmSM90Config::kBlockK),
+      plan.getTensorMap(a, g.m, g.k, config.blockM, GemmSM90Config::kBlockK),
+      plan.getTensorMap(b, g.n, g.k, config.blockN, GemmSM90Config::kBlockK),
       BufferParam{c}, BufferParam{sa}, BufferParam{sb}};
   if (Value bias = op.getBias())
     params.push_back(BufferParam{plan.bufferOf(bias)});
   appendResultParams(plan, op, params);
-  params.append({I32Param{m}, I32Param{n}, I32Param{k}});
-  int64_t tiles = ((m + config.blockM - 1) / config.blockM) *
-                  ((n + config.blockN - 1) / config.blockN);
+  params.append({I32Param{g.m}, I32Param{g.n}, I32Param{g.k}});
+  int64_t tiles = llvm::divideCeil(g.m, config.blockM) *
+                  llvm::divideCeil(g.n, config.blockN);
   plan.addKernelLaunch(kernel, {std::min(tiles, plan.getNumSMs()), 1, 1},
                        GemmSM90Config::kThreads, config.getSharedMemoryBytes(),
                        std::move(params), /*persistent=*/true);
   return success();
 }
 
-/// Plans the sm_100a GEMM of `op`; fails with a reason if there is none.
-FailureOr<SM100Gemm> planSM100Gemm(ScaledMatmulOp op, std::string &reason) {
+/// The sm_100a GEMM of a scaled matmul and its shape.
+struct SM100Gemm {
+  GemmSM100Config config;
+  GemmShape shape;
+};
+
+/// Configures the sm_100a GEMM of `op`; fails with a reason if there is
+/// none.
+FailureOr<SM100Gemm> configureSM100Gemm(ScaledMatmulOp op,
+                                        std::string &reason) {
   auto fail = [&](const Twine &why) -> FailureOr<SM100Gemm> {
     reason = why.str();
     return failure();
   };
-  auto lhsType = cast<RankedTensorType>(op.getLhs().getType());
-  auto rhsType = cast<RankedTensorType>(op.getRhs().getType());
-  auto resultType = cast<RankedTensorType>(op.getResult().getType());
-  if (lhsType.getRank() != 2)
-    return fail("batched scaled GEMMs are not supported yet; unroll the "
-                "batch");
+  if (isBatched(op))
+    return fail(kBatchedGemms);
   SM100Gemm gemm;
-  gemm.aKMajor = !op.getTransposeLhs();
-  gemm.bKMajor = op.getTransposeRhs();
-  gemm.m = resultType.getDimSize(0);
-  gemm.n = resultType.getDimSize(1);
-  gemm.k = lhsType.getDimSize(gemm.aKMajor ? 1 : 0);
-  int64_t m = gemm.m, n = gemm.n, k = gemm.k;
+  GemmShape &g = gemm.shape;
+  g = describeGemm(op);
   GemmSM100Config &config = gemm.config;
-  config.aFormat = *getFormat(lhsType.getElementType());
-  config.bFormat = *getFormat(rhsType.getElementType());
-  std::optional<WideElement> out = getWideElement(resultType.getElementType());
-  if (out) {
-    config.out = *out;
-  } else {
-    std::optional<Format> format = getFormat(resultType.getElementType());
-    if (!format || (*format != Format::E4M3 && *format != Format::E5M2)) {
-      std::string type;
-      llvm::raw_string_ostream(type) << resultType.getElementType();
-      return fail("results of type " + type + " are not generated");
-    }
-    config.fp8Out = *format;
-  }
+  config.aFormat = *getFormat(getElementTypeOrSelf(op.getLhs().getType()));
+  config.bFormat = *getFormat(getElementTypeOrSelf(op.getRhs().getType()));
+  if (failed(getGemmResult(op, config.out, config.fp8Out, config.bias, reason)))
+    return failure();
   config.outAmax = bool(op.getAmax());
-  if (Value bias = op.getBias())
-    config.bias =
-        getWideElement(cast<RankedTensorType>(bias.getType()).getElementType());
-  int64_t outBytes = resultType.getElementTypeBitWidth() / 8;
-  config.vectorStores = n * outBytes % 16 == 0;
+  auto resultType = cast<RankedTensorType>(op.getResult().getType());
+  config.vectorStores = g.n * resultType.getElementTypeBitWidth() / 8 % 16 == 0;
 
-  // Scale blocks along M (N) and K of each operand.
-  SmallVector<int64_t> aBlock =
-      op.getLhsGranularity().getBlockShape(lhsType.getShape());
-  SmallVector<int64_t> bBlock =
-      op.getRhsGranularity().getBlockShape(rhsType.getShape());
-  int64_t aRows = aBlock[gemm.aKMajor ? 0 : 1];
-  int64_t aK = aBlock[gemm.aKMajor ? 1 : 0];
-  int64_t bRows = bBlock[gemm.bKMajor ? 0 : 1];
-  int64_t bK = bBlock[gemm.bKMajor ? 1 : 0];
-  gemm.aRowsPerScale = aRows;
-  gemm.bRowsPerScale = bRows;
-  Type scaleElement =
-      cast<RankedTensorType>(op.getLhsScale().getType()).getElementType();
-  bool e8m0 = isa<Float8E8M0FNUType>(scaleElement);
-  bool e4m3 = isa<Float8E4M3FNType>(scaleElement);
-  bool globals = op.getLhsGlobalScale() && op.getRhsGlobalScale();
-  std::string scaleType;
-  llvm::raw_string_ostream(scaleType) << "'" << scaleElement << "'";
-  // The declared block along K (a 1x32 block stays 32 when K is 16).
-  auto declaredK = [](GranularityAttr granularity, bool kLast,
-                      int64_t clamped) {
-    // Blocks name the trailing dimensions; K is the last or the one before.
-    ArrayRef<int64_t> block = granularity.getBlock();
-    size_t fromEnd = kLast ? 0 : 1;
-    int64_t declared =
-        block.size() > fromEnd ? block[block.size() - 1 - fromEnd] : 1;
-    return declared > 0 ? declared : clamped;
-  };
-  bool blockTypes = e8m0 || e4m3;
-  if (!blockTypes && aRows >= m && aK >= k && bRows >= n && bK >= k) {
-    config.scaling = GemmScaling::Tensor;
-  } else if (!blockTypes && aRows == 1 && aK >= k && bRows == 1 && bK >= k) {
-    config.scaling = GemmScaling::RowCol;
-  } else if (blockTypes && aK == bK && aRows == 1 &&
-             (bRows == 1 || bRows == bK)) {
-    config.scaling = GemmScaling::Block;
-    config.scaleBlock = declaredK(op.getLhsGranularity(), gemm.aKMajor, aK);
-    config.e8m0Scales = e8m0;
-    config.globalScales = globals;
-  } else {
+  bool e8m0 = isa<Float8E8M0FNUType>(g.scaleElement);
+  bool e4m3 = isa<Float8E4M3FNType>(g.scaleElement);
+  std::optional<GemmScaling> scaling = classifyScaling(g);
+  // The tensor cores apply block scales of the MX and NVFP4 types only.
+  if (!scaling || (*scaling == GemmScaling::Block && !e8m0 && !e4m3)) {
+    std::string scaleType;
+    llvm::raw_string_ostream(scaleType) << "'" << g.scaleElement << "'";
     return fail("no sm_100a kernel scales A by " +
                 formatGranularity(op.getLhsGranularity()) + " and B by " +
                 formatGranularity(op.getRhsGranularity()) + " with " +
@@ -240,11 +246,17 @@ FailureOr<SM100Gemm> planSM100Gemm(ScaledMatmulOp op, std::string &reason) {
                 "K (f32, in the epilogue), MXFP8 (e8m0 1x32, B 1x32 or "
                 "32x32) and NVFP4 (e4m3 1x16, B 1x16 or 16x16) block scales");
   }
+  config.scaling = *scaling;
+  if (config.scaling == GemmScaling::Block) {
+    config.scaleBlock = g.declaredK;
+    config.e8m0Scales = e8m0;
+    config.globalScales = op.getLhsGlobalScale() && op.getRhsGlobalScale();
+  }
   if ((op.getLhsGlobalScale() || op.getRhsGlobalScale()) &&
       !config.globalScales)
     return fail("global scales need e4m3 block scales (NVFP4) on both "
                 "operands");
-  config.blockN = config.scaling == GemmScaling::Block || n > 64 ? 128 : 64;
+  config.blockN = config.scaling == GemmScaling::Block || g.n > 64 ? 128 : 64;
   if (failed(config.verify(reason)))
     return failure();
   return gemm;
@@ -264,21 +276,13 @@ int64_t getTcgen05Scales(PlanBuilder &plan, Value scale, bool kMajor,
       written->second.kBlocks == layout.kBlocks &&
       written->second.stageKBlocks == layout.stageKBlocks)
     return source;
-  // Strides of (row block, k-block) in the buffer as stored: the type's
-  // [row blocks, k-blocks] (or [k-blocks, row blocks] for an operand that is
-  // MN-major in the op), dimensions swapped in a K-major copy.
+  // Strides of (row block, k-block) in the buffer: the type's [row blocks,
+  // k-blocks], or [k-blocks, row blocks] for an operand that is MN-major in
+  // the op.
   auto type = cast<RankedTensorType>(scale.getType());
-  int64_t d0 = type.getDimSize(0), d1 = type.getDimSize(1);
-  bool swapped = plan.kMajorCopies.contains(source);
-  int64_t rowStride, kStride;
-  if (kMajor != swapped) {
-    // K along the stored inner dimension.
-    rowStride = swapped ? d0 : d1;
-    kStride = 1;
-  } else {
-    rowStride = 1;
-    kStride = swapped ? d0 : d1;
-  }
+  int64_t inner = type.getDimSize(1);
+  int64_t rowStride = kMajor ? inner : 1;
+  int64_t kStride = kMajor ? 1 : inner;
   auto layoutType = RankedTensorType::get(
       {layout.getBytes()}, IntegerType::get(plan.getContext(), 8));
   int64_t staged = plan.addBuffer(PlanBuffer::Kind::Temp, layoutType);
@@ -304,38 +308,23 @@ int64_t getTcgen05Scales(PlanBuilder &plan, Value scale, bool kMajor,
 
 LogicalResult planSM100Gemm(PlanBuilder &plan, ScaledMatmulOp op) {
   std::string reason;
-  FailureOr<SM100Gemm> planned = planSM100Gemm(op, reason);
-  if (failed(planned))
+  FailureOr<SM100Gemm> configured = configureSM100Gemm(op, reason);
+  if (failed(configured))
     return op.emitError() << "fp8 GPU lowering: " << reason;
-  const SM100Gemm &gemm = *planned;
-  const GemmSM100Config &config = gemm.config;
-  int64_t m = gemm.m, n = gemm.n, k = gemm.k;
+  const GemmSM100Config &config = configured->config;
+  const GemmShape &g = configured->shape;
   int64_t a = plan.bufferOf(op.getLhs()), b = plan.bufferOf(op.getRhs());
-  // The kernel reads K-major operands; quantizations store MN-major reads
-  // K-major (kMajorCopies).
-  for (auto [name, kMajor, buffer] :
-       {std::tuple{"A", gemm.aKMajor, a}, std::tuple{"B", gemm.bKMajor, b}})
-    if (kMajor == plan.kMajorCopies.contains(buffer))
-      return op.emitError()
-             << "fp8 GPU lowering: operand " << name
-             << " is stored MN-major; the sm_100a GEMM reads K-major operands "
-                "(MN-major tcgen05 descriptors are not generated): quantize "
-                "it in the graph, which stores it K-major, or pass "
-             << (StringRef(name) == "A" ? "A as [M, K]"
-                                        : "B as [N, K] (transpose_rhs)");
 
   OpBuilder builder = plan.getKernelBuilder();
   LLVM::LLVMFuncOp kernel = buildGemmSM100Kernel(builder, op.getLoc(), config);
 
   int64_t sa, sb;
   if (config.scaling == GemmScaling::Block) {
-    int64_t kBlocks = llvm::divideCeil(k, config.scaleBlock);
-    sa = getTcgen05Scales(plan, op.getLhsScale(), gemm.aKMajor,
-                          {m, kBlocks, config.getStageKBlocks()},
-                          gemm.aRowsPerScale);
-    sb = getTcgen05Scales(plan, op.getRhsScale(), gemm.bKMajor,
-                          {n, kBlocks, config.getStageKBlocks()},
-                          gemm.bRowsPerScale);
+    int64_t kBlocks = llvm::divideCeil(g.k, config.scaleBlock);
+    sa = getTcgen05Scales(plan, op.getLhsScale(), g.aKMajor,
+                          {g.m, kBlocks, config.getStageKBlocks()}, g.aRows);
+    sb = getTcgen05Scales(plan, op.getRhsScale(), g.bKMajor,
+                          {g.n, kBlocks, config.getStageKBlocks()}, g.bRows);
   } else {
     sa = plan.bufferOf(op.getLhsScale());
     sb = plan.bufferOf(op.getRhsScale());
@@ -344,9 +333,9 @@ LogicalResult planSM100Gemm(PlanBuilder &plan, ScaledMatmulOp op) {
       cast<RankedTensorType>(op.getLhs().getType()).getElementTypeBitWidth();
   int64_t c = plan.bufferOf(op.getResult());
   SmallVector<LaunchParam> params{
-      plan.getTensorMap(a, m, k, GemmSM100Config::kBlockM, config.getStageK(),
-                        bits),
-      plan.getTensorMap(b, n, k, config.blockN, config.getStageK(), bits),
+      plan.getTensorMap(a, g.m, g.k, GemmSM100Config::kBlockM,
+                        config.getStageK(), bits),
+      plan.getTensorMap(b, g.n, g.k, config.blockN, config.getStageK(), bits),
       BufferParam{c}, BufferParam{sa}, BufferParam{sb}};
   if (Value bias = op.getBias())
     params.push_back(BufferParam{plan.bufferOf(bias)});
@@ -354,9 +343,9 @@ LogicalResult planSM100Gemm(PlanBuilder &plan, ScaledMatmulOp op) {
     params.append({BufferParam{plan.bufferOf(op.getLhsGlobalScale())},
                    BufferParam{plan.bufferOf(op.getRhsGlobalScale())}});
   appendResultParams(plan, op, params);
-  params.append({I32Param{m}, I32Param{n}, I32Param{k}});
-  int64_t tiles = llvm::divideCeil(m, GemmSM100Config::kBlockM) *
-                  llvm::divideCeil(n, config.blockN);
+  params.append({I32Param{g.m}, I32Param{g.n}, I32Param{g.k}});
+  int64_t tiles = llvm::divideCeil(g.m, GemmSM100Config::kBlockM) *
+                  llvm::divideCeil(g.n, config.blockN);
   plan.addKernelLaunch(kernel, {std::min(tiles, plan.getNumSMs()), 1, 1},
                        GemmSM100Config::kThreads, config.getSharedMemoryBytes(),
                        std::move(params), /*persistent=*/true);
@@ -377,14 +366,15 @@ LogicalResult mlir::fp8::planScaledMatmul(PlanBuilder &plan,
 void mlir::fp8::collectTcgen05ScaleReads(PlanBuilder &plan) {
   plan.getFunction().walk([&](ScaledMatmulOp op) {
     std::string reason;
-    FailureOr<SM100Gemm> gemm = planSM100Gemm(op, reason);
+    FailureOr<SM100Gemm> gemm = configureSM100Gemm(op, reason);
     if (failed(gemm) || gemm->config.scaling != GemmScaling::Block)
       return;
-    int64_t kBlocks = llvm::divideCeil(gemm->k, gemm->config.scaleBlock);
+    const GemmShape &g = gemm->shape;
+    int64_t kBlocks = llvm::divideCeil(g.k, gemm->config.scaleBlock);
     int64_t stageKBlocks = gemm->config.getStageKBlocks();
     plan.tcgen05ScaleReads[op.getLhsScale()].push_back(
-        {{gemm->m, kBlocks, stageKBlocks}, gemm->aRowsPerScale, gemm->aKMajor});
+        {{g.m, kBlocks, stageKBlocks}, g.aRows, g.aKMajor});
     plan.tcgen05ScaleReads[op.getRhsScale()].push_back(
-        {{gemm->n, kBlocks, stageKBlocks}, gemm->bRowsPerScale, gemm->bKMajor});
+        {{g.n, kBlocks, stageKBlocks}, g.bRows, g.bKMajor});
   });
 }

@@ -69,29 +69,6 @@ bool isTransposeInvariant(Value value) {
                         [](int64_t d) { return d != 1; }) <= 1;
 }
 
-/// Whether `data` and its `scale` are read only as an MN-major operand of
-/// scaled matmuls (A with transpose_lhs, B without transpose_rhs), with that
-/// operand's scales.
-bool readOnlyMNMajor(Value data, Value scale) {
-  if (data.use_empty())
-    return false;
-  SmallVector<Operation *> readers;
-  for (OpOperand &use : data.getUses()) {
-    auto matmul = dyn_cast<ScaledMatmulOp>(use.getOwner());
-    if (!matmul)
-      return false;
-    bool lhs = &use == &matmul.getLhsMutable();
-    if (lhs ? !matmul.getTransposeLhs() || matmul.getLhsScale() != scale
-            : matmul.getRhs() != data || matmul.getTransposeRhs() ||
-                  matmul.getRhsScale() != scale)
-      return false;
-    readers.push_back(matmul);
-  }
-  return llvm::all_of(scale.getUsers(), [&](Operation *user) {
-    return llvm::is_contained(readers, user);
-  });
-}
-
 /// Gives the results of the transposes reading `value` one buffer, marks
 /// them folded into the quantization writing it, and returns the buffer.
 int64_t foldTransposesOf(PlanBuilder &plan, Value value) {
@@ -316,7 +293,7 @@ LogicalResult mlir::fp8::planDynamicQuantize(PlanBuilder &plan,
   }
 
   // A copy read only through transposes is stored transposed: the K-major
-  // operand of a Hopper GEMM, written by the quantization (cast+transpose).
+  // operand of a GEMM, written by the quantization (cast+transpose).
   auto quantizeCopy = [&](GranularityAttr granularity, Value data, Value scale,
                           bool transposed) -> LogicalResult {
     QuantizeLaunch q;
@@ -336,17 +313,6 @@ LogicalResult mlir::fp8::planDynamicQuantize(PlanBuilder &plan,
       q.data = foldTransposesOf(plan, data);
       q.scale = isTransposeInvariant(scale) ? plan.bufferOf(scale)
                                             : foldTransposesOf(plan, scale);
-    } else if (!transposed && plan.getChip() == Chip::SM100a &&
-               readOnlyMNMajor(data, scale)) {
-      // The sm_100a GEMM reads K-major operands: store the copy transposed
-      // (its buffer keeps the value's type, dimensions swapped).
-      transposed = true;
-      q.data = plan.bufferOf(data);
-      q.scale = plan.bufferOf(scale);
-      for (int64_t buffer : {q.data, q.scale}) {
-        plan.kMajorCopies.insert(buffer);
-        plan.getBuffer(buffer).layout = PlanBuffer::Layout::Transposed;
-      }
     } else {
       q.data = plan.bufferOf(data);
       q.scale = plan.bufferOf(scale);

@@ -68,10 +68,10 @@ func.func @nvfp4_32(%qa: tensor<256x512xf4E2M1FN>, %sa: tensor<256x16xf8E4M3FN>,
 
 // -----
 
-// An MN-major B that the graph does not quantize (a function argument): the
-// kernel reads K-major operands only.
+// An MN-major B: the kernel reads K-major operands only, and the lowering
+// makes no copy of its own (fp8-legalize-layout decides layouts).
 func.func @mn_major_argument(%a: tensor<256x512xf8E4M3FN>, %b: tensor<512x384xf8E4M3FN>, %sa: tensor<1x1xf32>, %sb: tensor<1x1xf32>) -> tensor<256x384xbf16> {
-  // expected-error @below {{fp8 GPU lowering: operand B is stored MN-major; the sm_100a GEMM reads K-major operands (MN-major tcgen05 descriptors are not generated): quantize it in the graph, which stores it K-major, or pass B as [N, K] (transpose_rhs)}}
+  // expected-error @below {{operand B is stored [K = 512, N = 384] (N-major), but the sm_100a GEMM reads f8E4M3FN operands K-major only (tcgen05.mma could read them MN-major through the instruction descriptor's transpose bits, which are not generated); run fp8-legalize-layout=chip=sm_100a first}}
   %c = fp8.scaled_matmul %a, %b scales(%sa, %sb) by(<tensor>, <tensor>) : tensor<256x512xf8E4M3FN>, tensor<512x384xf8E4M3FN>, tensor<1x1xf32>, tensor<1x1xf32> -> tensor<256x384xbf16>
   return %c : tensor<256x384xbf16>
 }

@@ -58,9 +58,6 @@ struct PlanBuffer {
   enum class Layout {
     /// Row-major, `type`'s shape (rows padded to `pitch` if set).
     RowMajor,
-    /// A matrix stored with its two dimensions swapped (the K-major copy of
-    /// an operand an sm_100a GEMM reads MN-major).
-    Transposed,
     /// sm_100a block scales in the layout of Tcgen05ScaleLayout
     /// (fp8/Target/ScaleFactorLayout.h): `bytes` of i8 or scale codes.
     Tcgen05ScaleFactors,

@@ -190,19 +190,26 @@ std::optional<std::string> majornessProblem(ScaledMatmulOp op,
                                             const Operand &operand, Chip chip) {
   if (operand.kMajor)
     return std::nullopt;
-  int64_t bits = bitsOf(operand.format);
-  bool alignedRows =
-      !ShapedType::isDynamic(operand.other) && operand.other * bits % 128 == 0;
-  if (allowsMNMajor(chip, operand.format) && alignedRows)
-    return std::nullopt;
-  if (allowsMNMajor(chip, operand.format))
+  Type element = getFormatType(op.getContext(), operand.format);
+  if (kernelsReadMNMajor(chip, operand.format)) {
+    int64_t bits = bitsOf(operand.format);
+    if (!ShapedType::isDynamic(operand.other) &&
+        operand.other * bits % 128 == 0)
+      return std::nullopt;
     return llvm::formatv("its {0}-major rows of {1} elements are not "
                          "16-byte multiples for TMA",
                          operand.otherDim, formatExtent(operand.other))
         .str();
+  }
+  if (tensorCoresReadMNMajor(chip, operand.format))
+    return llvm::formatv("the {0} GEMM reads {1} operands K-major only ({2} "
+                         "could read them MN-major through the instruction "
+                         "descriptor's transpose bits, which are not "
+                         "generated)",
+                         getChipName(chip), element, getMmaName(chip))
+        .str();
   return llvm::formatv("{0} {1} reads {2} operands K-major only",
-                       getChipName(chip), getMmaName(chip),
-                       getFormatType(op.getContext(), operand.format))
+                       getChipName(chip), getMmaName(chip), element)
       .str();
 }
 

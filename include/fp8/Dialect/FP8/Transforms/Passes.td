@@ -272,22 +272,23 @@ def FP8DecomposeAggregates : Pass<"fp8-decompose-aggregates"> {
 def FP8LegalizeLayout : Pass<"fp8-legalize-layout"> {
   let summary = "Check scaled GEMMs against a chip's tensor cores; fix operand majorness";
   let description = [{
-    Checks every `fp8.scaled_matmul` against what the tensor cores of `chip`
-    read (docs/nvidia-isa.md), so that a layout problem is a diagnostic here
-    and never a slow path or an abort in a lowering:
+    Checks every `fp8.scaled_matmul` against what the GEMM kernels that
+    fp8-mlir generates for `chip` read (`kernelsReadMNMajor` and the facts
+    beside it in fp8/Target/Chip.h; docs/nvidia-isa.md), so that a layout
+    problem is a diagnostic or a visible copy here, and never a slow path,
+    a silent copy or an abort in a lowering:
 
     | constraint | sm_90a (wgmma) | sm_100a (tcgen05.mma) | when violated |
     |---|---|---|---|
     | element formats | E4M3, E5M2 | E4M3, E5M2, E2M1 (and E2M3, E3M2) | error |
-    | operand majorness | A and B K-major | 8-bit operands K- or MN-major; E2M1 K-major | transposed copy (or error) |
+    | operand majorness | A and B K-major | A and B K-major (the tensor cores could read 8-bit operands MN-major through the descriptor's transpose bits, which the kernel does not set) | transposed copy (or error) |
     | K-major rows (TMA) | K x element size a multiple of 16 bytes | same | error: pad K |
-    | MN-major rows (TMA) | - | M or N x element size a multiple of 16 bytes | transposed copy (or error) |
     | result rows (TMA store) | N x result size a multiple of 16 bytes | same | error: pad N |
     | scale blocks along K | multiples of 32 elements, or all of K | 32 (f32, E8M0), 16 (E4M3 scales of E2M1) | error |
 
     For `C = A x B`, A is K-major when stored `[M, K]` and B when stored
     `[N, K]` (`transpose_rhs`). A `linalg.matmul` by a weight stored
-    `[K, N]` therefore needs, on sm_90a, a transposed copy of B: the pass
+    `[K, N]` therefore needs, on either chip, a transposed copy of B: the pass
     inserts `linalg.transpose` of the quantized codes and of their scales
     (exact: a block of the transpose is the transposed block), transposes
     the granularity and flips `transpose_rhs`. A quantize kernel can write
@@ -296,9 +297,8 @@ def FP8LegalizeLayout : Pass<"fp8-legalize-layout"> {
     operand. With `allow-copies=false` the pass reports instead of copying.
 
     Dynamic K or N cannot be checked here: the pass warns that the launch
-    must check them. Every decision is a remark (category
-    `fp8-legalize-layout`): an operand read MN-major through the transpose
-    bit (passed) or copied (missed).
+    must check them. Every copy is a remark (category
+    `fp8-legalize-layout`, missed) that says why it was needed.
   }];
   let options = [
     Option<"chip", "chip", "std::string", /*default=*/"\"sm_90a\"",

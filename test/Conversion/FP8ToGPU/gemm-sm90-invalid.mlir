@@ -1,0 +1,51 @@
+// Scaled GEMMs without an sm_90a kernel are diagnosed at the op, saying what
+// the kernels support.
+// RUN: fp8-opt %s -split-input-file -verify-diagnostics --convert-fp8-to-gpu=chip=sm_90a -o /dev/null
+
+// DeepSeek blocks that span all of K: the kernel applies block scales by
+// promoting the partial sums of blocks shorter than K.
+func.func @deepseek_one_block(%a: tensor<256x128xf8E4M3FN>, %b: tensor<384x128xf8E4M3FN>, %sa: tensor<256x1xf32>, %sb: tensor<3x1xf32>) -> tensor<256x384xbf16> {
+  // expected-error @below {{fp8 GPU lowering: no sm_90a kernel scales A by <1x128> and B by <128x128> with 'f32' scales; supported: both per tensor or both per row along K (f32), or blocks along K of 32 or 128 shorter than K (f32 or e8m0; B per row or in square blocks)}}
+  %c = fp8.scaled_matmul %a, %b scales(%sa, %sb) by(<1x128>, <128x128>) transpose_rhs : tensor<256x128xf8E4M3FN>, tensor<384x128xf8E4M3FN>, tensor<256x1xf32>, tensor<3x1xf32> -> tensor<256x384xbf16>
+  return %c : tensor<256x384xbf16>
+}
+
+// -----
+
+// An MX block spanning K = 32: e8m0 scales are block scales, which the
+// kernel applies to blocks shorter than K only.
+func.func @mx_one_block(%a: tensor<256x32xf8E4M3FN>, %b: tensor<384x32xf8E4M3FN>, %sa: tensor<256x1xf8E8M0FNU>, %sb: tensor<384x1xf8E8M0FNU>) -> tensor<256x384xbf16> {
+  // expected-error @below {{no sm_90a kernel scales A by <1x32> and B by <1x32> with 'f8E8M0FNU' scales}}
+  %c = fp8.scaled_matmul %a, %b scales(%sa, %sb) by(<1x32>, <1x32>) transpose_rhs : tensor<256x32xf8E4M3FN>, tensor<384x32xf8E4M3FN>, tensor<256x1xf8E8M0FNU>, tensor<384x1xf8E8M0FNU> -> tensor<256x384xbf16>
+  return %c : tensor<256x384xbf16>
+}
+
+// -----
+
+// Per-tensor scales on one operand, row-wise on the other.
+func.func @mixed(%a: tensor<256x512xf8E4M3FN>, %b: tensor<384x512xf8E4M3FN>, %sa: tensor<1x1xf32>, %sb: tensor<384x1xf32>) -> tensor<256x384xbf16> {
+  // expected-error @below {{no sm_90a kernel scales A by <tensor> and B by <1x*> with 'f32' scales}}
+  %c = fp8.scaled_matmul %a, %b scales(%sa, %sb) by(<tensor>, <1x*>) transpose_rhs : tensor<256x512xf8E4M3FN>, tensor<384x512xf8E4M3FN>, tensor<1x1xf32>, tensor<384x1xf32> -> tensor<256x384xbf16>
+  return %c : tensor<256x384xbf16>
+}
+
+// -----
+
+// Block scales along K every 64 elements: the kernel promotes 32 or 128.
+func.func @blocks_64(%a: tensor<256x512xf8E4M3FN>, %b: tensor<384x512xf8E4M3FN>, %sa: tensor<256x8xf32>, %sb: tensor<384x8xf32>) -> tensor<256x384xbf16> {
+  // expected-error @below {{fp8 GPU lowering: block scales along K every 64 elements; the sm_90a GEMM applies blocks of 32 or 128}}
+  %c = fp8.scaled_matmul %a, %b scales(%sa, %sb) by(<1x64>, <1x64>) transpose_rhs : tensor<256x512xf8E4M3FN>, tensor<384x512xf8E4M3FN>, tensor<256x8xf32>, tensor<384x8xf32> -> tensor<256x384xbf16>
+  return %c : tensor<256x384xbf16>
+}
+
+// -----
+
+// Reciprocal scales fold into per-tensor GEMMs only: here A's single row
+// scale is 1 / s, but B is scaled per row.
+func.func @reciprocal_rows(%a: tensor<1x512xf8E4M3FN>, %b: tensor<384x512xf8E4M3FN>, %sa: tensor<1x1xf32>, %sb: tensor<384x1xf32>) -> tensor<1x384xbf16> {
+  %one = arith.constant dense<1.0> : tensor<1x1xf32>
+  %inv = arith.divf %one, %sa : tensor<1x1xf32>
+  // expected-error @below {{fp8 GPU lowering: reciprocal scales are folded into per-tensor GEMMs only}}
+  %c = fp8.scaled_matmul %a, %b scales(%inv, %sb) by(<1x*>, <1x*>) transpose_rhs : tensor<1x512xf8E4M3FN>, tensor<384x512xf8E4M3FN>, tensor<1x1xf32>, tensor<384x1xf32> -> tensor<1x384xbf16>
+  return %c : tensor<1x384xbf16>
+}
