@@ -13,9 +13,9 @@ says whether two snapshots agree:
     and constant files by their buffer's new name.
 
 The corpus: every GEMM variant of bench/gpu/compile.py on its check shapes
-and two benchmark shapes, for sm_90a and sm_100a; the bf16 programs of the
-lit suite under every recipe; the example models under every recipe; and
-every fp8-gpu-pipeline input in test/Conversion/FP8ToGPU. Each case is
+and two benchmark shapes; the bf16 programs of the lit suite, the example
+models and the graphs of the graph-pass tests, under every recipe; and every
+fp8-gpu-pipeline input of test/Conversion/FP8ToGPU and test/runtime. Each case is
 compiled for both chips; a case that fails must keep failing with the same
 diagnostic.
 
@@ -59,7 +59,19 @@ def corpus():
         for recipe in RECIPES:
             cases.append(("%s/%s" % (rel, recipe), path,
                           ["--fp8-autocast=recipe=%s" % recipe]))
-    for path in sorted(glob.glob(os.path.join(ROOT, "test", "Conversion", "FP8ToGPU", "*.mlir"))):
+    # Graphs of the graph-pass tests, as they are and under every recipe.
+    for name in ("autocast.mlir", "autocast-backward.mlir", "autocast-constant-weights.mlir",
+                 "fuse-dynamic-quantize.mlir", "propagate-scales.mlir",
+                 "quantize-constants.mlir"):
+        path = os.path.join(ROOT, "test", "Dialect", "FP8", "Transforms", name)
+        rel = os.path.relpath(path, ROOT)
+        cases.append((rel, path, []))
+        for recipe in RECIPES:
+            cases.append(("%s/%s" % (rel, recipe), path, ["--fp8-autocast=recipe=%s" % recipe]))
+    inputs = sorted(glob.glob(os.path.join(ROOT, "test", "Conversion", "FP8ToGPU", "*.mlir")))
+    inputs += sorted(glob.glob(os.path.join(ROOT, "test", "runtime", "*.mlir")))
+    inputs.append(os.path.join(ROOT, "test", "runtime", "Inputs", "gemm.mlir"))
+    for path in inputs:
         with open(path) as f:
             text = f.read()
         if "--fp8-gpu-pipeline" in text and "-split-input-file" not in text:

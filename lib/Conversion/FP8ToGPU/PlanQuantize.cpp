@@ -329,8 +329,9 @@ LogicalResult mlir::fp8::planDynamicQuantize(PlanBuilder &plan,
     if (plan.getChip() == Chip::SM100a) {
       SmallVector<int64_t> block =
           granularity.getBlockShape(inputType.getShape());
-      bool viaTransposes = !scale.use_empty() && plan.foldedTransposes.contains(
-                                                     *scale.getUsers().begin());
+      // Through transposes the quantization stores (cast+transpose) or that
+      // keep the bytes in place (scales with one extent above 1).
+      bool viaTransposes = readOnlyTransposed(scale);
       if (auto direct = getDirectTcgen05Scales(plan, scale, viaTransposes,
                                                block[0], block[1])) {
         q.tcgen05Scales = direct->first;
