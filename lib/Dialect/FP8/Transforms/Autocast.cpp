@@ -293,16 +293,6 @@ Quantized quantizeStatic(OpBuilder &b, Location loc, Value value,
   return {data, one, Value()};
 }
 
-/// The single element of `tensor` in a single-element tensor of `type`.
-Value reshapeSingle(OpBuilder &b, Location loc, Value tensor,
-                    RankedTensorType type) {
-  int64_t rank = cast<RankedTensorType>(tensor.getType()).getRank();
-  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
-  Value element =
-      tensor::ExtractOp::create(b, loc, tensor, SmallVector<Value>(rank, zero));
-  return tensor::FromElementsOp::create(b, loc, type, element);
-}
-
 Quantized FP8AutocastPass::quantizeDelayed(OpBuilder &b, Location loc,
                                            Value value, const OperandPlan &plan,
                                            StringRef stateName) {
@@ -374,10 +364,7 @@ Quantized FP8AutocastPass::quantizeDelayed(OpBuilder &b, Location loc,
 Value FP8AutocastPass::randomBits(OpBuilder &b, Location loc, Value like) {
   auto type = cast<RankedTensorType>(like.getType());
   Type i32 = b.getI32Type();
-  SmallVector<Value> dynamicSizes;
-  for (auto [i, size] : llvm::enumerate(type.getShape()))
-    if (ShapedType::isDynamic(size))
-      dynamicSizes.push_back(tensor::DimOp::create(b, loc, like, i));
+  SmallVector<Value> dynamicSizes = getDynamicSizes(b, loc, like);
   uint32_t stream = static_cast<uint32_t>(seed) * 0x9E3779B9u +
                     static_cast<uint32_t>(seed >> 32) + randomStreams++;
   auto generate = tensor::GenerateOp::create(

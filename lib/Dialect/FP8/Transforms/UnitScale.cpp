@@ -183,11 +183,8 @@ struct Factor {
 /// element types.
 Value scaleTensor(OpBuilder &b, Location loc, Value value, Value factor) {
   auto type = cast<RankedTensorType>(value.getType());
-  SmallVector<Value> dynamicSizes;
-  for (auto [i, size] : llvm::enumerate(type.getShape()))
-    if (ShapedType::isDynamic(size))
-      dynamicSizes.push_back(tensor::DimOp::create(b, loc, value, i));
-  Value init = tensor::EmptyOp::create(b, loc, type, dynamicSizes);
+  Value init =
+      tensor::EmptyOp::create(b, loc, type, getDynamicSizes(b, loc, value));
   AffineMap identity =
       AffineMap::getMultiDimIdentityMap(type.getRank(), b.getContext());
   auto generic = linalg::GenericOp::create(
