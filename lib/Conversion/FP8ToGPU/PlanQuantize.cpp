@@ -179,7 +179,7 @@ LogicalResult addQuantizeLaunches(PlanBuilder &plan, QuantizeLaunch q) {
   // never read: TMA fills reads past the extent with zeros). E2M1 codes are
   // packed, 32 to 16 bytes.
   const FormatInfo &info = getFormatInfo(config.format);
-  int64_t perRow16 = 128 / (1 + info.exponentBits + info.mantissaBits);
+  int64_t perRow16 = 128 / info.getBitWidth();
   int64_t rowLength = q.transposed ? rows : cols;
   int64_t pitch = rowLength;
   PlanBuffer &data = plan.getBuffer(q.data);

@@ -8,6 +8,7 @@
 #include "fp8/Conversion/Passes.h"
 #include "fp8/Dialect/FP8/IR/FP8Ops.h"
 #include "fp8/Dialect/FP8/IR/FormatInfo.h"
+#include "fp8/Dialect/FP8/Transforms/GraphUtils.h"
 #include "fp8/Dialect/FP8/Utils/ScaleRules.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -117,21 +118,6 @@ Value toF32(OpBuilder &b, Location loc, Value scalar) {
   return arith::ExtFOp::create(b, loc, b.getF32Type(), scalar);
 }
 
-/// The value of a single-element tensor.
-Value extractSingle(OpBuilder &b, Location loc, Value tensor) {
-  int64_t rank = cast<RankedTensorType>(tensor.getType()).getRank();
-  SmallVector<Value> zeros(rank, arith::ConstantIndexOp::create(b, loc, 0));
-  return tensor::ExtractOp::create(b, loc, tensor, zeros);
-}
-
-/// A single-element tensor of `type` holding the single element of `tensor`.
-Value reshapeSingle(OpBuilder &b, Location loc, Value tensor, Type type) {
-  if (tensor.getType() == type)
-    return tensor;
-  return tensor::FromElementsOp::create(b, loc, type,
-                                        extractSingle(b, loc, tensor));
-}
-
 /// Replaces `op` with `values`, casting each to the declared result type
 /// where the lowering computed a more (or less) static shape.
 void replaceWithCasts(PatternRewriter &rewriter, Operation *op,
@@ -148,27 +134,6 @@ void replaceWithCasts(PatternRewriter &rewriter, Operation *op,
 
 RankedTensorType allOnesType(int64_t rank, Type elementType) {
   return RankedTensorType::get(SmallVector<int64_t>(rank, 1), elementType);
-}
-
-SmallVector<int64_t> transposeLastTwo(ArrayRef<int64_t> shape) {
-  SmallVector<int64_t> result(shape);
-  std::swap(result[result.size() - 1], result[result.size() - 2]);
-  return result;
-}
-
-Value transposeLastTwoDims(OpBuilder &b, Location loc, Value tensor) {
-  auto type = cast<RankedTensorType>(tensor.getType());
-  int64_t rank = type.getRank();
-  SmallVector<int64_t> permutation = llvm::to_vector(llvm::seq<int64_t>(rank));
-  std::swap(permutation[rank - 1], permutation[rank - 2]);
-  Value init =
-      createEmpty(b, loc, transposeLastTwo(type.getShape()),
-                  type.getElementType(), [&](int64_t i) {
-                    return tensor::DimOp::create(b, loc, tensor, permutation[i])
-                        .getResult();
-                  });
-  return linalg::TransposeOp::create(b, loc, tensor, init, permutation)
-      .getResult()[0];
 }
 
 //===----------------------------------------------------------------------===//
@@ -420,13 +385,13 @@ struct DynamicQuantizeLowering : OpRewritePattern<DynamicQuantizeOp> {
       auto untransposed = colType;
       if (op.getTransposed())
         untransposed = RankedTensorType::get(
-            transposeLastTwo(colType.getShape()), colType.getElementType());
+            getTransposedShape(colType.getShape()), colType.getElementType());
       auto [colData, colScale] =
           quantizeCopy(rewriter, op, colGranularity, untransposed, scaleElement,
                        globalEncode);
       if (op.getTransposed()) {
-        colData = transposeLastTwoDims(rewriter, loc, colData);
-        colScale = transposeLastTwoDims(rewriter, loc, colScale);
+        colData = transposeLastTwo(rewriter, loc, colData);
+        colScale = transposeLastTwo(rewriter, loc, colScale);
       }
       results.push_back(colData);
       results.push_back(colScale);
@@ -553,7 +518,8 @@ struct ScaledMatmulLowering : OpRewritePattern<ScaledMatmulOp> {
       Value all =
           AmaxOp::create(rewriter, loc, allOnesType(rank, f32), acc,
                          GranularityAttr::getTensor(ctx), NanPolicy::Ignore);
-      results.push_back(reshapeSingle(rewriter, loc, all, amax.getType()));
+      results.push_back(reshapeSingle(rewriter, loc, all,
+                                      cast<RankedTensorType>(amax.getType())));
     }
     replaceWithCasts(rewriter, op, results);
     return success();

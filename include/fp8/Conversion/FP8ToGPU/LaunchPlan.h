@@ -20,6 +20,7 @@
 #ifndef FP8_CONVERSION_FP8TOGPU_LAUNCHPLAN_H
 #define FP8_CONVERSION_FP8TOGPU_LAUNCHPLAN_H
 
+#include "fp8/Dialect/FP8/IR/FP8Dialect.h"
 #include "fp8/Target/Chip.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
@@ -37,8 +38,10 @@
 
 namespace mlir::fp8 {
 
-/// The module attribute holding the plans: function name -> plan.
-constexpr llvm::StringLiteral kPlansAttr = "fp8.plans";
+/// The module attribute holding the plans: function name -> plan (declared
+/// by the fp8 dialect).
+constexpr llvm::StringLiteral kPlansAttr =
+    FP8Dialect::PlansAttrHelper::getNameStr();
 
 /// Device memory of a plan. Buffer `id` is its index in `LaunchPlan::buffers`.
 struct PlanBuffer {

@@ -149,8 +149,7 @@ GranularityAttr GranularityAttr::getTransposed(int64_t rank) const {
   SmallVector<int64_t> block(getBlock().size() < 2 ? 2 - getBlock().size() : 0,
                              1);
   llvm::append_range(block, getBlock());
-  std::swap(block[block.size() - 1], block[block.size() - 2]);
-  return get(getContext(), block);
+  return get(getContext(), getTransposedShape(block));
 }
 
 //===----------------------------------------------------------------------===//

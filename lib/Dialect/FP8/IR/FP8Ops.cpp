@@ -346,13 +346,6 @@ LogicalResult DequantizeOp::verify() {
 // DynamicQuantizeOp
 //===----------------------------------------------------------------------===//
 
-/// Swaps the last two dimensions of `shape`.
-static SmallVector<int64_t> transposeLastTwo(ArrayRef<int64_t> shape) {
-  SmallVector<int64_t> result(shape);
-  std::swap(result[result.size() - 1], result[result.size() - 2]);
-  return result;
-}
-
 LogicalResult DynamicQuantizeOp::verify() {
   if (failed(verifyRequiredGroups(*this, {"input"}, {"data", "scale"})))
     return failure();
@@ -422,8 +415,8 @@ LogicalResult DynamicQuantizeOp::verify() {
   if (getTransposed()) {
     if (shape.size() < 2)
       return emitOpError() << "a transposed copy needs an input of rank >= 2";
-    colShape = transposeLastTwo(colShape);
-    colScaleShape = transposeLastTwo(colScaleShape);
+    colShape = getTransposedShape(colShape);
+    colScaleShape = getTransposedShape(colScaleShape);
   }
   if (failed(verifyCompatibleShape(colShape, colDataType.getShape())))
     return emitOpError() << "column-wise data shape "

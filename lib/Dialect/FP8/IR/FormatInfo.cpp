@@ -86,6 +86,13 @@ SmallVector<int64_t> mlir::fp8::getScaleShape(ArrayRef<int64_t> shape,
   return result;
 }
 
+SmallVector<int64_t> mlir::fp8::getTransposedShape(ArrayRef<int64_t> shape) {
+  assert(shape.size() >= 2 && "a transpose needs two dimensions");
+  SmallVector<int64_t> result(shape);
+  std::swap(result[result.size() - 1], result[result.size() - 2]);
+  return result;
+}
+
 std::string mlir::fp8::formatShape(ArrayRef<int64_t> shape) {
   std::string str;
   llvm::raw_string_ostream os(str);

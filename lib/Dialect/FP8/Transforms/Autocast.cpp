@@ -33,10 +33,6 @@ using namespace mlir::fp8;
 namespace {
 
 constexpr StringLiteral kCategory = "fp8-autocast";
-constexpr StringLiteral kRoleAttr = "fp8.role";
-constexpr StringLiteral kGradOperandAttr = "fp8.grad_operand";
-constexpr StringLiteral kNameAttr = "fp8.name";
-constexpr StringLiteral kAutocastAttr = "fp8.autocast";
 
 //===----------------------------------------------------------------------===//
 // Recognizing contractions
@@ -158,6 +154,8 @@ private:
   Value randomBits(OpBuilder &b, Location loc, Value like);
 
   RecipeOptions options;
+  /// Declares the discardable attributes that mark contractions.
+  FP8Dialect *dialect = nullptr;
   /// Compiled `exclude` patterns (shared: passes are copied when cloned).
   std::vector<std::shared_ptr<llvm::Regex>> excludes;
   SymbolTable *symbols = nullptr;
@@ -268,7 +266,7 @@ LogicalResult FP8AutocastPass::parseOptions() {
 
 bool FP8AutocastPass::isExcluded(Operation *op, StringRef function) const {
   SmallVector<StringRef> names{function};
-  if (auto name = op->getAttrOfType<StringAttr>(kNameAttr))
+  if (StringAttr name = dialect->getNameAttrHelper().getAttr(op))
     names.push_back(name.getValue());
   if (auto loc = dyn_cast<NameLoc>(op->getLoc()))
     names.push_back(loc.getName().getValue());
@@ -291,16 +289,6 @@ Quantized quantizeStatic(OpBuilder &b, Location loc, Value value,
   Value data = QuantizeOp::create(b, loc, type.clone(narrow), value, one,
                                   GranularityAttr::getTensor(b.getContext()));
   return {data, one, Value()};
-}
-
-/// The single element of `tensor` in a single-element tensor of `type`.
-Value reshapeSingle(OpBuilder &b, Location loc, Value tensor,
-                    RankedTensorType type) {
-  int64_t rank = cast<RankedTensorType>(tensor.getType()).getRank();
-  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
-  Value element =
-      tensor::ExtractOp::create(b, loc, tensor, SmallVector<Value>(rank, zero));
-  return tensor::FromElementsOp::create(b, loc, type, element);
 }
 
 Quantized FP8AutocastPass::quantizeDelayed(OpBuilder &b, Location loc,
@@ -374,10 +362,7 @@ Quantized FP8AutocastPass::quantizeDelayed(OpBuilder &b, Location loc,
 Value FP8AutocastPass::randomBits(OpBuilder &b, Location loc, Value like) {
   auto type = cast<RankedTensorType>(like.getType());
   Type i32 = b.getI32Type();
-  SmallVector<Value> dynamicSizes;
-  for (auto [i, size] : llvm::enumerate(type.getShape()))
-    if (ShapedType::isDynamic(size))
-      dynamicSizes.push_back(tensor::DimOp::create(b, loc, like, i));
+  SmallVector<Value> dynamicSizes = getDynamicSizes(b, loc, like);
   uint32_t stream = static_cast<uint32_t>(seed) * 0x9E3779B9u +
                     static_cast<uint32_t>(seed >> 32) + randomStreams++;
   auto generate = tensor::GenerateOp::create(
@@ -497,18 +482,18 @@ void FP8AutocastPass::convert(Contraction &c, StringRef function,
   Operation *op = c.op;
   Location loc = op->getLoc();
   GemmRole role = GemmRole::FProp;
-  if (auto attr = op->getAttrOfType<GemmRoleAttr>(kRoleAttr))
+  if (GemmRoleAttr attr = dialect->getRoleAttrHelper().getAttr(op))
     role = attr.getValue();
   unsigned gradientOperand = 0;
-  if (auto attr = op->getAttrOfType<IntegerAttr>(kGradOperandAttr))
-    gradientOperand = attr.getInt() == 1 ? 1 : 0;
+  if (IntegerAttr attr = dialect->getGradOperandAttrHelper().getAttr(op))
+    gradientOperand = attr.getInt();
   GemmPlan plan = planGemm(ctx, options, role, gradientOperand, c.transposeLhs,
                            c.transposeRhs);
 
   OpBuilder b(op);
   std::string stateName =
       llvm::formatv("__fp8_state_{0}_{1}", function, ordinal).str();
-  if (auto name = op->getAttrOfType<StringAttr>(kNameAttr))
+  if (StringAttr name = dialect->getNameAttrHelper().getAttr(op))
     stateName = ("__fp8_state_" + name.getValue()).str();
   Quantized lhs = quantize(b, loc, c.lhs, plan.lhs, plan, stateName + "_lhs");
   Quantized rhs = quantize(b, loc, c.rhs, plan.rhs, plan, stateName + "_rhs");
@@ -557,6 +542,10 @@ void FP8AutocastPass::runOnOperation() {
   if (failed(parseOptions()))
     return signalPassFailure();
   ModuleOp module = getOperation();
+  dialect = getContext().getLoadedDialect<FP8Dialect>();
+  FP8Dialect::RoleAttrHelper roleAttr = dialect->getRoleAttrHelper();
+  FP8Dialect::AutocastAttrHelper autocastAttr =
+      dialect->getAutocastAttrHelper();
   SymbolTable symbolTable(module);
   symbols = &symbolTable;
 
@@ -569,7 +558,7 @@ void FP8AutocastPass::runOnOperation() {
     function.walk([&](linalg::LinalgOp op) {
       if ((op->getNumResults() == 1 && op.getNumLoops() >= 3 &&
            op.getNumReductionLoops() >= 1) ||
-          op->hasAttr(kRoleAttr) || op->hasAttr(kAutocastAttr))
+          roleAttr.isAttrPresent(op) || autocastAttr.isAttrPresent(op))
         candidates.push_back(op);
     });
     unsigned ordinal = 0;
@@ -588,10 +577,10 @@ void FP8AutocastPass::runOnOperation() {
       if (failed(contraction)) {
         // A contraction the user marked for FP8 is an error, not a remark.
         StringRef mark;
-        if (op->hasAttr(kRoleAttr))
-          mark = kRoleAttr;
-        else if (op->hasAttr(kAutocastAttr))
-          mark = kAutocastAttr;
+        if (roleAttr.isAttrPresent(op))
+          mark = roleAttr.getNameStr();
+        else if (autocastAttr.isAttrPresent(op))
+          mark = autocastAttr.getNameStr();
         if (!mark.empty()) {
           op->emitError() << "fp8-autocast: this op is marked for FP8 (" << mark
                           << ") but cannot be converted: " << reason;

@@ -175,9 +175,7 @@ struct FoldTransposeIntoPair : OpRewritePattern<DynamicQuantizeOp> {
         colTransposed ? *op.getColGranularity() : op.getGranularity();
     auto transposedType = [](Value value) {
       auto type = cast<RankedTensorType>(value.getType());
-      SmallVector<int64_t> shape(type.getShape());
-      std::swap(shape[shape.size() - 1], shape[shape.size() - 2]);
-      return type.clone(shape);
+      return type.clone(getTransposedShape(type.getShape()));
     };
     auto fused = DynamicQuantizeOp::create(
         rewriter, op.getLoc(), plainData.getType(), plainScale.getType(),

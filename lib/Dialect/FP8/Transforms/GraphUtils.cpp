@@ -1,10 +1,11 @@
-//===- GraphUtils.cpp - Queries on linalg graphs shared by passes ---------===//
+//===- GraphUtils.cpp - Linalg graph helpers shared by passes -------------===//
 //
 // Part of fp8-mlir.
 //
 //===----------------------------------------------------------------------===//
 
 #include "fp8/Dialect/FP8/Transforms/GraphUtils.h"
+#include "fp8/Dialect/FP8/IR/FormatInfo.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -20,9 +21,8 @@ bool mlir::fp8::isZeroInit(Value init) {
   return matchPattern(init, m_AnyZeroFloat());
 }
 
-/// The dynamic sizes of `like`, for a tensor of the same shape.
-static SmallVector<Value> dynamicSizesOf(OpBuilder &b, Location loc,
-                                         Value like) {
+SmallVector<Value> mlir::fp8::getDynamicSizes(OpBuilder &b, Location loc,
+                                              Value like) {
   SmallVector<Value> sizes;
   auto type = cast<RankedTensorType>(like.getType());
   for (auto [i, size] : llvm::enumerate(type.getShape()))
@@ -36,7 +36,7 @@ Value mlir::fp8::addInF32(OpBuilder &b, Location loc, Value lhs, Value rhs,
   int64_t rank = resultType.getRank();
   AffineMap identity = AffineMap::getMultiDimIdentityMap(rank, b.getContext());
   Value out =
-      tensor::EmptyOp::create(b, loc, resultType, dynamicSizesOf(b, loc, rhs));
+      tensor::EmptyOp::create(b, loc, resultType, getDynamicSizes(b, loc, rhs));
   Type element = resultType.getElementType();
   auto generic = linalg::GenericOp::create(
       b, loc, resultType, ValueRange{lhs, rhs}, out,
@@ -60,7 +60,7 @@ Value mlir::fp8::addInF32(OpBuilder &b, Location loc, Value lhs, Value rhs,
 Value mlir::fp8::createZeros(OpBuilder &b, Location loc, RankedTensorType type,
                              Value like) {
   Value empty =
-      tensor::EmptyOp::create(b, loc, type, dynamicSizesOf(b, loc, like));
+      tensor::EmptyOp::create(b, loc, type, getDynamicSizes(b, loc, like));
   Value zero =
       arith::ConstantOp::create(b, loc, b.getZeroAttr(type.getElementType()));
   return linalg::FillOp::create(b, loc, zero, empty).getResult(0);
@@ -71,9 +71,29 @@ Value mlir::fp8::transposeLastTwo(OpBuilder &b, Location loc, Value value) {
   int64_t rank = type.getRank();
   SmallVector<int64_t> permutation = llvm::to_vector(llvm::seq<int64_t>(rank));
   std::swap(permutation[rank - 1], permutation[rank - 2]);
-  SmallVector<int64_t> shape(type.getShape());
-  std::swap(shape[rank - 1], shape[rank - 2]);
-  Value init = tensor::EmptyOp::create(b, loc, shape, type.getElementType());
+  // Result dimension i is source dimension permutation[i].
+  SmallVector<Value> dynamicSizes;
+  for (int64_t source : permutation)
+    if (type.isDynamicDim(source))
+      dynamicSizes.push_back(tensor::DimOp::create(b, loc, value, source));
+  Value init =
+      tensor::EmptyOp::create(b, loc, getTransposedShape(type.getShape()),
+                              type.getElementType(), dynamicSizes);
   return linalg::TransposeOp::create(b, loc, value, init, permutation)
       .getResult()[0];
+}
+
+Value mlir::fp8::extractSingle(OpBuilder &b, Location loc, Value tensor) {
+  int64_t rank = cast<RankedTensorType>(tensor.getType()).getRank();
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  return tensor::ExtractOp::create(b, loc, tensor,
+                                   SmallVector<Value>(rank, zero));
+}
+
+Value mlir::fp8::reshapeSingle(OpBuilder &b, Location loc, Value tensor,
+                               RankedTensorType type) {
+  if (tensor.getType() == type)
+    return tensor;
+  return tensor::FromElementsOp::create(b, loc, type,
+                                        extractSingle(b, loc, tensor));
 }

@@ -51,11 +51,6 @@ struct Operand {
   int64_t k, other;
 };
 
-int64_t bitsOf(Format format) {
-  const FormatInfo &info = getFormatInfo(format);
-  return 1 + info.exponentBits + info.mantissaBits;
-}
-
 Operand describe(ScaledMatmulOp op, bool rhs) {
   Value data = rhs ? op.getRhs() : op.getLhs();
   auto type = cast<RankedTensorType>(data.getType());
@@ -126,7 +121,7 @@ LogicalResult checkOperand(ScaledMatmulOp op, const Operand &operand,
            << step << " elements of K, so blocks along K must be multiples of "
            << step << " or span K";
   // TMA loads rows of the K-major operand: 16-byte multiples.
-  int64_t bits = bitsOf(operand.format);
+  int64_t bits = getFormatInfo(operand.format).getBitWidth();
   int64_t elementsPer16Bytes = 128 / bits;
   if (!ShapedType::isDynamic(operand.k) &&
       operand.k % elementsPer16Bytes != 0 &&
@@ -177,7 +172,8 @@ LogicalResult checkFixedConstraints(ScaledMatmulOp op, Chip chip) {
   Operand lhs = describe(op, /*rhs=*/false);
   if (ShapedType::isDynamic(lhs.k)) {
     Operand rhs = describe(op, /*rhs=*/true);
-    int64_t multiple = 128 / std::min(bitsOf(lhs.format), bitsOf(rhs.format));
+    int64_t multiple = 128 / std::min(getFormatInfo(lhs.format).getBitWidth(),
+                                      getFormatInfo(rhs.format).getBitWidth());
     op.emitWarning() << "K is dynamic: the 16-byte row alignment TMA needs "
                         "(K a multiple of "
                      << multiple << ") must be checked at launch";
@@ -192,7 +188,7 @@ std::optional<std::string> majornessProblem(ScaledMatmulOp op,
     return std::nullopt;
   Type element = getFormatType(op.getContext(), operand.format);
   if (kernelsReadMNMajor(chip, operand.format)) {
-    int64_t bits = bitsOf(operand.format);
+    int64_t bits = getFormatInfo(operand.format).getBitWidth();
     if (!ShapedType::isDynamic(operand.other) &&
         operand.other * bits % 128 == 0)
       return std::nullopt;

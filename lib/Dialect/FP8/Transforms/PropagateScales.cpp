@@ -15,6 +15,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "fp8/Dialect/FP8/IR/FP8Ops.h"
+#include "fp8/Dialect/FP8/Transforms/GraphUtils.h"
 #include "fp8/Dialect/FP8/Transforms/Passes.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -115,18 +116,6 @@ Value move(OpBuilder &b, const Movement &movement, Value value) {
   return linalg::BroadcastOp::create(b, loc, value, init,
                                      broadcast.getDimensions())
       .getResult()[0];
-}
-
-/// The single element of `tensor` as a tensor of `type` (all extents 1).
-Value reshapeSingle(OpBuilder &b, Location loc, Value tensor,
-                    RankedTensorType type) {
-  if (tensor.getType() == type)
-    return tensor;
-  int64_t rank = cast<RankedTensorType>(tensor.getType()).getRank();
-  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
-  Value element =
-      tensor::ExtractOp::create(b, loc, tensor, SmallVector<Value>(rank, zero));
-  return tensor::FromElementsOp::create(b, loc, type, element);
 }
 
 /// A scale of the source's scale shape, moved to the result's: reshaped for

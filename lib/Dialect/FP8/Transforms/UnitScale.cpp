@@ -10,6 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "fp8/Dialect/FP8/IR/FP8Dialect.h"
 #include "fp8/Dialect/FP8/Transforms/GraphUtils.h"
 #include "fp8/Dialect/FP8/Transforms/Passes.h"
 
@@ -19,7 +20,6 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Remarks.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
-#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/FormatVariadic.h"
 
@@ -36,11 +36,6 @@ using namespace mlir::fp8;
 namespace {
 
 constexpr StringLiteral kCategory = "fp8-unit-scale";
-constexpr StringLiteral kUnitOpAttr = "fp8.unit_op";
-constexpr StringLiteral kUnitDimAttr = "fp8.unit_dim";
-constexpr StringLiteral kUnitScaleAttr = "fp8.unit_scale";
-constexpr StringLiteral kResidualTauAttr = "fp8.residual_tau";
-constexpr StringLiteral kScaledAttr = "fp8.unit_scaled";
 
 /// The paper's empirical constants: the standard deviation of GELU and of its
 /// gradient, and of softmax and its gradient times the softmax extent, on
@@ -63,15 +58,33 @@ enum class UnitOp {
   Explicit,
 };
 
-constexpr std::pair<StringLiteral, UnitOp> kUnitOpNames[] = {
-    {"gelu", UnitOp::Gelu},
-    {"gelu_grad", UnitOp::GeluGrad},
-    {"softmax", UnitOp::Softmax},
-    {"softmax_grad", UnitOp::SoftmaxGrad},
-    {"cross_entropy_grad", UnitOp::CrossEntropyGrad},
-    {"residual", UnitOp::Residual},
-    {"none", UnitOp::None},
-};
+/// What an op declared by `fp8.unit_op` is.
+UnitOp getUnitOp(UnitOpKind kind) {
+  switch (kind) {
+  case UnitOpKind::Gelu:
+    return UnitOp::Gelu;
+  case UnitOpKind::GeluGrad:
+    return UnitOp::GeluGrad;
+  case UnitOpKind::Softmax:
+    return UnitOp::Softmax;
+  case UnitOpKind::SoftmaxGrad:
+    return UnitOp::SoftmaxGrad;
+  case UnitOpKind::CrossEntropyGrad:
+    return UnitOp::CrossEntropyGrad;
+  case UnitOpKind::Residual:
+    return UnitOp::Residual;
+  case UnitOpKind::None:
+    return UnitOp::None;
+  }
+  llvm_unreachable("unknown fp8.unit_op kind");
+}
+
+/// Marks `op` as rewritten, so that a second run leaves it alone.
+void markScaled(Operation *op) {
+  MLIRContext *ctx = op->getContext();
+  ctx->getLoadedDialect<FP8Dialect>()->getUnitScaledAttrHelper().setAttr(
+      op, UnitAttr::get(ctx));
+}
 
 /// How a factor depends on an extent n (a product of loop extents).
 enum class FactorForm {
@@ -183,11 +196,8 @@ struct Factor {
 /// element types.
 Value scaleTensor(OpBuilder &b, Location loc, Value value, Value factor) {
   auto type = cast<RankedTensorType>(value.getType());
-  SmallVector<Value> dynamicSizes;
-  for (auto [i, size] : llvm::enumerate(type.getShape()))
-    if (ShapedType::isDynamic(size))
-      dynamicSizes.push_back(tensor::DimOp::create(b, loc, value, i));
-  Value init = tensor::EmptyOp::create(b, loc, type, dynamicSizes);
+  Value init =
+      tensor::EmptyOp::create(b, loc, type, getDynamicSizes(b, loc, value));
   AffineMap identity =
       AffineMap::getMultiDimIdentityMap(type.getRank(), b.getContext());
   auto generic = linalg::GenericOp::create(
@@ -204,13 +214,17 @@ Value scaleTensor(OpBuilder &b, Location loc, Value value, Value factor) {
           y = arith::TruncFOp::create(nb, nloc, element, y);
         linalg::YieldOp::create(nb, nloc, y);
       });
-  generic->setAttr(kScaledAttr, b.getUnitAttr());
+  markScaled(generic);
   return generic.getResult(0);
 }
 
 bool isFloatTensor(Type type) {
   auto tensor = dyn_cast<RankedTensorType>(type);
   return tensor && isa<FloatType>(tensor.getElementType());
+}
+
+bool hasOneFloatTensorResult(Operation *op) {
+  return op->getNumResults() == 1 && isFloatTensor(op->getResult(0).getType());
 }
 
 /// An elementwise linalg op on tensors: parallel loops, identity maps.
@@ -312,43 +326,37 @@ private:
   void scaleResult(OpBuilder &b, Operation *op, const Factor &factor,
                    StringRef what);
   void remark(Operation *op, std::string message, bool passed = true);
+
+  /// Declares the discardable attributes the pass reads and writes.
+  FP8Dialect *dialect = nullptr;
 };
 
 FailureOr<UnitOp> FP8UnitScalePass::classify(Operation *op) {
-  if (op->hasAttr(kScaledAttr))
+  // The dialect verifier has checked the kind and value of each attribute;
+  // what remains is whether it fits the op.
+  if (dialect->getUnitScaledAttrHelper().isAttrPresent(op))
     return UnitOp::None;
-  if (Attribute attr = op->getAttr(kUnitScaleAttr)) {
-    auto factor = dyn_cast<FloatAttr>(attr);
-    if (!factor || !std::isfinite(factor.getValueAsDouble()))
-      return op->emitError()
-             << "'" << kUnitScaleAttr
-             << "' must be a finite float attribute, got " << attr;
-    if (op->getNumResults() != 1 || !isFloatTensor(op->getResult(0).getType()))
-      return op->emitError() << "'" << kUnitScaleAttr
+  FP8Dialect::UnitScaleAttrHelper unitScaleAttr =
+      dialect->getUnitScaleAttrHelper();
+  if (unitScaleAttr.isAttrPresent(op)) {
+    if (!hasOneFloatTensorResult(op))
+      return op->emitError() << "'" << unitScaleAttr.getNameStr()
                              << "' needs an op with one float tensor result";
     return UnitOp::Explicit;
   }
-  if (Attribute attr = op->getAttr(kUnitOpAttr)) {
-    auto name = dyn_cast<StringAttr>(attr);
-    for (auto [keyword, kind] : kUnitOpNames)
-      if (name && name.getValue() == keyword) {
-        if (kind != UnitOp::None && kind != UnitOp::Residual &&
-            (op->getNumResults() != 1 ||
-             !isFloatTensor(op->getResult(0).getType())))
-          return op->emitError()
-                 << "'" << kUnitOpAttr << " = \"" << keyword
-                 << "\"' needs an op with one float tensor result";
-        if (kind == UnitOp::Residual && !matchResidualAdd(op))
-          return op->emitError()
-                 << "'" << kUnitOpAttr
-                 << " = \"residual\"' needs an add of two full-shape tensors";
-        return kind;
-      }
-    SmallVector<StringRef> names;
-    for (auto [keyword, kind] : kUnitOpNames)
-      names.push_back(keyword);
-    return op->emitError() << "unknown '" << kUnitOpAttr << "' " << attr
-                           << "; valid values are " << llvm::join(names, ", ");
+  FP8Dialect::UnitOpAttrHelper unitOpAttr = dialect->getUnitOpAttrHelper();
+  if (StringAttr keyword = unitOpAttr.getAttr(op)) {
+    UnitOp kind = getUnitOp(*symbolizeUnitOpKind(keyword.getValue()));
+    if (kind != UnitOp::None && kind != UnitOp::Residual &&
+        !hasOneFloatTensorResult(op))
+      return op->emitError()
+             << "'" << unitOpAttr.getNameStr() << " = \"" << keyword.getValue()
+             << "\"' needs an op with one float tensor result";
+    if (kind == UnitOp::Residual && !matchResidualAdd(op))
+      return op->emitError()
+             << "'" << unitOpAttr.getNameStr()
+             << " = \"residual\"' needs an add of two full-shape tensors";
+    return kind;
   }
   if (isa<linalg::SoftmaxOp>(op))
     return UnitOp::Softmax;
@@ -390,7 +398,7 @@ void FP8UnitScalePass::scaleResult(OpBuilder &b, Operation *op,
   Value scaled = scaleTensor(b, loc, result, factor.build(b, loc));
   for (OpOperand *use : uses)
     use->set(scaled);
-  op->setAttr(kScaledAttr, b.getUnitAttr());
+  markScaled(op);
   remark(op,
          llvm::formatv("{0} ({1}): result scaled by {2}",
                        op->getName().getStringRef(), what, factor.describe())
@@ -410,7 +418,7 @@ LogicalResult FP8UnitScalePass::scale(Operation *op, UnitOp kind) {
   case UnitOp::None:
     return success();
   case UnitOp::Explicit:
-    factor.c = op->getAttrOfType<FloatAttr>(kUnitScaleAttr).getValueAsDouble();
+    factor.c = dialect->getUnitScaleAttrHelper().getAttr(op).getValueAsDouble();
     b.setInsertionPointAfter(op);
     scaleResult(b, op, factor, "explicit fp8.unit_scale");
     return success();
@@ -455,8 +463,8 @@ LogicalResult FP8UnitScalePass::scale(Operation *op, UnitOp kind) {
         scaleTensor(b, loc, product->getResult(0), factor.build(b, loc));
     Value sum = addInF32(b, loc, scaled, init->get(), type);
     // Not a residual add for a later run.
-    sum.getDefiningOp()->setAttr(kScaledAttr, b.getUnitAttr());
-    product->setAttr(kScaledAttr, b.getUnitAttr());
+    markScaled(sum.getDefiningOp());
+    markScaled(product);
     remark(product,
            llvm::formatv("{0} (contraction): product scaled by {1}, then "
                          "added to the init",
@@ -482,11 +490,12 @@ LogicalResult FP8UnitScalePass::scale(Operation *op, UnitOp kind) {
     int64_t dim = lastDim(result);
     if (auto softmax = dyn_cast<linalg::SoftmaxOp>(op))
       dim = softmax.getDimension();
-    if (auto attr = op->getAttrOfType<IntegerAttr>(kUnitDimAttr))
+    FP8Dialect::UnitDimAttrHelper unitDimAttr = dialect->getUnitDimAttrHelper();
+    if (IntegerAttr attr = unitDimAttr.getAttr(op))
       dim = attr.getInt();
     if (dim < 0 || dim > lastDim(result))
       return op->emitError()
-             << "'" << kUnitDimAttr << "' " << dim
+             << "'" << unitDimAttr.getNameStr() << "' " << dim
              << " is out of range for a result of rank " << lastDim(result) + 1;
     factor.form = FactorForm::Linear;
     factor.c = 1.0 / (kind == UnitOp::Softmax ? kSoftmaxStd : kSoftmaxGradStd);
@@ -505,18 +514,11 @@ LogicalResult FP8UnitScalePass::scale(Operation *op, UnitOp kind) {
     return success();
   }
   case UnitOp::Residual: {
+    // Positive and finite: the option is checked before the walk, the
+    // attribute by the dialect verifier.
     double tau = residualTau;
-    if (Attribute attr = op->getAttr(kResidualTauAttr)) {
-      auto value = dyn_cast<FloatAttr>(attr);
-      if (!value)
-        return op->emitError() << "'" << kResidualTauAttr
-                               << "' must be a float attribute, got " << attr;
-      tau = value.getValueAsDouble();
-    }
-    if (!(tau > 0.0) || !std::isfinite(tau))
-      return op->emitError() << "fp8-unit-scale: residual weight tau must be "
-                                "positive and finite, got "
-                             << tau;
+    if (FloatAttr attr = dialect->getResidualTauAttrHelper().getAttr(op))
+      tau = attr.getValueAsDouble();
     double norm = 1.0 / std::sqrt(1.0 + tau * tau);
     if (tau == 1.0) {
       factor.c = norm;
@@ -532,7 +534,7 @@ LogicalResult FP8UnitScalePass::scale(Operation *op, UnitOp kind) {
       operand->set(
           scaleTensor(b, loc, operand->get(), operandFactor.build(b, loc)));
     }
-    op->setAttr(kScaledAttr, b.getUnitAttr());
+    markScaled(op);
     remark(op, llvm::formatv("{0} (residual add, tau {1}): skip scaled by "
                              "{2}, branch (operand 1) by {3}",
                              op->getName().getStringRef(), formatFactor(tau),
@@ -551,6 +553,7 @@ void FP8UnitScalePass::runOnOperation() {
         << residualTau;
     return signalPassFailure();
   }
+  dialect = getContext().getLoadedDialect<FP8Dialect>();
   // Classify first: the rewrites add ops that must not be visited.
   SmallVector<std::pair<Operation *, UnitOp>> work;
   bool failed = false;

@@ -32,8 +32,7 @@ TEST_F(FormatInfoTest, ConstantsMatchAPFloat) {
     const llvm::fltSemantics &sem =
         getFormatType(&ctx, format).getFloatSemantics();
     EXPECT_EQ(info.mantissaBits + 1, llvm::APFloat::semanticsPrecision(sem));
-    EXPECT_EQ(1 + info.exponentBits + info.mantissaBits,
-              llvm::APFloat::getSizeInBits(sem));
+    EXPECT_EQ(info.getBitWidth(), llvm::APFloat::getSizeInBits(sem));
     EXPECT_EQ(info.bias, 1 - llvm::APFloat::semanticsMinExponent(sem));
     EXPECT_EQ(info.maxFinite, llvm::APFloat::getLargest(sem).convertToFloat());
     EXPECT_EQ(info.emax, ilogb(llvm::APFloat::getLargest(sem)));

@@ -19,10 +19,13 @@
 #include "mlir/IR/OpDefinition.h"
 #include "llvm/ADT/APFloat.h"
 
-#include "fp8/Dialect/FP8/IR/FP8Dialect.h.inc"
 #include "fp8/Dialect/FP8/IR/FP8Enums.h.inc"
 
 #define GET_ATTRDEF_CLASSES
 #include "fp8/Dialect/FP8/IR/FP8Attrs.h.inc"
+
+// After the attributes: the helpers of the dialect's discardable attributes
+// return them.
+#include "fp8/Dialect/FP8/IR/FP8Dialect.h.inc"
 
 #endif // FP8_DIALECT_FP8_IR_FP8DIALECT_H

@@ -38,9 +38,43 @@ def FP8_Dialect : Dialect {
     multipliers (`x ~= q * s_inv`). `f8E8M0FNU` and `f8E4M3FN` scales are
     always the stored decode scale, and quantization derives the element
     multiplier from them exactly.
+
+    **Discardable attributes.** Graph passes read and write these attributes
+    on ops of other dialects; the dialect verifies each one's kind and
+    values wherever it appears, and rejects any other `fp8.*` attribute.
+
+    | attribute | kind | meaning |
+    |---|---|---|
+    | `fp8.role` | `#fp8.gemm_role` | which GEMM of a linear layer a contraction is; marks it for `fp8-autocast` |
+    | `fp8.grad_operand` | integer 0 or 1 | the gradient operand of a backward contraction: 0 the left, 1 the right |
+    | `fp8.name` | non-empty string | names a contraction for `fp8-autocast`'s `exclude` option and its delayed-scaling state |
+    | `fp8.autocast` | unit | marks a contraction for `fp8-autocast` |
+    | `fp8.unit_op` | string: a `UnitOpKind` keyword | what an op is to `fp8-unit-scale`, such as `"gelu_grad"`; `"none"` leaves it alone |
+    | `fp8.unit_dim` | non-negative integer | the softmax dimension of `"softmax_grad"` |
+    | `fp8.unit_scale` | finite float | an explicit `fp8-unit-scale` factor for an op's result |
+    | `fp8.residual_tau` | positive finite float | the residual weight tau of one add |
+    | `fp8.unit_scaled` | unit | set by `fp8-unit-scale` on ops it rewrote, so that a second run skips them |
+    | `fp8.plans` | dictionary of dictionaries | on a `builtin.module`: the GPU launch plan of each function `convert-fp8-to-gpu` lowered, by function name |
+
+    A contraction marked for `fp8-autocast` (`fp8.role` or `fp8.autocast`)
+    that the pass cannot convert is an error. Which ops `fp8.unit_op`,
+    `fp8.unit_scale` and `fp8.unit_dim` fit is checked by `fp8-unit-scale`.
   }];
   let useDefaultAttributePrinterParser = 1;
   let hasConstantMaterializer = 1;
+  let hasOperationAttrVerify = 1;
+  let discardableAttrs = (ins
+    "::mlir::fp8::GemmRoleAttr":$role,
+    "::mlir::IntegerAttr":$grad_operand,
+    "::mlir::StringAttr":$name,
+    "::mlir::UnitAttr":$autocast,
+    "::mlir::StringAttr":$unit_op,
+    "::mlir::IntegerAttr":$unit_dim,
+    "::mlir::FloatAttr":$unit_scale,
+    "::mlir::FloatAttr":$residual_tau,
+    "::mlir::UnitAttr":$unit_scaled,
+    "::mlir::DictionaryAttr":$plans
+  );
   let dependentDialects = ["::mlir::arith::ArithDialect"];
   let extraClassDeclaration = [{
     void registerAttributes();

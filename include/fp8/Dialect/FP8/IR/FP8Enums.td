@@ -90,4 +90,17 @@ def FP8_GemmRole : I32EnumAttr<"GemmRole", "which GEMM of a linear layer a contr
   let cppNamespace = "::mlir::fp8";
 }
 
+def FP8_UnitOpKind : I32EnumAttr<"UnitOpKind",
+    "what an op is to fp8-unit-scale, as `fp8.unit_op` declares it", [
+    I32EnumAttrCase<"Gelu", 0, "gelu">,
+    I32EnumAttrCase<"GeluGrad", 1, "gelu_grad">,
+    I32EnumAttrCase<"Softmax", 2, "softmax">,
+    I32EnumAttrCase<"SoftmaxGrad", 3, "softmax_grad">,
+    I32EnumAttrCase<"CrossEntropyGrad", 4, "cross_entropy_grad">,
+    I32EnumAttrCase<"Residual", 5, "residual">,
+    I32EnumAttrCase<"None", 6, "none">]> {
+  let genSpecializedAttr = 0;
+  let cppNamespace = "::mlir::fp8";
+}
+
 #endif // FP8_DIALECT_FP8_IR_FP8ENUMS_TD

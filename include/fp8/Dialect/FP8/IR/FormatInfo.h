@@ -6,8 +6,9 @@
 //
 // Format constants (numerics.md section 1), the mapping between the Format
 // enum and MLIR's builtin float types, the scale-shape arithmetic of
-// granularities (section 5) and the legality of scale rules (section 4). These
-// are plain functions so that verifiers, passes and unit tests share one copy.
+// granularities (section 5) and of transposed operands, and the legality of
+// scale rules (section 4). These are plain functions so that verifiers, passes
+// and unit tests share one copy.
 //
 //===----------------------------------------------------------------------===//
 
@@ -38,6 +39,9 @@ struct FormatInfo {
   int emax;
   bool hasInfinity;
   bool hasNaN;
+
+  /// Bits of one element: sign, exponent and mantissa.
+  unsigned getBitWidth() const { return 1 + exponentBits + mantissaBits; }
 };
 
 /// The constants of `format`.
@@ -65,6 +69,10 @@ llvm::SmallVector<int64_t> getBlockShape(llvm::ArrayRef<int64_t> shape,
 /// Requires `block.size() <= shape.size()`.
 llvm::SmallVector<int64_t> getScaleShape(llvm::ArrayRef<int64_t> shape,
                                          llvm::ArrayRef<int64_t> block);
+
+/// `shape` with its last two extents swapped: the shape of a matrix, or of a
+/// batch of matrices, stored transposed. Requires rank >= 2.
+llvm::SmallVector<int64_t> getTransposedShape(llvm::ArrayRef<int64_t> shape);
 
 /// Formats a shape as `[2, 3, ?]` for diagnostics.
 std::string formatShape(llvm::ArrayRef<int64_t> shape);

@@ -1,4 +1,4 @@
-//===- GraphUtils.h - Queries on linalg graphs shared by passes -*- C++ -*-===//
+//===- GraphUtils.h - Linalg graph helpers shared by passes -----*- C++ -*-===//
 //
 // Part of fp8-mlir.
 //
@@ -28,9 +28,20 @@ Value addInF32(OpBuilder &b, Location loc, Value lhs, Value rhs,
 Value createZeros(OpBuilder &b, Location loc, RankedTensorType type,
                   Value like);
 
-/// `value` with its last two dimensions swapped (a `linalg.transpose`);
-/// static shapes.
+/// The dynamic sizes of the ranked tensor `like` (`tensor.dim`), in order,
+/// for a tensor of the same shape.
+SmallVector<Value> getDynamicSizes(OpBuilder &b, Location loc, Value like);
+
+/// `value` with its last two dimensions swapped (a `linalg.transpose`).
 Value transposeLastTwo(OpBuilder &b, Location loc, Value value);
+
+/// The single element of the ranked tensor `tensor`, whose extents are all 1.
+Value extractSingle(OpBuilder &b, Location loc, Value tensor);
+
+/// The single element of `tensor` as a tensor of `type` (all extents 1, of
+/// any rank): `tensor` itself when it has that type.
+Value reshapeSingle(OpBuilder &b, Location loc, Value tensor,
+                    RankedTensorType type);
 
 } // namespace mlir::fp8
 

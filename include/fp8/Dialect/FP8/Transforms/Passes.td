@@ -245,6 +245,7 @@ def FP8UnitScale : Pass<"fp8-unit-scale"> {
            "Weight tau of residual branches (1: a plain add, scaled by 2^-1/2)">,
   ];
   let dependentDialects = [
+    "::mlir::fp8::FP8Dialect",
     "::mlir::arith::ArithDialect",
     "::mlir::linalg::LinalgDialect",
     "::mlir::math::MathDialect",
