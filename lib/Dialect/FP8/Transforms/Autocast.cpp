@@ -566,10 +566,13 @@ void FP8AutocastPass::runOnOperation() {
     StringRef name = function.getName();
     cache.clear();
     SmallVector<linalg::LinalgOp> candidates;
+    // Every contraction (dot products and matrix-vector products included,
+    // so that each gets a remark) and whatever else could be a matmul.
     function.walk([&](linalg::LinalgOp op) {
       if ((op->getNumResults() == 1 && op.getNumLoops() >= 3 &&
            op.getNumReductionLoops() >= 1) ||
-          op->hasAttr(kRoleAttr) || op->hasAttr(kAutocastAttr))
+          linalg::isaContractionOpInterface(op) || op->hasAttr(kRoleAttr) ||
+          op->hasAttr(kAutocastAttr))
         candidates.push_back(op);
     });
     unsigned ordinal = 0;

@@ -136,11 +136,21 @@ def FP8EmulateNarrowFloats : Pass<"fp8-emulate-narrow-floats"> {
 def FP8Autocast : Pass<"fp8-autocast", "::mlir::ModuleOp"> {
   let summary = "Turn linalg contractions into scaled FP8 computations by a named recipe";
   let description = [{
-    Rewrites every contraction on tensors of f32, bf16 or f16 -
-    `linalg.matmul` (with transposed indexing maps too), `linalg.batch_matmul`
-    and `linalg.generic` multiply-accumulate contractions - into
-    `fp8.scaled_matmul` on operands quantized by the recipe of
-    docs/numerics.md section 6:
+    Rewrites every contraction on tensors of f32, bf16 or f16 that
+    `fp8.scaled_matmul` expresses into that op, on operands quantized by the
+    recipe of docs/numerics.md section 6. These are the contractions with one
+    M, one N and one K dimension and at most one batch dimension, indexed
+    `C [batch?, M, N]`, `A [batch?, M, K]` or `[batch?, K, M]` and
+    `B [batch?, K, N]` or `[batch?, N, K]`: `linalg.matmul` and
+    `linalg.batch_matmul` with or without transposing `indexing_maps`, and
+    `linalg.contract` and `linalg.generic` multiply-accumulates of that shape.
+    Other contractions stay in high precision with a missed remark:
+    `linalg.batch_reduce_matmul` (two reduction dimensions), `linalg.dot`,
+    `linalg.vecmat`, `linalg.matvec`, `linalg.batch_matvec`,
+    `linalg.batch_vecmat` (no M or no N), `linalg.mmt4d`, and contractions
+    with several batch or reduction dimensions, a batch dimension that does
+    not lead, or FP8 operands. Which contractions convert is the same under
+    every recipe:
 
     | recipe | formats (fwd / grad) | A (left, activation) | B (right, weight) | rule |
     |---|---|---|---|---|
