@@ -214,6 +214,8 @@ AUTOCAST = {
     "nvfp4": RECIPES["nvfp4"],
     "graphcore": (None, None, "pow2_bias", "f8E4M3FN", "f8E4M3FN"),
     "unit": (None, None, "static", "f8E4M3FN", "f8E4M3FN"),
+    # The first call: every delayed scale still has its initial value 1.
+    "tensor-delayed": (None, None, "static", "f8E4M3FN", "f8E4M3FN"),
 }
 
 _NP_TYPES = {"f32": "<f4", "bf16": None, "f16": "<f2"}
@@ -236,8 +238,8 @@ def _transposed_block(block):
 
 
 # Gradient formats of the recipes (numerics.md section 6).
-GRADIENT_FORMAT = {"tensor-current": "f8E5M2", "graphcore": "f8E5M2", "unit": "f8E5M2",
-                   "rowwise": "f8E4M3FN", "deepseek": "f8E4M3FN", "mxfp8": "f8E4M3FN",
+GRADIENT_FORMAT = {"tensor-delayed": "f8E5M2", "tensor-current": "f8E5M2", "graphcore": "f8E5M2",
+                   "unit": "f8E5M2", "rowwise": "f8E4M3FN", "deepseek": "f8E4M3FN", "mxfp8": "f8E4M3FN",
                    "nvfp4": "f4E2M1FN"}
 
 
