@@ -333,9 +333,9 @@ class Graph:
 
     def emit(self, matmul_operands=F32):
         """The graph as a func.func on f32 tensors. With matmul_operands="bf16"
-        (or "f16"), every contraction reads its operands truncated to that
-        type and accumulates in f32: the baseline of a model whose GEMMs take
-        16-bit inputs."""
+        (or "f16"), every contraction reads its operands rounded to that type
+        (arith.truncf) and accumulates in f32: the baseline of a model whose
+        GEMMs take 16-bit inputs."""
         lines = []
         zeros = set()
 
