@@ -30,13 +30,15 @@ void fp8::buildFP8CPUPipeline(OpPassManager &pm,
   pm.addPass(fp8::createFP8DecomposeAggregates());
   pm.addPass(fp8::createConvertFP8ToLinalg());
   pm.addNestedPass<func::FuncOp>(createConvertElementwiseToLinalgPass());
-  // Arithmetic on small floats happens in f32; then every conversion
-  // involving a small float becomes integer code, bf16 ones too.
-  arith::ArithEmulateUnsupportedFloatsOptions emulate;
-  emulate.sourceTypeStrs = {"f8E4M3FN", "f8E5M2",   "f8E8M0FNU",
-                            "f4E2M1FN", "f6E2M3FN", "f6E3M2FN"};
-  emulate.targetTypeStr = "f32";
-  pm.addPass(arith::createArithEmulateUnsupportedFloats(emulate));
+  // The passes below rewrite scalar ops wherever they are, named-op bodies
+  // included, but a named op's body is fixed by its name: rewritten, it no
+  // longer prints as itself, and contraction verifiers reject it. Every named
+  // op becomes the linalg.generic its name stands for first.
+  pm.addPass(createLinalgGeneralizeNamedOpsPass());
+  // Arithmetic on floats narrower than f32 happens in f32, rounded after
+  // each op; then every conversion involving bf16 or a small float becomes
+  // integer code, so that no target support for them is needed.
+  pm.addPass(fp8::createFP8EmulateNarrowFloats());
   pm.addPass(fp8::createFP8ExpandFloatCasts());
   // Small-float tensor constants (quantized weights) became integer
   // constants and a bit cast, elementwise.

@@ -24,11 +24,14 @@ import math
 
 import numpy as np
 
+from . import numerics
+from . import recipes
+
 F32 = "f32"
 
 
-def tensor_type(shape):
-    return "tensor<" + "".join(f"{d}x" for d in shape) + F32 + ">"
+def tensor_type(shape, element=F32):
+    return recipes.tensor_type(shape, element)
 
 
 def _map(dims, results):
@@ -268,9 +271,18 @@ class Graph:
 
     # -- numpy reference -----------------------------------------------------
 
-    def evaluate(self, feeds):
-        """The outputs in float64 for `feeds` (input name -> array)."""
+    def evaluate(self, feeds, matmul_operands=F32):
+        """The outputs in float64 for `feeds` (input name -> array). With
+        matmul_operands="bf16" (or "f16"), contractions read their operands
+        rounded to that type, as `emit(matmul_operands)` computes them: the
+        float64 values rounded to f32, then to the type."""
         values = {}
+
+        def operand(value):
+            if matmul_operands == F32:
+                return value
+            return numerics.round_to(value.astype(np.float32), matmul_operands).astype(np.float64)
+
         for t in self.nodes:
             v = [values[i.id] for i in t.inputs]
             a = t.attrs
@@ -280,7 +292,7 @@ class Graph:
             elif t.op == "matmul":
                 x = np.swapaxes(v[0], -1, -2) if a["ta"] else v[0]
                 w = np.swapaxes(v[1], -1, -2) if a["tb"] else v[1]
-                r = x @ w
+                r = operand(x) @ operand(w)
             elif t.op == "add":
                 r = v[0] + v[1]
             elif t.op == "sub":
@@ -319,8 +331,11 @@ class Graph:
 
     # -- MLIR ----------------------------------------------------------------
 
-    def emit(self):
-        """The graph as a func.func on f32 tensors."""
+    def emit(self, matmul_operands=F32):
+        """The graph as a func.func on f32 tensors. With matmul_operands="bf16"
+        (or "f16"), every contraction reads its operands rounded to that type
+        (arith.truncf) and accumulates in f32: the baseline of a model whose
+        GEMMs take 16-bit inputs."""
         lines = []
         zeros = set()
 
@@ -379,9 +394,15 @@ class Graph:
                     attrs.append(f'fp8.name = "{a["name"]}"')
                 attr = f" {{{', '.join(attrs)}}}" if attrs else ""
                 init = zero_filled(t)
+                names, types = [i.name for i in ins], [i.type for i in ins]
+                if matmul_operands != F32:
+                    for k, i in enumerate(ins):
+                        types[k] = tensor_type(i.shape, matmul_operands)
+                        names[k] = f"%n{t.id}_{k}"
+                        line(f"{names[k]} = arith.truncf {i.name} : {i.type} to {types[k]}")
                 opname = "linalg.batch_matmul" if batch else "linalg.matmul"
                 line(f"{t.name} = {opname} indexing_maps = [{amap}, {bmap}, {cmap}]{attr}"
-                     f" ins({ins[0].name}, {ins[1].name} : {ins[0].type}, {ins[1].type})"
+                     f" ins({names[0]}, {names[1]} : {types[0]}, {types[1]})"
                      f" outs({init} : {t.type}) -> {t.type}")
             elif t.op in ("add", "sub"):
                 out = empty(t)

@@ -441,20 +441,24 @@ def dynamic_quantize(x, block, rule, name, overflow="saturate", nan="ignore", ma
 
 
 def scaled_matmul(a, sa, block_a, name_a, b, sb, block_b, name_b, kind_a="f32", kind_b="f32",
-                  global_a=None, global_b=None, transpose_b=False, bias=None, out="f32"):
-    """deq(A) [M, K] x deq(B) [K, N] (B stored [N, K] with transpose_b), f32
+                  global_a=None, global_b=None, transpose_b=False, bias=None, out="f32",
+                  transpose_a=False):
+    """deq(A) [M, K] x deq(B) [K, N] (A stored [K, M] with transpose_a, B
+    stored [N, K] with transpose_b; a leading batch dimension on both), f32
     products accumulated in K order, then bias, then rounding to `out`."""
     da = dequantize(a, sa, block_a, name_a, kind_a, global_a)
     db = dequantize(b, sb, block_b, name_b, kind_b, global_b)
+    if transpose_a:
+        da = np.swapaxes(da, -1, -2)
     if transpose_b:
-        db = db.T
-    m, k = da.shape
-    acc = np.zeros((m, db.shape[1]), dtype=np.float32)
+        db = np.swapaxes(db, -1, -2)
+    acc = np.zeros(da.shape[:-1] + db.shape[-1:], dtype=np.float32)
     with np.errstate(over="ignore", invalid="ignore"):
-        for kk in range(k):
-            acc = (acc + (da[:, kk:kk + 1] * db[kk:kk + 1, :]).astype(np.float32)).astype(np.float32)
+        for kk in range(da.shape[-1]):
+            product = (da[..., kk:kk + 1] * db[..., kk:kk + 1, :]).astype(np.float32)
+            acc = (acc + product).astype(np.float32)
         if bias is not None:
-            acc = (acc + np.asarray(bias, dtype=np.float32)[None, :]).astype(np.float32)
+            acc = (acc + np.asarray(bias, dtype=np.float32)).astype(np.float32)
     return round_to(acc, out)
 
 

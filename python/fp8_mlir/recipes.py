@@ -44,14 +44,16 @@ def granularity(block):
 
 
 def tensor_type(shape, element):
-    return "tensor<" + "x".join(str(d) for d in shape) + "x" + element + ">"
+    return "tensor<" + "".join(f"{d}x" for d in shape) + element + ">"
 
 
 def dense(array):
     return 'dense<"0x' + np.asarray(array, dtype="<f4").tobytes().hex().upper() + '">'
 
 
-class _Program:
+class Program:
+    """The body of a @main that prints arrays as i32 bit patterns."""
+
     def __init__(self):
         self.lines = []
         self.prints = 0
@@ -64,9 +66,13 @@ class _Program:
         self.prints += 1
         size = int(np.prod(shape))
         flat = tensor_type([size], element)
-        dims = ", ".join(str(d) for d in range(len(shape)))
-        self.op(f"%flat{i} = tensor.collapse_shape {value} [[{dims}]] : "
-                f"{tensor_type(shape, element)} into {flat}")
+        if shape:
+            dims = ", ".join(str(d) for d in range(len(shape)))
+            self.op(f"%flat{i} = tensor.collapse_shape {value} [[{dims}]] : "
+                    f"{tensor_type(shape, element)} into {flat}")
+        else:
+            self.op(f"%flat{i} = tensor.expand_shape {value} [] output_shape [1] : "
+                    f"{tensor_type(shape, element)} into {flat}")
         width = WIDTHS[element]
         ints = tensor_type([size], f"i{width}")
         i32 = tensor_type([size], "i32")
@@ -98,7 +104,7 @@ def emit_program(recipe, a, b):
     sa_t, sb_t = tensor_type(sa_shape, scale_el), tensor_type(sb_shape, scale_el)
     g_t = "tensor<1x1xf32>"
     ga_, gb_ = granularity(block_a), granularity(block_b)
-    p = _Program()
+    p = Program()
     p.op(f"%a = arith.constant {dense(a)} : {ta}")
     p.op(f"%b = arith.constant {dense(b)} : {tb}")
     global_a = global_b = pair = ""
@@ -171,7 +177,7 @@ def oracle_results(recipe, a, b):
     kind = n.rule_scale_kind(rule)
     ga = gb = None
     if rule == "static":
-        one = np.ones((1, 1), np.float32)
+        one = np.ones((1,) * a.ndim, np.float32)
         qa, qb, sa, sb = n.quantize(a, one, None, fa), n.quantize(b, one, None, fb), one, one
     elif rule == "nvfp4":
         qa, sa, ga = n.dynamic_quantize(a, block_a, rule, fa)
@@ -208,6 +214,8 @@ AUTOCAST = {
     "nvfp4": RECIPES["nvfp4"],
     "graphcore": (None, None, "pow2_bias", "f8E4M3FN", "f8E4M3FN"),
     "unit": (None, None, "static", "f8E4M3FN", "f8E4M3FN"),
+    # The first call: every delayed scale still has its initial value 1.
+    "tensor-delayed": (None, None, "static", "f8E4M3FN", "f8E4M3FN"),
 }
 
 _NP_TYPES = {"f32": "<f4", "bf16": None, "f16": "<f2"}
@@ -230,8 +238,8 @@ def _transposed_block(block):
 
 
 # Gradient formats of the recipes (numerics.md section 6).
-GRADIENT_FORMAT = {"tensor-current": "f8E5M2", "graphcore": "f8E5M2", "unit": "f8E5M2",
-                   "rowwise": "f8E4M3FN", "deepseek": "f8E4M3FN", "mxfp8": "f8E4M3FN",
+GRADIENT_FORMAT = {"tensor-delayed": "f8E5M2", "tensor-current": "f8E5M2", "graphcore": "f8E5M2",
+                   "unit": "f8E5M2", "rowwise": "f8E4M3FN", "deepseek": "f8E4M3FN", "mxfp8": "f8E4M3FN",
                    "nvfp4": "f4E2M1FN"}
 
 
@@ -269,7 +277,7 @@ def emit_matmul_program(a, b, in_type="f32", out_type="f32", transpose_b=False,
                 "affine_map<(d0, d1, d2) -> (d1, d2)>, "
                 "affine_map<(d0, d1, d2) -> (d0, d1)>] ")
     attrs = "" if role == "fprop" else f"{{fp8.role = #fp8.gemm_role<{role}>}} "
-    p = _Program()
+    p = Program()
     p.op(f"%a = arith.constant {_dense_as(a, in_type)} : {ta}")
     p.op(f"%b = arith.constant {_dense_as(b, in_type)} : {tb}")
     p.op(f"%c = call @gemm(%a, %b) : ({ta}, {tb}) -> {tc}")
@@ -289,25 +297,29 @@ def emit_matmul_program(a, b, in_type="f32", out_type="f32", transpose_b=False,
     return gemm + p.text(f"linalg.matmul {m}x{n}x{k}, {in_type} -> {out_type}")
 
 
-def oracle_matmul(recipe, a, b, out_type="f32", transpose_b=False, role="fprop", seed=0):
+def oracle_matmul(recipe, a, b, out_type="f32", transpose_b=False, role="fprop", seed=0,
+                  transpose_a=False, init=None):
     """The bits of C that fp8-autocast=recipe gives: each operand quantized by
-    the recipe (blocks along K), decoded, multiplied with f32 accumulation. In
-    dgrad, A is the gradient: it gets the gradient format, and NVFP4 rounds it
-    stochastically."""
+    the recipe (blocks along K, per batch when batched), decoded, multiplied
+    with f32 accumulation, added in f32 to `init` (if given), and rounded to
+    `out_type`. In dgrad, A is the gradient: it gets the gradient format, and
+    NVFP4 rounds it stochastically."""
     block_a, block_b, rule, fa, fb = AUTOCAST[recipe]
     if role == "dgrad":
         fa = GRADIENT_FORMAT[recipe]
     a = np.asarray(a, np.float32)
     b = np.asarray(b, np.float32)
+    if transpose_a:
+        block_a = _transposed_block(block_a)
     if transpose_b:
         block_b = _transposed_block(block_b)
     kind = n.rule_scale_kind(rule)
     ga = gb = None
     if rule == "static":
-        one = np.ones((1, 1), np.float32)
+        one = np.ones((1,) * a.ndim, np.float32)
         qa, qb, sa, sb = n.quantize(a, one, None, fa), n.quantize(b, one, None, fb), one, one
     elif rule == "nvfp4" and role == "dgrad":
-        global_encode = n.rule_nvfp4_global(n.amax(a, None)[0, 0])
+        global_encode = n.rule_nvfp4_global(n.amax(a, None).reshape(-1)[0])
         ga = np.float32(np.float32(1.0) / global_encode)
         amax_a = n.amax(a, block_a)
         sa = np.vectorize(lambda v: n.rule_nvfp4_block(v, global_encode))(amax_a)
@@ -321,5 +333,8 @@ def oracle_matmul(recipe, a, b, out_type="f32", transpose_b=False, role="fprop",
         qa, sa = n.dynamic_quantize(a, block_a, rule, fa)
         qb, sb = n.dynamic_quantize(b, block_b, rule, fb)
     c = n.scaled_matmul(qa, sa, block_a, fa, qb, sb, block_b, fb, kind, kind, ga, gb,
-                        transpose_b=transpose_b, out=out_type)
+                        transpose_b=transpose_b, transpose_a=transpose_a)
+    if init is not None:
+        c = (c + np.asarray(init, np.float32)).astype(np.float32)
+    c = n.round_to(c, out_type)
     return c.astype(np.float32).view(np.int32).astype(np.int64).reshape(-1)

@@ -555,9 +555,12 @@ void FP8AutocastPass::runOnOperation() {
     StringRef name = function.getName();
     cache.clear();
     SmallVector<linalg::LinalgOp> candidates;
+    // Every contraction (dot products and matrix-vector products included,
+    // so that each gets a remark) and whatever else could be a matmul.
     function.walk([&](linalg::LinalgOp op) {
       if ((op->getNumResults() == 1 && op.getNumLoops() >= 3 &&
            op.getNumReductionLoops() >= 1) ||
+          linalg::isaContractionOpInterface(op) ||
           roleAttr.isAttrPresent(op) || autocastAttr.isAttrPresent(op))
         candidates.push_back(op);
     });

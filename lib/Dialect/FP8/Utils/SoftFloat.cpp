@@ -380,9 +380,15 @@ Value decodeToF32Bits(Emitter &e, Value input, const BitLayout &src) {
 
 } // namespace
 
+SmallVector<Type> mlir::fp8::getSoftFloatTypes(MLIRContext *ctx) {
+  return {Float8E4M3FNType::get(ctx),  Float8E5M2Type::get(ctx),
+          Float8E8M0FNUType::get(ctx), Float4E2M1FNType::get(ctx),
+          Float6E2M3FNType::get(ctx),  Float6E3M2FNType::get(ctx)};
+}
+
 bool mlir::fp8::isSoftFloatType(Type elementType) {
-  return isa<Float8E4M3FNType, Float8E5M2Type, Float8E8M0FNUType,
-             Float4E2M1FNType, Float6E2M3FNType, Float6E3M2FNType>(elementType);
+  return llvm::is_contained(getSoftFloatTypes(elementType.getContext()),
+                            elementType);
 }
 
 Value mlir::fp8::emitSoftTruncF(OpBuilder &builder, Location loc, Value input,

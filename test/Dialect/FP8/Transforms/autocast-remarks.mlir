@@ -51,3 +51,19 @@ func.func @named(%a: tensor<16x64xf32>, %b: tensor<64x8xf32>, %f: tensor<16x8xf3
   %c = linalg.matmul {fp8.name = "proj"} ins(%a, %b : tensor<16x64xf32>, tensor<64x8xf32>) outs(%f : tensor<16x8xf32>) -> tensor<16x8xf32>
   return %c : tensor<16x8xf32>
 }
+
+// -----
+
+// Contractions fp8.scaled_matmul does not express get a remark too, matrix-
+// vector and dot products included.
+func.func @not_matmuls(%a: tensor<4x16x64xf32>, %b: tensor<4x64x8xf32>, %c: tensor<16x8xf32>,
+                       %m: tensor<16x64xf32>, %v: tensor<64xf32>, %y: tensor<16xf32>,
+                       %s: tensor<f32>) -> (tensor<16x8xf32>, tensor<16xf32>, tensor<f32>) {
+  // expected-remark@+1 {{linalg.batch_reduce_matmul left in high precision: not one M, one N, one K and at most one batch dimension}}
+  %r = linalg.batch_reduce_matmul ins(%a, %b : tensor<4x16x64xf32>, tensor<4x64x8xf32>) outs(%c : tensor<16x8xf32>) -> tensor<16x8xf32>
+  // expected-remark@+1 {{linalg.matvec left in high precision: not one M, one N, one K and at most one batch dimension}}
+  %mv = linalg.matvec ins(%m, %v : tensor<16x64xf32>, tensor<64xf32>) outs(%y : tensor<16xf32>) -> tensor<16xf32>
+  // expected-remark@+1 {{linalg.dot left in high precision: not one M, one N, one K and at most one batch dimension}}
+  %d = linalg.dot ins(%v, %v : tensor<64xf32>, tensor<64xf32>) outs(%s : tensor<f32>) -> tensor<f32>
+  return %r, %mv, %d : tensor<16x8xf32>, tensor<16xf32>, tensor<f32>
+}

@@ -89,14 +89,68 @@ def FP8ExpandFloatCasts : Pass<"fp8-expand-float-casts"> {
   ];
 }
 
+def FP8EmulateNarrowFloats : Pass<"fp8-emulate-narrow-floats"> {
+  let summary = "Compute arithmetic on floats narrower than f32 in f32, rounding after every op";
+  let description = [{
+    Rewrites every `arith` op computing on `bf16`, `f16`, `f8E4M3FN`,
+    `f8E5M2`, `f8E8M0FNU`, `f4E2M1FN`, `f6E2M3FN` or `f6E3M2FN` (scalars,
+    vectors, tensors) into the same op on f32 between an `arith.extf` of its
+    operands and an `arith.truncf` of its result, so that no target needs
+    arithmetic on those types. The result is the one the narrow op defines:
+    f32 has more than twice their precision plus two bits, so rounding an
+    exact sum, difference, product, quotient or square root first to f32 and
+    then to the narrow type gives the correctly rounded narrow result.
+
+    These are the rewrites of upstream `arith-emulate-unsupported-floats`,
+    with one difference: upstream marks the conversions it inserts
+    `fastmath<contract>`, which lets `arith.extf`'s folder (in any later
+    greedy or conversion driver) drop the rounding between two emulated ops
+    and compute a chain in f32. This pass clears `contract` from every
+    `arith.extf` and `arith.truncf` that involves one of these types, so every
+    rounding the program states happens, as a reference must. (A fast-math
+    flag permits skipping a rounding; it never requires it.)
+
+    Before:
+    ```mlir
+    %p = arith.mulf %a, %b : bf16
+    %s = arith.addf %c, %p : bf16
+    ```
+    After:
+    ```mlir
+    %a32 = arith.extf %a : bf16 to f32
+    %b32 = arith.extf %b : bf16 to f32
+    %p32 = arith.mulf %a32, %b32 : f32
+    %p = arith.truncf %p32 : f32 to bf16
+    %c32 = arith.extf %c : bf16 to f32
+    %p32r = arith.extf %p : bf16 to f32
+    %s32 = arith.addf %c32, %p32r : f32
+    %s = arith.truncf %s32 : f32 to bf16
+    ```
+    `fp8-cpu-pipeline` runs it after generalizing named linalg ops, then
+    lowers the remaining conversions to integer code (`fp8-expand-float-casts`,
+    `arith-expand` for bf16).
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect"];
+}
+
 def FP8Autocast : Pass<"fp8-autocast", "::mlir::ModuleOp"> {
   let summary = "Turn linalg contractions into scaled FP8 computations by a named recipe";
   let description = [{
-    Rewrites every contraction on tensors of f32, bf16 or f16 -
-    `linalg.matmul` (with transposed indexing maps too), `linalg.batch_matmul`
-    and `linalg.generic` multiply-accumulate contractions - into
-    `fp8.scaled_matmul` on operands quantized by the recipe of
-    docs/numerics.md section 6:
+    Rewrites every contraction on tensors of f32, bf16 or f16 that
+    `fp8.scaled_matmul` expresses into that op, on operands quantized by the
+    recipe of docs/numerics.md section 6. These are the contractions with one
+    M, one N and one K dimension and at most one batch dimension, indexed
+    `C [batch?, M, N]`, `A [batch?, M, K]` or `[batch?, K, M]` and
+    `B [batch?, K, N]` or `[batch?, N, K]`: `linalg.matmul` and
+    `linalg.batch_matmul` with or without transposing `indexing_maps`, and
+    `linalg.contract` and `linalg.generic` multiply-accumulates of that shape.
+    Other contractions stay in high precision with a missed remark:
+    `linalg.batch_reduce_matmul` (two reduction dimensions), `linalg.dot`,
+    `linalg.vecmat`, `linalg.matvec`, `linalg.batch_matvec`,
+    `linalg.batch_vecmat` (no M or no N), `linalg.mmt4d`, and contractions
+    with several batch or reduction dimensions, a batch dimension that does
+    not lead, or FP8 operands. Which contractions convert is the same under
+    every recipe:
 
     | recipe | formats (fwd / grad) | A (left, activation) | B (right, weight) | rule |
     |---|---|---|---|---|

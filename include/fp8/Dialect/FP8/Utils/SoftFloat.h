@@ -38,9 +38,11 @@ enum class SoftOverflow {
   NonFinite,
 };
 
-/// True for the element types that the soft conversions produce or consume as
-/// the narrow side: f8E4M3FN, f8E5M2, f8E8M0FNU, f4E2M1FN, f6E2M3FN,
-/// f6E3M2FN.
+/// The element types that the soft conversions produce or consume as the
+/// narrow side: f8E4M3FN, f8E5M2, f8E8M0FNU, f4E2M1FN, f6E2M3FN, f6E3M2FN.
+SmallVector<Type> getSoftFloatTypes(MLIRContext *ctx);
+
+/// True for the types of getSoftFloatTypes.
 bool isSoftFloatType(Type elementType);
 
 /// Emits IR rounding `input` (element type f16, bf16, f32 or f64) to
