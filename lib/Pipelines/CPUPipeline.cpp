@@ -18,7 +18,6 @@
 #include "mlir/Dialect/Linalg/Passes.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/Pass/PassManager.h"
-#include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
 
 using namespace mlir;
@@ -74,21 +73,4 @@ void fp8::buildFP8CPUPipeline(OpPassManager &pm,
   pm.addPass(createConvertMathToLibmPass());
   pm.addPass(createConvertToLLVMPass());
   pm.addPass(createReconcileUnrealizedCastsPass());
-}
-
-void fp8::registerFP8Pipelines() {
-  PassPipelineRegistration<CPUPipelineOptions>(
-      "fp8-cpu-pipeline",
-      "Lower fp8, linalg, tensor and arith to the LLVM dialect for the CPU: "
-      "reference semantics of the fp8 ops, software float conversions, "
-      "bufferization and loops. The result runs with mlir-runner and the "
-      "runner utility libraries only.",
-      buildFP8CPUPipeline);
-  PassPipelineRegistration<GPUPipelineOptions>(
-      "fp8-gpu-pipeline",
-      "Lower an fp8 graph to GPU kernels for chip=sm_90a|sm_100a: the graph "
-      "passes for the chip, convert-fp8-to-gpu (kernels and a launch plan), "
-      "NVVM, and a gpu.binary holding PTX (format=isa); artifacts=<dir> "
-      "writes the PTX, cubin and JSON manifests.",
-      buildFP8GPUPipeline);
 }

@@ -78,3 +78,26 @@ std::string mlir::fp8::describeUnsupportedChip(llvm::StringRef name) {
            "(wgmma needs sm_90a)";
   return base;
 }
+
+bool llvm::cl::parser<Chip>::parse(Option &option, StringRef argName,
+                                   StringRef arg, Chip &value) {
+  if (std::optional<Chip> chip = parseChip(arg)) {
+    value = *chip;
+    return false;
+  }
+  return option.error(describeUnsupportedChip(arg), argName);
+}
+
+void llvm::cl::parser<Chip>::printOptionDiff(const Option &option, Chip value,
+                                             const OptVal &defaultValue,
+                                             size_t globalWidth) const {
+  printOptionName(option, globalWidth);
+  llvm::outs() << "= " << getChipName(value) << " (default: ";
+  if (defaultValue.hasValue())
+    llvm::outs() << getChipName(defaultValue.getValue());
+  else
+    llvm::outs() << "*no default*";
+  llvm::outs() << ")\n";
+}
+
+void llvm::cl::parser<Chip>::anchor() {}

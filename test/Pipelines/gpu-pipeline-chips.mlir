@@ -1,7 +1,8 @@
-// Target legality comes first: chips without FP8 tensor-core GEMMs, or
-// without the architecture-specific `a` suffix that wgmma, setmaxnreg and
-// tcgen05 need, get a diagnostic (never an NVPTX backend abort), a non-zero
-// exit and no artifacts.
+// Target legality comes first: the `chip` option is typed, so chips without
+// FP8 tensor-core GEMMs, or without the architecture-specific `a` suffix that
+// wgmma, setmaxnreg and tcgen05 need, are rejected while the pipeline is
+// parsed: a diagnostic (never an NVPTX backend abort), a non-zero exit and no
+// artifacts.
 // RUN: rm -rf %t && mkdir -p %t
 // RUN: not fp8-opt %s --fp8-autocast=recipe=tensor-current --fp8-gpu-pipeline="chip=sm_89 artifacts=%t/sm_89" 2>&1 | FileCheck %s --check-prefix=SM89
 // RUN: not fp8-opt %s --fp8-autocast=recipe=tensor-current --fp8-gpu-pipeline="chip=sm_90 artifacts=%t/sm_90" 2>&1 | FileCheck %s --check-prefix=SM90
@@ -10,11 +11,11 @@
 // RUN: not fp8-opt %s --fp8-autocast=recipe=tensor-current --convert-fp8-to-gpu=chip=sm_90 2>&1 | FileCheck %s --check-prefix=CONVERT
 // RUN: not ls %t/sm_89 %t/sm_90 %t/sm_100 %t/hopper
 
-// SM89: error: fp8-legalize-layout: unsupported chip 'sm_89': {{.*}}; sm_89 has no FP8 tensor-core GEMM instructions that fp8-mlir uses (wgmma needs sm_90a)
-// SM90: error: fp8-legalize-layout: unsupported chip 'sm_90': {{.*}}; wgmma, setmaxnreg and tcgen05 exist only in the architecture-specific targets: use sm_90a
-// SM100: error: fp8-legalize-layout: unsupported chip 'sm_100': {{.*}} use sm_100a
-// NAME: error: fp8-legalize-layout: unsupported chip 'hopper': {{.*}}; chips are named like sm_90a
-// CONVERT: error: convert-fp8-to-gpu: unsupported chip 'sm_90'
+// SM89: for the --chip option: unsupported chip 'sm_89': {{.*}}; sm_89 has no FP8 tensor-core GEMM instructions that fp8-mlir uses (wgmma needs sm_90a)
+// SM90: for the --chip option: unsupported chip 'sm_90': {{.*}}; wgmma, setmaxnreg and tcgen05 exist only in the architecture-specific targets: use sm_90a
+// SM100: for the --chip option: unsupported chip 'sm_100': {{.*}} use sm_100a
+// NAME: for the --chip option: unsupported chip 'hopper': {{.*}}; chips are named like sm_90a
+// CONVERT: for the --chip option: unsupported chip 'sm_90': {{.*}} use sm_90a
 
 func.func @linear(%x: tensor<128x256xbf16>, %w: tensor<256x128xbf16>) -> tensor<128x128xbf16> {
   %zero = arith.constant 0.0 : bf16

@@ -8,6 +8,7 @@
 #define FP8_CONVERSION_PASSES_H
 
 #include "fp8/Conversion/FP8ToLinalg/FP8ToLinalg.h"
+#include "fp8/Target/Chip.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"

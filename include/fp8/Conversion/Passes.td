@@ -94,7 +94,8 @@ def ConvertFP8ToGPU : Pass<"convert-fp8-to-gpu", "::mlir::ModuleOp"> {
     error that names it.
   }];
   let options = [
-    Option<"chip", "chip", "std::string", /*default=*/"\"sm_90a\"",
+    Option<"chip", "chip", "::mlir::fp8::Chip",
+           /*default=*/"::mlir::fp8::Chip::SM90a",
            "The target: sm_90a or sm_100a">,
     Option<"numSMs", "num-sms", "int64_t", /*default=*/"132",
            "Streaming multiprocessors of the device (persistent grids)">,

@@ -7,6 +7,8 @@
 #ifndef FP8_PIPELINES_PIPELINES_H
 #define FP8_PIPELINES_PIPELINES_H
 
+#include "fp8/Target/Chip.h"
+
 #include "mlir/Pass/PassOptions.h"
 
 namespace mlir {
@@ -31,9 +33,9 @@ struct CPUPipelineOptions : public PassPipelineOptions<CPUPipelineOptions> {
 
 /// Options of `fp8-gpu-pipeline`.
 struct GPUPipelineOptions : public PassPipelineOptions<GPUPipelineOptions> {
-  PassOptions::Option<std::string> chip{
+  PassOptions::Option<Chip> chip{
       *this, "chip", llvm::cl::desc("The target: sm_90a or sm_100a"),
-      llvm::cl::init("sm_90a")};
+      llvm::cl::init(Chip::SM90a)};
   PassOptions::Option<std::string> format{
       *this, "format",
       llvm::cl::desc("What the gpu.binary holds: isa (PTX), bin (cubin, "

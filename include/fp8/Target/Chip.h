@@ -16,6 +16,7 @@
 #include "fp8/Dialect/FP8/IR/FP8Dialect.h"
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
+#include "llvm/Support/CommandLine.h"
 
 #include <optional>
 #include <string>
@@ -33,6 +34,9 @@ enum class Chip {
 /// `sm_90a` or `sm_100a`.
 std::optional<Chip> parseChip(llvm::StringRef name);
 llvm::StringRef getChipName(Chip chip);
+inline llvm::raw_ostream &operator<<(llvm::raw_ostream &os, Chip chip) {
+  return os << getChipName(chip);
+}
 /// The accepted chip names, for diagnostics.
 llvm::ArrayRef<llvm::StringRef> getChipNames();
 
@@ -75,5 +79,25 @@ bool kernelsReadMNMajor(Chip chip, Format format);
 int64_t getMmaK(Chip chip, Format format);
 
 } // namespace mlir::fp8
+
+namespace llvm::cl {
+
+/// Chip options of passes and pipelines (`chip=sm_100a`) hold a parsed Chip;
+/// any other name is rejected when the option is parsed, with
+/// describeUnsupportedChip's advice.
+template <>
+class parser<mlir::fp8::Chip> : public basic_parser<mlir::fp8::Chip> {
+public:
+  parser(Option &option) : basic_parser(option) {}
+
+  bool parse(Option &option, StringRef argName, StringRef arg,
+             mlir::fp8::Chip &value);
+  StringRef getValueName() const override { return "chip"; }
+  void printOptionDiff(const Option &option, mlir::fp8::Chip value,
+                       const OptVal &defaultValue, size_t globalWidth) const;
+  void anchor() override;
+};
+
+} // namespace llvm::cl
 
 #endif // FP8_TARGET_CHIP_H

@@ -184,12 +184,6 @@ struct ConvertFP8ToGPUPass
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    std::optional<Chip> parsed = parseChip(chip);
-    if (!parsed) {
-      mlir::emitError(module.getLoc())
-          << "convert-fp8-to-gpu: " << describeUnsupportedChip(chip);
-      return signalPassFailure();
-    }
     SmallVector<func::FuncOp> functions;
     for (auto func : module.getOps<func::FuncOp>())
       if (!func.isExternal())
@@ -202,7 +196,7 @@ struct ConvertFP8ToGPUPass
     if (!kernels) {
       auto target = NVVM::NVVMTargetAttr::get(
           &getContext(), /*optLevel=*/3, "nvptx64-nvidia-cuda",
-          getChipName(*parsed), getPtxFeatures(*parsed));
+          getChipName(chip), getPtxFeatures(chip));
       kernels =
           gpu::GPUModuleOp::create(builder, module.getLoc(), kKernelModuleName,
                                    builder.getArrayAttr({target}));
@@ -214,14 +208,14 @@ struct ConvertFP8ToGPUPass
     if (auto existing = module->getAttrOfType<DictionaryAttr>(kPlansAttr))
       plans.append(existing.getValue());
     for (func::FuncOp func : functions) {
-      PlanBuilder plan(func, kernels, *parsed, numSMs);
+      PlanBuilder plan(func, kernels, chip, numSMs);
       if (failed(planFunction(plan)))
         return signalPassFailure();
       plans.set(func.getName(), plan.getPlan().toAttr(&getContext()));
       func.erase();
     }
     module->setAttr(kPlansAttr, plans.getDictionary(&getContext()));
-    if (failed(checkKernelTargets(kernels, *parsed)))
+    if (failed(checkKernelTargets(kernels, chip)))
       return signalPassFailure();
   }
 };

@@ -317,18 +317,12 @@ LogicalResult FP8LegalizeLayoutPass::legalize(ScaledMatmulOp op, Chip chip) {
 }
 
 void FP8LegalizeLayoutPass::runOnOperation() {
-  std::optional<Chip> parsed = parseChip(chip);
-  if (!parsed) {
-    mlir::emitError(getOperation()->getLoc())
-        << "fp8-legalize-layout: " << describeUnsupportedChip(chip);
-    return signalPassFailure();
-  }
   DominanceInfo &info = getAnalysis<DominanceInfo>();
   dominance = &info;
   copies.clear();
   bool failed = false;
   getOperation()->walk([&](ScaledMatmulOp op) {
-    if (mlir::failed(legalize(op, *parsed)))
+    if (mlir::failed(legalize(op, chip)))
       failed = true;
   });
   dominance = nullptr;

@@ -1,7 +1,7 @@
 // RUN: fp8-opt %s -split-input-file --fp8-legalize-layout=chip=sm_90a -verify-diagnostics
 // RUN: not fp8-opt %s --fp8-legalize-layout=chip=sm_89 2>&1 | FileCheck %s --check-prefix=CHIP
 
-// CHIP: error: fp8-legalize-layout: unsupported chip 'sm_89': fp8-mlir targets sm_90a (Hopper, wgmma) and sm_100a (Blackwell, tcgen05.mma); sm_89 has no FP8 tensor-core GEMM instructions that fp8-mlir uses (wgmma needs sm_90a)
+// CHIP: for the --chip option: unsupported chip 'sm_89': fp8-mlir targets sm_90a (Hopper, wgmma) and sm_100a (Blackwell, tcgen05.mma); sm_89 has no FP8 tensor-core GEMM instructions that fp8-mlir uses (wgmma needs sm_90a)
 
 func.func @fp4_on_hopper(%qa: tensor<16x64xf4E2M1FN>, %sa: tensor<16x4xf8E4M3FN>, %qb: tensor<32x64xf4E2M1FN>, %sb: tensor<2x4xf8E4M3FN>, %g: tensor<1x1xf32>) -> tensor<16x32xf32> {
   // expected-error @below {{operand A is 'f4E2M1FN', which sm_90a (wgmma) does not multiply; FP4 needs sm_100a (tcgen05.mma kind::mxf4nvf4), or quantize to e4m3 with a recipe such as mxfp8}}

@@ -8,6 +8,7 @@
 #define FP8_DIALECT_FP8_TRANSFORMS_PASSES_H
 
 #include "fp8/Dialect/FP8/IR/FP8Dialect.h"
+#include "fp8/Target/Chip.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MLProgram/IR/MLProgram.h"

@@ -356,7 +356,8 @@ def FP8LegalizeLayout : Pass<"fp8-legalize-layout"> {
     `fp8-legalize-layout`, missed) that says why it was needed.
   }];
   let options = [
-    Option<"chip", "chip", "std::string", /*default=*/"\"sm_90a\"",
+    Option<"chip", "chip", "::mlir::fp8::Chip",
+           /*default=*/"::mlir::fp8::Chip::SM90a",
            "The target: sm_90a (Hopper) or sm_100a (Blackwell)">,
     Option<"allowCopies", "allow-copies", "bool", /*default=*/"true",
            "Fix a wrong operand majorness with a transposed copy; otherwise "
