@@ -41,6 +41,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "KernelBuilder.h"
+#include "TmaPipeline.h"
 
 #include "fp8/Conversion/FP8ToGPU/Kernels.h"
 #include "fp8/Target/Descriptors.h"
@@ -55,14 +56,11 @@ using namespace mlir::fp8;
 
 namespace {
 
-constexpr int64_t kSharedMemoryBudget = 232448; // 227 KiB per block on B200
-constexpr int64_t kMaxStages = 8;
 constexpr int64_t kTmemColumnsMax = 512;
 constexpr int64_t kEpilogueWarps = 4;
 constexpr int64_t kGroupRows = 8;    // tile rows per raster group
 constexpr int64_t kMmasPerStage = 4; // 128 bytes of K, 32 bytes per MMA
 constexpr int64_t kLdColumns = 32;   // tcgen05.ld.32x32b.x32
-constexpr int64_t kWaitTicks = 0x989680;
 
 /// Warp roles; warps 2-5 run the epilogue.
 enum Warp : int64_t { kLoadWarp = 0, kMmaWarp = 1 };
@@ -324,16 +322,10 @@ private:
   Value slotSFB(Value s) {
     return slot(stages * (aBytes() + bBytes() + sfaBytes()), sfbBytes(), s);
   }
-  Value fullBarrier(Value s) { return slot(barriersOffset(), 8, s); }
-  Value emptyBarrier(Value s) {
-    return slot(barriersOffset() + 8 * stages, 8, s);
-  }
-  Value accFullBarrier(Value a) {
-    return slot(barriersOffset() + 16 * stages, 8, a);
-  }
-  Value accEmptyBarrier(Value a) {
-    return slot(barriersOffset() + 16 * stages + 8 * accumulators, 8, a);
-  }
+  /// The barriers of the ring of stages (full: the TMA bytes have arrived;
+  /// empty: the MMAs have read the slot) and of the accumulators (full: the
+  /// tile's MMAs are done; empty: the epilogue has read it).
+  MbarrierRing stageRing, accRing;
   Value tmemSlot() {
     return kb.byteOffset(smem,
                          barriersOffset() + 16 * stages + 16 * accumulators);
@@ -356,17 +348,8 @@ private:
     return LLVM::IntToPtrOp::create(kb.b, kb.loc, kb.ptr(6), address);
   }
 
-  void wait(Value barrier, Value parity) {
-    NVVM::MBarrierTryWaitParityOp::create(kb.b, kb.loc, barrier, parity,
-                                          kb.i32(kWaitTicks));
-  }
   void fence(NVVM::Tcgen05FenceKind kind) {
     NVVM::Tcgen05FenceOp::create(kb.b, kb.loc, kind);
-  }
-  /// The ring slot and phase of ring position `it`.
-  std::pair<Value, Value> ringSlot(Value it, int64_t size) {
-    return {kb.urem(it, kb.i32(size)),
-            kb.andI(kb.udiv(it, kb.i32(size)), kb.i32(1))};
   }
   /// A tcgen05 shared-memory descriptor: `constant` plus the encoded
   /// address of `pointer` + `offset` bytes.
@@ -413,29 +396,15 @@ void GemmEmitter::emitLoads() {
     ValueRange done = kb.forLoop(
         kb.i32(0), kTiles, kb.i32(1), args,
         [&](Value kt, ValueRange inner) -> SmallVector<Value> {
-          auto [s, phase] = ringSlot(inner[0], stages);
-          // A fresh barrier completes the phase before its first: the first
-          // lap waits on parity 1 and passes.
-          wait(emptyBarrier(s), kb.xorI(phase, kb.i32(1)));
+          auto [s, phase] = stageRing.getSlot(inner[0]);
+          stageRing.waitEmpty(s, phase);
           kb.ifThen(elected, [&] {
-            Value full = fullBarrier(s);
-            NVVM::MBarrierArriveExpectTxOp::create(
-                kb.b, kb.loc, Type(), full, bytes,
-                NVVM::MemScopeKindAttr::get(kb.b.getContext(),
-                                            NVVM::MemScopeKind::CTA),
-                kb.b.getBoolAttr(false), Value());
+            Value full = stageRing.getFullBarrier(s);
+            emitExpectTx(kb, full, bytes);
             Value k0 = kb.mul(kt, kb.i32(GemmSM100Config::kStageKBytes));
             for (auto [tmap, dst, row] : {std::tuple{tmapA, slotA(s), m0},
-                                          std::tuple{tmapB, slotB(s), n0}}) {
-              Value cluster =
-                  LLVM::AddrSpaceCastOp::create(kb.b, kb.loc, kb.ptr(7), dst);
-              NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(
-                  kb.b, kb.loc, cluster, tmap, ValueRange{k0, row}, full,
-                  ValueRange{}, Value(), Value(),
-                  NVVM::TMALoadModeAttr::get(kb.b.getContext(),
-                                             NVVM::TMALoadMode::TILE),
-                  kb.b.getBoolAttr(false), nullptr, Value());
-            }
+                                          std::tuple{tmapB, slotB(s), n0}})
+              emitTmaLoad(kb, tmap, dst, ValueRange{k0, row}, full);
             if (!blockScaled())
               return;
             // The stage's chunks of each 128-row band are contiguous in the
@@ -477,16 +446,16 @@ void GemmEmitter::emitMmas() {
   tileLoop(
       ValueRange{kb.i32(0), kb.i32(0)},
       [&](Value, Value, ValueRange args) -> SmallVector<Value> {
-        auto [acc, accPhase] = ringSlot(args[1], accumulators);
+        auto [acc, accPhase] = accRing.getSlot(args[1]);
         // Wait until the epilogue has read this accumulator's last tile.
-        wait(accEmptyBarrier(acc), kb.xorI(accPhase, kb.i32(1)));
+        accRing.waitEmpty(acc, accPhase);
         fence(NVVM::Tcgen05FenceKind::AFTER_THREAD_SYNC);
         Value d = tmemPointer(tmemColumn(kb.mul(acc, kb.i32(config.blockN))));
         ValueRange done = kb.forLoop(
             kb.i32(0), kTiles, kb.i32(1), ValueRange{args[0]},
             [&](Value kt, ValueRange inner) -> SmallVector<Value> {
-              auto [s, phase] = ringSlot(inner[0], stages);
-              wait(fullBarrier(s), phase);
+              auto [s, phase] = stageRing.getSlot(inner[0]);
+              stageRing.waitFull(s, phase);
               fence(NVVM::Tcgen05FenceKind::AFTER_THREAD_SYNC);
               kb.ifThen(elected, [&] {
                 Value sfa, sfb;
@@ -545,14 +514,14 @@ void GemmEmitter::emitMmas() {
                       tmemPointer(kb.add(sfb, kb.i32(selB.columnOffset))));
                 }
                 // Frees the slot once these MMAs (and copies) have read it.
-                NVVM::Tcgen05CommitOp::create(kb.b, kb.loc, emptyBarrier(s),
-                                              Value());
+                NVVM::Tcgen05CommitOp::create(
+                    kb.b, kb.loc, stageRing.getEmptyBarrier(s), Value());
               });
               return {kb.add(inner[0], kb.i32(1))};
             });
         kb.ifThen(elected, [&] {
-          NVVM::Tcgen05CommitOp::create(kb.b, kb.loc, accFullBarrier(acc),
-                                        Value());
+          NVVM::Tcgen05CommitOp::create(kb.b, kb.loc,
+                                        accRing.getFullBarrier(acc), Value());
         });
         return {done[0], kb.add(args[1], kb.i32(1))};
       });
@@ -681,8 +650,8 @@ void GemmEmitter::emitEpilogue(Value warp) {
   tileLoop(
       ValueRange{kb.i32(0)},
       [&](Value m0, Value n0, ValueRange args) -> SmallVector<Value> {
-        auto [acc, accPhase] = ringSlot(args[0], accumulators);
-        wait(accFullBarrier(acc), accPhase);
+        auto [acc, accPhase] = accRing.getSlot(args[0]);
+        accRing.waitFull(acc, accPhase);
         fence(NVVM::Tcgen05FenceKind::AFTER_THREAD_SYNC);
         Value row = kb.add(m0, kb.add(partition, lane));
         Value rowScale;
@@ -708,12 +677,8 @@ void GemmEmitter::emitEpilogue(Value warp) {
             // the four warps has read it.
             fence(NVVM::Tcgen05FenceKind::BEFORE_THREAD_SYNC);
             NVVM::SyncWarpOp::create(kb.b, kb.loc, kb.i32(-1));
-            kb.ifThen(kb.eq(lane, kb.i32(0)), [&] {
-              NVVM::MBarrierArriveOp::create(
-                  kb.b, kb.loc, Type(), accEmptyBarrier(acc), Value(),
-                  NVVM::MemScopeKindAttr::get(kb.b.getContext(),
-                                              NVVM::MemScopeKind::CTA));
-            });
+            kb.ifThen(kb.eq(lane, kb.i32(0)),
+                      [&] { accRing.arriveEmpty(acc); });
           }
           Value floats = LLVM::BitcastOp::create(kb.b, kb.loc, vectorF32, bits);
           Value col0 = kb.add(n0, kb.i32(chunk * kLdColumns));
@@ -785,24 +750,21 @@ void GemmEmitter::emit() {
   numTiles = kb.mul(tilesM, tilesN);
   kTiles = kb.ceilDiv(k, kb.i32(config.getStageK()));
   smem = kb.dynamicSharedMemory(func);
+  stageRing = MbarrierRing(kb, smem, stages, barriersOffset(),
+                           barriersOffset() + 8 * stages);
+  accRing = MbarrierRing(kb, smem, accumulators, barriersOffset() + 16 * stages,
+                         barriersOffset() + 16 * stages + 8 * accumulators);
 
   Value tid = kb.threadId();
   Value warp = kb.udiv(tid, kb.i32(32));
   Value columns = kb.i32(config.getTmemColumns());
   // Thread 0 sets up the barriers; the MMA warp allocates tensor memory.
   kb.ifThen(kb.eq(tid, kb.i32(0)), [&] {
-    for (int64_t s = 0; s < stages; ++s) {
-      NVVM::MBarrierInitOp::create(kb.b, kb.loc, fullBarrier(kb.i32(s)),
-                                   kb.i32(1), Value());
-      NVVM::MBarrierInitOp::create(kb.b, kb.loc, emptyBarrier(kb.i32(s)),
-                                   kb.i32(1), Value());
-    }
-    for (int64_t a = 0; a < accumulators; ++a) {
-      NVVM::MBarrierInitOp::create(kb.b, kb.loc, accFullBarrier(kb.i32(a)),
-                                   kb.i32(1), Value());
-      NVVM::MBarrierInitOp::create(kb.b, kb.loc, accEmptyBarrier(kb.i32(a)),
-                                   kb.i32(kEpilogueWarps), Value());
-    }
+    // One arrival (the TMA bytes, or a commit of the MMAs) fills a slot or
+    // an accumulator; the MMAs' commit frees a slot, each epilogue warp's
+    // arrival an accumulator.
+    stageRing.emitInit(1, 1);
+    accRing.emitInit(1, kEpilogueWarps);
     NVVM::FenceMbarrierInitOp::create(kb.b, kb.loc);
   });
   kb.ifThen(kb.eq(warp, kb.i32(kMmaWarp)), [&] {

@@ -28,6 +28,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "KernelBuilder.h"
+#include "TmaPipeline.h"
 
 #include "fp8/Conversion/FP8ToGPU/Kernels.h"
 #include "fp8/Dialect/FP8/Utils/ScaleRules.h"
@@ -41,8 +42,6 @@ using namespace mlir::fp8;
 
 namespace {
 
-constexpr int64_t kSharedMemoryBudget = 232448; // 227 KiB per block on H100
-constexpr int64_t kMaxStages = 8;
 constexpr int64_t kWarpgroup = 128;
 constexpr int64_t kConsumerWarps = 8;
 constexpr int64_t kGroupRows = 8; // tile rows per raster group
@@ -168,6 +167,7 @@ private:
   // Shared memory.
   Value smem;
   int64_t stages = 0;
+  MbarrierRing ring;
 
   KernelBuilder &kb;
   const GemmSM90Config &config;
@@ -183,16 +183,9 @@ private:
     return kb.byteOffset(smem, kb.add(kb.i32(stages * config.blockM * 128),
                                       kb.mul(s, kb.i32(config.blockN * 128))));
   }
-  Value fullBarrier(Value s) {
-    return kb.byteOffset(
-        smem, kb.add(kb.i32(stages * (config.blockM + config.blockN) * 128),
-                     kb.mul(s, kb.i32(8))));
-  }
-  Value emptyBarrier(Value s) {
-    return kb.byteOffset(
-        smem, kb.add(kb.i32(stages * (config.blockM + config.blockN) * 128 +
-                            stages * 8),
-                     kb.mul(s, kb.i32(8))));
+  /// The ring's barriers follow the slots.
+  int64_t barriersOffset() const {
+    return stages * (config.blockM + config.blockN) * 128;
   }
 
   void emitProducer();
@@ -264,7 +257,6 @@ void GemmEmitter::emitProducer() {
   Value elected = NVVM::ElectSyncOp::create(kb.b, kb.loc, kb.i1(), Value());
   Value bytes =
       kb.i32((config.blockM + config.blockN) * GemmSM90Config::kBlockK);
-  Value ticks = kb.i32(0x989680);
   kb.forLoop(kb.blockId(), numTiles, kb.gridDim(), ValueRange{kb.i32(0)},
              [&](Value tile, ValueRange args) -> SmallVector<Value> {
                auto [tileRow, tileCol] =
@@ -275,34 +267,16 @@ void GemmEmitter::emitProducer() {
                    kb.i32(0), kTiles, kb.i32(1), args,
                    [&](Value kt, ValueRange inner) -> SmallVector<Value> {
                      Value it = inner[0];
-                     Value s = kb.urem(it, kb.i32(stages));
-                     Value phase =
-                         kb.andI(kb.udiv(it, kb.i32(stages)), kb.i32(1));
-                     // A fresh barrier completes the phase before its first:
-                     // the first lap waits on parity 1 and passes.
-                     NVVM::MBarrierTryWaitParityOp::create(
-                         kb.b, kb.loc, emptyBarrier(s),
-                         kb.xorI(phase, kb.i32(1)), ticks);
+                     auto [s, phase] = ring.getSlot(it);
+                     ring.waitEmpty(s, phase);
                      kb.ifThen(elected, [&] {
-                       Value full = fullBarrier(s);
-                       NVVM::MBarrierArriveExpectTxOp::create(
-                           kb.b, kb.loc, Type(), full, bytes,
-                           NVVM::MemScopeKindAttr::get(kb.b.getContext(),
-                                                       NVVM::MemScopeKind::CTA),
-                           kb.b.getBoolAttr(false), Value());
+                       Value full = ring.getFullBarrier(s);
+                       emitExpectTx(kb, full, bytes);
                        Value k0 = kb.mul(kt, kb.i32(GemmSM90Config::kBlockK));
                        for (auto [tmap, slot, row] :
                             {std::tuple{tmapA, slotA(s), m0},
-                             std::tuple{tmapB, slotB(s), n0}}) {
-                         Value cluster = LLVM::AddrSpaceCastOp::create(
-                             kb.b, kb.loc, kb.ptr(7), slot);
-                         NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(
-                             kb.b, kb.loc, cluster, tmap, ValueRange{k0, row},
-                             full, ValueRange{}, Value(), Value(),
-                             NVVM::TMALoadModeAttr::get(
-                                 kb.b.getContext(), NVVM::TMALoadMode::TILE),
-                             kb.b.getBoolAttr(false), nullptr, Value());
-                       }
+                             std::tuple{tmapB, slotB(s), n0}})
+                         emitTmaLoad(kb, tmap, slot, ValueRange{k0, row}, full);
                      });
                      return {kb.add(it, kb.i32(1))};
                    });
@@ -315,7 +289,6 @@ void GemmEmitter::emitConsumer(Value consumer) {
   Value local = kb.urem(tid, kb.i32(kWarpgroup));
   Value warp = kb.udiv(local, kb.i32(32));
   Value lane = kb.urem(tid, kb.i32(32));
-  Value ticks = kb.i32(0x989680);
   int64_t promote = promotionSteps(config);
   // Per-tensor scales are read once.
   Value tensorFactor;
@@ -401,10 +374,8 @@ void GemmEmitter::emitConsumer(Value consumer) {
             kb.i32(0), kTiles, kb.i32(1), ValueRange{args[0], zero, zero},
             [&](Value kt, ValueRange inner) -> SmallVector<Value> {
               Value it = inner[0], acc = inner[1], partial = inner[2];
-              Value s = kb.urem(it, kb.i32(stages));
-              Value phase = kb.andI(kb.udiv(it, kb.i32(stages)), kb.i32(1));
-              NVVM::MBarrierTryWaitParityOp::create(
-                  kb.b, kb.loc, fullBarrier(s), phase, ticks);
+              auto [s, phase] = ring.getSlot(it);
+              ring.waitFull(s, phase);
               Value tileA =
                   kb.byteOffset(slotA(s), kb.mul(consumer, kb.i32(64 * 128)));
               Value tileB = slotB(s);
@@ -451,12 +422,7 @@ void GemmEmitter::emitConsumer(Value consumer) {
                 acc = LLVM::SelectOp::create(kb.b, kb.loc, last, promoted, acc);
               }
               // Release the slot: one arrival per consumer warp.
-              kb.ifThen(kb.eq(lane, kb.i32(0)), [&] {
-                NVVM::MBarrierArriveOp::create(
-                    kb.b, kb.loc, Type(), emptyBarrier(s), Value(),
-                    NVVM::MemScopeKindAttr::get(kb.b.getContext(),
-                                                NVVM::MemScopeKind::CTA));
-              });
+              kb.ifThen(kb.eq(lane, kb.i32(0)), [&] { ring.arriveEmpty(s); });
               return {kb.add(it, kb.i32(1)), acc, partial};
             });
         emitEpilogue(state[1], kb.add(m0, fragmentRow), n0, lane, tensorFactor);
@@ -569,17 +535,15 @@ void GemmEmitter::emit() {
   numTiles = kb.mul(numTilesM, numTilesN);
   kTiles = kb.ceilDiv(k, kb.i32(GemmSM90Config::kBlockK));
   smem = kb.dynamicSharedMemory(func);
+  ring = MbarrierRing(kb, smem, stages, barriersOffset(),
+                      barriersOffset() + 8 * stages);
 
   Value tid = kb.threadId();
   Value warpgroup = kb.udiv(tid, kb.i32(kWarpgroup));
-  // Thread 0 sets up the ring's barriers.
+  // Thread 0 sets up the ring's barriers: one arrival (with the TMA bytes)
+  // fills a slot, one per consumer warp frees it.
   kb.ifThen(kb.eq(tid, kb.i32(0)), [&] {
-    for (int64_t s = 0; s < stages; ++s) {
-      NVVM::MBarrierInitOp::create(kb.b, kb.loc, fullBarrier(kb.i32(s)),
-                                   kb.i32(1), Value());
-      NVVM::MBarrierInitOp::create(kb.b, kb.loc, emptyBarrier(kb.i32(s)),
-                                   kb.i32(kConsumerWarps), Value());
-    }
+    ring.emitInit(1, kConsumerWarps);
     NVVM::FenceMbarrierInitOp::create(kb.b, kb.loc);
   });
   NVVM::Barrier0Op::create(kb.b, kb.loc);
