@@ -1,0 +1,72 @@
+//===- ScaleLayout.cpp - Staging block scales for tcgen05 -----------------===//
+//
+// Part of fp8-mlir.
+//
+//===----------------------------------------------------------------------===//
+//
+// The kernel that copies row-major block scales into the layout the sm_100a
+// block-scaled GEMM reads (Tcgen05ScaleLayout), for scales that no
+// quantization wrote in that layout: one thread per destination byte, the
+// inverse of the layout's offset function.
+//
+//===----------------------------------------------------------------------===//
+
+#include "KernelBuilder.h"
+
+#include "fp8/Conversion/FP8ToGPU/Kernels.h"
+#include "fp8/Target/ScaleFactorLayout.h"
+
+using namespace mlir;
+using namespace mlir::fp8;
+
+LLVM::LLVMFuncOp
+mlir::fp8::buildScaleLayoutKernel(OpBuilder &builder, Location loc,
+                                  const ScaleLayoutConfig &config) {
+  std::string name = config.getKernelName();
+  if (LLVM::LLVMFuncOp existing = lookupKernel(builder, name))
+    return existing;
+  OpBuilder::InsertionGuard guard(builder);
+  auto global = LLVM::LLVMPointerType::get(builder.getContext(), 1);
+  SmallVector<Type> params{global, global};
+  params.append(7, builder.getI32Type());
+  LLVM::LLVMFuncOp func =
+      createKernel(builder, loc, name, params, ScaleLayoutConfig::kThreads);
+  Block &entry = func.getBody().front();
+  builder.setInsertionPointToStart(&entry);
+  KernelBuilder kb(builder, loc);
+  Value src = entry.getArgument(0), dst = entry.getArgument(1);
+  Value rows = entry.getArgument(2), kBlocks = entry.getArgument(3);
+  Value rowsPerScale = entry.getArgument(4);
+  Value rowStride = entry.getArgument(5), kStride = entry.getArgument(6);
+  Value kChunks = entry.getArgument(7), bytes = entry.getArgument(8);
+
+  Value offset = kb.add(
+      kb.mul(kb.blockId(), kb.i32(ScaleLayoutConfig::kThreads)), kb.threadId());
+  kb.ifThen(kb.ult(offset, bytes), [&] {
+    // The inverse of getScaleSmemOffset (ScaleFactorLayout.h): byte
+    // 16 * (r % 32) + 4 * (r % 128 / 32) + j % 4 of chunk
+    // (r / 128) * kChunks + j / 4.
+    Value chunk = kb.udiv(offset, kb.i32(kScaleChunkBytes));
+    Value inChunk = kb.urem(offset, kb.i32(kScaleChunkBytes));
+    Value line = kb.udiv(inChunk, kb.i32(16));
+    Value inLine = kb.urem(inChunk, kb.i32(16));
+    Value row =
+        kb.add(kb.mul(kb.udiv(chunk, kChunks), kb.i32(kScaleChunkRows)),
+               kb.add(kb.mul(kb.udiv(inLine, kb.i32(4)), kb.i32(32)), line));
+    Value kBlock = kb.add(kb.mul(kb.urem(chunk, kChunks), kb.i32(4)),
+                          kb.urem(inLine, kb.i32(4)));
+    Value in = arith::AndIOp::create(kb.b, kb.loc, kb.ult(row, rows),
+                                     kb.ult(kBlock, kBlocks));
+    // Padding is zero; clamped indices keep the load in bounds.
+    Value srcRow = kb.udiv(kb.minU(row, kb.sub(rows, kb.i32(1))), rowsPerScale);
+    Value srcK = kb.minU(kBlock, kb.sub(kBlocks, kb.i32(1)));
+    Value index = kb.add(kb.mul(srcRow, rowStride), kb.mul(srcK, kStride));
+    Value byte = kb.load(kb.i8(), kb.byteOffset(src, kb.zext64(index)), 1);
+    Value zero =
+        arith::ConstantOp::create(kb.b, kb.loc, kb.b.getI8IntegerAttr(0));
+    kb.store(kb.select(in, byte, zero), kb.byteOffset(dst, kb.zext64(offset)),
+             1);
+  });
+  LLVM::ReturnOp::create(kb.b, kb.loc, ValueRange{});
+  return func;
+}
