@@ -14,10 +14,8 @@
 
 #include "fp8/Conversion/FP8ToGPU/Kernels.h"
 #include "fp8/Dialect/FP8/IR/FormatInfo.h"
-#include "fp8/Dialect/FP8/Transforms/Passes.h"
 #include "fp8/Dialect/FP8/Utils/ScaleRules.h"
 
-#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "llvm/Support/FormatVariadic.h"
 
 #include <cmath>
@@ -32,25 +30,28 @@ std::string DelayedScaleConfig::getKernelName() const {
       .str();
 }
 
-LLVM::LLVMFuncOp
-mlir::fp8::buildDelayedScaleKernel(OpBuilder &builder, Location loc,
-                                   const DelayedScaleConfig &config) {
-  std::string name = config.getKernelName();
-  if (LLVM::LLVMFuncOp existing = lookupKernel(builder, name))
-    return existing;
-  OpBuilder::InsertionGuard guard(builder);
-  auto global = LLVM::LLVMPointerType::get(builder.getContext(), 1);
-  SmallVector<Type> params(6, global);
-  params.push_back(builder.getI32Type());
-  LLVM::LLVMFuncOp func =
-      createKernel(builder, loc, name, params, DelayedScaleConfig::kThreads);
-  Block &entry = func.getBody().front();
-  builder.setInsertionPointToStart(&entry);
-  KernelBuilder kb(builder, loc);
-  Value amaxIn = entry.getArgument(0), history = entry.getArgument(1);
-  Value scaleIn = entry.getArgument(2), newHistory = entry.getArgument(3);
-  Value newScale = entry.getArgument(4), newInverse = entry.getArgument(5);
-  Value length = entry.getArgument(6);
+SmallVector<DelayedScaleParam> DelayedScaleConfig::getParams() const {
+  using P = DelayedScaleParam;
+  return {P::Amax,     P::History,     P::Scale,        P::NewHistory,
+          P::NewScale, P::NewScaleInv, P::HistoryLength};
+}
+
+KernelParamKind mlir::fp8::getParamKind(DelayedScaleParam param) {
+  return param == DelayedScaleParam::HistoryLength ? KernelParamKind::I32
+                                                   : KernelParamKind::Buffer;
+}
+
+static void emitDelayedScale(KernelBuilder &kb,
+                             const DelayedScaleConfig &config,
+                             LLVM::LLVMFuncOp func) {
+  KernelArgs<DelayedScaleParam> args(func, config.getParams());
+  Value amaxIn = args[DelayedScaleParam::Amax];
+  Value history = args[DelayedScaleParam::History];
+  Value scaleIn = args[DelayedScaleParam::Scale];
+  Value newHistory = args[DelayedScaleParam::NewHistory];
+  Value newScale = args[DelayedScaleParam::NewScale];
+  Value newInverse = args[DelayedScaleParam::NewScaleInv];
+  Value length = args[DelayedScaleParam::HistoryLength];
   Value smem = kb.dynamicSharedMemory(func);
   Value tid = kb.threadId();
   auto at = [&](Value base, Value index) {
@@ -112,9 +113,14 @@ mlir::fp8::buildDelayedScaleKernel(OpBuilder &builder, Location loc,
     kb.store(emitReciprocal(kb.b, kb.loc, scale), newInverse, 4);
   });
   LLVM::ReturnOp::create(kb.b, kb.loc, ValueRange{});
+}
 
-  RewritePatternSet patterns(builder.getContext());
-  populateExpandFloatCastsPatterns(patterns);
-  (void)applyPatternsGreedily(func, std::move(patterns));
-  return func;
+LLVM::LLVMFuncOp
+mlir::fp8::buildDelayedScaleKernel(OpBuilder &builder, Location loc,
+                                   const DelayedScaleConfig &config) {
+  return buildKernel(builder, loc, config,
+                     [&](KernelBuilder &kb, LLVM::LLVMFuncOp func) {
+                       emitDelayedScale(kb, config, func);
+                       expandForNVVM(func);
+                     });
 }

@@ -235,27 +235,12 @@ int64_t GemmSM100Config::getSharedMemoryBytes() const {
 }
 
 std::string GemmSM100Config::getKernelName() const {
-  std::string name =
-      llvm::formatv("fp8_gemm_sm100a_{0}{1}_{2}", getKernelTag(aFormat),
-                    getKernelTag(bFormat),
-                    fp8Out ? getKernelTag(*fp8Out) : getKernelTag(out));
-  switch (scaling) {
-  case GemmScaling::Tensor:
-    name += "_tensor";
-    break;
-  case GemmScaling::RowCol:
-    name += "_rowcol";
-    break;
-  case GemmScaling::Block:
-    name += llvm::formatv("_block{0}{1}{2}", scaleBlock,
-                          e8m0Scales ? "e8m0" : "e4m3", globalScales ? "g" : "")
-                .str();
-    break;
-  }
-  if (bias)
-    name += ("_bias" + getKernelTag(*bias)).str();
-  if (outAmax)
-    name += "_amax";
+  std::string blockScaling =
+      llvm::formatv("block{0}{1}{2}", scaleBlock, e8m0Scales ? "e8m0" : "e4m3",
+                    globalScales ? "g" : "")
+          .str();
+  std::string name = getKernelNamePrefix("sm100a", blockScaling);
+  name += getKernelNameEpilogue();
   if (!vectorStores)
     name += "_ss";
   name += llvm::formatv("_{0}x{1}_s{2}", kBlockM, blockN, getStages()).str();
@@ -269,19 +254,13 @@ std::string GemmSM100Config::getKernelName() const {
 namespace {
 
 /// Builds one kernel body.
-class GemmEmitter {
+class GemmEmitter : KernelEmitter<GemmSM100Config> {
 public:
-  GemmEmitter(KernelBuilder &kb, const GemmSM100Config &config,
-              LLVM::LLVMFuncOp func)
-      : kb(kb), config(config), func(func) {}
+  using KernelEmitter::KernelEmitter;
 
   void emit();
 
 private:
-  KernelBuilder &kb;
-  const GemmSM100Config &config;
-  LLVM::LLVMFuncOp func;
-
   // Parameters.
   Value tmapA, tmapB, out, scaleA, scaleB, bias, globalA, globalB, m, n, k;
   /// FP8 results: the out scale parameter and its value; the amax output.
@@ -721,27 +700,19 @@ void GemmEmitter::emitEpilogue(Value warp) {
 }
 
 void GemmEmitter::emit() {
-  Block &entry = func.getBody().front();
-  kb.b.setInsertionPointToStart(&entry);
-  unsigned arg = 0;
-  tmapA = entry.getArgument(arg++);
-  tmapB = entry.getArgument(arg++);
-  out = entry.getArgument(arg++);
-  scaleA = entry.getArgument(arg++);
-  scaleB = entry.getArgument(arg++);
-  if (config.bias)
-    bias = entry.getArgument(arg++);
-  if (config.globalScales) {
-    globalA = entry.getArgument(arg++);
-    globalB = entry.getArgument(arg++);
-  }
-  if (config.fp8Out)
-    outScale = entry.getArgument(arg++);
-  if (config.outAmax)
-    amaxOut = entry.getArgument(arg++);
-  m = entry.getArgument(arg++);
-  n = entry.getArgument(arg++);
-  k = entry.getArgument(arg++);
+  tmapA = getArg(GemmParam::TensorMapA);
+  tmapB = getArg(GemmParam::TensorMapB);
+  out = getArg(GemmParam::Out);
+  scaleA = getArg(GemmParam::ScaleA);
+  scaleB = getArg(GemmParam::ScaleB);
+  bias = getArg(GemmParam::Bias);
+  globalA = getArg(GemmParam::GlobalScaleA);
+  globalB = getArg(GemmParam::GlobalScaleB);
+  outScale = getArg(GemmParam::OutScale);
+  amaxOut = getArg(GemmParam::Amax);
+  m = getArg(GemmParam::M);
+  n = getArg(GemmParam::N);
+  k = getArg(GemmParam::K);
   stages = config.getStages();
   accumulators = config.getAccumulators();
 
@@ -806,28 +777,8 @@ void GemmEmitter::emit() {
 LLVM::LLVMFuncOp
 mlir::fp8::buildGemmSM100Kernel(OpBuilder &builder, Location loc,
                                 const GemmSM100Config &config) {
-  std::string name = config.getKernelName();
-  if (LLVM::LLVMFuncOp existing = lookupKernel(builder, name))
-    return existing;
-  MLIRContext *ctx = builder.getContext();
-  OpBuilder::InsertionGuard guard(builder);
-  auto ptr = LLVM::LLVMPointerType::get(ctx);
-  auto global = LLVM::LLVMPointerType::get(ctx, 1);
-  SmallVector<Type> params{ptr, ptr, global, global, global};
-  if (config.bias)
-    params.push_back(global);
-  if (config.globalScales)
-    params.append({global, global});
-  if (config.fp8Out)
-    params.push_back(global);
-  if (config.outAmax)
-    params.push_back(global);
-  params.append(3, builder.getI32Type());
-  LLVM::LLVMFuncOp func =
-      createKernel(builder, loc, name, params, GemmSM100Config::kThreads);
-  setTensorMapParam(func, 0);
-  setTensorMapParam(func, 1);
-  KernelBuilder kb(builder, loc);
-  GemmEmitter(kb, config, func).emit();
-  return func;
+  return buildKernel(builder, loc, config,
+                     [&](KernelBuilder &kb, LLVM::LLVMFuncOp func) {
+                       GemmEmitter(kb, config, func).emit();
+                     });
 }

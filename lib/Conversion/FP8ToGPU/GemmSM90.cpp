@@ -75,6 +75,9 @@ LogicalResult GemmSM90Config::verify(std::string &reason) const {
   for (Format format : {aFormat, bFormat})
     if (format != Format::E4M3 && format != Format::E5M2)
       return fail("sm_90a wgmma multiplies e4m3 and e5m2 operands only");
+  if (globalScales)
+    return fail("global scales come with e4m3 block scales (NVFP4), which "
+                "the sm_90a GEMM does not apply");
   if (fp8Out && *fp8Out != Format::E4M3 && *fp8Out != Format::E5M2)
     return fail("FP8 results are e4m3 or e5m2");
   if (blockM != 128)
@@ -113,29 +116,14 @@ int64_t GemmSM90Config::getSharedMemoryBytes() const {
 }
 
 std::string GemmSM90Config::getKernelName() const {
-  std::string name = llvm::formatv(
-      "fp8_gemm_sm90a_{0}{1}_{2}", getKernelTag(aFormat), getKernelTag(bFormat),
-      fp8Out ? getKernelTag(*fp8Out) : getKernelTag(out));
-  switch (scaling) {
-  case GemmScaling::Tensor:
-    name += "_tensor";
-    break;
-  case GemmScaling::RowCol:
-    name += "_rowcol";
-    break;
-  case GemmScaling::Block:
-    name +=
-        llvm::formatv("_block{0}{1}{2}", kGroup, e8m0Scales ? "e8m0" : "f32",
-                      bRowsPerScale > 1 ? "sq" : "")
-            .str();
-    break;
-  }
+  std::string blockScaling =
+      llvm::formatv("block{0}{1}{2}", kGroup, e8m0Scales ? "e8m0" : "f32",
+                    bRowsPerScale > 1 ? "sq" : "")
+          .str();
+  std::string name = getKernelNamePrefix("sm90a", blockScaling);
   if (scaling != GemmScaling::Block)
     name += llvm::formatv("_p{0}", promoteInterval).str();
-  if (bias)
-    name += ("_bias" + getKernelTag(*bias)).str();
-  if (outAmax)
-    name += "_amax";
+  name += getKernelNameEpilogue();
   if (invertScaleA || invertScaleB)
     name += llvm::formatv("_inv{0}{1}", invertScaleA ? "a" : "",
                           invertScaleB ? "b" : "")
@@ -151,11 +139,9 @@ std::string GemmSM90Config::getKernelName() const {
 namespace {
 
 /// Builds one kernel body.
-class GemmEmitter {
+class GemmEmitter : KernelEmitter<GemmSM90Config> {
 public:
-  GemmEmitter(KernelBuilder &kb, const GemmSM90Config &config,
-              LLVM::LLVMFuncOp func)
-      : kb(kb), config(config), func(func) {}
+  using KernelEmitter::KernelEmitter;
 
   void emit();
 
@@ -168,10 +154,6 @@ private:
   Value smem;
   int64_t stages = 0;
   MbarrierRing ring;
-
-  KernelBuilder &kb;
-  const GemmSM90Config &config;
-  LLVM::LLVMFuncOp func;
 
   Type accType;
   int64_t accCount() const { return config.blockN / 2; }
@@ -509,23 +491,17 @@ void GemmEmitter::emitEpilogue(Value acc, Value rowBase, Value colBase,
 }
 
 void GemmEmitter::emit() {
-  Block &entry = func.getBody().front();
-  kb.b.setInsertionPointToStart(&entry);
-  unsigned arg = 0;
-  tmapA = entry.getArgument(arg++);
-  tmapB = entry.getArgument(arg++);
-  out = entry.getArgument(arg++);
-  scaleA = entry.getArgument(arg++);
-  scaleB = entry.getArgument(arg++);
-  if (config.bias)
-    bias = entry.getArgument(arg++);
-  if (config.fp8Out)
-    outScale = entry.getArgument(arg++);
-  if (config.outAmax)
-    outAmax = entry.getArgument(arg++);
-  m = entry.getArgument(arg++);
-  n = entry.getArgument(arg++);
-  k = entry.getArgument(arg++);
+  tmapA = getArg(GemmParam::TensorMapA);
+  tmapB = getArg(GemmParam::TensorMapB);
+  out = getArg(GemmParam::Out);
+  scaleA = getArg(GemmParam::ScaleA);
+  scaleB = getArg(GemmParam::ScaleB);
+  bias = getArg(GemmParam::Bias);
+  outScale = getArg(GemmParam::OutScale);
+  outAmax = getArg(GemmParam::Amax);
+  m = getArg(GemmParam::M);
+  n = getArg(GemmParam::N);
+  k = getArg(GemmParam::K);
   stages = config.getStages();
   accType = LLVM::LLVMStructType::getLiteral(
       kb.b.getContext(), SmallVector<Type>(accCount(), kb.f32()));
@@ -573,27 +549,9 @@ void GemmEmitter::emit() {
 LLVM::LLVMFuncOp mlir::fp8::buildGemmSM90Kernel(OpBuilder &builder,
                                                 Location loc,
                                                 const GemmSM90Config &config) {
-  std::string name = config.getKernelName();
-  if (LLVM::LLVMFuncOp existing = lookupKernel(builder, name))
-    return existing;
-  MLIRContext *ctx = builder.getContext();
-  OpBuilder::InsertionGuard guard(builder);
-  auto ptr = LLVM::LLVMPointerType::get(ctx);
-  auto global = LLVM::LLVMPointerType::get(ctx, 1);
-  SmallVector<Type> params{ptr, ptr, global, global, global};
-  if (config.bias)
-    params.push_back(global);
-  if (config.fp8Out)
-    params.push_back(global);
-  if (config.outAmax)
-    params.push_back(global);
-  params.append(3, builder.getI32Type());
-  LLVM::LLVMFuncOp func =
-      createKernel(builder, loc, name, params, GemmSM90Config::kThreads);
-  func->setAttr("nvvm.maxnreg", builder.getI32IntegerAttr(kMaxRegisters));
-  setTensorMapParam(func, 0);
-  setTensorMapParam(func, 1);
-  KernelBuilder kb(builder, loc);
-  GemmEmitter(kb, config, func).emit();
-  return func;
+  return buildKernel(
+      builder, loc, config, [&](KernelBuilder &kb, LLVM::LLVMFuncOp func) {
+        func->setAttr("nvvm.maxnreg", kb.b.getI32IntegerAttr(kMaxRegisters));
+        GemmEmitter(kb, config, func).emit();
+      });
 }

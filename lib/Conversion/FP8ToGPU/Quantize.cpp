@@ -29,11 +29,8 @@
 
 #include "fp8/Conversion/FP8ToGPU/Kernels.h"
 #include "fp8/Dialect/FP8/IR/FP8Ops.h"
-#include "fp8/Dialect/FP8/Transforms/Passes.h"
 #include "fp8/Dialect/FP8/Utils/ScaleRules.h"
 
-#include "mlir/Dialect/Math/IR/Math.h"
-#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "llvm/Support/FormatVariadic.h"
 
 using namespace mlir;
@@ -156,21 +153,48 @@ std::string QuantizeConfig::getKernelName() const {
   return name;
 }
 
+SmallVector<QuantizeParam> QuantizeConfig::getParams() const {
+  using P = QuantizeParam;
+  if (phase == Phase::Amax)
+    return {P::Input, P::Amax, P::Rows, P::Cols, P::BlockRows, P::BlockCols};
+  SmallVector<QuantizeParam> params{P::Input,     P::Amax,      P::Codes,
+                                    P::Scales,    P::Rows,      P::Cols,
+                                    P::BlockRows, P::BlockCols, P::Pitch};
+  if (twoLevel)
+    params.push_back(P::GlobalScale);
+  if (tcgen05Scales)
+    params.push_back(P::ScaleKChunks);
+  return params;
+}
+
+KernelParamKind mlir::fp8::getParamKind(QuantizeParam param) {
+  switch (param) {
+  case QuantizeParam::Input:
+  case QuantizeParam::Amax:
+  case QuantizeParam::Codes:
+  case QuantizeParam::Scales:
+  case QuantizeParam::GlobalScale:
+    return KernelParamKind::Buffer;
+  case QuantizeParam::Rows:
+  case QuantizeParam::Cols:
+  case QuantizeParam::BlockRows:
+  case QuantizeParam::BlockCols:
+  case QuantizeParam::Pitch:
+  case QuantizeParam::ScaleKChunks:
+    return KernelParamKind::I32;
+  }
+  llvm_unreachable("unknown quantize parameter");
+}
+
 namespace {
 
-class QuantizeEmitter {
+class QuantizeEmitter : KernelEmitter<QuantizeConfig> {
 public:
-  QuantizeEmitter(KernelBuilder &kb, const QuantizeConfig &config,
-                  LLVM::LLVMFuncOp func)
-      : kb(kb), config(config), func(func) {}
+  using KernelEmitter::KernelEmitter;
 
   void emit();
 
 private:
-  KernelBuilder &kb;
-  const QuantizeConfig &config;
-  LLVM::LLVMFuncOp func;
-
   Value input, amaxBuffer, codes, scales, rows, cols, blockRows, blockCols;
   /// Elements between rows of the codes (the row length, or more for rows
   /// padded to 16 bytes).
@@ -612,25 +636,17 @@ void QuantizeEmitter::emitCodes(Value values, Value row, Value col) {
 }
 
 void QuantizeEmitter::emit() {
-  Block &entry = func.getBody().front();
-  kb.b.setInsertionPointToStart(&entry);
-  unsigned arg = 0;
-  input = entry.getArgument(arg++);
-  amaxBuffer = entry.getArgument(arg++);
-  if (config.phase == QuantizeConfig::Phase::Quantize) {
-    codes = entry.getArgument(arg++);
-    scales = entry.getArgument(arg++);
-  }
-  rows = entry.getArgument(arg++);
-  cols = entry.getArgument(arg++);
-  blockRows = entry.getArgument(arg++);
-  blockCols = entry.getArgument(arg++);
-  if (config.phase == QuantizeConfig::Phase::Quantize)
-    pitch = entry.getArgument(arg++);
-  if (config.phase == QuantizeConfig::Phase::Quantize && config.twoLevel)
-    globalOut = entry.getArgument(arg++);
-  if (config.phase == QuantizeConfig::Phase::Quantize && config.tcgen05Scales)
-    scaleKChunks = entry.getArgument(arg++);
+  input = getArg(QuantizeParam::Input);
+  amaxBuffer = getArg(QuantizeParam::Amax);
+  codes = getArg(QuantizeParam::Codes);
+  scales = getArg(QuantizeParam::Scales);
+  rows = getArg(QuantizeParam::Rows);
+  cols = getArg(QuantizeParam::Cols);
+  blockRows = getArg(QuantizeParam::BlockRows);
+  blockCols = getArg(QuantizeParam::BlockCols);
+  pitch = getArg(QuantizeParam::Pitch);
+  globalOut = getArg(QuantizeParam::GlobalScale);
+  scaleKChunks = getArg(QuantizeParam::ScaleKChunks);
   smem = kb.dynamicSharedMemory(func);
   tid = kb.threadId();
 
@@ -672,51 +688,9 @@ void QuantizeEmitter::emit() {
 LLVM::LLVMFuncOp mlir::fp8::buildQuantizeKernel(OpBuilder &builder,
                                                 Location loc,
                                                 const QuantizeConfig &config) {
-  std::string name = config.getKernelName();
-  if (LLVM::LLVMFuncOp existing = lookupKernel(builder, name))
-    return existing;
-  OpBuilder::InsertionGuard guard(builder);
-  auto global = LLVM::LLVMPointerType::get(builder.getContext(), 1);
-  SmallVector<Type> params{global, global};
-  if (config.phase == QuantizeConfig::Phase::Quantize)
-    params.append({global, global});
-  params.append(4, builder.getI32Type());
-  if (config.phase == QuantizeConfig::Phase::Quantize)
-    params.push_back(builder.getI32Type());
-  if (config.phase == QuantizeConfig::Phase::Quantize && config.twoLevel)
-    params.push_back(global);
-  if (config.phase == QuantizeConfig::Phase::Quantize && config.tcgen05Scales)
-    params.push_back(builder.getI32Type());
-  LLVM::LLVMFuncOp func =
-      createKernel(builder, loc, name, params, QuantizeConfig::kThreads);
-  KernelBuilder kb(builder, loc);
-  QuantizeEmitter(kb, config, func).emit();
-
-  // The scale rules and soft conversions emit fp8.convert and small-float
-  // casts: expand them to integer arithmetic, as on CPUs.
-  RewritePatternSet patterns(builder.getContext());
-  populateExpandFloatCastsPatterns(patterns);
-  (void)applyPatternsGreedily(func, std::move(patterns));
-  // The NVFP4 rule clamps with arith.minnumf and decodes E4M3 block scales
-  // with math.ctlz: the NVVM lowering would call libdevice (__nv_fminf) or
-  // leave them alone, while LLVM's intrinsics select to min.f32 and clz.
-  SmallVector<Operation *> ops;
-  func.walk([&](Operation *op) {
-    if (isa<math::CountLeadingZerosOp, arith::MinNumFOp>(op))
-      ops.push_back(op);
-  });
-  for (Operation *op : ops) {
-    OpBuilder b(op);
-    Value replacement;
-    if (isa<arith::MinNumFOp>(op))
-      replacement = LLVM::MinNumOp::create(b, op->getLoc(), op->getOperand(0),
-                                           op->getOperand(1));
-    else
-      replacement = LLVM::CountLeadingZerosOp::create(
-          b, op->getLoc(), op->getResultTypes()[0], op->getOperand(0),
-          b.getIntegerAttr(b.getI1Type(), 0));
-    op->getResult(0).replaceAllUsesWith(replacement);
-    op->erase();
-  }
-  return func;
+  return buildKernel(builder, loc, config,
+                     [&](KernelBuilder &kb, LLVM::LLVMFuncOp func) {
+                       QuantizeEmitter(kb, config, func).emit();
+                       expandForNVVM(func);
+                     });
 }

@@ -19,26 +19,30 @@
 using namespace mlir;
 using namespace mlir::fp8;
 
-LLVM::LLVMFuncOp
-mlir::fp8::buildScaleLayoutKernel(OpBuilder &builder, Location loc,
-                                  const ScaleLayoutConfig &config) {
-  std::string name = config.getKernelName();
-  if (LLVM::LLVMFuncOp existing = lookupKernel(builder, name))
-    return existing;
-  OpBuilder::InsertionGuard guard(builder);
-  auto global = LLVM::LLVMPointerType::get(builder.getContext(), 1);
-  SmallVector<Type> params{global, global};
-  params.append(7, builder.getI32Type());
-  LLVM::LLVMFuncOp func =
-      createKernel(builder, loc, name, params, ScaleLayoutConfig::kThreads);
-  Block &entry = func.getBody().front();
-  builder.setInsertionPointToStart(&entry);
-  KernelBuilder kb(builder, loc);
-  Value src = entry.getArgument(0), dst = entry.getArgument(1);
-  Value rows = entry.getArgument(2), kBlocks = entry.getArgument(3);
-  Value rowsPerScale = entry.getArgument(4);
-  Value rowStride = entry.getArgument(5), kStride = entry.getArgument(6);
-  Value kChunks = entry.getArgument(7), bytes = entry.getArgument(8);
+SmallVector<ScaleLayoutParam> ScaleLayoutConfig::getParams() const {
+  using P = ScaleLayoutParam;
+  return {P::Source,    P::Dest,    P::Rows,    P::KBlocks, P::RowsPerScale,
+          P::RowStride, P::KStride, P::KChunks, P::Bytes};
+}
+
+KernelParamKind mlir::fp8::getParamKind(ScaleLayoutParam param) {
+  return param == ScaleLayoutParam::Source || param == ScaleLayoutParam::Dest
+             ? KernelParamKind::Buffer
+             : KernelParamKind::I32;
+}
+
+static void emitScaleLayout(KernelBuilder &kb, const ScaleLayoutConfig &config,
+                            LLVM::LLVMFuncOp func) {
+  KernelArgs<ScaleLayoutParam> args(func, config.getParams());
+  Value src = args[ScaleLayoutParam::Source];
+  Value dst = args[ScaleLayoutParam::Dest];
+  Value rows = args[ScaleLayoutParam::Rows];
+  Value kBlocks = args[ScaleLayoutParam::KBlocks];
+  Value rowsPerScale = args[ScaleLayoutParam::RowsPerScale];
+  Value rowStride = args[ScaleLayoutParam::RowStride];
+  Value kStride = args[ScaleLayoutParam::KStride];
+  Value kChunks = args[ScaleLayoutParam::KChunks];
+  Value bytes = args[ScaleLayoutParam::Bytes];
 
   Value offset = kb.add(
       kb.mul(kb.blockId(), kb.i32(ScaleLayoutConfig::kThreads)), kb.threadId());
@@ -68,5 +72,13 @@ mlir::fp8::buildScaleLayoutKernel(OpBuilder &builder, Location loc,
              1);
   });
   LLVM::ReturnOp::create(kb.b, kb.loc, ValueRange{});
-  return func;
+}
+
+LLVM::LLVMFuncOp
+mlir::fp8::buildScaleLayoutKernel(OpBuilder &builder, Location loc,
+                                  const ScaleLayoutConfig &config) {
+  return buildKernel(builder, loc, config,
+                     [&](KernelBuilder &kb, LLVM::LLVMFuncOp func) {
+                       emitScaleLayout(kb, config, func);
+                     });
 }
