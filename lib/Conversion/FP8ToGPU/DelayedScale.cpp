@@ -44,21 +44,16 @@ KernelParamKind mlir::fp8::getParamKind(DelayedScaleParam param) {
 static void emitDelayedScale(KernelBuilder &kb,
                              const DelayedScaleConfig &config,
                              LLVM::LLVMFuncOp func) {
-  KernelArgs<DelayedScaleParam> args(func, config.getParams());
-  Value amaxIn = args[DelayedScaleParam::Amax];
-  Value history = args[DelayedScaleParam::History];
-  Value scaleIn = args[DelayedScaleParam::Scale];
-  Value newHistory = args[DelayedScaleParam::NewHistory];
-  Value newScale = args[DelayedScaleParam::NewScale];
-  Value newInverse = args[DelayedScaleParam::NewScaleInv];
-  Value length = args[DelayedScaleParam::HistoryLength];
+  using P = DelayedScaleParam;
+  KernelArgs<P> args(func, config.getParams());
+  Value history = args[P::History], length = args[P::HistoryLength];
   Value smem = kb.dynamicSharedMemory(func);
   Value tid = kb.threadId();
   auto at = [&](Value base, Value index) {
     return kb.byteOffset(base, kb.mul(kb.zext64(index), kb.i64(4)));
   };
 
-  Value amax = kb.load(kb.f32(), amaxIn, 4);
+  Value amax = kb.load(kb.f32(), args[P::Amax], 4);
   Value zero = kb.f32(0.0f);
   Value skip = config.zeroAmax == ZeroAmaxPolicy::Skip
                    ? arith::CmpFOp::create(
@@ -79,7 +74,7 @@ static void emitDelayedScale(KernelBuilder &kb,
                                        kb.load(kb.f32(), at(history, next), 4));
         Value rolled = kb.select(kb.eq(j, kb.i32(0)), zero, nextRecorded);
         Value kept = kb.load(kb.f32(), at(history, j), 4);
-        kb.store(kb.select(skip, kept, rolled), at(newHistory, j), 4);
+        kb.store(kb.select(skip, kept, rolled), at(args[P::NewHistory], j), 4);
         return {kb.maxf(carried[0], recorded, /*propagateNaN=*/true)};
       });
   Value reduced = amax;
@@ -100,7 +95,7 @@ static void emitDelayedScale(KernelBuilder &kb,
     float fmax = getFormatInfo(config.format).maxFinite;
     Value ratio = emitRatioScale(kb.b, kb.loc, reduced, fmax, config.margin,
                                  llvm::APFloat(0.0f));
-    Value old = kb.load(kb.f32(), scaleIn, 4);
+    Value old = kb.load(kb.f32(), args[P::Scale], 4);
     Value valid = arith::AndIOp::create(
         kb.b, kb.loc,
         arith::CmpFOp::create(kb.b, kb.loc, arith::CmpFPredicate::OGT, reduced,
@@ -109,18 +104,15 @@ static void emitDelayedScale(KernelBuilder &kb,
                               kb.f32(INFINITY)));
     Value scale = kb.select(valid, ratio, old);
     scale = kb.select(skip, old, scale);
-    kb.store(scale, newScale, 4);
-    kb.store(emitReciprocal(kb.b, kb.loc, scale), newInverse, 4);
+    kb.store(scale, args[P::NewScale], 4);
+    kb.store(emitReciprocal(kb.b, kb.loc, scale), args[P::NewScaleInv], 4);
   });
   LLVM::ReturnOp::create(kb.b, kb.loc, ValueRange{});
+  expandForNVVM(func);
 }
 
 LLVM::LLVMFuncOp
 mlir::fp8::buildDelayedScaleKernel(OpBuilder &builder, Location loc,
                                    const DelayedScaleConfig &config) {
-  return buildKernel(builder, loc, config,
-                     [&](KernelBuilder &kb, LLVM::LLVMFuncOp func) {
-                       emitDelayedScale(kb, config, func);
-                       expandForNVVM(func);
-                     });
+  return buildKernel(builder, loc, config, emitDelayedScale);
 }

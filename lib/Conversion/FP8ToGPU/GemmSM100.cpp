@@ -40,7 +40,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "KernelBuilder.h"
+#include "ScaledGemm.h"
 #include "TmaPipeline.h"
 
 #include "fp8/Conversion/FP8ToGPU/Kernels.h"
@@ -48,227 +48,29 @@
 #include "fp8/Target/ScaleFactorLayout.h"
 #include "fp8/Target/Tcgen05InstrDescriptor.h"
 
-#include "llvm/Support/FormatVariadic.h"
-#include "llvm/Support/MathExtras.h"
-
 using namespace mlir;
 using namespace mlir::fp8;
 
 namespace {
 
-constexpr int64_t kTmemColumnsMax = 512;
 constexpr int64_t kEpilogueWarps = 4;
-constexpr int64_t kGroupRows = 8;    // tile rows per raster group
-constexpr int64_t kMmasPerStage = 4; // 128 bytes of K, 32 bytes per MMA
-constexpr int64_t kLdColumns = 32;   // tcgen05.ld.32x32b.x32
+constexpr int64_t kLdColumns = 32; // tcgen05.ld.32x32b.x32
 
 /// Warp roles; warps 2-5 run the epilogue.
 enum Warp : int64_t { kLoadWarp = 0, kMmaWarp = 1 };
 
-bool isEightBit(Format format) {
-  return format == Format::E4M3 || format == Format::E5M2;
-}
-
-Tcgen05Kind getKind(const GemmSM100Config &config) {
-  if (config.scaling != GemmScaling::Block)
-    return Tcgen05Kind::F8F6F4;
-  return config.aFormat == Format::E2M1 ? Tcgen05Kind::MXF4NVF4
-                                        : Tcgen05Kind::MXF8F6F4;
-}
-
-/// The scale tiles of one ring slot.
-ScaleTile getScaleTileA(const GemmSM100Config &config) {
-  return {unsigned(GemmSM100Config::kBlockM),
-          unsigned(config.getStageKBlocks())};
-}
-ScaleTile getScaleTileB(const GemmSM100Config &config) {
-  return {unsigned(config.blockN), unsigned(config.getStageKBlocks())};
-}
-
-/// The instruction descriptor of MMA `step` (0-3) of a stage: the scale ids
-/// pick the k-blocks of the step inside the stage's scale words.
-Tcgen05InstrDescriptor getInstrDescriptor(const GemmSM100Config &config,
-                                          unsigned step,
-                                          MmaScaleSelector *selA = nullptr,
-                                          MmaScaleSelector *selB = nullptr) {
-  Tcgen05InstrDescriptor desc;
-  desc.kind = getKind(config);
-  desc.aFormat = config.aFormat;
-  desc.bFormat = config.bFormat;
-  desc.m = GemmSM100Config::kBlockM;
-  desc.n = config.blockN;
-  if (desc.kind == Tcgen05Kind::F8F6F4)
-    return desc;
-  desc.scaleType =
-      config.e8m0Scales ? Tcgen05ScaleType::UE8M0 : Tcgen05ScaleType::UE4M3;
-  desc.scaleBlock = config.scaleBlock;
-  unsigned perMma = getTcgen05ScalesPerMma(desc);
-  MmaScaleSelector a = getMmaScaleSelector(getScaleTileA(config), perMma, step);
-  MmaScaleSelector b = getMmaScaleSelector(getScaleTileB(config), perMma, step);
-  desc.scaleFactorIdA = a.scaleFactorId;
-  desc.scaleFactorIdB = b.scaleFactorId;
-  if (selA)
-    *selA = a;
-  if (selB)
-    *selB = b;
-  return desc;
-}
-
-int64_t getScaleStageBytes(const GemmSM100Config &config) {
-  if (config.scaling != GemmScaling::Block)
-    return 0;
-  return getScaleTileBytes(getScaleTileA(config)) +
-         getScaleTileBytes(getScaleTileB(config));
-}
-
-int64_t getScaleStageColumns(const GemmSM100Config &config) {
-  if (config.scaling != GemmScaling::Block)
-    return 0;
-  return getScaleTmemColumns(getScaleTileA(config)) +
-         getScaleTmemColumns(getScaleTileB(config));
-}
-
-int64_t getStageBytes(const GemmSM100Config &config) {
-  return (GemmSM100Config::kBlockM + config.blockN) *
-             GemmSM100Config::kStageKBytes +
-         getScaleStageBytes(config);
-}
-
-/// Barriers (full and empty per slot, full and empty per accumulator) and
-/// the slot tcgen05.alloc writes the tensor-memory address to.
-int64_t getBarrierBytes(int64_t stages, int64_t accumulators) {
-  return 8 * (2 * stages + 2 * accumulators) + 16;
-}
-
-} // namespace
-
-//===----------------------------------------------------------------------===//
-// Configuration
-//===----------------------------------------------------------------------===//
-
-LogicalResult GemmSM100Config::verify(std::string &reason) const {
-  auto fail = [&](const Twine &why) {
-    reason = why.str();
-    return failure();
-  };
-  bool fp4 = aFormat == Format::E2M1 || bFormat == Format::E2M1;
-  for (Format format : {aFormat, bFormat})
-    if (!isEightBit(format) && format != Format::E2M1)
-      return fail(llvm::formatv("{0} operands are not generated for sm_100a "
-                                "(e4m3, e5m2, and e2m1 with block scales)",
-                                stringifyFormat(format)));
-  if (scaling == GemmScaling::Block) {
-    if (fp4 && (aFormat != Format::E2M1 || bFormat != Format::E2M1))
-      return fail("kind::mxf4nvf4 multiplies e2m1 by e2m1; mixed e2m1 and "
-                  "8-bit operands are not generated");
-    if (fp4 && !(scaleBlock == 16 && !e8m0Scales) &&
-        !(scaleBlock == 32 && e8m0Scales))
-      return fail(llvm::formatv(
-          "e2m1 operands take e4m3 scales every 16 elements of K (NVFP4) or "
-          "e8m0 scales every 32 (MXFP4), not {0} scales every {1}",
-          e8m0Scales ? "e8m0" : "e4m3", scaleBlock));
-    if (!fp4 && (scaleBlock != 32 || !e8m0Scales))
-      return fail(llvm::formatv(
-          "kind::mxf8f6f4 applies e8m0 scales to blocks of 32 elements of "
-          "K, not {0} scales every {1}",
-          e8m0Scales ? "e8m0" : "e4m3", scaleBlock));
-    if (globalScales && e8m0Scales)
-      return fail("global scales come with e4m3 block scales (NVFP4) only");
-    if (blockN % 128 != 0)
-      return fail("block-scaled tiles are 128 or 256 columns wide (whole "
-                  "128-row scale chunks of B)");
-  } else {
-    if (fp4)
-      return fail("e2m1 operands need block scales (NVFP4 1x16 / 16x16 with "
-                  "e4m3 scales, or MXFP4 1x32 with e8m0)");
-    if (globalScales)
-      return fail("global scales come with block scales only");
-  }
-  if (blockN != 64 && blockN != 128 && blockN != 256)
-    return fail("the sm_100a GEMM tiles 64, 128 or 256 columns");
-  for (unsigned step = 0; step < kMmasPerStage; ++step)
-    if (std::optional<std::string> problem =
-            checkTcgen05InstrDescriptor(getInstrDescriptor(*this, step)))
-      return fail(*problem);
-  if (getStages() < 2)
-    return fail("fewer than two pipeline stages fit shared and tensor memory");
-  if (getTmemColumns() > kTmemColumnsMax)
-    return fail(llvm::formatv("the tile needs {0} tensor-memory columns, "
-                              "more than {1}",
-                              getTmemColumns(), kTmemColumnsMax));
-  return success();
-}
-
-int64_t GemmSM100Config::getStageK() const {
-  return aFormat == Format::E2M1 ? 2 * kStageKBytes : kStageKBytes;
-}
-
-int64_t GemmSM100Config::getStageKBlocks() const {
-  return scaling == GemmScaling::Block ? getStageK() / scaleBlock : 0;
-}
-
-int64_t GemmSM100Config::getAccumulators() const {
-  return blockN >= 256 ? 1 : 2;
-}
-
-int64_t GemmSM100Config::getStages() const {
-  if (stages > 0)
-    return stages;
-  int64_t acc = getAccumulators();
-  int64_t bySmem = (kSharedMemoryBudget - getBarrierBytes(kMaxStages, acc)) /
-                   getStageBytes(*this);
-  int64_t byTmem = kMaxStages;
-  if (int64_t columns = getScaleStageColumns(*this))
-    byTmem = (kTmemColumnsMax - acc * blockN) / columns;
-  return std::min({kMaxStages, bySmem, byTmem});
-}
-
-int64_t GemmSM100Config::getTmemColumns() const {
-  int64_t used =
-      getAccumulators() * blockN + getStages() * getScaleStageColumns(*this);
-  return std::max<int64_t>(32, llvm::PowerOf2Ceil(used));
-}
-
-int64_t GemmSM100Config::getSharedMemoryBytes() const {
-  return getStages() * getStageBytes(*this) +
-         getBarrierBytes(getStages(), getAccumulators());
-}
-
-std::string GemmSM100Config::getKernelName() const {
-  std::string blockScaling =
-      llvm::formatv("block{0}{1}{2}", scaleBlock, e8m0Scales ? "e8m0" : "e4m3",
-                    globalScales ? "g" : "")
-          .str();
-  std::string name = getKernelNamePrefix("sm100a", blockScaling);
-  name += getKernelNameEpilogue();
-  if (!vectorStores)
-    name += "_ss";
-  name += llvm::formatv("_{0}x{1}_s{2}", kBlockM, blockN, getStages()).str();
-  return name;
-}
-
-//===----------------------------------------------------------------------===//
-// The kernel
-//===----------------------------------------------------------------------===//
-
-namespace {
-
 /// Builds one kernel body.
-class GemmEmitter : KernelEmitter<GemmSM100Config> {
+class GemmEmitter : GemmEmitterBase<GemmSM100Config> {
 public:
-  using KernelEmitter::KernelEmitter;
+  using GemmEmitterBase::GemmEmitterBase;
 
   void emit();
 
 private:
-  // Parameters.
-  Value tmapA, tmapB, out, scaleA, scaleB, bias, globalA, globalB, m, n, k;
-  /// FP8 results: the out scale parameter and its value; the amax output.
-  Value outScale, outFactor, amaxOut;
-  // Derived sizes.
-  Value tilesM, tilesN, numTiles, kTiles;
-  // Shared memory and the tensor-memory base address.
-  Value smem, tmemBase;
+  /// FP8 results: the out scale.
+  Value outFactor;
+  /// The tensor-memory base address.
+  Value tmemBase;
   int64_t stages = 0, accumulators = 0;
 
   bool blockScaled() const { return config.scaling == GemmScaling::Block; }
@@ -282,10 +84,10 @@ private:
     return config.blockN * GemmSM100Config::kStageKBytes;
   }
   int64_t sfaBytes() const {
-    return blockScaled() ? getScaleTileBytes(getScaleTileA(config)) : 0;
+    return blockScaled() ? getScaleTileBytes(config.getScaleTileA()) : 0;
   }
   int64_t sfbBytes() const {
-    return blockScaled() ? getScaleTileBytes(getScaleTileB(config)) : 0;
+    return blockScaled() ? getScaleTileBytes(config.getScaleTileB()) : 0;
   }
   int64_t barriersOffset() const {
     return stages * (aBytes() + bBytes() + sfaBytes() + sfbBytes());
@@ -312,10 +114,10 @@ private:
 
   // Tensor memory: accumulators, then per slot the scales of A and B.
   int64_t sfaColumns() const {
-    return blockScaled() ? getScaleTmemColumns(getScaleTileA(config)) : 0;
+    return blockScaled() ? getScaleTmemColumns(config.getScaleTileA()) : 0;
   }
   int64_t sfbColumns() const {
-    return blockScaled() ? getScaleTmemColumns(getScaleTileB(config)) : 0;
+    return blockScaled() ? getScaleTmemColumns(config.getScaleTileB()) : 0;
   }
   Value tmemColumn(Value column) { return kb.add(tmemBase, column); }
   Value tmemSFA(Value s) {
@@ -326,35 +128,19 @@ private:
   Value tmemPointer(Value address) {
     return LLVM::IntToPtrOp::create(kb.b, kb.loc, kb.ptr(6), address);
   }
-
-  void fence(NVVM::Tcgen05FenceKind kind) {
-    NVVM::Tcgen05FenceOp::create(kb.b, kb.loc, kind);
-  }
-  /// A tcgen05 shared-memory descriptor: `constant` plus the encoded
-  /// address of `pointer` + `offset` bytes.
-  Value descriptor(uint64_t constant, Value pointer, int64_t offset) {
-    Value address = kb.add(kb.sharedAddress(pointer), kb.i32(offset));
-    Value field =
-        kb.zext64(kb.lshr(kb.andI(address, kb.i32(0x3FFFF)), kb.i32(4)));
-    return kb.orI(kb.i64(int64_t(constant)), field);
-  }
-  Value loadF32(Value array, Value index) {
-    return kb.load(
-        kb.f32(), kb.byteOffset(array, kb.mul(kb.zext64(index), kb.i64(4))), 4);
-  }
   /// The tile loop every role runs: `body` gets the tile's first row and
   /// column and the carried values.
   ValueRange
   tileLoop(ValueRange inits,
            function_ref<SmallVector<Value>(Value, Value, ValueRange)> body) {
-    return kb.forLoop(
-        kb.blockId(), numTiles, kb.gridDim(), inits,
-        [&](Value tile, ValueRange args) -> SmallVector<Value> {
-          auto [row, col] =
-              getGroupedTile(kb, tile, tilesM, tilesN, kGroupRows);
-          return body(kb.mul(row, kb.i32(GemmSM100Config::kBlockM)),
-                      kb.mul(col, kb.i32(config.blockN)), args);
-        });
+    return forEachTile(inits, [&](Value row, Value col, ValueRange args) {
+      return body(kb.mul(row, kb.i32(GemmSM100Config::kBlockM)),
+                  kb.mul(col, kb.i32(config.blockN)), args);
+    });
+  }
+
+  void fence(NVVM::Tcgen05FenceKind kind) {
+    NVVM::Tcgen05FenceOp::create(kb.b, kb.loc, kind);
   }
 
   void emitLoads();
@@ -367,52 +153,39 @@ private:
 
 void GemmEmitter::emitLoads() {
   Value elected = NVVM::ElectSyncOp::create(kb.b, kb.loc, kb.i1(), Value());
-  Value bytes = kb.i32(getStageBytes(config));
-  ScaleTile tileB = getScaleTileB(config);
-  int64_t kChunksPerStage = getScaleKChunks(getScaleTileA(config));
+  Value bytes = kb.i32(config.getStageBytes());
+  ScaleTile tileB = config.getScaleTileB();
+  int64_t kChunksPerStage = getScaleKChunks(config.getScaleTileA());
   Value kChunks = kb.mul(kTiles, kb.i32(kChunksPerStage));
   tileLoop(ValueRange{kb.i32(0)}, [&](Value m0, Value n0, ValueRange args) {
-    ValueRange done = kb.forLoop(
-        kb.i32(0), kTiles, kb.i32(1), args,
-        [&](Value kt, ValueRange inner) -> SmallVector<Value> {
-          auto [s, phase] = stageRing.getSlot(inner[0]);
-          stageRing.waitEmpty(s, phase);
-          kb.ifThen(elected, [&] {
-            Value full = stageRing.getFullBarrier(s);
-            emitExpectTx(kb, full, bytes);
-            Value k0 = kb.mul(kt, kb.i32(GemmSM100Config::kStageKBytes));
-            for (auto [tmap, dst, row] : {std::tuple{tmapA, slotA(s), m0},
-                                          std::tuple{tmapB, slotB(s), n0}})
-              emitTmaLoad(kb, tmap, dst, ValueRange{k0, row}, full);
-            if (!blockScaled())
-              return;
-            // The stage's chunks of each 128-row band are contiguous in the
-            // scale layout (Tcgen05ScaleLayout::getStageOffset): one bulk
-            // copy per band.
-            int64_t bandBytes = kScaleChunkBytes * kChunksPerStage;
-            auto copyBands = [&](Value scales, Value firstRow, Value dst,
-                                 int64_t bands) {
-              Value firstBand = kb.udiv(firstRow, kb.i32(kScaleChunkRows));
-              for (int64_t band = 0; band < bands; ++band) {
-                Value chunk =
-                    kb.add(kb.mul(kb.add(firstBand, kb.i32(band)), kChunks),
-                           kb.mul(kt, kb.i32(kChunksPerStage)));
-                Value src = kb.byteOffset(
-                    scales, kb.mul(kb.zext64(chunk), kb.i64(kScaleChunkBytes)));
-                Value cluster = LLVM::AddrSpaceCastOp::create(
-                    kb.b, kb.loc, kb.ptr(7),
-                    kb.byteOffset(dst, band * bandBytes));
-                NVVM::CpAsyncBulkGlobalToSharedClusterOp::create(
-                    kb.b, kb.loc, cluster, src, full, kb.i32(bandBytes),
-                    Value(), Value());
-              }
-            };
-            copyBands(scaleA, m0, slotSFA(s), 1);
-            copyBands(scaleB, n0, slotSFB(s), getScaleRowChunks(tileB));
-          });
-          return {kb.add(inner[0], kb.i32(1))};
-        });
-    return SmallVector<Value>{done[0]};
+    auto issue = [&](Value kt, Value s, Value full) {
+      Value k0 = kb.mul(kt, kb.i32(GemmSM100Config::kStageKBytes));
+      for (auto [tmap, dst, row] :
+           {std::tuple{tmapA, slotA(s), m0}, std::tuple{tmapB, slotB(s), n0}})
+        emitTmaLoad(kb, tmap, dst, ValueRange{k0, row}, full);
+      if (!blockScaled())
+        return;
+      // The stage's chunks of each 128-row band are contiguous in the
+      // scale layout (Tcgen05ScaleLayout::getStageOffset): one bulk
+      // copy per band.
+      int64_t bandBytes = kScaleChunkBytes * kChunksPerStage;
+      auto copyBands = [&](Value scales, Value firstRow, Value dst,
+                           int64_t bands) {
+        Value firstBand = kb.udiv(firstRow, kb.i32(kScaleChunkRows));
+        for (int64_t band = 0; band < bands; ++band) {
+          Value chunk = kb.add(kb.mul(kb.add(firstBand, kb.i32(band)), kChunks),
+                               kb.mul(kt, kb.i32(kChunksPerStage)));
+          Value src = kb.byteOffset(
+              scales, kb.mul(kb.zext64(chunk), kb.i64(kScaleChunkBytes)));
+          emitBulkLoad(kb, kb.byteOffset(dst, band * bandBytes), src, bandBytes,
+                       full);
+        }
+      };
+      copyBands(scaleA, m0, slotSFA(s), 1);
+      copyBands(scaleB, n0, slotSFB(s), getScaleRowChunks(tileB));
+    };
+    return SmallVector<Value>{
+        stageRing.emitProducerLoop(kTiles, args[0], elected, bytes, issue)};
   });
 }
 
@@ -420,8 +193,8 @@ void GemmEmitter::emitMmas() {
   Value elected = NVVM::ElectSyncOp::create(kb.b, kb.loc, kb.i1(), Value());
   uint64_t operandDesc = getKMajor128BSwizzleTcgen05Descriptor();
   uint64_t copyDesc = getScaleCopyDescriptor(0);
-  ScaleTile tileA = getScaleTileA(config), tileB = getScaleTileB(config);
-  Tcgen05Kind kind = getKind(config);
+  ScaleTile tileA = config.getScaleTileA(), tileB = config.getScaleTileB();
+  Tcgen05Kind kind = config.getMmaKind();
   tileLoop(
       ValueRange{kb.i32(0), kb.i32(0)},
       [&](Value, Value, ValueRange args) -> SmallVector<Value> {
@@ -453,17 +226,21 @@ void GemmEmitter::emitMmas() {
                           NVVM::CTAGroupKind::CTA_1,
                           NVVM::Tcgen05CpMulticast::WARPX4, nullptr,
                           tmemPointer(kb.add(tmem, kb.i32(copy.tmemColumn))),
-                          descriptor(copyDesc, smemTile, copy.smemOffset));
+                          getSharedDescriptor(copyDesc, smemTile,
+                                              copy.smemOffset));
                     }
                   }
                 }
                 Value first = kb.eq(kt, kb.i32(0));
-                for (unsigned step = 0; step < kMmasPerStage; ++step) {
+                for (unsigned step = 0; step < GemmSM100Config::kMmasPerStage;
+                     ++step) {
                   MmaScaleSelector selA, selB;
                   uint32_t idesc = encodeTcgen05InstrDescriptor(
-                      getInstrDescriptor(config, step, &selA, &selB));
-                  Value descA = descriptor(operandDesc, slotA(s), 32 * step);
-                  Value descB = descriptor(operandDesc, slotB(s), 32 * step);
+                      config.getInstrDescriptor(step, &selA, &selB));
+                  Value descA =
+                      getSharedDescriptor(operandDesc, slotA(s), 32 * step);
+                  Value descB =
+                      getSharedDescriptor(operandDesc, slotB(s), 32 * step);
                   // The first MMA of a tile overwrites the accumulator.
                   Value accumulate = step == 0
                                          ? kb.xorI(first, kb.boolean(true))
@@ -558,9 +335,7 @@ void GemmEmitter::emitCodeStores(ArrayRef<Value> values, Value row,
   auto pairs = VectorType::get({count / 2}, kb.i16());
   Value packed = LLVM::UndefOp::create(kb.b, kb.loc, pairs);
   for (int64_t j = 0; j < count / 2; ++j) {
-    Value code =
-        kb.cvtSatFinite(kb.mulf(values[2 * j], outFactor),
-                        kb.mulf(values[2 * j + 1], outFactor), *config.fp8Out);
+    Value code = convertToFP8(values[2 * j], values[2 * j + 1], outFactor);
     packed =
         LLVM::InsertElementOp::create(kb.b, kb.loc, packed, code, kb.i32(j));
   }
@@ -620,9 +395,6 @@ void GemmEmitter::emitEpilogue(Value warp) {
     outFactor = kb.load(kb.f32(), outScale, 4);
   Value maxRow = kb.sub(m, kb.i32(1));
   Value maxCol = kb.sub(n, kb.i32(1));
-  Type biasType = config.bias ? getElementType(kb.b, *config.bias) : Type();
-  int64_t biasBytes =
-      config.bias ? (*config.bias == WideElement::F32 ? 4 : 2) : 0;
   auto vectorI32 = VectorType::get({kLdColumns}, kb.i32());
   auto vectorF32 = VectorType::get({kLdColumns}, kb.f32());
 
@@ -638,8 +410,7 @@ void GemmEmitter::emitEpilogue(Value warp) {
           rowScale = loadF32(scaleA, kb.minU(row, maxRow));
         Value accColumn = kb.mul(acc, kb.i32(config.blockN));
         int64_t chunks = config.blockN / kLdColumns;
-        // This thread's amax over the tile (NaN ignored: a comparison with
-        // NaN keeps the old value).
+        // This thread's amax over the tile.
         Value amax = kb.f32(0.0f);
         for (int64_t chunk = 0; chunk < chunks; ++chunk) {
           Value address = kb.add(
@@ -670,57 +441,28 @@ void GemmEmitter::emitEpilogue(Value warp) {
               v = kb.mulf(v, tensorFactor);
             else if (rowScale)
               v = kb.mulf(v, kb.mulf(rowScale, loadF32(scaleB, col)));
-            if (config.bias) {
-              Value b = kb.load(biasType,
-                                kb.byteOffset(bias, kb.mul(kb.zext64(col),
-                                                           kb.i64(biasBytes))),
-                                biasBytes);
-              if (!biasType.isF32())
-                b = arith::ExtFOp::create(kb.b, kb.loc, kb.f32(), b);
-              v = kb.addf(v, b);
-            }
+            if (config.bias)
+              v = addBias(v, col);
             if (config.outAmax) {
               Value in =
                   arith::AndIOp::create(kb.b, kb.loc, kb.ult(row, m),
                                         kb.ult(kb.add(col0, kb.i32(j)), n));
-              amax = kb.select(in, kb.maxf(kb.absBits(v), amax, false), amax);
+              amax = foldAmax(amax, v, in);
             }
             values.push_back(v);
           }
           emitStores(values, row, col0);
         }
-        if (config.outAmax) {
-          // One atomic per warp and tile.
-          Value warpAmax = kb.warpMax(amax, 32, /*propagateNaN=*/false);
-          kb.ifThen(kb.eq(lane, kb.i32(0)),
-                    [&] { kb.atomicMaxNonNegative(amaxOut, warpAmax); });
-        }
+        if (config.outAmax)
+          emitAmaxAtomic(amax, lane);
         return {kb.add(args[0], kb.i32(1))};
       });
 }
 
 void GemmEmitter::emit() {
-  tmapA = getArg(GemmParam::TensorMapA);
-  tmapB = getArg(GemmParam::TensorMapB);
-  out = getArg(GemmParam::Out);
-  scaleA = getArg(GemmParam::ScaleA);
-  scaleB = getArg(GemmParam::ScaleB);
-  bias = getArg(GemmParam::Bias);
-  globalA = getArg(GemmParam::GlobalScaleA);
-  globalB = getArg(GemmParam::GlobalScaleB);
-  outScale = getArg(GemmParam::OutScale);
-  amaxOut = getArg(GemmParam::Amax);
-  m = getArg(GemmParam::M);
-  n = getArg(GemmParam::N);
-  k = getArg(GemmParam::K);
   stages = config.getStages();
   accumulators = config.getAccumulators();
-
-  tilesM = kb.ceilDiv(m, kb.i32(GemmSM100Config::kBlockM));
-  tilesN = kb.ceilDiv(n, kb.i32(config.blockN));
-  numTiles = kb.mul(tilesM, tilesN);
-  kTiles = kb.ceilDiv(k, kb.i32(config.getStageK()));
-  smem = kb.dynamicSharedMemory(func);
+  emitTileGrid(GemmSM100Config::kBlockM, config.blockN, config.getStageK());
   stageRing = MbarrierRing(kb, smem, stages, barriersOffset(),
                            barriersOffset() + 8 * stages);
   accRing = MbarrierRing(kb, smem, accumulators, barriersOffset() + 16 * stages,
@@ -777,8 +519,5 @@ void GemmEmitter::emit() {
 LLVM::LLVMFuncOp
 mlir::fp8::buildGemmSM100Kernel(OpBuilder &builder, Location loc,
                                 const GemmSM100Config &config) {
-  return buildKernel(builder, loc, config,
-                     [&](KernelBuilder &kb, LLVM::LLVMFuncOp func) {
-                       GemmEmitter(kb, config, func).emit();
-                     });
+  return buildKernel<GemmEmitter>(builder, loc, config);
 }

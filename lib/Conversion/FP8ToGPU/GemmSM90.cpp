@@ -27,7 +27,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "KernelBuilder.h"
+#include "ScaledGemm.h"
 #include "TmaPipeline.h"
 
 #include "fp8/Conversion/FP8ToGPU/Kernels.h"
@@ -44,7 +44,6 @@ namespace {
 
 constexpr int64_t kWarpgroup = 128;
 constexpr int64_t kConsumerWarps = 8;
-constexpr int64_t kGroupRows = 8; // tile rows per raster group
 constexpr int64_t kProducerRegisters = 40;
 constexpr int64_t kConsumerRegisters = 232;
 constexpr int64_t kMaxRegisters = 168; // at launch: 65536 / 384, rounded to 8
@@ -139,19 +138,13 @@ std::string GemmSM90Config::getKernelName() const {
 namespace {
 
 /// Builds one kernel body.
-class GemmEmitter : KernelEmitter<GemmSM90Config> {
+class GemmEmitter : GemmEmitterBase<GemmSM90Config> {
 public:
-  using KernelEmitter::KernelEmitter;
+  using GemmEmitterBase::GemmEmitterBase;
 
   void emit();
 
 private:
-  // Parameters.
-  Value tmapA, tmapB, out, scaleA, scaleB, bias, outScale, outAmax, m, n, k;
-  // Derived sizes.
-  Value numTilesM, numTilesN, numTiles, kTiles;
-  // Shared memory.
-  Value smem;
   int64_t stages = 0;
   MbarrierRing ring;
 
@@ -188,10 +181,8 @@ private:
 };
 
 Value GemmEmitter::descriptor(Value tile, int64_t kStep) {
-  Value address = kb.add(kb.sharedAddress(tile), kb.i32(kStep * 32));
-  Value field =
-      kb.zext64(kb.lshr(kb.andI(address, kb.i32(0x3FFFF)), kb.i32(4)));
-  return kb.orI(kb.i64(int64_t(getKMajor128BSwizzleWgmmaDescriptor())), field);
+  return getSharedDescriptor(getKMajor128BSwizzleWgmmaDescriptor(), tile,
+                             kStep * 32);
 }
 
 Value GemmEmitter::wgmma(Value acc, Value descA, Value descB, bool accumulate) {
@@ -222,10 +213,8 @@ Value GemmEmitter::pack(ArrayRef<Value> values) {
 }
 
 Value GemmEmitter::loadScale(Value array, Value index) {
-  if (!config.e8m0Scales) {
-    Value address = kb.byteOffset(array, kb.mul(kb.zext64(index), kb.i64(4)));
-    return kb.load(kb.f32(), address, 4);
-  }
+  if (!config.e8m0Scales)
+    return loadF32(array, index);
   // 2^(e - 127): e << 23, 2^-127 for e = 0, NaN for 0xFF.
   Value byte = kb.load(kb.i8(), kb.byteOffset(array, kb.zext64(index)), 1);
   Value e = arith::ExtUIOp::create(kb.b, kb.loc, kb.i32(), byte);
@@ -239,31 +228,19 @@ void GemmEmitter::emitProducer() {
   Value elected = NVVM::ElectSyncOp::create(kb.b, kb.loc, kb.i1(), Value());
   Value bytes =
       kb.i32((config.blockM + config.blockN) * GemmSM90Config::kBlockK);
-  kb.forLoop(kb.blockId(), numTiles, kb.gridDim(), ValueRange{kb.i32(0)},
-             [&](Value tile, ValueRange args) -> SmallVector<Value> {
-               auto [tileRow, tileCol] =
-                   getGroupedTile(kb, tile, numTilesM, numTilesN, kGroupRows);
-               Value m0 = kb.mul(tileRow, kb.i32(config.blockM));
-               Value n0 = kb.mul(tileCol, kb.i32(config.blockN));
-               ValueRange done = kb.forLoop(
-                   kb.i32(0), kTiles, kb.i32(1), args,
-                   [&](Value kt, ValueRange inner) -> SmallVector<Value> {
-                     Value it = inner[0];
-                     auto [s, phase] = ring.getSlot(it);
-                     ring.waitEmpty(s, phase);
-                     kb.ifThen(elected, [&] {
-                       Value full = ring.getFullBarrier(s);
-                       emitExpectTx(kb, full, bytes);
-                       Value k0 = kb.mul(kt, kb.i32(GemmSM90Config::kBlockK));
-                       for (auto [tmap, slot, row] :
-                            {std::tuple{tmapA, slotA(s), m0},
-                             std::tuple{tmapB, slotB(s), n0}})
-                         emitTmaLoad(kb, tmap, slot, ValueRange{k0, row}, full);
-                     });
-                     return {kb.add(it, kb.i32(1))};
-                   });
-               return {done[0]};
-             });
+  forEachTile(
+      ValueRange{kb.i32(0)},
+      [&](Value tileRow, Value tileCol, ValueRange args) -> SmallVector<Value> {
+        Value m0 = kb.mul(tileRow, kb.i32(config.blockM));
+        Value n0 = kb.mul(tileCol, kb.i32(config.blockN));
+        auto issue = [&](Value kt, Value s, Value full) {
+          Value k0 = kb.mul(kt, kb.i32(GemmSM90Config::kBlockK));
+          for (auto [tmap, slot, row] : {std::tuple{tmapA, slotA(s), m0},
+                                         std::tuple{tmapB, slotB(s), n0}})
+            emitTmaLoad(kb, tmap, slot, ValueRange{k0, row}, full);
+        };
+        return {ring.emitProducerLoop(kTiles, args[0], elected, bytes, issue)};
+      });
 }
 
 void GemmEmitter::emitConsumer(Value consumer) {
@@ -288,11 +265,9 @@ void GemmEmitter::emitConsumer(Value consumer) {
              kb.add(kb.mul(warp, kb.i32(16)), kb.udiv(lane, kb.i32(4))));
   Value kScales = kb.ceilDiv(k, kb.i32(config.kGroup));
 
-  kb.forLoop(
-      kb.blockId(), numTiles, kb.gridDim(), ValueRange{kb.i32(0)},
-      [&](Value tile, ValueRange args) -> SmallVector<Value> {
-        auto [tileRow, tileCol] =
-            getGroupedTile(kb, tile, numTilesM, numTilesN, kGroupRows);
+  forEachTile(
+      ValueRange{kb.i32(0)},
+      [&](Value tileRow, Value tileCol, ValueRange args) -> SmallVector<Value> {
         Value m0 = kb.mul(tileRow, kb.i32(config.blockM));
         Value n0 = kb.mul(tileCol, kb.i32(config.blockN));
         Value zero = zeroAccumulator();
@@ -419,15 +394,11 @@ void GemmEmitter::emitEpilogue(Value acc, Value rowBase, Value colBase,
   int64_t elementBytes =
       config.fp8Out ? 1 : (config.out == WideElement::F32 ? 4 : 2);
   Value outFactor = config.fp8Out ? kb.load(kb.f32(), outScale, 4) : Value();
-  // The running amax of this thread's results (NaN ignored: a comparison
-  // with NaN keeps the old value).
+  // The running amax of this thread's results.
   Value amax = kb.f32(0.0f);
   Value laneCol = kb.mul(kb.urem(lane, kb.i32(4)), kb.i32(2));
   Value maxRow = kb.sub(m, kb.i32(1));
   Value maxCol = kb.sub(n, kb.i32(1));
-  Type biasType = config.bias ? getElementType(kb.b, *config.bias) : Type();
-  int64_t biasBytes =
-      config.bias ? (*config.bias == WideElement::F32 ? 4 : 2) : 0;
   for (int64_t i = 0; i < accCount(); i += 2) {
     Value row = kb.add(rowBase, kb.i32(8 * ((i >> 1) & 1)));
     Value col = kb.add(colBase, kb.add(laneCol, kb.i32(8 * (i >> 2))));
@@ -445,25 +416,16 @@ void GemmEmitter::emitEpilogue(Value acc, Value rowBase, Value colBase,
       }
     }
     if (config.bias) {
-      for (int64_t j = 0; j < 2; ++j) {
-        Value c = kb.minU(kb.add(col, kb.i32(j)), maxCol);
-        Value b = kb.load(
-            biasType,
-            kb.byteOffset(bias, kb.mul(kb.zext64(c), kb.i64(biasBytes))),
-            biasBytes);
-        if (!biasType.isF32())
-          b = arith::ExtFOp::create(kb.b, kb.loc, kb.f32(), b);
-        pair[j] = kb.addf(pair[j], b);
-      }
+      for (int64_t j = 0; j < 2; ++j)
+        pair[j] = addBias(pair[j], kb.minU(kb.add(col, kb.i32(j)), maxCol));
     }
     if (config.outAmax) {
       for (Value v : pair)
-        amax = kb.select(inBounds, kb.maxf(kb.absBits(v), amax, false), amax);
+        amax = foldAmax(amax, v, inBounds);
     }
     Value vector;
     if (config.fp8Out) {
-      vector = kb.cvtSatFinite(kb.mulf(pair[0], outFactor),
-                               kb.mulf(pair[1], outFactor), *config.fp8Out);
+      vector = convertToFP8(pair[0], pair[1], outFactor);
     } else {
       auto vectorType = VectorType::get({2}, element);
       vector = LLVM::UndefOp::create(kb.b, kb.loc, vectorType);
@@ -482,35 +444,16 @@ void GemmEmitter::emitEpilogue(Value acc, Value rowBase, Value colBase,
       kb.store(vector, address, 2 * elementBytes);
     });
   }
-  if (config.outAmax) {
-    // One atomic per warp.
-    amax = kb.warpMax(amax, 32, /*propagateNaN=*/false);
-    kb.ifThen(kb.eq(lane, kb.i32(0)),
-              [&] { kb.atomicMaxNonNegative(outAmax, amax); });
-  }
+  if (config.outAmax)
+    emitAmaxAtomic(amax, lane);
 }
 
 void GemmEmitter::emit() {
-  tmapA = getArg(GemmParam::TensorMapA);
-  tmapB = getArg(GemmParam::TensorMapB);
-  out = getArg(GemmParam::Out);
-  scaleA = getArg(GemmParam::ScaleA);
-  scaleB = getArg(GemmParam::ScaleB);
-  bias = getArg(GemmParam::Bias);
-  outScale = getArg(GemmParam::OutScale);
-  outAmax = getArg(GemmParam::Amax);
-  m = getArg(GemmParam::M);
-  n = getArg(GemmParam::N);
-  k = getArg(GemmParam::K);
+  func->setAttr("nvvm.maxnreg", kb.b.getI32IntegerAttr(kMaxRegisters));
   stages = config.getStages();
   accType = LLVM::LLVMStructType::getLiteral(
       kb.b.getContext(), SmallVector<Type>(accCount(), kb.f32()));
-
-  numTilesM = kb.ceilDiv(m, kb.i32(config.blockM));
-  numTilesN = kb.ceilDiv(n, kb.i32(config.blockN));
-  numTiles = kb.mul(numTilesM, numTilesN);
-  kTiles = kb.ceilDiv(k, kb.i32(GemmSM90Config::kBlockK));
-  smem = kb.dynamicSharedMemory(func);
+  emitTileGrid(config.blockM, config.blockN, GemmSM90Config::kBlockK);
   ring = MbarrierRing(kb, smem, stages, barriersOffset(),
                       barriersOffset() + 8 * stages);
 
@@ -549,9 +492,5 @@ void GemmEmitter::emit() {
 LLVM::LLVMFuncOp mlir::fp8::buildGemmSM90Kernel(OpBuilder &builder,
                                                 Location loc,
                                                 const GemmSM90Config &config) {
-  return buildKernel(
-      builder, loc, config, [&](KernelBuilder &kb, LLVM::LLVMFuncOp func) {
-        func->setAttr("nvvm.maxnreg", kb.b.getI32IntegerAttr(kMaxRegisters));
-        GemmEmitter(kb, config, func).emit();
-      });
+  return buildKernel<GemmEmitter>(builder, loc, config);
 }

@@ -296,12 +296,11 @@ public:
 
 /// Returns the kernel of `config` if the module holds it already, else
 /// creates it from the configuration's name, parameters and threads per
-/// block and has `emitBody(kb, kernel)` fill it from the start of its entry
-/// block.
-template <typename Config>
-LLVM::LLVMFuncOp
-buildKernel(OpBuilder &builder, Location loc, const Config &config,
-            function_ref<void(KernelBuilder &, LLVM::LLVMFuncOp)> emitBody) {
+/// block and has `emitBody(kb, config, kernel)` fill it from the start of its
+/// entry block.
+template <typename Config, typename EmitBody>
+LLVM::LLVMFuncOp buildKernel(OpBuilder &builder, Location loc,
+                             const Config &config, EmitBody emitBody) {
   std::string name = config.getKernelName();
   if (LLVM::LLVMFuncOp existing = lookupKernel(builder, name))
     return existing;
@@ -312,8 +311,20 @@ buildKernel(OpBuilder &builder, Location loc, const Config &config,
                    Config::kThreads);
   builder.setInsertionPointToStart(&func.getBody().front());
   KernelBuilder kb(builder, loc);
-  emitBody(kb, func);
+  emitBody(kb, config, func);
   return func;
+}
+
+/// buildKernel with an emitter class: Emitter(kb, config, kernel).emit()
+/// fills the kernel.
+template <typename Emitter, typename Config>
+LLVM::LLVMFuncOp buildKernel(OpBuilder &builder, Location loc,
+                             const Config &config) {
+  return buildKernel(
+      builder, loc, config,
+      [](KernelBuilder &kb, const Config &config, LLVM::LLVMFuncOp kernel) {
+        Emitter(kb, config, kernel).emit();
+      });
 }
 
 /// What every kernel emitter holds: the builder, the configuration, the

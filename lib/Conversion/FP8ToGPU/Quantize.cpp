@@ -233,6 +233,13 @@ private:
                              Value blockC);
   /// E2M1 codes of the scaled values, packed two per byte.
   void emitE2M1Codes(ArrayRef<Value> scaled, Value row, Value col);
+  /// Stores the codes of the transposed tile: this thread's 16 codes
+  /// `codes` (one per byte) go to shared memory at (`myRow`, `myCol`) of the
+  /// tile; each thread then reads 16 rows of one column, code(i) being the
+  /// i-th, and stores what `pack` makes of them.
+  void
+  storeTransposed(Value codes, Value myRow, Value myCol,
+                  function_ref<Value(function_ref<Value(int64_t)> code)> pack);
   /// Stores the 16 codes in `vector` (16 bytes, or 8 of packed E2M1) at
   /// code `start` of row `r` (of `rowCount`) of `rowLength` codes: whole
   /// when the row holds them and stores are aligned, else byte by byte
@@ -492,8 +499,7 @@ void QuantizeEmitter::emitE2M1Codes(ArrayRef<Value> scaled, Value row,
 
   if (!config.transposed)
     return storeRun(packed, row, rows, col, cols);
-  // Transposed: one code per byte through shared memory, then the 16 rows
-  // of one column per thread, packed again.
+  // Transposed: one code per byte, packed again after the transposition.
   Value myRow = kb.udiv(tid, kb.i32(kThreadsPerRow));
   Value myCol =
       kb.mul(kb.urem(tid, kb.i32(kThreadsPerRow)), kb.i32(kPerThread));
@@ -509,26 +515,17 @@ void QuantizeEmitter::emitE2M1Codes(ArrayRef<Value> scaled, Value row,
     unpacked = LLVM::InsertElementOp::create(
         kb.b, kb.loc, unpacked, kb.lshr(pairs[i], four), kb.i32(2 * i + 1));
   }
-  kb.store(
-      unpacked,
-      shared(kCodesOffset, kb.add(kb.mul(myRow, kb.i32(kTileCols)), myCol), 1),
-      16);
-  kb.barrier();
-  Value outRow = kb.udiv(tid, kb.i32(2)); // a column of the tile
-  Value half = kb.mul(kb.urem(tid, kb.i32(2)), kb.i32(kPerThread));
-  Value column = LLVM::UndefOp::create(kb.b, kb.loc, byteVector);
-  for (int64_t i = 0; i < kBytes; ++i) {
-    auto code = [&](int64_t j) {
-      Value index = kb.add(
-          kb.mul(kb.add(half, kb.i32(2 * i + j)), kb.i32(kTileCols)), outRow);
-      return kb.load(kb.i8(), shared(kCodesOffset, index, 1), 1);
-    };
-    Value byte =
-        kb.orI(code(0), arith::ShLIOp::create(kb.b, kb.loc, code(1), four));
-    column =
-        LLVM::InsertElementOp::create(kb.b, kb.loc, column, byte, kb.i32(i));
-  }
-  storeRun(column, kb.add(col0, outRow), cols, kb.add(row0, half), rows);
+  storeTransposed(unpacked, myRow, myCol, [&](auto code) {
+    Value column = LLVM::UndefOp::create(kb.b, kb.loc, byteVector);
+    for (int64_t i = 0; i < kBytes; ++i) {
+      Value byte =
+          kb.orI(code(2 * i),
+                 arith::ShLIOp::create(kb.b, kb.loc, code(2 * i + 1), four));
+      column =
+          LLVM::InsertElementOp::create(kb.b, kb.loc, column, byte, kb.i32(i));
+    }
+    return column;
+  });
 }
 
 void QuantizeEmitter::storeRun(Value vector, Value r, Value rowCount,
@@ -615,23 +612,33 @@ void QuantizeEmitter::emitCodes(Value values, Value row, Value col) {
     storeRun(codeBytes, row, rows, col, cols);
     return;
   }
-  // Transposed: through shared memory, then 16 rows of one column per
-  // thread.
+  storeTransposed(codeBytes, myRow, myCol, [&](auto code) {
+    Value column = LLVM::UndefOp::create(kb.b, kb.loc, bytes);
+    for (int64_t i = 0; i < kPerThread; ++i) {
+      Value byte = code(i);
+      column =
+          LLVM::InsertElementOp::create(kb.b, kb.loc, column, byte, kb.i32(i));
+    }
+    return column;
+  });
+}
+
+void QuantizeEmitter::storeTransposed(
+    Value codes, Value myRow, Value myCol,
+    function_ref<Value(function_ref<Value(int64_t)>)> pack) {
   kb.store(
-      codeBytes,
+      codes,
       shared(kCodesOffset, kb.add(kb.mul(myRow, kb.i32(kTileCols)), myCol), 1),
       16);
   kb.barrier();
   Value outRow = kb.udiv(tid, kb.i32(2)); // a column of the tile
   Value half = kb.mul(kb.urem(tid, kb.i32(2)), kb.i32(kPerThread));
-  Value column = LLVM::UndefOp::create(kb.b, kb.loc, bytes);
-  for (int64_t i = 0; i < kPerThread; ++i) {
+  auto code = [&](int64_t i) {
     Value index =
         kb.add(kb.mul(kb.add(half, kb.i32(i)), kb.i32(kTileCols)), outRow);
-    Value byte = kb.load(kb.i8(), shared(kCodesOffset, index, 1), 1);
-    column =
-        LLVM::InsertElementOp::create(kb.b, kb.loc, column, byte, kb.i32(i));
-  }
+    return kb.load(kb.i8(), shared(kCodesOffset, index, 1), 1);
+  };
+  Value column = pack(code);
   storeRun(column, kb.add(col0, outRow), cols, kb.add(row0, half), rows);
 }
 
@@ -681,6 +688,7 @@ void QuantizeEmitter::emit() {
     emitCodes(values, row, col);
   }
   LLVM::ReturnOp::create(kb.b, kb.loc, ValueRange{});
+  expandForNVVM(func);
 }
 
 } // namespace
@@ -688,9 +696,5 @@ void QuantizeEmitter::emit() {
 LLVM::LLVMFuncOp mlir::fp8::buildQuantizeKernel(OpBuilder &builder,
                                                 Location loc,
                                                 const QuantizeConfig &config) {
-  return buildKernel(builder, loc, config,
-                     [&](KernelBuilder &kb, LLVM::LLVMFuncOp func) {
-                       QuantizeEmitter(kb, config, func).emit();
-                       expandForNVVM(func);
-                     });
+  return buildKernel<QuantizeEmitter>(builder, loc, config);
 }

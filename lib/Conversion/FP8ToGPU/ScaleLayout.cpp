@@ -33,20 +33,14 @@ KernelParamKind mlir::fp8::getParamKind(ScaleLayoutParam param) {
 
 static void emitScaleLayout(KernelBuilder &kb, const ScaleLayoutConfig &config,
                             LLVM::LLVMFuncOp func) {
-  KernelArgs<ScaleLayoutParam> args(func, config.getParams());
-  Value src = args[ScaleLayoutParam::Source];
-  Value dst = args[ScaleLayoutParam::Dest];
-  Value rows = args[ScaleLayoutParam::Rows];
-  Value kBlocks = args[ScaleLayoutParam::KBlocks];
-  Value rowsPerScale = args[ScaleLayoutParam::RowsPerScale];
-  Value rowStride = args[ScaleLayoutParam::RowStride];
-  Value kStride = args[ScaleLayoutParam::KStride];
-  Value kChunks = args[ScaleLayoutParam::KChunks];
-  Value bytes = args[ScaleLayoutParam::Bytes];
+  using P = ScaleLayoutParam;
+  KernelArgs<P> args(func, config.getParams());
+  Value rows = args[P::Rows], kBlocks = args[P::KBlocks];
+  Value kChunks = args[P::KChunks];
 
   Value offset = kb.add(
       kb.mul(kb.blockId(), kb.i32(ScaleLayoutConfig::kThreads)), kb.threadId());
-  kb.ifThen(kb.ult(offset, bytes), [&] {
+  kb.ifThen(kb.ult(offset, args[P::Bytes]), [&] {
     // The inverse of getScaleSmemOffset (ScaleFactorLayout.h): byte
     // 16 * (r % 32) + 4 * (r % 128 / 32) + j % 4 of chunk
     // (r / 128) * kChunks + j / 4.
@@ -62,14 +56,17 @@ static void emitScaleLayout(KernelBuilder &kb, const ScaleLayoutConfig &config,
     Value in = arith::AndIOp::create(kb.b, kb.loc, kb.ult(row, rows),
                                      kb.ult(kBlock, kBlocks));
     // Padding is zero; clamped indices keep the load in bounds.
-    Value srcRow = kb.udiv(kb.minU(row, kb.sub(rows, kb.i32(1))), rowsPerScale);
+    Value srcRow =
+        kb.udiv(kb.minU(row, kb.sub(rows, kb.i32(1))), args[P::RowsPerScale]);
     Value srcK = kb.minU(kBlock, kb.sub(kBlocks, kb.i32(1)));
-    Value index = kb.add(kb.mul(srcRow, rowStride), kb.mul(srcK, kStride));
-    Value byte = kb.load(kb.i8(), kb.byteOffset(src, kb.zext64(index)), 1);
+    Value index = kb.add(kb.mul(srcRow, args[P::RowStride]),
+                         kb.mul(srcK, args[P::KStride]));
+    Value byte =
+        kb.load(kb.i8(), kb.byteOffset(args[P::Source], kb.zext64(index)), 1);
     Value zero =
         arith::ConstantOp::create(kb.b, kb.loc, kb.b.getI8IntegerAttr(0));
-    kb.store(kb.select(in, byte, zero), kb.byteOffset(dst, kb.zext64(offset)),
-             1);
+    kb.store(kb.select(in, byte, zero),
+             kb.byteOffset(args[P::Dest], kb.zext64(offset)), 1);
   });
   LLVM::ReturnOp::create(kb.b, kb.loc, ValueRange{});
 }
@@ -77,8 +74,5 @@ static void emitScaleLayout(KernelBuilder &kb, const ScaleLayoutConfig &config,
 LLVM::LLVMFuncOp
 mlir::fp8::buildScaleLayoutKernel(OpBuilder &builder, Location loc,
                                   const ScaleLayoutConfig &config) {
-  return buildKernel(builder, loc, config,
-                     [&](KernelBuilder &kb, LLVM::LLVMFuncOp func) {
-                       emitScaleLayout(kb, config, func);
-                     });
+  return buildKernel(builder, loc, config, emitScaleLayout);
 }

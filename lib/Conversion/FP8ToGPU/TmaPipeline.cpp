@@ -39,6 +39,24 @@ void MbarrierRing::arriveEmpty(Value slot) {
       NVVM::MemScopeKindAttr::get(kb->b.getContext(), NVVM::MemScopeKind::CTA));
 }
 
+Value MbarrierRing::emitProducerLoop(
+    Value steps, Value position, Value elected, Value bytes,
+    function_ref<void(Value, Value, Value)> issue) {
+  ValueRange done =
+      kb->forLoop(kb->i32(0), steps, kb->i32(1), ValueRange{position},
+                  [&](Value step, ValueRange inner) -> SmallVector<Value> {
+                    auto [slot, phase] = getSlot(inner[0]);
+                    waitEmpty(slot, phase);
+                    kb->ifThen(elected, [&] {
+                      Value full = getFullBarrier(slot);
+                      emitExpectTx(*kb, full, bytes);
+                      issue(step, slot, full);
+                    });
+                    return {kb->add(inner[0], kb->i32(1))};
+                  });
+  return done[0];
+}
+
 void MbarrierRing::emitWait(Value barrier, Value parity) {
   NVVM::MBarrierTryWaitParityOp::create(kb->b, kb->loc, barrier, parity,
                                         kb->i32(kWaitSuspendTimeHintNs));
@@ -55,12 +73,19 @@ void mlir::fp8::emitTmaLoad(KernelBuilder &kb, Value tensorMap, Value dst,
                             ValueRange coordinates, Value barrier) {
   assert((coordinates.size() == 2 || coordinates.size() == 3) &&
          "2-D and 3-D tensor maps");
-  // The cluster form of the copy takes a shared::cluster address, which a
-  // CTA's own shared memory is.
+  // The copies write shared::cluster addresses, which a CTA's own shared
+  // memory is.
   Value cluster = LLVM::AddrSpaceCastOp::create(kb.b, kb.loc, kb.ptr(7), dst);
   NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(
       kb.b, kb.loc, cluster, tensorMap, coordinates, barrier, ValueRange{},
       Value(), Value(),
       NVVM::TMALoadModeAttr::get(kb.b.getContext(), NVVM::TMALoadMode::TILE),
       kb.b.getBoolAttr(false), nullptr, Value());
+}
+
+void mlir::fp8::emitBulkLoad(KernelBuilder &kb, Value dst, Value src,
+                             int64_t bytes, Value barrier) {
+  Value cluster = LLVM::AddrSpaceCastOp::create(kb.b, kb.loc, kb.ptr(7), dst);
+  NVVM::CpAsyncBulkGlobalToSharedClusterOp::create(
+      kb.b, kb.loc, cluster, src, barrier, kb.i32(bytes), Value(), Value());
 }

@@ -69,6 +69,15 @@ public:
   /// One arrival (release, CTA scope) on the slot's empty barrier.
   void arriveEmpty(Value slot);
 
+  /// The producer's loop over the `steps` stages of a tile from ring
+  /// position `position`: each waits until its slot is free, then thread
+  /// `elected` arms the slot's full barrier for `bytes` and has
+  /// `issue(step, slot, fullBarrier)` issue the copies. Returns the ring
+  /// position after the loop.
+  Value emitProducerLoop(Value steps, Value position, Value elected,
+                         Value bytes,
+                         function_ref<void(Value, Value, Value)> issue);
+
 private:
   Value getBarrier(int64_t offset, Value slot);
   void emitWait(Value barrier, Value parity);
@@ -87,6 +96,11 @@ void emitExpectTx(KernelBuilder &kb, Value barrier, Value bytes);
 /// its bytes on `barrier`.
 void emitTmaLoad(KernelBuilder &kb, Value tensorMap, Value dst,
                  ValueRange coordinates, Value barrier);
+
+/// Copies `bytes` contiguous bytes from global `src` into shared memory at
+/// `dst` (cp.async.bulk, 16-byte aligned), completing them on `barrier`.
+void emitBulkLoad(KernelBuilder &kb, Value dst, Value src, int64_t bytes,
+                  Value barrier);
 
 } // namespace mlir::fp8
 

@@ -22,6 +22,7 @@
 
 #include "fp8/Dialect/FP8/IR/FP8Dialect.h"
 #include "fp8/Target/ScaleFactorLayout.h"
+#include "fp8/Target/Tcgen05InstrDescriptor.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/IR/Builders.h"
 
@@ -334,14 +335,30 @@ struct GemmSM100Config : ScaledGemmConfig {
   static constexpr int64_t kBlockM = 128;
   /// Bytes of K per pipeline stage: one 128-byte swizzle span per row.
   static constexpr int64_t kStageKBytes = 128;
+  /// MMAs per stage, 32 bytes of K each.
+  static constexpr int64_t kMmasPerStage = 4;
   static constexpr int64_t kThreads = 192;
 
   /// Fails with a reason when the configuration has no kernel.
   LogicalResult verify(std::string &reason) const;
+  /// The tcgen05.mma kind.
+  Tcgen05Kind getMmaKind() const;
+  /// The instruction descriptor of MMA `step` of a stage, whose scale ids
+  /// pick the step's k-blocks inside the stage's scale words; `selA` and
+  /// `selB` receive where the step's scales of A and B lie.
+  Tcgen05InstrDescriptor
+  getInstrDescriptor(unsigned step, MmaScaleSelector *selA = nullptr,
+                     MmaScaleSelector *selB = nullptr) const;
   /// Elements of K per stage: 128 (8-bit) or 256 (E2M1).
   int64_t getStageK() const;
   /// Scale blocks per stage along K (Block scaling), else 0.
   int64_t getStageKBlocks() const;
+  /// The block scales of A and B that one stage reads.
+  ScaleTile getScaleTileA() const;
+  ScaleTile getScaleTileB() const;
+  /// Shared memory of one ring slot: the A and B tiles and their block
+  /// scales.
+  int64_t getStageBytes() const;
   /// The pipeline depth actually used.
   int64_t getStages() const;
   /// Accumulator buffers in tensor memory (2: the epilogue of one tile
