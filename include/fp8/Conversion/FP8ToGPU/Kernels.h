@@ -292,6 +292,9 @@ struct QuantizeConfig {
   static constexpr int64_t kTileRows = 32;
   static constexpr int64_t kTileCols = 128;
   static constexpr int64_t kThreads = 256;
+  /// Consecutive elements of a row that one thread reads.
+  static constexpr int64_t kElementsPerThread =
+      kTileRows * kTileCols / kThreads;
 
   /// Fails with a reason when the configuration has no kernel.
   LogicalResult verify(std::string &reason) const;
