@@ -80,6 +80,17 @@ protected:
     }
   }
 
+  /// Builds the kernel of `config` with `build` and expects it to take the
+  /// configuration's parameters.
+  template <typename Config>
+  void expectKernelTakesParams(const Config &config,
+                               LLVM::LLVMFuncOp (*build)(OpBuilder &, Location,
+                                                         const Config &)) {
+    OpBuilder b = getBuilder();
+    expectSignature(build(b, b.getUnknownLoc(), config),
+                    getKinds<typename Config::Param>(config.getParams()));
+  }
+
   template <typename Config>
   void expectValid(const Config &config) {
     std::string reason;
@@ -116,9 +127,7 @@ TEST_F(KernelParamsTest, GemmSM90Kernel) {
   config.fp8Out = Format::E5M2;
   config.outAmax = true;
   expectValid(config);
-  OpBuilder b = getBuilder();
-  expectSignature(buildGemmSM90Kernel(b, b.getUnknownLoc(), config),
-                  getKinds<GemmParam>(config.getParams()));
+  expectKernelTakesParams(config, buildGemmSM90Kernel);
 }
 
 TEST_F(KernelParamsTest, GemmSM90RejectsGlobalScales) {
@@ -140,9 +149,7 @@ TEST_F(KernelParamsTest, GemmSM100Kernel) {
   config.bias = WideElement::BF16;
   config.outAmax = true;
   expectValid(config);
-  OpBuilder b = getBuilder();
-  expectSignature(buildGemmSM100Kernel(b, b.getUnknownLoc(), config),
-                  getKinds<GemmParam>(config.getParams()));
+  expectKernelTakesParams(config, buildGemmSM100Kernel);
 }
 
 TEST_F(KernelParamsTest, QuantizeKernels) {
@@ -170,26 +177,20 @@ TEST_F(KernelParamsTest, QuantizeKernels) {
                             P::Cols, P::BlockRows, P::BlockCols, P::Pitch,
                             P::GlobalScale, P::ScaleKChunks}));
 
-  OpBuilder b = getBuilder();
   for (const QuantizeConfig &config : {amax, nvfp4})
-    expectSignature(buildQuantizeKernel(b, b.getUnknownLoc(), config),
-                    getKinds<QuantizeParam>(config.getParams()));
+    expectKernelTakesParams(config, buildQuantizeKernel);
 }
 
 TEST_F(KernelParamsTest, ScaleLayoutKernel) {
   ScaleLayoutConfig config;
   EXPECT_EQ(config.getParams().size(), 9u);
-  OpBuilder b = getBuilder();
-  expectSignature(buildScaleLayoutKernel(b, b.getUnknownLoc(), config),
-                  getKinds<ScaleLayoutParam>(config.getParams()));
+  expectKernelTakesParams(config, buildScaleLayoutKernel);
 }
 
 TEST_F(KernelParamsTest, DelayedScaleKernel) {
   DelayedScaleConfig config;
   EXPECT_EQ(config.getParams().back(), DelayedScaleParam::HistoryLength);
-  OpBuilder b = getBuilder();
-  expectSignature(buildDelayedScaleKernel(b, b.getUnknownLoc(), config),
-                  getKinds<DelayedScaleParam>(config.getParams()));
+  expectKernelTakesParams(config, buildDelayedScaleKernel);
 }
 
 TEST_F(KernelParamsTest, ElementwiseKernel) {
