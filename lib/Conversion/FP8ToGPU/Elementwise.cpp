@@ -95,6 +95,15 @@ struct ExpandFma : OpRewritePattern<math::FmaOp> {
 
 } // namespace
 
+SmallVector<Value> mlir::fp8::getElementwiseParams(Operation *op) {
+  SmallVector<Value> params;
+  for (Value operand : op->getOperands())
+    if (isa<RankedTensorType>(operand.getType()))
+      params.push_back(operand);
+  llvm::append_range(params, op->getResults());
+  return params;
+}
+
 FailureOr<LLVM::LLVMFuncOp>
 mlir::fp8::buildElementwiseKernel(OpBuilder &builder, Operation *op,
                                   StringRef name, std::string &reason) {
@@ -167,8 +176,8 @@ mlir::fp8::buildElementwiseKernel(OpBuilder &builder, Operation *op,
     return existing;
   OpBuilder::InsertionGuard guard(builder);
   Location loc = op->getLoc();
-  auto global = LLVM::LLVMPointerType::get(builder.getContext(), 1);
-  SmallVector<Type> params(tensorOperands.size() + op->getNumResults(), global);
+  SmallVector<KernelParamKind> params(getElementwiseParams(op).size(),
+                                      KernelParamKind::Buffer);
   LLVM::LLVMFuncOp func = createKernel(builder, loc, name, params, kThreads);
   Block &entry = func.getBody().front();
   builder.setInsertionPointToStart(&entry);
@@ -235,6 +244,7 @@ mlir::fp8::buildElementwiseKernel(OpBuilder &builder, Operation *op,
           mapping.map(value,
                       builder.clone(*value.getDefiningOp())->getResult(0));
         Block *body = linalgOp.getBlock();
+        // Parameters in the order of getElementwiseParams.
         unsigned param = 0;
         for (OpOperand &operand : op->getOpOperands()) {
           BlockArgument arg = body->getArgument(operand.getOperandNumber());

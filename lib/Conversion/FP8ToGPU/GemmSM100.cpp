@@ -40,258 +40,37 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "KernelBuilder.h"
+#include "ScaledGemm.h"
+#include "TmaPipeline.h"
 
 #include "fp8/Conversion/FP8ToGPU/Kernels.h"
 #include "fp8/Target/Descriptors.h"
 #include "fp8/Target/ScaleFactorLayout.h"
 #include "fp8/Target/Tcgen05InstrDescriptor.h"
 
-#include "llvm/Support/FormatVariadic.h"
-#include "llvm/Support/MathExtras.h"
-
 using namespace mlir;
 using namespace mlir::fp8;
 
 namespace {
 
-constexpr int64_t kSharedMemoryBudget = 232448; // 227 KiB per block on B200
-constexpr int64_t kMaxStages = 8;
-constexpr int64_t kTmemColumnsMax = 512;
 constexpr int64_t kEpilogueWarps = 4;
-constexpr int64_t kGroupRows = 8;    // tile rows per raster group
-constexpr int64_t kMmasPerStage = 4; // 128 bytes of K, 32 bytes per MMA
-constexpr int64_t kLdColumns = 32;   // tcgen05.ld.32x32b.x32
-constexpr int64_t kWaitTicks = 0x989680;
+constexpr int64_t kLdColumns = 32; // tcgen05.ld.32x32b.x32
 
 /// Warp roles; warps 2-5 run the epilogue.
 enum Warp : int64_t { kLoadWarp = 0, kMmaWarp = 1 };
 
-bool isEightBit(Format format) {
-  return format == Format::E4M3 || format == Format::E5M2;
-}
-
-Tcgen05Kind getKind(const GemmSM100Config &config) {
-  if (config.scaling != GemmScaling::Block)
-    return Tcgen05Kind::F8F6F4;
-  return config.aFormat == Format::E2M1 ? Tcgen05Kind::MXF4NVF4
-                                        : Tcgen05Kind::MXF8F6F4;
-}
-
-/// The scale tiles of one ring slot.
-ScaleTile getScaleTileA(const GemmSM100Config &config) {
-  return {unsigned(GemmSM100Config::kBlockM),
-          unsigned(config.getStageKBlocks())};
-}
-ScaleTile getScaleTileB(const GemmSM100Config &config) {
-  return {unsigned(config.blockN), unsigned(config.getStageKBlocks())};
-}
-
-/// The instruction descriptor of MMA `step` (0-3) of a stage: the scale ids
-/// pick the k-blocks of the step inside the stage's scale words.
-Tcgen05InstrDescriptor getInstrDescriptor(const GemmSM100Config &config,
-                                          unsigned step,
-                                          MmaScaleSelector *selA = nullptr,
-                                          MmaScaleSelector *selB = nullptr) {
-  Tcgen05InstrDescriptor desc;
-  desc.kind = getKind(config);
-  desc.aFormat = config.aFormat;
-  desc.bFormat = config.bFormat;
-  desc.m = GemmSM100Config::kBlockM;
-  desc.n = config.blockN;
-  if (desc.kind == Tcgen05Kind::F8F6F4)
-    return desc;
-  desc.scaleType =
-      config.e8m0Scales ? Tcgen05ScaleType::UE8M0 : Tcgen05ScaleType::UE4M3;
-  desc.scaleBlock = config.scaleBlock;
-  unsigned perMma = getTcgen05ScalesPerMma(desc);
-  MmaScaleSelector a = getMmaScaleSelector(getScaleTileA(config), perMma, step);
-  MmaScaleSelector b = getMmaScaleSelector(getScaleTileB(config), perMma, step);
-  desc.scaleFactorIdA = a.scaleFactorId;
-  desc.scaleFactorIdB = b.scaleFactorId;
-  if (selA)
-    *selA = a;
-  if (selB)
-    *selB = b;
-  return desc;
-}
-
-int64_t getScaleStageBytes(const GemmSM100Config &config) {
-  if (config.scaling != GemmScaling::Block)
-    return 0;
-  return getScaleTileBytes(getScaleTileA(config)) +
-         getScaleTileBytes(getScaleTileB(config));
-}
-
-int64_t getScaleStageColumns(const GemmSM100Config &config) {
-  if (config.scaling != GemmScaling::Block)
-    return 0;
-  return getScaleTmemColumns(getScaleTileA(config)) +
-         getScaleTmemColumns(getScaleTileB(config));
-}
-
-int64_t getStageBytes(const GemmSM100Config &config) {
-  return (GemmSM100Config::kBlockM + config.blockN) *
-             GemmSM100Config::kStageKBytes +
-         getScaleStageBytes(config);
-}
-
-/// Barriers (full and empty per slot, full and empty per accumulator) and
-/// the slot tcgen05.alloc writes the tensor-memory address to.
-int64_t getBarrierBytes(int64_t stages, int64_t accumulators) {
-  return 8 * (2 * stages + 2 * accumulators) + 16;
-}
-
-} // namespace
-
-//===----------------------------------------------------------------------===//
-// Configuration
-//===----------------------------------------------------------------------===//
-
-LogicalResult GemmSM100Config::verify(std::string &reason) const {
-  auto fail = [&](const Twine &why) {
-    reason = why.str();
-    return failure();
-  };
-  bool fp4 = aFormat == Format::E2M1 || bFormat == Format::E2M1;
-  for (Format format : {aFormat, bFormat})
-    if (!isEightBit(format) && format != Format::E2M1)
-      return fail(llvm::formatv("{0} operands are not generated for sm_100a "
-                                "(e4m3, e5m2, and e2m1 with block scales)",
-                                stringifyFormat(format)));
-  if (scaling == GemmScaling::Block) {
-    if (fp4 && (aFormat != Format::E2M1 || bFormat != Format::E2M1))
-      return fail("kind::mxf4nvf4 multiplies e2m1 by e2m1; mixed e2m1 and "
-                  "8-bit operands are not generated");
-    if (fp4 && !(scaleBlock == 16 && !e8m0Scales) &&
-        !(scaleBlock == 32 && e8m0Scales))
-      return fail(llvm::formatv(
-          "e2m1 operands take e4m3 scales every 16 elements of K (NVFP4) or "
-          "e8m0 scales every 32 (MXFP4), not {0} scales every {1}",
-          e8m0Scales ? "e8m0" : "e4m3", scaleBlock));
-    if (!fp4 && (scaleBlock != 32 || !e8m0Scales))
-      return fail(llvm::formatv(
-          "kind::mxf8f6f4 applies e8m0 scales to blocks of 32 elements of "
-          "K, not {0} scales every {1}",
-          e8m0Scales ? "e8m0" : "e4m3", scaleBlock));
-    if (globalScales && e8m0Scales)
-      return fail("global scales come with e4m3 block scales (NVFP4) only");
-    if (blockN % 128 != 0)
-      return fail("block-scaled tiles are 128 or 256 columns wide (whole "
-                  "128-row scale chunks of B)");
-  } else {
-    if (fp4)
-      return fail("e2m1 operands need block scales (NVFP4 1x16 / 16x16 with "
-                  "e4m3 scales, or MXFP4 1x32 with e8m0)");
-    if (globalScales)
-      return fail("global scales come with block scales only");
-  }
-  if (blockN != 64 && blockN != 128 && blockN != 256)
-    return fail("the sm_100a GEMM tiles 64, 128 or 256 columns");
-  for (unsigned step = 0; step < kMmasPerStage; ++step)
-    if (std::optional<std::string> problem =
-            checkTcgen05InstrDescriptor(getInstrDescriptor(*this, step)))
-      return fail(*problem);
-  if (getStages() < 2)
-    return fail("fewer than two pipeline stages fit shared and tensor memory");
-  if (getTmemColumns() > kTmemColumnsMax)
-    return fail(llvm::formatv("the tile needs {0} tensor-memory columns, "
-                              "more than {1}",
-                              getTmemColumns(), kTmemColumnsMax));
-  return success();
-}
-
-int64_t GemmSM100Config::getStageK() const {
-  return aFormat == Format::E2M1 ? 2 * kStageKBytes : kStageKBytes;
-}
-
-int64_t GemmSM100Config::getStageKBlocks() const {
-  return scaling == GemmScaling::Block ? getStageK() / scaleBlock : 0;
-}
-
-int64_t GemmSM100Config::getAccumulators() const {
-  return blockN >= 256 ? 1 : 2;
-}
-
-int64_t GemmSM100Config::getStages() const {
-  if (stages > 0)
-    return stages;
-  int64_t acc = getAccumulators();
-  int64_t bySmem = (kSharedMemoryBudget - getBarrierBytes(kMaxStages, acc)) /
-                   getStageBytes(*this);
-  int64_t byTmem = kMaxStages;
-  if (int64_t columns = getScaleStageColumns(*this))
-    byTmem = (kTmemColumnsMax - acc * blockN) / columns;
-  return std::min({kMaxStages, bySmem, byTmem});
-}
-
-int64_t GemmSM100Config::getTmemColumns() const {
-  int64_t used =
-      getAccumulators() * blockN + getStages() * getScaleStageColumns(*this);
-  return std::max<int64_t>(32, llvm::PowerOf2Ceil(used));
-}
-
-int64_t GemmSM100Config::getSharedMemoryBytes() const {
-  return getStages() * getStageBytes(*this) +
-         getBarrierBytes(getStages(), getAccumulators());
-}
-
-std::string GemmSM100Config::getKernelName() const {
-  std::string name =
-      llvm::formatv("fp8_gemm_sm100a_{0}{1}_{2}", getKernelTag(aFormat),
-                    getKernelTag(bFormat),
-                    fp8Out ? getKernelTag(*fp8Out) : getKernelTag(out));
-  switch (scaling) {
-  case GemmScaling::Tensor:
-    name += "_tensor";
-    break;
-  case GemmScaling::RowCol:
-    name += "_rowcol";
-    break;
-  case GemmScaling::Block:
-    name += llvm::formatv("_block{0}{1}{2}", scaleBlock,
-                          e8m0Scales ? "e8m0" : "e4m3", globalScales ? "g" : "")
-                .str();
-    break;
-  }
-  if (bias)
-    name += ("_bias" + getKernelTag(*bias)).str();
-  if (outAmax)
-    name += "_amax";
-  if (!vectorStores)
-    name += "_ss";
-  name += llvm::formatv("_{0}x{1}_s{2}", kBlockM, blockN, getStages()).str();
-  return name;
-}
-
-//===----------------------------------------------------------------------===//
-// The kernel
-//===----------------------------------------------------------------------===//
-
-namespace {
-
 /// Builds one kernel body.
-class GemmEmitter {
+class GemmEmitter : GemmEmitterBase<GemmSM100Config> {
 public:
-  GemmEmitter(KernelBuilder &kb, const GemmSM100Config &config,
-              LLVM::LLVMFuncOp func)
-      : kb(kb), config(config), func(func) {}
+  using GemmEmitterBase::GemmEmitterBase;
 
   void emit();
 
 private:
-  KernelBuilder &kb;
-  const GemmSM100Config &config;
-  LLVM::LLVMFuncOp func;
-
-  // Parameters.
-  Value tmapA, tmapB, out, scaleA, scaleB, bias, globalA, globalB, m, n, k;
-  /// FP8 results: the out scale parameter and its value; the amax output.
-  Value outScale, outFactor, amaxOut;
-  // Derived sizes.
-  Value tilesM, tilesN, numTiles, kTiles;
-  // Shared memory and the tensor-memory base address.
-  Value smem, tmemBase;
+  /// FP8 results: the out scale.
+  Value outFactor;
+  /// The tensor-memory base address.
+  Value tmemBase;
   int64_t stages = 0, accumulators = 0;
 
   bool blockScaled() const { return config.scaling == GemmScaling::Block; }
@@ -305,10 +84,10 @@ private:
     return config.blockN * GemmSM100Config::kStageKBytes;
   }
   int64_t sfaBytes() const {
-    return blockScaled() ? getScaleTileBytes(getScaleTileA(config)) : 0;
+    return blockScaled() ? getScaleTileBytes(config.getScaleTileA()) : 0;
   }
   int64_t sfbBytes() const {
-    return blockScaled() ? getScaleTileBytes(getScaleTileB(config)) : 0;
+    return blockScaled() ? getScaleTileBytes(config.getScaleTileB()) : 0;
   }
   int64_t barriersOffset() const {
     return stages * (aBytes() + bBytes() + sfaBytes() + sfbBytes());
@@ -324,16 +103,10 @@ private:
   Value slotSFB(Value s) {
     return slot(stages * (aBytes() + bBytes() + sfaBytes()), sfbBytes(), s);
   }
-  Value fullBarrier(Value s) { return slot(barriersOffset(), 8, s); }
-  Value emptyBarrier(Value s) {
-    return slot(barriersOffset() + 8 * stages, 8, s);
-  }
-  Value accFullBarrier(Value a) {
-    return slot(barriersOffset() + 16 * stages, 8, a);
-  }
-  Value accEmptyBarrier(Value a) {
-    return slot(barriersOffset() + 16 * stages + 8 * accumulators, 8, a);
-  }
+  /// The barriers of the ring of stages (full: the TMA bytes have arrived;
+  /// empty: the MMAs have read the slot) and of the accumulators (full: the
+  /// tile's MMAs are done; empty: the epilogue has read it).
+  MbarrierRing stageRing, accRing;
   Value tmemSlot() {
     return kb.byteOffset(smem,
                          barriersOffset() + 16 * stages + 16 * accumulators);
@@ -341,10 +114,10 @@ private:
 
   // Tensor memory: accumulators, then per slot the scales of A and B.
   int64_t sfaColumns() const {
-    return blockScaled() ? getScaleTmemColumns(getScaleTileA(config)) : 0;
+    return blockScaled() ? getScaleTmemColumns(config.getScaleTileA()) : 0;
   }
   int64_t sfbColumns() const {
-    return blockScaled() ? getScaleTmemColumns(getScaleTileB(config)) : 0;
+    return blockScaled() ? getScaleTmemColumns(config.getScaleTileB()) : 0;
   }
   Value tmemColumn(Value column) { return kb.add(tmemBase, column); }
   Value tmemSFA(Value s) {
@@ -355,44 +128,19 @@ private:
   Value tmemPointer(Value address) {
     return LLVM::IntToPtrOp::create(kb.b, kb.loc, kb.ptr(6), address);
   }
-
-  void wait(Value barrier, Value parity) {
-    NVVM::MBarrierTryWaitParityOp::create(kb.b, kb.loc, barrier, parity,
-                                          kb.i32(kWaitTicks));
-  }
-  void fence(NVVM::Tcgen05FenceKind kind) {
-    NVVM::Tcgen05FenceOp::create(kb.b, kb.loc, kind);
-  }
-  /// The ring slot and phase of ring position `it`.
-  std::pair<Value, Value> ringSlot(Value it, int64_t size) {
-    return {kb.urem(it, kb.i32(size)),
-            kb.andI(kb.udiv(it, kb.i32(size)), kb.i32(1))};
-  }
-  /// A tcgen05 shared-memory descriptor: `constant` plus the encoded
-  /// address of `pointer` + `offset` bytes.
-  Value descriptor(uint64_t constant, Value pointer, int64_t offset) {
-    Value address = kb.add(kb.sharedAddress(pointer), kb.i32(offset));
-    Value field =
-        kb.zext64(kb.lshr(kb.andI(address, kb.i32(0x3FFFF)), kb.i32(4)));
-    return kb.orI(kb.i64(int64_t(constant)), field);
-  }
-  Value loadF32(Value array, Value index) {
-    return kb.load(
-        kb.f32(), kb.byteOffset(array, kb.mul(kb.zext64(index), kb.i64(4))), 4);
-  }
   /// The tile loop every role runs: `body` gets the tile's first row and
   /// column and the carried values.
   ValueRange
   tileLoop(ValueRange inits,
            function_ref<SmallVector<Value>(Value, Value, ValueRange)> body) {
-    return kb.forLoop(
-        kb.blockId(), numTiles, kb.gridDim(), inits,
-        [&](Value tile, ValueRange args) -> SmallVector<Value> {
-          auto [row, col] =
-              getGroupedTile(kb, tile, tilesM, tilesN, kGroupRows);
-          return body(kb.mul(row, kb.i32(GemmSM100Config::kBlockM)),
-                      kb.mul(col, kb.i32(config.blockN)), args);
-        });
+    return forEachTile(inits, [&](Value row, Value col, ValueRange args) {
+      return body(kb.mul(row, kb.i32(GemmSM100Config::kBlockM)),
+                  kb.mul(col, kb.i32(config.blockN)), args);
+    });
+  }
+
+  void fence(NVVM::Tcgen05FenceKind kind) {
+    NVVM::Tcgen05FenceOp::create(kb.b, kb.loc, kind);
   }
 
   void emitLoads();
@@ -405,66 +153,39 @@ private:
 
 void GemmEmitter::emitLoads() {
   Value elected = NVVM::ElectSyncOp::create(kb.b, kb.loc, kb.i1(), Value());
-  Value bytes = kb.i32(getStageBytes(config));
-  ScaleTile tileB = getScaleTileB(config);
-  int64_t kChunksPerStage = getScaleKChunks(getScaleTileA(config));
+  Value bytes = kb.i32(config.getStageBytes());
+  ScaleTile tileB = config.getScaleTileB();
+  int64_t kChunksPerStage = getScaleKChunks(config.getScaleTileA());
   Value kChunks = kb.mul(kTiles, kb.i32(kChunksPerStage));
   tileLoop(ValueRange{kb.i32(0)}, [&](Value m0, Value n0, ValueRange args) {
-    ValueRange done = kb.forLoop(
-        kb.i32(0), kTiles, kb.i32(1), args,
-        [&](Value kt, ValueRange inner) -> SmallVector<Value> {
-          auto [s, phase] = ringSlot(inner[0], stages);
-          // A fresh barrier completes the phase before its first: the first
-          // lap waits on parity 1 and passes.
-          wait(emptyBarrier(s), kb.xorI(phase, kb.i32(1)));
-          kb.ifThen(elected, [&] {
-            Value full = fullBarrier(s);
-            NVVM::MBarrierArriveExpectTxOp::create(
-                kb.b, kb.loc, Type(), full, bytes,
-                NVVM::MemScopeKindAttr::get(kb.b.getContext(),
-                                            NVVM::MemScopeKind::CTA),
-                kb.b.getBoolAttr(false), Value());
-            Value k0 = kb.mul(kt, kb.i32(GemmSM100Config::kStageKBytes));
-            for (auto [tmap, dst, row] : {std::tuple{tmapA, slotA(s), m0},
-                                          std::tuple{tmapB, slotB(s), n0}}) {
-              Value cluster =
-                  LLVM::AddrSpaceCastOp::create(kb.b, kb.loc, kb.ptr(7), dst);
-              NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(
-                  kb.b, kb.loc, cluster, tmap, ValueRange{k0, row}, full,
-                  ValueRange{}, Value(), Value(),
-                  NVVM::TMALoadModeAttr::get(kb.b.getContext(),
-                                             NVVM::TMALoadMode::TILE),
-                  kb.b.getBoolAttr(false), nullptr, Value());
-            }
-            if (!blockScaled())
-              return;
-            // The stage's chunks of each 128-row band are contiguous in the
-            // scale layout (Tcgen05ScaleLayout::getStageOffset): one bulk
-            // copy per band.
-            int64_t bandBytes = kScaleChunkBytes * kChunksPerStage;
-            auto copyBands = [&](Value scales, Value firstRow, Value dst,
-                                 int64_t bands) {
-              Value firstBand = kb.udiv(firstRow, kb.i32(kScaleChunkRows));
-              for (int64_t band = 0; band < bands; ++band) {
-                Value chunk =
-                    kb.add(kb.mul(kb.add(firstBand, kb.i32(band)), kChunks),
-                           kb.mul(kt, kb.i32(kChunksPerStage)));
-                Value src = kb.byteOffset(
-                    scales, kb.mul(kb.zext64(chunk), kb.i64(kScaleChunkBytes)));
-                Value cluster = LLVM::AddrSpaceCastOp::create(
-                    kb.b, kb.loc, kb.ptr(7),
-                    kb.byteOffset(dst, band * bandBytes));
-                NVVM::CpAsyncBulkGlobalToSharedClusterOp::create(
-                    kb.b, kb.loc, cluster, src, full, kb.i32(bandBytes),
-                    Value(), Value());
-              }
-            };
-            copyBands(scaleA, m0, slotSFA(s), 1);
-            copyBands(scaleB, n0, slotSFB(s), getScaleRowChunks(tileB));
-          });
-          return {kb.add(inner[0], kb.i32(1))};
-        });
-    return SmallVector<Value>{done[0]};
+    auto issue = [&](Value kt, Value s, Value full) {
+      Value k0 = kb.mul(kt, kb.i32(GemmSM100Config::kStageKBytes));
+      for (auto [tmap, dst, row] :
+           {std::tuple{tmapA, slotA(s), m0}, std::tuple{tmapB, slotB(s), n0}})
+        emitTmaLoad(kb, tmap, dst, ValueRange{k0, row}, full);
+      if (!blockScaled())
+        return;
+      // The stage's chunks of each 128-row band are contiguous in the
+      // scale layout (Tcgen05ScaleLayout::getStageOffset): one bulk
+      // copy per band.
+      int64_t bandBytes = kScaleChunkBytes * kChunksPerStage;
+      auto copyBands = [&](Value scales, Value firstRow, Value dst,
+                           int64_t bands) {
+        Value firstBand = kb.udiv(firstRow, kb.i32(kScaleChunkRows));
+        for (int64_t band = 0; band < bands; ++band) {
+          Value chunk = kb.add(kb.mul(kb.add(firstBand, kb.i32(band)), kChunks),
+                               kb.mul(kt, kb.i32(kChunksPerStage)));
+          Value src = kb.byteOffset(
+              scales, kb.mul(kb.zext64(chunk), kb.i64(kScaleChunkBytes)));
+          emitBulkLoad(kb, kb.byteOffset(dst, band * bandBytes), src, bandBytes,
+                       full);
+        }
+      };
+      copyBands(scaleA, m0, slotSFA(s), 1);
+      copyBands(scaleB, n0, slotSFB(s), getScaleRowChunks(tileB));
+    };
+    return SmallVector<Value>{
+        stageRing.emitProducerLoop(kTiles, args[0], elected, bytes, issue)};
   });
 }
 
@@ -472,21 +193,21 @@ void GemmEmitter::emitMmas() {
   Value elected = NVVM::ElectSyncOp::create(kb.b, kb.loc, kb.i1(), Value());
   uint64_t operandDesc = getKMajor128BSwizzleTcgen05Descriptor();
   uint64_t copyDesc = getScaleCopyDescriptor(0);
-  ScaleTile tileA = getScaleTileA(config), tileB = getScaleTileB(config);
-  Tcgen05Kind kind = getKind(config);
+  ScaleTile tileA = config.getScaleTileA(), tileB = config.getScaleTileB();
+  Tcgen05Kind kind = config.getMmaKind();
   tileLoop(
       ValueRange{kb.i32(0), kb.i32(0)},
       [&](Value, Value, ValueRange args) -> SmallVector<Value> {
-        auto [acc, accPhase] = ringSlot(args[1], accumulators);
+        auto [acc, accPhase] = accRing.getSlot(args[1]);
         // Wait until the epilogue has read this accumulator's last tile.
-        wait(accEmptyBarrier(acc), kb.xorI(accPhase, kb.i32(1)));
+        accRing.waitEmpty(acc, accPhase);
         fence(NVVM::Tcgen05FenceKind::AFTER_THREAD_SYNC);
         Value d = tmemPointer(tmemColumn(kb.mul(acc, kb.i32(config.blockN))));
         ValueRange done = kb.forLoop(
             kb.i32(0), kTiles, kb.i32(1), ValueRange{args[0]},
             [&](Value kt, ValueRange inner) -> SmallVector<Value> {
-              auto [s, phase] = ringSlot(inner[0], stages);
-              wait(fullBarrier(s), phase);
+              auto [s, phase] = stageRing.getSlot(inner[0]);
+              stageRing.waitFull(s, phase);
               fence(NVVM::Tcgen05FenceKind::AFTER_THREAD_SYNC);
               kb.ifThen(elected, [&] {
                 Value sfa, sfb;
@@ -505,17 +226,21 @@ void GemmEmitter::emitMmas() {
                           NVVM::CTAGroupKind::CTA_1,
                           NVVM::Tcgen05CpMulticast::WARPX4, nullptr,
                           tmemPointer(kb.add(tmem, kb.i32(copy.tmemColumn))),
-                          descriptor(copyDesc, smemTile, copy.smemOffset));
+                          getSharedDescriptor(copyDesc, smemTile,
+                                              copy.smemOffset));
                     }
                   }
                 }
                 Value first = kb.eq(kt, kb.i32(0));
-                for (unsigned step = 0; step < kMmasPerStage; ++step) {
+                for (unsigned step = 0; step < GemmSM100Config::kMmasPerStage;
+                     ++step) {
                   MmaScaleSelector selA, selB;
                   uint32_t idesc = encodeTcgen05InstrDescriptor(
-                      getInstrDescriptor(config, step, &selA, &selB));
-                  Value descA = descriptor(operandDesc, slotA(s), 32 * step);
-                  Value descB = descriptor(operandDesc, slotB(s), 32 * step);
+                      config.getInstrDescriptor(step, &selA, &selB));
+                  Value descA =
+                      getSharedDescriptor(operandDesc, slotA(s), 32 * step);
+                  Value descB =
+                      getSharedDescriptor(operandDesc, slotB(s), 32 * step);
                   // The first MMA of a tile overwrites the accumulator.
                   Value accumulate = step == 0
                                          ? kb.xorI(first, kb.boolean(true))
@@ -545,14 +270,14 @@ void GemmEmitter::emitMmas() {
                       tmemPointer(kb.add(sfb, kb.i32(selB.columnOffset))));
                 }
                 // Frees the slot once these MMAs (and copies) have read it.
-                NVVM::Tcgen05CommitOp::create(kb.b, kb.loc, emptyBarrier(s),
-                                              Value());
+                NVVM::Tcgen05CommitOp::create(
+                    kb.b, kb.loc, stageRing.getEmptyBarrier(s), Value());
               });
               return {kb.add(inner[0], kb.i32(1))};
             });
         kb.ifThen(elected, [&] {
-          NVVM::Tcgen05CommitOp::create(kb.b, kb.loc, accFullBarrier(acc),
-                                        Value());
+          NVVM::Tcgen05CommitOp::create(kb.b, kb.loc,
+                                        accRing.getFullBarrier(acc), Value());
         });
         return {done[0], kb.add(args[1], kb.i32(1))};
       });
@@ -610,9 +335,7 @@ void GemmEmitter::emitCodeStores(ArrayRef<Value> values, Value row,
   auto pairs = VectorType::get({count / 2}, kb.i16());
   Value packed = LLVM::UndefOp::create(kb.b, kb.loc, pairs);
   for (int64_t j = 0; j < count / 2; ++j) {
-    Value code =
-        kb.cvtSatFinite(kb.mulf(values[2 * j], outFactor),
-                        kb.mulf(values[2 * j + 1], outFactor), *config.fp8Out);
+    Value code = convertToFP8(values[2 * j], values[2 * j + 1], outFactor);
     packed =
         LLVM::InsertElementOp::create(kb.b, kb.loc, packed, code, kb.i32(j));
   }
@@ -672,17 +395,14 @@ void GemmEmitter::emitEpilogue(Value warp) {
     outFactor = kb.load(kb.f32(), outScale, 4);
   Value maxRow = kb.sub(m, kb.i32(1));
   Value maxCol = kb.sub(n, kb.i32(1));
-  Type biasType = config.bias ? getElementType(kb.b, *config.bias) : Type();
-  int64_t biasBytes =
-      config.bias ? (*config.bias == WideElement::F32 ? 4 : 2) : 0;
   auto vectorI32 = VectorType::get({kLdColumns}, kb.i32());
   auto vectorF32 = VectorType::get({kLdColumns}, kb.f32());
 
   tileLoop(
       ValueRange{kb.i32(0)},
       [&](Value m0, Value n0, ValueRange args) -> SmallVector<Value> {
-        auto [acc, accPhase] = ringSlot(args[0], accumulators);
-        wait(accFullBarrier(acc), accPhase);
+        auto [acc, accPhase] = accRing.getSlot(args[0]);
+        accRing.waitFull(acc, accPhase);
         fence(NVVM::Tcgen05FenceKind::AFTER_THREAD_SYNC);
         Value row = kb.add(m0, kb.add(partition, lane));
         Value rowScale;
@@ -690,8 +410,7 @@ void GemmEmitter::emitEpilogue(Value warp) {
           rowScale = loadF32(scaleA, kb.minU(row, maxRow));
         Value accColumn = kb.mul(acc, kb.i32(config.blockN));
         int64_t chunks = config.blockN / kLdColumns;
-        // This thread's amax over the tile (NaN ignored: a comparison with
-        // NaN keeps the old value).
+        // This thread's amax over the tile.
         Value amax = kb.f32(0.0f);
         for (int64_t chunk = 0; chunk < chunks; ++chunk) {
           Value address = kb.add(
@@ -708,12 +427,8 @@ void GemmEmitter::emitEpilogue(Value warp) {
             // the four warps has read it.
             fence(NVVM::Tcgen05FenceKind::BEFORE_THREAD_SYNC);
             NVVM::SyncWarpOp::create(kb.b, kb.loc, kb.i32(-1));
-            kb.ifThen(kb.eq(lane, kb.i32(0)), [&] {
-              NVVM::MBarrierArriveOp::create(
-                  kb.b, kb.loc, Type(), accEmptyBarrier(acc), Value(),
-                  NVVM::MemScopeKindAttr::get(kb.b.getContext(),
-                                              NVVM::MemScopeKind::CTA));
-            });
+            kb.ifThen(kb.eq(lane, kb.i32(0)),
+                      [&] { accRing.arriveEmpty(acc); });
           }
           Value floats = LLVM::BitcastOp::create(kb.b, kb.loc, vectorF32, bits);
           Value col0 = kb.add(n0, kb.i32(chunk * kLdColumns));
@@ -726,83 +441,43 @@ void GemmEmitter::emitEpilogue(Value warp) {
               v = kb.mulf(v, tensorFactor);
             else if (rowScale)
               v = kb.mulf(v, kb.mulf(rowScale, loadF32(scaleB, col)));
-            if (config.bias) {
-              Value b = kb.load(biasType,
-                                kb.byteOffset(bias, kb.mul(kb.zext64(col),
-                                                           kb.i64(biasBytes))),
-                                biasBytes);
-              if (!biasType.isF32())
-                b = arith::ExtFOp::create(kb.b, kb.loc, kb.f32(), b);
-              v = kb.addf(v, b);
-            }
+            if (config.bias)
+              v = addBias(v, col);
             if (config.outAmax) {
               Value in =
                   arith::AndIOp::create(kb.b, kb.loc, kb.ult(row, m),
                                         kb.ult(kb.add(col0, kb.i32(j)), n));
-              amax = kb.select(in, kb.maxf(kb.absBits(v), amax, false), amax);
+              amax = foldAmax(amax, v, in);
             }
             values.push_back(v);
           }
           emitStores(values, row, col0);
         }
-        if (config.outAmax) {
-          // One atomic per warp and tile.
-          Value warpAmax = kb.warpMax(amax, 32, /*propagateNaN=*/false);
-          kb.ifThen(kb.eq(lane, kb.i32(0)),
-                    [&] { kb.atomicMaxNonNegative(amaxOut, warpAmax); });
-        }
+        if (config.outAmax)
+          emitAmaxAtomic(amax, lane);
         return {kb.add(args[0], kb.i32(1))};
       });
 }
 
 void GemmEmitter::emit() {
-  Block &entry = func.getBody().front();
-  kb.b.setInsertionPointToStart(&entry);
-  unsigned arg = 0;
-  tmapA = entry.getArgument(arg++);
-  tmapB = entry.getArgument(arg++);
-  out = entry.getArgument(arg++);
-  scaleA = entry.getArgument(arg++);
-  scaleB = entry.getArgument(arg++);
-  if (config.bias)
-    bias = entry.getArgument(arg++);
-  if (config.globalScales) {
-    globalA = entry.getArgument(arg++);
-    globalB = entry.getArgument(arg++);
-  }
-  if (config.fp8Out)
-    outScale = entry.getArgument(arg++);
-  if (config.outAmax)
-    amaxOut = entry.getArgument(arg++);
-  m = entry.getArgument(arg++);
-  n = entry.getArgument(arg++);
-  k = entry.getArgument(arg++);
   stages = config.getStages();
   accumulators = config.getAccumulators();
-
-  tilesM = kb.ceilDiv(m, kb.i32(GemmSM100Config::kBlockM));
-  tilesN = kb.ceilDiv(n, kb.i32(config.blockN));
-  numTiles = kb.mul(tilesM, tilesN);
-  kTiles = kb.ceilDiv(k, kb.i32(config.getStageK()));
-  smem = kb.dynamicSharedMemory(func);
+  emitTileGrid(GemmSM100Config::kBlockM, config.blockN, config.getStageK());
+  stageRing = MbarrierRing(kb, smem, stages, barriersOffset(),
+                           barriersOffset() + 8 * stages);
+  accRing = MbarrierRing(kb, smem, accumulators, barriersOffset() + 16 * stages,
+                         barriersOffset() + 16 * stages + 8 * accumulators);
 
   Value tid = kb.threadId();
   Value warp = kb.udiv(tid, kb.i32(32));
   Value columns = kb.i32(config.getTmemColumns());
   // Thread 0 sets up the barriers; the MMA warp allocates tensor memory.
   kb.ifThen(kb.eq(tid, kb.i32(0)), [&] {
-    for (int64_t s = 0; s < stages; ++s) {
-      NVVM::MBarrierInitOp::create(kb.b, kb.loc, fullBarrier(kb.i32(s)),
-                                   kb.i32(1), Value());
-      NVVM::MBarrierInitOp::create(kb.b, kb.loc, emptyBarrier(kb.i32(s)),
-                                   kb.i32(1), Value());
-    }
-    for (int64_t a = 0; a < accumulators; ++a) {
-      NVVM::MBarrierInitOp::create(kb.b, kb.loc, accFullBarrier(kb.i32(a)),
-                                   kb.i32(1), Value());
-      NVVM::MBarrierInitOp::create(kb.b, kb.loc, accEmptyBarrier(kb.i32(a)),
-                                   kb.i32(kEpilogueWarps), Value());
-    }
+    // One arrival (the TMA bytes, or a commit of the MMAs) fills a slot or
+    // an accumulator; the MMAs' commit frees a slot, each epilogue warp's
+    // arrival an accumulator.
+    stageRing.emitInit(1, 1);
+    accRing.emitInit(1, kEpilogueWarps);
     NVVM::FenceMbarrierInitOp::create(kb.b, kb.loc);
   });
   kb.ifThen(kb.eq(warp, kb.i32(kMmaWarp)), [&] {
@@ -844,84 +519,5 @@ void GemmEmitter::emit() {
 LLVM::LLVMFuncOp
 mlir::fp8::buildGemmSM100Kernel(OpBuilder &builder, Location loc,
                                 const GemmSM100Config &config) {
-  std::string name = config.getKernelName();
-  if (LLVM::LLVMFuncOp existing = lookupKernel(builder, name))
-    return existing;
-  MLIRContext *ctx = builder.getContext();
-  OpBuilder::InsertionGuard guard(builder);
-  auto ptr = LLVM::LLVMPointerType::get(ctx);
-  auto global = LLVM::LLVMPointerType::get(ctx, 1);
-  SmallVector<Type> params{ptr, ptr, global, global, global};
-  if (config.bias)
-    params.push_back(global);
-  if (config.globalScales)
-    params.append({global, global});
-  if (config.fp8Out)
-    params.push_back(global);
-  if (config.outAmax)
-    params.push_back(global);
-  params.append(3, builder.getI32Type());
-  LLVM::LLVMFuncOp func =
-      createKernel(builder, loc, name, params, GemmSM100Config::kThreads);
-  setTensorMapParam(func, 0);
-  setTensorMapParam(func, 1);
-  KernelBuilder kb(builder, loc);
-  GemmEmitter(kb, config, func).emit();
-  return func;
-}
-
-//===----------------------------------------------------------------------===//
-// Scale staging
-//===----------------------------------------------------------------------===//
-
-LLVM::LLVMFuncOp
-mlir::fp8::buildScaleLayoutKernel(OpBuilder &builder, Location loc,
-                                  const ScaleLayoutConfig &config) {
-  std::string name = config.getKernelName();
-  if (LLVM::LLVMFuncOp existing = lookupKernel(builder, name))
-    return existing;
-  OpBuilder::InsertionGuard guard(builder);
-  auto global = LLVM::LLVMPointerType::get(builder.getContext(), 1);
-  SmallVector<Type> params{global, global};
-  params.append(7, builder.getI32Type());
-  LLVM::LLVMFuncOp func =
-      createKernel(builder, loc, name, params, ScaleLayoutConfig::kThreads);
-  Block &entry = func.getBody().front();
-  builder.setInsertionPointToStart(&entry);
-  KernelBuilder kb(builder, loc);
-  Value src = entry.getArgument(0), dst = entry.getArgument(1);
-  Value rows = entry.getArgument(2), kBlocks = entry.getArgument(3);
-  Value rowsPerScale = entry.getArgument(4);
-  Value rowStride = entry.getArgument(5), kStride = entry.getArgument(6);
-  Value kChunks = entry.getArgument(7), bytes = entry.getArgument(8);
-
-  Value offset = kb.add(
-      kb.mul(kb.blockId(), kb.i32(ScaleLayoutConfig::kThreads)), kb.threadId());
-  kb.ifThen(kb.ult(offset, bytes), [&] {
-    // The inverse of getScaleSmemOffset (ScaleFactorLayout.h): byte
-    // 16 * (r % 32) + 4 * (r % 128 / 32) + j % 4 of chunk
-    // (r / 128) * kChunks + j / 4.
-    Value chunk = kb.udiv(offset, kb.i32(kScaleChunkBytes));
-    Value inChunk = kb.urem(offset, kb.i32(kScaleChunkBytes));
-    Value line = kb.udiv(inChunk, kb.i32(16));
-    Value inLine = kb.urem(inChunk, kb.i32(16));
-    Value row =
-        kb.add(kb.mul(kb.udiv(chunk, kChunks), kb.i32(kScaleChunkRows)),
-               kb.add(kb.mul(kb.udiv(inLine, kb.i32(4)), kb.i32(32)), line));
-    Value kBlock = kb.add(kb.mul(kb.urem(chunk, kChunks), kb.i32(4)),
-                          kb.urem(inLine, kb.i32(4)));
-    Value in = arith::AndIOp::create(kb.b, kb.loc, kb.ult(row, rows),
-                                     kb.ult(kBlock, kBlocks));
-    // Padding is zero; clamped indices keep the load in bounds.
-    Value srcRow = kb.udiv(kb.minU(row, kb.sub(rows, kb.i32(1))), rowsPerScale);
-    Value srcK = kb.minU(kBlock, kb.sub(kBlocks, kb.i32(1)));
-    Value index = kb.add(kb.mul(srcRow, rowStride), kb.mul(srcK, kStride));
-    Value byte = kb.load(kb.i8(), kb.byteOffset(src, kb.zext64(index)), 1);
-    Value zero =
-        arith::ConstantOp::create(kb.b, kb.loc, kb.b.getI8IntegerAttr(0));
-    kb.store(kb.select(in, byte, zero), kb.byteOffset(dst, kb.zext64(offset)),
-             1);
-  });
-  LLVM::ReturnOp::create(kb.b, kb.loc, ValueRange{});
-  return func;
+  return buildKernel<GemmEmitter>(builder, loc, config);
 }

@@ -27,25 +27,20 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "KernelBuilder.h"
+#include "ScaledGemm.h"
+#include "TmaPipeline.h"
 
 #include "fp8/Conversion/FP8ToGPU/Kernels.h"
 #include "fp8/Dialect/FP8/Utils/ScaleRules.h"
 #include "fp8/Target/Descriptors.h"
-
-#include "mlir/Dialect/GPU/IR/GPUDialect.h"
-#include "llvm/Support/FormatVariadic.h"
 
 using namespace mlir;
 using namespace mlir::fp8;
 
 namespace {
 
-constexpr int64_t kSharedMemoryBudget = 232448; // 227 KiB per block on H100
-constexpr int64_t kMaxStages = 8;
 constexpr int64_t kWarpgroup = 128;
 constexpr int64_t kConsumerWarps = 8;
-constexpr int64_t kGroupRows = 8; // tile rows per raster group
 constexpr int64_t kProducerRegisters = 40;
 constexpr int64_t kConsumerRegisters = 232;
 constexpr int64_t kMaxRegisters = 168; // at launch: 65536 / 384, rounded to 8
@@ -62,116 +57,16 @@ int64_t promotionSteps(const GemmSM90Config &config) {
   return config.promoteInterval;
 }
 
-} // namespace
-
-//===----------------------------------------------------------------------===//
-// Configuration
-//===----------------------------------------------------------------------===//
-
-LogicalResult GemmSM90Config::verify(std::string &reason) const {
-  auto fail = [&](const Twine &why) {
-    reason = why.str();
-    return failure();
-  };
-  for (Format format : {aFormat, bFormat})
-    if (format != Format::E4M3 && format != Format::E5M2)
-      return fail("sm_90a wgmma multiplies e4m3 and e5m2 operands only");
-  if (fp8Out && *fp8Out != Format::E4M3 && *fp8Out != Format::E5M2)
-    return fail("FP8 results are e4m3 or e5m2");
-  if (blockM != 128)
-    return fail("the sm_90a GEMM tiles 128 rows (two consumer warpgroups)");
-  if (blockN != 64 && blockN != 128)
-    return fail("the sm_90a GEMM tiles 64 or 128 columns");
-  if (scaling == GemmScaling::Block) {
-    if (kGroup != 32 && kGroup != 128)
-      return fail(llvm::formatv("block scales along K every {0} elements; "
-                                "the sm_90a GEMM applies blocks of 32 or 128",
-                                kGroup));
-    if (bRowsPerScale != 1 && bRowsPerScale != kGroup)
-      return fail("B's block scales must cover one row or kGroup rows");
-    if (bRowsPerScale > 1 && blockN > bRowsPerScale)
-      return fail("an output tile must not straddle B's scale blocks");
-  } else {
-    int64_t p = promoteInterval;
-    if (p < 0 || (p > 4 && p % 4 != 0) || p == 3)
-      return fail(llvm::formatv(
-          "promote_interval {0}: the sm_90a GEMM promotes every 1, 2 or 4 "
-          "k32 steps, a multiple of 4, or never (0)",
-          p));
-  }
-  return success();
-}
-
-int64_t GemmSM90Config::getStages() const {
-  if (stages > 0)
-    return stages;
-  int64_t stageBytes = (blockM + blockN) * kBlockK;
-  return std::min(kMaxStages, (kSharedMemoryBudget - 256) / stageBytes);
-}
-
-int64_t GemmSM90Config::getSharedMemoryBytes() const {
-  return getStages() * ((blockM + blockN) * kBlockK + 16);
-}
-
-std::string GemmSM90Config::getKernelName() const {
-  std::string name = llvm::formatv(
-      "fp8_gemm_sm90a_{0}{1}_{2}", getKernelTag(aFormat), getKernelTag(bFormat),
-      fp8Out ? getKernelTag(*fp8Out) : getKernelTag(out));
-  switch (scaling) {
-  case GemmScaling::Tensor:
-    name += "_tensor";
-    break;
-  case GemmScaling::RowCol:
-    name += "_rowcol";
-    break;
-  case GemmScaling::Block:
-    name +=
-        llvm::formatv("_block{0}{1}{2}", kGroup, e8m0Scales ? "e8m0" : "f32",
-                      bRowsPerScale > 1 ? "sq" : "")
-            .str();
-    break;
-  }
-  if (scaling != GemmScaling::Block)
-    name += llvm::formatv("_p{0}", promoteInterval).str();
-  if (bias)
-    name += ("_bias" + getKernelTag(*bias)).str();
-  if (outAmax)
-    name += "_amax";
-  if (invertScaleA || invertScaleB)
-    name += llvm::formatv("_inv{0}{1}", invertScaleA ? "a" : "",
-                          invertScaleB ? "b" : "")
-                .str();
-  name += llvm::formatv("_{0}x{1}_s{2}", blockM, blockN, getStages()).str();
-  return name;
-}
-
-//===----------------------------------------------------------------------===//
-// The kernel
-//===----------------------------------------------------------------------===//
-
-namespace {
-
 /// Builds one kernel body.
-class GemmEmitter {
+class GemmEmitter : GemmEmitterBase<GemmSM90Config> {
 public:
-  GemmEmitter(KernelBuilder &kb, const GemmSM90Config &config,
-              LLVM::LLVMFuncOp func)
-      : kb(kb), config(config), func(func) {}
+  using GemmEmitterBase::GemmEmitterBase;
 
   void emit();
 
 private:
-  // Parameters.
-  Value tmapA, tmapB, out, scaleA, scaleB, bias, outScale, outAmax, m, n, k;
-  // Derived sizes.
-  Value numTilesM, numTilesN, numTiles, kTiles;
-  // Shared memory.
-  Value smem;
   int64_t stages = 0;
-
-  KernelBuilder &kb;
-  const GemmSM90Config &config;
-  LLVM::LLVMFuncOp func;
+  MbarrierRing ring;
 
   Type accType;
   int64_t accCount() const { return config.blockN / 2; }
@@ -183,16 +78,9 @@ private:
     return kb.byteOffset(smem, kb.add(kb.i32(stages * config.blockM * 128),
                                       kb.mul(s, kb.i32(config.blockN * 128))));
   }
-  Value fullBarrier(Value s) {
-    return kb.byteOffset(
-        smem, kb.add(kb.i32(stages * (config.blockM + config.blockN) * 128),
-                     kb.mul(s, kb.i32(8))));
-  }
-  Value emptyBarrier(Value s) {
-    return kb.byteOffset(
-        smem, kb.add(kb.i32(stages * (config.blockM + config.blockN) * 128 +
-                            stages * 8),
-                     kb.mul(s, kb.i32(8))));
+  /// The ring's barriers follow the slots.
+  int64_t barriersOffset() const {
+    return stages * (config.blockM + config.blockN) * 128;
   }
 
   void emitProducer();
@@ -213,10 +101,8 @@ private:
 };
 
 Value GemmEmitter::descriptor(Value tile, int64_t kStep) {
-  Value address = kb.add(kb.sharedAddress(tile), kb.i32(kStep * 32));
-  Value field =
-      kb.zext64(kb.lshr(kb.andI(address, kb.i32(0x3FFFF)), kb.i32(4)));
-  return kb.orI(kb.i64(int64_t(getKMajor128BSwizzleWgmmaDescriptor())), field);
+  return getSharedDescriptor(getKMajor128BSwizzleWgmmaDescriptor(), tile,
+                             kStep * 32);
 }
 
 Value GemmEmitter::wgmma(Value acc, Value descA, Value descB, bool accumulate) {
@@ -247,10 +133,8 @@ Value GemmEmitter::pack(ArrayRef<Value> values) {
 }
 
 Value GemmEmitter::loadScale(Value array, Value index) {
-  if (!config.e8m0Scales) {
-    Value address = kb.byteOffset(array, kb.mul(kb.zext64(index), kb.i64(4)));
-    return kb.load(kb.f32(), address, 4);
-  }
+  if (!config.e8m0Scales)
+    return loadF32(array, index);
   // 2^(e - 127): e << 23, 2^-127 for e = 0, NaN for 0xFF.
   Value byte = kb.load(kb.i8(), kb.byteOffset(array, kb.zext64(index)), 1);
   Value e = arith::ExtUIOp::create(kb.b, kb.loc, kb.i32(), byte);
@@ -264,50 +148,19 @@ void GemmEmitter::emitProducer() {
   Value elected = NVVM::ElectSyncOp::create(kb.b, kb.loc, kb.i1(), Value());
   Value bytes =
       kb.i32((config.blockM + config.blockN) * GemmSM90Config::kBlockK);
-  Value ticks = kb.i32(0x989680);
-  kb.forLoop(kb.blockId(), numTiles, kb.gridDim(), ValueRange{kb.i32(0)},
-             [&](Value tile, ValueRange args) -> SmallVector<Value> {
-               auto [tileRow, tileCol] =
-                   getGroupedTile(kb, tile, numTilesM, numTilesN, kGroupRows);
-               Value m0 = kb.mul(tileRow, kb.i32(config.blockM));
-               Value n0 = kb.mul(tileCol, kb.i32(config.blockN));
-               ValueRange done = kb.forLoop(
-                   kb.i32(0), kTiles, kb.i32(1), args,
-                   [&](Value kt, ValueRange inner) -> SmallVector<Value> {
-                     Value it = inner[0];
-                     Value s = kb.urem(it, kb.i32(stages));
-                     Value phase =
-                         kb.andI(kb.udiv(it, kb.i32(stages)), kb.i32(1));
-                     // A fresh barrier completes the phase before its first:
-                     // the first lap waits on parity 1 and passes.
-                     NVVM::MBarrierTryWaitParityOp::create(
-                         kb.b, kb.loc, emptyBarrier(s),
-                         kb.xorI(phase, kb.i32(1)), ticks);
-                     kb.ifThen(elected, [&] {
-                       Value full = fullBarrier(s);
-                       NVVM::MBarrierArriveExpectTxOp::create(
-                           kb.b, kb.loc, Type(), full, bytes,
-                           NVVM::MemScopeKindAttr::get(kb.b.getContext(),
-                                                       NVVM::MemScopeKind::CTA),
-                           kb.b.getBoolAttr(false), Value());
-                       Value k0 = kb.mul(kt, kb.i32(GemmSM90Config::kBlockK));
-                       for (auto [tmap, slot, row] :
-                            {std::tuple{tmapA, slotA(s), m0},
-                             std::tuple{tmapB, slotB(s), n0}}) {
-                         Value cluster = LLVM::AddrSpaceCastOp::create(
-                             kb.b, kb.loc, kb.ptr(7), slot);
-                         NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(
-                             kb.b, kb.loc, cluster, tmap, ValueRange{k0, row},
-                             full, ValueRange{}, Value(), Value(),
-                             NVVM::TMALoadModeAttr::get(
-                                 kb.b.getContext(), NVVM::TMALoadMode::TILE),
-                             kb.b.getBoolAttr(false), nullptr, Value());
-                       }
-                     });
-                     return {kb.add(it, kb.i32(1))};
-                   });
-               return {done[0]};
-             });
+  forEachTile(
+      ValueRange{kb.i32(0)},
+      [&](Value tileRow, Value tileCol, ValueRange args) -> SmallVector<Value> {
+        Value m0 = kb.mul(tileRow, kb.i32(config.blockM));
+        Value n0 = kb.mul(tileCol, kb.i32(config.blockN));
+        auto issue = [&](Value kt, Value s, Value full) {
+          Value k0 = kb.mul(kt, kb.i32(GemmSM90Config::kBlockK));
+          for (auto [tmap, slot, row] : {std::tuple{tmapA, slotA(s), m0},
+                                         std::tuple{tmapB, slotB(s), n0}})
+            emitTmaLoad(kb, tmap, slot, ValueRange{k0, row}, full);
+        };
+        return {ring.emitProducerLoop(kTiles, args[0], elected, bytes, issue)};
+      });
 }
 
 void GemmEmitter::emitConsumer(Value consumer) {
@@ -315,7 +168,6 @@ void GemmEmitter::emitConsumer(Value consumer) {
   Value local = kb.urem(tid, kb.i32(kWarpgroup));
   Value warp = kb.udiv(local, kb.i32(32));
   Value lane = kb.urem(tid, kb.i32(32));
-  Value ticks = kb.i32(0x989680);
   int64_t promote = promotionSteps(config);
   // Per-tensor scales are read once.
   Value tensorFactor;
@@ -333,11 +185,9 @@ void GemmEmitter::emitConsumer(Value consumer) {
              kb.add(kb.mul(warp, kb.i32(16)), kb.udiv(lane, kb.i32(4))));
   Value kScales = kb.ceilDiv(k, kb.i32(config.kGroup));
 
-  kb.forLoop(
-      kb.blockId(), numTiles, kb.gridDim(), ValueRange{kb.i32(0)},
-      [&](Value tile, ValueRange args) -> SmallVector<Value> {
-        auto [tileRow, tileCol] =
-            getGroupedTile(kb, tile, numTilesM, numTilesN, kGroupRows);
+  forEachTile(
+      ValueRange{kb.i32(0)},
+      [&](Value tileRow, Value tileCol, ValueRange args) -> SmallVector<Value> {
         Value m0 = kb.mul(tileRow, kb.i32(config.blockM));
         Value n0 = kb.mul(tileCol, kb.i32(config.blockN));
         Value zero = zeroAccumulator();
@@ -401,10 +251,8 @@ void GemmEmitter::emitConsumer(Value consumer) {
             kb.i32(0), kTiles, kb.i32(1), ValueRange{args[0], zero, zero},
             [&](Value kt, ValueRange inner) -> SmallVector<Value> {
               Value it = inner[0], acc = inner[1], partial = inner[2];
-              Value s = kb.urem(it, kb.i32(stages));
-              Value phase = kb.andI(kb.udiv(it, kb.i32(stages)), kb.i32(1));
-              NVVM::MBarrierTryWaitParityOp::create(
-                  kb.b, kb.loc, fullBarrier(s), phase, ticks);
+              auto [s, phase] = ring.getSlot(it);
+              ring.waitFull(s, phase);
               Value tileA =
                   kb.byteOffset(slotA(s), kb.mul(consumer, kb.i32(64 * 128)));
               Value tileB = slotB(s);
@@ -451,12 +299,7 @@ void GemmEmitter::emitConsumer(Value consumer) {
                 acc = LLVM::SelectOp::create(kb.b, kb.loc, last, promoted, acc);
               }
               // Release the slot: one arrival per consumer warp.
-              kb.ifThen(kb.eq(lane, kb.i32(0)), [&] {
-                NVVM::MBarrierArriveOp::create(
-                    kb.b, kb.loc, Type(), emptyBarrier(s), Value(),
-                    NVVM::MemScopeKindAttr::get(kb.b.getContext(),
-                                                NVVM::MemScopeKind::CTA));
-              });
+              kb.ifThen(kb.eq(lane, kb.i32(0)), [&] { ring.arriveEmpty(s); });
               return {kb.add(it, kb.i32(1)), acc, partial};
             });
         emitEpilogue(state[1], kb.add(m0, fragmentRow), n0, lane, tensorFactor);
@@ -471,15 +314,11 @@ void GemmEmitter::emitEpilogue(Value acc, Value rowBase, Value colBase,
   int64_t elementBytes =
       config.fp8Out ? 1 : (config.out == WideElement::F32 ? 4 : 2);
   Value outFactor = config.fp8Out ? kb.load(kb.f32(), outScale, 4) : Value();
-  // The running amax of this thread's results (NaN ignored: a comparison
-  // with NaN keeps the old value).
+  // The running amax of this thread's results.
   Value amax = kb.f32(0.0f);
   Value laneCol = kb.mul(kb.urem(lane, kb.i32(4)), kb.i32(2));
   Value maxRow = kb.sub(m, kb.i32(1));
   Value maxCol = kb.sub(n, kb.i32(1));
-  Type biasType = config.bias ? getElementType(kb.b, *config.bias) : Type();
-  int64_t biasBytes =
-      config.bias ? (*config.bias == WideElement::F32 ? 4 : 2) : 0;
   for (int64_t i = 0; i < accCount(); i += 2) {
     Value row = kb.add(rowBase, kb.i32(8 * ((i >> 1) & 1)));
     Value col = kb.add(colBase, kb.add(laneCol, kb.i32(8 * (i >> 2))));
@@ -497,25 +336,16 @@ void GemmEmitter::emitEpilogue(Value acc, Value rowBase, Value colBase,
       }
     }
     if (config.bias) {
-      for (int64_t j = 0; j < 2; ++j) {
-        Value c = kb.minU(kb.add(col, kb.i32(j)), maxCol);
-        Value b = kb.load(
-            biasType,
-            kb.byteOffset(bias, kb.mul(kb.zext64(c), kb.i64(biasBytes))),
-            biasBytes);
-        if (!biasType.isF32())
-          b = arith::ExtFOp::create(kb.b, kb.loc, kb.f32(), b);
-        pair[j] = kb.addf(pair[j], b);
-      }
+      for (int64_t j = 0; j < 2; ++j)
+        pair[j] = addBias(pair[j], kb.minU(kb.add(col, kb.i32(j)), maxCol));
     }
     if (config.outAmax) {
       for (Value v : pair)
-        amax = kb.select(inBounds, kb.maxf(kb.absBits(v), amax, false), amax);
+        amax = foldAmax(amax, v, inBounds);
     }
     Value vector;
     if (config.fp8Out) {
-      vector = kb.cvtSatFinite(kb.mulf(pair[0], outFactor),
-                               kb.mulf(pair[1], outFactor), *config.fp8Out);
+      vector = convertToFP8(pair[0], pair[1], outFactor);
     } else {
       auto vectorType = VectorType::get({2}, element);
       vector = LLVM::UndefOp::create(kb.b, kb.loc, vectorType);
@@ -534,52 +364,25 @@ void GemmEmitter::emitEpilogue(Value acc, Value rowBase, Value colBase,
       kb.store(vector, address, 2 * elementBytes);
     });
   }
-  if (config.outAmax) {
-    // One atomic per warp.
-    amax = kb.warpMax(amax, 32, /*propagateNaN=*/false);
-    kb.ifThen(kb.eq(lane, kb.i32(0)),
-              [&] { kb.atomicMaxNonNegative(outAmax, amax); });
-  }
+  if (config.outAmax)
+    emitAmaxAtomic(amax, lane);
 }
 
 void GemmEmitter::emit() {
-  Block &entry = func.getBody().front();
-  kb.b.setInsertionPointToStart(&entry);
-  unsigned arg = 0;
-  tmapA = entry.getArgument(arg++);
-  tmapB = entry.getArgument(arg++);
-  out = entry.getArgument(arg++);
-  scaleA = entry.getArgument(arg++);
-  scaleB = entry.getArgument(arg++);
-  if (config.bias)
-    bias = entry.getArgument(arg++);
-  if (config.fp8Out)
-    outScale = entry.getArgument(arg++);
-  if (config.outAmax)
-    outAmax = entry.getArgument(arg++);
-  m = entry.getArgument(arg++);
-  n = entry.getArgument(arg++);
-  k = entry.getArgument(arg++);
+  func->setAttr("nvvm.maxnreg", kb.b.getI32IntegerAttr(kMaxRegisters));
   stages = config.getStages();
   accType = LLVM::LLVMStructType::getLiteral(
       kb.b.getContext(), SmallVector<Type>(accCount(), kb.f32()));
-
-  numTilesM = kb.ceilDiv(m, kb.i32(config.blockM));
-  numTilesN = kb.ceilDiv(n, kb.i32(config.blockN));
-  numTiles = kb.mul(numTilesM, numTilesN);
-  kTiles = kb.ceilDiv(k, kb.i32(GemmSM90Config::kBlockK));
-  smem = kb.dynamicSharedMemory(func);
+  emitTileGrid(config.blockM, config.blockN, GemmSM90Config::kBlockK);
+  ring = MbarrierRing(kb, smem, stages, barriersOffset(),
+                      barriersOffset() + 8 * stages);
 
   Value tid = kb.threadId();
   Value warpgroup = kb.udiv(tid, kb.i32(kWarpgroup));
-  // Thread 0 sets up the ring's barriers.
+  // Thread 0 sets up the ring's barriers: one arrival (with the TMA bytes)
+  // fills a slot, one per consumer warp frees it.
   kb.ifThen(kb.eq(tid, kb.i32(0)), [&] {
-    for (int64_t s = 0; s < stages; ++s) {
-      NVVM::MBarrierInitOp::create(kb.b, kb.loc, fullBarrier(kb.i32(s)),
-                                   kb.i32(1), Value());
-      NVVM::MBarrierInitOp::create(kb.b, kb.loc, emptyBarrier(kb.i32(s)),
-                                   kb.i32(kConsumerWarps), Value());
-    }
+    ring.emitInit(1, kConsumerWarps);
     NVVM::FenceMbarrierInitOp::create(kb.b, kb.loc);
   });
   NVVM::Barrier0Op::create(kb.b, kb.loc);
@@ -609,27 +412,5 @@ void GemmEmitter::emit() {
 LLVM::LLVMFuncOp mlir::fp8::buildGemmSM90Kernel(OpBuilder &builder,
                                                 Location loc,
                                                 const GemmSM90Config &config) {
-  std::string name = config.getKernelName();
-  if (LLVM::LLVMFuncOp existing = lookupKernel(builder, name))
-    return existing;
-  MLIRContext *ctx = builder.getContext();
-  OpBuilder::InsertionGuard guard(builder);
-  auto ptr = LLVM::LLVMPointerType::get(ctx);
-  auto global = LLVM::LLVMPointerType::get(ctx, 1);
-  SmallVector<Type> params{ptr, ptr, global, global, global};
-  if (config.bias)
-    params.push_back(global);
-  if (config.fp8Out)
-    params.push_back(global);
-  if (config.outAmax)
-    params.push_back(global);
-  params.append(3, builder.getI32Type());
-  LLVM::LLVMFuncOp func =
-      createKernel(builder, loc, name, params, GemmSM90Config::kThreads);
-  func->setAttr("nvvm.maxnreg", builder.getI32IntegerAttr(kMaxRegisters));
-  setTensorMapParam(func, 0);
-  setTensorMapParam(func, 1);
-  KernelBuilder kb(builder, loc);
-  GemmEmitter(kb, config, func).emit();
-  return func;
+  return buildKernel<GemmEmitter>(builder, loc, config);
 }

@@ -68,46 +68,48 @@ inline LLVM::LLVMFuncOp lookupKernel(OpBuilder &builder, StringRef name) {
   return module.lookupSymbol<LLVM::LLVMFuncOp>(name);
 }
 
-/// Creates the kernel `name` with `params` and `threads` threads per block
-/// at the end of the module, with an entry block, and the module's dynamic
-/// shared memory array if it has none yet. Leaves the builder's insertion
-/// point at the end of the module.
-inline LLVM::LLVMFuncOp createKernel(OpBuilder &builder, Location loc,
-                                     StringRef name, ArrayRef<Type> params,
-                                     int64_t threads) {
-  gpu::GPUModuleOp module = getKernelModule(builder);
-  MLIRContext *ctx = builder.getContext();
-  builder.setInsertionPointToEnd(module.getBody());
-  if (!module.lookupSymbol(kDynamicSharedMemory))
-    LLVM::GlobalOp::create(
-        builder, loc, LLVM::LLVMArrayType::get(builder.getI8Type(), 0),
-        /*isConstant=*/false, LLVM::Linkage::External, kDynamicSharedMemory,
-        Attribute(), /*alignment=*/1024, /*addrSpace=*/3);
-  auto type = LLVM::LLVMFunctionType::get(LLVM::LLVMVoidType::get(ctx), params);
-  auto func = LLVM::LLVMFuncOp::create(builder, loc, name, type);
-  func->setAttr(NVVM::NVVMDialect::getKernelFuncAttrName(),
-                builder.getUnitAttr());
-  func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(),
-                builder.getUnitAttr());
-  func->setAttr("nvvm.maxntid",
-                builder.getDenseI32ArrayAttr({int32_t(threads), 1, 1}));
-  func.addEntryBlock(builder);
-  builder.setInsertionPointToEnd(module.getBody());
-  return func;
+/// Creates the kernel `name` taking parameters of `kinds` with `threads`
+/// threads per block at the end of the module, with an entry block, and the
+/// module's dynamic shared memory array if it has none yet. Leaves the
+/// builder's insertion point at the end of the module.
+LLVM::LLVMFuncOp createKernel(OpBuilder &builder, Location loc, StringRef name,
+                              ArrayRef<KernelParamKind> kinds, int64_t threads);
+
+/// The kinds of `params`, a kernel family's parameter list.
+template <typename Param>
+SmallVector<KernelParamKind> getParamKinds(ArrayRef<Param> params) {
+  return llvm::map_to_vector(params,
+                             [](Param param) { return getParamKind(param); });
 }
 
-/// Declares parameter `index` of `kernel` a TMA tensor map: a 128-byte
-/// CUtensorMap passed by value as a 64-byte aligned grid constant.
-inline void setTensorMapParam(LLVM::LLVMFuncOp kernel, unsigned index) {
-  OpBuilder builder(kernel.getContext());
-  auto tensorMap = LLVM::LLVMArrayType::get(builder.getI8Type(), 128);
-  kernel.setArgAttr(index, LLVM::LLVMDialect::getByValAttrName(),
-                    TypeAttr::get(tensorMap));
-  kernel.setArgAttr(index, LLVM::LLVMDialect::getAlignAttrName(),
-                    builder.getI64IntegerAttr(64));
-  kernel.setArgAttr(index, NVVM::NVVMDialect::getGridConstantAttrName(),
-                    builder.getUnitAttr());
-}
+/// The arguments of a kernel by parameter, `params` being the parameters the
+/// kernel takes, in order.
+template <typename Param>
+class KernelArgs {
+public:
+  KernelArgs(LLVM::LLVMFuncOp func, ArrayRef<Param> params)
+      : arguments(func.getArguments()), params(params) {
+    assert(arguments.size() == params.size() && "one argument per parameter");
+  }
+
+  /// The argument of `param`, or null if the kernel does not take it.
+  Value lookup(Param param) const {
+    const Param *it = llvm::find(params, param);
+    if (it == params.end())
+      return Value();
+    return arguments[it - params.begin()];
+  }
+  /// The argument of `param`, which the kernel takes.
+  Value operator[](Param param) const {
+    Value arg = lookup(param);
+    assert(arg && "the kernel does not take this parameter");
+    return arg;
+  }
+
+private:
+  ArrayRef<BlockArgument> arguments;
+  SmallVector<Param> params;
+};
 
 class KernelBuilder {
 public:
@@ -291,6 +293,67 @@ public:
     return op.getResults();
   }
 };
+
+/// Returns the kernel of `config` if the module holds it already, else
+/// creates it from the configuration's name, parameters and threads per
+/// block and has `emitBody(kb, config, kernel)` fill it from the start of its
+/// entry block.
+template <typename Config, typename EmitBody>
+LLVM::LLVMFuncOp buildKernel(OpBuilder &builder, Location loc,
+                             const Config &config, EmitBody emitBody) {
+  std::string name = config.getKernelName();
+  if (LLVM::LLVMFuncOp existing = lookupKernel(builder, name))
+    return existing;
+  OpBuilder::InsertionGuard guard(builder);
+  LLVM::LLVMFuncOp func =
+      createKernel(builder, loc, name,
+                   getParamKinds<typename Config::Param>(config.getParams()),
+                   Config::kThreads);
+  builder.setInsertionPointToStart(&func.getBody().front());
+  KernelBuilder kb(builder, loc);
+  emitBody(kb, config, func);
+  return func;
+}
+
+/// buildKernel with an emitter class: Emitter(kb, config, kernel).emit()
+/// fills the kernel.
+template <typename Emitter, typename Config>
+LLVM::LLVMFuncOp buildKernel(OpBuilder &builder, Location loc,
+                             const Config &config) {
+  return buildKernel(
+      builder, loc, config,
+      [](KernelBuilder &kb, const Config &config, LLVM::LLVMFuncOp kernel) {
+        Emitter(kb, config, kernel).emit();
+      });
+}
+
+/// What every kernel emitter holds: the builder, the configuration, the
+/// kernel, and its arguments by parameter.
+template <typename Config>
+class KernelEmitter {
+public:
+  KernelEmitter(KernelBuilder &kb, const Config &config, LLVM::LLVMFuncOp func)
+      : kb(kb), config(config), func(func), args(func, config.getParams()) {}
+
+protected:
+  using Param = typename Config::Param;
+
+  /// The argument of `param`, or null if the kernel does not take it.
+  Value getArg(Param param) const { return args.lookup(param); }
+
+  KernelBuilder &kb;
+  const Config &config;
+  LLVM::LLVMFuncOp func;
+
+private:
+  KernelArgs<Param> args;
+};
+
+/// Rewrites in `kernel` what the NVVM lowering would leave to libdevice,
+/// which the pipeline does not link, or not lower at all: fp8.convert and
+/// small-float casts become integer arithmetic, arith.minnumf and math.ctlz
+/// LLVM's intrinsics.
+void expandForNVVM(LLVM::LLVMFuncOp kernel);
 
 /// (tile row, tile column) of persistent tile index `t` in an output of
 /// `tilesM` x `tilesN` tiles, ordered in groups of `groupRows` tile rows so

@@ -29,15 +29,7 @@
 
 #include "fp8/Conversion/FP8ToGPU/Kernels.h"
 #include "fp8/Dialect/FP8/IR/FP8Ops.h"
-#include "fp8/Dialect/FP8/IR/FormatInfo.h"
-#include "fp8/Dialect/FP8/Transforms/Passes.h"
 #include "fp8/Dialect/FP8/Utils/ScaleRules.h"
-
-#include "mlir/Dialect/Math/IR/Math.h"
-#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
-#include "llvm/Support/FormatVariadic.h"
-
-#include <cmath>
 
 using namespace mlir;
 using namespace mlir::fp8;
@@ -47,8 +39,8 @@ namespace {
 constexpr int64_t kTileRows = QuantizeConfig::kTileRows;
 constexpr int64_t kTileCols = QuantizeConfig::kTileCols;
 constexpr int64_t kThreads = QuantizeConfig::kThreads;
-constexpr int64_t kPerThread = kTileRows * kTileCols / kThreads; // 16
-constexpr int64_t kThreadsPerRow = kTileCols / kPerThread;       // 8
+constexpr int64_t kPerThread = QuantizeConfig::kElementsPerThread; // 16
+constexpr int64_t kThreadsPerRow = kTileCols / kPerThread;         // 8
 
 // Shared memory: |x| of the tile (f32), the codes of the tile, one f32 per
 // block of the tile, one f32 per warp.
@@ -58,122 +50,19 @@ constexpr int64_t kBlockOffset = kCodesOffset + kTileRows * kTileCols;
 constexpr int64_t kWarpOffset = kBlockOffset + kThreads * 4;
 constexpr int64_t kSharedBytes = kWarpOffset + kThreads / 32 * 4;
 
-bool isPowerOf2(int64_t v) { return v > 0 && (v & (v - 1)) == 0; }
-
 } // namespace
-
-LogicalResult QuantizeConfig::verify(std::string &reason) const {
-  if (format != Format::E4M3 && format != Format::E5M2 &&
-      !(format == Format::E2M1 && twoLevel)) {
-    reason = "only E4M3 and E5M2 codes, and E2M1 with two-level (nvfp4) "
-             "scales, are quantized by GPU kernels";
-    return failure();
-  }
-  if (twoLevel && (format != Format::E2M1 || e8m0Scales || !fused ||
-                   phase != Phase::Quantize)) {
-    reason = "two-level scales quantize E2M1 codes by E4M3 block scales "
-             "inside a tile";
-    return failure();
-  }
-  if (tcgen05Scales &&
-      (!fused || (!e8m0Scales && !twoLevel) || phase != Phase::Quantize)) {
-    reason = "the tensor-memory scale layout holds E8M0 or E4M3 block "
-             "scales of blocks inside a tile";
-    return failure();
-  }
-  if (!isPowerOf2(tileBlockRows) || kTileRows % tileBlockRows != 0 ||
-      !isPowerOf2(tileBlockCols) || kTileCols % tileBlockCols != 0) {
-    reason = llvm::formatv("scale blocks must tile the {0} x {1} quantize "
-                           "tile: rows of 1, 2, .., 32 or multiples of 32, "
-                           "columns of 1, 2, .., 128 or multiples of 128",
-                           kTileRows, kTileCols);
-    return failure();
-  }
-  if (tileBlockRows * tileBlockCols < kPerThread) {
-    reason = "scale blocks of fewer than 16 elements are not supported";
-    return failure();
-  }
-  if (phase == Phase::Amax && fused) {
-    reason = "a fused kernel has no separate amax phase";
-    return failure();
-  }
-  if (givenScales && (phase != Phase::Quantize || fused)) {
-    reason = "quantizing by given scales is one unfused quantize kernel";
-    return failure();
-  }
-  if (!rule && phase == Phase::Quantize && !givenScales) {
-    reason = "a quantize kernel needs a scale rule";
-    return failure();
-  }
-  return success();
-}
 
 int64_t QuantizeConfig::getSharedMemoryBytes() const { return kSharedBytes; }
 
-std::string QuantizeConfig::getKernelName() const {
-  std::string name =
-      llvm::formatv("fp8_{0}_{1}", phase == Phase::Amax ? "amax" : "quantize",
-                    getKernelTag(input))
-          .str();
-  if (phase == Phase::Quantize)
-    name += ("_" + getKernelTag(format)).str();
-  name += llvm::formatv("_b{0}x{1}", tileBlockRows, tileBlockCols).str();
-  if (phase == Phase::Quantize) {
-    // The rule with its parameters, as identifier characters.
-    std::string ruleText;
-    llvm::raw_string_ostream os(ruleText);
-    if (rule)
-      os << Attribute(rule);
-    StringRef text(ruleText);
-    text.consume_front("#fp8.rule");
-    if (!text.empty())
-      name += "_";
-    bool pendingSeparator = false;
-    for (char c : text) {
-      if (llvm::isAlnum(c)) {
-        if (pendingSeparator && name.back() != '_')
-          name += '_';
-        name += c == '.' ? '_' : c;
-        pendingSeparator = false;
-      } else {
-        pendingSeparator = true;
-      }
-    }
-    name += overflow == Overflow::Saturate ? "_sat" : "_nonfinite";
-    if (e8m0Scales)
-      name += "_e8m0";
-    if (fused)
-      name += "_fused";
-    if (givenScales)
-      name += "_given";
-    if (transposed)
-      name += "_t";
-    if (vectorStores)
-      name += "_vs";
-    if (tcgen05Scales)
-      name += scalesKAlongCols ? "_tmemsf" : "_tmemsft";
-  }
-  name += nanPolicy == NanPolicy::Propagate ? "_nanprop" : "_nanignore";
-  if (vectorLoads)
-    name += "_vl";
-  return name;
-}
-
 namespace {
 
-class QuantizeEmitter {
+class QuantizeEmitter : KernelEmitter<QuantizeConfig> {
 public:
-  QuantizeEmitter(KernelBuilder &kb, const QuantizeConfig &config,
-                  LLVM::LLVMFuncOp func)
-      : kb(kb), config(config), func(func) {}
+  using KernelEmitter::KernelEmitter;
 
   void emit();
 
 private:
-  KernelBuilder &kb;
-  const QuantizeConfig &config;
-  LLVM::LLVMFuncOp func;
-
   Value input, amaxBuffer, codes, scales, rows, cols, blockRows, blockCols;
   /// Elements between rows of the codes (the row length, or more for rows
   /// padded to 16 bytes).
@@ -212,6 +101,13 @@ private:
                              Value blockC);
   /// E2M1 codes of the scaled values, packed two per byte.
   void emitE2M1Codes(ArrayRef<Value> scaled, Value row, Value col);
+  /// Stores the codes of the transposed tile: this thread's 16 codes
+  /// `codes` (one per byte) go to shared memory at (`myRow`, `myCol`) of the
+  /// tile; each thread then reads 16 rows of one column, code(i) being the
+  /// i-th, and stores what `pack` makes of them.
+  void
+  storeTransposed(Value codes, Value myRow, Value myCol,
+                  function_ref<Value(function_ref<Value(int64_t)> code)> pack);
   /// Stores the 16 codes in `vector` (16 bytes, or 8 of packed E2M1) at
   /// code `start` of row `r` (of `rowCount`) of `rowLength` codes: whole
   /// when the row holds them and stores are aligned, else byte by byte
@@ -471,8 +367,7 @@ void QuantizeEmitter::emitE2M1Codes(ArrayRef<Value> scaled, Value row,
 
   if (!config.transposed)
     return storeRun(packed, row, rows, col, cols);
-  // Transposed: one code per byte through shared memory, then the 16 rows
-  // of one column per thread, packed again.
+  // Transposed: one code per byte, packed again after the transposition.
   Value myRow = kb.udiv(tid, kb.i32(kThreadsPerRow));
   Value myCol =
       kb.mul(kb.urem(tid, kb.i32(kThreadsPerRow)), kb.i32(kPerThread));
@@ -488,26 +383,17 @@ void QuantizeEmitter::emitE2M1Codes(ArrayRef<Value> scaled, Value row,
     unpacked = LLVM::InsertElementOp::create(
         kb.b, kb.loc, unpacked, kb.lshr(pairs[i], four), kb.i32(2 * i + 1));
   }
-  kb.store(
-      unpacked,
-      shared(kCodesOffset, kb.add(kb.mul(myRow, kb.i32(kTileCols)), myCol), 1),
-      16);
-  kb.barrier();
-  Value outRow = kb.udiv(tid, kb.i32(2)); // a column of the tile
-  Value half = kb.mul(kb.urem(tid, kb.i32(2)), kb.i32(kPerThread));
-  Value column = LLVM::UndefOp::create(kb.b, kb.loc, byteVector);
-  for (int64_t i = 0; i < kBytes; ++i) {
-    auto code = [&](int64_t j) {
-      Value index = kb.add(
-          kb.mul(kb.add(half, kb.i32(2 * i + j)), kb.i32(kTileCols)), outRow);
-      return kb.load(kb.i8(), shared(kCodesOffset, index, 1), 1);
-    };
-    Value byte =
-        kb.orI(code(0), arith::ShLIOp::create(kb.b, kb.loc, code(1), four));
-    column =
-        LLVM::InsertElementOp::create(kb.b, kb.loc, column, byte, kb.i32(i));
-  }
-  storeRun(column, kb.add(col0, outRow), cols, kb.add(row0, half), rows);
+  storeTransposed(unpacked, myRow, myCol, [&](auto code) {
+    Value column = LLVM::UndefOp::create(kb.b, kb.loc, byteVector);
+    for (int64_t i = 0; i < kBytes; ++i) {
+      Value byte =
+          kb.orI(code(2 * i),
+                 arith::ShLIOp::create(kb.b, kb.loc, code(2 * i + 1), four));
+      column =
+          LLVM::InsertElementOp::create(kb.b, kb.loc, column, byte, kb.i32(i));
+    }
+    return column;
+  });
 }
 
 void QuantizeEmitter::storeRun(Value vector, Value r, Value rowCount,
@@ -594,46 +480,48 @@ void QuantizeEmitter::emitCodes(Value values, Value row, Value col) {
     storeRun(codeBytes, row, rows, col, cols);
     return;
   }
-  // Transposed: through shared memory, then 16 rows of one column per
-  // thread.
+  storeTransposed(codeBytes, myRow, myCol, [&](auto code) {
+    Value column = LLVM::UndefOp::create(kb.b, kb.loc, bytes);
+    for (int64_t i = 0; i < kPerThread; ++i) {
+      Value byte = code(i);
+      column =
+          LLVM::InsertElementOp::create(kb.b, kb.loc, column, byte, kb.i32(i));
+    }
+    return column;
+  });
+}
+
+void QuantizeEmitter::storeTransposed(
+    Value codes, Value myRow, Value myCol,
+    function_ref<Value(function_ref<Value(int64_t)>)> pack) {
   kb.store(
-      codeBytes,
+      codes,
       shared(kCodesOffset, kb.add(kb.mul(myRow, kb.i32(kTileCols)), myCol), 1),
       16);
   kb.barrier();
   Value outRow = kb.udiv(tid, kb.i32(2)); // a column of the tile
   Value half = kb.mul(kb.urem(tid, kb.i32(2)), kb.i32(kPerThread));
-  Value column = LLVM::UndefOp::create(kb.b, kb.loc, bytes);
-  for (int64_t i = 0; i < kPerThread; ++i) {
+  auto code = [&](int64_t i) {
     Value index =
         kb.add(kb.mul(kb.add(half, kb.i32(i)), kb.i32(kTileCols)), outRow);
-    Value byte = kb.load(kb.i8(), shared(kCodesOffset, index, 1), 1);
-    column =
-        LLVM::InsertElementOp::create(kb.b, kb.loc, column, byte, kb.i32(i));
-  }
+    return kb.load(kb.i8(), shared(kCodesOffset, index, 1), 1);
+  };
+  Value column = pack(code);
   storeRun(column, kb.add(col0, outRow), cols, kb.add(row0, half), rows);
 }
 
 void QuantizeEmitter::emit() {
-  Block &entry = func.getBody().front();
-  kb.b.setInsertionPointToStart(&entry);
-  unsigned arg = 0;
-  input = entry.getArgument(arg++);
-  amaxBuffer = entry.getArgument(arg++);
-  if (config.phase == QuantizeConfig::Phase::Quantize) {
-    codes = entry.getArgument(arg++);
-    scales = entry.getArgument(arg++);
-  }
-  rows = entry.getArgument(arg++);
-  cols = entry.getArgument(arg++);
-  blockRows = entry.getArgument(arg++);
-  blockCols = entry.getArgument(arg++);
-  if (config.phase == QuantizeConfig::Phase::Quantize)
-    pitch = entry.getArgument(arg++);
-  if (config.phase == QuantizeConfig::Phase::Quantize && config.twoLevel)
-    globalOut = entry.getArgument(arg++);
-  if (config.phase == QuantizeConfig::Phase::Quantize && config.tcgen05Scales)
-    scaleKChunks = entry.getArgument(arg++);
+  input = getArg(QuantizeParam::Input);
+  amaxBuffer = getArg(QuantizeParam::Amax);
+  codes = getArg(QuantizeParam::Codes);
+  scales = getArg(QuantizeParam::Scales);
+  rows = getArg(QuantizeParam::Rows);
+  cols = getArg(QuantizeParam::Cols);
+  blockRows = getArg(QuantizeParam::BlockRows);
+  blockCols = getArg(QuantizeParam::BlockCols);
+  pitch = getArg(QuantizeParam::Pitch);
+  globalOut = getArg(QuantizeParam::GlobalScale);
+  scaleKChunks = getArg(QuantizeParam::ScaleKChunks);
   smem = kb.dynamicSharedMemory(func);
   tid = kb.threadId();
 
@@ -668,6 +556,7 @@ void QuantizeEmitter::emit() {
     emitCodes(values, row, col);
   }
   LLVM::ReturnOp::create(kb.b, kb.loc, ValueRange{});
+  expandForNVVM(func);
 }
 
 } // namespace
@@ -675,149 +564,5 @@ void QuantizeEmitter::emit() {
 LLVM::LLVMFuncOp mlir::fp8::buildQuantizeKernel(OpBuilder &builder,
                                                 Location loc,
                                                 const QuantizeConfig &config) {
-  std::string name = config.getKernelName();
-  if (LLVM::LLVMFuncOp existing = lookupKernel(builder, name))
-    return existing;
-  OpBuilder::InsertionGuard guard(builder);
-  auto global = LLVM::LLVMPointerType::get(builder.getContext(), 1);
-  SmallVector<Type> params{global, global};
-  if (config.phase == QuantizeConfig::Phase::Quantize)
-    params.append({global, global});
-  params.append(4, builder.getI32Type());
-  if (config.phase == QuantizeConfig::Phase::Quantize)
-    params.push_back(builder.getI32Type());
-  if (config.phase == QuantizeConfig::Phase::Quantize && config.twoLevel)
-    params.push_back(global);
-  if (config.phase == QuantizeConfig::Phase::Quantize && config.tcgen05Scales)
-    params.push_back(builder.getI32Type());
-  LLVM::LLVMFuncOp func =
-      createKernel(builder, loc, name, params, QuantizeConfig::kThreads);
-  KernelBuilder kb(builder, loc);
-  QuantizeEmitter(kb, config, func).emit();
-
-  // The scale rules and soft conversions emit fp8.convert and small-float
-  // casts: expand them to integer arithmetic, as on CPUs.
-  RewritePatternSet patterns(builder.getContext());
-  populateExpandFloatCastsPatterns(patterns);
-  (void)applyPatternsGreedily(func, std::move(patterns));
-  // The NVFP4 rule clamps with arith.minnumf and decodes E4M3 block scales
-  // with math.ctlz: the NVVM lowering would call libdevice (__nv_fminf) or
-  // leave them alone, while LLVM's intrinsics select to min.f32 and clz.
-  SmallVector<Operation *> ops;
-  func.walk([&](Operation *op) {
-    if (isa<math::CountLeadingZerosOp, arith::MinNumFOp>(op))
-      ops.push_back(op);
-  });
-  for (Operation *op : ops) {
-    OpBuilder b(op);
-    Value replacement;
-    if (isa<arith::MinNumFOp>(op))
-      replacement = LLVM::MinNumOp::create(b, op->getLoc(), op->getOperand(0),
-                                           op->getOperand(1));
-    else
-      replacement = LLVM::CountLeadingZerosOp::create(
-          b, op->getLoc(), op->getResultTypes()[0], op->getOperand(0),
-          b.getIntegerAttr(b.getI1Type(), 0));
-    op->getResult(0).replaceAllUsesWith(replacement);
-    op->erase();
-  }
-  return func;
-}
-
-//===----------------------------------------------------------------------===//
-// fp8.update_delayed_scale
-//===----------------------------------------------------------------------===//
-
-std::string DelayedScaleConfig::getKernelName() const {
-  return llvm::formatv("fp8_update_delayed_{0}_m{1}_{2}_{3}",
-                       getKernelTag(format), margin, stringifyAmaxAlgo(algo),
-                       stringifyZeroAmaxPolicy(zeroAmax))
-      .str();
-}
-
-LLVM::LLVMFuncOp
-mlir::fp8::buildDelayedScaleKernel(OpBuilder &builder, Location loc,
-                                   const DelayedScaleConfig &config) {
-  std::string name = config.getKernelName();
-  if (LLVM::LLVMFuncOp existing = lookupKernel(builder, name))
-    return existing;
-  OpBuilder::InsertionGuard guard(builder);
-  auto global = LLVM::LLVMPointerType::get(builder.getContext(), 1);
-  SmallVector<Type> params(6, global);
-  params.push_back(builder.getI32Type());
-  LLVM::LLVMFuncOp func =
-      createKernel(builder, loc, name, params, DelayedScaleConfig::kThreads);
-  Block &entry = func.getBody().front();
-  builder.setInsertionPointToStart(&entry);
-  KernelBuilder kb(builder, loc);
-  Value amaxIn = entry.getArgument(0), history = entry.getArgument(1);
-  Value scaleIn = entry.getArgument(2), newHistory = entry.getArgument(3);
-  Value newScale = entry.getArgument(4), newInverse = entry.getArgument(5);
-  Value length = entry.getArgument(6);
-  Value smem = kb.dynamicSharedMemory(func);
-  Value tid = kb.threadId();
-  auto at = [&](Value base, Value index) {
-    return kb.byteOffset(base, kb.mul(kb.zext64(index), kb.i64(4)));
-  };
-
-  Value amax = kb.load(kb.f32(), amaxIn, 4);
-  Value zero = kb.f32(0.0f);
-  Value skip = config.zeroAmax == ZeroAmaxPolicy::Skip
-                   ? arith::CmpFOp::create(
-                         kb.b, kb.loc, arith::CmpFPredicate::OEQ, amax, zero)
-                         .getResult()
-                   : kb.boolean(false);
-  Value last = kb.sub(length, kb.i32(1));
-  // Each thread records, rolls and reduces a strided part of the window:
-  // recorded = history with slot 0 = amax; new[j] = recorded[(j + 1) % L],
-  // then new[0] = 0.
-  ValueRange partial = kb.forLoop(
-      tid, length, kb.i32(DelayedScaleConfig::kThreads), ValueRange{zero},
-      [&](Value j, ValueRange carried) -> SmallVector<Value> {
-        Value recorded = kb.select(kb.eq(j, kb.i32(0)), amax,
-                                   kb.load(kb.f32(), at(history, j), 4));
-        Value next = kb.select(kb.eq(j, last), kb.i32(0), kb.add(j, kb.i32(1)));
-        Value nextRecorded = kb.select(kb.eq(next, kb.i32(0)), amax,
-                                       kb.load(kb.f32(), at(history, next), 4));
-        Value rolled = kb.select(kb.eq(j, kb.i32(0)), zero, nextRecorded);
-        Value kept = kb.load(kb.f32(), at(history, j), 4);
-        kb.store(kb.select(skip, kept, rolled), at(newHistory, j), 4);
-        return {kb.maxf(carried[0], recorded, /*propagateNaN=*/true)};
-      });
-  Value reduced = amax;
-  if (config.algo == AmaxAlgo::Max) {
-    Value max = kb.warpMax(partial[0], 32, /*propagateNaN=*/true);
-    Value warp = kb.udiv(tid, kb.i32(32));
-    kb.ifThen(kb.eq(kb.urem(tid, kb.i32(32)), kb.i32(0)), [&] {
-      kb.store(max, kb.byteOffset(smem, kb.mul(warp, kb.i32(4))), 4);
-    });
-    kb.barrier();
-    reduced = kb.f32(0.0f);
-    for (int64_t w = 0; w < DelayedScaleConfig::kThreads / 32; ++w)
-      reduced =
-          kb.maxf(reduced, kb.load(kb.f32(), kb.byteOffset(smem, w * 4), 4),
-                  /*propagateNaN=*/true);
-  }
-  kb.ifThen(kb.eq(tid, kb.i32(0)), [&] {
-    float fmax = getFormatInfo(config.format).maxFinite;
-    Value ratio = emitRatioScale(kb.b, kb.loc, reduced, fmax, config.margin,
-                                 llvm::APFloat(0.0f));
-    Value old = kb.load(kb.f32(), scaleIn, 4);
-    Value valid = arith::AndIOp::create(
-        kb.b, kb.loc,
-        arith::CmpFOp::create(kb.b, kb.loc, arith::CmpFPredicate::OGT, reduced,
-                              zero),
-        arith::CmpFOp::create(kb.b, kb.loc, arith::CmpFPredicate::OLT, reduced,
-                              kb.f32(INFINITY)));
-    Value scale = kb.select(valid, ratio, old);
-    scale = kb.select(skip, old, scale);
-    kb.store(scale, newScale, 4);
-    kb.store(emitReciprocal(kb.b, kb.loc, scale), newInverse, 4);
-  });
-  LLVM::ReturnOp::create(kb.b, kb.loc, ValueRange{});
-
-  RewritePatternSet patterns(builder.getContext());
-  populateExpandFloatCastsPatterns(patterns);
-  (void)applyPatternsGreedily(func, std::move(patterns));
-  return func;
+  return buildKernel<QuantizeEmitter>(builder, loc, config);
 }

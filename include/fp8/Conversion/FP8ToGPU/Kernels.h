@@ -9,6 +9,12 @@
 // configuration names its kernel, its parameters and its launch geometry, so
 // that the lowering can record launches the runtime replays.
 //
+// Parameters: every kernel family names its parameters by an enum
+// (GemmParam, QuantizeParam, ...), and a configuration's getParams() lists
+// those its kernel takes, in order. The builders declare the kernel from that
+// list and fetch its arguments by name; the lowering orders a launch's
+// arguments by the same list, with a switch over the enum.
+//
 //===----------------------------------------------------------------------===//
 
 #ifndef FP8_CONVERSION_FP8TOGPU_KERNELS_H
@@ -16,6 +22,7 @@
 
 #include "fp8/Dialect/FP8/IR/FP8Dialect.h"
 #include "fp8/Target/ScaleFactorLayout.h"
+#include "fp8/Target/Tcgen05InstrDescriptor.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/IR/Builders.h"
 
@@ -37,6 +44,113 @@ inline std::optional<WideElement> getWideElement(Type type) {
   return std::nullopt;
 }
 
+//===----------------------------------------------------------------------===//
+// Kernel parameters
+//===----------------------------------------------------------------------===//
+
+/// How a kernel parameter is passed.
+enum class KernelParamKind {
+  /// A 128-byte CUtensorMap, by value as a 64-byte aligned grid constant.
+  TensorMap,
+  /// A pointer to global memory.
+  Buffer,
+  /// A 32-bit integer.
+  I32,
+};
+
+/// The parameters of the scaled-GEMM kernels of both chips, in the order a
+/// kernel takes those it has (ScaledGemmConfig::getParams).
+enum class GemmParam {
+  /// Tensor maps of the 8-bit (or packed E2M1) K-major operands A [M, K]
+  /// and B [N, K].
+  TensorMapA,
+  TensorMapB,
+  /// The result C [M, N]: `out` elements, or `fp8Out` codes.
+  Out,
+  /// The decode scales of A and B: f32 per tensor, per row (A) and column
+  /// (B), or block scales (see the GEMM configurations).
+  ScaleA,
+  ScaleB,
+  /// The bias [N] (`bias`).
+  Bias,
+  /// The f32 global decode scales of A and B (`globalScales`).
+  GlobalScaleA,
+  GlobalScaleB,
+  /// The f32 encode scale of FP8 results (`fp8Out`).
+  OutScale,
+  /// The zero-filled f32 receiving the amax of the results (`outAmax`).
+  Amax,
+  /// The extents, as i32.
+  M,
+  N,
+  K,
+};
+KernelParamKind getParamKind(GemmParam param);
+
+/// The parameters of the quantization kernels, in the order a kernel takes
+/// those it has (QuantizeConfig::getParams).
+enum class QuantizeParam {
+  /// The [rows, cols] row-major matrix of `input` elements.
+  Input,
+  /// An f32 buffer: the blocks' amaxes (the Amax phase folds into it, an
+  /// unfused Quantize phase reads it), the tensor's amax (`twoLevel`), or
+  /// the encode scales (`givenScales`). Fused kernels do not read it.
+  Amax,
+  /// Quantize phase: the codes and the block scales.
+  Codes,
+  Scales,
+  /// The matrix and the scale blocks, as i32.
+  Rows,
+  Cols,
+  BlockRows,
+  BlockCols,
+  /// Quantize phase: elements from one row of the codes to the next (i32).
+  Pitch,
+  /// The f32 global decode scale 1/S the kernel stores (`twoLevel`).
+  GlobalScale,
+  /// The chunks per 128-row band of the scale layout (i32,
+  /// `tcgen05Scales`).
+  ScaleKChunks,
+};
+KernelParamKind getParamKind(QuantizeParam param);
+
+/// The parameters of the scale-layout staging kernel, all of which it takes
+/// in this order (see ScaleLayoutConfig).
+enum class ScaleLayoutParam {
+  /// The row-major scales and the destination in the layout (i8 buffers).
+  Source,
+  Dest,
+  /// i32: the operand's rows and k-blocks, the rows sharing one scale, the
+  /// source strides of a row and of a k-block, the layout's chunks per
+  /// 128-row band, and the destination's bytes.
+  Rows,
+  KBlocks,
+  RowsPerScale,
+  RowStride,
+  KStride,
+  KChunks,
+  Bytes,
+};
+KernelParamKind getParamKind(ScaleLayoutParam param);
+
+/// The parameters of the delayed-scale kernel, all of which it takes in this
+/// order: the f32 buffers of the op's operands and results, then the
+/// history length (i32).
+enum class DelayedScaleParam {
+  Amax,
+  History,
+  Scale,
+  NewHistory,
+  NewScale,
+  NewScaleInv,
+  HistoryLength,
+};
+KernelParamKind getParamKind(DelayedScaleParam param);
+
+//===----------------------------------------------------------------------===//
+// Kernel configurations
+//===----------------------------------------------------------------------===//
+
 /// How a scaled GEMM applies its operands' decode scales.
 enum class GemmScaling {
   /// One scale per operand, applied in the epilogue.
@@ -48,15 +162,44 @@ enum class GemmScaling {
   Block,
 };
 
-/// One sm_90a scaled-GEMM kernel: C[M, N] = A[M, K] x B[N, K]^T with both
-/// operands K-major 8-bit (TMA, 128-byte swizzle), warp-specialized (one
-/// producer warpgroup, two consumer warpgroups of wgmma m64nNk32),
-/// persistent over output tiles.
-struct GemmSM90Config {
+/// What a scaled GEMM C[M, N] = A[M, K] x B[N, K]^T computes, whichever chip
+/// runs it: the operand formats, how their scales apply, and what the
+/// epilogue adds. It fixes the kernel's parameters. Each chip's
+/// configuration says which of these it generates (verify).
+struct ScaledGemmConfig {
+  using Param = GemmParam;
+
   Format aFormat = Format::E4M3;
   Format bFormat = Format::E4M3;
   WideElement out = WideElement::BF16;
   GemmScaling scaling = GemmScaling::Tensor;
+  std::optional<WideElement> bias;
+  /// Block scaling with E4M3 scales: one f32 global decode scale per
+  /// operand, applied in the epilogue (two-level NVFP4 scaling).
+  bool globalScales = false;
+  /// FP8 results: codes of this format from fl32(v * out_scale), saturated
+  /// (`out` is then unused).
+  std::optional<Format> fp8Out;
+  /// Also the amax of the f32 results (before out_scale, NaN ignored),
+  /// folded into a zero-filled f32 with atomic max.
+  bool outAmax = false;
+
+  /// The kernel's parameters, in order.
+  SmallVector<GemmParam> getParams() const;
+
+protected:
+  /// "fp8_gemm_<chip>_<A><B>_<result>_<scaling>", where `blockScaling`
+  /// spells Block scaling.
+  std::string getKernelNamePrefix(StringRef chip, StringRef blockScaling) const;
+  /// The epilogue's part of the name: "_bias<type>", "_amax".
+  std::string getKernelNameEpilogue() const;
+};
+
+/// One sm_90a scaled-GEMM kernel: C[M, N] = A[M, K] x B[N, K]^T with both
+/// operands K-major 8-bit (TMA, 128-byte swizzle), warp-specialized (one
+/// producer warpgroup, two consumer warpgroups of wgmma m64nNk32),
+/// persistent over output tiles.
+struct GemmSM90Config : ScaledGemmConfig {
   /// Block scaling: K extent of a scale block (32 or 128), E8M0 scales
   /// (else f32), and the rows of B sharing one scale (1, or kGroup for square
   /// weight blocks).
@@ -67,17 +210,10 @@ struct GemmSM90Config {
   /// RowCol; 0 = tensor-core accumulation only). Block scaling promotes at
   /// every scale block.
   int64_t promoteInterval = 4;
-  std::optional<WideElement> bias;
   /// Per-tensor scales given as their reciprocals (the encode scales of
   /// delayed scaling): the kernel uses fl32(1 / s).
   bool invertScaleA = false;
   bool invertScaleB = false;
-  /// FP8 results: codes of this format from fl32(v * out_scale), saturated
-  /// (`out` is then unused).
-  std::optional<Format> fp8Out;
-  /// Also the amax of the f32 results (before out_scale, NaN ignored),
-  /// folded into a zero-filled f32 with atomic max.
-  bool outAmax = false;
   /// Tile and pipeline.
   int64_t blockM = 128;
   int64_t blockN = 128;
@@ -98,9 +234,9 @@ struct GemmSM90Config {
 
 /// Builds the kernel of `config` at the insertion point of `builder` (inside
 /// a gpu.module) unless a function of its name exists; returns it. Its
-/// parameters, in order: tensor maps of A and B (128-byte grid constants),
-/// C, the scales of A and of B, the bias (when configured), the out scale
-/// (FP8 results), the amax (when configured), then M, N and K as i32.
+/// parameters are config.getParams(): the scales are f32 (or E8M0 block
+/// scales), per tensor, per row of A and column of B, or per block of
+/// [1, kGroup] elements of A and [bRowsPerScale, kGroup] of B, row-major.
 LLVM::LLVMFuncOp buildGemmSM90Kernel(OpBuilder &builder, Location loc,
                                      const GemmSM90Config &config);
 
@@ -116,6 +252,8 @@ LLVM::LLVMFuncOp buildGemmSM90Kernel(OpBuilder &builder, Location loc,
 /// buffer with an atomic max, then the Quantize kernel reads it. A block
 /// inside one tile is reduced and quantized by one fused Quantize kernel.
 struct QuantizeConfig {
+  using Param = QuantizeParam;
+
   enum class Phase { Amax, Quantize };
   Phase phase = Phase::Quantize;
   WideElement input = WideElement::BF16;
@@ -142,33 +280,33 @@ struct QuantizeConfig {
   /// NVFP4 (rule nvfp4, E2M1 codes packed two per byte low nibble first,
   /// E4M3 block scales): the amax buffer holds the whole tensor's amax, from
   /// which each CTA derives the global encode scale S; the kernel stores the
-  /// global decode scale 1/S too (parameter after the pitch).
+  /// global decode scale 1/S too.
   bool twoLevel = false;
   /// Block scales written in the layout of Tcgen05ScaleLayout, for an
   /// sm_100a block-scaled GEMM: K runs along the input's columns when
   /// `scalesKAlongCols` (else its rows); each scale is repeated for the
-  /// rows of its block across K (square blocks). Parameter: the layout's
-  /// chunks per band (last).
+  /// rows of its block across K (square blocks).
   bool tcgen05Scales = false;
   bool scalesKAlongCols = true;
 
   static constexpr int64_t kTileRows = 32;
   static constexpr int64_t kTileCols = 128;
   static constexpr int64_t kThreads = 256;
+  /// Consecutive elements of a row that one thread reads.
+  static constexpr int64_t kElementsPerThread =
+      kTileRows * kTileCols / kThreads;
 
   /// Fails with a reason when the configuration has no kernel.
   LogicalResult verify(std::string &reason) const;
   /// Shared memory in bytes.
   int64_t getSharedMemoryBytes() const;
   std::string getKernelName() const;
+  /// The kernel's parameters, in order.
+  SmallVector<QuantizeParam> getParams() const;
 };
 
-/// Builds the kernel of `config` (see buildGemmSM90Kernel). Parameters: the
-/// input, the f32 amax buffer, then for Quantize the codes and the scales;
-/// then rows, cols, blockRows and blockCols as i32, and for Quantize the
-/// row pitch of the codes in elements, then the global decode scale (f32
-/// buffer, twoLevel) and the scale layout's chunks per band (i32,
-/// tcgen05Scales).
+/// Builds the kernel of `config` (see buildGemmSM90Kernel); its parameters
+/// are config.getParams().
 LLVM::LLVMFuncOp buildQuantizeKernel(OpBuilder &builder, Location loc,
                                      const QuantizeConfig &config);
 
@@ -186,24 +324,11 @@ LLVM::LLVMFuncOp buildQuantizeKernel(OpBuilder &builder, Location loc,
 /// (NVFP4, whose per-tensor f32 global decode scales the epilogue applies).
 /// Block scales are read from global memory in the layout of
 /// Tcgen05ScaleLayout (fp8/Target/ScaleFactorLayout.h).
-struct GemmSM100Config {
-  Format aFormat = Format::E4M3;
-  Format bFormat = Format::E4M3;
-  WideElement out = WideElement::BF16;
-  GemmScaling scaling = GemmScaling::Tensor;
+struct GemmSM100Config : ScaledGemmConfig {
   /// Block scaling: elements of K per scale (32 or 16) and the scale format
   /// (E8M0, else E4M3).
   int64_t scaleBlock = 32;
   bool e8m0Scales = true;
-  /// Block scaling with E4M3 scales: one f32 global decode scale per operand,
-  /// applied in the epilogue (two-level NVFP4 scaling).
-  bool globalScales = false;
-  std::optional<WideElement> bias;
-  /// FP8 results: codes of this format from fl32(v * out_scale), saturated
-  /// (`out` is then unused), and the amax of the f32 results (before
-  /// out_scale, NaN ignored) folded into a zero-filled f32 with atomic max.
-  std::optional<Format> fp8Out;
-  bool outAmax = false;
   /// Result rows whose byte length is a multiple of 16: 16-byte stores.
   bool vectorStores = true;
   /// Output tile columns (the MMA's N): 64, 128 or 256.
@@ -213,14 +338,30 @@ struct GemmSM100Config {
   static constexpr int64_t kBlockM = 128;
   /// Bytes of K per pipeline stage: one 128-byte swizzle span per row.
   static constexpr int64_t kStageKBytes = 128;
+  /// MMAs per stage, 32 bytes of K each.
+  static constexpr int64_t kMmasPerStage = 4;
   static constexpr int64_t kThreads = 192;
 
   /// Fails with a reason when the configuration has no kernel.
   LogicalResult verify(std::string &reason) const;
+  /// The tcgen05.mma kind.
+  Tcgen05Kind getMmaKind() const;
+  /// The instruction descriptor of MMA `step` of a stage, whose scale ids
+  /// pick the step's k-blocks inside the stage's scale words; `selA` and
+  /// `selB` receive where the step's scales of A and B lie.
+  Tcgen05InstrDescriptor
+  getInstrDescriptor(unsigned step, MmaScaleSelector *selA = nullptr,
+                     MmaScaleSelector *selB = nullptr) const;
   /// Elements of K per stage: 128 (8-bit) or 256 (E2M1).
   int64_t getStageK() const;
   /// Scale blocks per stage along K (Block scaling), else 0.
   int64_t getStageKBlocks() const;
+  /// The block scales of A and B that one stage reads.
+  ScaleTile getScaleTileA() const;
+  ScaleTile getScaleTileB() const;
+  /// Shared memory of one ring slot: the A and B tiles and their block
+  /// scales.
+  int64_t getStageBytes() const;
   /// The pipeline depth actually used.
   int64_t getStages() const;
   /// Accumulator buffers in tensor memory (2: the epilogue of one tile
@@ -234,12 +375,9 @@ struct GemmSM100Config {
   std::string getKernelName() const;
 };
 
-/// Builds the kernel of `config` (see buildGemmSM90Kernel). Parameters: tensor
-/// maps of A and B (128-byte grid constants), C, the scales of A and of B
-/// (f32 for Tensor and RowCol, scale-factor layout for Block), the bias (when
-/// configured), the global decode scales of A and B (when configured), the
-/// out scale (FP8 results), the amax (when configured), then M, N and K as
-/// i32.
+/// Builds the kernel of `config` (see buildGemmSM90Kernel); its parameters
+/// are config.getParams(), the scales f32 for Tensor and RowCol, in the
+/// scale-factor layout for Block.
 LLVM::LLVMFuncOp buildGemmSM100Kernel(OpBuilder &builder, Location loc,
                                       const GemmSM100Config &config);
 
@@ -247,12 +385,14 @@ LLVM::LLVMFuncOp buildGemmSM100Kernel(OpBuilder &builder, Location loc,
 /// per destination byte, zero for padding. Scale (row, kBlock) of the
 /// operand is source element (row / rowsPerScale) * rowStride + kBlock *
 /// kStride, so square blocks (rowsPerScale > 1) and scales stored with K
-/// outermost (MN-major operands) stage too. Parameters: source, destination
-/// (i8 buffers), then rows, kBlocks, rowsPerScale, rowStride, kStride,
-/// kChunks and the destination bytes as i32.
+/// outermost (MN-major operands) stage too.
 struct ScaleLayoutConfig {
+  using Param = ScaleLayoutParam;
+
   static constexpr int64_t kThreads = 256;
   std::string getKernelName() const { return "fp8_scale_layout_sm100a"; }
+  /// The kernel's parameters, in order: every ScaleLayoutParam.
+  SmallVector<ScaleLayoutParam> getParams() const;
 };
 
 LLVM::LLVMFuncOp buildScaleLayoutKernel(OpBuilder &builder, Location loc,
@@ -263,6 +403,8 @@ LLVM::LLVMFuncOp buildScaleLayoutKernel(OpBuilder &builder, Location loc,
 /// is skipped), the new scale and its reciprocal (docs/numerics.md section
 /// 5).
 struct DelayedScaleConfig {
+  using Param = DelayedScaleParam;
+
   Format format = Format::E4M3;
   AmaxAlgo algo = AmaxAlgo::Max;
   int64_t margin = 0;
@@ -270,19 +412,24 @@ struct DelayedScaleConfig {
 
   static constexpr int64_t kThreads = 256;
   std::string getKernelName() const;
+  /// The kernel's parameters, in order: every DelayedScaleParam.
+  SmallVector<DelayedScaleParam> getParams() const;
 };
 
-/// Parameters: the amax, history and scale, the new history, scale and
-/// inverse scale (f32 buffers), then the history length as i32.
 LLVM::LLVMFuncOp buildDelayedScaleKernel(OpBuilder &builder, Location loc,
                                          const DelayedScaleConfig &config);
+
+/// The values whose buffers the elementwise kernel of `op` takes, in
+/// parameter order: its tensor operands (inputs, then inits), then its
+/// results. Every parameter is a KernelParamKind::Buffer.
+SmallVector<Value> getElementwiseParams(Operation *op);
 
 /// Builds kernel `name` computing the elementwise linalg op `op` (parallel
 /// iterators, projected-permutation indexing maps, static shapes): one
 /// element per thread in a grid-stride loop, the op's body cloned (math
 /// functions by polynomial approximation, small-float casts by integer
-/// code). Parameters: one pointer per tensor operand, inputs then inits,
-/// then one per result. Fails with a reason when `op` does not qualify.
+/// code). Its parameters are getElementwiseParams(op). Fails with a reason
+/// when `op` does not qualify.
 FailureOr<LLVM::LLVMFuncOp> buildElementwiseKernel(OpBuilder &builder,
                                                    Operation *op,
                                                    StringRef name,

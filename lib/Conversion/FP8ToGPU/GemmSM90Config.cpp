@@ -1,0 +1,85 @@
+//===- GemmSM90Config.cpp - What an sm_90a GEMM configuration implies ----===//
+//
+// Part of fp8-mlir.
+//
+//===----------------------------------------------------------------------===//
+//
+// Which sm_90a GEMMs are generated, and what a configuration fixes before any
+// code is emitted: the pipeline depth that fits shared memory and the
+// kernel's name.
+//
+//===----------------------------------------------------------------------===//
+
+#include "TmaPipeline.h"
+
+#include "fp8/Conversion/FP8ToGPU/Kernels.h"
+
+#include "llvm/Support/FormatVariadic.h"
+
+using namespace mlir;
+using namespace mlir::fp8;
+
+LogicalResult GemmSM90Config::verify(std::string &reason) const {
+  auto fail = [&](const Twine &why) {
+    reason = why.str();
+    return failure();
+  };
+  for (Format format : {aFormat, bFormat})
+    if (format != Format::E4M3 && format != Format::E5M2)
+      return fail("sm_90a wgmma multiplies e4m3 and e5m2 operands only");
+  if (globalScales)
+    return fail("global scales come with e4m3 block scales (NVFP4), which "
+                "the sm_90a GEMM does not apply");
+  if (fp8Out && *fp8Out != Format::E4M3 && *fp8Out != Format::E5M2)
+    return fail("FP8 results are e4m3 or e5m2");
+  if (blockM != 128)
+    return fail("the sm_90a GEMM tiles 128 rows (two consumer warpgroups)");
+  if (blockN != 64 && blockN != 128)
+    return fail("the sm_90a GEMM tiles 64 or 128 columns");
+  if (scaling == GemmScaling::Block) {
+    if (kGroup != 32 && kGroup != 128)
+      return fail(llvm::formatv("block scales along K every {0} elements; "
+                                "the sm_90a GEMM applies blocks of 32 or 128",
+                                kGroup));
+    if (bRowsPerScale != 1 && bRowsPerScale != kGroup)
+      return fail("B's block scales must cover one row or kGroup rows");
+    if (bRowsPerScale > 1 && blockN > bRowsPerScale)
+      return fail("an output tile must not straddle B's scale blocks");
+  } else {
+    int64_t p = promoteInterval;
+    if (p < 0 || (p > 4 && p % 4 != 0) || p == 3)
+      return fail(llvm::formatv(
+          "promote_interval {0}: the sm_90a GEMM promotes every 1, 2 or 4 "
+          "k32 steps, a multiple of 4, or never (0)",
+          p));
+  }
+  return success();
+}
+
+int64_t GemmSM90Config::getStages() const {
+  if (stages > 0)
+    return stages;
+  int64_t stageBytes = (blockM + blockN) * kBlockK;
+  return std::min(kMaxStages, (kSharedMemoryBudget - 256) / stageBytes);
+}
+
+int64_t GemmSM90Config::getSharedMemoryBytes() const {
+  return getStages() * ((blockM + blockN) * kBlockK + 16);
+}
+
+std::string GemmSM90Config::getKernelName() const {
+  std::string blockScaling =
+      llvm::formatv("block{0}{1}{2}", kGroup, e8m0Scales ? "e8m0" : "f32",
+                    bRowsPerScale > 1 ? "sq" : "")
+          .str();
+  std::string name = getKernelNamePrefix("sm90a", blockScaling);
+  if (scaling != GemmScaling::Block)
+    name += llvm::formatv("_p{0}", promoteInterval).str();
+  name += getKernelNameEpilogue();
+  if (invertScaleA || invertScaleB)
+    name += llvm::formatv("_inv{0}{1}", invertScaleA ? "a" : "",
+                          invertScaleB ? "b" : "")
+                .str();
+  name += llvm::formatv("_{0}x{1}_s{2}", blockM, blockN, getStages()).str();
+  return name;
+}

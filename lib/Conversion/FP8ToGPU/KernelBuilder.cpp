@@ -1,0 +1,94 @@
+//===- KernelBuilder.cpp - Helpers for building NVVM kernels --------------===//
+//
+// Part of fp8-mlir.
+//
+//===----------------------------------------------------------------------===//
+
+#include "KernelBuilder.h"
+
+#include "fp8/Dialect/FP8/Transforms/Passes.h"
+
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+using namespace mlir;
+using namespace mlir::fp8;
+
+LLVM::LLVMFuncOp mlir::fp8::createKernel(OpBuilder &builder, Location loc,
+                                         StringRef name,
+                                         ArrayRef<KernelParamKind> kinds,
+                                         int64_t threads) {
+  gpu::GPUModuleOp module = getKernelModule(builder);
+  MLIRContext *ctx = builder.getContext();
+  builder.setInsertionPointToEnd(module.getBody());
+  if (!module.lookupSymbol(kDynamicSharedMemory))
+    LLVM::GlobalOp::create(
+        builder, loc, LLVM::LLVMArrayType::get(builder.getI8Type(), 0),
+        /*isConstant=*/false, LLVM::Linkage::External, kDynamicSharedMemory,
+        Attribute(), /*alignment=*/1024, /*addrSpace=*/3);
+  auto typeOf = [&](KernelParamKind kind) -> Type {
+    switch (kind) {
+    case KernelParamKind::TensorMap:
+      return LLVM::LLVMPointerType::get(ctx);
+    case KernelParamKind::Buffer:
+      return LLVM::LLVMPointerType::get(ctx, /*addressSpace=*/1);
+    case KernelParamKind::I32:
+      return builder.getI32Type();
+    }
+    llvm_unreachable("unknown parameter kind");
+  };
+  auto type = LLVM::LLVMFunctionType::get(LLVM::LLVMVoidType::get(ctx),
+                                          llvm::map_to_vector(kinds, typeOf));
+  auto func = LLVM::LLVMFuncOp::create(builder, loc, name, type);
+  func->setAttr(NVVM::NVVMDialect::getKernelFuncAttrName(),
+                builder.getUnitAttr());
+  func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(),
+                builder.getUnitAttr());
+  func->setAttr("nvvm.maxntid",
+                builder.getDenseI32ArrayAttr({int32_t(threads), 1, 1}));
+  // A tensor map is a 128-byte CUtensorMap passed by value as a 64-byte
+  // aligned grid constant, which TMA reads in place.
+  auto tensorMap = LLVM::LLVMArrayType::get(builder.getI8Type(), 128);
+  for (auto [index, kind] : llvm::enumerate(kinds)) {
+    if (kind != KernelParamKind::TensorMap)
+      continue;
+    func.setArgAttr(index, LLVM::LLVMDialect::getByValAttrName(),
+                    TypeAttr::get(tensorMap));
+    func.setArgAttr(index, LLVM::LLVMDialect::getAlignAttrName(),
+                    builder.getI64IntegerAttr(64));
+    func.setArgAttr(index, NVVM::NVVMDialect::getGridConstantAttrName(),
+                    builder.getUnitAttr());
+  }
+  func.addEntryBlock(builder);
+  builder.setInsertionPointToEnd(module.getBody());
+  return func;
+}
+
+void mlir::fp8::expandForNVVM(LLVM::LLVMFuncOp kernel) {
+  // The scale rules and soft conversions emit fp8.convert and small-float
+  // casts: expand them to integer arithmetic, as on CPUs.
+  RewritePatternSet patterns(kernel.getContext());
+  populateExpandFloatCastsPatterns(patterns);
+  (void)applyPatternsGreedily(kernel, std::move(patterns));
+  // The NVFP4 rule clamps with arith.minnumf and decodes E4M3 block scales
+  // with math.ctlz: the NVVM lowering would call libdevice (__nv_fminf) or
+  // leave them alone, while LLVM's intrinsics select to min.f32 and clz.
+  SmallVector<Operation *> ops;
+  kernel.walk([&](Operation *op) {
+    if (isa<math::CountLeadingZerosOp, arith::MinNumFOp>(op))
+      ops.push_back(op);
+  });
+  for (Operation *op : ops) {
+    OpBuilder b(op);
+    Value replacement;
+    if (isa<arith::MinNumFOp>(op))
+      replacement = LLVM::MinNumOp::create(b, op->getLoc(), op->getOperand(0),
+                                           op->getOperand(1));
+    else
+      replacement = LLVM::CountLeadingZerosOp::create(
+          b, op->getLoc(), op->getResultTypes()[0], op->getOperand(0),
+          b.getIntegerAttr(b.getI1Type(), 0));
+    op->getResult(0).replaceAllUsesWith(replacement);
+    op->erase();
+  }
+}

@@ -1,0 +1,149 @@
+//===- QuantizeConfig.cpp - What a quantize configuration implies --------===//
+//
+// Part of fp8-mlir.
+//
+//===----------------------------------------------------------------------===//
+//
+// Which quantizations the amax and quantize kernels generate, their names
+// and their parameters.
+//
+//===----------------------------------------------------------------------===//
+
+#include "KernelBuilder.h"
+
+#include "fp8/Conversion/FP8ToGPU/Kernels.h"
+
+#include "llvm/Support/FormatVariadic.h"
+
+using namespace mlir;
+using namespace mlir::fp8;
+
+static bool isPowerOf2(int64_t v) { return v > 0 && (v & (v - 1)) == 0; }
+
+LogicalResult QuantizeConfig::verify(std::string &reason) const {
+  if (format != Format::E4M3 && format != Format::E5M2 &&
+      !(format == Format::E2M1 && twoLevel)) {
+    reason = "only E4M3 and E5M2 codes, and E2M1 with two-level (nvfp4) "
+             "scales, are quantized by GPU kernels";
+    return failure();
+  }
+  if (twoLevel && (format != Format::E2M1 || e8m0Scales || !fused ||
+                   phase != Phase::Quantize)) {
+    reason = "two-level scales quantize E2M1 codes by E4M3 block scales "
+             "inside a tile";
+    return failure();
+  }
+  if (tcgen05Scales &&
+      (!fused || (!e8m0Scales && !twoLevel) || phase != Phase::Quantize)) {
+    reason = "the tensor-memory scale layout holds E8M0 or E4M3 block "
+             "scales of blocks inside a tile";
+    return failure();
+  }
+  if (!isPowerOf2(tileBlockRows) || kTileRows % tileBlockRows != 0 ||
+      !isPowerOf2(tileBlockCols) || kTileCols % tileBlockCols != 0) {
+    reason = llvm::formatv("scale blocks must tile the {0} x {1} quantize "
+                           "tile: rows of 1, 2, .., 32 or multiples of 32, "
+                           "columns of 1, 2, .., 128 or multiples of 128",
+                           kTileRows, kTileCols);
+    return failure();
+  }
+  if (tileBlockRows * tileBlockCols < kElementsPerThread) {
+    reason = "scale blocks of fewer than 16 elements are not supported";
+    return failure();
+  }
+  if (phase == Phase::Amax && fused) {
+    reason = "a fused kernel has no separate amax phase";
+    return failure();
+  }
+  if (givenScales && (phase != Phase::Quantize || fused)) {
+    reason = "quantizing by given scales is one unfused quantize kernel";
+    return failure();
+  }
+  if (!rule && phase == Phase::Quantize && !givenScales) {
+    reason = "a quantize kernel needs a scale rule";
+    return failure();
+  }
+  return success();
+}
+
+std::string QuantizeConfig::getKernelName() const {
+  std::string name =
+      llvm::formatv("fp8_{0}_{1}", phase == Phase::Amax ? "amax" : "quantize",
+                    getKernelTag(input))
+          .str();
+  if (phase == Phase::Quantize)
+    name += ("_" + getKernelTag(format)).str();
+  name += llvm::formatv("_b{0}x{1}", tileBlockRows, tileBlockCols).str();
+  if (phase == Phase::Quantize) {
+    // The rule with its parameters, as identifier characters.
+    std::string ruleText;
+    llvm::raw_string_ostream os(ruleText);
+    if (rule)
+      os << Attribute(rule);
+    StringRef text(ruleText);
+    text.consume_front("#fp8.rule");
+    if (!text.empty())
+      name += "_";
+    bool pendingSeparator = false;
+    for (char c : text) {
+      if (llvm::isAlnum(c)) {
+        if (pendingSeparator && name.back() != '_')
+          name += '_';
+        name += c == '.' ? '_' : c;
+        pendingSeparator = false;
+      } else {
+        pendingSeparator = true;
+      }
+    }
+    name += overflow == Overflow::Saturate ? "_sat" : "_nonfinite";
+    if (e8m0Scales)
+      name += "_e8m0";
+    if (fused)
+      name += "_fused";
+    if (givenScales)
+      name += "_given";
+    if (transposed)
+      name += "_t";
+    if (vectorStores)
+      name += "_vs";
+    if (tcgen05Scales)
+      name += scalesKAlongCols ? "_tmemsf" : "_tmemsft";
+  }
+  name += nanPolicy == NanPolicy::Propagate ? "_nanprop" : "_nanignore";
+  if (vectorLoads)
+    name += "_vl";
+  return name;
+}
+
+SmallVector<QuantizeParam> QuantizeConfig::getParams() const {
+  using P = QuantizeParam;
+  if (phase == Phase::Amax)
+    return {P::Input, P::Amax, P::Rows, P::Cols, P::BlockRows, P::BlockCols};
+  SmallVector<QuantizeParam> params{P::Input,     P::Amax,      P::Codes,
+                                    P::Scales,    P::Rows,      P::Cols,
+                                    P::BlockRows, P::BlockCols, P::Pitch};
+  if (twoLevel)
+    params.push_back(P::GlobalScale);
+  if (tcgen05Scales)
+    params.push_back(P::ScaleKChunks);
+  return params;
+}
+
+KernelParamKind mlir::fp8::getParamKind(QuantizeParam param) {
+  switch (param) {
+  case QuantizeParam::Input:
+  case QuantizeParam::Amax:
+  case QuantizeParam::Codes:
+  case QuantizeParam::Scales:
+  case QuantizeParam::GlobalScale:
+    return KernelParamKind::Buffer;
+  case QuantizeParam::Rows:
+  case QuantizeParam::Cols:
+  case QuantizeParam::BlockRows:
+  case QuantizeParam::BlockCols:
+  case QuantizeParam::Pitch:
+  case QuantizeParam::ScaleKChunks:
+    return KernelParamKind::I32;
+  }
+  llvm_unreachable("unknown quantize parameter");
+}

@@ -1,0 +1,78 @@
+//===- ScaleLayout.cpp - Staging block scales for tcgen05 -----------------===//
+//
+// Part of fp8-mlir.
+//
+//===----------------------------------------------------------------------===//
+//
+// The kernel that copies row-major block scales into the layout the sm_100a
+// block-scaled GEMM reads (Tcgen05ScaleLayout), for scales that no
+// quantization wrote in that layout: one thread per destination byte, the
+// inverse of the layout's offset function.
+//
+//===----------------------------------------------------------------------===//
+
+#include "KernelBuilder.h"
+
+#include "fp8/Conversion/FP8ToGPU/Kernels.h"
+#include "fp8/Target/ScaleFactorLayout.h"
+
+using namespace mlir;
+using namespace mlir::fp8;
+
+SmallVector<ScaleLayoutParam> ScaleLayoutConfig::getParams() const {
+  using P = ScaleLayoutParam;
+  return {P::Source,    P::Dest,    P::Rows,    P::KBlocks, P::RowsPerScale,
+          P::RowStride, P::KStride, P::KChunks, P::Bytes};
+}
+
+KernelParamKind mlir::fp8::getParamKind(ScaleLayoutParam param) {
+  return param == ScaleLayoutParam::Source || param == ScaleLayoutParam::Dest
+             ? KernelParamKind::Buffer
+             : KernelParamKind::I32;
+}
+
+static void emitScaleLayout(KernelBuilder &kb, const ScaleLayoutConfig &config,
+                            LLVM::LLVMFuncOp func) {
+  using P = ScaleLayoutParam;
+  KernelArgs<P> args(func, config.getParams());
+  Value rows = args[P::Rows], kBlocks = args[P::KBlocks];
+  Value kChunks = args[P::KChunks];
+
+  Value offset = kb.add(
+      kb.mul(kb.blockId(), kb.i32(ScaleLayoutConfig::kThreads)), kb.threadId());
+  kb.ifThen(kb.ult(offset, args[P::Bytes]), [&] {
+    // The inverse of getScaleSmemOffset (ScaleFactorLayout.h): byte
+    // 16 * (r % 32) + 4 * (r % 128 / 32) + j % 4 of chunk
+    // (r / 128) * kChunks + j / 4.
+    Value chunk = kb.udiv(offset, kb.i32(kScaleChunkBytes));
+    Value inChunk = kb.urem(offset, kb.i32(kScaleChunkBytes));
+    Value line = kb.udiv(inChunk, kb.i32(16));
+    Value inLine = kb.urem(inChunk, kb.i32(16));
+    Value row =
+        kb.add(kb.mul(kb.udiv(chunk, kChunks), kb.i32(kScaleChunkRows)),
+               kb.add(kb.mul(kb.udiv(inLine, kb.i32(4)), kb.i32(32)), line));
+    Value kBlock = kb.add(kb.mul(kb.urem(chunk, kChunks), kb.i32(4)),
+                          kb.urem(inLine, kb.i32(4)));
+    Value in = arith::AndIOp::create(kb.b, kb.loc, kb.ult(row, rows),
+                                     kb.ult(kBlock, kBlocks));
+    // Padding is zero; clamped indices keep the load in bounds.
+    Value srcRow =
+        kb.udiv(kb.minU(row, kb.sub(rows, kb.i32(1))), args[P::RowsPerScale]);
+    Value srcK = kb.minU(kBlock, kb.sub(kBlocks, kb.i32(1)));
+    Value index = kb.add(kb.mul(srcRow, args[P::RowStride]),
+                         kb.mul(srcK, args[P::KStride]));
+    Value byte =
+        kb.load(kb.i8(), kb.byteOffset(args[P::Source], kb.zext64(index)), 1);
+    Value zero =
+        arith::ConstantOp::create(kb.b, kb.loc, kb.b.getI8IntegerAttr(0));
+    kb.store(kb.select(in, byte, zero),
+             kb.byteOffset(args[P::Dest], kb.zext64(offset)), 1);
+  });
+  LLVM::ReturnOp::create(kb.b, kb.loc, ValueRange{});
+}
+
+LLVM::LLVMFuncOp
+mlir::fp8::buildScaleLayoutKernel(OpBuilder &builder, Location loc,
+                                  const ScaleLayoutConfig &config) {
+  return buildKernel(builder, loc, config, emitScaleLayout);
+}

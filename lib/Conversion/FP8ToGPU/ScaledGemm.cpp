@@ -1,0 +1,182 @@
+//===- ScaledGemm.cpp - What the GEMM kernels of both chips share ---------===//
+//
+// Part of fp8-mlir.
+//
+//===----------------------------------------------------------------------===//
+//
+// The chip-independent part of a scaled-GEMM configuration (its parameter
+// list and the parts of its kernel name that say what it computes) and of
+// its emitter.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ScaledGemm.h"
+
+#include "fp8/Conversion/FP8ToGPU/Kernels.h"
+
+#include "llvm/Support/FormatVariadic.h"
+
+using namespace mlir;
+using namespace mlir::fp8;
+
+KernelParamKind mlir::fp8::getParamKind(GemmParam param) {
+  switch (param) {
+  case GemmParam::TensorMapA:
+  case GemmParam::TensorMapB:
+    return KernelParamKind::TensorMap;
+  case GemmParam::Out:
+  case GemmParam::ScaleA:
+  case GemmParam::ScaleB:
+  case GemmParam::Bias:
+  case GemmParam::GlobalScaleA:
+  case GemmParam::GlobalScaleB:
+  case GemmParam::OutScale:
+  case GemmParam::Amax:
+    return KernelParamKind::Buffer;
+  case GemmParam::M:
+  case GemmParam::N:
+  case GemmParam::K:
+    return KernelParamKind::I32;
+  }
+  llvm_unreachable("unknown GEMM parameter");
+}
+
+SmallVector<GemmParam> ScaledGemmConfig::getParams() const {
+  SmallVector<GemmParam> params{GemmParam::TensorMapA, GemmParam::TensorMapB,
+                                GemmParam::Out, GemmParam::ScaleA,
+                                GemmParam::ScaleB};
+  if (bias)
+    params.push_back(GemmParam::Bias);
+  if (globalScales)
+    params.append({GemmParam::GlobalScaleA, GemmParam::GlobalScaleB});
+  if (fp8Out)
+    params.push_back(GemmParam::OutScale);
+  if (outAmax)
+    params.push_back(GemmParam::Amax);
+  params.append({GemmParam::M, GemmParam::N, GemmParam::K});
+  return params;
+}
+
+std::string
+ScaledGemmConfig::getKernelNamePrefix(StringRef chip,
+                                      StringRef blockScaling) const {
+  StringRef scales;
+  switch (scaling) {
+  case GemmScaling::Tensor:
+    scales = "tensor";
+    break;
+  case GemmScaling::RowCol:
+    scales = "rowcol";
+    break;
+  case GemmScaling::Block:
+    scales = blockScaling;
+    break;
+  }
+  return llvm::formatv("fp8_gemm_{0}_{1}{2}_{3}_{4}", chip,
+                       getKernelTag(aFormat), getKernelTag(bFormat),
+                       fp8Out ? getKernelTag(*fp8Out) : getKernelTag(out),
+                       scales);
+}
+
+std::string ScaledGemmConfig::getKernelNameEpilogue() const {
+  std::string name;
+  if (bias)
+    name += ("_bias" + getKernelTag(*bias)).str();
+  if (outAmax)
+    name += "_amax";
+  return name;
+}
+
+//===----------------------------------------------------------------------===//
+// GemmEmitterBase
+//===----------------------------------------------------------------------===//
+
+/// Output tile rows per raster group of the persistent tile order.
+static constexpr int64_t kGroupRows = 8;
+
+template <typename Config>
+GemmEmitterBase<Config>::GemmEmitterBase(KernelBuilder &kb,
+                                         const Config &config,
+                                         LLVM::LLVMFuncOp func)
+    : KernelEmitter<Config>(kb, config, func),
+      tmapA(this->getArg(GemmParam::TensorMapA)),
+      tmapB(this->getArg(GemmParam::TensorMapB)),
+      out(this->getArg(GemmParam::Out)),
+      scaleA(this->getArg(GemmParam::ScaleA)),
+      scaleB(this->getArg(GemmParam::ScaleB)),
+      bias(this->getArg(GemmParam::Bias)),
+      globalA(this->getArg(GemmParam::GlobalScaleA)),
+      globalB(this->getArg(GemmParam::GlobalScaleB)),
+      outScale(this->getArg(GemmParam::OutScale)),
+      amaxOut(this->getArg(GemmParam::Amax)), m(this->getArg(GemmParam::M)),
+      n(this->getArg(GemmParam::N)), k(this->getArg(GemmParam::K)) {}
+
+template <typename Config>
+void GemmEmitterBase<Config>::emitTileGrid(int64_t blockM, int64_t blockN,
+                                           int64_t blockK) {
+  tilesM = kb.ceilDiv(m, kb.i32(blockM));
+  tilesN = kb.ceilDiv(n, kb.i32(blockN));
+  numTiles = kb.mul(tilesM, tilesN);
+  kTiles = kb.ceilDiv(k, kb.i32(blockK));
+  smem = kb.dynamicSharedMemory(func);
+}
+
+template <typename Config>
+ValueRange GemmEmitterBase<Config>::forEachTile(
+    ValueRange inits,
+    function_ref<SmallVector<Value>(Value, Value, ValueRange)> body) {
+  return kb.forLoop(kb.blockId(), numTiles, kb.gridDim(), inits,
+                    [&](Value tile, ValueRange args) -> SmallVector<Value> {
+                      auto [row, col] =
+                          getGroupedTile(kb, tile, tilesM, tilesN, kGroupRows);
+                      return body(row, col, args);
+                    });
+}
+
+template <typename Config>
+Value GemmEmitterBase<Config>::getSharedDescriptor(uint64_t constant,
+                                                   Value pointer,
+                                                   int64_t offset) {
+  Value address = kb.add(kb.sharedAddress(pointer), kb.i32(offset));
+  Value field =
+      kb.zext64(kb.lshr(kb.andI(address, kb.i32(0x3FFFF)), kb.i32(4)));
+  return kb.orI(kb.i64(int64_t(constant)), field);
+}
+
+template <typename Config>
+Value GemmEmitterBase<Config>::loadF32(Value array, Value index) {
+  return kb.load(kb.f32(),
+                 kb.byteOffset(array, kb.mul(kb.zext64(index), kb.i64(4))), 4);
+}
+
+template <typename Config>
+Value GemmEmitterBase<Config>::addBias(Value v, Value col) {
+  Type type = getElementType(kb.b, *config.bias);
+  int64_t bytes = type.getIntOrFloatBitWidth() / 8;
+  Value b = kb.load(
+      type, kb.byteOffset(bias, kb.mul(kb.zext64(col), kb.i64(bytes))), bytes);
+  if (!type.isF32())
+    b = arith::ExtFOp::create(kb.b, kb.loc, kb.f32(), b);
+  return kb.addf(v, b);
+}
+
+template <typename Config>
+Value GemmEmitterBase<Config>::foldAmax(Value amax, Value v, Value in) {
+  return kb.select(in, kb.maxf(kb.absBits(v), amax, false), amax);
+}
+
+template <typename Config>
+void GemmEmitterBase<Config>::emitAmaxAtomic(Value amax, Value lane) {
+  Value warpAmax = kb.warpMax(amax, 32, /*propagateNaN=*/false);
+  kb.ifThen(kb.eq(lane, kb.i32(0)),
+            [&] { kb.atomicMaxNonNegative(amaxOut, warpAmax); });
+}
+
+template <typename Config>
+Value GemmEmitterBase<Config>::convertToFP8(Value lo, Value hi, Value factor) {
+  return kb.cvtSatFinite(kb.mulf(lo, factor), kb.mulf(hi, factor),
+                         *config.fp8Out);
+}
+
+template class mlir::fp8::GemmEmitterBase<GemmSM90Config>;
+template class mlir::fp8::GemmEmitterBase<GemmSM100Config>;

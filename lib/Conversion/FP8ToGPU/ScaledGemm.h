@@ -1,0 +1,72 @@
+//===- ScaledGemm.h - What the GEMM emitters of both chips share -*- C++
+//-*-===//
+//
+// Part of fp8-mlir.
+//
+//===----------------------------------------------------------------------===//
+//
+// Both GEMM kernels are persistent over output tiles and end in the same
+// epilogue steps: scale, add the bias, fold the amax of the results, convert.
+// GemmEmitterBase holds what they build alike; each chip's emitter derives
+// from it and adds its main loop and its way of reading the accumulator.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef FP8_LIB_CONVERSION_FP8TOGPU_SCALEDGEMM_H
+#define FP8_LIB_CONVERSION_FP8TOGPU_SCALEDGEMM_H
+
+#include "KernelBuilder.h"
+
+namespace mlir::fp8 {
+
+/// The base of the emitter of a `Config` (GemmSM90Config, GemmSM100Config)
+/// kernel.
+template <typename Config>
+class GemmEmitterBase : public KernelEmitter<Config> {
+public:
+  GemmEmitterBase(KernelBuilder &kb, const Config &config,
+                  LLVM::LLVMFuncOp func);
+
+protected:
+  using KernelEmitter<Config>::kb;
+  using KernelEmitter<Config>::config;
+  using KernelEmitter<Config>::func;
+
+  /// Counts the output tiles of `blockM` x `blockN` and the K steps of
+  /// `blockK` elements, and takes the dynamic shared memory.
+  void emitTileGrid(int64_t blockM, int64_t blockN, int64_t blockK);
+  /// The persistent loop over output tiles (CTA b computes tiles b, b +
+  /// gridDim, ... in groups of tile rows that share operands in L2): `body`
+  /// gets the tile's row and column in the grid of tiles and the carried
+  /// values.
+  ValueRange
+  forEachTile(ValueRange inits,
+              function_ref<SmallVector<Value>(Value, Value, ValueRange)> body);
+
+  /// A shared-memory matrix descriptor of wgmma or tcgen05: the fields
+  /// `constant` and the encoded address of `pointer` + `offset` bytes.
+  Value getSharedDescriptor(uint64_t constant, Value pointer, int64_t offset);
+  /// Element `index` of an f32 array.
+  Value loadF32(Value array, Value index);
+  /// `v` plus the bias of column `col` (clamped into the matrix).
+  Value addBias(Value v, Value col);
+  /// `amax` with |v| folded in where `in` (NaN ignored: a comparison with
+  /// NaN keeps the old value).
+  Value foldAmax(Value amax, Value v, Value in);
+  /// Folds this thread's `amax` into the amax output: one atomic per warp.
+  void emitAmaxAtomic(Value amax, Value lane);
+  /// The FP8 codes of fl32(lo * factor) and fl32(hi * factor), in memory
+  /// order.
+  Value convertToFP8(Value lo, Value hi, Value factor);
+
+  // Parameters (null where the kernel does not take them).
+  Value tmapA, tmapB, out, scaleA, scaleB, bias, globalA, globalB, outScale,
+      amaxOut, m, n, k;
+  // Output tiles (rows and columns of tiles, all tiles) and K steps.
+  Value tilesM, tilesN, numTiles, kTiles;
+  Value smem;
+};
+
+} // namespace mlir::fp8
+
+#endif // FP8_LIB_CONVERSION_FP8TOGPU_SCALEDGEMM_H

@@ -1,0 +1,239 @@
+//===- KernelParamsTest.cpp - Kernel signatures from parameter lists ------===//
+//
+// Part of fp8-mlir.
+//
+//===----------------------------------------------------------------------===//
+//
+// A kernel configuration's getParams() is the one statement of its kernel's
+// parameter order: the builders declare the kernel from it and the lowering
+// orders launch arguments by it. These tests build kernels and check that
+// each takes exactly the listed parameters, typed by their kinds, with tensor
+// maps as grid constants, and that the lists follow the configurations.
+//
+//===----------------------------------------------------------------------===//
+
+#include "fp8/Conversion/FP8ToGPU/Kernels.h"
+#include "fp8/InitAll.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+#include "gtest/gtest.h"
+
+using namespace mlir;
+using namespace mlir::fp8;
+
+namespace {
+
+template <typename Param>
+SmallVector<KernelParamKind> getKinds(ArrayRef<Param> params) {
+  return llvm::map_to_vector(params,
+                             [](Param param) { return getParamKind(param); });
+}
+
+class KernelParamsTest : public ::testing::Test {
+protected:
+  KernelParamsTest() {
+    DialectRegistry registry;
+    registerAllDialectsAndExtensions(registry);
+    context.appendDialectRegistry(registry);
+    context.loadAllAvailableDialects();
+    OpBuilder b(&context);
+    module = ModuleOp::create(b.getUnknownLoc());
+    b.setInsertionPointToEnd(module->getBody());
+    kernels = gpu::GPUModuleOp::create(b, b.getUnknownLoc(), "kernels");
+  }
+
+  /// A builder inserting into the gpu.module.
+  OpBuilder getBuilder() { return OpBuilder::atBlockEnd(kernels.getBody()); }
+
+  /// Expects `kernel` to take one argument per parameter, of the kinds
+  /// `kinds`, with only tensor maps as grid constants.
+  void expectSignature(LLVM::LLVMFuncOp kernel,
+                       ArrayRef<KernelParamKind> kinds) {
+    ASSERT_TRUE(kernel);
+    ASSERT_EQ(kernel.getNumArguments(), kinds.size());
+    auto generic = LLVM::LLVMPointerType::get(&context);
+    auto global = LLVM::LLVMPointerType::get(&context, 1);
+    for (auto [index, kind] : llvm::enumerate(kinds)) {
+      Type type = kernel.getArgumentTypes()[index];
+      bool gridConstant = bool(kernel.getArgAttr(
+          index, NVVM::NVVMDialect::getGridConstantAttrName()));
+      switch (kind) {
+      case KernelParamKind::TensorMap:
+        EXPECT_EQ(type, generic) << "argument " << index;
+        EXPECT_TRUE(gridConstant) << "argument " << index;
+        break;
+      case KernelParamKind::Buffer:
+        EXPECT_EQ(type, global) << "argument " << index;
+        EXPECT_FALSE(gridConstant) << "argument " << index;
+        break;
+      case KernelParamKind::I32:
+        EXPECT_TRUE(type.isInteger(32)) << "argument " << index;
+        EXPECT_FALSE(gridConstant) << "argument " << index;
+        break;
+      }
+    }
+  }
+
+  /// Builds the kernel of `config` with `build` and expects it to take the
+  /// configuration's parameters.
+  template <typename Config>
+  void expectKernelTakesParams(const Config &config,
+                               LLVM::LLVMFuncOp (*build)(OpBuilder &, Location,
+                                                         const Config &)) {
+    OpBuilder b = getBuilder();
+    expectSignature(build(b, b.getUnknownLoc(), config),
+                    getKinds<typename Config::Param>(config.getParams()));
+  }
+
+  template <typename Config>
+  void expectValid(const Config &config) {
+    std::string reason;
+    EXPECT_TRUE(succeeded(config.verify(reason))) << reason;
+  }
+
+  MLIRContext context;
+  OwningOpRef<ModuleOp> module;
+  gpu::GPUModuleOp kernels;
+};
+
+TEST_F(KernelParamsTest, GemmParamsFollowTheConfiguration) {
+  using P = GemmParam;
+  GemmSM90Config plain;
+  EXPECT_EQ(plain.getParams(),
+            (SmallVector<P>{P::TensorMapA, P::TensorMapB, P::Out, P::ScaleA,
+                            P::ScaleB, P::M, P::N, P::K}));
+
+  GemmSM100Config full;
+  full.bias = WideElement::BF16;
+  full.globalScales = true;
+  full.fp8Out = Format::E4M3;
+  full.outAmax = true;
+  EXPECT_EQ(
+      full.getParams(),
+      (SmallVector<P>{P::TensorMapA, P::TensorMapB, P::Out, P::ScaleA,
+                      P::ScaleB, P::Bias, P::GlobalScaleA, P::GlobalScaleB,
+                      P::OutScale, P::Amax, P::M, P::N, P::K}));
+}
+
+TEST_F(KernelParamsTest, GemmSM90Kernel) {
+  GemmSM90Config config;
+  config.bias = WideElement::F32;
+  config.fp8Out = Format::E5M2;
+  config.outAmax = true;
+  expectValid(config);
+  expectKernelTakesParams(config, buildGemmSM90Kernel);
+}
+
+TEST_F(KernelParamsTest, GemmSM90RejectsGlobalScales) {
+  GemmSM90Config config;
+  config.globalScales = true;
+  std::string reason;
+  EXPECT_TRUE(failed(config.verify(reason)));
+  EXPECT_NE(reason.find("global scales"), std::string::npos) << reason;
+}
+
+TEST_F(KernelParamsTest, GemmSM100Kernel) {
+  // NVFP4 with every optional parameter but the FP8 out scale.
+  GemmSM100Config config;
+  config.aFormat = config.bFormat = Format::E2M1;
+  config.scaling = GemmScaling::Block;
+  config.scaleBlock = 16;
+  config.e8m0Scales = false;
+  config.globalScales = true;
+  config.bias = WideElement::BF16;
+  config.outAmax = true;
+  expectValid(config);
+  expectKernelTakesParams(config, buildGemmSM100Kernel);
+}
+
+TEST_F(KernelParamsTest, QuantizeKernels) {
+  using P = QuantizeParam;
+  QuantizeConfig amax;
+  amax.phase = QuantizeConfig::Phase::Amax;
+  amax.fused = false;
+  amax.tileBlockRows = QuantizeConfig::kTileRows;
+  amax.tileBlockCols = QuantizeConfig::kTileCols;
+  expectValid(amax);
+  EXPECT_EQ(amax.getParams(),
+            (SmallVector<P>{P::Input, P::Amax, P::Rows, P::Cols, P::BlockRows,
+                            P::BlockCols}));
+
+  // NVFP4 codes with their block scales in the tcgen05 layout.
+  QuantizeConfig nvfp4;
+  nvfp4.format = Format::E2M1;
+  nvfp4.rule = ScaleRuleAttr::get(&context, ScaleRuleKind::NVFP4);
+  nvfp4.tileBlockCols = 16;
+  nvfp4.twoLevel = true;
+  nvfp4.tcgen05Scales = true;
+  expectValid(nvfp4);
+  EXPECT_EQ(nvfp4.getParams(),
+            (SmallVector<P>{P::Input, P::Amax, P::Codes, P::Scales, P::Rows,
+                            P::Cols, P::BlockRows, P::BlockCols, P::Pitch,
+                            P::GlobalScale, P::ScaleKChunks}));
+
+  for (const QuantizeConfig &config : {amax, nvfp4})
+    expectKernelTakesParams(config, buildQuantizeKernel);
+}
+
+TEST_F(KernelParamsTest, ScaleLayoutKernel) {
+  ScaleLayoutConfig config;
+  EXPECT_EQ(config.getParams().size(), 9u);
+  expectKernelTakesParams(config, buildScaleLayoutKernel);
+}
+
+TEST_F(KernelParamsTest, DelayedScaleKernel) {
+  DelayedScaleConfig config;
+  EXPECT_EQ(config.getParams().back(), DelayedScaleParam::HistoryLength);
+  expectKernelTakesParams(config, buildDelayedScaleKernel);
+}
+
+TEST_F(KernelParamsTest, ElementwiseKernel) {
+  // A broadcast bias add: two inputs, one init, one result.
+  OwningOpRef<ModuleOp> source = parseSourceString<ModuleOp>(
+      R"mlir(
+      func.func @f(%x: tensor<4x8xf32>, %bias: tensor<8xf32>)
+          -> tensor<4x8xf32> {
+        %init = tensor.empty() : tensor<4x8xf32>
+        %sum = linalg.generic {
+            indexing_maps = [affine_map<(i, j) -> (i, j)>,
+                             affine_map<(i, j) -> (j)>,
+                             affine_map<(i, j) -> (i, j)>],
+            iterator_types = ["parallel", "parallel"]}
+            ins(%x, %bias : tensor<4x8xf32>, tensor<8xf32>)
+            outs(%init : tensor<4x8xf32>) {
+        ^bb0(%a: f32, %c: f32, %out: f32):
+          %s = arith.addf %a, %c : f32
+          linalg.yield %s : f32
+        } -> tensor<4x8xf32>
+        return %sum : tensor<4x8xf32>
+      })mlir",
+      &context);
+  ASSERT_TRUE(source);
+  Operation *generic = nullptr;
+  source->walk([&](Operation *op) {
+    if (op->getName().getStringRef() == "linalg.generic")
+      generic = op;
+  });
+  ASSERT_TRUE(generic);
+  SmallVector<Value> params = getElementwiseParams(generic);
+  ASSERT_EQ(params.size(), 4u);
+  EXPECT_EQ(params[0], generic->getOperand(0));
+  EXPECT_EQ(params[2], generic->getOperand(2));
+  EXPECT_EQ(params[3], generic->getResult(0));
+
+  OpBuilder b = getBuilder();
+  std::string reason;
+  FailureOr<LLVM::LLVMFuncOp> kernel =
+      buildElementwiseKernel(b, generic, "bias_add", reason);
+  ASSERT_TRUE(succeeded(kernel)) << reason;
+  expectSignature(*kernel, SmallVector<KernelParamKind>(
+                               params.size(), KernelParamKind::Buffer));
+}
+
+} // namespace
