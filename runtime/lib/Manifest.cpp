@@ -22,39 +22,6 @@ using json::Value;
 // Names
 //===----------------------------------------------------------------------===//
 
-int getElementBits(std::string_view dtype) {
-  if (dtype == "f32")
-    return 32;
-  if (dtype == "bf16" || dtype == "f16")
-    return 16;
-  if (dtype == "f8e4m3" || dtype == "f8e5m2" || dtype == "f8e8m0")
-    return 8;
-  if (dtype == "f4e2m1")
-    return 4;
-  // iN: integers of 1 to 64 bits.
-  if (dtype.size() >= 2 && dtype.size() <= 3 && dtype[0] == 'i') {
-    int bits = 0;
-    for (char c : dtype.substr(1)) {
-      if (c < '0' || c > '9')
-        return 0;
-      bits = bits * 10 + (c - '0');
-    }
-    if (dtype[1] != '0' && bits >= 1 && bits <= 64)
-      return bits;
-  }
-  return 0;
-}
-
-int getTensorMapElementBytes(std::string_view dtype) {
-  if (dtype == "uint8")
-    return 1;
-  if (dtype == "uint16" || dtype == "float16" || dtype == "bfloat16")
-    return 2;
-  if (dtype == "uint32" || dtype == "int32" || dtype == "float32")
-    return 4;
-  return 0;
-}
-
 const char *getBufferKindName(BufferKind kind) {
   switch (kind) {
   case BufferKind::Input:
@@ -119,6 +86,17 @@ std::string formatList(const std::vector<T> &values) {
 template <typename T, size_t N>
 std::string formatList(const std::array<T, N> &values) {
   return formatList(std::vector<T>(values.begin(), values.end()));
+}
+
+/// "a, b, c or d" of the names of a DTypes.h table, then `more`.
+template <typename Info, size_t N>
+std::string listNames(const Info (&table)[N], const char *more = nullptr) {
+  std::string text;
+  for (size_t i = 0; i < N; ++i) {
+    bool last = i + 1 == N && !more;
+    text += std::string(i == 0 ? "" : last ? " or " : ", ") + table[i].name;
+  }
+  return more ? text + " or " + more : text;
 }
 
 //===----------------------------------------------------------------------===//
@@ -335,9 +313,9 @@ bool Reader::readBuffer(const Value &value, const std::string &where,
   buffer.bitWidth = getElementBits(buffer.dtype);
   if (!buffer.bitWidth)
     return fail(*dtype, where + ".dtype",
-                "unknown element type \"" + buffer.dtype +
-                    "\"; expected f32, bf16, f16, f8e4m3, f8e5m2, f8e8m0, "
-                    "f4e2m1 or iN");
+                "unknown element type \"" + buffer.dtype + "\"; expected " +
+                    listNames(kDTypes, "iN"));
+  buffer.type = getDType(buffer.dtype);
 
   if (!getIntegers(value, where, "shape", 0, 16, 0,
                    std::numeric_limits<int64_t>::max(), buffer.shape))
@@ -681,12 +659,13 @@ bool Reader::readTensorMap(const Value &value, const std::string &where,
   if (!dtype)
     return false;
   map.dtype = dtype->getString();
-  map.elementBytes = getTensorMapElementBytes(map.dtype);
-  if (!map.elementBytes)
+  const TensorMapDTypeInfo *mapType = findTensorMapDType(map.dtype);
+  if (!mapType)
     return fail(*dtype, where + ".dtype",
                 "unknown tensor-map data type \"" + map.dtype +
-                    "\"; expected uint8, uint16, uint32, int32, float16, "
-                    "bfloat16 or float32");
+                    "\"; expected " + listNames(kTensorMapDTypes));
+  map.type = mapType->type;
+  map.elementBytes = mapType->bytes;
 
   // cuTensorMapEncodeTiled: rank 1 to 5, dims up to 2^32, strides multiples
   // of 16 below 2^40, boxes of 1 to 256 elements.

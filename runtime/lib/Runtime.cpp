@@ -164,19 +164,23 @@ bool chipRuns(const ChipRequirement &req, int major, int minor) {
   return major > req.major || (major == req.major && minor >= req.minor);
 }
 
-CUtensorMapDataType getTensorMapDataType(const std::string &dtype) {
-  if (dtype == "uint16")
+CUtensorMapDataType getTensorMapDataType(TensorMapDType type) {
+  switch (type) {
+  case TensorMapDType::UInt8:
+    return CU_TENSOR_MAP_DATA_TYPE_UINT8;
+  case TensorMapDType::UInt16:
     return CU_TENSOR_MAP_DATA_TYPE_UINT16;
-  if (dtype == "uint32")
+  case TensorMapDType::UInt32:
     return CU_TENSOR_MAP_DATA_TYPE_UINT32;
-  if (dtype == "int32")
+  case TensorMapDType::Int32:
     return CU_TENSOR_MAP_DATA_TYPE_INT32;
-  if (dtype == "float16")
+  case TensorMapDType::F16:
     return CU_TENSOR_MAP_DATA_TYPE_FLOAT16;
-  if (dtype == "bfloat16")
+  case TensorMapDType::BF16:
     return CU_TENSOR_MAP_DATA_TYPE_BFLOAT16;
-  if (dtype == "float32")
+  case TensorMapDType::F32:
     return CU_TENSOR_MAP_DATA_TYPE_FLOAT32;
+  }
   return CU_TENSOR_MAP_DATA_TYPE_UINT8;
 }
 
@@ -680,7 +684,7 @@ bool Program::run(const CUdeviceptr *inputs, const CUdeviceptr *outputs,
         std::vector<cuuint32_t> box(map.box.begin(), map.box.end());
         std::vector<cuuint32_t> elementStrides(map.dims.size(), 1);
         if (CUresult r = cuTensorMapEncodeTiled(
-                &slot.map, getTensorMapDataType(map.dtype),
+                &slot.map, getTensorMapDataType(map.type),
                 cuuint32_t(map.dims.size()), reinterpret_cast<void *>(base),
                 dims.data(), strides.empty() ? nullptr : strides.data(),
                 box.data(), elementStrides.data(),

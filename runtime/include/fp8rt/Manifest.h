@@ -18,6 +18,8 @@
 #ifndef FP8RT_MANIFEST_H
 #define FP8RT_MANIFEST_H
 
+#include "fp8rt/DTypes.h"
+
 #include <array>
 #include <cstdint>
 #include <string>
@@ -40,9 +42,10 @@ enum class BufferKind { Input, Output, Temp, Constant, State };
 struct Buffer {
   int64_t id = -1;
   BufferKind kind = BufferKind::Temp;
-  /// Element type as written (f32, bf16, f16, f8e4m3, f8e5m2, f8e8m0,
-  /// f4e2m1, iN) and its width; f4e2m1 packs two per byte, low nibble first.
+  /// Element type as written (a name of fp8rt/DTypes.h, or iN), its type
+  /// and its width; f4e2m1 packs two per byte, low nibble first.
   std::string dtype;
+  DType type = DType::F32;
   int bitWidth = 0;
   std::vector<int64_t> shape;
   /// Exactly ceil(elements * bitWidth / 8), or for rows padded to `pitch`
@@ -70,6 +73,7 @@ struct TensorMap {
   int64_t buffer = -1;
   /// Data type of the map (uint8 for 8-bit codes) and its size.
   std::string dtype;
+  TensorMapDType type = TensorMapDType::UInt8;
   int elementBytes = 0;
   /// Innermost dimension first.
   std::vector<uint64_t> dims;
@@ -138,11 +142,6 @@ struct Manifest {
   const Buffer &getInput(size_t i) const { return buffers[inputs[i]]; }
   const Buffer &getOutput(size_t i) const { return buffers[outputs[i]]; }
 };
-
-/// Bits per element of a buffer dtype, or 0 if the name is unknown.
-int getElementBits(std::string_view dtype);
-/// Bytes per element of a tensor-map dtype, or 0 if the name is unknown.
-int getTensorMapElementBytes(std::string_view dtype);
 
 const char *getBufferKindName(BufferKind kind);
 const char *getSwizzleName(Swizzle swizzle);
