@@ -577,7 +577,8 @@ int main(int argc, char **argv) {
   Manifest manifest;
   std::string error;
   if (!loadManifest(options.manifest, manifest, error) ||
-      !checkManifestFiles(manifest, error))
+      !checkManifestFiles(manifest, error) ||
+      !checkManifestModule(manifest, error))
     return fail(error);
   if (options.check) {
     std::printf("manifest: %s\n%s", manifest.path.c_str(),

@@ -16,6 +16,7 @@
 #ifndef FP8RT_DTYPES_H
 #define FP8RT_DTYPES_H
 
+#include <cstddef>
 #include <string_view>
 
 namespace fp8rt {
@@ -63,12 +64,19 @@ inline constexpr TensorMapDTypeInfo kTensorMapDTypes[] = {
     {TensorMapDType::F32, "float32", 4},
 };
 
-/// The table entry of a named dtype, or null (also for `iN`).
-constexpr const DTypeInfo *findDType(std::string_view name) {
-  for (const DTypeInfo &info : kDTypes)
+/// The entry of `table` (of structs with a `name`) called `name`, or null.
+template <typename Info, size_t N>
+constexpr const Info *findByName(const Info (&table)[N],
+                                 std::string_view name) {
+  for (const Info &info : table)
     if (name == info.name)
       return &info;
   return nullptr;
+}
+
+/// The table entry of a named dtype, or null (also for `iN`).
+constexpr const DTypeInfo *findDType(std::string_view name) {
+  return findByName(kDTypes, name);
 }
 
 /// N for an integer dtype `iN` with N from 1 to 64 (no leading zero), else 0.
@@ -99,10 +107,7 @@ constexpr DType getDType(std::string_view name) {
 
 /// The table entry of a tensor-map data type, or null.
 constexpr const TensorMapDTypeInfo *findTensorMapDType(std::string_view name) {
-  for (const TensorMapDTypeInfo &info : kTensorMapDTypes)
-    if (name == info.name)
-      return &info;
-  return nullptr;
+  return findByName(kTensorMapDTypes, name);
 }
 
 /// Bytes per element of a tensor-map data type, or 0 if the name is unknown.
