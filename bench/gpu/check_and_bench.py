@@ -60,8 +60,6 @@ import fp8rt  # noqa: E402
 from fp8_mlir import numerics  # noqa: E402
 
 ORACLE_FORMATS = {"e4m3": "f8E4M3FN", "e5m2": "f8E5M2"}
-MANIFEST_DTYPES = {"e4m3": "f8e4m3", "e5m2": "f8e5m2", "f32": "f32", "e8m0": "f8e8m0",
-                   "bf16": "bf16", "f16": "f16"}
 
 # ---------------------------------------------------------------------------
 # Tolerances
@@ -402,12 +400,13 @@ def run_oracle(ops, entry, inputs):
 def expected_io(entry):
     """The manifest's arguments and result as the index describes them."""
     m, n, k = entry["M"], entry["N"], entry["K"]
-    scale = MANIFEST_DTYPES[entry["scale"]]
-    inputs = [(MANIFEST_DTYPES[entry["a"]], (m, k)), (MANIFEST_DTYPES[entry["b"]], (n, k)),
+    dtype = fp8rt.manifest_dtype
+    scale = dtype(entry["scale"])
+    inputs = [(dtype(entry["a"]), (m, k)), (dtype(entry["b"]), (n, k)),
               (scale, tuple(entry["scale_a_shape"])), (scale, tuple(entry["scale_b_shape"]))]
     if entry["bias"]:
-        inputs.append((MANIFEST_DTYPES[entry["bias"]], (n,)))
-    return inputs, [(MANIFEST_DTYPES[entry["out"]], (m, n))]
+        inputs.append((dtype(entry["bias"]), (n,)))
+    return inputs, [(dtype(entry["out"]), (m, n))]
 
 
 def check_io(entry, inputs, outputs):

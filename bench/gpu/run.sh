@@ -23,7 +23,7 @@ PYTHON="${PYTHON:-python3}"
 
 if [ ! -f "$ART/index.json" ]; then
   echo "run.sh: no $ART/index.json; run bench/gpu/compile.sh on a development machine" \
-       "and bring $ART/ along (the device tool: carry=[\"build-gpu\"])" >&2
+       "and copy $ART/ into this tree" >&2
   exit 1
 fi
 

@@ -257,6 +257,29 @@ private:
     return true;
   }
 
+  /// The length of the well-formed UTF-8 sequence that `s` starts with
+  /// (Unicode's table of well-formed byte sequences: no overlong forms, no
+  /// surrogates, nothing above U+10FFFF), or 0.
+  static size_t getUtf8Length(std::string_view s) {
+    auto byte = [&](size_t i) {
+      return i < s.size() ? static_cast<unsigned char>(s[i]) : 0u;
+    };
+    unsigned lead = byte(0);
+    if (lead < 0xC2 || lead > 0xF4)
+      return 0;
+    size_t length = lead < 0xE0 ? 2 : lead < 0xF0 ? 3 : 4;
+    // The second byte's range excludes overlong forms (E0, F0), UTF-16
+    // surrogates (ED) and code points above U+10FFFF (F4).
+    unsigned lo = lead == 0xE0 ? 0xA0 : lead == 0xF0 ? 0x90 : 0x80;
+    unsigned hi = lead == 0xED ? 0x9F : lead == 0xF4 ? 0x8F : 0xBF;
+    if (byte(1) < lo || byte(1) > hi)
+      return 0;
+    for (size_t i = 2; i < length; ++i)
+      if (byte(i) < 0x80 || byte(i) > 0xBF)
+        return 0;
+    return length;
+  }
+
   bool parseString(std::string &out) {
     advance(); // '"'
     while (true) {
@@ -270,6 +293,15 @@ private:
       if (static_cast<unsigned char>(c) < 0x20)
         return fail("control character " + found() +
                     " in a string (escape it)");
+      if (static_cast<unsigned char>(c) >= 0x80) {
+        size_t length = getUtf8Length(text.substr(pos));
+        if (!length)
+          return fail("invalid UTF-8 (" + found() + ") in a string");
+        out.append(text.substr(pos, length));
+        for (size_t i = 0; i < length; ++i)
+          advance();
+        continue;
+      }
       if (c != '\\') {
         out += c;
         advance();

@@ -22,37 +22,13 @@ using json::Value;
 // Names
 //===----------------------------------------------------------------------===//
 
-int getElementBits(std::string_view dtype) {
-  if (dtype == "f32")
-    return 32;
-  if (dtype == "bf16" || dtype == "f16")
-    return 16;
-  if (dtype == "f8e4m3" || dtype == "f8e5m2" || dtype == "f8e8m0")
-    return 8;
-  if (dtype == "f4e2m1")
-    return 4;
-  // iN: integers of 1 to 64 bits.
-  if (dtype.size() >= 2 && dtype.size() <= 3 && dtype[0] == 'i') {
-    int bits = 0;
-    for (char c : dtype.substr(1)) {
-      if (c < '0' || c > '9')
-        return 0;
-      bits = bits * 10 + (c - '0');
-    }
-    if (dtype[1] != '0' && bits >= 1 && bits <= 64)
-      return bits;
-  }
-  return 0;
+const ChipInfo *findChip(std::string_view name) {
+  return findByName(kChips, name);
 }
 
-int getTensorMapElementBytes(std::string_view dtype) {
-  if (dtype == "uint8")
-    return 1;
-  if (dtype == "uint16" || dtype == "float16" || dtype == "bfloat16")
-    return 2;
-  if (dtype == "uint32" || dtype == "int32" || dtype == "float32")
-    return 4;
-  return 0;
+std::string formatLocation(Location location) {
+  return "line " + std::to_string(location.line) + ", column " +
+         std::to_string(location.column);
 }
 
 const char *getBufferKindName(BufferKind kind) {
@@ -121,6 +97,32 @@ std::string formatList(const std::array<T, N> &values) {
   return formatList(std::vector<T>(values.begin(), values.end()));
 }
 
+/// Whether `name` (valid UTF-8, which the JSON reader ensures) has no control
+/// character: no C0 or C1 control, no DEL.
+bool isPrintable(std::string_view name) {
+  for (size_t i = 0; i < name.size(); ++i) {
+    unsigned char c = static_cast<unsigned char>(name[i]);
+    if (c < 0x20 || c == 0x7F)
+      return false;
+    // U+0080 to U+009F are C2 80 to C2 9F.
+    if (c == 0xC2 && i + 1 < name.size() &&
+        static_cast<unsigned char>(name[i + 1]) < 0xA0)
+      return false;
+  }
+  return true;
+}
+
+/// "a, b, c or d" of the names of a DTypes.h table, then `more`.
+template <typename Info, size_t N>
+std::string listNames(const Info (&table)[N], const char *more = nullptr) {
+  std::string text;
+  for (size_t i = 0; i < N; ++i) {
+    bool last = i + 1 == N && !more;
+    text += std::string(i == 0 ? "" : last ? " or " : ", ") + table[i].name;
+  }
+  return more ? text + " or " + more : text;
+}
+
 //===----------------------------------------------------------------------===//
 // Checking the JSON tree
 //===----------------------------------------------------------------------===//
@@ -135,6 +137,10 @@ public:
   bool read(const Value &root);
 
 private:
+  static Location locate(const Value &value) {
+    return {value.getLine(), value.getColumn()};
+  }
+
   bool fail(const Value &at, const std::string &where,
             const std::string &what) {
     error = "line " + std::to_string(at.getLine()) + ", column " +
@@ -214,6 +220,20 @@ private:
     return true;
   }
 
+  /// A name or file name: printable, and not empty.
+  bool checkName(const Value &value, const std::string &where,
+                 const char *what) {
+    const std::string &name = value.getString();
+    if (name.empty())
+      return fail(value, where, std::string("the ") + what + " is empty");
+    if (!isPrintable(name))
+      return fail(value, where,
+                  std::string("the ") + what +
+                      " contains a control character (a NUL, a newline, "
+                      "...); names must be printable");
+    return true;
+  }
+
   bool getDim3(const Value &object, const std::string &where, const char *key,
                int64_t hi, std::array<uint32_t, 3> &out) {
     std::vector<int64_t> values;
@@ -226,6 +246,7 @@ private:
 
   bool readModules(const Value &root);
   bool readBuffers(const Value &root);
+  bool readLayout(const Value &value, const std::string &where, Buffer &buffer);
   bool readBuffer(const Value &value, const std::string &where, Buffer &buffer);
   bool checkIndices(const Value &root, BufferKind kind,
                     std::vector<int64_t> &ids);
@@ -272,15 +293,21 @@ bool Reader::read(const Value &root) {
                     "sources)");
   }
   const Value *function = get(root, "", "function", Value::Kind::String);
-  const Value *chip =
-      function ? get(root, "", "chip", Value::Kind::String) : nullptr;
-  if (!chip)
+  if (!function || !checkName(*function, "function", "function name"))
     return false;
   manifest.function = function->getString();
+  const Value *chip = get(root, "", "chip", Value::Kind::String);
+  if (!chip)
+    return false;
   manifest.chip = chip->getString();
-  if (manifest.chip.rfind("sm_", 0) != 0)
+  manifest.chipAt = locate(*chip);
+  if (!findChip(manifest.chip))
     return fail(*chip, "chip",
-                "\"" + manifest.chip + "\" is not a chip name like sm_90a");
+                "unknown chip \"" +
+                    (isPrintable(manifest.chip)
+                         ? manifest.chip
+                         : std::string("<unprintable>")) +
+                    "\"; manifests are compiled for " + listNames(kChips));
   return readModules(root) && readBuffers(root) && readLaunches(root);
 }
 
@@ -289,16 +316,16 @@ bool Reader::readModules(const Value &root) {
   if (!modules)
     return false;
   const Value *ptx = get(*modules, "modules", "ptx", Value::Kind::String);
-  if (!ptx)
+  if (!ptx || !checkName(*ptx, "modules.ptx", "PTX file name"))
     return false;
-  if (ptx->getString().empty())
-    return fail(*ptx, "modules.ptx", "the PTX file name is empty");
   manifest.ptxFile = ptx->getString();
+  manifest.ptxAt = locate(*ptx);
   if (modules->find("cubin")) {
     const Value *cubin = get(*modules, "modules", "cubin", Value::Kind::String);
-    if (!cubin)
+    if (!cubin || !checkName(*cubin, "modules.cubin", "cubin file name"))
       return false;
     manifest.cubinFile = cubin->getString();
+    manifest.cubinAt = locate(*cubin);
   }
   return true;
 }
@@ -335,9 +362,9 @@ bool Reader::readBuffer(const Value &value, const std::string &where,
   buffer.bitWidth = getElementBits(buffer.dtype);
   if (!buffer.bitWidth)
     return fail(*dtype, where + ".dtype",
-                "unknown element type \"" + buffer.dtype +
-                    "\"; expected f32, bf16, f16, f8e4m3, f8e5m2, f8e8m0, "
-                    "f4e2m1 or iN");
+                "unknown element type \"" + buffer.dtype + "\"; expected " +
+                    listNames(kDTypes, "iN"));
+  buffer.type = getDType(buffer.dtype);
 
   if (!getIntegers(value, where, "shape", 0, 16, 0,
                    std::numeric_limits<int64_t>::max(), buffer.shape))
@@ -355,23 +382,38 @@ bool Reader::readBuffer(const Value &value, const std::string &where,
     return fail(*value.find("shape"), where + ".shape",
                 "shape " + formatShape(buffer.shape) +
                     " has more elements than any device holds");
+  if (!readLayout(value, where, buffer))
+    return false;
   if (value.find("pitch")) {
-    int64_t last = buffer.shape.empty() ? 1 : buffer.shape.back();
+    // The rows are those stored: a transposed matrix's are its columns.
+    int64_t last = buffer.shape.empty() ? 1
+                   : buffer.layout == BufferLayout::Transposed
+                       ? buffer.shape[0]
+                       : buffer.shape.back();
     if (!getMemberInteger(value, where, "pitch", 1,
                           std::numeric_limits<int32_t>::max(), buffer.pitch))
       return false;
-    if (buffer.pitch < last || buffer.bitWidth % 8 != 0)
+    if (buffer.pitch < last || buffer.pitch * buffer.bitWidth % 8 != 0)
       return fail(*value.find("pitch"), where + ".pitch",
                   "a pitch of " + std::to_string(buffer.pitch) +
                       " elements must hold a row of " + std::to_string(last) +
-                      " whole-byte elements");
-    if (last)
-      elements = elements / uint64_t(last) * uint64_t(buffer.pitch);
+                      " and start every row on a byte");
+    if (last) {
+      uint64_t rows = elements / uint64_t(last);
+      if (rows > ((uint64_t(1) << 62) / uint64_t(buffer.bitWidth)) /
+                     uint64_t(buffer.pitch))
+        return fail(*value.find("pitch"), where + ".pitch",
+                    "rows of " + std::to_string(buffer.pitch) +
+                        " elements make more bytes than any device holds");
+      elements = rows * uint64_t(buffer.pitch);
+    }
   }
   if (const Value *name = value.find("name")) {
     if (buffer.kind != BufferKind::State || !name->isString())
       return fail(*name, where + ".name",
                   "only state buffers are named, by a string");
+    if (!checkName(*name, where + ".name", "state buffer's name"))
+      return false;
     buffer.name = name->getString();
   }
   uint64_t expected = (elements * uint64_t(buffer.bitWidth) + 7) / 8;
@@ -380,11 +422,22 @@ bool Reader::readBuffer(const Value &value, const std::string &where,
                         std::numeric_limits<int64_t>::max(), bytes))
     return false;
   buffer.bytes = uint64_t(bytes);
-  if (buffer.bytes != expected)
+  if (buffer.layout == BufferLayout::Tcgen05ScaleFactors) {
+    if (buffer.bytes < expected || buffer.bytes % kScaleChunkBytes != 0)
+      return fail(*value.find("bytes"), where + ".bytes",
+                  std::to_string(bytes) +
+                      " bytes, but tcgen05 scale "
+                      "factors fill whole chunks of " +
+                      std::to_string(kScaleChunkBytes) +
+                      " bytes, at least the " + std::to_string(expected) +
+                      " of a dense " + formatShape(buffer.shape) + " " +
+                      buffer.dtype + " tensor");
+  } else if (buffer.bytes != expected) {
     return fail(*value.find("bytes"), where + ".bytes",
                 std::to_string(bytes) + " bytes, but a " +
                     formatShape(buffer.shape) + " " + buffer.dtype +
                     " tensor takes " + std::to_string(expected));
+  }
 
   bool hasIndex = value.find("index") != nullptr;
   if (buffer.kind == BufferKind::Input || buffer.kind == BufferKind::Output) {
@@ -401,8 +454,8 @@ bool Reader::readBuffer(const Value &value, const std::string &where,
     const Value *file = get(value, where, "file", Value::Kind::String);
     if (!file)
       return false;
-    if (file->getString().empty())
-      return fail(*file, where + ".file", "the constant's file name is empty");
+    if (!checkName(*file, where + ".file", "file name"))
+      return false;
     buffer.file = file->getString();
   } else if (hasFile) {
     return fail(*value.find("file"), where + ".file",
@@ -410,6 +463,33 @@ bool Reader::readBuffer(const Value &value, const std::string &where,
                     " buffer has no file (only constants and state do)");
   }
   return true;
+}
+
+/// The optional "layout" of a buffer: "transposed" for a matrix, or
+/// "tcgen05_scale_factors" for 8-bit block scales.
+bool Reader::readLayout(const Value &value, const std::string &where,
+                        Buffer &buffer) {
+  if (!value.find("layout"))
+    return true;
+  const Value *layout = get(value, where, "layout", Value::Kind::String);
+  if (!layout)
+    return false;
+  const std::string &name = layout->getString();
+  if (name == "transposed" && buffer.shape.size() == 2) {
+    buffer.layout = BufferLayout::Transposed;
+    return true;
+  }
+  if (name == "tcgen05_scale_factors" && buffer.bitWidth == 8 &&
+      !value.find("pitch")) {
+    buffer.layout = BufferLayout::Tcgen05ScaleFactors;
+    return true;
+  }
+  return fail(*layout, where + ".layout",
+              "unknown layout \"" +
+                  (isPrintable(name) ? name : std::string("<unprintable>")) +
+                  "\" for a " + formatShape(buffer.shape) + " " + buffer.dtype +
+                  " buffer; expected \"transposed\" (matrices) or "
+                  "\"tcgen05_scale_factors\" (8-bit scales without a pitch)");
 }
 
 bool Reader::readBuffers(const Value &root) {
@@ -516,6 +596,7 @@ bool Reader::readLaunches(const Value &root) {
     if (!kind)
       return false;
     Launch launch;
+    launch.where = where;
     if (kind->getString() == "kernel") {
       launch.kind = LaunchKind::Kernel;
       if (!readKernelLaunch(value, where, launch))
@@ -545,6 +626,10 @@ bool Reader::readLaunches(const Value &root) {
       launch.bytes = uint64_t(bytes);
       const Buffer &from = manifest.buffers[launch.from];
       const Buffer &to = manifest.buffers[launch.to];
+      if (launch.from == launch.to)
+        return fail(*value.find("to"), where + ".to",
+                    "a copy from buffer " + std::to_string(launch.from) +
+                        " to itself");
       if (launch.bytes > from.bytes || launch.bytes > to.bytes)
         return fail(*value.find("bytes"), where + ".bytes",
                     "a copy of " + std::to_string(bytes) +
@@ -571,12 +656,12 @@ bool Reader::readLaunches(const Value &root) {
 bool Reader::readKernelLaunch(const Value &value, const std::string &where,
                               Launch &launch) {
   const Value *kernel = get(value, where, "kernel", Value::Kind::String);
-  if (!kernel)
+  if (!kernel || !checkName(*kernel, where + ".kernel", "kernel name"))
     return false;
-  if (kernel->getString().empty())
-    return fail(*kernel, where + ".kernel", "the kernel name is empty");
   launch.kernel = kernel->getString();
+  launch.kernelAt = locate(*kernel);
   std::string at = where + " (" + launch.kernel + ")";
+  launch.where = at;
   // Limits of CUDA launches (compute capability 9.0 and 10.0).
   if (!getDim3(value, at, "grid", (int64_t(1) << 31) - 1, launch.grid) ||
       !getDim3(value, at, "block", 1024, launch.block) ||
@@ -604,11 +689,20 @@ bool Reader::readKernelLaunch(const Value &value, const std::string &where,
                   "grid " + formatList(launch.grid) +
                       " is not a multiple of cluster " +
                       formatList(launch.cluster));
+  launch.blockAt = locate(*value.find("block"));
   int64_t shared;
   if (!getMemberInteger(value, at, "shared_bytes", 0,
                         std::numeric_limits<int32_t>::max(), shared))
     return false;
   launch.sharedBytes = uint32_t(shared);
+  const ChipInfo &chip = *findChip(manifest.chip);
+  if (launch.sharedBytes > chip.maxSharedBytes)
+    return fail(*value.find("shared_bytes"), at + ".shared_bytes",
+                std::to_string(shared) +
+                    " bytes of dynamic shared memory, but a block on " +
+                    chip.name + " has at most " +
+                    std::to_string(chip.maxSharedBytes) + " (" +
+                    std::to_string(chip.maxSharedBytes / 1024) + " KiB)");
   if (const Value *persistent =
           get(value, at, "persistent", Value::Kind::Bool, /*required=*/false))
     launch.persistent = persistent->getBool();
@@ -618,8 +712,10 @@ bool Reader::readKernelLaunch(const Value &value, const std::string &where,
   const Value *params = get(value, at, "params", Value::Kind::Array);
   if (!params)
     return false;
+  launch.paramsAt = locate(*params);
   for (size_t i = 0; i < params->getElements().size(); ++i) {
     Param param;
+    param.at = locate(params->getElements()[i]);
     if (!readParam(params->getElements()[i],
                    at + ".params[" + std::to_string(i) + "]", param))
       return false;
@@ -640,7 +736,10 @@ bool Reader::readParam(const Value &value, const std::string &where,
   const std::string &k = kind->getString();
   if (k == "buffer") {
     param.kind = ParamKind::Buffer;
-    return getBufferId(value, where, param.buffer);
+    if (!getBufferId(value, where, param.buffer))
+      return false;
+    param.bufferAt = locate(*value.find("buffer"));
+    return true;
   }
   if (k == "i32") {
     param.kind = ParamKind::I32;
@@ -666,7 +765,10 @@ bool Reader::readParam(const Value &value, const std::string &where,
   }
   if (k == "tensor_map") {
     param.kind = ParamKind::TensorMap;
-    return readTensorMap(value, where, param.map);
+    if (!readTensorMap(value, where, param.map))
+      return false;
+    param.bufferAt = locate(*value.find("buffer"));
+    return true;
   }
   return fail(*kind, where + ".kind",
               "unknown parameter kind \"" + k +
@@ -681,12 +783,13 @@ bool Reader::readTensorMap(const Value &value, const std::string &where,
   if (!dtype)
     return false;
   map.dtype = dtype->getString();
-  map.elementBytes = getTensorMapElementBytes(map.dtype);
-  if (!map.elementBytes)
+  const TensorMapDTypeInfo *mapType = findTensorMapDType(map.dtype);
+  if (!mapType)
     return fail(*dtype, where + ".dtype",
                 "unknown tensor-map data type \"" + map.dtype +
-                    "\"; expected uint8, uint16, uint32, int32, float16, "
-                    "bfloat16 or float32");
+                    "\"; expected " + listNames(kTensorMapDTypes));
+  map.type = mapType->type;
+  map.elementBytes = mapType->bytes;
 
   // cuTensorMapEncodeTiled: rank 1 to 5, dims up to 2^32, strides multiples
   // of 16 below 2^40, boxes of 1 to 256 elements.
@@ -903,6 +1006,10 @@ std::string describeManifest(const Manifest &manifest) {
   auto describeBuffer = [&](const Buffer &b) {
     os << "buffer " << b.id << " " << b.dtype << " " << formatShape(b.shape)
        << " " << b.bytes << " bytes";
+    if (b.layout == BufferLayout::Transposed)
+      os << " transposed";
+    if (b.layout == BufferLayout::Tcgen05ScaleFactors)
+      os << " in tcgen05 scale-factor chunks";
     if (b.pitch)
       os << " (rows of " << b.pitch << ")";
     if (!b.name.empty())

@@ -132,51 +132,23 @@ private:
   bool pushed = false;
 };
 
-/// Compute capability a chip name requires: sm_90a -> 9.0 exactly (arch-
-/// specific), sm_100f -> 10.x with x >= 0 (family), sm_90 -> at least 9.0.
-struct ChipRequirement {
-  int major = 0, minor = 0;
-  char suffix = 0;
-};
-
-bool parseChip(const std::string &chip, ChipRequirement &req) {
-  if (chip.rfind("sm_", 0) != 0)
-    return false;
-  size_t i = 3;
-  int number = 0;
-  while (i < chip.size() && chip[i] >= '0' && chip[i] <= '9')
-    number = number * 10 + (chip[i++] - '0');
-  if (i == 3 || number < 10)
-    return false;
-  req.major = number / 10;
-  req.minor = number % 10;
-  if (i < chip.size())
-    req.suffix = chip[i++];
-  return i == chip.size() &&
-         (req.suffix == 0 || req.suffix == 'a' || req.suffix == 'f');
-}
-
-bool chipRuns(const ChipRequirement &req, int major, int minor) {
-  if (req.suffix == 'a')
-    return major == req.major && minor == req.minor;
-  if (req.suffix == 'f')
-    return major == req.major && minor >= req.minor;
-  return major > req.major || (major == req.major && minor >= req.minor);
-}
-
-CUtensorMapDataType getTensorMapDataType(const std::string &dtype) {
-  if (dtype == "uint16")
+CUtensorMapDataType getTensorMapDataType(TensorMapDType type) {
+  switch (type) {
+  case TensorMapDType::UInt8:
+    return CU_TENSOR_MAP_DATA_TYPE_UINT8;
+  case TensorMapDType::UInt16:
     return CU_TENSOR_MAP_DATA_TYPE_UINT16;
-  if (dtype == "uint32")
+  case TensorMapDType::UInt32:
     return CU_TENSOR_MAP_DATA_TYPE_UINT32;
-  if (dtype == "int32")
+  case TensorMapDType::Int32:
     return CU_TENSOR_MAP_DATA_TYPE_INT32;
-  if (dtype == "float16")
+  case TensorMapDType::F16:
     return CU_TENSOR_MAP_DATA_TYPE_FLOAT16;
-  if (dtype == "bfloat16")
+  case TensorMapDType::BF16:
     return CU_TENSOR_MAP_DATA_TYPE_BFLOAT16;
-  if (dtype == "float32")
+  case TensorMapDType::F32:
     return CU_TENSOR_MAP_DATA_TYPE_FLOAT32;
+  }
   return CU_TENSOR_MAP_DATA_TYPE_UINT8;
 }
 
@@ -303,6 +275,16 @@ struct Program::Impl {
     if (retainedPrimary)
       cuDevicePrimaryCtxRelease(device);
   }
+
+  // The steps of Program::initialize, in order.
+  bool acquireContext(std::string &error);
+  bool checkDevice(const Manifest &manifest, std::string &error);
+  bool loadModule(const Manifest &manifest, std::string &error);
+  bool prepareKernels(const Manifest &manifest, std::string &error);
+  bool allocateBuffers(const Manifest &manifest, std::string &error);
+
+  bool prepareKernel(const Launch &launch, const std::string &where,
+                     int sharedOptIn, KernelLaunch &kernel, std::string &error);
 };
 
 Program::~Program() = default;
@@ -315,7 +297,8 @@ std::unique_ptr<Program> Program::loadManifestOnly(const std::string &path,
                                                    std::string &error) {
   std::unique_ptr<Program> program(new Program());
   if (!loadManifest(path, program->manifest, error) ||
-      !checkManifestFiles(program->manifest, error))
+      !checkManifestFiles(program->manifest, error) ||
+      !checkManifestModule(program->manifest, error))
     return nullptr;
   program->impl = std::make_unique<Impl>();
   return program;
@@ -335,233 +318,266 @@ std::unique_ptr<Program> Program::load(const std::string &path,
 
 bool Program::initialize(std::string &error) {
   Impl &state = *impl;
+  if (!state.acquireContext(error))
+    return false;
+  ScopedContext scope(state.context);
+  return state.checkDevice(manifest, error) &&
+         state.loadModule(manifest, error) &&
+         state.prepareKernels(manifest, error) &&
+         state.allocateBuffers(manifest, error);
+}
 
-  // The context: the caller's, or device 0's primary context.
+/// The caller's current context, or device 0's primary context (retained and
+/// made current).
+bool Program::Impl::acquireContext(std::string &error) {
   if (CUresult r = cuInit(0))
     return failCuda(error, "cuInit", r);
   CUcontext current = nullptr;
   if (CUresult r = cuCtxGetCurrent(&current))
     return failCuda(error, "cuCtxGetCurrent", r);
-  if (current) {
-    state.context = current;
-    if (CUresult r = cuCtxGetDevice(&state.device))
-      return failCuda(error, "cuCtxGetDevice", r);
-    // When the current context is the device's primary one (the CUDA
-    // runtime's, or one another program retained), hold it too, so that it
-    // outlives this program whoever releases it first.
-    unsigned flags = 0;
-    int active = 0;
-    CUcontext primary = nullptr;
-    if (cuDevicePrimaryCtxGetState(state.device, &flags, &active) ==
-            CUDA_SUCCESS &&
-        active &&
-        cuDevicePrimaryCtxRetain(&primary, state.device) == CUDA_SUCCESS) {
-      if (primary == current)
-        state.retainedPrimary = true;
-      else
-        cuDevicePrimaryCtxRelease(state.device);
-    }
-  } else {
-    if (CUresult r = cuDeviceGet(&state.device, 0))
+  if (!current) {
+    if (CUresult r = cuDeviceGet(&device, 0))
       return failCuda(error, "cuDeviceGet", r, "device 0");
-    if (CUresult r = cuDevicePrimaryCtxRetain(&state.context, state.device))
+    if (CUresult r = cuDevicePrimaryCtxRetain(&context, device))
       return failCuda(error, "cuDevicePrimaryCtxRetain", r, "device 0");
-    state.retainedPrimary = true;
-    if (CUresult r = cuCtxSetCurrent(state.context))
+    retainedPrimary = true;
+    hasDevice = true;
+    if (CUresult r = cuCtxSetCurrent(context))
       return failCuda(error, "cuCtxSetCurrent", r);
+    return true;
   }
-  state.hasDevice = true;
-  ScopedContext scope(state.context);
+  context = current;
+  if (CUresult r = cuCtxGetDevice(&device))
+    return failCuda(error, "cuCtxGetDevice", r);
+  hasDevice = true;
+  // When the current context is the device's primary one (the CUDA
+  // runtime's, or one another program retained), hold it too, so that it
+  // outlives this program whoever releases it first.
+  unsigned flags = 0;
+  int active = 0;
+  CUcontext primary = nullptr;
+  if (cuDevicePrimaryCtxGetState(device, &flags, &active) == CUDA_SUCCESS &&
+      active && cuDevicePrimaryCtxRetain(&primary, device) == CUDA_SUCCESS) {
+    if (primary == current)
+      retainedPrimary = true;
+    else
+      cuDevicePrimaryCtxRelease(device);
+  }
+  return true;
+}
 
-  // The device must run the chip's code.
+/// The device must run the chip's code.
+bool Program::Impl::checkDevice(const Manifest &manifest, std::string &error) {
   char name[256] = {0};
-  cuDeviceGetName(name, sizeof(name) - 1, state.device);
-  state.deviceName = name;
+  cuDeviceGetName(name, sizeof(name) - 1, device);
+  deviceName = name;
   int major = 0, minor = 0;
   if (CUresult r = cuDeviceGetAttribute(
-          &major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, state.device))
+          &major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, device))
     return failCuda(error, "cuDeviceGetAttribute", r, "compute capability");
   if (CUresult r = cuDeviceGetAttribute(
-          &minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, state.device))
+          &minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, device))
     return failCuda(error, "cuDeviceGetAttribute", r, "compute capability");
-  ChipRequirement req;
-  if (!parseChip(manifest.chip, req)) {
-    error = "unknown chip '" + manifest.chip + "'";
-    return false;
-  }
-  if (!chipRuns(req, major, minor)) {
-    error = "the kernels are compiled for " + manifest.chip +
-            " (compute capability " + std::to_string(req.major) + "." +
-            std::to_string(req.minor) +
-            (req.suffix == 'a'   ? " exactly"
-             : req.suffix == 'f' ? " family"
-                                 : " or newer") +
-            "), but device " + std::to_string(int(state.device)) + " (" +
-            state.deviceName + ") has compute capability " +
-            std::to_string(major) + "." + std::to_string(minor);
-    return false;
-  }
+  // The reader accepts known chips only; their code is architecture-
+  // specific and runs on exactly one compute capability.
+  const ChipInfo &chip = *findChip(manifest.chip);
+  if (major == chip.major && minor == chip.minor)
+    return true;
+  error = "the kernels are compiled for " + manifest.chip +
+          " (compute capability " + std::to_string(chip.major) + "." +
+          std::to_string(chip.minor) + " exactly), but device " +
+          std::to_string(int(device)) + " (" + deviceName +
+          ") has compute capability " + std::to_string(major) + "." +
+          std::to_string(minor);
+  return false;
+}
 
-  // The module: the cubin if it loads on this device, else the PTX.
+/// The cubin if it loads on this device, else the PTX, JIT-compiled by the
+/// driver; when both fail the error gives both reasons and the JIT log.
+bool Program::Impl::loadModule(const Manifest &manifest, std::string &error) {
   std::string cubinProblem;
   if (!manifest.cubinFile.empty()) {
     std::string path = joinPath(manifest.directory, manifest.cubinFile);
     std::string image, readError;
     if (!readFile(path, image, readError)) {
       cubinProblem = readError;
-    } else if (CUresult r = cuModuleLoadDataEx(&state.module, image.data(), 0,
+    } else if (CUresult r = cuModuleLoadDataEx(&module, image.data(), 0,
                                                nullptr, nullptr)) {
       cubinProblem =
           "cuModuleLoadDataEx (cubin '" + path + "'): " + describeCudaError(r);
-      state.module = nullptr;
+      module = nullptr;
     } else {
-      state.moduleKind = "cubin";
+      moduleKind = "cubin";
+      return true;
     }
   }
-  if (!state.module) {
-    std::string path = joinPath(manifest.directory, manifest.ptxFile);
-    std::string ptx;
-    if (!readFile(path, ptx, error))
-      return false;
-    ptx.push_back('\0');
-    std::vector<char> log(1 << 16, '\0');
-    CUjit_option options[] = {CU_JIT_ERROR_LOG_BUFFER,
-                              CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
-    void *values[] = {log.data(),
-                      reinterpret_cast<void *>(uintptr_t(log.size() - 1))};
-    if (CUresult r =
-            cuModuleLoadDataEx(&state.module, ptx.data(), 2, options, values)) {
-      state.module = nullptr;
-      error = (cubinProblem.empty() ? "" : cubinProblem + "; then ") +
-              "cuModuleLoadDataEx (PTX '" + path +
-              "', JIT-compiled by the driver): " + describeCudaError(r);
-      if (log[0])
-        error += "\nJIT log:\n" + std::string(log.data());
-      return false;
-    }
-    state.moduleKind = "ptx";
+  std::string path = joinPath(manifest.directory, manifest.ptxFile);
+  std::string ptx;
+  if (!readFile(path, ptx, error))
+    return false;
+  ptx.push_back('\0');
+  std::vector<char> log(1 << 16, '\0');
+  CUjit_option options[] = {CU_JIT_ERROR_LOG_BUFFER,
+                            CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
+  void *values[] = {log.data(),
+                    reinterpret_cast<void *>(uintptr_t(log.size() - 1))};
+  if (CUresult r =
+          cuModuleLoadDataEx(&module, ptx.data(), 2, options, values)) {
+    module = nullptr;
+    error = (cubinProblem.empty() ? "" : cubinProblem + "; then ") +
+            "cuModuleLoadDataEx (PTX '" + path +
+            "', JIT-compiled by the driver): " + describeCudaError(r);
+    if (log[0])
+      error += "\nJIT log:\n" + std::string(log.data());
+    return false;
   }
+  moduleKind = "ptx";
+  return true;
+}
 
-  // Kernels: functions, attributes, and parameter storage.
+/// Every kernel launch's function, attributes and parameter storage.
+bool Program::Impl::prepareKernels(const Manifest &manifest,
+                                   std::string &error) {
   int sharedOptIn = 0;
   cuDeviceGetAttribute(&sharedOptIn,
                        CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN,
-                       state.device);
-  state.kernels.resize(manifest.launches.size());
+                       device);
+  kernels.resize(manifest.launches.size());
   for (size_t i = 0; i < manifest.launches.size(); ++i) {
     const Launch &launch = manifest.launches[i];
     if (launch.kind != LaunchKind::Kernel)
       continue;
     std::string where =
         "kernel '" + launch.kernel + "', launch " + std::to_string(i);
-    KernelLaunch &kernel = state.kernels[i];
-    if (CUresult r = cuModuleGetFunction(&kernel.function, state.module,
-                                         launch.kernel.c_str()))
-      return failCuda(error, "cuModuleGetFunction", r,
-                      where + ": not in the " + std::string(state.moduleKind) +
-                          " module");
+    if (!prepareKernel(launch, where, sharedOptIn, kernels[i], error))
+      return false;
+  }
+  return true;
+}
 
-    int staticShared = 0, maxThreads = 0, registers = 0;
-    cuFuncGetAttribute(&staticShared, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES,
-                       kernel.function);
-    cuFuncGetAttribute(&maxThreads, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK,
-                       kernel.function);
-    cuFuncGetAttribute(&registers, CU_FUNC_ATTRIBUTE_NUM_REGS, kernel.function);
-    if (sharedOptIn > 0 &&
-        int64_t(launch.sharedBytes) + staticShared > sharedOptIn) {
-      error = where + ": needs " + std::to_string(launch.sharedBytes) +
-              " bytes of dynamic and " + std::to_string(staticShared) +
-              " of static shared memory, but " + state.deviceName + " allows " +
-              std::to_string(sharedOptIn) + " per block";
+namespace {
+
+/// The loaded kernel's parameters must have the sizes of the manifest's.
+/// Their number was checked against the PTX `.entry` (checkManifestModule);
+/// asking the driver about an index past the last parameter is an error that
+/// compute-sanitizer reports, so the driver is asked only about the
+/// manifest's parameters.
+bool checkParamSizes(CUfunction function, const Launch &launch,
+                     const std::string &where, std::string &error) {
+  for (size_t p = 0; p < launch.params.size(); ++p) {
+    size_t offset = 0, size = 0;
+    CUresult r = cuFuncGetParamInfo(function, p, &offset, &size);
+    if (r == CUDA_ERROR_INVALID_VALUE) {
+      error = where + ": the kernel takes " + std::to_string(p) +
+              " parameters, but the manifest passes " +
+              std::to_string(launch.params.size());
       return false;
     }
-    if (launch.sharedBytes > 0)
-      if (CUresult r = cuFuncSetAttribute(
-              kernel.function, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-              int(launch.sharedBytes)))
-        return failCuda(
-            error, "cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES)", r,
-            where + ", " + std::to_string(launch.sharedBytes) + " bytes");
-    uint64_t threads =
-        uint64_t(launch.block[0]) * launch.block[1] * launch.block[2];
-    if (maxThreads > 0 && threads > uint64_t(maxThreads)) {
-      error = where + ": blocks of " + std::to_string(threads) +
-              " threads, but with " + std::to_string(registers) +
-              " registers per thread the kernel runs at most " +
-              std::to_string(maxThreads);
+    if (r != CUDA_SUCCESS)
+      return true; // the driver cannot tell; launch and see
+    size_t expected = getParamSize(launch.params[p].kind);
+    if (size != expected) {
+      error = where + ": parameter " + std::to_string(p) + " has " +
+              std::to_string(size) + " bytes, but the manifest passes a " +
+              getParamKindName(launch.params[p].kind) + " (" +
+              std::to_string(expected) + " bytes)";
       return false;
-    }
-    if (launch.cluster[0] * launch.cluster[1] * launch.cluster[2] > 8)
-      if (CUresult r = cuFuncSetAttribute(
-              kernel.function,
-              CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED, 1))
-        return failCuda(error,
-                        "cuFuncSetAttribute(NON_PORTABLE_CLUSTER_SIZE_ALLOWED)",
-                        r, where);
-
-    // The kernel's parameters must be the manifest's, in size and number.
-    for (size_t p = 0; p <= launch.params.size(); ++p) {
-      size_t offset = 0, size = 0;
-      CUresult r = cuFuncGetParamInfo(kernel.function, p, &offset, &size);
-      if (p == launch.params.size()) {
-        if (r == CUDA_SUCCESS) {
-          error = where + ": the kernel takes more than the manifest's " +
-                  std::to_string(launch.params.size()) + " parameters";
-          return false;
-        }
-        break;
-      }
-      if (r == CUDA_ERROR_INVALID_VALUE) {
-        error = where + ": the kernel takes " + std::to_string(p) +
-                " parameters, but the manifest passes " +
-                std::to_string(launch.params.size());
-        return false;
-      }
-      if (r != CUDA_SUCCESS)
-        break; // the driver cannot tell; launch and see
-      size_t expected = getParamSize(launch.params[p].kind);
-      if (size != expected) {
-        error = where + ": parameter " + std::to_string(p) + " has " +
-                std::to_string(size) + " bytes, but the manifest passes a " +
-                getParamKindName(launch.params[p].kind) + " (" +
-                std::to_string(expected) + " bytes)";
-        return false;
-      }
-    }
-
-    kernel.slots.resize(launch.params.size());
-    for (size_t p = 0; p < launch.params.size(); ++p) {
-      const Param &param = launch.params[p];
-      ParamSlot &slot = kernel.slots[p];
-      std::memset(&slot.map, 0, sizeof(slot.map));
-      slot.i32 = param.i32;
-      slot.f32 = param.f32;
-      switch (param.kind) {
-      case ParamKind::Buffer:
-        kernel.args.push_back(&slot.pointer);
-        break;
-      case ParamKind::I32:
-        kernel.args.push_back(&slot.i32);
-        break;
-      case ParamKind::F32:
-        kernel.args.push_back(&slot.f32);
-        break;
-      case ParamKind::TensorMap:
-        kernel.args.push_back(&slot.map);
-        break;
-      }
     }
   }
+  return true;
+}
 
-  // Temporaries (zeroed) and constants (uploaded).
-  state.owned.assign(manifest.buffers.size(), 0);
-  state.addresses.assign(manifest.buffers.size(), 0);
+/// Points kernel.args at one slot per parameter, holding the constant ones.
+void bindParamSlots(const Launch &launch, KernelLaunch &kernel) {
+  kernel.slots.resize(launch.params.size());
+  for (size_t p = 0; p < launch.params.size(); ++p) {
+    const Param &param = launch.params[p];
+    ParamSlot &slot = kernel.slots[p];
+    std::memset(&slot.map, 0, sizeof(slot.map));
+    slot.i32 = param.i32;
+    slot.f32 = param.f32;
+    switch (param.kind) {
+    case ParamKind::Buffer:
+      kernel.args.push_back(&slot.pointer);
+      break;
+    case ParamKind::I32:
+      kernel.args.push_back(&slot.i32);
+      break;
+    case ParamKind::F32:
+      kernel.args.push_back(&slot.f32);
+      break;
+    case ParamKind::TensorMap:
+      kernel.args.push_back(&slot.map);
+      break;
+    }
+  }
+}
+
+} // namespace
+
+bool Program::Impl::prepareKernel(const Launch &launch,
+                                  const std::string &where, int sharedOptIn,
+                                  KernelLaunch &kernel, std::string &error) {
+  if (CUresult r =
+          cuModuleGetFunction(&kernel.function, module, launch.kernel.c_str()))
+    return failCuda(error, "cuModuleGetFunction", r,
+                    where + ": not in the " + std::string(moduleKind) +
+                        " module");
+
+  int staticShared = 0, maxThreads = 0, registers = 0;
+  cuFuncGetAttribute(&staticShared, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES,
+                     kernel.function);
+  cuFuncGetAttribute(&maxThreads, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK,
+                     kernel.function);
+  cuFuncGetAttribute(&registers, CU_FUNC_ATTRIBUTE_NUM_REGS, kernel.function);
+  if (sharedOptIn > 0 &&
+      int64_t(launch.sharedBytes) + staticShared > sharedOptIn) {
+    error = where + ": needs " + std::to_string(launch.sharedBytes) +
+            " bytes of dynamic and " + std::to_string(staticShared) +
+            " of static shared memory, but " + deviceName + " allows " +
+            std::to_string(sharedOptIn) + " per block";
+    return false;
+  }
+  if (launch.sharedBytes > 0)
+    if (CUresult r = cuFuncSetAttribute(
+            kernel.function, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+            int(launch.sharedBytes)))
+      return failCuda(
+          error, "cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES)", r,
+          where + ", " + std::to_string(launch.sharedBytes) + " bytes");
+  uint64_t threads =
+      uint64_t(launch.block[0]) * launch.block[1] * launch.block[2];
+  if (maxThreads > 0 && threads > uint64_t(maxThreads)) {
+    error = where + ": blocks of " + std::to_string(threads) +
+            " threads, but with " + std::to_string(registers) +
+            " registers per thread the kernel runs at most " +
+            std::to_string(maxThreads);
+    return false;
+  }
+  if (launch.cluster[0] * launch.cluster[1] * launch.cluster[2] > 8)
+    if (CUresult r = cuFuncSetAttribute(
+            kernel.function,
+            CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED, 1))
+      return failCuda(error,
+                      "cuFuncSetAttribute(NON_PORTABLE_CLUSTER_SIZE_ALLOWED)",
+                      r, where);
+  if (!checkParamSizes(kernel.function, launch, where, error))
+    return false;
+  bindParamSlots(launch, kernel);
+  return true;
+}
+
+/// Temporaries (zeroed), constants and state (uploaded from their files).
+bool Program::Impl::allocateBuffers(const Manifest &manifest,
+                                    std::string &error) {
+  owned.assign(manifest.buffers.size(), 0);
+  addresses.assign(manifest.buffers.size(), 0);
   for (const Buffer &buffer : manifest.buffers) {
     if (buffer.kind != BufferKind::Temp &&
         buffer.kind != BufferKind::Constant && buffer.kind != BufferKind::State)
       continue;
     size_t bytes = buffer.bytes ? buffer.bytes : 1;
-    CUdeviceptr &pointer = state.owned[buffer.id];
+    CUdeviceptr &pointer = owned[buffer.id];
     if (CUresult r = cuMemAlloc(&pointer, bytes))
       return failCuda(error, "cuMemAlloc", r,
                       std::to_string(bytes) + " bytes for " +
@@ -680,7 +696,7 @@ bool Program::run(const CUdeviceptr *inputs, const CUdeviceptr *outputs,
         std::vector<cuuint32_t> box(map.box.begin(), map.box.end());
         std::vector<cuuint32_t> elementStrides(map.dims.size(), 1);
         if (CUresult r = cuTensorMapEncodeTiled(
-                &slot.map, getTensorMapDataType(map.dtype),
+                &slot.map, getTensorMapDataType(map.type),
                 cuuint32_t(map.dims.size()), reinterpret_cast<void *>(base),
                 dims.data(), strides.empty() ? nullptr : strides.data(),
                 box.data(), elementStrides.data(),

@@ -21,6 +21,55 @@ from collections import namedtuple
 MAX_RANK = 16
 RUN_SYNC = 1
 
+# The element types of manifest buffers and their bits per element: the table
+# of fp8rt/DTypes.h, in its order (test/runtime/dtypes.test checks that the
+# two agree). Integers `iN`, N = 1..64, are a family outside the table.
+DTYPE_BITS = {
+    "f32": 32,
+    "bf16": 16,
+    "f16": 16,
+    "f8e4m3": 8,
+    "f8e5m2": 8,
+    "f8e8m0": 8,
+    "f4e2m1": 4,
+}
+MAX_INT_BITS = 64
+
+# The data types of tensor maps and their bytes per element (DTypes.h).
+TENSOR_MAP_DTYPE_BYTES = {
+    "uint8": 1,
+    "uint16": 2,
+    "uint32": 4,
+    "int32": 4,
+    "float16": 2,
+    "bfloat16": 2,
+    "float32": 4,
+}
+
+# The short names of 8- and 4-bit formats (those of fp8-mlir's dialect and
+# recipes) and their manifest dtypes.
+FORMAT_DTYPES = {"e4m3": "f8e4m3", "e5m2": "f8e5m2", "e8m0": "f8e8m0", "e2m1": "f4e2m1"}
+
+
+def dtype_bits(name):
+    """Bits per element of a manifest dtype, or 0 if the name is unknown."""
+    if name in DTYPE_BITS:
+        return DTYPE_BITS[name]
+    digits = name[1:]
+    if name[:1] == "i" and 1 <= len(digits) <= 2 and digits.isdigit() and digits[0] != "0":
+        bits = int(digits)
+        return bits if bits <= MAX_INT_BITS else 0
+    return 0
+
+
+def manifest_dtype(name):
+    """The manifest dtype of a format name (e4m3 -> f8e4m3) or of a dtype
+    (bf16 -> bf16); KeyError for anything else."""
+    name = FORMAT_DTYPES.get(name, name)
+    if not dtype_bits(name):
+        raise KeyError(name)
+    return name
+
 Tensor = namedtuple("Tensor", ["dtype", "shape", "bytes"])
 
 

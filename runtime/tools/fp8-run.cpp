@@ -165,31 +165,41 @@ uint16_t toF16(float value) {
 /// Random contents for a buffer of `dtype`; see --help for the ranges.
 std::vector<uint8_t> randomBytes(const Buffer &buffer, Random &random) {
   std::vector<uint8_t> bytes(buffer.bytes);
-  const std::string &t = buffer.dtype;
   size_t elements = buffer.bitWidth >= 8 ? buffer.bytes / (buffer.bitWidth / 8)
                                          : buffer.bytes;
   for (size_t i = 0; i < elements; ++i) {
     uint8_t sign = random.below(2) ? 0x80 : 0;
-    if (t == "f8e4m3") {
+    switch (buffer.type) {
+    case DType::F8E4M3:
       // Exponent fields 4..10 (bias 7): magnitudes 2^-3 to 2^3 * 1.875.
       bytes[i] =
           sign | uint8_t((4 + random.below(7)) << 3) | uint8_t(random.below(8));
-    } else if (t == "f8e5m2") {
+      break;
+    case DType::F8E5M2:
       // Exponent fields 12..18 (bias 15).
       bytes[i] = sign | uint8_t((12 + random.below(7)) << 2) |
                  uint8_t(random.below(4));
-    } else if (t == "f8e8m0") {
+      break;
+    case DType::F8E8M0:
       bytes[i] = uint8_t(124 + random.below(7));
-    } else if (t == "f32") {
+      break;
+    case DType::F32: {
       float v = float(0.5 + 1.5 * random.uniform());
       std::memcpy(&bytes[4 * i], &v, 4);
-    } else if (t == "bf16" || t == "f16") {
+      break;
+    }
+    case DType::BF16:
+    case DType::F16: {
       float v = float(2 * random.uniform() - 1);
-      uint16_t h = t == "bf16" ? toBF16(v) : toF16(v);
+      uint16_t h = buffer.type == DType::BF16 ? toBF16(v) : toF16(v);
       std::memcpy(&bytes[2 * i], &h, 2);
-    } else {
-      // f4e2m1 (every code is finite) and integers: any bits.
+      break;
+    }
+    case DType::F4E2M1:
+    case DType::Int:
+      // Every E2M1 code is finite; integers take any bits.
       bytes[i] = uint8_t(random.next());
+      break;
     }
   }
   return bytes;
@@ -221,10 +231,10 @@ float fromF16(uint16_t h) {
 /// "max |x| = 12.5, 0 NaN, 0 Inf" for wide float results; empty otherwise.
 std::string summarizeValues(const Buffer &buffer,
                             const std::vector<uint8_t> &bytes) {
-  const std::string &t = buffer.dtype;
-  if (t != "f32" && t != "bf16" && t != "f16")
+  DType type = buffer.type;
+  if (type != DType::F32 && type != DType::BF16 && type != DType::F16)
     return "";
-  size_t width = t == "f32" ? 4 : 2;
+  size_t width = type == DType::F32 ? 4 : 2;
   size_t count = bytes.size() / width, nans = 0, infs = 0;
   double maxAbs = 0, sumAbs = 0;
   for (size_t i = 0; i < count; ++i) {
@@ -234,7 +244,7 @@ std::string summarizeValues(const Buffer &buffer,
     } else {
       uint16_t h;
       std::memcpy(&h, &bytes[2 * i], 2);
-      v = t == "bf16" ? fromBF16(h) : fromF16(h);
+      v = type == DType::BF16 ? fromBF16(h) : fromF16(h);
     }
     if (std::isnan(v)) {
       ++nans;
@@ -567,7 +577,8 @@ int main(int argc, char **argv) {
   Manifest manifest;
   std::string error;
   if (!loadManifest(options.manifest, manifest, error) ||
-      !checkManifestFiles(manifest, error))
+      !checkManifestFiles(manifest, error) ||
+      !checkManifestModule(manifest, error))
     return fail(error);
   if (options.check) {
     std::printf("manifest: %s\n%s", manifest.path.c_str(),

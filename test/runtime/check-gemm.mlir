@@ -34,6 +34,12 @@
 // CHECK-NEXT:     param 7: i32 512
 // CHECK-NEXT: ok: 'gemm' for sm_90a: 4 inputs, 1 outputs, 1 launches
 
+// The kernel stores its result through parameter 2: naming an input there
+// (an output aliasing an input) is rejected, with the JSON position.
+// RUN: sed 's/"buffer": 4,/"buffer": 1,/' %t/gemm.json > %t/alias.json
+// RUN: not fp8-run --check %t/alias.json 2>&1 | FileCheck %s --check-prefix=ALIAS
+// ALIAS: fp8-run: error: {{.*}}alias.json: line 117, column 21: launches[0] (fp8_gemm_sm90a_{{[a-z0-9_]+}}).params[2].buffer: kernel 'fp8_gemm_sm90a_{{[a-z0-9_]+}}' (fp8_kernels.ptx, line {{[0-9]+}}) stores through parameter 2, but buffer 1 is an input, which no launch may write
+
 func.func @gemm(%a: tensor<256x512xf8E4M3FN>, %b: tensor<384x512xf8E4M3FN>,
                 %sa: tensor<1x1xf32>, %sb: tensor<1x1xf32>) -> tensor<256x384xbf16> {
   %c = fp8.scaled_matmul %a, %b scales(%sa, %sb) by(<tensor>, <tensor>) transpose_rhs

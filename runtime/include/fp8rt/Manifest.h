@@ -18,6 +18,8 @@
 #ifndef FP8RT_MANIFEST_H
 #define FP8RT_MANIFEST_H
 
+#include "fp8rt/DTypes.h"
+
 #include <array>
 #include <cstdint>
 #include <string>
@@ -30,19 +32,58 @@ namespace fp8rt {
 constexpr const char *kManifestFormat = "fp8-mlir-launch-plan";
 constexpr int64_t kManifestVersion = 1;
 
+/// The chips a manifest may name. Both are architecture-specific targets:
+/// their code runs on exactly one compute capability.
+struct ChipInfo {
+  const char *name;
+  int major, minor;
+  /// Dynamic shared memory one block may use (227 KiB on both).
+  uint32_t maxSharedBytes;
+};
+
+inline constexpr ChipInfo kChips[] = {
+    {"sm_90a", 9, 0, 232448},
+    {"sm_100a", 10, 0, 232448},
+};
+
+/// The chip called `name`, or null.
+const ChipInfo *findChip(std::string_view name);
+
+/// Where a JSON value was written (1-based line and column; 0 if unknown).
+struct Location {
+  int line = 0;
+  int column = 0;
+};
+
+/// "line L, column C".
+std::string formatLocation(Location location);
+
 /// State buffers hold delayed-scaling state: like constants they start from
 /// a file when the program loads, and kernels update them; they keep their
 /// contents from run to run.
 enum class BufferKind { Input, Output, Temp, Constant, State };
+
+/// How a buffer's bytes are arranged, when not densely in row-major order of
+/// its shape. Transposed: a matrix stored with its dimensions swapped (the
+/// K-major copy an sm_100a GEMM reads); a pitch counts the stored rows.
+/// Tcgen05ScaleFactors: sm_100a block scales in the chunk layout the tensor
+/// cores read (fp8/Target/ScaleFactorLayout.h in the compiler): chunks of
+/// kScaleChunkBytes hold 128 rows x 4 scale blocks each, and rows and
+/// blocks are padded to whole chunks, so the buffer holds a multiple of
+/// kScaleChunkBytes and at least its dense size.
+enum class BufferLayout { Dense, Transposed, Tcgen05ScaleFactors };
+
+inline constexpr uint64_t kScaleChunkBytes = 512;
 
 /// One tensor of the function: an argument, a result, an intermediate or a
 /// constant, stored densely in row-major order.
 struct Buffer {
   int64_t id = -1;
   BufferKind kind = BufferKind::Temp;
-  /// Element type as written (f32, bf16, f16, f8e4m3, f8e5m2, f8e8m0,
-  /// f4e2m1, iN) and its width; f4e2m1 packs two per byte, low nibble first.
+  /// Element type as written (a name of fp8rt/DTypes.h, or iN), its type
+  /// and its width; f4e2m1 packs two per byte, low nibble first.
   std::string dtype;
+  DType type = DType::F32;
   int bitWidth = 0;
   std::vector<int64_t> shape;
   /// Exactly ceil(elements * bitWidth / 8), or for rows padded to `pitch`
@@ -51,6 +92,7 @@ struct Buffer {
   /// Elements from one row to the next when rows are padded (TMA needs
   /// 16-byte rows); 0 when dense.
   int64_t pitch = 0;
+  BufferLayout layout = BufferLayout::Dense;
   /// State buffers: the global they hold.
   std::string name;
   /// Position among the function's arguments (inputs) or results (outputs).
@@ -70,6 +112,7 @@ struct TensorMap {
   int64_t buffer = -1;
   /// Data type of the map (uint8 for 8-bit codes) and its size.
   std::string dtype;
+  TensorMapDType type = TensorMapDType::UInt8;
   int elementBytes = 0;
   /// Innermost dimension first.
   std::vector<uint64_t> dims;
@@ -85,6 +128,8 @@ struct TensorMap {
 /// One kernel parameter, in declaration order.
 struct Param {
   ParamKind kind = ParamKind::I32;
+  /// The parameter's object and its buffer id, in the manifest.
+  Location at, bufferAt;
   /// Buffer: the device pointer of this buffer (8 bytes).
   int64_t buffer = -1;
   int32_t i32 = 0;
@@ -99,6 +144,10 @@ enum class LaunchKind { Kernel, Fill, Copy };
 /// buffer to another (cuMemcpyDtoD).
 struct Launch {
   LaunchKind kind = LaunchKind::Kernel;
+  /// "launches[3] (name)": where it is, for messages.
+  std::string where;
+  /// The members "kernel", "block" and "params" in the manifest.
+  Location kernelAt, blockAt, paramsAt;
   // Kernel launches.
   std::string kernel;
   std::array<uint32_t, 3> grid = {1, 1, 1};
@@ -125,9 +174,11 @@ struct Manifest {
   std::string directory;
   std::string function;
   std::string chip;
+  Location chipAt;
   /// Module files, relative to `directory`; the cubin is optional.
   std::string ptxFile;
   std::string cubinFile;
+  Location ptxAt, cubinAt;
   /// Indexed by buffer id.
   std::vector<Buffer> buffers;
   /// Buffer ids of the function's arguments and results, in order.
@@ -138,11 +189,6 @@ struct Manifest {
   const Buffer &getInput(size_t i) const { return buffers[inputs[i]]; }
   const Buffer &getOutput(size_t i) const { return buffers[outputs[i]]; }
 };
-
-/// Bits per element of a buffer dtype, or 0 if the name is unknown.
-int getElementBits(std::string_view dtype);
-/// Bytes per element of a tensor-map dtype, or 0 if the name is unknown.
-int getTensorMapElementBytes(std::string_view dtype);
 
 const char *getBufferKindName(BufferKind kind);
 const char *getSwizzleName(Swizzle swizzle);
@@ -164,6 +210,14 @@ bool loadManifest(const std::string &path, Manifest &manifest,
 /// Checks that the files a manifest names exist and that constant files hold
 /// exactly the buffer's bytes.
 bool checkManifestFiles(const Manifest &manifest, std::string &error);
+
+/// Checks the launches against the kernels of the manifest's module
+/// (fp8rt/Module.h): every kernel is an entry of the PTX, and of the cubin
+/// when there is one; the PTX targets the manifest's chip; parameters match
+/// the entry's in number and kind; blocks respect `.maxntid` and
+/// `.reqntid`; no kernel stores through a parameter that is an input or a
+/// constant buffer. Errors give the file and the JSON position.
+bool checkManifestModule(const Manifest &manifest, std::string &error);
 
 /// A human-readable summary: buffers, module and launches.
 std::string describeManifest(const Manifest &manifest);

@@ -8,7 +8,9 @@ clean error:
   * exit status other than 0 or 1 (signals show up as negative statuses),
   * a run that exceeds the timeout,
   * stderr containing "Assertion", "LLVM ERROR", "UNREACHABLE", "Stack dump",
-    "runtime error" or "Sanitizer".
+    "runtime error" or "Sanitizer",
+  * exit status 1 without an "error" on stderr (a rejection without a
+    diagnostic, recorded as "nodiag").
 
 Phases:
 
@@ -36,8 +38,8 @@ unbounded allocation shows up as "LLVM ERROR: out of memory" instead of
 swapping the machine. If fp8-opt is missing (being relinked) the driver waits.
 
 Usage:
-  fuzz_driver.py [--fp8-opt PATH] [--cases N] [--seed S] [--out DIR] SEED.mlir...
-  fuzz_driver.py --minimize CRASH.mlir [--flags "--canonicalize"] [--out DIR]
+  scripts/fuzz/fuzz_driver.py [--fp8-opt PATH] [--cases N] [--seed S] [--out DIR] SEED.mlir...
+  scripts/fuzz/fuzz_driver.py --minimize CRASH.mlir [--flags "--canonicalize"] [--out DIR]
 
 Without SEED arguments the seeds are the .mlir files under
 test/Dialect/FP8/{IR,Transforms}, test/Conversion and
@@ -47,6 +49,11 @@ Files containing `// -----` are split into chunks; each chunk is one seed.
 RUN/CHECK/expected-* comment lines are stripped. Findings are written to
 OUT/findings/<kind>-<hash>.mlir with a matching .txt (command, status, stderr);
 a summary is printed at the end and written to OUT/summary.json.
+
+Exit status: 0 when no run crashed, hung or failed without a diagnostic, 1
+otherwise (round-trip and pass failures are reported but do not count), 2 on
+usage errors. A fixed --seed and --cases make a run reproducible, which is how
+the lit suite runs it (test/tools/fp8-opt/fuzz.test).
 """
 
 import argparse
@@ -184,7 +191,7 @@ class Runner:
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
 
     def wait_for_tool(self):
-        # Another engineer may be relinking the binary.
+        # A concurrent build may be relinking the binary.
         for _ in range(120):
             if os.path.exists(self.tool) and os.access(self.tool, os.X_OK):
                 return
@@ -239,6 +246,11 @@ def is_bad(status, err):
     if status not in (0, 1):
         return True
     return any(p in err for p in CRASH_PATTERNS)
+
+
+def lacks_diagnostic(status, err):
+    """A rejection must say why: fp8-opt's diagnostics contain "error"."""
+    return status == 1 and "error" not in err
 
 
 FRAME_RE = re.compile(r'^\s*#\d+\s+0x[0-9a-f]+\s+(?:in\s+)?(.*?)(?:\s+/\S+:\d+(?::\d+)?)?$')
@@ -1024,8 +1036,8 @@ class Fuzzer:
         self.roundtrip = {}
         self.max_per_sig = max_findings_per_sig
         self.cases = 0
-        self.stats = {"rc0": 0, "rc1": 0, "bad": 0, "roundtrip": 0,
-                      "pass_runs": 0}
+        self.stats = {"rc0": 0, "rc1": 0, "bad": 0, "nodiag": 0,
+                      "roundtrip": 0, "pass_runs": 0}
         self.verbose = verbose
         os.makedirs(os.path.join(out_dir, "findings"), exist_ok=True)
 
@@ -1061,6 +1073,10 @@ class Fuzzer:
             self.stats["bad"] += 1
             self.record("crash", text, flags, status, err, note, self.findings)
             return status
+        if lacks_diagnostic(status, err):
+            self.stats["nodiag"] += 1
+            self.record("nodiag", text, flags, status, err,
+                        "exit status 1 without a diagnostic", self.findings)
         self.stats["rc%d" % status] += 1
         if status != 0 or not passes:
             return status
@@ -1072,6 +1088,11 @@ class Fuzzer:
                 self.stats["bad"] += 1
                 self.record("crash", text, list(flags) + pflags, s2, e2,
                             note + " (pass)", self.findings)
+            elif lacks_diagnostic(s2, e2):
+                self.stats["nodiag"] += 1
+                self.record("nodiag", text, list(flags) + pflags, s2, e2,
+                            "exit status 1 without a diagnostic",
+                            self.findings)
             elif s2 != 0:
                 self.record("passfail", text, list(flags) + pflags, s2, e2,
                             " ".join(pflags), self.roundtrip)
@@ -1094,7 +1115,7 @@ class Fuzzer:
 
 def main():
     here = os.path.dirname(os.path.abspath(__file__))
-    root = os.path.abspath(os.path.join(here, "..", "..", "..", ".."))
+    root = os.path.abspath(os.path.join(here, "..", ".."))
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("seeds", nargs="*", help="valid .mlir inputs")
@@ -1105,7 +1126,7 @@ def main():
     ap.add_argument("--timeout", type=float, default=5.0)
     ap.add_argument("--mem-gib", type=float, default=4.0,
                     help="address-space limit of fp8-opt (0 = none)")
-    ap.add_argument("--out", default="/tmp/fp8-fuzz")
+    ap.add_argument("--out", default=os.path.join(root, "build", "fuzz"))
     ap.add_argument("--no-systematic", action="store_true")
     ap.add_argument("--minimize", metavar="FILE",
                     help="minimize a finding instead of fuzzing")
@@ -1134,7 +1155,7 @@ def main():
         flags = args.flags.split()
         res = minimize(runner, text, flags)
         print(res)
-        return
+        return 0
 
     seeds = args.seeds or sorted(
         os.path.join(dp, f)
@@ -1153,12 +1174,18 @@ def main():
         if is_bad(status, err):
             fz.record("crash", text, [], status, err, "seed " + path, fz.findings)
             continue
+        if lacks_diagnostic(status, err):
+            fz.record("nodiag", text, [], status, err, "seed " + path,
+                      fz.findings)
         if status == 0:
             valid.append(text)
             g = fz.generic_of(text)
             if g:
                 generic.append(g)
     invalid = [t for _, t in chunks if t not in valid]
+    if not chunks:
+        print("no seeds: give .mlir files", file=sys.stderr)
+        return 2
     print("seeds: %d chunks, %d valid, %d generic" %
           (len(chunks), len(valid), len(generic)), flush=True)
     t0 = time.time()
@@ -1194,7 +1221,7 @@ def main():
             break
         r = rng.random()
         rest = 1.0 - args.valid_frac
-        if r < args.valid_frac:
+        if r < args.valid_frac and valid:
             # Mostly-valid mutants: they get through the parser and verifier
             # and so reach --canonicalize and --fp8-fuse-dynamic-quantize.
             text = rng.choice(valid)
@@ -1268,6 +1295,14 @@ def main():
     with open(os.path.join(args.out, "summary.json"), "w") as f:
         json.dump(summary, f, indent=2)
     print(json.dumps(summary, indent=2))
+    if fz.findings:
+        print("FAILED: %d kinds of crash, hang or rejection without a "
+              "diagnostic; see %s" % (len(fz.findings),
+                                      os.path.join(args.out, "findings")))
+        return 1
+    print("passed: %d cases, no crash, hang or rejection without a diagnostic"
+          % fz.cases)
+    return 0
 
 
 # ----------------------------------------------------------------------------
@@ -1321,4 +1356,4 @@ def minimize(runner, text, flags):
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

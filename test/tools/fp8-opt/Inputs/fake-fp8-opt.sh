@@ -1,0 +1,11 @@
+#!/bin/sh
+# Stands in for fp8-opt to show that the fuzzer fails on what it must catch.
+# FAKE_MODE=crash: killed by SIGSEGV on inputs with an fp8.scaled_matmul.
+# FAKE_MODE=silent: exits 1 without a diagnostic on inputs with an fp8.amax.
+# Any other input is printed back, as a successful fp8-opt run would print it.
+input="$1"
+case "$FAKE_MODE" in
+crash) grep -q "fp8.scaled_matmul" "$input" && kill -SEGV $$ ;;
+silent) grep -q "fp8.amax" "$input" && exit 1 ;;
+esac
+cat "$input"
