@@ -37,6 +37,17 @@ int64_t PlanBuilder::bufferOf(Value value) {
   return id;
 }
 
+std::optional<KernelParamKind>
+mlir::fp8::getParamKind(const LaunchParam &param) {
+  if (std::holds_alternative<TensorMapParam>(param))
+    return KernelParamKind::TensorMap;
+  if (std::holds_alternative<BufferParam>(param))
+    return KernelParamKind::Buffer;
+  if (std::holds_alternative<I32Param>(param))
+    return KernelParamKind::I32;
+  return std::nullopt;
+}
+
 void PlanBuilder::addKernelLaunch(LLVM::LLVMFuncOp kernel,
                                   std::array<int64_t, 3> grid, int64_t threads,
                                   int64_t sharedBytes,

@@ -34,6 +34,10 @@ namespace mlir::fp8 {
 /// The gpu.module holding the kernels of every plan of a module.
 constexpr llvm::StringLiteral kKernelModuleName = "fp8_kernels";
 
+/// How `param` is passed: nullopt for an argument no kernel takes (f32
+/// values are read from buffers).
+std::optional<KernelParamKind> getParamKind(const LaunchParam &param);
+
 class PlanBuilder {
 public:
   PlanBuilder(func::FuncOp func, gpu::GPUModuleOp kernels, Chip chip,
@@ -75,9 +79,28 @@ public:
   void addCopy(int64_t from, int64_t to, int64_t bytes) {
     plan.launches.push_back(CopyLaunch{from, to, bytes});
   }
+  /// Records a launch of `kernel` with the arguments `params`, in the order
+  /// the kernel declares its parameters.
   void addKernelLaunch(LLVM::LLVMFuncOp kernel, std::array<int64_t, 3> grid,
                        int64_t threads, int64_t sharedBytes,
                        SmallVector<LaunchParam> params, bool persistent);
+  /// Records a launch of `kernel`, built from `config`, with
+  /// Config::kThreads threads per block. Its arguments are `getArg(param)`
+  /// for each of config.getParams(), in order: the list the kernel was
+  /// declared from, so that the two cannot disagree.
+  template <typename Config, typename GetArg>
+  void addKernelLaunch(LLVM::LLVMFuncOp kernel, const Config &config,
+                       std::array<int64_t, 3> grid, int64_t sharedBytes,
+                       GetArg &&getArg, bool persistent) {
+    SmallVector<LaunchParam> args;
+    for (typename Config::Param param : config.getParams()) {
+      args.push_back(getArg(param));
+      assert(getParamKind(args.back()) == getParamKind(param) &&
+             "a launch argument of another kind than its parameter");
+    }
+    addKernelLaunch(kernel, grid, Config::kThreads, sharedBytes,
+                    std::move(args), persistent);
+  }
   /// A 2-D TMA tensor map over an 8-bit [rows, cols] row-major buffer with
   /// boxes of [boxRows, boxCols] and 128-byte swizzle. Elements of `bits` <
   /// 8 (E2M1) are packed: the map is over bytes.

@@ -105,17 +105,53 @@ LogicalResult getGemmResult(ScaledMatmulOp op, WideElement &out,
   return success();
 }
 
-/// The GEMM parameters after the bias and scales: the out scale (FP8
-/// results) and the amax (zero-filled first), where the op has them.
-void appendResultParams(PlanBuilder &plan, ScaledMatmulOp op,
-                        SmallVector<LaunchParam> &params) {
-  if (Value outScale = op.getOutScale())
-    params.push_back(BufferParam{plan.bufferOf(outScale)});
-  if (Value amax = op.getAmax()) {
-    int64_t amaxBuffer = plan.bufferOf(amax);
-    plan.addFill(amaxBuffer, 0);
-    params.push_back(BufferParam{amaxBuffer});
+/// What the chips' planners choose for a GEMM launch: the operands' tensor
+/// maps and the buffers of their scales.
+struct GemmOperands {
+  TensorMapParam a, b;
+  int64_t scaleA = -1, scaleB = -1;
+};
+
+/// The argument of GEMM parameter `param` of `op`; the rest comes from the
+/// op.
+LaunchParam getGemmArg(PlanBuilder &plan, ScaledMatmulOp op, const GemmShape &g,
+                       const GemmOperands &operands, GemmParam param) {
+  auto buffer = [&](Value value) -> LaunchParam {
+    return BufferParam{plan.bufferOf(value)};
+  };
+  switch (param) {
+  case GemmParam::TensorMapA:
+    return operands.a;
+  case GemmParam::TensorMapB:
+    return operands.b;
+  case GemmParam::Out:
+    return buffer(op.getResult());
+  case GemmParam::ScaleA:
+    return BufferParam{operands.scaleA};
+  case GemmParam::ScaleB:
+    return BufferParam{operands.scaleB};
+  case GemmParam::Bias:
+    return buffer(op.getBias());
+  case GemmParam::GlobalScaleA:
+    return buffer(op.getLhsGlobalScale());
+  case GemmParam::GlobalScaleB:
+    return buffer(op.getRhsGlobalScale());
+  case GemmParam::OutScale:
+    return buffer(op.getOutScale());
+  case GemmParam::Amax: {
+    // The kernel folds into it with atomic max, so it starts at zero.
+    int64_t amax = plan.bufferOf(op.getAmax());
+    plan.addFill(amax, 0);
+    return BufferParam{amax};
   }
+  case GemmParam::M:
+    return I32Param{g.m};
+  case GemmParam::N:
+    return I32Param{g.n};
+  case GemmParam::K:
+    return I32Param{g.k};
+  }
+  llvm_unreachable("unknown GEMM parameter");
 }
 
 /// Batched GEMMs (rank > 2) have no kernel yet.
@@ -184,22 +220,19 @@ LogicalResult planSM90Gemm(PlanBuilder &plan, ScaledMatmulOp op) {
       config.scaling != GemmScaling::Tensor)
     return op.emitError("fp8 GPU lowering: reciprocal scales are folded into "
                         "per-tensor GEMMs only");
-  int64_t c = plan.bufferOf(op.getResult());
   OpBuilder builder = plan.getKernelBuilder();
   LLVM::LLVMFuncOp kernel = buildGemmSM90Kernel(builder, op.getLoc(), config);
-  SmallVector<LaunchParam> params{
+  GemmOperands operands{
       plan.getTensorMap(a, g.m, g.k, config.blockM, GemmSM90Config::kBlockK),
       plan.getTensorMap(b, g.n, g.k, config.blockN, GemmSM90Config::kBlockK),
-      BufferParam{c}, BufferParam{sa}, BufferParam{sb}};
-  if (Value bias = op.getBias())
-    params.push_back(BufferParam{plan.bufferOf(bias)});
-  appendResultParams(plan, op, params);
-  params.append({I32Param{g.m}, I32Param{g.n}, I32Param{g.k}});
+      sa, sb};
   int64_t tiles = llvm::divideCeil(g.m, config.blockM) *
                   llvm::divideCeil(g.n, config.blockN);
-  plan.addKernelLaunch(kernel, {std::min(tiles, plan.getNumSMs()), 1, 1},
-                       GemmSM90Config::kThreads, config.getSharedMemoryBytes(),
-                       std::move(params), /*persistent=*/true);
+  plan.addKernelLaunch(
+      kernel, config, {std::min(tiles, plan.getNumSMs()), 1, 1},
+      config.getSharedMemoryBytes(),
+      [&](GemmParam param) { return getGemmArg(plan, op, g, operands, param); },
+      /*persistent=*/true);
   return success();
 }
 
@@ -292,17 +325,34 @@ int64_t getTcgen05Scales(PlanBuilder &plan, Value scale, bool kMajor,
   ScaleLayoutConfig config;
   LLVM::LLVMFuncOp kernel =
       buildScaleLayoutKernel(builder, scale.getLoc(), config);
-  plan.addKernelLaunch(kernel,
-                       {int64_t(llvm::divideCeil(layout.getBytes(),
-                                                 ScaleLayoutConfig::kThreads)),
-                        1, 1},
-                       ScaleLayoutConfig::kThreads, /*sharedBytes=*/0,
-                       {BufferParam{source}, BufferParam{staged},
-                        I32Param{layout.rows}, I32Param{layout.kBlocks},
-                        I32Param{rowsPerScale}, I32Param{rowStride},
-                        I32Param{kStride}, I32Param{layout.getKChunks()},
-                        I32Param{layout.getBytes()}},
-                       /*persistent=*/false);
+  int64_t blocks =
+      llvm::divideCeil(layout.getBytes(), ScaleLayoutConfig::kThreads);
+  plan.addKernelLaunch(
+      kernel, config, {blocks, 1, 1}, /*sharedBytes=*/0,
+      [&](ScaleLayoutParam param) -> LaunchParam {
+        switch (param) {
+        case ScaleLayoutParam::Source:
+          return BufferParam{source};
+        case ScaleLayoutParam::Dest:
+          return BufferParam{staged};
+        case ScaleLayoutParam::Rows:
+          return I32Param{layout.rows};
+        case ScaleLayoutParam::KBlocks:
+          return I32Param{layout.kBlocks};
+        case ScaleLayoutParam::RowsPerScale:
+          return I32Param{rowsPerScale};
+        case ScaleLayoutParam::RowStride:
+          return I32Param{rowStride};
+        case ScaleLayoutParam::KStride:
+          return I32Param{kStride};
+        case ScaleLayoutParam::KChunks:
+          return I32Param{layout.getKChunks()};
+        case ScaleLayoutParam::Bytes:
+          return I32Param{layout.getBytes()};
+        }
+        llvm_unreachable("unknown scale-layout parameter");
+      },
+      /*persistent=*/false);
   return staged;
 }
 
@@ -331,24 +381,18 @@ LogicalResult planSM100Gemm(PlanBuilder &plan, ScaledMatmulOp op) {
   }
   int64_t bits =
       cast<RankedTensorType>(op.getLhs().getType()).getElementTypeBitWidth();
-  int64_t c = plan.bufferOf(op.getResult());
-  SmallVector<LaunchParam> params{
+  GemmOperands operands{
       plan.getTensorMap(a, g.m, g.k, GemmSM100Config::kBlockM,
                         config.getStageK(), bits),
       plan.getTensorMap(b, g.n, g.k, config.blockN, config.getStageK(), bits),
-      BufferParam{c}, BufferParam{sa}, BufferParam{sb}};
-  if (Value bias = op.getBias())
-    params.push_back(BufferParam{plan.bufferOf(bias)});
-  if (config.globalScales)
-    params.append({BufferParam{plan.bufferOf(op.getLhsGlobalScale())},
-                   BufferParam{plan.bufferOf(op.getRhsGlobalScale())}});
-  appendResultParams(plan, op, params);
-  params.append({I32Param{g.m}, I32Param{g.n}, I32Param{g.k}});
+      sa, sb};
   int64_t tiles = llvm::divideCeil(g.m, GemmSM100Config::kBlockM) *
                   llvm::divideCeil(g.n, config.blockN);
-  plan.addKernelLaunch(kernel, {std::min(tiles, plan.getNumSMs()), 1, 1},
-                       GemmSM100Config::kThreads, config.getSharedMemoryBytes(),
-                       std::move(params), /*persistent=*/true);
+  plan.addKernelLaunch(
+      kernel, config, {std::min(tiles, plan.getNumSMs()), 1, 1},
+      config.getSharedMemoryBytes(),
+      [&](GemmParam param) { return getGemmArg(plan, op, g, operands, param); },
+      /*persistent=*/true);
   return success();
 }
 

@@ -209,9 +209,34 @@ LogicalResult addQuantizeLaunches(PlanBuilder &plan, QuantizeLaunch q) {
   OpBuilder builder = plan.getKernelBuilder();
   int64_t tiles = int64_t(llvm::divideCeil(rows, QuantizeConfig::kTileRows) *
                           llvm::divideCeil(cols, QuantizeConfig::kTileCols));
-  SmallVector<LaunchParam> shape{I32Param{rows}, I32Param{cols},
-                                 I32Param{blockRows}, I32Param{blockCols}};
   int64_t amax = input; // unused by fused kernels
+  auto getArg = [&](QuantizeParam param) -> LaunchParam {
+    switch (param) {
+    case QuantizeParam::Input:
+      return BufferParam{input};
+    case QuantizeParam::Amax:
+      return BufferParam{amax};
+    case QuantizeParam::Codes:
+      return BufferParam{q.data};
+    case QuantizeParam::Scales:
+      return BufferParam{q.scale};
+    case QuantizeParam::Rows:
+      return I32Param{rows};
+    case QuantizeParam::Cols:
+      return I32Param{cols};
+    case QuantizeParam::BlockRows:
+      return I32Param{blockRows};
+    case QuantizeParam::BlockCols:
+      return I32Param{blockCols};
+    case QuantizeParam::Pitch:
+      return I32Param{pitch};
+    case QuantizeParam::GlobalScale:
+      return BufferParam{*q.globalScale};
+    case QuantizeParam::ScaleKChunks:
+      return I32Param{q.tcgen05Scales->getKChunks()};
+    }
+    llvm_unreachable("unknown quantize parameter");
+  };
   if (q.globalAmax) {
     amax = *q.globalAmax;
   } else if (q.givenScales) {
@@ -228,25 +253,15 @@ LogicalResult addQuantizeLaunches(PlanBuilder &plan, QuantizeLaunch q) {
     amaxConfig.phase = QuantizeConfig::Phase::Amax;
     LLVM::LLVMFuncOp kernel =
         buildQuantizeKernel(builder, op->getLoc(), amaxConfig);
-    SmallVector<LaunchParam> params{BufferParam{input}, BufferParam{amax}};
-    params.append(shape);
-    plan.addKernelLaunch(kernel, {tiles, 1, 1}, QuantizeConfig::kThreads,
-                         amaxConfig.getSharedMemoryBytes(), std::move(params),
+    plan.addKernelLaunch(kernel, amaxConfig, {tiles, 1, 1},
+                         amaxConfig.getSharedMemoryBytes(), getArg,
                          /*persistent=*/false);
   }
   if (q.amaxOnly)
     return success();
   LLVM::LLVMFuncOp kernel = buildQuantizeKernel(builder, op->getLoc(), config);
-  SmallVector<LaunchParam> params{BufferParam{input}, BufferParam{amax},
-                                  BufferParam{q.data}, BufferParam{q.scale}};
-  params.append(shape);
-  params.push_back(I32Param{pitch});
-  if (config.twoLevel)
-    params.push_back(BufferParam{*q.globalScale});
-  if (q.tcgen05Scales)
-    params.push_back(I32Param{q.tcgen05Scales->getKChunks()});
-  plan.addKernelLaunch(kernel, {tiles, 1, 1}, QuantizeConfig::kThreads,
-                       config.getSharedMemoryBytes(), std::move(params),
+  plan.addKernelLaunch(kernel, config, {tiles, 1, 1},
+                       config.getSharedMemoryBytes(), getArg,
                        /*persistent=*/false);
   return success();
 }

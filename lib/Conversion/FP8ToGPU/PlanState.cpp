@@ -74,17 +74,27 @@ LogicalResult mlir::fp8::planUpdateDelayedScale(PlanBuilder &plan,
   OpBuilder builder = plan.getKernelBuilder();
   LLVM::LLVMFuncOp kernel =
       buildDelayedScaleKernel(builder, op.getLoc(), config);
-  int64_t length = op.getHistory().getType().getDimSize(0);
-  SmallVector<LaunchParam> params{
-      BufferParam{plan.bufferOf(op.getAmax())},
-      BufferParam{plan.bufferOf(op.getHistory())},
-      BufferParam{plan.bufferOf(op.getScale())},
-      BufferParam{plan.bufferOf(op.getNewHistory())},
-      BufferParam{plan.bufferOf(op.getNewScale())},
-      BufferParam{plan.bufferOf(op.getNewScaleInv())},
-      I32Param{length}};
-  plan.addKernelLaunch(kernel, {1, 1, 1}, DelayedScaleConfig::kThreads,
-                       /*sharedBytes=*/32, std::move(params),
-                       /*persistent=*/false);
+  plan.addKernelLaunch(
+      kernel, config, {1, 1, 1}, /*sharedBytes=*/32,
+      [&](DelayedScaleParam param) -> LaunchParam {
+        switch (param) {
+        case DelayedScaleParam::Amax:
+          return BufferParam{plan.bufferOf(op.getAmax())};
+        case DelayedScaleParam::History:
+          return BufferParam{plan.bufferOf(op.getHistory())};
+        case DelayedScaleParam::Scale:
+          return BufferParam{plan.bufferOf(op.getScale())};
+        case DelayedScaleParam::NewHistory:
+          return BufferParam{plan.bufferOf(op.getNewHistory())};
+        case DelayedScaleParam::NewScale:
+          return BufferParam{plan.bufferOf(op.getNewScale())};
+        case DelayedScaleParam::NewScaleInv:
+          return BufferParam{plan.bufferOf(op.getNewScaleInv())};
+        case DelayedScaleParam::HistoryLength:
+          return I32Param{op.getHistory().getType().getDimSize(0)};
+        }
+        llvm_unreachable("unknown delayed-scale parameter");
+      },
+      /*persistent=*/false);
   return success();
 }
