@@ -20,7 +20,8 @@ void fp8::buildFP8GPUPipeline(OpPassManager &pm,
                               const GPUPipelineOptions &options) {
   // The graph for the chip: one read per tensor, quantization before layout
   // ops, frozen weights as FP8 constants, K-major operands (or an error),
-  // transposed copies folded into their quantization.
+  // transposed copies folded into their quantization, block scales stored
+  // as the GEMMs read them.
   pm.addPass(fp8::createFP8FuseDynamicQuantize());
   pm.addPass(fp8::createFP8PropagateScales());
   pm.addPass(createCSEPass());
@@ -31,6 +32,11 @@ void fp8::buildFP8GPUPipeline(OpPassManager &pm,
   pm.addPass(fp8::createFP8FuseDynamicQuantize());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
+  // Last, on the quantizations the fusions left: scales stored as the GEMMs
+  // that read them copy them.
+  fp8::FP8AssignScaleLayoutsOptions scaleLayouts;
+  scaleLayouts.chip = options.chip;
+  pm.addPass(fp8::createFP8AssignScaleLayouts(scaleLayouts));
 
   // Kernels and the launch plan.
   fp8::ConvertFP8ToGPUOptions lower;

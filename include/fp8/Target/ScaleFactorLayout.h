@@ -153,6 +153,18 @@ uint64_t getScaleCopyDescriptor(uint32_t chunkAddress);
 MmaScaleSelector getMmaScaleSelector(const ScaleTile &tile,
                                      unsigned scalesPerMma, unsigned mmaStep);
 
+/// Bytes of K per row that one pipeline stage of the sm_100a GEMM loads: one
+/// 128-byte swizzle span.
+constexpr int64_t kTcgen05StageKBytes = 128;
+
+/// Scale blocks per pipeline stage of the sm_100a block-scaled GEMM over
+/// `elementBits`-bit operands with one scale per `scaleBlock` elements of K:
+/// 4 for MXFP8 (128 elements, 32 per scale), 16 for NVFP4 (256, 16).
+constexpr int64_t getTcgen05StageKBlocks(int64_t elementBits,
+                                         int64_t scaleBlock) {
+  return kTcgen05StageKBytes * 8 / elementBits / scaleBlock;
+}
+
 /// The global-memory layout of one operand's block scales that an sm_100a
 /// GEMM copies to shared memory stage by stage: the tile of the whole
 /// operand, `rows` rows (M of A, N of B) by the k-blocks rounded up to whole

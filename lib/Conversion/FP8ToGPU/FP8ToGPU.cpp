@@ -155,8 +155,6 @@ LogicalResult planFunction(PlanBuilder &plan) {
   }
   if (!func.getBody().hasOneBlock())
     return func.emitError("fp8 GPU lowering: control flow is not supported");
-  if (plan.getChip() == Chip::SM100a)
-    collectTcgen05ScaleReads(plan);
   for (Operation &op : func.getBody().front().without_terminator())
     if (failed(planOp(plan, &op)))
       return failure();

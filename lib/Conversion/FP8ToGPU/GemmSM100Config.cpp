@@ -14,6 +14,7 @@
 #include "TmaPipeline.h"
 
 #include "fp8/Conversion/FP8ToGPU/Kernels.h"
+#include "fp8/Dialect/FP8/IR/FormatInfo.h"
 
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/MathExtras.h"
@@ -104,7 +105,10 @@ int64_t GemmSM100Config::getStageK() const {
 }
 
 int64_t GemmSM100Config::getStageKBlocks() const {
-  return scaling == GemmScaling::Block ? getStageK() / scaleBlock : 0;
+  if (scaling != GemmScaling::Block)
+    return 0;
+  return getTcgen05StageKBlocks(getFormatInfo(aFormat).getBitWidth(),
+                                scaleBlock);
 }
 
 Tcgen05Kind GemmSM100Config::getMmaKind() const {

@@ -121,15 +121,6 @@ public:
   llvm::DenseMap<Value, int64_t> scalarSources;
   /// sm_100a: scale buffers written in the layout of Tcgen05ScaleLayout.
   llvm::DenseMap<int64_t, Tcgen05ScaleLayout> tcgen05ScaleBuffers;
-  /// How an sm_100a GEMM reads one operand's block scales.
-  struct Tcgen05ScaleRead {
-    Tcgen05ScaleLayout layout;
-    int64_t rowsPerScale = 1;
-    /// The operand is K-major in the op (else its scales are [k, rows]).
-    bool kMajor = true;
-  };
-  /// sm_100a: the block scales GEMMs read, by the value they read.
-  llvm::DenseMap<Value, SmallVector<Tcgen05ScaleRead, 1>> tcgen05ScaleReads;
   /// The state buffer of each ml_program global.
   llvm::StringMap<int64_t> states;
   /// Elementwise kernels generated so far in this function.
@@ -149,9 +140,6 @@ private:
 
 /// PlanGemm.cpp.
 LogicalResult planScaledMatmul(PlanBuilder &plan, ScaledMatmulOp op);
-/// sm_100a: records the scale layouts the function's block-scaled GEMMs
-/// read, so that quantizations can write them directly.
-void collectTcgen05ScaleReads(PlanBuilder &plan);
 
 /// PlanQuantize.cpp.
 LogicalResult planDynamicQuantize(PlanBuilder &plan, DynamicQuantizeOp op);

@@ -20,55 +20,13 @@ using namespace mlir::fp8;
 
 namespace {
 
-/// A scaled matmul in the GEMMs' terms, C[M, N] = A[M, K] x B[N, K]^T, with
-/// its scale blocks over A and B whatever the operands' storage.
-struct GemmShape {
-  int64_t m = 0, n = 0, k = 0;
-  /// Operands stored K-major in the op (A as [M, K], B as [N, K]).
-  bool aKMajor = true, bKMajor = true;
-  /// Rows (of M or N) and elements of K per scale, clamped to the extents.
-  int64_t aRows = 1, aK = 1, bRows = 1, bK = 1;
-  /// A's block along K as declared (a 1x32 block stays 32 when K is 16).
-  int64_t declaredK = 1;
-  Type scaleElement;
-};
-
-GemmShape describeGemm(ScaledMatmulOp op) {
-  auto lhsType = cast<RankedTensorType>(op.getLhs().getType());
-  auto rhsType = cast<RankedTensorType>(op.getRhs().getType());
-  auto resultType = cast<RankedTensorType>(op.getResult().getType());
-  GemmShape g;
-  g.aKMajor = !op.getTransposeLhs();
-  g.bKMajor = op.getTransposeRhs();
-  g.m = resultType.getDimSize(0);
-  g.n = resultType.getDimSize(1);
-  g.k = lhsType.getDimSize(g.aKMajor ? 1 : 0);
-  SmallVector<int64_t> aBlock =
-      op.getLhsGranularity().getBlockShape(lhsType.getShape());
-  SmallVector<int64_t> bBlock =
-      op.getRhsGranularity().getBlockShape(rhsType.getShape());
-  g.aRows = aBlock[g.aKMajor ? 0 : 1];
-  g.aK = aBlock[g.aKMajor ? 1 : 0];
-  g.bRows = bBlock[g.bKMajor ? 0 : 1];
-  g.bK = bBlock[g.bKMajor ? 1 : 0];
-  // Blocks name the trailing dimensions; K is the last or the one before.
-  ArrayRef<int64_t> declared = op.getLhsGranularity().getBlock();
-  size_t fromEnd = g.aKMajor ? 0 : 1;
-  int64_t declaredK =
-      declared.size() > fromEnd ? declared[declared.size() - 1 - fromEnd] : 1;
-  g.declaredK = declaredK > 0 ? declaredK : g.aK;
-  g.scaleElement =
-      cast<RankedTensorType>(op.getLhsScale().getType()).getElementType();
-  return g;
-}
-
 /// The one classification of a GEMM's scales, for both chips. f32 scales
 /// covering whole matrices or whole rows along K apply in the epilogue.
 /// Scales that change along K (blocks shorter than K, or the block-scale
 /// types e8m0 and e4m3, which the MX and NVFP4 formats define per block
 /// even when a block spans K) apply per block: A per row, B per row or in
 /// square blocks of the same K extent.
-std::optional<GemmScaling> classifyScaling(const GemmShape &g) {
+std::optional<GemmScaling> classifyScaling(const ScaledGemmShape &g) {
   bool blockType = isa<Float8E8M0FNUType, Float8E4M3FNType>(g.scaleElement);
   bool wholeK = g.aK >= g.k && g.bK >= g.k;
   if (!blockType && wholeK && g.aRows >= g.m && g.bRows >= g.n)
@@ -114,8 +72,9 @@ struct GemmOperands {
 
 /// The argument of GEMM parameter `param` of `op`; the rest comes from the
 /// op.
-LaunchParam getGemmArg(PlanBuilder &plan, ScaledMatmulOp op, const GemmShape &g,
-                       const GemmOperands &operands, GemmParam param) {
+LaunchParam getGemmArg(PlanBuilder &plan, ScaledMatmulOp op,
+                       const ScaledGemmShape &g, const GemmOperands &operands,
+                       GemmParam param) {
   auto buffer = [&](Value value) -> LaunchParam {
     return BufferParam{plan.bufferOf(value)};
   };
@@ -165,7 +124,7 @@ bool isBatched(ScaledMatmulOp op) {
 LogicalResult planSM90Gemm(PlanBuilder &plan, ScaledMatmulOp op) {
   if (isBatched(op))
     return op.emitError() << "fp8 GPU lowering: " << kBatchedGemms;
-  GemmShape g = describeGemm(op);
+  ScaledGemmShape g = describeScaledGemm(op);
   GemmSM90Config config;
   config.aFormat = *getFormat(getElementTypeOrSelf(op.getLhs().getType()));
   config.bFormat = *getFormat(getElementTypeOrSelf(op.getRhs().getType()));
@@ -239,7 +198,7 @@ LogicalResult planSM90Gemm(PlanBuilder &plan, ScaledMatmulOp op) {
 /// The sm_100a GEMM of a scaled matmul and its shape.
 struct SM100Gemm {
   GemmSM100Config config;
-  GemmShape shape;
+  ScaledGemmShape shape;
 };
 
 /// Configures the sm_100a GEMM of `op`; fails with a reason if there is
@@ -253,8 +212,8 @@ FailureOr<SM100Gemm> configureSM100Gemm(ScaledMatmulOp op,
   if (isBatched(op))
     return fail(kBatchedGemms);
   SM100Gemm gemm;
-  GemmShape &g = gemm.shape;
-  g = describeGemm(op);
+  ScaledGemmShape &g = gemm.shape;
+  g = describeScaledGemm(op);
   GemmSM100Config &config = gemm.config;
   config.aFormat = *getFormat(getElementTypeOrSelf(op.getLhs().getType()));
   config.bFormat = *getFormat(getElementTypeOrSelf(op.getRhs().getType()));
@@ -299,16 +258,26 @@ FailureOr<SM100Gemm> configureSM100Gemm(ScaledMatmulOp op,
 /// K-major in the op when `kMajor`) in the layout the sm_100a GEMM copies
 /// from: the quantization's own buffer when it wrote that layout, else a
 /// copy made by the staging kernel.
-int64_t getTcgen05Scales(PlanBuilder &plan, Value scale, bool kMajor,
-                         const Tcgen05ScaleLayout &layout,
-                         int64_t rowsPerScale) {
+FailureOr<int64_t> getTcgen05Scales(PlanBuilder &plan, ScaledMatmulOp op,
+                                    Value scale, bool kMajor,
+                                    const Tcgen05ScaleLayout &layout,
+                                    int64_t rowsPerScale) {
   int64_t source = plan.bufferOf(scale);
   auto written = plan.tcgen05ScaleBuffers.find(source);
-  if (written != plan.tcgen05ScaleBuffers.end() &&
-      written->second.rows == layout.rows &&
-      written->second.kBlocks == layout.kBlocks &&
-      written->second.stageKBlocks == layout.stageKBlocks)
-    return source;
+  if (written != plan.tcgen05ScaleBuffers.end()) {
+    const Tcgen05ScaleLayout &stored = written->second;
+    if (stored.rows == layout.rows && stored.kBlocks == layout.kBlocks &&
+        stored.stageKBlocks == layout.stageKBlocks)
+      return source;
+    return op.emitError()
+           << "fp8 GPU lowering: the GEMM reads scales of " << layout.rows
+           << " rows x " << layout.kBlocks << " k-blocks in stages of "
+           << layout.stageKBlocks
+           << " k-blocks, but their quantization stores them in a tcgen05 "
+              "layout of "
+           << stored.rows << " x " << stored.kBlocks << " in stages of "
+           << stored.stageKBlocks << " (its scale_layout)";
+  }
   // Strides of (row block, k-block) in the buffer: the type's [row blocks,
   // k-blocks], or [k-blocks, row blocks] for an operand that is MN-major in
   // the op.
@@ -362,7 +331,7 @@ LogicalResult planSM100Gemm(PlanBuilder &plan, ScaledMatmulOp op) {
   if (failed(configured))
     return op.emitError() << "fp8 GPU lowering: " << reason;
   const GemmSM100Config &config = configured->config;
-  const GemmShape &g = configured->shape;
+  const ScaledGemmShape &g = configured->shape;
   int64_t a = plan.bufferOf(op.getLhs()), b = plan.bufferOf(op.getRhs());
 
   OpBuilder builder = plan.getKernelBuilder();
@@ -371,10 +340,18 @@ LogicalResult planSM100Gemm(PlanBuilder &plan, ScaledMatmulOp op) {
   int64_t sa, sb;
   if (config.scaling == GemmScaling::Block) {
     int64_t kBlocks = llvm::divideCeil(g.k, config.scaleBlock);
-    sa = getTcgen05Scales(plan, op.getLhsScale(), g.aKMajor,
-                          {g.m, kBlocks, config.getStageKBlocks()}, g.aRows);
-    sb = getTcgen05Scales(plan, op.getRhsScale(), g.bKMajor,
-                          {g.n, kBlocks, config.getStageKBlocks()}, g.bRows);
+    FailureOr<int64_t> scalesA =
+        getTcgen05Scales(plan, op, op.getLhsScale(), g.aKMajor,
+                         {g.m, kBlocks, config.getStageKBlocks()}, g.aRows);
+    if (failed(scalesA))
+      return failure();
+    FailureOr<int64_t> scalesB =
+        getTcgen05Scales(plan, op, op.getRhsScale(), g.bKMajor,
+                         {g.n, kBlocks, config.getStageKBlocks()}, g.bRows);
+    if (failed(scalesB))
+      return failure();
+    sa = *scalesA;
+    sb = *scalesB;
   } else {
     sa = plan.bufferOf(op.getLhsScale());
     sb = plan.bufferOf(op.getRhsScale());
@@ -405,20 +382,4 @@ LogicalResult mlir::fp8::planScaledMatmul(PlanBuilder &plan,
   if (plan.getChip() == Chip::SM100a)
     return planSM100Gemm(plan, op);
   return planSM90Gemm(plan, op);
-}
-
-void mlir::fp8::collectTcgen05ScaleReads(PlanBuilder &plan) {
-  plan.getFunction().walk([&](ScaledMatmulOp op) {
-    std::string reason;
-    FailureOr<SM100Gemm> gemm = configureSM100Gemm(op, reason);
-    if (failed(gemm) || gemm->config.scaling != GemmScaling::Block)
-      return;
-    const GemmShape &g = gemm->shape;
-    int64_t kBlocks = llvm::divideCeil(g.k, gemm->config.scaleBlock);
-    int64_t stageKBlocks = gemm->config.getStageKBlocks();
-    plan.tcgen05ScaleReads[op.getLhsScale()].push_back(
-        {{g.m, kBlocks, stageKBlocks}, g.aRows, g.aKMajor});
-    plan.tcgen05ScaleReads[op.getRhsScale()].push_back(
-        {{g.n, kBlocks, stageKBlocks}, g.bRows, g.bKMajor});
-  });
 }

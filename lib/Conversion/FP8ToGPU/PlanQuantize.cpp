@@ -83,47 +83,41 @@ int64_t foldTransposesOf(PlanBuilder &plan, Value value) {
   return buffer;
 }
 
-/// The layout and orientation in which a quantization writes `scale`
-/// (folded through `transposes` of it) for the sm_100a GEMMs reading it, if
-/// they all read it alike and nothing else does.
-std::optional<std::pair<Tcgen05ScaleLayout, bool>>
-getDirectTcgen05Scales(PlanBuilder &plan, Value scale, bool viaTransposes,
-                       int64_t blockRows, int64_t blockCols) {
-  SmallVector<Value> read;
-  if (viaTransposes)
-    for (Operation *user : scale.getUsers())
-      read.push_back(user->getResult(0));
-  else
-    read.push_back(scale);
-  std::optional<PlanBuilder::Tcgen05ScaleRead> common;
-  std::optional<bool> kAlongCols;
-  for (Value value : read) {
-    auto it = plan.tcgen05ScaleReads.find(value);
-    if (it == plan.tcgen05ScaleReads.end())
-      return std::nullopt;
-    // Every use is one of the recorded GEMM reads.
-    int64_t uses = llvm::range_size(value.getUses());
-    if (uses != int64_t(it->second.size()))
-      return std::nullopt;
-    for (const PlanBuilder::Tcgen05ScaleRead &r : it->second) {
-      bool along = r.kMajor != viaTransposes;
-      if (common &&
-          (common->layout.rows != r.layout.rows ||
-           common->layout.kBlocks != r.layout.kBlocks ||
-           common->layout.stageKBlocks != r.layout.stageKBlocks ||
-           common->rowsPerScale != r.rowsPerScale || *kAlongCols != along))
-        return std::nullopt;
-      common = r;
-      kAlongCols = along;
-    }
+/// The layout in which `scale`, a result of `op` stored with its codes
+/// `data` (transposed from the input if `transposed`), is written: the
+/// row-major tensor, or the tcgen05 scale-factor layout that
+/// fp8-assign-scale-layouts recorded. Those scales may only be read by
+/// GEMMs (which check the layout) or returned.
+LogicalResult getTcgen05Layout(PlanBuilder &plan, DynamicQuantizeOp op,
+                               Value data, Value scale,
+                               Tcgen05ScaleLayoutAttr attr, bool transposed,
+                               QuantizeLaunch &q) {
+  if (!attr)
+    return success();
+  if (plan.getChip() != Chip::SM100a)
+    return op.emitError() << "fp8 GPU lowering: " << attr
+                          << " is the scale layout of sm_100a GEMMs; the "
+                          << getChipName(plan.getChip())
+                          << " GEMM reads row-major scales";
+  for (Operation *user : scale.getUsers()) {
+    SmallVector<Operation *> readers{user};
+    if (isa<linalg::TransposeOp>(user))
+      readers.assign(user->getUsers().begin(), user->getUsers().end());
+    for (Operation *reader : readers)
+      if (!isa<ScaledMatmulOp, func::ReturnOp>(reader))
+        return op.emitError() << "fp8 GPU lowering: scales stored in " << attr
+                              << " are read by '" << reader->getName()
+                              << "', which reads row-major scales";
   }
-  if (!common)
-    return std::nullopt;
-  // The quantization's blocks are the GEMM's: one row (or a square) across
-  // one k-block.
-  if ((*kAlongCols ? blockRows : blockCols) != common->rowsPerScale)
-    return std::nullopt;
-  return std::make_pair(common->layout, *kAlongCols);
+  auto dataType = cast<RankedTensorType>(data.getType());
+  auto scaleType = cast<RankedTensorType>(scale.getType());
+  int64_t kDim = attr.getKDim();
+  q.tcgen05Scales =
+      Tcgen05ScaleLayout{dataType.getDimSize(1 - kDim),
+                         scaleType.getDimSize(kDim), attr.getStageKBlocks()};
+  // The kernel counts K along the input's columns or rows.
+  q.kAlongCols = (kDim == 1) != transposed;
+  return success();
 }
 
 LogicalResult addQuantizeLaunches(PlanBuilder &plan, QuantizeLaunch q) {
@@ -310,7 +304,10 @@ LogicalResult mlir::fp8::planDynamicQuantize(PlanBuilder &plan,
   // A copy read only through transposes is stored transposed: the K-major
   // operand of a GEMM, written by the quantization (cast+transpose).
   auto quantizeCopy = [&](GranularityAttr granularity, Value data, Value scale,
+                          Tcgen05ScaleLayoutAttr layout,
                           bool transposed) -> LogicalResult {
+    // The op's frame of the copy; the planner may store it transposed.
+    bool opTransposed = transposed;
     QuantizeLaunch q;
     q.op = op;
     q.input = op.getInput();
@@ -341,26 +338,17 @@ LogicalResult mlir::fp8::planDynamicQuantize(PlanBuilder &plan,
     config.nanPolicy = op.getNanPolicy();
     config.e8m0Scales = isa<Float8E8M0FNUType>(
         cast<RankedTensorType>(scale.getType()).getElementType());
-    if (plan.getChip() == Chip::SM100a) {
-      SmallVector<int64_t> block =
-          granularity.getBlockShape(inputType.getShape());
-      // Through transposes the quantization stores (cast+transpose) or that
-      // keep the bytes in place (scales with one extent above 1).
-      bool viaTransposes = readOnlyTransposed(scale);
-      if (auto direct = getDirectTcgen05Scales(plan, scale, viaTransposes,
-                                               block[0], block[1])) {
-        q.tcgen05Scales = direct->first;
-        q.kAlongCols = direct->second;
-      }
-    }
+    if (failed(
+            getTcgen05Layout(plan, op, data, scale, layout, opTransposed, q)))
+      return failure();
     return addQuantizeLaunches(plan, q);
   };
   if (failed(quantizeCopy(op.getGranularity(), op.getData(), op.getScale(),
-                          /*transposed=*/false)))
+                          op.getScaleLayoutAttr(), /*transposed=*/false)))
     return failure();
   if (GranularityAttr col = op.getColGranularityAttr())
     return quantizeCopy(col, op.getColData(), op.getColScale(),
-                        op.getTransposed());
+                        op.getColScaleLayoutAttr(), op.getTransposed());
   return success();
 }
 

@@ -337,7 +337,7 @@ struct GemmSM100Config : ScaledGemmConfig {
 
   static constexpr int64_t kBlockM = 128;
   /// Bytes of K per pipeline stage: one 128-byte swizzle span per row.
-  static constexpr int64_t kStageKBytes = 128;
+  static constexpr int64_t kStageKBytes = kTcgen05StageKBytes;
   /// MMAs per stage, 32 bytes of K each.
   static constexpr int64_t kMmasPerStage = 4;
   static constexpr int64_t kThreads = 192;

@@ -96,6 +96,20 @@ void GranularityAttr::print(AsmPrinter &printer) const {
 }
 
 LogicalResult
+Tcgen05ScaleLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                               int64_t kDim, int64_t stageKBlocks) {
+  if (kDim != 0 && kDim != 1)
+    return emitError() << "k_dim must be 0 or 1 (the scale dimension K runs "
+                          "along), got "
+                       << kDim;
+  if (stageKBlocks <= 0 || stageKBlocks % 4 != 0)
+    return emitError() << "stage_k_blocks must be a positive multiple of 4 "
+                          "(whole 4-k-block chunks), got "
+                       << stageKBlocks;
+  return success();
+}
+
+LogicalResult
 GranularityAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                         ArrayRef<int64_t> block) {
   for (int64_t extent : block)

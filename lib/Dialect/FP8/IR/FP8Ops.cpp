@@ -346,6 +346,21 @@ LogicalResult DequantizeOp::verify() {
 // DynamicQuantizeOp
 //===----------------------------------------------------------------------===//
 
+/// Checks that scales of `scaleType` (the op's `what`) can be stored in a
+/// #fp8.tcgen05_scale_layout: 2-D block scales of the types the block-scaled
+/// tcgen05.mma kinds read.
+static LogicalResult verifyTcgen05ScaleLayout(Operation *op, StringRef what,
+                                              ShapedType scaleType) {
+  if (scaleType.getRank() == 2 &&
+      isa<Float8E8M0FNUType, Float8E4M3FNType>(scaleType.getElementType()))
+    return success();
+  return op->emitOpError()
+         << "`" << what
+         << "` stores 2-D e8m0 or e4m3 block scales in the tcgen05 layout, "
+            "not "
+         << scaleType;
+}
+
 LogicalResult DynamicQuantizeOp::verify() {
   if (failed(verifyRequiredGroups(*this, {"input"}, {"data", "scale"})))
     return failure();
@@ -381,6 +396,13 @@ LogicalResult DynamicQuantizeOp::verify() {
       failed(verifySingleElement(*this, "global scale",
                                  getGlobalScale().getType())))
     return failure();
+
+  if (getScaleLayoutAttr() && failed(verifyTcgen05ScaleLayout(
+                                  *this, "scale_layout", getScale().getType())))
+    return failure();
+  if (getColScaleLayoutAttr() && !getColScale())
+    return emitOpError() << "`col_scale_layout` describes the column-wise "
+                            "scales: add `colwise <...>`";
 
   // The column-wise copy.
   bool hasColwise = bool(getColGranularity());
@@ -431,6 +453,9 @@ LogicalResult DynamicQuantizeOp::verify() {
                          << ": expected " << formatShape(colScaleShape)
                          << (getTransposed() ? " (transposed with the data)"
                                              : "");
+  if (getColScaleLayoutAttr() &&
+      failed(verifyTcgen05ScaleLayout(*this, "col_scale_layout", colScaleType)))
+    return failure();
   return success();
 }
 

@@ -469,7 +469,8 @@ Quantized FP8AutocastPass::quantize(OpBuilder &b, Location loc, Value value,
         RankedTensorType::get(scaleShape, signature.blockScaleType), globalType,
         /*col_data=*/Type(), /*col_scale=*/Type(), value, plan.granularity,
         /*col_granularity=*/nullptr, /*transposed=*/false, gemm.rule,
-        Overflow::Saturate, NanPolicy::Ignore);
+        Overflow::Saturate, NanPolicy::Ignore,
+        /*scale_layout=*/nullptr, /*col_scale_layout=*/nullptr);
     result = {op.getData(), op.getScale(), op.getGlobalScale()};
   }
   cache[key] = result;
@@ -560,8 +561,8 @@ void FP8AutocastPass::runOnOperation() {
     function.walk([&](linalg::LinalgOp op) {
       if ((op->getNumResults() == 1 && op.getNumLoops() >= 3 &&
            op.getNumReductionLoops() >= 1) ||
-          linalg::isaContractionOpInterface(op) ||
-          roleAttr.isAttrPresent(op) || autocastAttr.isAttrPresent(op))
+          linalg::isaContractionOpInterface(op) || roleAttr.isAttrPresent(op) ||
+          autocastAttr.isAttrPresent(op))
         candidates.push_back(op);
     });
     unsigned ordinal = 0;

@@ -65,7 +65,8 @@ struct FuseQuantizeChain : OpRewritePattern<QuantizeOp> {
         /*global_scale=*/Type(), /*col_data=*/Type(), /*col_scale=*/Type(),
         op.getInput(), op.getGranularity(), /*col_granularity=*/nullptr,
         /*transposed=*/false, computeScale.getRule(), op.getOverflow(),
-        amax.getNanPolicy());
+        amax.getNanPolicy(),
+        /*scale_layout=*/nullptr, /*col_scale_layout=*/nullptr);
     rewriter.replaceOp(op, fused.getData());
     if (decodeScale)
       rewriter.replaceAllUsesWith(decodeScale, fused.getScale());
@@ -110,7 +111,8 @@ struct MergeDynamicQuantizePair : OpRewritePattern<DynamicQuantizeOp> {
         second.getData().getType(), second.getScale().getType(),
         first.getInput(), first.getGranularity(), second.getGranularity(),
         /*transposed=*/false, first.getRule(), first.getOverflow(),
-        first.getNanPolicy());
+        first.getNanPolicy(),
+        /*scale_layout=*/nullptr, /*col_scale_layout=*/nullptr);
     rewriter.replaceOp(first, {merged.getData(), merged.getScale()});
     rewriter.replaceOp(second, {merged.getColData(), merged.getColScale()});
     return success();
@@ -182,7 +184,8 @@ struct FoldTransposeIntoPair : OpRewritePattern<DynamicQuantizeOp> {
         /*global_scale=*/Type(), transposedType(movedData),
         transposedType(movedScale), op.getInput(), plainGranularity,
         movedGranularity, /*transposed=*/true, op.getRule(), op.getOverflow(),
-        op.getNanPolicy());
+        op.getNanPolicy(),
+        /*scale_layout=*/nullptr, /*col_scale_layout=*/nullptr);
     // (Named: a range-for over `*optional` would outlive the temporary.)
     std::optional<SmallVector<linalg::TransposeOp>> dataTransposes =
         onlyTransposed(movedData);

@@ -332,6 +332,35 @@ void FP8LegalizeLayoutPass::runOnOperation() {
 
 } // namespace
 
+ScaledGemmShape mlir::fp8::describeScaledGemm(ScaledMatmulOp op) {
+  auto lhsType = cast<RankedTensorType>(op.getLhs().getType());
+  auto rhsType = cast<RankedTensorType>(op.getRhs().getType());
+  auto resultType = cast<RankedTensorType>(op.getResult().getType());
+  ScaledGemmShape g;
+  g.aKMajor = !op.getTransposeLhs();
+  g.bKMajor = op.getTransposeRhs();
+  g.m = resultType.getDimSize(0);
+  g.n = resultType.getDimSize(1);
+  g.k = lhsType.getDimSize(g.aKMajor ? 1 : 0);
+  SmallVector<int64_t> aBlock =
+      op.getLhsGranularity().getBlockShape(lhsType.getShape());
+  SmallVector<int64_t> bBlock =
+      op.getRhsGranularity().getBlockShape(rhsType.getShape());
+  g.aRows = aBlock[g.aKMajor ? 0 : 1];
+  g.aK = aBlock[g.aKMajor ? 1 : 0];
+  g.bRows = bBlock[g.bKMajor ? 0 : 1];
+  g.bK = bBlock[g.bKMajor ? 1 : 0];
+  // Blocks name the trailing dimensions; K is the last or the one before.
+  ArrayRef<int64_t> declared = op.getLhsGranularity().getBlock();
+  size_t fromEnd = g.aKMajor ? 0 : 1;
+  int64_t declaredK =
+      declared.size() > fromEnd ? declared[declared.size() - 1 - fromEnd] : 1;
+  g.declaredK = declaredK > 0 ? declaredK : g.aK;
+  g.scaleElement =
+      cast<RankedTensorType>(op.getLhsScale().getType()).getElementType();
+  return g;
+}
+
 LogicalResult mlir::fp8::verifyTensorCoreLegality(ScaledMatmulOp op,
                                                   Chip chip) {
   if (failed(checkFixedConstraints(op, chip)))

@@ -162,7 +162,8 @@ struct DynamicQuantizeThroughMovement : OpRewritePattern<DynamicQuantizeOp> {
     auto moved = DynamicQuantizeOp::create(
         rewriter, op.getLoc(), dataType, scaleType, globalType, Type(), Type(),
         movement->source, movement->sourceGranularity, nullptr, false,
-        op.getRule(), op.getOverflow(), op.getNanPolicy());
+        op.getRule(), op.getOverflow(), op.getNanPolicy(),
+        /*scale_layout=*/nullptr, /*col_scale_layout=*/nullptr);
     SmallVector<Value> results{move(rewriter, *movement, moved.getData()),
                                moveScale(rewriter, *movement, moved.getScale(),
                                          op.getScale().getType())};

@@ -133,3 +133,35 @@ func.func @colwise_scale_shape_plain(%x: tensor<32x64xf32>) {
   %q, %s, %qc, %sc = fp8.dynamic_quantize %x by <1x32> colwise <32x1> rule <e8m0_rceil> : tensor<32x64xf32> -> tensor<32x64xf8E4M3FN>, tensor<32x2xf8E8M0FNU> colwise tensor<32x64xf8E4M3FN>, tensor<64x1xf8E8M0FNU>
   return
 }
+
+// -----
+
+// expected-error@+2 {{k_dim must be 0 or 1 (the scale dimension K runs along), got 2}}
+func.func @scale_layout_k_dim(%x: tensor<32x64xf32>) {
+  %q, %s = fp8.dynamic_quantize %x by <1x32> rule <e8m0_rceil> {scale_layout = #fp8.tcgen05_scale_layout<k_dim = 2, stage_k_blocks = 4>} : tensor<32x64xf32> -> tensor<32x64xf8E4M3FN>, tensor<32x2xf8E8M0FNU>
+  return
+}
+
+// -----
+
+// expected-error@+2 {{stage_k_blocks must be a positive multiple of 4 (whole 4-k-block chunks), got 6}}
+func.func @scale_layout_stage(%x: tensor<32x64xf32>) {
+  %q, %s = fp8.dynamic_quantize %x by <1x32> rule <e8m0_rceil> {scale_layout = #fp8.tcgen05_scale_layout<k_dim = 1, stage_k_blocks = 6>} : tensor<32x64xf32> -> tensor<32x64xf8E4M3FN>, tensor<32x2xf8E8M0FNU>
+  return
+}
+
+// -----
+
+func.func @scale_layout_f32_scales(%x: tensor<32x256xf32>) {
+  // expected-error@+1 {{`scale_layout` stores 2-D e8m0 or e4m3 block scales in the tcgen05 layout, not 'tensor<32x2xf32>'}}
+  %q, %s = fp8.dynamic_quantize %x by <1x128> rule <pow2> {scale_layout = #fp8.tcgen05_scale_layout<k_dim = 1, stage_k_blocks = 4>} : tensor<32x256xf32> -> tensor<32x256xf8E4M3FN>, tensor<32x2xf32>
+  return
+}
+
+// -----
+
+func.func @col_scale_layout_without_colwise(%x: tensor<32x64xf32>) {
+  // expected-error@+1 {{`col_scale_layout` describes the column-wise scales: add `colwise <...>`}}
+  %q, %s = fp8.dynamic_quantize %x by <1x32> rule <e8m0_rceil> {col_scale_layout = #fp8.tcgen05_scale_layout<k_dim = 1, stage_k_blocks = 4>} : tensor<32x64xf32> -> tensor<32x64xf8E4M3FN>, tensor<32x2xf8E8M0FNU>
+  return
+}

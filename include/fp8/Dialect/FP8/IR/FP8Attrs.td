@@ -196,6 +196,45 @@ def FP8_GranularityAttr : FP8_Attr<"Granularity", "granularity"> {
 }
 
 //===----------------------------------------------------------------------===//
+// Tcgen05ScaleLayoutAttr
+//===----------------------------------------------------------------------===//
+
+def FP8_Tcgen05ScaleLayoutAttr
+    : FP8_Attr<"Tcgen05ScaleLayout", "tcgen05_scale_layout"> {
+  let summary = "Block scales stored as an sm_100a block-scaled GEMM reads them";
+  let description = [{
+    How a quantization stores block scales that only sm_100a block-scaled
+    GEMMs (`tcgen05.mma ... block_scale`) read: in their scale-factor layout
+    instead of the row-major `ceil(shape / block)` tensor of the scale type,
+    so that the GEMM copies them stage by stage with no staging kernel. The
+    values are the same; only the bytes' order differs, so the CPU pipeline
+    ignores it. `fp8-assign-scale-layouts{chip=sm_100a}` records it.
+
+    The layout is built of 512-byte chunks of 128 rows x 4 k-blocks (byte
+    `16 * (r % 32) + 4 * (r / 32 % 4) + j % 4` for row `r`, k-block `j`);
+    the chunks of one 128-row band follow each other along K, and each band
+    holds the k-blocks rounded up to whole GEMM stages of `stage_k_blocks`;
+    padding is zero (docs/gpu.md).
+
+    * `k_dim`: the dimension of the scale tensor that K runs along (1: the
+      scales are `[rows, k-blocks]`; 0: `[k-blocks, rows]`, as the scales of
+      an operand the GEMM reads transposed).
+    * `stage_k_blocks`: scale blocks per GEMM pipeline stage, a positive
+      multiple of 4 (4 for MXFP8, 16 for NVFP4).
+
+    ```mlir
+    %q, %s = fp8.dynamic_quantize %x by <1x32> rule <e8m0_rceil>
+        {scale_layout = #fp8.tcgen05_scale_layout<k_dim = 1, stage_k_blocks = 4>}
+        : tensor<256x512xbf16> -> tensor<256x512xf8E4M3FN>, tensor<256x16xf8E8M0FNU>
+    ```
+  }];
+  let parameters = (ins "int64_t":$kDim, "int64_t":$stageKBlocks);
+  let assemblyFormat =
+      "`<` `k_dim` `=` $kDim `,` `stage_k_blocks` `=` $stageKBlocks `>`";
+  let genVerifyDecl = 1;
+}
+
+//===----------------------------------------------------------------------===//
 // ScaleRuleAttr
 //===----------------------------------------------------------------------===//
 

@@ -225,6 +225,11 @@ def FP8_DynamicQuantizeOp
     copy and its scales are stored with the last two dimensions swapped, which
     is the K-major layout tensor cores need for that GEMM.
 
+    `scale_layout` and `col_scale_layout` (`#fp8.tcgen05_scale_layout`) say
+    that `scale` or `col_scale` is stored in the scale-factor layout of the
+    sm_100a block-scaled GEMMs that read it; they need 2-D E8M0 or E4M3
+    block scales. `fp8-assign-scale-layouts` sets them.
+
     ```mlir
     %q, %s = fp8.dynamic_quantize %x by <1x32> rule <e8m0_rceil>
         : tensor<128x256xbf16> -> tensor<128x256xf8E4M3FN>, tensor<128x8xf8E8M0FNU>
@@ -241,7 +246,9 @@ def FP8_DynamicQuantizeOp
     UnitAttr:$transposed,
     FP8_ScaleRuleAttr:$rule,
     DefaultValuedAttr<FP8_OverflowAttr, "Overflow::Saturate">:$overflow,
-    DefaultValuedAttr<FP8_NanPolicyAttr, "NanPolicy::Ignore">:$nan_policy);
+    DefaultValuedAttr<FP8_NanPolicyAttr, "NanPolicy::Ignore">:$nan_policy,
+    OptionalAttr<FP8_Tcgen05ScaleLayoutAttr>:$scale_layout,
+    OptionalAttr<FP8_Tcgen05ScaleLayoutAttr>:$col_scale_layout);
   let results = (outs
     FP8_NarrowTensor:$data,
     FP8_ScaleTensor:$scale,

@@ -12,6 +12,22 @@
 
 namespace mlir::fp8 {
 
+/// A scaled matmul in the GEMM kernels' terms, C[M, N] = A[M, K] x B[N, K]^T,
+/// with its scale blocks over A and B whatever the operands' storage.
+struct ScaledGemmShape {
+  int64_t m = 0, n = 0, k = 0;
+  /// Operands stored K-major in the op (A as [M, K], B as [N, K]).
+  bool aKMajor = true, bKMajor = true;
+  /// Rows (of M or N) and elements of K per scale, clamped to the extents.
+  int64_t aRows = 1, aK = 1, bRows = 1, bK = 1;
+  /// A's block along K as declared (a 1x32 block stays 32 when K is 16).
+  int64_t declaredK = 1;
+  Type scaleElement;
+};
+
+/// The shape of rank-2 `op`.
+ScaledGemmShape describeScaledGemm(ScaledMatmulOp op);
+
 /// Checks `op` against the tensor cores of `chip` as fp8-legalize-layout
 /// does (formats, scale blocks along K, 16-byte TMA rows, operand
 /// majorness), without fixing anything: every violation is an error on `op`

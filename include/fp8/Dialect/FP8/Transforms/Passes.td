@@ -369,6 +369,46 @@ def FP8LegalizeLayout : Pass<"fp8-legalize-layout"> {
   ];
 }
 
+def FP8AssignScaleLayouts : Pass<"fp8-assign-scale-layouts"> {
+  let summary = "Store block scales in the layout the GEMMs that read them copy";
+  let description = [{
+    On sm_100a, block-scaled GEMMs (`tcgen05.mma ... block_scale`) copy
+    their E8M0 or E4M3 scales to tensor memory from a scale-factor layout
+    of 512-byte chunks (`#fp8.tcgen05_scale_layout`, docs/gpu.md), and
+    scales stored row-major take a staging kernel first. This pass records
+    on each `fp8.dynamic_quantize` (`scale_layout`, `col_scale_layout`) that
+    its quantize kernel writes those scales in that layout directly, when:
+
+    * every use of the scales is a block-scaled `fp8.scaled_matmul` reading
+      them as its `lhs_scale` or `rhs_scale`, directly or through 2-D
+      transposes of the scales that nothing else reads;
+    * all those GEMMs read them alike: the same rows and k-blocks, the same
+      stage depth (`stage_k_blocks`, from the operand format and the scale
+      block), and K along the same dimension of the stored scales;
+    * the quantization's blocks are the GEMM's: one row (or a square of the
+      k-block's extent) across one k-block.
+
+    Anything else keeps row-major scales, which the lowering stages. The
+    decision is the graph's: the lowering reads the attribute and never
+    looks ahead. On sm_90a, whose GEMM reads row-major scales, the pass
+    records nothing. `fp8-gpu-pipeline` runs it last
+    among its graph passes, after the fusions that rebuild quantizations.
+
+    ```mlir
+    // fp8-opt --fp8-assign-scale-layouts=chip=sm_100a
+    %q, %s = fp8.dynamic_quantize %x by <1x32> rule <e8m0_rceil>
+        {scale_layout = #fp8.tcgen05_scale_layout<k_dim = 1, stage_k_blocks = 4>}
+        : tensor<256x512xbf16> -> tensor<256x512xf8E4M3FN>, tensor<256x16xf8E8M0FNU>
+    %c = fp8.scaled_matmul %q, %w scales(%s, %ws) by(<1x32>, <1x32>) transpose_rhs : ...
+    ```
+  }];
+  let options = [
+    Option<"chip", "chip", "::mlir::fp8::Chip",
+           /*default=*/"::mlir::fp8::Chip::SM90a",
+           "The target: sm_90a or sm_100a">,
+  ];
+}
+
 def FP8PropagateScales : Pass<"fp8-propagate-scales"> {
   let summary = "Move quantization above transposes, reshapes and broadcasts";
   let description = [{

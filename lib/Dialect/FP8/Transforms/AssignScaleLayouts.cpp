@@ -1,0 +1,161 @@
+//===- AssignScaleLayouts.cpp - Scale storage for the GEMMs reading it ----===//
+//
+// Part of fp8-mlir.
+//
+//===----------------------------------------------------------------------===//
+//
+// Decides, in the graph, which quantizations store their block scales in the
+// scale-factor layout of the sm_100a block-scaled GEMMs that read them
+// (#fp8.tcgen05_scale_layout), so that the GPU lowering writes what the
+// attribute says and never looks ahead to the GEMMs itself.
+//
+//===----------------------------------------------------------------------===//
+
+#include "fp8/Dialect/FP8/IR/FP8Ops.h"
+#include "fp8/Dialect/FP8/IR/FormatInfo.h"
+#include "fp8/Dialect/FP8/Transforms/LayoutLegality.h"
+#include "fp8/Dialect/FP8/Transforms/Passes.h"
+#include "fp8/Target/ScaleFactorLayout.h"
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+
+namespace mlir::fp8 {
+#define GEN_PASS_DEF_FP8ASSIGNSCALELAYOUTS
+#include "fp8/Dialect/FP8/Transforms/Passes.h.inc"
+} // namespace mlir::fp8
+
+using namespace mlir;
+using namespace mlir::fp8;
+
+namespace {
+
+/// How one block-scaled sm_100a GEMM reads a scale tensor, in the frame of
+/// the tensor as the quantization stores it.
+struct ScaleRead {
+  /// The operand's rows (M or N) and its k-blocks.
+  int64_t rows = 0, kBlocks = 0;
+  int64_t stageKBlocks = 0;
+  /// Rows of the operand sharing one scale (1, or a square block's extent).
+  int64_t rowsPerScale = 1;
+  /// The dimension of the stored scales that K runs along.
+  int64_t kDim = 1;
+
+  bool operator==(const ScaleRead &other) const {
+    return rows == other.rows && kBlocks == other.kBlocks &&
+           stageKBlocks == other.stageKBlocks &&
+           rowsPerScale == other.rowsPerScale && kDim == other.kDim;
+  }
+};
+
+/// The read of `use` by a block-scaled GEMM, as its lhs or rhs scales, or
+/// std::nullopt for any other use. `throughTranspose`: the GEMM reads a 2-D
+/// transpose of the stored scales.
+std::optional<ScaleRead> getGemmRead(OpOperand &use, bool throughTranspose) {
+  auto gemm = dyn_cast<ScaledMatmulOp>(use.getOwner());
+  if (!gemm || cast<RankedTensorType>(gemm.getLhs().getType()).getRank() != 2)
+    return std::nullopt;
+  bool lhs = &use == &gemm.getLhsScaleMutable();
+  if (!lhs && &use != &gemm.getRhsScaleMutable())
+    return std::nullopt;
+  ScaledGemmShape g = describeScaledGemm(gemm);
+  // The types whose blocks the tensor cores apply.
+  if (!isa<Float8E8M0FNUType, Float8E4M3FNType>(g.scaleElement))
+    return std::nullopt;
+  Value operand = lhs ? gemm.getLhs() : gemm.getRhs();
+  std::optional<Format> format = getFormat(getElementTypeOrSelf(operand));
+  if (!format)
+    return std::nullopt;
+  ScaleRead read;
+  read.rows = lhs ? g.m : g.n;
+  read.kBlocks = llvm::divideCeil(g.k, g.declaredK);
+  read.stageKBlocks =
+      getTcgen05StageKBlocks(getFormatInfo(*format).getBitWidth(), g.declaredK);
+  read.rowsPerScale = lhs ? g.aRows : g.bRows;
+  // The scales of a K-major operand are [rows, k-blocks] in the op.
+  bool kMajor = lhs ? g.aKMajor : g.bKMajor;
+  read.kDim = kMajor != throughTranspose ? 1 : 0;
+  return read;
+}
+
+/// Whether `user` is a 2-D transpose of `value`.
+bool isTransposeOf(Operation *user, Value value) {
+  auto transpose = dyn_cast<linalg::TransposeOp>(user);
+  return transpose && transpose.getInput() == value &&
+         transpose.getPermutation() == ArrayRef<int64_t>{1, 0};
+}
+
+/// The layout in which `scale` (with the codes `data`, quantized by
+/// `granularity` from an input of `inputShape`, stored transposed if
+/// `transposed`) is written for the GEMMs reading it, if they all read it
+/// alike and nothing else reads it.
+std::optional<Tcgen05ScaleLayoutAttr>
+getScaleLayout(Value data, Value scale, GranularityAttr granularity,
+               ArrayRef<int64_t> inputShape, bool transposed) {
+  if (scale.use_empty())
+    return std::nullopt;
+  bool throughTransposes = llvm::all_of(
+      scale.getUsers(), [&](Operation *u) { return isTransposeOf(u, scale); });
+  SmallVector<std::pair<OpOperand *, bool>> uses;
+  if (throughTransposes) {
+    for (Operation *transpose : scale.getUsers())
+      for (OpOperand &use : transpose->getResult(0).getUses())
+        uses.push_back({&use, true});
+  } else {
+    for (OpOperand &use : scale.getUses())
+      uses.push_back({&use, false});
+  }
+  std::optional<ScaleRead> common;
+  for (auto [use, throughTranspose] : uses) {
+    std::optional<ScaleRead> read = getGemmRead(*use, throughTranspose);
+    if (!read || (common && !(*common == *read)))
+      return std::nullopt;
+    common = read;
+  }
+  if (!common)
+    return std::nullopt;
+
+  // The quantization's blocks must be the GEMM's: the stored block's extent
+  // across K (clamped to the data) is the rows sharing one scale, and the
+  // stored codes and scales have the rows and k-blocks the GEMM reads.
+  auto dataType = cast<RankedTensorType>(data.getType());
+  auto scaleType = cast<RankedTensorType>(scale.getType());
+  if (dataType.getRank() != 2 || !dataType.hasStaticShape())
+    return std::nullopt;
+  SmallVector<int64_t> block = granularity.getBlockShape(inputShape);
+  if (transposed)
+    std::swap(block[0], block[1]);
+  int64_t rowDim = 1 - common->kDim;
+  if (std::min(block[rowDim], dataType.getDimSize(rowDim)) !=
+          common->rowsPerScale ||
+      dataType.getDimSize(rowDim) != common->rows ||
+      scaleType.getDimSize(common->kDim) != common->kBlocks)
+    return std::nullopt;
+  return Tcgen05ScaleLayoutAttr::get(data.getContext(), common->kDim,
+                                     common->stageKBlocks);
+}
+
+struct FP8AssignScaleLayoutsPass
+    : fp8::impl::FP8AssignScaleLayoutsBase<FP8AssignScaleLayoutsPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    // Only the sm_100a GEMM reads scales in another layout than row-major.
+    if (chip != Chip::SM100a)
+      return;
+    getOperation()->walk([](DynamicQuantizeOp op) {
+      if (op.getInput().getType().getRank() != 2)
+        return;
+      ArrayRef<int64_t> shape = op.getInput().getType().getShape();
+      if (auto layout = getScaleLayout(op.getData(), op.getScale(),
+                                       op.getGranularity(), shape,
+                                       /*transposed=*/false))
+        op.setScaleLayoutAttr(*layout);
+      if (GranularityAttr col = op.getColGranularityAttr())
+        if (auto layout = getScaleLayout(op.getColData(), op.getColScale(), col,
+                                         shape, op.getTransposed()))
+          op.setColScaleLayoutAttr(*layout);
+    });
+  }
+};
+
+} // namespace

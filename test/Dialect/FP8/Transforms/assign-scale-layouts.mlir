@@ -1,0 +1,79 @@
+// RUN: fp8-opt %s -split-input-file --fp8-assign-scale-layouts=chip=sm_100a | FileCheck %s
+// RUN: fp8-opt %s -split-input-file --fp8-assign-scale-layouts=chip=sm_90a | FileCheck %s --check-prefix=SM90
+
+// SM90-NOT: scale_layout
+
+// MXFP8 activations and weights read only by one block-scaled GEMM, both
+// K-major: their E8M0 scales are [rows, k-blocks] in stages of 4.
+// CHECK-LABEL: func.func @mxfp8
+// CHECK: fp8.dynamic_quantize %arg0 by <1x32> rule <e8m0_rceil> {scale_layout = #fp8.tcgen05_scale_layout<k_dim = 1, stage_k_blocks = 4>}
+// CHECK: fp8.dynamic_quantize %arg1 by <1x32> rule <e8m0_rceil> {scale_layout = #fp8.tcgen05_scale_layout<k_dim = 1, stage_k_blocks = 4>}
+func.func @mxfp8(%x: tensor<128x256xbf16>, %w: tensor<96x256xbf16>) -> tensor<128x96xf32> {
+  %qx, %sx = fp8.dynamic_quantize %x by <1x32> rule <e8m0_rceil> : tensor<128x256xbf16> -> tensor<128x256xf8E4M3FN>, tensor<128x8xf8E8M0FNU>
+  %qw, %sw = fp8.dynamic_quantize %w by <1x32> rule <e8m0_rceil> : tensor<96x256xbf16> -> tensor<96x256xf8E4M3FN>, tensor<96x8xf8E8M0FNU>
+  %c = fp8.scaled_matmul %qx, %qw scales(%sx, %sw) by(<1x32>, <1x32>) transpose_rhs : tensor<128x256xf8E4M3FN>, tensor<96x256xf8E4M3FN>, tensor<128x8xf8E8M0FNU>, tensor<96x8xf8E8M0FNU> -> tensor<128x96xf32>
+  return %c : tensor<128x96xf32>
+}
+
+// -----
+
+// The transposed column-wise copy of a [K, N] weight: its scales are stored
+// [N, k-blocks], the frame of the stored copy, whatever the input's.
+// CHECK-LABEL: func.func @colwise_transposed
+// CHECK: fp8.dynamic_quantize %arg1 by <1x32> colwise <32x1> transposed rule <e8m0_rceil> {col_scale_layout = #fp8.tcgen05_scale_layout<k_dim = 1, stage_k_blocks = 4>}
+func.func @colwise_transposed(%x: tensor<128x256xbf16>, %w: tensor<256x96xbf16>) -> tensor<128x96xf32> {
+  %qx, %sx = fp8.dynamic_quantize %x by <1x32> rule <e8m0_rceil> : tensor<128x256xbf16> -> tensor<128x256xf8E4M3FN>, tensor<128x8xf8E8M0FNU>
+  %qw, %sw, %qt, %st = fp8.dynamic_quantize %w by <1x32> colwise <32x1> transposed rule <e8m0_rceil> : tensor<256x96xbf16> -> tensor<256x96xf8E4M3FN>, tensor<256x3xf8E8M0FNU> colwise tensor<96x256xf8E4M3FN>, tensor<96x8xf8E8M0FNU>
+  %c = fp8.scaled_matmul %qx, %qt scales(%sx, %st) by(<1x32>, <1x32>) transpose_rhs : tensor<128x256xf8E4M3FN>, tensor<96x256xf8E4M3FN>, tensor<128x8xf8E8M0FNU>, tensor<96x8xf8E8M0FNU> -> tensor<128x96xf32>
+  return %c : tensor<128x96xf32>
+}
+
+// -----
+
+// Scales reached through a transpose (which a quantization stores): K runs
+// along the stored scales' rows.
+// CHECK-LABEL: func.func @through_transpose
+// CHECK: fp8.dynamic_quantize %arg1 by <32x1> rule <e8m0_rceil> {scale_layout = #fp8.tcgen05_scale_layout<k_dim = 0, stage_k_blocks = 4>}
+func.func @through_transpose(%x: tensor<128x256xbf16>, %w: tensor<256x96xbf16>) -> tensor<128x96xf32> {
+  %qx, %sx = fp8.dynamic_quantize %x by <1x32> rule <e8m0_rceil> : tensor<128x256xbf16> -> tensor<128x256xf8E4M3FN>, tensor<128x8xf8E8M0FNU>
+  %qw, %sw = fp8.dynamic_quantize %w by <32x1> rule <e8m0_rceil> : tensor<256x96xbf16> -> tensor<256x96xf8E4M3FN>, tensor<8x96xf8E8M0FNU>
+  %e = tensor.empty() : tensor<96x256xf8E4M3FN>
+  %qt = linalg.transpose ins(%qw : tensor<256x96xf8E4M3FN>) outs(%e : tensor<96x256xf8E4M3FN>) permutation = [1, 0]
+  %es = tensor.empty() : tensor<96x8xf8E8M0FNU>
+  %st = linalg.transpose ins(%sw : tensor<8x96xf8E8M0FNU>) outs(%es : tensor<96x8xf8E8M0FNU>) permutation = [1, 0]
+  %c = fp8.scaled_matmul %qx, %qt scales(%sx, %st) by(<1x32>, <1x32>) transpose_rhs : tensor<128x256xf8E4M3FN>, tensor<96x256xf8E4M3FN>, tensor<128x8xf8E8M0FNU>, tensor<96x8xf8E8M0FNU> -> tensor<128x96xf32>
+  return %c : tensor<128x96xf32>
+}
+
+// -----
+
+// NVFP4: 256 E2M1 elements of K per stage, one E4M3 scale per 16: 16
+// k-blocks a stage; the weight's 16x16 blocks repeat for 16 rows.
+// CHECK-LABEL: func.func @nvfp4
+// CHECK: fp8.dynamic_quantize %arg0 by <1x16> rule <nvfp4> {scale_layout = #fp8.tcgen05_scale_layout<k_dim = 1, stage_k_blocks = 16>}
+// CHECK: fp8.dynamic_quantize %arg1 by <16x16> rule <nvfp4> {scale_layout = #fp8.tcgen05_scale_layout<k_dim = 1, stage_k_blocks = 16>}
+func.func @nvfp4(%x: tensor<128x256xbf16>, %w: tensor<96x256xbf16>) -> tensor<128x96xf32> {
+  %qx, %sx, %gx = fp8.dynamic_quantize %x by <1x16> rule <nvfp4> : tensor<128x256xbf16> -> tensor<128x256xf4E2M1FN>, tensor<128x16xf8E4M3FN> global tensor<1x1xf32>
+  %qw, %sw, %gw = fp8.dynamic_quantize %w by <16x16> rule <nvfp4> : tensor<96x256xbf16> -> tensor<96x256xf4E2M1FN>, tensor<6x16xf8E4M3FN> global tensor<1x1xf32>
+  %c = fp8.scaled_matmul %qx, %qw scales(%sx, %sw) by(<1x16>, <16x16>) lhs_global(%gx : tensor<1x1xf32>) rhs_global(%gw : tensor<1x1xf32>) transpose_rhs : tensor<128x256xf4E2M1FN>, tensor<96x256xf4E2M1FN>, tensor<128x16xf8E4M3FN>, tensor<6x16xf8E4M3FN> -> tensor<128x96xf32>
+  return %c : tensor<128x96xf32>
+}
+
+// -----
+
+// Scales that something else reads too (here the function's result) stay
+// row-major; so do f32 scales, which no tensor core applies per block.
+// CHECK-LABEL: func.func @other_readers
+// CHECK: fp8.dynamic_quantize %arg0 by <1x32> rule <e8m0_rceil> : tensor<128x256xbf16>
+// CHECK: fp8.dynamic_quantize %arg1 by <1x32> rule <e8m0_rceil> {scale_layout
+// CHECK: fp8.dynamic_quantize %arg0 by <1x*> rule <pow2> : tensor<128x256xbf16>
+// CHECK: fp8.dynamic_quantize %arg1 by <1x*> rule <pow2> : tensor<96x256xbf16>
+func.func @other_readers(%x: tensor<128x256xbf16>, %w: tensor<96x256xbf16>) -> (tensor<128x96xf32>, tensor<128x8xf8E8M0FNU>, tensor<128x96xf32>) {
+  %qx, %sx = fp8.dynamic_quantize %x by <1x32> rule <e8m0_rceil> : tensor<128x256xbf16> -> tensor<128x256xf8E4M3FN>, tensor<128x8xf8E8M0FNU>
+  %qw, %sw = fp8.dynamic_quantize %w by <1x32> rule <e8m0_rceil> : tensor<96x256xbf16> -> tensor<96x256xf8E4M3FN>, tensor<96x8xf8E8M0FNU>
+  %c = fp8.scaled_matmul %qx, %qw scales(%sx, %sw) by(<1x32>, <1x32>) transpose_rhs : tensor<128x256xf8E4M3FN>, tensor<96x256xf8E4M3FN>, tensor<128x8xf8E8M0FNU>, tensor<96x8xf8E8M0FNU> -> tensor<128x96xf32>
+  %fx, %tx = fp8.dynamic_quantize %x by <1x*> rule <pow2> : tensor<128x256xbf16> -> tensor<128x256xf8E4M3FN>, tensor<128x1xf32>
+  %fw, %tw = fp8.dynamic_quantize %w by <1x*> rule <pow2> : tensor<96x256xbf16> -> tensor<96x256xf8E4M3FN>, tensor<96x1xf32>
+  %d = fp8.scaled_matmul %fx, %fw scales(%tx, %tw) by(<1x*>, <1x*>) transpose_rhs : tensor<128x256xf8E4M3FN>, tensor<96x256xf8E4M3FN>, tensor<128x1xf32>, tensor<96x1xf32> -> tensor<128x96xf32>
+  return %c, %sx, %d : tensor<128x96xf32>, tensor<128x8xf8E8M0FNU>, tensor<128x96xf32>
+}
