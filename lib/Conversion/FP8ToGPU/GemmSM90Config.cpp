@@ -1,4 +1,4 @@
-//===- GemmSM90Config.cpp - What an sm_90a GEMM configuration implies ----===//
+//===- GemmSM90Config.cpp - What an sm_90a GEMM configuration implies -----===//
 //
 // Part of fp8-mlir.
 //

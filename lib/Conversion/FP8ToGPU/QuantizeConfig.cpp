@@ -1,4 +1,4 @@
-//===- QuantizeConfig.cpp - What a quantize configuration implies --------===//
+//===- QuantizeConfig.cpp - What a quantize configuration implies ---------===//
 //
 // Part of fp8-mlir.
 //

@@ -1,5 +1,4 @@
-//===- ScaledGemm.h - What the GEMM emitters of both chips share -*- C++
-//-*-===//
+//===- ScaledGemm.h - What both chips' GEMM emitters share ------*- C++ -*-===//
 //
 // Part of fp8-mlir.
 //
