@@ -7,7 +7,10 @@
 #include "fp8/Tools/OptMain.h"
 #include "fp8/InitAll.h"
 
+#include "CrashContainment.h"
+
 #include "mlir/IR/DialectRegistry.h"
+#include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Support/FileUtilities.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
@@ -25,6 +28,12 @@ using namespace mlir;
 /// Enough for inputs nested hundreds of thousands of levels deep; only the
 /// pages used are ever committed.
 static constexpr unsigned kStackSize = 1u << 30;
+
+static llvm::cl::opt<bool> debugCrash(
+    "debug-crash",
+    llvm::cl::desc("Let a crash end fp8-opt with LLVM's stack dump instead "
+                   "of one diagnostic"),
+    llvm::cl::init(false));
 
 /// Rejects text that makes the upstream MLIR 22 parser crash instead of
 /// reporting an error. Returns failure after emitting a diagnostic.
@@ -59,10 +68,32 @@ static LogicalResult rejectParserCrashers(const llvm::MemoryBuffer &buffer) {
   return success();
 }
 
+namespace {
+/// MlirOptMain's configuration, with a hook after the pass pipeline setup.
+class DriverConfig : public MlirOptMainConfig {
+public:
+  explicit DriverConfig(MlirOptMainConfig config)
+      : MlirOptMainConfig(std::move(config)) {}
+
+  /// Calls `fn` once the pass manager holds the passes of the command line.
+  void afterPipelineSetup(std::function<void(PassManager &)> fn) {
+    passPipelineCallback = [setup = std::move(passPipelineCallback),
+                            fn = std::move(fn)](PassManager &pm) {
+      if (setup && failed(setup(pm)))
+        return failure();
+      fn(pm);
+      return success();
+    };
+  }
+};
+} // namespace
+
 static LogicalResult runDriver(StringRef inputFilename,
                                StringRef outputFilename,
                                DialectRegistry &registry) {
-  MlirOptMainConfig config = MlirOptMainConfig::createFromCLOptions();
+  DriverConfig config(MlirOptMainConfig::createFromCLOptions());
+  if (!debugCrash)
+    config.afterPipelineSetup(fp8::trackPassesForCrashes);
   if (config.shouldShowDialects()) {
     llvm::outs() << "Available Dialects: ";
     llvm::interleave(registry.getDialectNames(), llvm::outs(), ",");
@@ -105,8 +136,12 @@ int fp8::runFP8Opt(int argc, char **argv) {
       [](llvm::raw_ostream &os) { printVersion(os); });
   auto [inputFilename, outputFilename] = registerAndParseCLIOptions(
       argc, argv, "fp8-mlir optimizer driver\n", registry);
+  if (!debugCrash)
+    fp8::installCrashContainment(inputFilename, registry);
   LogicalResult result = failure();
   llvm::thread worker(std::optional<unsigned>(kStackSize), [&] {
+    if (!debugCrash)
+      fp8::useAlternateSignalStack();
     result = runDriver(inputFilename, outputFilename, registry);
   });
   worker.join();

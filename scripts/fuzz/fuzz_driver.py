@@ -9,6 +9,10 @@ clean error:
   * a run that exceeds the timeout,
   * stderr containing "Assertion", "LLVM ERROR", "UNREACHABLE", "Stack dump",
     "runtime error" or "Sanitizer",
+  * a crash, fatal error or exhausted memory that fp8-opt contained: exit
+    status 1 with "the input triggered an internal error" or "error: out of
+    memory" on stderr. The case is run again with --debug-crash, and the stack
+    dump of that run gives the finding its signature,
   * exit status 1 without an "error" on stderr (a rejection without a
     diagnostic, recorded as "nodiag").
 
@@ -34,7 +38,7 @@ Phases:
 
 fp8-opt runs one case at a time (no parallelism), with --timeout seconds
 (default 5) and an address-space limit of --mem-gib GiB (default 4), so an
-unbounded allocation shows up as "LLVM ERROR: out of memory" instead of
+unbounded allocation shows up as "error: out of memory" instead of
 swapping the machine. If fp8-opt is missing (being relinked) the driver waits.
 
 Usage:
@@ -68,8 +72,12 @@ import subprocess
 import sys
 import time
 
+# fp8-opt's diagnostics for a crash, fatal error or exhausted memory that it
+# contained (it exits with 1, without a stack dump, unless --debug-crash).
+CONTAINED_PATTERNS = ("the input triggered an internal error",
+                      ": error: out of memory")
 CRASH_PATTERNS = ("Assertion", "LLVM ERROR", "UNREACHABLE", "Stack dump",
-                  "runtime error", "Sanitizer")
+                  "runtime error", "Sanitizer") + CONTAINED_PATTERNS
 
 FP8_OPS = ["amax", "compute_scale", "quantize", "dequantize",
            "dynamic_quantize", "convert", "scaled_matmul",
@@ -200,7 +208,19 @@ class Runner:
 
     def run(self, text, flags, stdin_bytes=None, timeout=None):
         """Returns (status, stdout bytes, stderr str, seconds). status is
-        'timeout' or the exit code (negative for a signal)."""
+        'timeout' or the exit code (negative for a signal). When fp8-opt
+        contained a crash, stderr goes on with that of a rerun with
+        --debug-crash: its stack dump tells one bug from another."""
+        status, out, err, seconds = self._run_once(text, flags, stdin_bytes,
+                                                   timeout)
+        if status == 1 and "--debug-crash" not in flags and \
+                any(p in err for p in CONTAINED_PATTERNS):
+            _, _, debug_err, _ = self._run_once(
+                text, list(flags) + ["--debug-crash"], stdin_bytes, timeout)
+            err += "--- rerun with --debug-crash ---\n" + debug_err
+        return status, out, err, seconds
+
+    def _run_once(self, text, flags, stdin_bytes=None, timeout=None):
         self.wait_for_tool()
         self.count += 1
         path = os.path.join(self.workdir, "case.mlir")
@@ -231,12 +251,12 @@ class Runner:
             # The binary is being relinked (missing, or text file busy).
             self.count -= 1
             time.sleep(2)
-            return self.run(text, flags, stdin_bytes, timeout)
+            return self._run_once(text, flags, stdin_bytes, timeout)
         if status == 127 or (isinstance(status, int) and status < 0 and
                              not os.path.exists(self.tool)):
             # The binary vanished under us (rebuild): retry once it is back.
             time.sleep(2)
-            return self.run(text, flags, stdin_bytes, timeout)
+            return self._run_once(text, flags, stdin_bytes, timeout)
         return status, out, err, time.time() - start
 
 
