@@ -22,6 +22,7 @@
 #include "mlir/Pass/Pass.h"
 #include "mlir/Pass/PassInstrumentation.h"
 #include "mlir/Pass/PassManager.h"
+#include "llvm/Support/ErrorHandling.h"
 #include "llvm/Support/Signals.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -56,7 +57,7 @@ static thread_local PassFrame passFrames[kMaxPassFrames];
 static thread_local unsigned passDepth;
 
 /// Writes where the process was, e.g. "in pass 'canonicalize' on
-/// 'func.func'". Allocates nothing: the heap may be what crashed.
+/// 'func.func'". Allocates nothing: it also runs when memory is exhausted.
 static void describeWhere(raw_ostream &os) {
   if (passDepth != 0) {
     const PassFrame &frame =
@@ -118,6 +119,26 @@ static void onCrashSignal(int) {
   exitAfterReport();
 }
 
+static void onFatalError(void *, const char *reason, bool genCrashDiag) {
+  // Without genCrashDiag LLVM reports a failure of the environment (an output
+  // stream that cannot be written), not a bug.
+  if (!genCrashDiag) {
+    describeWhere(startReport());
+    llvm::errs() << ": " << reason << "\n";
+    exitAfterReport();
+  }
+  describeWhere(startReport() << "the input triggered an internal error ");
+  llvm::errs() << ": " << reason << kDebugHint;
+  exitAfterReport();
+}
+
+static void onBadAlloc(void *, const char *reason, bool) {
+  describeWhere(startReport() << "out of memory ");
+  llvm::errs() << " (" << reason
+               << "): the input needs more memory than the process may use\n";
+  exitAfterReport();
+}
+
 /// The signals of a crash: faults, and abort() after a failed check. LLVM's
 /// handlers keep the interrupts (which remove the output files too).
 static constexpr int kCrashSignals[] = {SIGSEGV, SIGBUS,  SIGILL, SIGFPE,
@@ -134,6 +155,8 @@ void fp8::installCrashContainment(StringRef inputName,
   sigemptyset(&action.sa_mask);
   for (int signal : kCrashSignals)
     sigaction(signal, &action, nullptr);
+  llvm::install_fatal_error_handler(onFatalError);
+  llvm::install_bad_alloc_error_handler(onBadAlloc);
   // MlirOptMain makes one context from `registry` per input chunk, and a
   // context loads the builtin dialect first: a chunk's parsing starts here.
   registry.addExtension(+[](MLIRContext *, BuiltinDialect *) {

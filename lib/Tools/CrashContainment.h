@@ -4,7 +4,8 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// fp8-opt reports a crash as one diagnostic that names what the driver was doing (parsing, which pass,
+// fp8-opt reports a crash, a fatal LLVM error or an exhausted allocation as
+// one diagnostic that names what the driver was doing (parsing, which pass,
 // printing), removes its output file and exits with status 1, instead of
 // dying with a stack dump.
 //
@@ -21,8 +22,8 @@ class PassManager;
 
 namespace fp8 {
 
-/// Installs the crash signal handlers for the whole process, every thread
-/// included, and follows the
+/// Installs the crash signal handlers and the fatal-error and out-of-memory
+/// handlers for the whole process, every thread included, and follows the
 /// driver through the input chunks MlirOptMain makes from `registry`. Call it
 /// after llvm::InitLLVM, whose crash handlers (the stack dump) it replaces.
 /// `inputName` names the input in the diagnostics.

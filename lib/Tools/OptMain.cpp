@@ -8,17 +8,16 @@
 #include "fp8/InitAll.h"
 
 #include "CrashContainment.h"
+#include "InputScreening.h"
 
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Support/FileUtilities.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
-#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/MemoryBuffer.h"
-#include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/Support/thread.h"
@@ -31,42 +30,16 @@ static constexpr unsigned kStackSize = 1u << 30;
 
 static llvm::cl::opt<bool> debugCrash(
     "debug-crash",
-    llvm::cl::desc("Let a crash end fp8-opt with LLVM's stack dump instead "
-                   "of one diagnostic"),
+    llvm::cl::desc("Let a crash or a fatal error end fp8-opt with LLVM's "
+                   "stack dump instead of one diagnostic"),
     llvm::cl::init(false));
 
-/// Rejects text that makes the upstream MLIR 22 parser crash instead of
-/// reporting an error. Returns failure after emitting a diagnostic.
-static LogicalResult rejectParserCrashers(const llvm::MemoryBuffer &buffer) {
-  StringRef text = buffer.getBuffer();
-  if (text.starts_with("ML\xEFR"))
-    return success(); // bytecode
-  // `array<index: ...>`: dense arrays have no index element type, and the
-  // parser dereferences a null bit width instead of saying so.
-  for (size_t pos = text.find("array"); pos != StringRef::npos;
-       pos = text.find("array", pos + 1)) {
-    StringRef rest = text.drop_front(pos + 5).ltrim();
-    if (!rest.consume_front("<"))
-      continue;
-    rest = rest.ltrim();
-    if (!rest.starts_with("index"))
-      continue;
-    StringRef after = rest.drop_front(5);
-    if (!after.empty() &&
-        (llvm::isAlnum(after.front()) || after.front() == '_'))
-      continue;
-    llvm::SourceMgr sourceMgr;
-    sourceMgr.AddNewSourceBuffer(
-        llvm::MemoryBuffer::getMemBuffer(buffer.getMemBufferRef(), false),
-        llvm::SMLoc());
-    sourceMgr.PrintMessage(llvm::SMLoc::getFromPointer(text.data() + pos),
-                           llvm::SourceMgr::DK_Error,
-                           "dense arrays of `index` are not supported; use "
-                           "array<i64: ...> (or i1, i8, i16, i32, f32, f64)");
-    return failure();
-  }
-  return success();
-}
+static llvm::cl::opt<uint64_t> maxMaterializedElements(
+    "max-materialized-elements",
+    llvm::cl::desc("The most elements of one tensor or vector that fp8-opt "
+                   "materializes for an op such as tensor.from_elements "
+                   "(0: no limit)"),
+    llvm::cl::init(uint64_t(1) << 24));
 
 namespace {
 /// MlirOptMain's configuration, with a hook after the pass pipeline setup.
@@ -111,7 +84,7 @@ static LogicalResult runDriver(StringRef inputFilename,
     llvm::errs() << errorMessage << "\n";
     return failure();
   }
-  if (failed(rejectParserCrashers(*input)))
+  if (failed(fp8::screenInput(*input, maxMaterializedElements)))
     return failure();
   std::unique_ptr<llvm::ToolOutputFile> output =
       openOutputFile(outputFilename, &errorMessage);
