@@ -308,6 +308,8 @@ def signature(status, err, flags):
                 break
             fn = shorter
         fn = re.sub(r'0x[0-9a-f]+', '', fn).strip()
+        if not fn:
+            continue  # a frame without a symbol
         frames.append(fn)
         if len(frames) == 3:
             break
@@ -1161,7 +1163,8 @@ def main():
                     help="also run this many byte-level mutations of the "
                          "bytecode form of the seeds (phase 4)")
     ap.add_argument("--time-budget", type=float, default=0,
-                    help="stop the random phase after this many seconds")
+                    help="stop after this many seconds, at most half of "
+                         "them in the systematic phase")
     args = ap.parse_args()
 
     os.makedirs(args.out, exist_ok=True)
@@ -1210,6 +1213,10 @@ def main():
           (len(chunks), len(valid), len(generic)), flush=True)
     t0 = time.time()
 
+    def out_of_time(share=1.0):
+        return args.time_budget and \
+            time.time() - t0 > share * args.time_budget
+
     # Phase 1: systematic generic-form variants of every fp8 op.
     if not args.no_systematic:
         n0 = fz.cases
@@ -1227,6 +1234,10 @@ def main():
                 except (IndexError, ValueError):
                     continue
                 for desc, text in variants:
+                    # Half the time at most, so that a short run also gets
+                    # to the random phase.
+                    if out_of_time(share=0.5):
+                        break
                     fz.check(text, note="systematic %s: %s" % (op.name, desc))
         print("systematic: %d cases, %.0fs" % (fz.cases - n0, time.time() - t0),
               flush=True)
@@ -1235,9 +1246,8 @@ def main():
     # passes on every accepted mutant (phase 3, inside check()).
     pool_custom = valid + invalid
     n0 = fz.cases
-    t1 = time.time()
     for i in range(args.cases):
-        if args.time_budget and time.time() - t1 > args.time_budget:
+        if out_of_time():
             break
         r = rng.random()
         rest = 1.0 - args.valid_frac
