@@ -29,6 +29,7 @@
 #include <atomic>
 #include <csignal>
 #include <cstdlib>
+#include <sys/mman.h>
 #include <unistd.h>
 
 using namespace mlir;
@@ -165,11 +166,20 @@ void fp8::installCrashContainment(StringRef inputName,
 }
 
 void fp8::useAlternateSignalStack() {
-  static constexpr size_t kSize = 1 << 16;
-  static char *memory = new char[kSize];
+  // Sanitizer runtimes give each thread a signal stack and unmap whichever
+  // one is installed when the thread ends: keep theirs. Ours is mapped (an
+  // unmap cannot hit the heap) and lives as long as the process.
   stack_t stack = {};
+  if (sigaltstack(nullptr, &stack) == 0 && !(stack.ss_flags & SS_DISABLE))
+    return;
+  static constexpr size_t kSize = 1 << 16;
+  void *memory = mmap(nullptr, kSize, PROT_READ | PROT_WRITE,
+                      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (memory == MAP_FAILED)
+    return;
   stack.ss_sp = memory;
   stack.ss_size = kSize;
+  stack.ss_flags = 0;
   sigaltstack(&stack, nullptr);
 }
 

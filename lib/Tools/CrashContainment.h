@@ -29,9 +29,9 @@ namespace fp8 {
 /// `inputName` names the input in the diagnostics.
 void installCrashContainment(StringRef inputName, DialectRegistry &registry);
 
-/// Gives the calling thread a stack for the crash handler of its own, so
-/// that a stack overflow on it is reported too (the kernel cannot run a
-/// handler on an exhausted stack). Only one thread may call it.
+/// Gives the calling thread a signal stack if it has none, so that a stack
+/// overflow on it is reported too: the kernel cannot run a handler on the
+/// exhausted stack.
 void useAlternateSignalStack();
 
 /// Records which pass runs on each thread, and when the pipeline ends and the
