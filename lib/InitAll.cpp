@@ -54,4 +54,7 @@ void fp8::printVersion(llvm::raw_ostream &os) {
   os << "fp8-mlir " << getVersion() << " (" << getRevision() << ")\n"
      << "  FP8 / MX / NVFP4 scaling as IR; built against MLIR "
      << LLVM_VERSION_STRING << "\n";
+#ifndef NDEBUG
+  os << "  fp8-mlir assertions are on.\n";
+#endif
 }

@@ -53,6 +53,8 @@ void fp8::buildFP8GPUPipeline(OpPassManager &pm,
   GpuModuleToBinaryPassOptions binary;
   binary.compilationTarget = options.format;
   pm.addPass(createGpuModuleToBinaryPass(binary));
+  if (!options.compileTimes)
+    pm.addPass(fp8::createFP8StripCompileTimes());
   if (!options.artifacts.empty()) {
     fp8::FP8WriteArtifactsOptions write;
     write.dir = options.artifacts;

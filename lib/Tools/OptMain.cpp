@@ -7,15 +7,17 @@
 #include "fp8/Tools/OptMain.h"
 #include "fp8/InitAll.h"
 
+#include "CrashContainment.h"
+#include "InputScreening.h"
+
 #include "mlir/IR/DialectRegistry.h"
+#include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Support/FileUtilities.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
-#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/MemoryBuffer.h"
-#include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/Support/thread.h"
@@ -26,43 +28,45 @@ using namespace mlir;
 /// pages used are ever committed.
 static constexpr unsigned kStackSize = 1u << 30;
 
-/// Rejects text that makes the upstream MLIR 22 parser crash instead of
-/// reporting an error. Returns failure after emitting a diagnostic.
-static LogicalResult rejectParserCrashers(const llvm::MemoryBuffer &buffer) {
-  StringRef text = buffer.getBuffer();
-  if (text.starts_with("ML\xEFR"))
-    return success(); // bytecode
-  // `array<index: ...>`: dense arrays have no index element type, and the
-  // parser dereferences a null bit width instead of saying so.
-  for (size_t pos = text.find("array"); pos != StringRef::npos;
-       pos = text.find("array", pos + 1)) {
-    StringRef rest = text.drop_front(pos + 5).ltrim();
-    if (!rest.consume_front("<"))
-      continue;
-    rest = rest.ltrim();
-    if (!rest.starts_with("index"))
-      continue;
-    StringRef after = rest.drop_front(5);
-    if (!after.empty() &&
-        (llvm::isAlnum(after.front()) || after.front() == '_'))
-      continue;
-    llvm::SourceMgr sourceMgr;
-    sourceMgr.AddNewSourceBuffer(
-        llvm::MemoryBuffer::getMemBuffer(buffer.getMemBufferRef(), false),
-        llvm::SMLoc());
-    sourceMgr.PrintMessage(llvm::SMLoc::getFromPointer(text.data() + pos),
-                           llvm::SourceMgr::DK_Error,
-                           "dense arrays of `index` are not supported; use "
-                           "array<i64: ...> (or i1, i8, i16, i32, f32, f64)");
-    return failure();
+static llvm::cl::opt<bool> debugCrash(
+    "debug-crash",
+    llvm::cl::desc("Let a crash or a fatal error end fp8-opt with LLVM's "
+                   "stack dump instead of one diagnostic"),
+    llvm::cl::init(false));
+
+static llvm::cl::opt<uint64_t> maxMaterializedElements(
+    "max-materialized-elements",
+    llvm::cl::desc("The most elements of one tensor or vector that fp8-opt "
+                   "materializes for an op such as tensor.from_elements "
+                   "(0: no limit)"),
+    llvm::cl::init(uint64_t(1) << 24));
+
+namespace {
+/// MlirOptMain's configuration, with a hook after the pass pipeline setup.
+class DriverConfig : public MlirOptMainConfig {
+public:
+  explicit DriverConfig(MlirOptMainConfig config)
+      : MlirOptMainConfig(std::move(config)) {}
+
+  /// Calls `fn` once the pass manager holds the passes of the command line.
+  void afterPipelineSetup(std::function<void(PassManager &)> fn) {
+    passPipelineCallback = [setup = std::move(passPipelineCallback),
+                            fn = std::move(fn)](PassManager &pm) {
+      if (setup && failed(setup(pm)))
+        return failure();
+      fn(pm);
+      return success();
+    };
   }
-  return success();
-}
+};
+} // namespace
 
 static LogicalResult runDriver(StringRef inputFilename,
                                StringRef outputFilename,
                                DialectRegistry &registry) {
-  MlirOptMainConfig config = MlirOptMainConfig::createFromCLOptions();
+  DriverConfig config(MlirOptMainConfig::createFromCLOptions());
+  if (!debugCrash)
+    config.afterPipelineSetup(fp8::trackPassesForCrashes);
   if (config.shouldShowDialects()) {
     llvm::outs() << "Available Dialects: ";
     llvm::interleave(registry.getDialectNames(), llvm::outs(), ",");
@@ -80,7 +84,7 @@ static LogicalResult runDriver(StringRef inputFilename,
     llvm::errs() << errorMessage << "\n";
     return failure();
   }
-  if (failed(rejectParserCrashers(*input)))
+  if (failed(fp8::screenInput(*input, maxMaterializedElements)))
     return failure();
   std::unique_ptr<llvm::ToolOutputFile> output =
       openOutputFile(outputFilename, &errorMessage);
@@ -105,8 +109,12 @@ int fp8::runFP8Opt(int argc, char **argv) {
       [](llvm::raw_ostream &os) { printVersion(os); });
   auto [inputFilename, outputFilename] = registerAndParseCLIOptions(
       argc, argv, "fp8-mlir optimizer driver\n", registry);
+  if (!debugCrash)
+    fp8::installCrashContainment(inputFilename, registry);
   LogicalResult result = failure();
   llvm::thread worker(std::optional<unsigned>(kStackSize), [&] {
+    if (!debugCrash)
+      fp8::useAlternateSignalStack();
     result = runDriver(inputFilename, outputFilename, registry);
   });
   worker.join();

@@ -9,6 +9,10 @@ clean error:
   * a run that exceeds the timeout,
   * stderr containing "Assertion", "LLVM ERROR", "UNREACHABLE", "Stack dump",
     "runtime error" or "Sanitizer",
+  * a crash, fatal error or exhausted memory that fp8-opt contained: exit
+    status 1 with "the input triggered an internal error" or "error: out of
+    memory" on stderr. The case is run again with --debug-crash, and the stack
+    dump of that run gives the finding its signature,
   * exit status 1 without an "error" on stderr (a rejection without a
     diagnostic, recorded as "nodiag").
 
@@ -34,7 +38,7 @@ Phases:
 
 fp8-opt runs one case at a time (no parallelism), with --timeout seconds
 (default 5) and an address-space limit of --mem-gib GiB (default 4), so an
-unbounded allocation shows up as "LLVM ERROR: out of memory" instead of
+unbounded allocation shows up as "error: out of memory" instead of
 swapping the machine. If fp8-opt is missing (being relinked) the driver waits.
 
 Usage:
@@ -68,8 +72,12 @@ import subprocess
 import sys
 import time
 
+# fp8-opt's diagnostics for a crash, fatal error or exhausted memory that it
+# contained (it exits with 1, without a stack dump, unless --debug-crash).
+CONTAINED_PATTERNS = ("the input triggered an internal error",
+                      ": error: out of memory")
 CRASH_PATTERNS = ("Assertion", "LLVM ERROR", "UNREACHABLE", "Stack dump",
-                  "runtime error", "Sanitizer")
+                  "runtime error", "Sanitizer") + CONTAINED_PATTERNS
 
 FP8_OPS = ["amax", "compute_scale", "quantize", "dequantize",
            "dynamic_quantize", "convert", "scaled_matmul",
@@ -200,7 +208,19 @@ class Runner:
 
     def run(self, text, flags, stdin_bytes=None, timeout=None):
         """Returns (status, stdout bytes, stderr str, seconds). status is
-        'timeout' or the exit code (negative for a signal)."""
+        'timeout' or the exit code (negative for a signal). When fp8-opt
+        contained a crash, stderr goes on with that of a rerun with
+        --debug-crash: its stack dump tells one bug from another."""
+        status, out, err, seconds = self._run_once(text, flags, stdin_bytes,
+                                                   timeout)
+        if status == 1 and "--debug-crash" not in flags and \
+                any(p in err for p in CONTAINED_PATTERNS):
+            _, _, debug_err, _ = self._run_once(
+                text, list(flags) + ["--debug-crash"], stdin_bytes, timeout)
+            err += "--- rerun with --debug-crash ---\n" + debug_err
+        return status, out, err, seconds
+
+    def _run_once(self, text, flags, stdin_bytes=None, timeout=None):
         self.wait_for_tool()
         self.count += 1
         path = os.path.join(self.workdir, "case.mlir")
@@ -231,12 +251,12 @@ class Runner:
             # The binary is being relinked (missing, or text file busy).
             self.count -= 1
             time.sleep(2)
-            return self.run(text, flags, stdin_bytes, timeout)
+            return self._run_once(text, flags, stdin_bytes, timeout)
         if status == 127 or (isinstance(status, int) and status < 0 and
                              not os.path.exists(self.tool)):
             # The binary vanished under us (rebuild): retry once it is back.
             time.sleep(2)
-            return self.run(text, flags, stdin_bytes, timeout)
+            return self._run_once(text, flags, stdin_bytes, timeout)
         return status, out, err, time.time() - start
 
 
@@ -288,6 +308,8 @@ def signature(status, err, flags):
                 break
             fn = shorter
         fn = re.sub(r'0x[0-9a-f]+', '', fn).strip()
+        if not fn:
+            continue  # a frame without a symbol
         frames.append(fn)
         if len(frames) == 3:
             break
@@ -1141,7 +1163,8 @@ def main():
                     help="also run this many byte-level mutations of the "
                          "bytecode form of the seeds (phase 4)")
     ap.add_argument("--time-budget", type=float, default=0,
-                    help="stop the random phase after this many seconds")
+                    help="stop after this many seconds, at most half of "
+                         "them in the systematic phase")
     args = ap.parse_args()
 
     os.makedirs(args.out, exist_ok=True)
@@ -1190,6 +1213,10 @@ def main():
           (len(chunks), len(valid), len(generic)), flush=True)
     t0 = time.time()
 
+    def out_of_time(share=1.0):
+        return args.time_budget and \
+            time.time() - t0 > share * args.time_budget
+
     # Phase 1: systematic generic-form variants of every fp8 op.
     if not args.no_systematic:
         n0 = fz.cases
@@ -1207,6 +1234,10 @@ def main():
                 except (IndexError, ValueError):
                     continue
                 for desc, text in variants:
+                    # Half the time at most, so that a short run also gets
+                    # to the random phase.
+                    if out_of_time(share=0.5):
+                        break
                     fz.check(text, note="systematic %s: %s" % (op.name, desc))
         print("systematic: %d cases, %.0fs" % (fz.cases - n0, time.time() - t0),
               flush=True)
@@ -1215,9 +1246,8 @@ def main():
     # passes on every accepted mutant (phase 3, inside check()).
     pool_custom = valid + invalid
     n0 = fz.cases
-    t1 = time.time()
     for i in range(args.cases):
-        if args.time_budget and time.time() - t1 > args.time_budget:
+        if out_of_time():
             break
         r = rng.random()
         rest = 1.0 - args.valid_frac

@@ -18,13 +18,16 @@ A finding is a mutant that fp8-run
   * crashes or hangs ("crash"), or rejects without an "error:" message
     ("nodiag").
 Findings are written to OUT/findings/<kind>-<hash>/ (the manifest, its
-verdicts and fp8-run's output). Exit status 0 when there is none, 1
-otherwise, 2 on usage errors. A fixed --seed and --cases make a run
-reproducible, which is how the lit suite runs it
-(test/runtime/manifest-fuzz.test).
+verdicts and fp8-run's output); with --minimize, also minimized.json: the
+manifest with every member and array element removed that the finding does
+not need. Exit status 0 when there is none, 1 otherwise, 2 on usage errors.
+A fixed --seed and --cases make a run reproducible, which is how the lit
+suite runs it (test/runtime/manifest-fuzz.test); --time-budget stops a long
+run after that many seconds.
 
 Usage:
   scripts/fuzz/manifest_fuzz.py --fp8-run PATH [--cases N] [--seed S]
+                                [--time-budget S] [--minimize]
                                 [--out DIR] ARTIFACT_DIR...
 """
 
@@ -39,6 +42,7 @@ import shutil
 import struct
 import subprocess
 import sys
+import time
 
 FORMAT = "fp8-mlir-launch-plan"
 CHIPS = {"sm_90a": 232448, "sm_100a": 232448}
@@ -765,6 +769,87 @@ def run_check(fp8_run, manifest, timeout):
     return p.returncode, (p.stdout + p.stderr).decode("utf-8", "replace")
 
 
+def stage(work, directory, data):
+    """Writes `data` as work/case.json next to links to the files of the
+    seed's directory, and returns its path."""
+    if os.path.isdir(work):
+        shutil.rmtree(work)
+    os.makedirs(work)
+    for f in os.listdir(directory):
+        if not f.endswith(".json"):
+            os.symlink(os.path.abspath(os.path.join(directory, f)),
+                       os.path.join(work, f))
+    path = os.path.join(work, "case.json")
+    with open(path, "wb") as f:
+        f.write(data)
+    return path
+
+
+def classify(data, work, directory, modules, fp8_run, timeout):
+    """Runs both checks on the manifest `data` staged in `work`. Returns
+    (kind, expected, why, status, output); kind is None when they agree."""
+    path = stage(work, directory, data)
+    try:
+        check_manifest(data, work, modules)
+        expected, why = 0, "valid"
+    except Invalid as e:
+        expected, why = 1, str(e)
+    status, output = run_check(fp8_run, path, timeout)
+    kind = None
+    if status not in (0, 1):
+        kind = "crash"
+    elif status == 1 and "error:" not in output:
+        kind = "nodiag"
+    elif status != expected:
+        kind = "accepted" if status == 0 else "rejected"
+    return kind, expected, why, status, output
+
+
+def json_paths(node, prefix=()):
+    """The paths of every object member and array element under `node`,
+    outermost first."""
+    items = node.items() if isinstance(node, dict) else \
+        enumerate(node) if isinstance(node, list) else ()
+    for key, child in items:
+        yield prefix + (key,)
+        yield from json_paths(child, prefix + (key,))
+
+
+def without(tree, path):
+    """A copy of `tree` without the member or element at `path`."""
+    tree = copy.deepcopy(tree)
+    node = tree
+    for key in path[:-1]:
+        node = node[key]
+    del node[path[-1]]
+    return tree
+
+
+def minimize(data, kind, work, directory, modules, fp8_run, timeout,
+             max_runs=2000):
+    """Removes members and array elements from the manifest `data` for as
+    long as both checks still disagree the same way (`kind`). Returns the
+    smallest manifest found, or None when `data` is not a JSON document."""
+    try:
+        tree = json.loads(data)
+    except ValueError:
+        return None
+    runs, shrunk = 0, True
+    while shrunk and runs < max_runs:
+        shrunk = False
+        for path in list(json_paths(tree)):
+            candidate = without(tree, path)
+            runs += 1
+            found = classify(json.dumps(candidate).encode("utf-8", "surrogatepass"),
+                             work, directory, modules, fp8_run, timeout)[0]
+            if found == kind:
+                tree, shrunk = candidate, True
+                break
+            if runs >= max_runs:
+                break
+    return json.dumps(tree, indent=1).encode("utf-8", "surrogatepass")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -774,6 +859,10 @@ def main():
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--timeout", type=float, default=20.0)
     ap.add_argument("--out", default="manifest-fuzz")
+    ap.add_argument("--time-budget", type=float, default=0,
+                    help="stop after this many seconds")
+    ap.add_argument("--minimize", action="store_true",
+                    help="also write a minimized manifest for each finding")
     args = ap.parse_args()
 
     rng = random.Random(args.seed)
@@ -805,7 +894,11 @@ def main():
     os.makedirs(os.path.join(args.out, "findings"), exist_ok=True)
     work = os.path.join(args.out, "work")
     findings, stats = {}, {"accepted": 0, "rejected": 0}
+    start, cases = time.time(), 0
     for case in range(args.cases):
+        if args.time_budget and time.time() - start > args.time_budget:
+            break
+        cases += 1
         directory, tree = rng.choice(seeds)
         kernels = read_ptx(os.path.join(directory, tree["modules"]["ptx"]), modules)["kernels"]
         notes = []
@@ -818,29 +911,8 @@ def main():
             notes.append(note)
         # The mutant sits next to (links to) the seed's files, in a
         # directory of its own.
-        if os.path.isdir(work):
-            shutil.rmtree(work)
-        os.makedirs(work)
-        for f in os.listdir(directory):
-            if not f.endswith(".json"):
-                os.symlink(os.path.abspath(os.path.join(directory, f)),
-                           os.path.join(work, f))
-        path = os.path.join(work, "case.json")
-        with open(path, "wb") as f:
-            f.write(data)
-        try:
-            check_manifest(data, work, modules)
-            expected, why = 0, "valid"
-        except Invalid as e:
-            expected, why = 1, str(e)
-        status, output = run_check(args.fp8_run, path, args.timeout)
-        kind = None
-        if status not in (0, 1):
-            kind = "crash"
-        elif status == 1 and "error:" not in output:
-            kind = "nodiag"
-        elif status != expected:
-            kind = "accepted" if status == 0 else "rejected"
+        kind, expected, why, status, output = classify(
+            data, work, directory, modules, args.fp8_run, args.timeout)
         if status in (0, 1):
             stats["accepted" if status == 0 else "rejected"] += 1
         if kind:
@@ -853,13 +925,19 @@ def main():
                 f.write("case %d: %s\nmutations: %s\nexpected: %s (%s)\n"
                         "fp8-run --check: status %s\n%s\n"
                         % (case, kind, "; ".join(notes), expected, why, status, output))
+            if args.minimize:
+                smaller = minimize(data, kind, work, directory, modules,
+                                   args.fp8_run, args.timeout)
+                if smaller is not None:
+                    with open(os.path.join(where, "minimized.json"), "wb") as f:
+                        f.write(smaller)
             findings.setdefault(kind, []).append(where)
             print("FINDING %s case %d (%s): expected %s (%s), fp8-run %s: %s"
                   % (kind, case, "; ".join(notes), expected, why, status,
                      output.strip().splitlines()[-1:] if output.strip() else ""),
                   flush=True)
     print("%d cases: fp8-run accepted %d, rejected %d; %d findings"
-          % (args.cases, stats["accepted"], stats["rejected"],
+          % (cases, stats["accepted"], stats["rejected"],
              sum(len(v) for v in findings.values())))
     if findings:
         print("FAILED: see %s" % os.path.join(args.out, "findings"))

@@ -135,4 +135,27 @@ def FP8WriteArtifacts : Pass<"fp8-write-artifacts", "::mlir::ModuleOp"> {
   ];
 }
 
+def FP8StripCompileTimes : Pass<"fp8-strip-compile-times"> {
+  let summary = "Remove the compile times that gpu-module-to-binary records";
+  let description = [{
+    `gpu-module-to-binary` records how long the NVPTX backend (and ptxas, for
+    `format=bin`) took in the properties of each `gpu.object`:
+    `LLVMIRToISATimeInMs`, `ISAToBinaryTimeInMs`. Two compilations of the
+    same input then differ, which defeats caches, reviews and tests that
+    compare bytes. This pass removes every property whose name ends in
+    `TimeInMs` from the objects of every `gpu.binary`; the other properties
+    and the object itself stay. `fp8-gpu-pipeline` runs it unless
+    `compile-times=true`.
+
+    ```mlir
+    gpu.binary @fp8_kernels [#gpu.object<#nvvm.target<chip = "sm_90a">,
+        properties = {LLVMIRToISATimeInMs = 13 : i64, O = 3 : i32},
+        assembly = "...">]
+    // becomes
+    gpu.binary @fp8_kernels [#gpu.object<#nvvm.target<chip = "sm_90a">,
+        properties = {O = 3 : i32}, assembly = "...">]
+    ```
+  }];
+}
+
 #endif // FP8_CONVERSION_PASSES_TD

@@ -56,6 +56,12 @@ struct GPUPipelineOptions : public PassPipelineOptions<GPUPipelineOptions> {
       llvm::cl::desc("Streaming multiprocessors of the device (persistent "
                      "grids)"),
       llvm::cl::init(132)};
+  PassOptions::Option<bool> compileTimes{
+      *this, "compile-times",
+      llvm::cl::desc("Keep the compile times gpu-module-to-binary records in "
+                     "the gpu.binary (the output then differs from run to "
+                     "run)"),
+      llvm::cl::init(false)};
 };
 
 /// An fp8 graph (after fp8-autocast) to GPU kernels in a gpu.binary and a

@@ -49,6 +49,21 @@ struct PendingFiles {
   }
 };
 
+/// `log` without the lines in which ptxas -v says how long each kernel took:
+/// they alone would make the artifacts differ from one run to the next.
+std::string dropCompileTimes(StringRef log) {
+  std::string kept;
+  for (StringRef rest = log; !rest.empty();) {
+    StringRef line = rest.take_front(rest.find('\n') + 1);
+    if (line.empty())
+      line = rest; // the last line has no newline
+    rest = rest.drop_front(line.size());
+    if (!line.contains("Compile time ="))
+      kept += line;
+  }
+  return kept;
+}
+
 struct FP8WriteArtifactsPass
     : fp8::impl::FP8WriteArtifactsBase<FP8WriteArtifactsPass> {
   using Base::Base;
@@ -177,7 +192,8 @@ void FP8WriteArtifactsPass::runOnOperation() {
           return signalPassFailure();
         cubinFile = (moduleName + ".cubin").str();
         pending.add(dir + "/" + cubinFile, cubin);
-        pending.add((dir + "/" + moduleName + ".ptxas.log").str(), log);
+        pending.add((dir + "/" + moduleName + ".ptxas.log").str(),
+                    dropCompileTimes(log));
       }
     }
     std::string manifest;

@@ -1,0 +1,190 @@
+//===- InputScreening.cpp - Input the upstream parser cannot take ---------===//
+//
+// Part of fp8-mlir.
+//
+//===----------------------------------------------------------------------===//
+
+#include "InputScreening.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/MathExtras.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/SourceMgr.h"
+
+#include <optional>
+
+using namespace mlir;
+
+/// Ops whose custom parser (or, in the generic form, whose verifier) builds a
+/// list with one entry per element of a shaped type before it checks
+/// anything: `tensor.from_elements %a : tensor<2147483647xf32>` allocates
+/// 16 GiB to say that one operand is too few.
+static constexpr StringLiteral kPerElementOps[] = {
+    "tensor.from_elements", "vector.from_elements", "vector.to_elements"};
+
+static LogicalResult emitInputError(const llvm::MemoryBuffer &buffer,
+                                    const char *loc, const Twine &message) {
+  llvm::SourceMgr sourceMgr;
+  sourceMgr.AddNewSourceBuffer(
+      llvm::MemoryBuffer::getMemBuffer(buffer.getMemBufferRef(),
+                                       /*RequiresNullTerminator=*/false),
+      llvm::SMLoc());
+  sourceMgr.PrintMessage(llvm::SMLoc::getFromPointer(loc),
+                         llvm::SourceMgr::DK_Error, message);
+  return failure();
+}
+
+static bool isIdentifierChar(char c) {
+  return llvm::isAlnum(c) || c == '_' || c == '.' || c == '$';
+}
+
+/// Whether `text[pos, pos + length)` is a whole word of `text`, not part of a
+/// longer identifier and not in a line comment.
+static bool isWholeWord(StringRef text, size_t pos, size_t length) {
+  if (pos > 0 && isIdentifierChar(text[pos - 1]))
+    return false;
+  if (pos + length < text.size() && isIdentifierChar(text[pos + length]))
+    return false;
+  size_t lineStart = text.rfind('\n', pos);
+  lineStart = lineStart == StringRef::npos ? 0 : lineStart + 1;
+  return !text.slice(lineStart, pos).contains("//");
+}
+
+/// `array<index: ...>`: dense arrays have no index element type, and the
+/// parser dereferences a null bit width instead of saying so.
+static LogicalResult
+rejectDenseArraysOfIndex(const llvm::MemoryBuffer &buffer) {
+  StringRef text = buffer.getBuffer();
+  for (size_t pos = text.find("array"); pos != StringRef::npos;
+       pos = text.find("array", pos + 1)) {
+    StringRef rest = text.drop_front(pos + 5).ltrim();
+    if (!rest.consume_front("<"))
+      continue;
+    rest = rest.ltrim();
+    if (!rest.starts_with("index"))
+      continue;
+    StringRef after = rest.drop_front(5);
+    if (!after.empty() &&
+        (llvm::isAlnum(after.front()) || after.front() == '_'))
+      continue;
+    return emitInputError(buffer, text.data() + pos,
+                          "dense arrays of `index` are not supported; use "
+                          "array<i64: ...> (or i1, i8, i16, i32, f32, f64)");
+  }
+  return success();
+}
+
+/// The number of elements of the static `tensor<...>` or `vector<...>` type
+/// at the start of `text`, saturated at UINT64_MAX; std::nullopt for anything
+/// else (a dynamic or unranked shape, a scalar type).
+static std::optional<uint64_t> getStaticElementCount(StringRef text) {
+  if (!text.consume_front("tensor") && !text.consume_front("vector"))
+    return std::nullopt;
+  text = text.ltrim();
+  if (!text.consume_front("<"))
+    return std::nullopt;
+  uint64_t count = 1;
+  bool ranked = false;
+  while (true) {
+    text = text.ltrim();
+    bool scalable = text.consume_front("[");
+    uint64_t dim;
+    // Stops at the element type, or at `?` and `*` (no static count).
+    if (text.consumeInteger(/*Radix=*/10, dim))
+      break;
+    if (scalable && !text.consume_front("]"))
+      return std::nullopt;
+    text = text.ltrim();
+    if (!text.consume_front("x"))
+      return std::nullopt;
+    count = llvm::SaturatingMultiply(count, dim);
+    ranked = true;
+  }
+  if (!ranked || text.starts_with("?") || text.starts_with("*"))
+    return std::nullopt;
+  return count;
+}
+
+/// The text of the op that follows `text.front()`: the rest of its line, the
+/// lines that continue it (starting with `:` or `->`) and whatever is inside
+/// brackets, up to the bracket that closes an enclosing construct.
+static StringRef getOpText(StringRef text) {
+  int depth = 0;
+  for (size_t i = 0, e = text.size(); i < e; ++i) {
+    switch (text[i]) {
+    case '"':
+      for (++i; i < e && text[i] != '"'; ++i)
+        if (text[i] == '\\')
+          ++i;
+      break;
+    case '(':
+    case '[':
+    case '{':
+      ++depth;
+      break;
+    case ')':
+    case ']':
+    case '}':
+      if (--depth < 0)
+        return text.take_front(i);
+      break;
+    case '\n': {
+      if (depth != 0)
+        break;
+      StringRef next = text.drop_front(i + 1).ltrim();
+      if (!next.starts_with(":") && !next.starts_with("->"))
+        return text.take_front(i);
+      break;
+    }
+    default:
+      break;
+    }
+  }
+  return text;
+}
+
+/// Rejects the per-element ops whose types have more than `maxElements`
+/// elements.
+static LogicalResult rejectHugePerElementOps(const llvm::MemoryBuffer &buffer,
+                                             uint64_t maxElements) {
+  StringRef text = buffer.getBuffer();
+  for (StringRef opName : kPerElementOps) {
+    for (size_t pos = text.find(opName); pos != StringRef::npos;
+         pos = text.find(opName, pos + 1)) {
+      if (!isWholeWord(text, pos, opName.size()))
+        continue;
+      size_t end = pos + opName.size();
+      // The generic form quotes the name.
+      if (pos > 0 && text[pos - 1] == '"' && end < text.size() &&
+          text[end] == '"')
+        ++end;
+      StringRef opText = getOpText(text.drop_front(end));
+      for (size_t typePos = 0; typePos < opText.size(); ++typePos) {
+        if (typePos > 0 && isIdentifierChar(opText[typePos - 1]))
+          continue;
+        std::optional<uint64_t> count =
+            getStaticElementCount(opText.drop_front(typePos));
+        if (!count || *count <= maxElements)
+          continue;
+        return emitInputError(
+            buffer, opText.data() + typePos,
+            "'" + opName + "' of " + Twine(*count) + " elements exceeds the " +
+                Twine(maxElements) +
+                " elements fp8-opt materializes for one op; raise "
+                "--max-materialized-elements to allow it");
+      }
+    }
+  }
+  return success();
+}
+
+LogicalResult fp8::screenInput(const llvm::MemoryBuffer &buffer,
+                               uint64_t maxMaterializedElements) {
+  if (buffer.getBuffer().starts_with("ML\xEFR"))
+    return success(); // bytecode
+  if (failed(rejectDenseArraysOfIndex(buffer)))
+    return failure();
+  if (maxMaterializedElements == 0)
+    return success();
+  return rejectHugePerElementOps(buffer, maxMaterializedElements);
+}
