@@ -10,7 +10,7 @@ from lit.llvm.subst import ToolSubst
 
 config.name = "FP8MLIR"
 config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
-config.suffixes = [".mlir", ".test", ".py"]
+config.suffixes = [".mlir", ".test", ".py", ".c"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.fp8_obj_root, "test")
 # Unit/ has its own configuration (GoogleTest format); Inputs/ hold data.
@@ -80,6 +80,7 @@ else:
 tool_dirs = [config.fp8_tools_dir, config.llvm_tools_dir]
 tools = [
     "fp8-opt",
+    "fp8-capi-test",
     ToolSubst("not", unresolved="fatal"),
     ToolSubst("split-file", unresolved="fatal"),
     ToolSubst("mlir-opt", unresolved="fatal"),
