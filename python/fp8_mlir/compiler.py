@@ -15,7 +15,6 @@ Errors raise CompilerError, whose message lists each diagnostic as
 successful run come back as a list of Diagnostic.
 """
 
-import ctypes
 import re
 from dataclasses import dataclass, field
 from typing import List, Optional
