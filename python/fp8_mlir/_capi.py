@@ -5,7 +5,8 @@ Debian ships no MLIR Python bindings, so the package binds the C library the
 way any C client would. The library is found, in order, at
 $FP8_MLIR_LIBRARY, in the lib/ directory of an install prefix holding this
 package (<prefix>/lib/pythonX.Y/dist-packages/fp8_mlir), in the build tree
-of a source checkout (build/lib), and on the loader's path.
+of a source checkout (build/lib), in /usr/local/lib (CMake's default
+prefix), and on the loader's path.
 """
 
 import ctypes
@@ -150,6 +151,8 @@ def _candidates():
         yield os.path.join(parent, "lib", LIBRARY_NAME)
     # <checkout>/python/fp8_mlir -> <checkout>/build/lib
     yield os.path.join(os.path.dirname(os.path.dirname(here)), "build", "lib", LIBRARY_NAME)
+    # CMake's default prefix, for a package installed with pip elsewhere.
+    yield os.path.join("/usr/local/lib", LIBRARY_NAME)
     yield LIBRARY_NAME
 
 
