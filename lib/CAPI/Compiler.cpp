@@ -103,8 +103,10 @@ MlirLogicalResult fp8RunPassPipeline(MlirModule module, MlirStringRef pipeline,
   if (failed(parsed)) {
     // The parser's first line says what is wrong, after a position in the
     // anchored text the client did not write.
-    llvm::StringRef reason = llvm::StringRef(parseErrors).split('\n').first;
-    reason = reason.split("error: ").second;
+    llvm::StringRef first = llvm::StringRef(parseErrors).split('\n').first;
+    llvm::StringRef reason = first.split("error: ").second;
+    if (reason.empty())
+      reason = first;
     emitError(UnknownLoc::get(op->getContext()))
         << "invalid pass pipeline '" << text << "': " << reason;
     return wrap(failure());

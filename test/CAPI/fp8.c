@@ -50,8 +50,7 @@ static MlirStringRef str(const char *s) {
   return mlirStringRefCreateFromCString(s);
 }
 
-static MlirType tensorType(MlirContext ctx, int64_t rows, int64_t cols,
-                           MlirType element) {
+static MlirType tensorType(int64_t rows, int64_t cols, MlirType element) {
   int64_t shape[2] = {rows, cols};
   return mlirRankedTensorTypeGet(2, shape, element, mlirAttributeGetNull());
 }
@@ -61,16 +60,30 @@ static MlirNamedAttribute named(MlirContext ctx, const char *name,
   return mlirNamedAttributeGet(mlirIdentifierGet(ctx, str(name)), value);
 }
 
-/* The DPS ops' operand segments: `ins` inputs, one init. */
-static MlirNamedAttribute segments(MlirContext ctx, int32_t ins) {
-  int32_t sizes[2] = {ins, 1};
-  return named(ctx, "operandSegmentSizes", mlirDenseI32ArrayGet(ctx, 2, sizes));
-}
-
 static MlirOperation append(MlirBlock block, MlirOperationState *state) {
   MlirOperation op = mlirOperationCreate(state);
   mlirBlockAppendOwnedOperation(block, op);
   return op;
+}
+
+/* A linalg named op on tensors (`numOperands` operands, the last one the
+ * init) with its region filled in, appended to `block`. */
+static MlirValue appendNamedOp(MlirBlock block, const char *name,
+                               MlirLocation loc, intptr_t numOperands,
+                               MlirValue *operands, MlirType result) {
+  MlirContext ctx = mlirLocationGetContext(loc);
+  int32_t sizes[2] = {(int32_t)numOperands - 1, 1};
+  MlirNamedAttribute segments =
+      named(ctx, "operandSegmentSizes", mlirDenseI32ArrayGet(ctx, 2, sizes));
+  MlirRegion region = mlirRegionCreate();
+  MlirOperationState state = mlirOperationStateGet(str(name), loc);
+  mlirOperationStateAddOperands(&state, numOperands, operands);
+  mlirOperationStateAddAttributes(&state, 1, &segments);
+  mlirOperationStateAddResults(&state, 1, &result);
+  mlirOperationStateAddOwnedRegions(&state, 1, &region);
+  MlirOperation op = append(block, &state);
+  mlirLinalgFillBuiltinNamedOpRegion(op);
+  return mlirOperationGetResult(op, 0);
 }
 
 /* func.func @matmul(%a: tensor<128x256xbf16>, %b: tensor<256x64xbf16>)
@@ -79,9 +92,8 @@ static MlirModule buildMatmul(MlirContext ctx) {
   MlirLocation loc = mlirLocationFileLineColGet(ctx, str("matmul.py"), 3, 7);
   MlirModule module = mlirModuleCreateEmpty(loc);
   MlirType bf16 = mlirBF16TypeGet(ctx), f32 = mlirF32TypeGet(ctx);
-  MlirType a = tensorType(ctx, 128, 256, bf16),
-           b = tensorType(ctx, 256, 64, bf16);
-  MlirType c = tensorType(ctx, 128, 64, f32);
+  MlirType a = tensorType(128, 256, bf16), b = tensorType(256, 64, bf16);
+  MlirType c = tensorType(128, 64, f32);
 
   MlirType inputs[2] = {a, b};
   MlirType fnType = mlirFunctionTypeGet(ctx, 2, inputs, 1, &c);
@@ -109,32 +121,15 @@ static MlirModule buildMatmul(MlirContext ctx) {
   mlirOperationStateAddResults(&empty, 1, &c);
   MlirValue init = mlirOperationGetResult(append(body, &empty), 0);
 
-  MlirOperationState fill = mlirOperationStateGet(str("linalg.fill"), loc);
   MlirValue fillOperands[2] = {zeroValue, init};
-  MlirNamedAttribute fillSegments = segments(ctx, 1);
-  MlirRegion fillRegion = mlirRegionCreate();
-  mlirOperationStateAddOperands(&fill, 2, fillOperands);
-  mlirOperationStateAddAttributes(&fill, 1, &fillSegments);
-  mlirOperationStateAddResults(&fill, 1, &c);
-  mlirOperationStateAddOwnedRegions(&fill, 1, &fillRegion);
-  MlirOperation fillOp = append(body, &fill);
-  mlirLinalgFillBuiltinNamedOpRegion(fillOp);
-
-  MlirOperationState matmul = mlirOperationStateGet(str("linalg.matmul"), loc);
+  MlirValue filled =
+      appendNamedOp(body, "linalg.fill", loc, 2, fillOperands, c);
   MlirValue matmulOperands[3] = {mlirBlockGetArgument(body, 0),
-                                 mlirBlockGetArgument(body, 1),
-                                 mlirOperationGetResult(fillOp, 0)};
-  MlirNamedAttribute matmulSegments = segments(ctx, 2);
-  MlirRegion matmulRegion = mlirRegionCreate();
-  mlirOperationStateAddOperands(&matmul, 3, matmulOperands);
-  mlirOperationStateAddAttributes(&matmul, 1, &matmulSegments);
-  mlirOperationStateAddResults(&matmul, 1, &c);
-  mlirOperationStateAddOwnedRegions(&matmul, 1, &matmulRegion);
-  MlirOperation matmulOp = append(body, &matmul);
-  mlirLinalgFillBuiltinNamedOpRegion(matmulOp);
+                                 mlirBlockGetArgument(body, 1), filled};
+  MlirValue result =
+      appendNamedOp(body, "linalg.matmul", loc, 3, matmulOperands, c);
 
   MlirOperationState ret = mlirOperationStateGet(str("func.return"), loc);
-  MlirValue result = mlirOperationGetResult(matmulOp, 0);
   mlirOperationStateAddOperands(&ret, 1, &result);
   append(body, &ret);
   return module;
@@ -200,9 +195,8 @@ static void testAttributes(MlirContext ctx) {
          (long)fp8RecipeAttrGetHistory(recipe), fp8RecipeAttrGetAlgo(recipe),
          fp8RecipeAttrGetZeroAmax(recipe),
          (long)fp8RecipeAttrGetPromote(recipe));
-  // CHECK: recipe: #fp8.recipe<tensor_delayed, margin = 1, history = 16, algo =
-  // most_recent, zero_amax = skip> CHECK: kind 0 margin 1 history 16 algo 1
-  // zero 1 promote 4
+  // CHECK: recipe: #fp8.recipe<tensor_delayed, margin = 1, history = 16, algo = most_recent, zero_amax = skip>
+  // CHECK: kind 0 margin 1 history 16 algo 1 zero 1 promote 4
   printAttr("default", fp8RecipeAttrGet(ctx, Fp8RecipeMXFP8));
   // CHECK: default: #fp8.recipe<mxfp8>
   printf("isa %d %d %d %d\n", fp8AttributeIsARecipe(recipe),
@@ -274,9 +268,8 @@ int main(int argc, char **argv) {
   testInvalidAttributes(ctx);
 
   // CHECK-LABEL: built
-  // CHECK: func.func @matmul(%arg0: tensor<128x256xbf16>, %arg1:
-  // tensor<256x64xbf16>) -> tensor<128x64xf32> CHECK: linalg.matmul ins(%arg0,
-  // %arg1 : tensor<128x256xbf16>, tensor<256x64xbf16>)
+  // CHECK: func.func @matmul(%arg0: tensor<128x256xbf16>, %arg1: tensor<256x64xbf16>) -> tensor<128x64xf32>
+  // CHECK: linalg.matmul ins(%arg0, %arg1 : tensor<128x256xbf16>, tensor<256x64xbf16>)
   MlirModule module = buildMatmul(ctx);
   printf("built\n");
   MlirOperation moduleOp = mlirModuleGetOperation(module);
@@ -287,9 +280,8 @@ int main(int argc, char **argv) {
   // CHECK-LABEL: autocast
   // CHECK-NEXT: fp8-autocast{recipe=mxfp8}: success, 0 diagnostics
   // CHECK: fp8.dynamic_quantize %arg0 by <1x32> rule <e8m0_rceil>
-  // CHECK: fp8.scaled_matmul {{.*}} by(<1x32>, <32x1>) {recipe =
-  // #fp8.recipe<mxfp8>, role = #fp8.gemm_role<fprop>} CHECK-SAME: ->
-  // tensor<128x64xf32>
+  // CHECK: fp8.scaled_matmul {{.*}} by(<1x32>, <32x1>) {recipe = #fp8.recipe<mxfp8>, role = #fp8.gemm_role<fprop>}
+  // CHECK-SAME: -> tensor<128x64xf32>
   printf("autocast\n");
   MlirModule cpu = mlirModuleFromOperation(mlirOperationClone(moduleOp));
   if (!runPipeline(cpu, "fp8-autocast{recipe=mxfp8}"))
@@ -309,11 +301,10 @@ int main(int argc, char **argv) {
   mlirModuleDestroy(cpu);
 
   // Errors come back as diagnostics, with the failure.
-  // CHECK-NEXT: error at loc("matmul.py":3:7): fp8-autocast: unknown recipe
-  // 'fp16'; valid recipes are {{.*}} CHECK-NEXT: fp8-autocast{recipe=fp16}:
-  // failure, 1 diagnostics CHECK-NEXT: error at loc(unknown): invalid pass
-  // pipeline 'no-such-pass': 'no-such-pass' does not refer to a registered pass
-  // or pass pipeline CHECK-NEXT: no-such-pass: failure, 1 diagnostics
+  // CHECK-NEXT: error at loc("matmul.py":3:7): fp8-autocast: unknown recipe 'fp16'; valid recipes are {{.*}}
+  // CHECK-NEXT: fp8-autocast{recipe=fp16}: failure, 1 diagnostics
+  // CHECK-NEXT: error at loc(unknown): invalid pass pipeline 'no-such-pass': 'no-such-pass' does not refer to a registered pass or pass pipeline
+  // CHECK-NEXT: no-such-pass: failure, 1 diagnostics
   printf("errors\n");
   runPipeline(module, "fp8-autocast{recipe=fp16}");
   runPipeline(module, "no-such-pass");
@@ -324,6 +315,12 @@ int main(int argc, char **argv) {
          mlirLogicalResultIsSuccess(compiled) ? "success" : "failure");
   // CHECK-NEXT: error at loc(unknown): {{.*}}sm_89
   // CHECK-NEXT: sm_89: failure
+  compiled = fp8CompileForChip(module, str("sm_90a"), str(""), str("none"),
+                               printDiagnostic, &count);
+  printf("no directory: %s\n",
+         mlirLogicalResultIsSuccess(compiled) ? "success" : "failure");
+  // CHECK-NEXT: error at loc(unknown): compiling for a chip needs a directory for the artifacts
+  // CHECK-NEXT: no directory: failure
 
   // CHECK-LABEL: hopper
   // CHECK-NEXT: fp8-autocast{recipe=tensor-current}: success, 0 diagnostics
