@@ -6,6 +6,7 @@
 import numpy as np
 
 from fp8_mlir import compiler, numerics
+from fp8_mlir.graph import Graph
 
 SOURCE = """
 func.func @types(%a: tensor<2x3xbf16>, %b: tensor<3xf16>, %c: tensor<2xi32>, %s: f32)
@@ -78,14 +79,9 @@ except TypeError as e:
 
 # Delayed scaling keeps its amax history in globals: the first step quantizes
 # with scale 1, the next with the scale of the amax the first one recorded.
-GEMM = """func.func @gemm(%a: tensor<32x64xf32>, %b: tensor<64x32xf32>) -> tensor<32x32xf32> {
-  %zero = arith.constant 0.0 : f32
-  %empty = tensor.empty() : tensor<32x32xf32>
-  %init = linalg.fill ins(%zero : f32) outs(%empty : tensor<32x32xf32>) -> tensor<32x32xf32>
-  %c = linalg.matmul ins(%a, %b : tensor<32x64xf32>, tensor<64x32xf32>)
-                     outs(%init : tensor<32x32xf32>) -> tensor<32x32xf32>
-  return %c : tensor<32x32xf32>
-}"""
+g = Graph("gemm")
+g.output(g.matmul(g.input("a", (32, 64)), g.input("b", (64, 32))))
+GEMM = g.emit()
 delayed = compiler.jit(compiler.parse(GEMM).run("fp8-autocast{recipe=tensor-delayed}"))
 rng = np.random.default_rng(1)
 # Values below E4M3's smallest subnormal: scale 1 flushes them all to 0.
