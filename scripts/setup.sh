@@ -23,8 +23,8 @@ done
 packages=(
   # The LLVM/MLIR 22 toolchain (bookworm-security).
   llvm-22-dev libmlir-22-dev mlir-22-tools llvm-22-tools lld-22
-  # Build tools and test dependencies.
-  cmake ninja-build g++ git libgtest-dev python3 python3-numpy
+  # Build tools and test dependencies (PyTorch for the front end's tests).
+  cmake ninja-build g++ git libgtest-dev python3 python3-numpy python3-torch
 )
 
 missing=()

@@ -2,6 +2,7 @@
 # Lit configuration of the fp8-mlir regression suite.
 
 import os
+import subprocess
 
 import lit.formats
 import lit.util
@@ -10,7 +11,7 @@ from lit.llvm.subst import ToolSubst
 
 config.name = "FP8MLIR"
 config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
-config.suffixes = [".mlir", ".test", ".py"]
+config.suffixes = [".mlir", ".test", ".py", ".c"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.fp8_obj_root, "test")
 # Unit/ has its own configuration (GoogleTest format); Inputs/ hold data.
@@ -35,8 +36,21 @@ config.substitutions.append(("%runner_utils", config.fp8_runner_utils))
 config.substitutions.append(("%c_runner_utils", config.fp8_c_runner_utils))
 
 llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
-# The numpy oracle (python/fp8_mlir) for execution tests.
+# The numpy oracle (python/fp8_mlir) for execution tests, and the C API
+# library the package's compiler binds.
 config.environment["PYTHONPATH"] = os.path.join(config.fp8_src_root, "python")
+config.environment["FP8_MLIR_LIBRARY"] = os.path.join(config.fp8_lib_dir, "libFP8MLIR-C.so")
+config.substitutions.append(("%fp8_capi_lib", config.environment["FP8_MLIR_LIBRARY"]))
+# The PyTorch front end's tests need torch in the test interpreter.
+if (
+    subprocess.run(
+        [config.python_executable, "-c", "import torch"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    ).returncode
+    == 0
+):
+    config.available_features.add("torch")
 # Runs the output of fp8-cpu-pipeline on the CPU with the runner libraries
 # only: fp8-opt %s --fp8-cpu-pipeline | %cpu_runner | FileCheck %s
 config.substitutions.append(
@@ -80,6 +94,7 @@ else:
 tool_dirs = [config.fp8_tools_dir, config.llvm_tools_dir]
 tools = [
     "fp8-opt",
+    "fp8-capi-test",
     ToolSubst("not", unresolved="fatal"),
     ToolSubst("split-file", unresolved="fatal"),
     ToolSubst("mlir-opt", unresolved="fatal"),

@@ -65,8 +65,10 @@ void fp8::buildFP8CPUPipeline(OpPassManager &pm,
   pm.addPass(createSCFToControlFlowPass());
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());
+  // Nested explicitly: textual pipelines (fp8RunPassPipeline, mlir-opt's
+  // --pass-pipeline) build this one without implicit nesting.
   if (options.emitCInterface)
-    pm.addPass(LLVM::createLLVMRequestCWrappersPass());
+    pm.addNestedPass<func::FuncOp>(LLVM::createLLVMRequestCWrappersPass());
   // Math functions with an LLVM lowering take it; the others (erf) call libm
   // (declared after the C wrappers were requested: libm has none).
   pm.addPass(createConvertMathToLLVMPass());

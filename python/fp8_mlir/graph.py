@@ -122,8 +122,35 @@ class Graph:
     def scale(self, a, factor):
         return self._node("scale", [a], a.shape, factor=float(factor))
 
+    def div(self, a, b):
+        assert a.shape == b.shape
+        return self._node("div", [a, b], a.shape)
+
+    def shift(self, a, value):
+        """a + value."""
+        return self._node("shift", [a], a.shape, value=float(value))
+
     def gelu(self, a):
         return self._node("gelu", [a], a.shape)
+
+    def relu(self, a):
+        return self._node("relu", [a], a.shape)
+
+    def silu(self, a):
+        """a * sigmoid(a)."""
+        return self._node("silu", [a], a.shape)
+
+    def tanh(self, a):
+        return self._node("tanh", [a], a.shape)
+
+    def activation_grad(self, op, x, dy):
+        """dy times the derivative of activation `op` (relu, silu: at the
+        input x; tanh: given the output x)."""
+        return self._node(op + "_grad", [x, dy], x.shape)
+
+    def log_softmax(self, a):
+        """log(softmax(a)) over the last dimension, computed stably."""
+        return self._node("log_softmax", [a], a.shape)
 
     def gelu_grad(self, x, dy):
         return self._node("gelu_grad", [x, dy], x.shape)
@@ -173,15 +200,19 @@ class Graph:
         return y
 
     def layernorm(self, x, gamma, beta, eps=1e-5):
-        """LayerNorm over the last dimension of a 2-D tensor."""
+        """LayerNorm over the last dimension of a 2-D tensor; without the
+        affine step where gamma or beta is None."""
         rows, width = x.shape
         mean = self.scale(self.reduce_sum(x, [1]), 1.0 / width)
         centered = self.sub(x, self.broadcast(mean, x.shape, [1]))
         var = self.scale(self.reduce_sum(self.mul(centered, centered), [1]), 1.0 / width)
         rstd = self.rsqrt(var, eps)
-        normed = self.mul(centered, self.broadcast(rstd, x.shape, [1]))
-        return self.add(self.mul(normed, self.broadcast(gamma, x.shape, [0])),
-                        self.broadcast(beta, x.shape, [0]))
+        y = self.mul(centered, self.broadcast(rstd, x.shape, [1]))
+        if gamma is not None:
+            y = self.mul(y, self.broadcast(gamma, x.shape, [0]))
+        if beta is not None:
+            y = self.add(y, self.broadcast(beta, x.shape, [0]))
+        return y
 
     # -- differentiation -----------------------------------------------------
 
@@ -214,8 +245,22 @@ class Graph:
             return [self.mul(dy, ins[1]), self.mul(dy, ins[0])]
         if op == "scale":
             return [self.scale(dy, a["factor"])]
+        if op == "div":
+            da = self.div(dy, ins[1])
+            return [da, self.scale(self.mul(da, t), -1.0)]
+        if op == "shift":
+            return [dy]
         if op == "gelu":
             return [self.gelu_grad(ins[0], dy)]
+        if op in ("relu", "silu"):
+            return [self.activation_grad(op, ins[0], dy)]
+        if op == "tanh":
+            return [self.activation_grad(op, t, dy)]
+        if op == "log_softmax":
+            # dy - softmax(x) sum(dy), the sum over the last dim.
+            last = len(t.shape) - 1
+            total = self.broadcast(self.reduce_sum(dy, [last]), t.shape, [last])
+            return [self.sub(dy, self.mul(self.softmax(ins[0]), total))]
         if op == "softmax":
             # y (dy - sum(dy y)), the sum over the last dim.
             last = len(t.shape) - 1
@@ -301,8 +346,28 @@ class Graph:
                 r = v[0] * v[1]
             elif t.op == "scale":
                 r = v[0] * np.float64(np.float32(a["factor"]))
+            elif t.op == "div":
+                r = v[0] / v[1]
+            elif t.op == "shift":
+                r = v[0] + np.float64(np.float32(a["value"]))
             elif t.op == "gelu":
                 r = _gelu(v[0])
+            elif t.op == "relu":
+                r = np.maximum(v[0], 0.0)
+            elif t.op == "relu_grad":
+                r = np.where(v[0] > 0, v[1], 0.0)
+            elif t.op == "silu":
+                r = v[0] / (1.0 + np.exp(-v[0]))
+            elif t.op == "silu_grad":
+                sig = 1.0 / (1.0 + np.exp(-v[0]))
+                r = v[1] * sig * (1.0 + v[0] * (1.0 - sig))
+            elif t.op == "tanh":
+                r = np.tanh(v[0])
+            elif t.op == "tanh_grad":
+                r = v[1] * (1.0 - v[0] * v[0])
+            elif t.op == "log_softmax":
+                shifted = v[0] - v[0].max(axis=-1, keepdims=True)
+                r = shifted - np.log(np.exp(shifted).sum(axis=-1, keepdims=True))
             elif t.op == "gelu_grad":
                 r = v[1] * _gelu_derivative(v[0])
             elif t.op == "softmax":
@@ -374,6 +439,47 @@ class Graph:
         def fconst(v):
             return f"{np.float32(v).item():.9e}"
 
+        def log_softmax(t):
+            # x - max - log(sum(exp(x - max))) over the last dim: a max
+            # reduction, a sum of exponentials, an elementwise result.
+            x = t.inputs[0]
+            rank = len(t.shape)
+            dims = [f"d{i}" for i in range(rank)]
+            full, rows = _map(dims, dims), _map(dims, dims[:-1])
+            row_type = tensor_type(t.shape[:-1])
+            all_parallel = ", ".join(['"parallel"'] * rank)
+            reduce_iters = ", ".join(['"parallel"'] * (rank - 1) + ['"reduction"'])
+            line(f"%e{t.id}_r = tensor.empty() : {row_type}")
+            line(f"%ninf{t.id} = arith.constant 0xFF800000 : f32")
+            line(f"%f{t.id}_m = linalg.fill ins(%ninf{t.id} : f32) outs(%e{t.id}_r : {row_type})"
+                 f" -> {row_type}")
+            line(f"%m{t.id} = linalg.reduce ins({x.name} : {x.type}) outs(%f{t.id}_m : {row_type})"
+                 f" dimensions = [{rank - 1}]")
+            line("  (%in: f32, %acc: f32) {")
+            line("    %r = arith.maximumf %in, %acc : f32")
+            line("    linalg.yield %r : f32")
+            line("  }")
+            line(f"%zero{t.id} = arith.constant 0.000000e+00 : f32")
+            line(f"%f{t.id}_s = linalg.fill ins(%zero{t.id} : f32) outs(%e{t.id}_r : {row_type})"
+                 f" -> {row_type}")
+            line(f"%s{t.id} = linalg.generic {{indexing_maps = [{full}, {rows}, {rows}], "
+                 f"iterator_types = [{reduce_iters}]}} ins({x.name}, %m{t.id} : "
+                 f"{x.type}, {row_type}) outs(%f{t.id}_s : {row_type}) {{")
+            line("^bb0(%in0: f32, %in1: f32, %acc: f32):")
+            for b in ["%d = arith.subf %in0, %in1 : f32", "%e = math.exp %d : f32",
+                      "%y = arith.addf %acc, %e : f32", "linalg.yield %y : f32"]:
+                line("  " + b)
+            line(f"}} -> {row_type}")
+            out = empty(t)
+            line(f"{t.name} = linalg.generic {{indexing_maps = [{full}, {rows}, {rows}, {full}], "
+                 f"iterator_types = [{all_parallel}]}} ins({x.name}, "
+                 f"%m{t.id}, %s{t.id} : {x.type}, {row_type}, {row_type}) outs({out} : {t.type}) {{")
+            line("^bb0(%in0: f32, %in1: f32, %in2: f32, %out: f32):")
+            for b in ["%d = arith.subf %in0, %in1 : f32", "%l = math.log %in2 : f32",
+                      "%y = arith.subf %d, %l : f32", "linalg.yield %y : f32"]:
+                line("  " + b)
+            line(f"}} -> {t.type}")
+
         for t in self.nodes:
             a, ins = t.attrs, t.inputs
             if t.op == "input":
@@ -404,7 +510,7 @@ class Graph:
                 line(f"{t.name} = {opname} indexing_maps = [{amap}, {bmap}, {cmap}]{attr}"
                      f" ins({names[0]}, {names[1]} : {types[0]}, {types[1]})"
                      f" outs({init} : {t.type}) -> {t.type}")
-            elif t.op in ("add", "sub"):
+            elif t.op in ("add", "sub", "div"):
                 out = empty(t)
                 line(f"{t.name} = linalg.{t.op} ins({ins[0].name}, {ins[1].name} : {t.type}, "
                      f"{t.type}) outs({out} : {t.type}) -> {t.type}")
@@ -445,6 +551,40 @@ class Graph:
                                 "%y = arith.mulf %in1, %d : f32",
                                 "linalg.yield %y : f32"],
                             attrs=' attrs = {fp8.unit_op = "gelu_grad"}')
+            elif t.op == "shift":
+                elementwise(t, [f"%c = arith.constant {fconst(a['value'])} : f32",
+                                "%y = arith.addf %in0, %c : f32", "linalg.yield %y : f32"])
+            elif t.op == "relu":
+                elementwise(t, ["%z = arith.constant 0.000000e+00 : f32",
+                                "%y = arith.maximumf %in0, %z : f32", "linalg.yield %y : f32"])
+            elif t.op == "relu_grad":
+                elementwise(t, ["%z = arith.constant 0.000000e+00 : f32",
+                                "%p = arith.cmpf ogt, %in0, %z : f32",
+                                "%y = arith.select %p, %in1, %z : f32", "linalg.yield %y : f32"])
+            elif t.op in ("silu", "silu_grad"):
+                sigmoid = ["%one = arith.constant 1.000000e+00 : f32",
+                           "%n = arith.negf %in0 : f32",
+                           "%e = math.exp %n : f32",
+                           "%d = arith.addf %e, %one : f32",
+                           "%s = arith.divf %one, %d : f32"]
+                if t.op == "silu":
+                    body = ["%y = arith.mulf %in0, %s : f32"]
+                else:
+                    body = ["%c = arith.subf %one, %s : f32",
+                            "%xc = arith.mulf %in0, %c : f32",
+                            "%p = arith.addf %xc, %one : f32",
+                            "%sp = arith.mulf %s, %p : f32",
+                            "%y = arith.mulf %in1, %sp : f32"]
+                elementwise(t, sigmoid + body + ["linalg.yield %y : f32"])
+            elif t.op == "tanh":
+                elementwise(t, ["%y = math.tanh %in0 : f32", "linalg.yield %y : f32"])
+            elif t.op == "tanh_grad":
+                elementwise(t, ["%one = arith.constant 1.000000e+00 : f32",
+                                "%sq = arith.mulf %in0, %in0 : f32",
+                                "%d = arith.subf %one, %sq : f32",
+                                "%y = arith.mulf %in1, %d : f32", "linalg.yield %y : f32"])
+            elif t.op == "log_softmax":
+                log_softmax(t)
             elif t.op == "softmax":
                 out = empty(t)
                 line(f"{t.name} = linalg.softmax dimension({len(t.shape) - 1}) ins({ins[0].name} : "

@@ -1,6 +1,8 @@
 // The pipeline's options: C wrappers on by default, buffer deallocation.
 // RUN: fp8-opt %s --fp8-cpu-pipeline | FileCheck %s --check-prefix=DEFAULT
 // RUN: fp8-opt %s "--fp8-cpu-pipeline=emit-c-interface=false deallocate=false" | FileCheck %s --check-prefix=PLAIN
+// A textual pipeline builds it without implicit nesting, as the C API does.
+// RUN: fp8-opt %s --pass-pipeline="builtin.module(fp8-cpu-pipeline)" | FileCheck %s --check-prefix=DEFAULT
 
 // DEFAULT-DAG: llvm.func @_mlir_ciface_scale
 // DEFAULT-DAG: llvm.call @free

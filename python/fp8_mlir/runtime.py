@@ -1,0 +1,1 @@
+../../runtime/python/fp8rt.py

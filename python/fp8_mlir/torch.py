@@ -1,0 +1,763 @@
+"""PyTorch front end: torch.fx-traced modules to linalg on tensors, compiled
+by a recipe and run as a torch callable.
+
+    import fp8_mlir.torch as fp8_torch
+
+    model = MLP().eval()
+    compiled = fp8_torch.compile(model, (x,), recipe="mxfp8")
+    y = compiled(x)              # forward through the FP8 program
+    y.backward(dy)               # backward through the FP8 program: x.grad and
+                                 # every parameter's .grad, as torch would
+
+`import_module` gives the IR alone: a forward function and a backward
+function of the form of examples/ (f32 tensors, fp8_mlir.graph), the
+backward from the graph builder's reverse-mode differentiation, which
+recomputes the forward output and returns it with the gradients of the
+inputs and parameters.
+
+On CPU tensors the compiled callable runs fp8-cpu-pipeline's output in this
+process (fp8_mlir.execution): the bit-exact reference of the recipe, slow
+but honest. On CUDA tensors it compiles for the device's chip (or `chip`)
+with fp8-gpu-pipeline and launches the kernels through the runtime
+(fp8_mlir.runtime) on the tensors' memory.
+
+Supported: nn.Linear, matmul/bmm/@, add/sub/mul/div (tensors with
+broadcasting, or a tensor and a number), relu/gelu/silu/tanh, layer_norm
+(over the last dimension), RMSNorm written out (pow 2, mean, add, rsqrt,
+mul), softmax and log_softmax, mean and sum over dimensions,
+transpose/permute/reshape/view/flatten/contiguous, dropout in eval mode,
+embedding lookups (as a one-hot matmul the callable feeds from the
+indices), and cross_entropy on class indices (mean reduction). Anything
+else raises UnsupportedError naming the op and its source line.
+"""
+
+import math
+import operator
+import os
+import re
+import tempfile
+
+import numpy as np
+import torch
+import torch.fx
+import torch.nn.functional as F
+from torch.fx.passes.shape_prop import ShapeProp
+
+from .graph import Graph
+
+
+class UnsupportedError(Exception):
+    """A traced op, or a use of one, that the importer does not cover."""
+
+
+_SOURCE = re.compile(r'File "([^"]+)", line (\d+)')
+_TORCH_DIR = os.path.dirname(torch.__file__) + os.sep
+
+
+def _where(node):
+    """file:line of the user code that made `node` (the innermost frame of
+    its stack trace outside torch), or the node's name if the trace was not
+    recorded."""
+    for path, line in _SOURCE.findall(node.stack_trace or ""):
+        if not path.startswith(_TORCH_DIR):
+            return f"{path}:{line}"
+    return f"node {node.name}"
+
+
+def _describe(node):
+    target = node.target
+    if node.op == "call_function":
+        return getattr(target, "__name__", str(target))
+    return str(target)
+
+
+class Imported:
+    """A traced module as a forward Graph and, for training, its backward.
+
+    `sources` gives, per forward-graph input in order, where its value comes
+    from: ("input", i) the i-th call argument, ("param", name) or
+    ("buffer", name) the module's state, ("onehot", i, classes) a one-hot
+    encoding of the integer argument i. `grad_inputs` lists the inputs the
+    backward graph differentiates (float arguments and parameters), in the
+    order of its gradient outputs."""
+
+    def __init__(self, forward, sources, single_output):
+        self.forward = forward
+        self.sources = sources
+        self.single_output = single_output
+        self.grad_inputs = [p for p, s in zip(forward.params, sources)
+                            if s[0] in ("input", "param")]
+        self._backward = None
+
+    @property
+    def backward(self):
+        if self._backward is None:
+            self._backward = self.forward.gradients(
+                self.forward.outputs, wrt=self.grad_inputs,
+                name=self.forward.name + "_backward")
+        return self._backward
+
+    def mlir(self, backward=True):
+        """The module text: the forward function, then the backward one."""
+        text = self.forward.emit()
+        if backward:
+            text += "\n" + self.backward.emit()
+        return text
+
+
+def _float_meta(node):
+    meta = node.meta.get("tensor_meta")
+    if meta is None or not isinstance(meta, torch.fx.passes.shape_prop.TensorMetadata):
+        return None
+    return meta
+
+
+class _Importer:
+    def __init__(self, module, example_inputs, name):
+        tracer = torch.fx.Tracer()
+        tracer.record_stack_traces = True
+        self.root = module
+        graph = tracer.trace(module)
+        self.gm = torch.fx.GraphModule(module, graph)
+        _Propagate(self.gm).propagate(*example_inputs)
+        self.example_inputs = example_inputs
+        self.g = Graph(name)
+        self.sources = []
+        self.env = {}
+        self.state = {}  # module attribute name -> graph input
+        self.node = None
+
+    # -- errors -------------------------------------------------------------
+
+    def fail(self, what):
+        raise UnsupportedError(f"{_where(self.node)}: {what}")
+
+    def unsupported(self, detail=""):
+        node = self.node
+        message = f"unsupported op '{_describe(node)}' ({node.op})"
+        raise UnsupportedError(f"{_where(node)}: {message}{': ' + detail if detail else ''}")
+
+    # -- values -------------------------------------------------------------
+
+    def shape(self, node=None):
+        meta = _float_meta(node or self.node)
+        if meta is None:
+            self.fail(f"'{(node or self.node).name}' is not a tensor")
+        return tuple(int(d) for d in meta.shape)
+
+    def value(self, arg):
+        """The Graph tensor (or Python number) of an fx argument."""
+        if isinstance(arg, torch.fx.Node):
+            if arg not in self.env:
+                self.fail(f"'{arg.name}' is not a value the importer produced")
+            v = self.env[arg]
+            if isinstance(v, _Indices):
+                self.fail(f"integer tensor '{arg.name}' used where a float tensor is needed "
+                          "(integer tensors are only supported as embedding or "
+                          "cross_entropy indices)")
+            if isinstance(v, _Opaque):
+                self.fail(f"'{arg.name}' is neither a tensor nor a number")
+            return v
+        if isinstance(arg, (int, float)) and not isinstance(arg, bool):
+            return float(arg)
+        self.fail(f"argument {arg!r} is not a tensor or a number")
+
+    def state_input(self, qualname, tensor, kind):
+        """A graph input holding module state (a parameter or buffer)."""
+        if qualname in self.state:
+            return self.state[qualname]
+        if not torch.is_floating_point(tensor):
+            self.fail(f"{kind} '{qualname}' of dtype {tensor.dtype}: only floating-point "
+                      "state is supported")
+        name = "p_" + qualname.replace(".", "_")
+        t = self.g.input(name, tuple(tensor.shape))
+        self.sources.append((kind, qualname))
+        self.state[qualname] = t
+        return t
+
+    def module_param(self, module_name, attr):
+        qualname = f"{module_name}.{attr}" if module_name else attr
+        tensor = _attr(self.gm, qualname)
+        is_param = isinstance(tensor, torch.nn.Parameter) and tensor.requires_grad
+        return self.state_input(qualname, tensor, "param" if is_param else "buffer")
+
+    # -- shape helpers --------------------------------------------------------
+
+    def reshape(self, t, shape):
+        shape = tuple(shape)
+        if t.shape == shape:
+            return t
+        groups = _reassociation(t.shape, shape)
+        if groups is not None:
+            return self.g.reshape(t, shape, groups)
+        # Neither a collapse nor an expansion: through a flat tensor.
+        flat = (math.prod(shape),)
+        t = self.g.reshape(t, flat, [list(range(len(t.shape)))])
+        return self.g.reshape(t, shape, [list(range(len(shape)))])
+
+    def broadcast_to(self, t, shape):
+        """numpy broadcasting of t to `shape`."""
+        shape = tuple(shape)
+        if t.shape == shape:
+            return t
+        offset = len(shape) - len(t.shape)
+        if offset < 0:
+            self.fail(f"cannot broadcast {t.shape} to {shape}")
+        kept = []
+        for i, d in enumerate(t.shape):
+            target = shape[offset + i]
+            if d == target:
+                kept.append(offset + i)
+            elif d != 1:
+                self.fail(f"cannot broadcast {t.shape} to {shape}")
+        squeezed = tuple(shape[i] for i in kept)
+        t = self.reshape(t, squeezed)
+        added = [i for i in range(len(shape)) if i not in kept]
+        return self.g.broadcast(t, shape, added)
+
+    def to_rank(self, t, rank):
+        """t with its leading dimensions collapsed into one (rank `rank`)."""
+        lead = len(t.shape) - rank + 1
+        return self.reshape(t, (math.prod(t.shape[:lead]),) + t.shape[lead:])
+
+    # -- ops ----------------------------------------------------------------
+
+    def binary(self, op, a, b):
+        out = self.shape()
+        g = self.g
+        if isinstance(a, float) and isinstance(b, float):
+            self.fail("arithmetic on two numbers")
+        if isinstance(b, float):
+            if op == "add":
+                return g.shift(a, b)
+            if op == "sub":
+                return g.shift(a, -b)
+            if op == "mul":
+                return g.scale(a, b)
+            return g.scale(a, 1.0 / b)
+        if isinstance(a, float):
+            if op == "add":
+                return g.shift(b, a)
+            if op == "sub":
+                return g.shift(g.scale(b, -1.0), a)
+            if op == "mul":
+                return g.scale(b, a)
+            self.unsupported("a number divided by a tensor")
+        a, b = self.broadcast_to(a, out), self.broadcast_to(b, out)
+        return getattr(g, op)(a, b)
+
+    def matmul(self, a, b, name=None):
+        g = self.g
+        out = self.shape()
+        if len(b.shape) == 2 and len(a.shape) >= 2:
+            y = g.matmul(self.to_rank(a, 2), b, name=name)
+        elif len(a.shape) >= 2 and len(b.shape) >= 3:
+            # Batch dimensions broadcast, then fold into one.
+            batch = out[:-2]
+            a = self.broadcast_to(a, batch + a.shape[-2:])
+            b = self.broadcast_to(b, batch + b.shape[-2:])
+            y = g.matmul(self.to_rank(a, 3), self.to_rank(b, 3), name=name)
+        else:
+            self.unsupported(f"matmul of ranks {len(a.shape)} and {len(b.shape)}")
+        return self.reshape(y, out)
+
+    def linear(self, x, w, bias, name):
+        out = self.shape()
+        y = self.g.matmul(self.to_rank(x, 2), w, tb=True, name=name)
+        if bias is not None:
+            y = self.g.add(y, self.g.broadcast(bias, y.shape, [0]))
+        return self.reshape(y, out)
+
+    def layer_norm(self, x, normalized_shape, weight, bias, eps):
+        if len(normalized_shape) != 1:
+            self.unsupported("layer_norm over more than the last dimension")
+        y = self.g.layernorm(self.to_rank(x, 2), weight, bias, eps)
+        return self.reshape(y, x.shape)
+
+    def along_last(self, fn, x, dim):
+        """fn over dimension `dim`, as a last-dimension op between transposes."""
+        rank = len(x.shape)
+        dim = dim % rank
+        if dim == rank - 1:
+            return fn(x)
+        perm = list(range(rank))
+        perm[dim], perm[-1] = perm[-1], perm[dim]
+        return self.g.transpose(fn(self.g.transpose(x, perm)), perm)
+
+    def reduce(self, x, dims, keepdim, mean):
+        rank = len(x.shape)
+        if dims is None:
+            dims = list(range(rank))
+        elif isinstance(dims, int):
+            dims = [dims]
+        dims = sorted(d % rank for d in dims)
+        y = self.g.reduce_sum(x, dims)
+        if mean:
+            y = self.g.scale(y, 1.0 / math.prod(x.shape[d] for d in dims))
+        if keepdim:
+            y = self.reshape(y, self.shape())
+        return y
+
+    def one_hot(self, indices, classes):
+        """A graph input holding the one-hot encoding of integer argument
+        `indices` (flattened to rows)."""
+        key = ("onehot", indices.position, classes)
+        if key not in self.state:
+            rows = math.prod(indices.shape)
+            self.state[key] = self.g.input(f"onehot_{indices.name}", (rows, classes))
+            self.sources.append(("onehot", indices.position, classes))
+        return self.state[key]
+
+    def indices(self, arg):
+        v = self.env.get(arg) if isinstance(arg, torch.fx.Node) else None
+        if not isinstance(v, _Indices):
+            self.fail("indices must be an integer argument of the module")
+        return v
+
+    def embedding(self, ids, weight):
+        classes = weight.shape[0]
+        hot = self.one_hot(ids, classes)
+        return self.reshape(self.g.matmul(hot, weight), self.shape())
+
+    def cross_entropy(self, logits, target, kwargs):
+        if kwargs.get("reduction", "mean") != "mean" or kwargs.get("weight") is not None or \
+                kwargs.get("label_smoothing", 0.0) or kwargs.get("ignore_index", -100) != -100:
+            self.unsupported("cross_entropy with options other than reduction='mean'")
+        if len(logits.shape) != 2:
+            self.unsupported("cross_entropy on logits of rank other than 2")
+        hot = self.one_hot(target, logits.shape[1])
+        picked = self.g.reduce_sum(self.g.mul(hot, self.g.log_softmax(logits)), [0, 1])
+        return self.g.scale(picked, -1.0 / logits.shape[0])
+
+    # -- dispatch -----------------------------------------------------------
+
+    def run(self):
+        outputs = None
+        position = 0
+        for node in self.gm.graph.nodes:
+            self.node = node
+            if node.op == "placeholder":
+                meta = _float_meta(node)
+                if meta is None:
+                    self.fail(f"argument '{node.name}' is not a tensor")
+                shape = tuple(int(d) for d in meta.shape)
+                if meta.dtype.is_floating_point:
+                    self.env[node] = self.g.input("arg_" + node.name, shape)
+                    self.sources.append(("input", position))
+                elif not meta.dtype.is_complex and meta.dtype != torch.bool:
+                    self.env[node] = _Indices(node.name, position, shape)
+                else:
+                    self.fail(f"argument '{node.name}' of dtype {meta.dtype}")
+                position += 1
+            elif node.op == "get_attr":
+                tensor = _attr(self.gm, node.target)
+                if not isinstance(tensor, torch.Tensor):
+                    self.unsupported("attribute that is not a tensor")
+                kind = "param" if isinstance(tensor, torch.nn.Parameter) and \
+                    tensor.requires_grad else "buffer"
+                self.env[node] = self.state_input(node.target, tensor, kind)
+            elif node.op == "call_module":
+                self.env[node] = self.call_module(node)
+            elif node.op in ("call_function", "call_method"):
+                self.env[node] = self.call(node)
+            elif node.op == "output":
+                outputs = node.args[0]
+        single = isinstance(outputs, torch.fx.Node)
+        results = [outputs] if single else list(outputs)
+        for r in results:
+            self.node = r if isinstance(r, torch.fx.Node) else self.node
+            value = self.value(r)
+            if isinstance(value, float):
+                self.fail("a module output that is a number")
+            self.g.output(value)
+        return Imported(self.g, self.sources, single)
+
+    def call_module(self, node):
+        sub = self.gm.get_submodule(node.target)
+        args = node.args
+        name = node.target.replace(".", "_")
+        if isinstance(sub, torch.nn.Linear):
+            bias = self.module_param(node.target, "bias") if sub.bias is not None else None
+            return self.linear(self.value(args[0]), self.module_param(node.target, "weight"),
+                               bias, name)
+        if isinstance(sub, torch.nn.LayerNorm):
+            weight = self.module_param(node.target, "weight") if sub.elementwise_affine \
+                else None
+            bias = self.module_param(node.target, "bias") if sub.elementwise_affine else None
+            return self.layer_norm(self.value(args[0]), sub.normalized_shape, weight, bias,
+                                   sub.eps)
+        if isinstance(sub, torch.nn.Embedding):
+            return self.embedding(self.indices(args[0]),
+                                  self.module_param(node.target, "weight"))
+        if isinstance(sub, torch.nn.Dropout):
+            if sub.training and sub.p > 0:
+                self.unsupported("dropout in training mode (call .eval())")
+            return self.value(args[0])
+        if isinstance(sub, torch.nn.Identity):
+            return self.value(args[0])
+        if isinstance(sub, torch.nn.ReLU):
+            return self.g.relu(self.value(args[0]))
+        if isinstance(sub, torch.nn.GELU):
+            if sub.approximate != "none":
+                self.unsupported("GELU with approximate='tanh'")
+            return self.g.gelu(self.value(args[0]))
+        if isinstance(sub, torch.nn.SiLU):
+            return self.g.silu(self.value(args[0]))
+        if isinstance(sub, torch.nn.Tanh):
+            return self.g.tanh(self.value(args[0]))
+        if isinstance(sub, (torch.nn.Softmax, torch.nn.LogSoftmax)):
+            op = self.g.softmax if isinstance(sub, torch.nn.Softmax) else self.g.log_softmax
+            return self.along_last(op, self.value(args[0]), sub.dim)
+        if isinstance(sub, torch.nn.CrossEntropyLoss):
+            return self.cross_entropy(self.value(args[0]), self.indices(args[1]),
+                                      {"reduction": sub.reduction, "weight": sub.weight,
+                                       "ignore_index": sub.ignore_index,
+                                       "label_smoothing": sub.label_smoothing})
+        self.node = node
+        raise UnsupportedError(f"{_where(node)}: unsupported module {type(sub).__name__} "
+                               f"('{node.target}')")
+
+    def call(self, node):
+        target = node.target
+        # Shape arithmetic (x.size(1) // heads) has the value the example
+        # inputs gave it: the program is specialized to their shapes.
+        if _float_meta(node) is None and "fp8_value" in node.meta:
+            value = node.meta["fp8_value"]
+            if isinstance(value, (int, float)) and not isinstance(value, bool):
+                return float(value)
+            return _Opaque(node.name)
+        key = target if node.op == "call_method" else _FUNCTIONS.get(target)
+        if key is None:
+            self.unsupported()
+        args, kwargs = node.args, dict(node.kwargs)
+        v = self.value
+        g = self.g
+
+        def arg(i, name, default=None):
+            if len(args) > i:
+                return args[i]
+            return kwargs.get(name, default)
+
+        if key in ("add", "sub", "mul", "div", "truediv"):
+            if kwargs.get("alpha", 1) != 1 or kwargs.get("rounding_mode") is not None:
+                self.unsupported("alpha or rounding_mode")
+            return self.binary("div" if key == "truediv" else key, v(args[0]), v(args[1]))
+        if key == "rsub":
+            return self.binary("sub", v(args[1]), v(args[0]))
+        if key == "neg":
+            return g.scale(v(args[0]), -1.0)
+        if key in ("matmul", "bmm"):
+            return self.matmul(v(args[0]), v(args[1]))
+        if key == "linear":
+            bias = arg(2, "bias")
+            return self.linear(v(args[0]), v(args[1]), None if bias is None else v(bias), None)
+        if key in ("relu", "silu", "tanh"):
+            return getattr(g, key)(v(args[0]))
+        if key == "gelu":
+            if arg(1, "approximate", "none") != "none":
+                self.unsupported("gelu with approximate='tanh'")
+            return g.gelu(v(args[0]))
+        if key in ("softmax", "log_softmax"):
+            dim = arg(1, "dim")
+            if dim is None:
+                self.unsupported("softmax without dim")
+            return self.along_last(getattr(g, key), v(args[0]), dim)
+        if key == "layer_norm":
+            weight, bias = arg(2, "weight"), arg(3, "bias")
+            return self.layer_norm(v(args[0]), arg(1, "normalized_shape"),
+                                   None if weight is None else v(weight),
+                                   None if bias is None else v(bias), arg(4, "eps", 1e-5))
+        if key == "rsqrt":
+            return g.rsqrt(v(args[0]), 0.0)
+        if key == "pow":
+            exponent = arg(1, "exponent")
+            if exponent != 2:
+                self.unsupported(f"pow with exponent {exponent!r} (only 2)")
+            x = v(args[0])
+            return g.mul(x, x)
+        if key in ("mean", "sum"):
+            if arg(3, "dtype") is not None:
+                self.unsupported("dtype argument")
+            return self.reduce(v(args[0]), arg(1, "dim"), arg(2, "keepdim", False),
+                               key == "mean")
+        if key == "transpose":
+            x = v(args[0])
+            perm = list(range(len(x.shape)))
+            d0, d1 = arg(1, "dim0") % len(perm), arg(2, "dim1") % len(perm)
+            perm[d0], perm[d1] = perm[d1], perm[d0]
+            return g.transpose(x, perm)
+        if key == "permute":
+            x = v(args[0])
+            dims = args[1] if len(args) == 2 and isinstance(args[1], (list, tuple)) \
+                else args[1:]
+            return g.transpose(x, [d % len(x.shape) for d in dims])
+        if key in ("reshape", "view", "flatten", "unsqueeze", "squeeze"):
+            return self.reshape(v(args[0]), self.shape())
+        if key in ("contiguous", "clone", "float"):
+            return v(args[0])
+        if key == "dropout":
+            if arg(2, "training", node.op == "call_function") and arg(1, "p", 0.5) > 0:
+                self.unsupported("dropout in training mode (pass training=False)")
+            return v(args[0])
+        if key == "embedding":
+            return self.embedding(self.indices(args[0]), v(args[1]))
+        if key == "cross_entropy":
+            return self.cross_entropy(v(args[0]), self.indices(args[1]), kwargs)
+        self.unsupported()
+
+
+class _Propagate(ShapeProp):
+    """Shape propagation that also records the values of non-tensor nodes
+    (sizes and arithmetic on them)."""
+
+    def run_node(self, n):
+        result = super().run_node(n)
+        if not isinstance(result, torch.Tensor):
+            n.meta["fp8_value"] = result
+        return result
+
+
+class _Indices:
+    """An integer argument: only embedding and cross_entropy read it."""
+
+    def __init__(self, name, position, shape):
+        self.name, self.position, self.shape = name, position, shape
+
+
+class _Opaque:
+    """A traced value that is neither a tensor nor a number (x.size());
+    reshapes read shapes from the trace's metadata, anything else rejects
+    it."""
+
+    def __init__(self, name):
+        self.name = name
+
+
+def _attr(gm, target):
+    value = gm
+    for part in target.split("."):
+        value = getattr(value, part)
+    return value
+
+
+_FUNCTIONS = {
+    operator.add: "add", operator.sub: "sub", operator.mul: "mul", operator.truediv: "truediv",
+    operator.matmul: "matmul", operator.neg: "neg",
+    torch.add: "add", torch.sub: "sub", torch.mul: "mul", torch.div: "div",
+    torch.rsub: "rsub", torch.neg: "neg",
+    torch.matmul: "matmul", torch.bmm: "bmm", F.linear: "linear",
+    torch.relu: "relu", F.relu: "relu", F.gelu: "gelu", F.silu: "silu", torch.tanh: "tanh",
+    F.softmax: "softmax", torch.softmax: "softmax", F.log_softmax: "log_softmax",
+    torch.log_softmax: "log_softmax", F.layer_norm: "layer_norm", torch.rsqrt: "rsqrt",
+    torch.pow: "pow", torch.mean: "mean", torch.sum: "sum", torch.transpose: "transpose",
+    torch.permute: "permute", torch.reshape: "reshape", torch.flatten: "flatten",
+    torch.unsqueeze: "unsqueeze", torch.squeeze: "squeeze", F.dropout: "dropout",
+    F.embedding: "embedding", F.cross_entropy: "cross_entropy",
+}
+
+
+def _reassociation(src, dst):
+    """Reassociation groups that collapse `src` into `dst` or expand `src`
+    into `dst` (groups index the longer shape), or None."""
+    long, short = (src, dst) if len(src) >= len(dst) else (dst, src)
+    groups, i = [], 0
+    for extent in short:
+        group, size = [], 1
+        while i < len(long) and (size < extent or not group):
+            group.append(i)
+            size *= long[i]
+            i += 1
+        # Unit extents of the long shape join the group before them.
+        while i < len(long) and long[i] == 1 and size == extent and \
+                (len(groups) + 1 == len(short)):
+            group.append(i)
+            i += 1
+        if size != extent:
+            return None
+        groups.append(group)
+    if i != len(long):
+        if not groups:
+            return None
+        if any(long[j] != 1 for j in range(i, len(long))):
+            return None
+        groups[-1] += list(range(i, len(long)))
+    return groups
+
+
+def import_module(module, example_inputs, name=None):
+    """The Imported graphs of `module` (an nn.Module) traced with torch.fx and
+    shaped by `example_inputs` (a tuple of tensors)."""
+    name = name or re.sub(r"\W", "_", type(module).__name__).lower()
+    return _Importer(module, tuple(example_inputs), name).run()
+
+
+# -- compiled callables ----------------------------------------------------------
+
+
+def _chip_of_device(device):
+    major, minor = torch.cuda.get_device_capability(device)
+    if major == 9:
+        return "sm_90a"
+    if major == 10:
+        return "sm_100a"
+    raise RuntimeError(f"CUDA device of compute capability {major}.{minor}: fp8-mlir "
+                       "compiles for sm_90a and sm_100a")
+
+
+class CompiledModule:
+    """A module compiled by a recipe; call it like the module. Outputs take
+    part in torch autograd: their backward runs the compiled backward
+    function and fills the gradients of the inputs and parameters.
+
+    `ir` is the compiled module on the CPU (forward and backward functions,
+    after fp8-autocast); on CUDA each function is compiled for the chip when
+    first run, the backward at the first backward pass."""
+
+    def __init__(self, module, example_inputs, recipe="mxfp8", chip=None, artifacts=None,
+                 opt_level=2):
+        self.module = module
+        self.recipe = recipe
+        self.imported = import_module(module, example_inputs)
+        self.forward_name = self.imported.forward.name
+        self.backward_name = self.imported.backward.name
+        self._source = f"<{type(module).__name__}>"
+        cuda = any(t.is_cuda for t in example_inputs if isinstance(t, torch.Tensor))
+        if cuda:
+            self.ir = None
+            self._program = None
+            self._gpu = _GPUPrograms(self, chip or _chip_of_device(example_inputs[0].device),
+                                     artifacts)
+        else:
+            from . import compiler
+
+            self.ir = self.lower(self.imported.mlir())
+            self._program = compiler.jit(self.ir, opt_level)
+            self._gpu = None
+
+    def lower(self, text):
+        """The compiler's module of `text` after the recipe's fp8-autocast."""
+        return _autocast(text, self.recipe, self._source)
+
+    # The values of the forward graph's inputs for a call.
+    def _feeds(self, args):
+        feeds = []
+        state = dict(self.module.named_parameters())
+        state.update(self.module.named_buffers())
+        for source in self.imported.sources:
+            if source[0] == "input":
+                feeds.append(args[source[1]])
+            elif source[0] in ("param", "buffer"):
+                feeds.append(state[source[1]])
+            else:
+                _, position, classes = source
+                ids = args[position].reshape(-1).long()
+                feeds.append(F.one_hot(ids, classes).to(torch.float32))
+        return feeds
+
+    def _run(self, name, tensors):
+        if self._program is not None:
+            arrays = [t.detach().cpu().numpy().astype(np.float32) for t in tensors]
+            return [torch.from_numpy(np.asarray(r)) for r in self._program.call(name, *arrays)]
+        return self._gpu.run(name, tensors)
+
+    def __call__(self, *args):
+        feeds = self._feeds(args)
+        grads = [s[0] in ("input", "param") for s in self.imported.sources]
+        outputs = _Apply.apply(self, grads, *feeds)
+        return outputs[0] if self.imported.single_output else tuple(outputs)
+
+
+class _Apply(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, compiled, grads, *feeds):
+        ctx.compiled, ctx.grads = compiled, grads
+        ctx.save_for_backward(*feeds)
+        outputs = compiled._run(compiled.forward_name, feeds)
+        return tuple(o.to(feeds[0].device) for o in outputs)
+
+    @staticmethod
+    def backward(ctx, *grad_outputs):
+        compiled = ctx.compiled
+        feeds = list(ctx.saved_tensors)
+        seeds = [torch.zeros_like(g) if g is None else g for g in grad_outputs]
+        results = compiled._run(compiled.backward_name, feeds + seeds)
+        gradients = iter(results[len(grad_outputs):])
+        out = [next(gradients).to(f.device) if g else None for f, g in zip(feeds, ctx.grads)]
+        return (None, None, *out)
+
+
+class _GPUPrograms:
+    """The forward and backward functions compiled for a chip, each into its
+    own artifacts directory, and loaded by the runtime (found next to
+    libFP8MLIR-C.so, else as fp8_mlir.runtime finds it); runs them on CUDA
+    tensors on the current stream."""
+
+    def __init__(self, compiled, chip, artifacts):
+        from . import _capi, runtime
+
+        self.compiled = compiled
+        self.chip = chip
+        self.artifacts = artifacts or tempfile.mkdtemp(prefix="fp8-mlir-")
+        beside = os.path.join(os.path.dirname(_capi.lib().path), "libfp8rt.so")
+        self.library = runtime.Library(beside if os.path.exists(beside)
+                                       else runtime.default_library_path())
+        self.programs = {}
+
+    def program(self, name):
+        if name not in self.programs:
+            imported = self.compiled.imported
+            graph = imported.forward if name == imported.forward.name else imported.backward
+            manifest = _compile_graph(graph, self.compiled.recipe, self.chip, self.artifacts,
+                                      self.compiled._source)
+            self.programs[name] = self.library.load(manifest)
+        return self.programs[name]
+
+    def run(self, name, tensors):
+        program = self.program(name)
+        inputs = [t.detach().to(torch.float32).contiguous() for t in tensors]
+        outputs = [torch.empty(o.shape, dtype=_TORCH_DTYPES[o.dtype], device=inputs[0].device)
+                   for o in program.outputs]
+        program.run(inputs, outputs, stream=torch.cuda.current_stream())
+        return outputs
+
+
+def _autocast(text, recipe, source):
+    from . import compiler
+
+    ir = compiler.parse(text, source)
+    if recipe not in (None, "f32", "none"):
+        ir.run(f"fp8-autocast{{recipe={recipe}}}")
+    return ir
+
+
+def _compile_graph(graph, recipe, chip, artifacts, source):
+    """The manifest of `graph` compiled for `chip` into artifacts/<name>."""
+    directory = os.path.join(artifacts, graph.name)
+    return _autocast(graph.emit(), recipe, source).compile(chip, directory)[graph.name]
+
+
+def export(module, example_inputs, recipe="mxfp8", chip="sm_90a", artifacts="artifacts",
+           backward=True):
+    """Compiles `module`'s forward function (and its backward one) for
+    `chip` into artifacts/<function>/ without running anything: the PTX,
+    cubins and launch manifests to copy to a GPU machine with the runtime.
+    Returns the manifests' paths by function name; raises
+    compiler.CompilerError where fp8-gpu-pipeline has no kernel for a part
+    of the graph."""
+    imported = import_module(module, example_inputs)
+    source = f"<{type(module).__name__}>"
+    graphs = [imported.forward] + ([imported.backward] if backward else [])
+    return {g.name: _compile_graph(g, recipe, chip, artifacts, source) for g in graphs}
+
+
+_TORCH_DTYPES = {"f32": torch.float32, "bf16": torch.bfloat16, "f16": torch.float16}
+
+
+def compile(module, example_inputs, recipe="mxfp8", chip=None, artifacts=None, opt_level=2):
+    """`module` compiled by `recipe` (an fp8-autocast recipe name, or None
+    for the f32 graph): a callable taking the module's arguments. CPU
+    example inputs select the CPU pipeline; CUDA ones fp8-gpu-pipeline for
+    `chip` (default: the device's), its artifacts written to `artifacts`
+    (default: a new temporary directory). `opt_level` is LLVM's for the CPU
+    JIT (0 compiles large graphs several times faster, runs slower)."""
+    return CompiledModule(module, tuple(example_inputs), recipe, chip, artifacts, opt_level)

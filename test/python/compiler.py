@@ -1,0 +1,108 @@
+# fp8_mlir.compiler over the C API: parsing with diagnostics as exceptions
+# with file:line:col, textual pipelines, compiling for a chip into artifacts,
+# and CPU execution through the ExecutionEngine, bit for bit against the
+# numpy oracle for every recipe fp8-autocast applies to a GEMM.
+# RUN: rm -rf %t && %host_env %python %s %t | FileCheck %s
+
+import json
+import os
+import sys
+
+import numpy as np
+
+from fp8_mlir import compiler, recipes, runtime
+from fp8_mlir.graph import Graph
+
+out = sys.argv[1]
+
+# CHECK-LABEL: parse errors
+print("parse errors")
+try:
+    compiler.parse("func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {\n"
+                   "  return %y : tensor<4xf32>\n}\n", "bad.mlir")
+except compiler.CompilerError as e:
+    print(e)
+    print(e.errors[0].file, e.errors[0].line, e.errors[0].column)
+# CHECK-NEXT: bad.mlir:2:10: error: use of undeclared SSA value name
+# CHECK-NEXT: bad.mlir 2 10
+try:
+    compiler.parse("func.func @f(%x: tensor<8x64xf32>) -> tensor<8x2xf32> {\n"
+                   "  %a = fp8.amax %x by <1x16> : tensor<8x64xf32> -> tensor<8x2xf32>\n"
+                   "  return %a : tensor<8x2xf32>\n}\n", "verify.mlir")
+except compiler.CompilerError as e:
+    print(e)
+# CHECK-NEXT: verify.mlir:2:8: error: 'fp8.amax' op scale shape [8, 2] {{.*}} expected [8, 4]
+
+# A linalg GEMM in the form of examples/, from the graph builder.
+g = Graph("gemm")
+g.output(g.matmul(g.input("a", (64, 256)), g.input("b", (256, 32))))
+GEMM = g.emit()
+
+# CHECK-LABEL: pipelines
+print("pipelines")
+module = compiler.parse(GEMM, "gemm.mlir")
+print(module.signatures()[0])
+# CHECK-NEXT: Signature(name='gemm', inputs=[TensorType(shape=(64, 256), element='f32'), TensorType(shape=(256, 32), element='f32')], results=[TensorType(shape=(64, 32), element='f32')])
+for pipeline in ["no-such-pass", "fp8-autocast{recipe=fp16}"]:
+    try:
+        compiler.parse(GEMM, "gemm.mlir").run(pipeline)
+    except compiler.CompilerError as e:
+        print(e)
+# CHECK-NEXT: {{^}}error: invalid pass pipeline 'no-such-pass': 'no-such-pass' does not refer to a registered pass or pass pipeline
+# CHECK-NEXT: gemm.mlir:0:0: error: fp8-autocast: unknown recipe 'fp16'; valid recipes are {{.*}}
+text = str(module.run("fp8-autocast{recipe=mxfp8}"))
+print(text.count("fp8.scaled_matmul"), "scaled_matmul", module.diagnostics)
+# CHECK-NEXT: 1 scaled_matmul []
+# Pipelines change the module in place; a clone is another module.
+clone = module.clone().run("canonicalize,cse")
+print(str(module) == text, str(clone) == text)
+# CHECK-NEXT: True False
+
+# CHECK-LABEL: compile
+print("compile")
+try:
+    compiler.parse(GEMM, "gemm.mlir").compile("sm_90a", os.path.join(out, "f32"), ptxas="none")
+except compiler.CompilerError as e:
+    print(e.errors[0])
+# CHECK-NEXT: gemm.mlir:5:{{[0-9]+}}: error: fp8 GPU lowering: 'linalg.matmul' reduces; {{.*}} (run fp8-autocast first)
+try:
+    module.clone().compile("sm_89", out)
+except compiler.CompilerError as e:
+    print(e)
+# CHECK-NEXT: {{^}}error: unsupported chip 'sm_89': {{.*}}
+gemm = compiler.parse(GEMM, "gemm.mlir").run("fp8-autocast{recipe=rowwise}")
+manifests = gemm.compile("sm_90a", os.path.join(out, "hopper"), ptxas="none")
+manifest = json.load(open(manifests["gemm"]))
+print(sorted(manifests), manifest["function"], manifest["chip"],
+      sorted(os.listdir(os.path.join(out, "hopper"))))
+# CHECK-NEXT: ['gemm'] gemm sm_90a ['fp8_kernels.ptx', 'gemm.json']
+# The runtime's binding is fp8_mlir.runtime.
+print(runtime.manifest_dtype("e4m3"), runtime.Fp8rtError.__mro__[1].__name__)
+# CHECK-NEXT: f8e4m3 RuntimeError
+
+# CHECK-LABEL: execution
+print("execution")
+rng = np.random.default_rng(3)
+a = rng.standard_normal((64, 256)).astype(np.float32)
+b = (rng.standard_normal((256, 32)) / 16).astype(np.float32)
+exact = a.astype(np.float64) @ b
+c, = compiler.jit(compiler.parse(GEMM, "gemm.mlir")).call("gemm", a, b)
+print("f32", c.dtype, c.shape, np.abs(c - exact).max() < 1e-4 * np.abs(exact).max())
+# CHECK-NEXT: f32 float32 (64, 32) True
+for recipe in ["tensor-current", "rowwise", "deepseek", "mxfp8", "nvfp4", "graphcore", "unit",
+               "tensor-delayed"]:
+    program = compiler.jit(compiler.parse(GEMM, "gemm.mlir").run(
+        f"fp8-autocast{{recipe={recipe}}}"))
+    c, = program.call("gemm", a, b)
+    bits = c.view(np.int32).astype(np.int64).reshape(-1)
+    same = np.array_equal(bits, recipes.oracle_matmul(recipe, a, b))
+    error = np.linalg.norm(c - exact) / np.linalg.norm(exact)
+    print(f"{recipe}: bit-exact {same}, error {'<' if error < 0.2 else '>='} 0.2")
+# CHECK-NEXT: tensor-current: bit-exact True, error < 0.2
+# CHECK-NEXT: rowwise: bit-exact True, error < 0.2
+# CHECK-NEXT: deepseek: bit-exact True, error < 0.2
+# CHECK-NEXT: mxfp8: bit-exact True, error < 0.2
+# CHECK-NEXT: nvfp4: bit-exact True, error < 0.2
+# CHECK-NEXT: graphcore: bit-exact True, error < 0.2
+# CHECK-NEXT: unit: bit-exact True, error < 0.2
+# CHECK-NEXT: tensor-delayed: bit-exact True, error < 0.2

@@ -1,0 +1,93 @@
+"""Small PyTorch models for the front end's tests: an MLP and a
+pre-norm transformer block (causal multi-head attention + GELU MLP), and a
+float64 reference run of forward and backward."""
+
+import math
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+
+class MLP(nn.Module):
+    def __init__(self, width=64, hidden=256):
+        super().__init__()
+        self.fc1 = nn.Linear(width, hidden)
+        self.fc2 = nn.Linear(hidden, width)
+        self.drop = nn.Dropout(0.1)
+
+    def forward(self, x):
+        return self.fc2(self.drop(F.gelu(self.fc1(x))))
+
+
+class Block(nn.Module):
+    """x + attn(ln_1(x)), then h + mlp(ln_2(h)); heads split from the width."""
+
+    def __init__(self, seq=32, width=64, heads=4):
+        super().__init__()
+        self.heads = heads
+        self.ln_1 = nn.LayerNorm(width)
+        self.q = nn.Linear(width, width)
+        self.k = nn.Linear(width, width)
+        self.v = nn.Linear(width, width)
+        self.proj = nn.Linear(width, width)
+        self.ln_2 = nn.LayerNorm(width)
+        self.mlp = MLP(width, 4 * width)
+        # Additive causal mask: a buffer, not a parameter.
+        self.register_buffer("mask", torch.triu(torch.full((seq, seq), -1e4), 1))
+
+    def attention(self, x):
+        b, s, d = x.size(0), x.size(1), x.size(2)
+        head = d // self.heads
+        q = self.q(x).view(b, s, self.heads, head).transpose(1, 2)
+        k = self.k(x).view(b, s, self.heads, head).transpose(1, 2)
+        v = self.v(x).view(b, s, self.heads, head).transpose(1, 2)
+        scores = q @ k.transpose(-2, -1) / math.sqrt(head) + self.mask
+        context = F.softmax(scores, dim=-1) @ v
+        return self.proj(context.transpose(1, 2).reshape(b, s, d))
+
+    def forward(self, x):
+        h = x + self.attention(self.ln_1(x))
+        return h + self.mlp(self.ln_2(h))
+
+
+def reference(module, inputs, grad_output):
+    """Output, input gradients and parameter gradients of `module` in
+    float64."""
+    copy = type(module)(*getattr(module, "init_args", ())).double().eval()
+    copy.load_state_dict(module.state_dict())
+    inputs = [t.detach().double().requires_grad_(t.is_floating_point()) for t in inputs]
+    y = copy(*inputs)
+    y.backward(grad_output.double())
+    return y.detach(), [t.grad for t in inputs], {n: p.grad for n, p in copy.named_parameters()}
+
+
+def relative(got, want):
+    return (torch.linalg.norm(got.double() - want) / torch.linalg.norm(want)).item()
+
+
+def check(name, module, inputs, recipes, bounds, skip=()):
+    """Compiles `module` by each recipe on the CPU, runs forward and
+    backward on `inputs` with a seeded output gradient, and prints whether
+    the relative L2 errors of the output, the input gradient and the worst
+    parameter gradient (but those in `skip`) against float64 are within
+    bounds[recipe]."""
+    from fp8_mlir import torch as fp8_torch
+
+    module.eval()
+    torch.manual_seed(1)
+    grad_output = torch.randn_like(module(*inputs))
+    y_ref, dx_ref, dp_ref = reference(module, inputs, grad_output)
+    for recipe in recipes:
+        compiled = fp8_torch.compile(module, inputs, recipe=None if recipe == "f32" else recipe,
+                                     opt_level=0)
+        module.zero_grad()
+        args = [t.clone().requires_grad_(True) for t in inputs]
+        y = compiled(*args)
+        y.backward(grad_output)
+        errors = (relative(y, y_ref), relative(args[0].grad, dx_ref[0]),
+                  max(relative(p.grad, dp_ref[n]) for n, p in module.named_parameters()
+                      if n not in skip))
+        within = all(e <= b for e, b in zip(errors, bounds[recipe]))
+        print(f"{name} {recipe}: y, dx, parameters within {bounds[recipe]}: {within}"
+              + ("" if within else f" (errors {errors})"))

@@ -1,0 +1,135 @@
+# REQUIRES: torch
+# The PyTorch importer op by op: each module below imports, compiles without
+# a recipe (the f32 graph) and matches torch's float64 forward and backward
+# (inputs and parameters) to 1e-5 on the CPU. Unsupported ops and uses name
+# the op and the line of the module's source.
+# RUN: %host_env %python %s | FileCheck %s
+
+import os
+import sys
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "Inputs"))
+from models import relative  # noqa: E402
+
+from fp8_mlir import torch as fp8_torch  # noqa: E402
+
+
+class Elementwise(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.scale = nn.Parameter(torch.randn(16))
+
+    def forward(self, x, y):
+        a = torch.relu(x) + F.silu(y) * self.scale - torch.tanh(x) / 3.0
+        b = 2.0 - x * (y - 1.5) / (y * y + 1.0) + torch.sub(a, x)
+        return F.gelu(a) * b + (-x) / 2
+
+
+class Norms(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.ln = nn.LayerNorm(16)
+        self.gain = nn.Parameter(1 + 0.1 * torch.randn(16))
+
+    def rms_norm(self, x, eps=1e-6):
+        return x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + eps) * self.gain
+
+    def forward(self, x):
+        h = F.layer_norm(x, (16,), eps=1e-5)
+        return self.ln(self.rms_norm(x)) + h.sum(dim=-1, keepdim=True) * x.mean(0)
+
+
+class Shapes(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.w = nn.Parameter(torch.randn(4, 8, 8) / 3)
+
+    def forward(self, x):
+        h = x.view(2, 3, 4, 8).permute(0, 2, 1, 3).reshape(8, 3, 8)
+        h = torch.bmm(h.transpose(1, 2), h)              # [8, 8, 8]
+        h = torch.matmul(h.reshape(2, 4, 8, 8), self.w)  # batch dims [2, 4]
+        s = F.softmax(h, dim=1) + F.log_softmax(h, dim=-1)
+        y = F.dropout(s.flatten(1), p=0.5, training=False)
+        return y @ torch.transpose(y, 0, 1)
+
+
+class Lookup(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.embed = nn.Embedding(11, 16)
+        self.head = nn.Linear(16, 5)
+
+    def forward(self, ids, target):
+        logits = self.head(self.embed(ids).reshape(-1, 16))
+        return F.cross_entropy(logits, target)
+
+
+CASES = [
+    ("elementwise", Elementwise(), lambda: (torch.randn(6, 16), torch.randn(6, 16))),
+    ("norms", Norms(), lambda: (torch.randn(6, 16),)),
+    ("shapes", Shapes(), lambda: (torch.randn(6, 4, 8),)),
+    ("embedding + cross_entropy", Lookup(),
+     lambda: (torch.randint(0, 11, (3, 4)), torch.randint(0, 5, (12,)))),
+]
+
+torch.manual_seed(0)
+for name, module, make in CASES:
+    module.eval()
+    inputs = make()
+    compiled = fp8_torch.compile(module, inputs, recipe=None, opt_level=0)
+    args = [t.clone().requires_grad_(t.is_floating_point()) for t in inputs]
+    y = compiled(*args)
+    dy = torch.randn_like(y)
+    y.backward(dy)
+
+    ref = type(module)().double()
+    ref.load_state_dict(module.state_dict())
+    ref.eval()
+    ref_args = [t.double().requires_grad_(True) if t.is_floating_point() else t for t in inputs]
+    y_ref = ref(*ref_args)
+    y_ref.backward(dy.double())
+    errors = [relative(y, y_ref.detach())]
+    errors += [relative(a.grad, r.grad) for a, r in zip(args, ref_args) if a.is_floating_point()]
+    errors += [relative(p.grad, r.grad) for p, r in zip(module.parameters(), ref.parameters())]
+    print(f"{name}: {len(errors)} results within 1e-5: {max(errors) < 1e-5}")
+# CHECK: elementwise: 4 results within 1e-5: True
+# CHECK: norms: 5 results within 1e-5: True
+# CHECK: shapes: 3 results within 1e-5: True
+# CHECK: embedding + cross_entropy: 4 results within 1e-5: True
+
+
+class Sigmoid(nn.Module):
+    def forward(self, x):
+        return torch.sigmoid(x) * 2
+
+
+class Training(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.drop = nn.Dropout(0.1)
+
+    def forward(self, x):
+        return self.drop(x)
+
+
+class Pool(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.pool = nn.MaxPool1d(2)
+
+    def forward(self, x):
+        return self.pool(x)
+
+
+for module in [Sigmoid(), Training().train(), Pool()]:
+    try:
+        fp8_torch.import_module(module, (torch.randn(2, 4, 8),))
+    except fp8_torch.UnsupportedError as e:
+        print(str(e).replace(os.path.dirname(__file__) + os.sep, ""))
+# CHECK: ops.py:[[#@LINE-26]]: unsupported op 'sigmoid' (call_function)
+# CHECK: ops.py:[[#@LINE-18]]: unsupported op 'drop' (call_module): dropout in training mode (call .eval())
+# CHECK: ops.py:[[#@LINE-10]]: unsupported module MaxPool1d ('pool')
