@@ -50,6 +50,7 @@ sys.path.insert(0, HERE)
 import numpy as np  # noqa: E402
 
 import fp8rt  # noqa: E402
+from compile import git  # noqa: E402  (bench/gpu/compile.py)
 
 TARGET = 0.8
 UNIT = {"f32": 2.0 ** -24, "bf16": 2.0 ** -8}
@@ -83,14 +84,6 @@ def generate_ir(case, rows, cols):
     lines += ["      " + line for line in body if line]
     lines += ["    }", "  return %y : tensor<{0}x{1}>".format(kept, out), "}", ""]
     return "\n".join(lines)
-
-
-def git(*args):
-    try:
-        return subprocess.run(["git", "-C", ROOT] + list(args), capture_output=True,
-                              text=True, timeout=30).stdout.strip()
-    except (OSError, subprocess.TimeoutExpired):
-        return ""
 
 
 def parse_shape(text):

@@ -81,6 +81,34 @@
 // CHECK: add.rn.f32
 // CHECK: ret;
 
+// Ragged columns (37 bf16, 74 bytes): a column per thread, split into
+// partials.
+// CHECK-LABEL: .entry fp8_reduce_cols_bf16_add_partial(
+// CHECK-NOT: .entry
+// CHECK-NOT: ld.global.v4
+// CHECK: ld.global.b16
+// CHECK: st.global.b32
+// CHECK: ret;
+// CHECK-LABEL: .entry fp8_reduce_cols_f32_f32_add(
+// CHECK-NOT: .entry
+// CHECK-NOT: ld.global.v4
+// CHECK: ret;
+
+// The other combiners: products, minima and maxima that NaN wins
+// (min.NaN, max.NaN), ragged rows by a CTA.
+// CHECK-LABEL: .entry fp8_reduce_rows_f32_f32_mul_cta_vl(
+// CHECK: mul.rn.f32
+// CHECK-LABEL: .entry fp8_reduce_rows_f32_f32_minimum_warp_vl(
+// CHECK: min.NaN.f32
+// CHECK-LABEL: .entry fp8_reduce_rows_bf16_bf16_maximum_cta(
+// CHECK-NOT: .entry
+// CHECK-NOT: ld.global.v4
+// CHECK: max.NaN.f32
+// CHECK: bar.sync 0;
+// CHECK: ret;
+// CHECK-LABEL: .entry fp8_reduce_rows_f32_f32_minnum_warp_vl(
+// CHECK: min.f32
+
 // The decomposed softmax: a row maximum (NaN loses), exp(x - max) whose
 // polynomial rounds by cvt.rmi, a row sum, the division.
 // CHECK-LABEL: .entry fp8_reduce_rows_f32_f32_maxnum_warp_vl(
@@ -221,6 +249,42 @@ func.func @sum_of_squares(%x: tensor<64x128xf32>, %init: tensor<64xf32>) -> tens
 
 // The fills of the maximum's and the sum's inits, exp(x - max), the
 // division.
+func.func @ragged_columns(%x: tensor<200x37xbf16>, %init: tensor<37xf32>) -> tensor<37xf32> {
+  %r = linalg.reduce ins(%x : tensor<200x37xbf16>) outs(%init : tensor<37xf32>) dimensions = [0]
+    (%in: bf16, %acc: f32) {
+      %e = arith.extf %in : bf16 to f32
+      %s = arith.addf %e, %acc : f32
+      linalg.yield %s : f32
+    }
+  return %r : tensor<37xf32>
+}
+
+func.func @combiners(%x: tensor<16x4096xf32>, %y: tensor<512x64xf32>, %z: tensor<8x3001xbf16>,
+                     %i: tensor<16xf32>, %j: tensor<512xf32>, %k: tensor<8xbf16>)
+    -> (tensor<16xf32>, tensor<512xf32>, tensor<8xbf16>, tensor<512xf32>) {
+  %p = linalg.reduce ins(%x : tensor<16x4096xf32>) outs(%i : tensor<16xf32>) dimensions = [1]
+    (%in: f32, %acc: f32) {
+      %r = arith.mulf %in, %acc : f32
+      linalg.yield %r : f32
+    }
+  %m = linalg.reduce ins(%y : tensor<512x64xf32>) outs(%j : tensor<512xf32>) dimensions = [1]
+    (%in: f32, %acc: f32) {
+      %r = arith.minimumf %in, %acc : f32
+      linalg.yield %r : f32
+    }
+  %n = linalg.reduce ins(%z : tensor<8x3001xbf16>) outs(%k : tensor<8xbf16>) dimensions = [1]
+    (%in: bf16, %acc: bf16) {
+      %r = arith.maximumf %in, %acc : bf16
+      linalg.yield %r : bf16
+    }
+  %q = linalg.reduce ins(%y : tensor<512x64xf32>) outs(%j : tensor<512xf32>) dimensions = [1]
+    (%in: f32, %acc: f32) {
+      %r = arith.minnumf %acc, %in : f32
+      linalg.yield %r : f32
+    }
+  return %p, %m, %n, %q : tensor<16xf32>, tensor<512xf32>, tensor<8xbf16>, tensor<512xf32>
+}
+
 // SOFTMAX:     "kernel": "fp8_elementwise_softmax_0",
 // SOFTMAX:     "kernel": "fp8_reduce_rows_f32_f32_maxnum_warp_vl",
 // SOFTMAX:     "kernel": "fp8_elementwise_softmax_1",
