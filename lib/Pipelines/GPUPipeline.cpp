@@ -18,10 +18,12 @@ using namespace mlir;
 
 void fp8::buildFP8GPUPipeline(OpPassManager &pm,
                               const GPUPipelineOptions &options) {
-  // The graph for the chip: one read per tensor, quantization before layout
+  // The graph for the chip: aggregates as the reductions and elementwise ops
+  // the CPU reference runs, one read per tensor, quantization before layout
   // ops, frozen weights as FP8 constants, K-major operands (or an error),
   // transposed copies folded into their quantization, block scales stored
   // as the GEMMs read them.
+  pm.addPass(fp8::createFP8DecomposeAggregates());
   pm.addPass(fp8::createFP8FuseDynamicQuantize());
   pm.addPass(fp8::createFP8PropagateScales());
   pm.addPass(createCSEPass());

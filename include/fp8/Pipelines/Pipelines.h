@@ -65,9 +65,10 @@ struct GPUPipelineOptions : public PassPipelineOptions<GPUPipelineOptions> {
 };
 
 /// An fp8 graph (after fp8-autocast) to GPU kernels in a gpu.binary and a
-/// launch plan: the graph passes for the chip (fusion, scale propagation,
-/// constant quantization, layout legality), convert-fp8-to-gpu, the NVVM
-/// lowering of the kernels and gpu-module-to-binary.
+/// launch plan: the graph passes for the chip (aggregate decomposition,
+/// fusion, scale propagation, constant quantization, layout legality),
+/// convert-fp8-to-gpu, the NVVM lowering of the kernels and
+/// gpu-module-to-binary.
 void buildFP8GPUPipeline(OpPassManager &pm, const GPUPipelineOptions &options);
 
 /// fp8 + linalg + tensor + arith (elementwise ops on tensors included) down to

@@ -93,7 +93,98 @@ struct ExpandFma : OpRewritePattern<math::FmaOp> {
   }
 };
 
+/// math.rsqrt as 1 / sqrt(x), as the CPU reference computes it
+/// (convert-math-to-llvm).
+struct ExpandRsqrt : OpRewritePattern<math::RsqrtOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(math::RsqrtOp op,
+                                PatternRewriter &rewriter) const override {
+    auto type = dyn_cast<FloatType>(op.getType());
+    if (!type)
+      return failure();
+    Location loc = op.getLoc();
+    Value one = arith::ConstantOp::create(rewriter, loc,
+                                          rewriter.getFloatAttr(type, 1.0));
+    Value sqrt = math::SqrtOp::create(rewriter, loc, op.getOperand());
+    rewriter.replaceOpWithNewOp<arith::DivFOp>(op, one, sqrt);
+    return success();
+  }
+};
+
+/// The f32 square root and roundings to integral values (which the
+/// polynomial approximations of exp and others emit) as calls of LLVM's
+/// intrinsic `name`, which selects to sqrt.rn or cvt.rmi/rpi/rni/rzi:
+/// convert-gpu-to-nvvm would turn the LLVM dialect's ops for them into
+/// libdevice calls, while a call of the intrinsic by name stays.
+template <typename MathOp>
+struct MathToIntrinsic : OpRewritePattern<MathOp> {
+  MathToIntrinsic(MLIRContext *context, StringRef name)
+      : OpRewritePattern<MathOp>(context), name(name) {}
+  LogicalResult matchAndRewrite(MathOp op,
+                                PatternRewriter &rewriter) const override {
+    if (!op.getType().isF32())
+      return failure();
+    rewriter.replaceOpWithNewOp<LLVM::CallIntrinsicOp>(
+        op, op.getType(), rewriter.getStringAttr(name), op->getOperands());
+    return success();
+  }
+  std::string name;
+};
+
 } // namespace
+
+LogicalResult mlir::fp8::verifyClonableBody(Operation *op,
+                                            std::string &reason) {
+  // Values the body captures from outside must be constants (cloned).
+  SetVector<Value> captured;
+  getUsedValuesDefinedAbove(op->getRegion(0), captured);
+  for (Value value : captured)
+    if (!matchPattern(value, m_Constant())) {
+      reason = "its body uses a value defined outside that is not a constant";
+      return failure();
+    }
+  for (Operation &bodyOp : op->getRegion(0).front().without_terminator()) {
+    if (isa<linalg::IndexOp>(bodyOp)) {
+      reason = "its body reads loop indices";
+      return failure();
+    }
+    if (!isa<arith::ArithDialect, math::MathDialect>(bodyOp.getDialect()) ||
+        bodyOp.getNumRegions() != 0) {
+      reason = ("its body has '" + bodyOp.getName().getStringRef() +
+                "', which GPU kernels do not compute")
+                   .str();
+      return failure();
+    }
+  }
+  return success();
+}
+
+Operation *mlir::fp8::expandClonedBodyForNVVM(LLVM::LLVMFuncOp kernel) {
+  // No libdevice: math functions by polynomials, small floats by integer
+  // code, min/max by comparison.
+  RewritePatternSet patterns(kernel.getContext());
+  populateMathPolynomialApproximationPatterns(patterns,
+                                              [](StringRef) { return true; });
+  populateExpandFloatCastsPatterns(patterns);
+  MLIRContext *context = kernel.getContext();
+  patterns.add<ExpandNumMinMax<arith::MaxNumFOp, arith::CmpFPredicate::OGT>,
+               ExpandNumMinMax<arith::MinNumFOp, arith::CmpFPredicate::OLT>,
+               ExpandAbsF, ExpandFma, ExpandRsqrt>(context);
+  patterns.add<MathToIntrinsic<math::SqrtOp>>(context, "llvm.sqrt.f32");
+  patterns.add<MathToIntrinsic<math::FloorOp>>(context, "llvm.floor.f32");
+  patterns.add<MathToIntrinsic<math::CeilOp>>(context, "llvm.ceil.f32");
+  patterns.add<MathToIntrinsic<math::RoundEvenOp>>(context,
+                                                   "llvm.roundeven.f32");
+  patterns.add<MathToIntrinsic<math::TruncOp>>(context, "llvm.trunc.f32");
+  (void)applyPatternsGreedily(kernel, std::move(patterns));
+  // What is left would need libdevice, which the pipeline does not link.
+  Operation *left = nullptr;
+  kernel.walk([&](Operation *inner) {
+    if (isa<math::MathDialect>(inner->getDialect()) && !left)
+      left = inner;
+  });
+  return left;
+}
 
 SmallVector<Value> mlir::fp8::getElementwiseParams(Operation *op) {
   SmallVector<Value> params;
@@ -150,27 +241,11 @@ mlir::fp8::buildElementwiseKernel(OpBuilder &builder, Operation *op,
       return failure();
     }
   }
-  // Values the body captures from outside must be constants (cloned).
+  if (failed(verifyClonableBody(op, reason)))
+    return failure();
+  // Values the body captures from outside are constants (cloned).
   SetVector<Value> captured;
   getUsedValuesDefinedAbove(op->getRegion(0), captured);
-  for (Value value : captured)
-    if (!matchPattern(value, m_Constant())) {
-      reason = "its body uses a value defined outside that is not a constant";
-      return failure();
-    }
-  for (Operation &bodyOp : linalgOp.getBlock()->without_terminator()) {
-    if (isa<linalg::IndexOp>(bodyOp)) {
-      reason = "its body reads loop indices";
-      return failure();
-    }
-    if (!isa<arith::ArithDialect, math::MathDialect>(bodyOp.getDialect()) ||
-        bodyOp.getNumRegions() != 0) {
-      reason = ("its body has '" + bodyOp.getName().getStringRef() +
-                "', which GPU kernels do not compute")
-                   .str();
-      return failure();
-    }
-  }
 
   if (LLVM::LLVMFuncOp existing = lookupKernel(builder, name))
     return existing;
@@ -277,23 +352,7 @@ mlir::fp8::buildElementwiseKernel(OpBuilder &builder, Operation *op,
       });
   LLVM::ReturnOp::create(builder, loc, ValueRange{});
 
-  // No libdevice: math functions by polynomials, small floats by integer
-  // code, min/max by comparison.
-  RewritePatternSet patterns(builder.getContext());
-  populateMathPolynomialApproximationPatterns(patterns,
-                                              [](StringRef) { return true; });
-  populateExpandFloatCastsPatterns(patterns);
-  patterns.add<ExpandNumMinMax<arith::MaxNumFOp, arith::CmpFPredicate::OGT>,
-               ExpandNumMinMax<arith::MinNumFOp, arith::CmpFPredicate::OLT>,
-               ExpandAbsF, ExpandFma>(builder.getContext());
-  (void)applyPatternsGreedily(func, std::move(patterns));
-  // What is left would need libdevice, which the pipeline does not link.
-  Operation *left = nullptr;
-  func.walk([&](Operation *inner) {
-    if (isa<math::MathDialect>(inner->getDialect()) && !left)
-      left = inner;
-  });
-  if (left) {
+  if (Operation *left = expandClonedBodyForNVVM(func)) {
     reason = ("'" + left->getName().getStringRef() +
               "' has no GPU lowering without libdevice")
                  .str();

@@ -127,8 +127,12 @@ LogicalResult planOp(PlanBuilder &plan, Operation *op) {
     return planGlobalStore(plan, store);
   if (std::optional<LogicalResult> result = planWithoutKernel(plan, op))
     return *result;
-  if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op))
+  if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op)) {
+    if (linalgOp.getNumReductionLoops() != 0 &&
+        !linalg::isaContractionOpInterface(linalgOp))
+      return planReduction(plan, linalgOp);
     return planElementwise(plan, linalgOp);
+  }
   return op->emitError() << "fp8 GPU lowering: '" << op->getName()
                          << "' has no " << getChipName(plan.getChip())
                          << " lowering";

@@ -260,16 +260,26 @@ public:
 
   // Control flow.
   void barrier() { NVVM::Barrier0Op::create(b, loc); }
-  /// The maximum of `value` over aligned groups of `lanes` lanes (a power of
-  /// two up to 32) of a full warp.
-  Value warpMax(Value value, int64_t lanes, bool propagateNaN) {
+  /// The f32 `value` combined by `combine` over aligned groups of `lanes`
+  /// lanes (a power of two up to 32) of a full warp: a butterfly of
+  /// shuffles (offsets lanes / 2, .., 1), so that every lane of a group
+  /// holds the result.
+  Value warpReduce(Value value, int64_t lanes,
+                   function_ref<Value(Value, Value)> combine) {
     for (int64_t offset = lanes / 2; offset >= 1; offset /= 2) {
       Value other =
           NVVM::ShflOp::create(b, loc, f32(), i32(-1), value, i32(offset),
                                i32(0x1f), NVVM::ShflKind::bfly, UnitAttr());
-      value = maxf(value, other, propagateNaN);
+      value = combine(value, other);
     }
     return value;
+  }
+  /// The maximum of `value` over aligned groups of `lanes` lanes of a full
+  /// warp (see warpReduce).
+  Value warpMax(Value value, int64_t lanes, bool propagateNaN) {
+    return warpReduce(value, lanes, [&](Value x, Value y) {
+      return maxf(x, y, propagateNaN);
+    });
   }
 
   void ifThen(Value cond, function_ref<void()> then) {
@@ -354,6 +364,18 @@ private:
 /// small-float casts become integer arithmetic, arith.minnumf and math.ctlz
 /// LLVM's intrinsics.
 void expandForNVVM(LLVM::LLVMFuncOp kernel);
+
+/// Why the scalar body of the linalg op `op` cannot be cloned into a kernel
+/// (it reads loop indices, captures a non-constant value, or has ops other
+/// than arith and math ones without regions), or success.
+LogicalResult verifyClonableBody(Operation *op, std::string &reason);
+
+/// Rewrites the arith and math ops cloned from linalg bodies into `kernel`
+/// for the NVVM lowering without libdevice: math functions by polynomial
+/// approximation, small-float casts by integer code, maxnumf/minnumf by
+/// comparison, absf by the sign bit, fma as LLVM's. Returns the first op
+/// left that would still need libdevice, or null.
+Operation *expandClonedBodyForNVVM(LLVM::LLVMFuncOp kernel);
 
 /// (tile row, tile column) of persistent tile index `t` in an output of
 /// `tilesM` x `tilesN` tiles, ordered in groups of `groupRows` tile rows so

@@ -193,6 +193,101 @@ TEST_F(KernelParamsTest, DelayedScaleKernel) {
   expectKernelTakesParams(config, buildDelayedScaleKernel);
 }
 
+TEST_F(KernelParamsTest, ReductionKernels) {
+  using P = ReductionParam;
+  using Axis = ReductionConfig::Axis;
+  // A warp per bf16 row, 16-byte loads.
+  ReductionConfig rows;
+  rows.input = WideElement::BF16;
+  rows.vectorLoads = true;
+  expectValid(rows);
+  EXPECT_EQ(rows.getVectorWidth(), 8);
+  EXPECT_EQ(rows.getParams(),
+            (SmallVector<P>{P::Input, P::Init, P::Out, P::Rows, P::Cols}));
+
+  // A CTA per row of the maximum, without NaNs.
+  ReductionConfig cta = rows;
+  cta.rowThreads = ReductionConfig::kThreads;
+  cta.combiner = ReductionCombiner::MaxNum;
+  expectValid(cta);
+  EXPECT_EQ(cta.getSharedMemoryBytes(), 32);
+
+  // Column sums in two launches: f32 partials of splits of the rows, then
+  // their reduction into bf16 results.
+  ReductionConfig partial;
+  partial.axis = Axis::Columns;
+  partial.input = WideElement::F16;
+  partial.partial = true;
+  expectValid(partial);
+  EXPECT_EQ(partial.getParams(),
+            (SmallVector<P>{P::Input, P::Partials, P::Batches, P::Rows, P::Cols,
+                            P::SplitRows}));
+  ReductionConfig finish;
+  finish.axis = Axis::Columns;
+  finish.out = WideElement::BF16;
+  finish.vectorLoads = true;
+  expectValid(finish);
+  EXPECT_EQ(finish.getParams(),
+            (SmallVector<P>{P::Input, P::Init, P::Out, P::Batches, P::Rows,
+                            P::Cols, P::SplitRows}));
+
+  for (const ReductionConfig &config : {rows, cta, partial, finish})
+    expectKernelTakesParams(config, buildReductionKernel);
+}
+
+TEST_F(KernelParamsTest, ReductionRejectsOtherRowGroups) {
+  ReductionConfig config;
+  config.rowThreads = 64;
+  std::string reason;
+  EXPECT_TRUE(failed(config.verify(reason)));
+  EXPECT_NE(reason.find("a warp"), std::string::npos) << reason;
+
+  config.rowThreads = 32;
+  config.partial = true;
+  EXPECT_TRUE(failed(config.verify(reason)));
+  EXPECT_NE(reason.find("partials"), std::string::npos) << reason;
+}
+
+TEST_F(KernelParamsTest, ReductionPrologueNamesTheKernel) {
+  // Sums of squares and sums of magnitudes: one kernel each, named by the
+  // ops cloned from the body.
+  OwningOpRef<ModuleOp> source = parseSourceString<ModuleOp>(
+      R"mlir(
+      func.func @f(%x: tensor<4x8xf32>, %init: tensor<4xf32>)
+          -> (tensor<4xf32>, tensor<4xf32>) {
+        %sq = linalg.reduce ins(%x : tensor<4x8xf32>)
+            outs(%init : tensor<4xf32>) dimensions = [1]
+          (%in: f32, %acc: f32) {
+            %p = arith.mulf %in, %in : f32
+            %s = arith.addf %p, %acc : f32
+            linalg.yield %s : f32
+          }
+        %abs = linalg.reduce ins(%x : tensor<4x8xf32>)
+            outs(%init : tensor<4xf32>) dimensions = [1]
+          (%in: f32, %acc: f32) {
+            %a = math.absf %in : f32
+            %s = arith.addf %a, %acc : f32
+            linalg.yield %s : f32
+          }
+        return %sq, %abs : tensor<4xf32>, tensor<4xf32>
+      })mlir",
+      &context);
+  ASSERT_TRUE(source);
+  SmallVector<Operation *> reductions;
+  source->walk([&](Operation *op) {
+    if (op->getName().getStringRef() == "linalg.reduce")
+      reductions.push_back(op);
+  });
+  ASSERT_EQ(reductions.size(), 2u);
+  ReductionConfig squares, magnitudes;
+  squares.prologue = reductions[0];
+  magnitudes.prologue = reductions[1];
+  EXPECT_NE(squares.getKernelName(), magnitudes.getKernelName());
+  EXPECT_NE(squares.getKernelName().find("_p"), std::string::npos);
+  for (const ReductionConfig &config : {squares, magnitudes})
+    expectKernelTakesParams(config, buildReductionKernel);
+}
+
 TEST_F(KernelParamsTest, ElementwiseKernel) {
   // A broadcast bias add: two inputs, one init, one result.
   OwningOpRef<ModuleOp> source = parseSourceString<ModuleOp>(

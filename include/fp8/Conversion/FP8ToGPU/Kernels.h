@@ -435,6 +435,110 @@ FailureOr<LLVM::LLVMFuncOp> buildElementwiseKernel(OpBuilder &builder,
                                                    StringRef name,
                                                    std::string &reason);
 
+//===----------------------------------------------------------------------===//
+// Reductions
+//===----------------------------------------------------------------------===//
+
+/// The parameters of the reduction kernels, in the order a kernel takes those
+/// it has (ReductionConfig::getParams).
+enum class ReductionParam {
+  /// The row-major input: [rows, cols] (Rows), [batches, rows, cols]
+  /// (Columns).
+  Input,
+  /// The initial values (the op's init), combined last, and the results:
+  /// [rows] (Rows), [batches, cols] (Columns).
+  Init,
+  Out,
+  /// Columns, `partial`: f32 [batches, splits, cols], each split's combined
+  /// values.
+  Partials,
+  /// The extents, as i32: batches (Columns), rows, columns, and the rows of
+  /// one split (Columns; `rows` when there is one split).
+  Batches,
+  Rows,
+  Cols,
+  SplitRows,
+};
+KernelParamKind getParamKind(ReductionParam param);
+
+/// How a reduction combines two values; the kernels combine in f32.
+enum class ReductionCombiner {
+  Add,     // arith.addf
+  Mul,     // arith.mulf
+  Maximum, // arith.maximumf: NaN wins
+  Minimum, // arith.minimumf: NaN wins
+  MaxNum,  // arith.maxnumf: NaN loses
+  MinNum,  // arith.minnumf: NaN loses
+};
+StringRef stringifyReductionCombiner(ReductionCombiner combiner);
+
+/// A reduction of a row-major tensor along one run of its dimensions, viewed
+/// as a matrix (Rows) or a batch of matrices (Columns), by a CTA of 256
+/// threads, accumulating in f32 from the combiner's identity and combining
+/// the op's initial value last (docs/gpu.md gives the order of the terms).
+///
+/// Rows: the reduced dimensions are the innermost; each row of [rows, cols]
+/// is reduced by a warp (`rowThreads` 32, eight rows per CTA) or by the CTA
+/// (256). Each thread combines elements of its strided 16-byte chunks (or
+/// single elements when rows are not 16-byte multiples), the warp by a
+/// butterfly of shuffles, the CTA's warps in order through shared memory.
+///
+/// Columns: the reduced dimensions lead, or lie between batch and kept
+/// dimensions; each column of [batches][rows, cols] is reduced. A CTA covers
+/// 32 groups of consecutive columns (16 bytes each, or single columns when
+/// rows are not 16-byte multiples) with 8 threads along the rows; these
+/// combine their rows, then their sums in order through shared memory. To
+/// fill the GPU, the rows split over the grid's y dimension: a `partial`
+/// kernel writes each split's values as f32, and a Columns reduction of
+/// those (f32 input, one split) finishes.
+struct ReductionConfig {
+  using Param = ReductionParam;
+
+  enum class Axis { Rows, Columns };
+  Axis axis = Axis::Rows;
+  ReductionCombiner combiner = ReductionCombiner::Add;
+  WideElement input = WideElement::F32;
+  /// The type of the init and results (unused by `partial` kernels).
+  WideElement out = WideElement::F32;
+  /// Rows of 16-byte multiples: 16-byte loads.
+  bool vectorLoads = false;
+  /// Rows: threads reducing one row, 32 or kThreads.
+  int64_t rowThreads = 32;
+  /// Columns: one split of the rows into f32 partials, without the init.
+  bool partial = false;
+  /// The reducing linalg op whose body computes the combined value from the
+  /// element read (x * x, |x|, an extension to the accumulator's type...):
+  /// the kernel runs a clone of those ops on every element. Null when the
+  /// combiner takes the elements as read.
+  Operation *prologue = nullptr;
+
+  static constexpr int64_t kThreads = 256;
+  /// Columns: threads along the rows and along the columns of a CTA.
+  static constexpr int64_t kRowLanes = 8;
+  static constexpr int64_t kColLanes = kThreads / kRowLanes;
+  /// Loads in flight per thread in the main loops.
+  static constexpr int64_t kUnroll = 4;
+
+  /// Fails with a reason when the configuration has no kernel.
+  LogicalResult verify(std::string &reason) const;
+  int64_t getInputBytes() const { return input == WideElement::F32 ? 4 : 2; }
+  /// Elements per load: 16 bytes of the input, or 1.
+  int64_t getVectorWidth() const;
+  /// Rows (Rows) or column groups (Columns) one CTA covers.
+  int64_t getRowsPerBlock() const { return kThreads / rowThreads; }
+  int64_t getColsPerBlock() const { return kColLanes * getVectorWidth(); }
+  /// Dynamic shared memory in bytes.
+  int64_t getSharedMemoryBytes() const;
+  std::string getKernelName() const;
+  /// The kernel's parameters, in order.
+  SmallVector<ReductionParam> getParams() const;
+};
+
+/// Builds the kernel of `config` (see buildGemmSM90Kernel); its parameters
+/// are config.getParams().
+LLVM::LLVMFuncOp buildReductionKernel(OpBuilder &builder, Location loc,
+                                      const ReductionConfig &config);
+
 } // namespace mlir::fp8
 
 #endif // FP8_CONVERSION_FP8TOGPU_KERNELS_H

@@ -314,7 +314,8 @@ def FP8DecomposeAggregates : Pass<"fp8-decompose-aggregates"> {
     lowering to loops of their own. This pass replaces each with the
     sequence of `linalg.generic` ops its interface gives (for softmax: max,
     subtract and exp, sum, divide), so that the graph bufferizes and lowers
-    like any other. `fp8-cpu-pipeline` runs it first.
+    like any other. `fp8-cpu-pipeline` and `fp8-gpu-pipeline` run it
+    first, so that the GPU kernels compute what the CPU reference does.
   }];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",

@@ -1,0 +1,281 @@
+//===- PlanReduction.cpp - Launches of reductions -------------------------===//
+//
+// Part of fp8-mlir.
+//
+//===----------------------------------------------------------------------===//
+//
+// A linalg op that reduces one input along one run of its dimensions
+// (linalg.reduce, or a linalg.generic with reduction iterators such as the
+// max and sum of a decomposed softmax) becomes the kernels of
+// ReductionConfig. Reduced dimensions that are innermost make it a row
+// reduction; otherwise it reduces the columns of [batches, rows, cols], in
+// two launches (f32 partials of splits of the rows, then their reduction)
+// when the columns alone would not fill the GPU. The body's ops before its
+// combiner run in the kernel on every element.
+//
+//===----------------------------------------------------------------------===//
+
+#include "KernelBuilder.h"
+#include "PlanBuilder.h"
+
+#include "llvm/Support/FormatVariadic.h"
+
+using namespace mlir;
+using namespace mlir::fp8;
+
+namespace {
+
+using Axis = ReductionConfig::Axis;
+
+/// Rows that one split of a column reduction reads at least.
+constexpr int64_t kMinSplitRows = 64;
+/// CTAs that keep every SM busy.
+constexpr int64_t kBlocksPerSM = 8;
+
+/// The combiner of the body op `op`, if it is one.
+std::optional<ReductionCombiner> getCombiner(Operation *op) {
+  if (isa<arith::AddFOp>(op))
+    return ReductionCombiner::Add;
+  if (isa<arith::MulFOp>(op))
+    return ReductionCombiner::Mul;
+  if (isa<arith::MaximumFOp>(op))
+    return ReductionCombiner::Maximum;
+  if (isa<arith::MinimumFOp>(op))
+    return ReductionCombiner::Minimum;
+  if (isa<arith::MaxNumFOp>(op))
+    return ReductionCombiner::MaxNum;
+  if (isa<arith::MinNumFOp>(op))
+    return ReductionCombiner::MinNum;
+  return std::nullopt;
+}
+
+/// Fills the combiner, element types and prologue of `config` from the body
+/// of `op`: ops computing a value from the input element, then one combiner
+/// of that value and the accumulator, yielded.
+LogicalResult matchBody(linalg::LinalgOp op, ReductionConfig &config,
+                        std::string &reason) {
+  if (failed(verifyClonableBody(op, reason)))
+    return failure();
+  Block *body = op.getBlock();
+  Value input = body->getArgument(0), acc = body->getArgument(1);
+  Value yielded = body->getTerminator()->getOperand(0);
+  Operation *combinerOp = yielded.getDefiningOp();
+  std::optional<ReductionCombiner> combiner;
+  if (combinerOp && combinerOp->getBlock() == body)
+    combiner = getCombiner(combinerOp);
+  if (!combiner || !acc.hasOneUse() || !yielded.hasOneUse() ||
+      *acc.getUsers().begin() != combinerOp ||
+      combinerOp->getOperand(0) == combinerOp->getOperand(1)) {
+    reason = "its body does not yield one addf, mulf, maximumf, minimumf, "
+             "maxnumf or minnumf of the accumulator and a value of the input "
+             "element";
+    return failure();
+  }
+  Type inputType =
+      cast<ShapedType>(op.getDpsInputs()[0].getType()).getElementType();
+  std::optional<WideElement> in = getWideElement(inputType);
+  if (!in) {
+    reason = llvm::formatv("it reads {0} elements; reduction kernels read "
+                           "f32, bf16 or f16",
+                           inputType)
+                 .str();
+    return failure();
+  }
+  std::optional<WideElement> out = getWideElement(acc.getType());
+  if (!out) {
+    reason = llvm::formatv("it combines {0} values; reduction kernels "
+                           "combine f32, bf16 or f16",
+                           acc.getType())
+                 .str();
+    return failure();
+  }
+  config.combiner = *combiner;
+  config.input = *in;
+  config.out = *out;
+  // The combiner reads the element itself, or its extension to f32 (what
+  // the kernels combine anyway), or what other ops of the body compute from
+  // it: those run in the kernel.
+  Value element = combinerOp->getOperand(0) == acc ? combinerOp->getOperand(1)
+                                                   : combinerOp->getOperand(0);
+  auto extension = element.getDefiningOp<arith::ExtFOp>();
+  bool extended = extension && extension.getIn() == input &&
+                  element.getType().isF32() && element.hasOneUse();
+  int64_t ops = std::distance(body->begin(), body->end());
+  bool bare = (element == input && ops == 2) || (extended && ops == 3);
+  if (!bare)
+    config.prologue = op;
+  return success();
+}
+
+/// The extents of a reduction of `op`'s input viewed as [batches, rows,
+/// cols]: Rows when the reduced dimensions are innermost (batches then 1).
+struct ReductionShape {
+  Axis axis = Axis::Rows;
+  int64_t batches = 1, rows = 1, cols = 1;
+};
+
+FailureOr<ReductionShape> matchShape(linalg::LinalgOp op, std::string &reason) {
+  auto inputType = cast<RankedTensorType>(op.getDpsInputs()[0].getType());
+  if (!op.getMatchingIndexingMap(op.getDpsInputOperand(0)).isIdentity()) {
+    reason = "it reads its input through a permuting or broadcasting map; "
+             "reduction kernels read it in the order of the loops";
+    return failure();
+  }
+  // The reduced dimensions: one run [first, last).
+  SmallVector<unsigned> reduced;
+  op.getReductionDims(reduced);
+  unsigned first = reduced.front(), last = reduced.back() + 1;
+  if (last - first != reduced.size()) {
+    reason = "the dimensions it reduces are not adjacent; transpose them "
+             "together first";
+    return failure();
+  }
+  // The result holds the kept dimensions in order.
+  SmallVector<AffineExpr> kept;
+  for (unsigned d = 0; d < op.getNumLoops(); ++d)
+    if (d < first || d >= last)
+      kept.push_back(getAffineDimExpr(d, op.getContext()));
+  AffineMap initMap = op.getMatchingIndexingMap(op.getDpsInitOperand(0));
+  if (initMap.getResults() != ArrayRef<AffineExpr>(kept)) {
+    reason = "its result does not hold the kept dimensions in the order of "
+             "the input";
+    return failure();
+  }
+  ArrayRef<int64_t> shape = inputType.getShape();
+  auto product = [&](unsigned begin, unsigned end) {
+    int64_t p = 1;
+    for (unsigned d = begin; d < end; ++d)
+      p *= shape[d];
+    return p;
+  };
+  ReductionShape result;
+  int64_t outer = product(0, first), inner = product(last, shape.size());
+  if (inner == 1) {
+    result.rows = outer;
+    result.cols = product(first, last);
+  } else {
+    result.axis = Axis::Columns;
+    result.batches = outer;
+    result.rows = product(first, last);
+    result.cols = inner;
+  }
+  if (inputType.getNumElements() == 0) {
+    reason = "its input is empty";
+    return failure();
+  }
+  constexpr int64_t kMaxI32 = std::numeric_limits<int32_t>::max();
+  if (result.rows > kMaxI32 || result.cols > kMaxI32 ||
+      result.batches > 65535) {
+    reason = "an extent exceeds what the kernels index (2^31 - 1 rows or "
+             "columns, 65535 batches)";
+    return failure();
+  }
+  return result;
+}
+
+} // namespace
+
+LogicalResult mlir::fp8::planReduction(PlanBuilder &plan, linalg::LinalgOp op) {
+  auto fail = [&](const Twine &reason) {
+    return op->emitError() << "fp8 GPU lowering: '" << op->getName()
+                           << "' has no reduction kernel: " << reason;
+  };
+  if (!op.hasPureTensorSemantics() || op.hasDynamicShape())
+    return fail("it is not on statically shaped tensors");
+  if (op.getNumDpsInputs() != 1 || op.getNumDpsInits() != 1)
+    return fail(llvm::formatv("it reduces {0} input(s) to {1} result(s); "
+                              "reduction kernels reduce one input to one "
+                              "result",
+                              op.getNumDpsInputs(), op.getNumDpsInits()));
+  std::string reason;
+  ReductionConfig config;
+  FailureOr<ReductionShape> shape = matchShape(op, reason);
+  if (failed(shape) || failed(matchBody(op, config, reason)))
+    return fail(reason);
+  config.axis = shape->axis;
+  config.vectorLoads = shape->cols * config.getInputBytes() % 16 == 0;
+
+  int64_t input = plan.bufferOf(op.getDpsInputs()[0]);
+  int64_t init = plan.bufferOf(op.getDpsInits()[0]);
+  int64_t out = plan.bufferOf(op->getResult(0));
+  OpBuilder builder = plan.getKernelBuilder();
+  // Builds and launches the kernel of `c` reading `from` as [batches, rows,
+  // cols] with `splits` splits of the rows into `partials`.
+  auto launch = [&](const ReductionConfig &c, int64_t from, int64_t rows,
+                    int64_t splits,
+                    std::optional<int64_t> partials) -> LogicalResult {
+    LLVM::LLVMFuncOp kernel = buildReductionKernel(builder, op.getLoc(), c);
+    if (c.prologue)
+      if (Operation *left = expandClonedBodyForNVVM(kernel)) {
+        std::string name = left->getName().getStringRef().str();
+        kernel.erase();
+        return fail("'" + name + "' has no GPU lowering without libdevice");
+      }
+    int64_t splitRows = llvm::divideCeil(rows, splits);
+    std::array<int64_t, 3> grid;
+    if (c.axis == Axis::Rows)
+      grid = {int64_t(llvm::divideCeil(rows, c.getRowsPerBlock())), 1, 1};
+    else
+      grid = {int64_t(llvm::divideCeil(shape->cols, c.getColsPerBlock())),
+              splits, shape->batches};
+    plan.addKernelLaunch(
+        kernel, c, grid, c.getSharedMemoryBytes(),
+        [&](ReductionParam param) -> LaunchParam {
+          switch (param) {
+          case ReductionParam::Input:
+            return BufferParam{from};
+          case ReductionParam::Init:
+            return BufferParam{init};
+          case ReductionParam::Out:
+            return BufferParam{out};
+          case ReductionParam::Partials:
+            return BufferParam{*partials};
+          case ReductionParam::Batches:
+            return I32Param{shape->batches};
+          case ReductionParam::Rows:
+            return I32Param{rows};
+          case ReductionParam::Cols:
+            return I32Param{shape->cols};
+          case ReductionParam::SplitRows:
+            return I32Param{splitRows};
+          }
+          llvm_unreachable("unknown reduction parameter");
+        },
+        /*persistent=*/false);
+    return success();
+  };
+
+  int64_t width = config.getVectorWidth();
+  if (config.axis == Axis::Rows) {
+    // A warp per row, unless the rows are too few to fill the GPU and long
+    // enough to keep a CTA's threads reading.
+    if (shape->rows < plan.getNumSMs() * kBlocksPerSM &&
+        shape->cols >= ReductionConfig::kThreads * width)
+      config.rowThreads = ReductionConfig::kThreads;
+    return launch(config, input, shape->rows, 1, std::nullopt);
+  }
+
+  // Split the rows until the grid fills the GPU, each split reading at
+  // least kMinSplitRows rows.
+  int64_t blocks =
+      llvm::divideCeil(shape->cols, config.getColsPerBlock()) * shape->batches;
+  int64_t splits = std::clamp<int64_t>(
+      llvm::divideCeil(plan.getNumSMs() * kBlocksPerSM, blocks), 1,
+      std::max<int64_t>(1, shape->rows / kMinSplitRows));
+  splits = llvm::divideCeil(shape->rows, llvm::divideCeil(shape->rows, splits));
+  if (splits == 1)
+    return launch(config, input, shape->rows, 1, std::nullopt);
+  auto partialType = RankedTensorType::get(
+      {shape->batches, splits, shape->cols}, Float32Type::get(op.getContext()));
+  int64_t partials = plan.addBuffer(PlanBuffer::Kind::Temp, partialType);
+  ReductionConfig split = config;
+  split.partial = true;
+  if (failed(launch(split, input, shape->rows, splits, partials)))
+    return failure();
+  // The splits' f32 values, reduced like any columns.
+  ReductionConfig finish = config;
+  finish.input = WideElement::F32;
+  finish.prologue = nullptr;
+  finish.vectorLoads = shape->cols * 4 % 16 == 0;
+  return launch(finish, partials, splits, 1, std::nullopt);
+}

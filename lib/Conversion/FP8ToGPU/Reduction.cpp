@@ -1,0 +1,365 @@
+//===- Reduction.cpp - Row and column reduction kernels -------------------===//
+//
+// Part of fp8-mlir.
+//
+//===----------------------------------------------------------------------===//
+//
+// The reductions around the GEMMs of a model: softmax's max and sum,
+// layernorm's and RMSNorm's sums, the row sums of their backward passes and
+// the column sums of bias gradients. Every thread combines the f32 terms of
+// its part in ascending order, starting from the combiner's identity; the
+// threads' values are then combined in a fixed order (a butterfly of
+// shuffles in a warp, warps or row lanes in order through shared memory), and
+// the op's initial value last. The order of the terms is fixed by the
+// configuration and the extents alone, so results repeat bit for bit from run
+// to run.
+//
+//===----------------------------------------------------------------------===//
+
+#include "KernelBuilder.h"
+
+#include "fp8/Conversion/FP8ToGPU/Kernels.h"
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/Transforms/RegionUtils.h"
+
+#include <cmath>
+
+using namespace mlir;
+using namespace mlir::fp8;
+
+namespace {
+
+using P = ReductionParam;
+constexpr int64_t kThreads = ReductionConfig::kThreads;
+constexpr int64_t kRowLanes = ReductionConfig::kRowLanes;
+constexpr int64_t kColLanes = ReductionConfig::kColLanes;
+constexpr int64_t kUnroll = ReductionConfig::kUnroll;
+
+class ReductionEmitter : KernelEmitter<ReductionConfig> {
+public:
+  using KernelEmitter::KernelEmitter;
+
+  void emit() {
+    if (config.axis == ReductionConfig::Axis::Rows)
+      emitRows();
+    else
+      emitColumns();
+    LLVM::ReturnOp::create(kb.b, kb.loc, ValueRange{});
+    if (config.prologue)
+      (void)expandClonedBodyForNVVM(func);
+  }
+
+private:
+  /// One thread's values, one per accumulator: a row's single value (Rows),
+  /// or one per column of its group (Columns).
+  using Accumulators = SmallVector<Value>;
+
+  void emitRows();
+  void emitColumns();
+
+  Value identity();
+  Value combine(Value x, Value y);
+  Accumulators combineAll(ArrayRef<Value> x, ArrayRef<Value> y);
+  /// The f32 value the combiner takes for the input element `element`: the
+  /// prologue's result, extended to f32.
+  Value term(Value element);
+  /// Combines the terms of this thread's `count` steps into `accumulators`,
+  /// step j reading the vector of elements at `address(j)`; Rows combine a
+  /// step's elements in order into one value, Columns element i into
+  /// accumulator i. The loads of kUnroll steps are issued together; the
+  /// terms are combined in ascending j all the same.
+  Accumulators accumulate(Value count, function_ref<Value(Value)> address,
+                          Accumulators accumulators);
+
+  /// `count` elements of `type` at `address` (a vector load when `count` >
+  /// 1), and the store of `values` there.
+  SmallVector<Value> loadElements(Type type, int64_t count, Value address,
+                                  unsigned alignment);
+  void storeElements(ArrayRef<Value> values, Value address, unsigned alignment);
+  /// Combines the op's initial values from element `elementIndex` (i32 or
+  /// i64) on with `totals` and stores the results there, in the type of the
+  /// results.
+  void storeResults(ArrayRef<Value> totals, Value elementIndex);
+
+  /// `base` + `index` elements of `bytes` bytes each, in i64 arithmetic
+  /// (an i32 `index` is zero-extended).
+  Value elementAddress(Value base, Value index, int64_t bytes) {
+    if (index.getType().isInteger(32))
+      index = kb.zext64(index);
+    return kb.byteOffset(base, kb.mul(index, kb.i64(bytes)));
+  }
+  Type inputType() { return getElementType(kb.b, config.input); }
+  Type outType() { return getElementType(kb.b, config.out); }
+  int64_t outBytes() const { return config.out == WideElement::F32 ? 4 : 2; }
+};
+
+Value ReductionEmitter::identity() {
+  switch (config.combiner) {
+  case ReductionCombiner::Add:
+    // -0 + x is x for every x, -0 included.
+    return kb.f32(-0.0f);
+  case ReductionCombiner::Mul:
+    return kb.f32(1.0f);
+  case ReductionCombiner::Maximum:
+  case ReductionCombiner::MaxNum:
+    return kb.f32(-INFINITY);
+  case ReductionCombiner::Minimum:
+  case ReductionCombiner::MinNum:
+    return kb.f32(INFINITY);
+  }
+  llvm_unreachable("unknown combiner");
+}
+
+Value ReductionEmitter::combine(Value x, Value y) {
+  OpBuilder &b = kb.b;
+  switch (config.combiner) {
+  case ReductionCombiner::Add:
+    return kb.addf(x, y);
+  case ReductionCombiner::Mul:
+    return kb.mulf(x, y);
+  case ReductionCombiner::Maximum:
+    return arith::MaximumFOp::create(b, kb.loc, x, y);
+  case ReductionCombiner::Minimum:
+    return arith::MinimumFOp::create(b, kb.loc, x, y);
+  // LLVM's maxnum/minnum select to max.f32/min.f32, which return the
+  // operand that is not NaN; arith's would call libdevice.
+  case ReductionCombiner::MaxNum:
+    return LLVM::MaxNumOp::create(b, kb.loc, x, y);
+  case ReductionCombiner::MinNum:
+    return LLVM::MinNumOp::create(b, kb.loc, x, y);
+  }
+  llvm_unreachable("unknown combiner");
+}
+
+ReductionEmitter::Accumulators ReductionEmitter::combineAll(ArrayRef<Value> x,
+                                                            ArrayRef<Value> y) {
+  Accumulators result;
+  for (auto [a, c] : llvm::zip_equal(x, y))
+    result.push_back(combine(a, c));
+  return result;
+}
+
+Value ReductionEmitter::term(Value element) {
+  Value value = element;
+  if (Operation *op = config.prologue) {
+    // The body's ops but the combiner, on this element; the combiner's
+    // other operand is the term.
+    Block &body = op->getRegion(0).front();
+    Value acc = body.getArguments().back();
+    Operation *combinerOp = body.getTerminator()->getOperand(0).getDefiningOp();
+    IRMapping mapping;
+    SetVector<Value> captured;
+    getUsedValuesDefinedAbove(op->getRegion(0), captured);
+    for (Value v : captured)
+      mapping.map(v, kb.b.clone(*v.getDefiningOp())->getResult(0));
+    mapping.map(body.getArgument(0), element);
+    for (Operation &bodyOp : body.without_terminator())
+      if (&bodyOp != combinerOp)
+        kb.b.clone(bodyOp, mapping);
+    Value operand = combinerOp->getOperand(0) == acc
+                        ? combinerOp->getOperand(1)
+                        : combinerOp->getOperand(0);
+    value = mapping.lookupOrDefault(operand);
+  }
+  if (!value.getType().isF32())
+    value = arith::ExtFOp::create(kb.b, kb.loc, kb.f32(), value);
+  return value;
+}
+
+SmallVector<Value> ReductionEmitter::loadElements(Type type, int64_t count,
+                                                  Value address,
+                                                  unsigned alignment) {
+  if (count == 1)
+    return {kb.load(type, address, alignment)};
+  Value vector = kb.load(VectorType::get({count}, type), address, alignment);
+  SmallVector<Value> elements;
+  for (int64_t i = 0; i < count; ++i)
+    elements.push_back(
+        LLVM::ExtractElementOp::create(kb.b, kb.loc, vector, kb.i32(i)));
+  return elements;
+}
+
+void ReductionEmitter::storeElements(ArrayRef<Value> values, Value address,
+                                     unsigned alignment) {
+  if (values.size() == 1)
+    return kb.store(values[0], address, alignment);
+  auto type = VectorType::get({int64_t(values.size())}, values[0].getType());
+  Value vector = LLVM::UndefOp::create(kb.b, kb.loc, type);
+  for (auto [i, value] : llvm::enumerate(values))
+    vector =
+        LLVM::InsertElementOp::create(kb.b, kb.loc, vector, value, kb.i32(i));
+  kb.store(vector, address, alignment);
+}
+
+ReductionEmitter::Accumulators
+ReductionEmitter::accumulate(Value count, function_ref<Value(Value)> address,
+                             Accumulators accumulators) {
+  int64_t width = config.getVectorWidth();
+  unsigned alignment = width * config.getInputBytes();
+  bool perElement = config.axis == ReductionConfig::Axis::Columns;
+  auto steps = [&](ValueRange carried, ArrayRef<Value> js) {
+    SmallVector<SmallVector<Value>> loaded;
+    for (Value j : js)
+      loaded.push_back(loadElements(inputType(), width, address(j), alignment));
+    Accumulators result(carried);
+    for (ArrayRef<Value> elements : loaded)
+      for (auto [i, element] : llvm::enumerate(elements)) {
+        Value &acc = result[perElement ? i : 0];
+        acc = combine(acc, term(element));
+      }
+    return result;
+  };
+  Value unrolled = kb.sub(count, kb.urem(count, kb.i32(kUnroll)));
+  ValueRange carried =
+      kb.forLoop(kb.i32(0), unrolled, kb.i32(kUnroll), accumulators,
+                 [&](Value j, ValueRange carried) {
+                   SmallVector<Value> js;
+                   for (int64_t u = 0; u < kUnroll; ++u)
+                     js.push_back(kb.add(j, kb.i32(u)));
+                   return steps(carried, js);
+                 });
+  return kb.forLoop(
+      unrolled, count, kb.i32(1), carried,
+      [&](Value j, ValueRange carried) { return steps(carried, {j}); });
+}
+
+void ReductionEmitter::storeResults(ArrayRef<Value> totals,
+                                    Value elementIndex) {
+  int64_t count = totals.size();
+  unsigned alignment = count * outBytes();
+  SmallVector<Value> inits = loadElements(
+      outType(), count,
+      elementAddress(getArg(P::Init), elementIndex, outBytes()), alignment);
+  SmallVector<Value> results;
+  for (auto [init, total] : llvm::zip_equal(inits, totals)) {
+    Value wide =
+        init.getType().isF32()
+            ? init
+            : arith::ExtFOp::create(kb.b, kb.loc, kb.f32(), init).getResult();
+    Value result = combine(wide, total);
+    if (!outType().isF32())
+      result = arith::TruncFOp::create(kb.b, kb.loc, outType(), result);
+    results.push_back(result);
+  }
+  storeElements(results,
+                elementAddress(getArg(P::Out), elementIndex, outBytes()),
+                alignment);
+}
+
+void ReductionEmitter::emitRows() {
+  Value rows = getArg(P::Rows), cols = getArg(P::Cols);
+  int64_t width = config.getVectorWidth();
+  int64_t rowThreads = config.rowThreads;
+  Value tid = kb.threadId();
+  Value lane = kb.urem(tid, kb.i32(rowThreads));
+  Value row = kb.add(kb.mul(kb.blockId(), kb.i32(config.getRowsPerBlock())),
+                     kb.udiv(tid, kb.i32(rowThreads)));
+  // The last CTA's rows past the matrix read nothing but shuffle along.
+  Value inRange = kb.ult(row, rows);
+  Value chunks = kb.udiv(cols, kb.i32(width));
+  Value count = kb.select(
+      arith::AndIOp::create(kb.b, kb.loc, inRange, kb.ult(lane, chunks)),
+      kb.ceilDiv(kb.sub(chunks, lane), kb.i32(rowThreads)), kb.i32(0));
+  Value rowBase =
+      elementAddress(getArg(P::Input), kb.mul(kb.zext64(row), kb.zext64(cols)),
+                     config.getInputBytes());
+  // Step j of a lane reads chunk lane + j * rowThreads of the row.
+  auto address = [&](Value j) {
+    Value chunk = kb.add(lane, kb.mul(j, kb.i32(rowThreads)));
+    return elementAddress(rowBase, chunk, width * config.getInputBytes());
+  };
+  Value total = accumulate(count, address, {identity()})[0];
+  auto combineFn = [&](Value x, Value y) { return combine(x, y); };
+  total = kb.warpReduce(total, std::min<int64_t>(rowThreads, 32), combineFn);
+  if (rowThreads > 32) {
+    // The warps' values in order, through shared memory.
+    Value smem = kb.dynamicSharedMemory(func);
+    Value warp = kb.udiv(tid, kb.i32(32));
+    kb.ifThen(kb.eq(kb.urem(tid, kb.i32(32)), kb.i32(0)),
+              [&] { kb.store(total, elementAddress(smem, warp, 4), 4); });
+    kb.barrier();
+    total = kb.load(kb.f32(), smem, 4);
+    for (int64_t w = 1; w < rowThreads / 32; ++w)
+      total = combine(total, kb.load(kb.f32(), kb.byteOffset(smem, w * 4), 4));
+  }
+  kb.ifThen(
+      arith::AndIOp::create(kb.b, kb.loc, inRange, kb.eq(lane, kb.i32(0))),
+      [&] { storeResults({total}, row); });
+}
+
+void ReductionEmitter::emitColumns() {
+  Value rows = getArg(P::Rows), cols = getArg(P::Cols);
+  Value splitRows = getArg(P::SplitRows);
+  int64_t width = config.getVectorWidth();
+  int64_t inputBytes = config.getInputBytes();
+  Value tid = kb.threadId();
+  Value rowLane = kb.udiv(tid, kb.i32(kColLanes));
+  Value colLane = kb.urem(tid, kb.i32(kColLanes));
+  // This thread's group of `width` columns, split of the rows and batch.
+  Value group = kb.add(kb.mul(kb.blockId(), kb.i32(kColLanes)), colLane);
+  Value split = NVVM::BlockIdYOp::create(kb.b, kb.loc, kb.i32());
+  Value batch = NVVM::BlockIdZOp::create(kb.b, kb.loc, kb.i32());
+  Value active = kb.ult(group, kb.udiv(cols, kb.i32(width)));
+  Value first = kb.add(kb.mul(split, splitRows), rowLane);
+  Value end = kb.minU(rows, kb.add(kb.mul(split, splitRows), splitRows));
+  Value count =
+      kb.select(arith::AndIOp::create(kb.b, kb.loc, active, kb.ult(first, end)),
+                kb.ceilDiv(kb.sub(end, first), kb.i32(kRowLanes)), kb.i32(0));
+  // Step j reads row first + j * kRowLanes of the batch's matrix.
+  Value column = kb.mul(group, kb.i32(width));
+  Value columnBase = elementAddress(
+      getArg(P::Input),
+      kb.add(kb.mul(kb.mul(kb.zext64(batch), kb.zext64(rows)), kb.zext64(cols)),
+             kb.zext64(column)),
+      inputBytes);
+  auto address = [&](Value j) {
+    Value row = kb.add(first, kb.mul(j, kb.i32(kRowLanes)));
+    return elementAddress(columnBase, kb.mul(kb.zext64(row), kb.zext64(cols)),
+                          inputBytes);
+  };
+  Accumulators totals =
+      accumulate(count, address, Accumulators(width, identity()));
+
+  // The row lanes' values in order, through shared memory.
+  Value smem = kb.dynamicSharedMemory(func);
+  unsigned slotBytes = width * 4;
+  auto slot = [&](Value lane) {
+    return elementAddress(
+        smem, kb.add(kb.mul(lane, kb.i32(kColLanes)), colLane), slotBytes);
+  };
+  storeElements(totals, slot(rowLane), std::min<unsigned>(slotBytes, 16));
+  kb.barrier();
+  kb.ifThen(
+      arith::AndIOp::create(kb.b, kb.loc, active, kb.eq(rowLane, kb.i32(0))),
+      [&] {
+        Accumulators sums = loadElements(kb.f32(), width, slot(kb.i32(0)),
+                                         std::min<unsigned>(slotBytes, 16));
+        for (int64_t l = 1; l < kRowLanes; ++l)
+          sums =
+              combineAll(sums, loadElements(kb.f32(), width, slot(kb.i32(l)),
+                                            std::min<unsigned>(slotBytes, 16)));
+        if (config.partial) {
+          // Partials [batches, splits, cols].
+          Value splits = kb.ceilDiv(rows, splitRows);
+          Value index =
+              kb.add(kb.mul(kb.zext64(kb.add(kb.mul(batch, splits), split)),
+                            kb.zext64(cols)),
+                     kb.zext64(column));
+          storeElements(sums, elementAddress(getArg(P::Partials), index, 4),
+                        std::min<unsigned>(slotBytes, 16));
+          return;
+        }
+        storeResults(sums, kb.add(kb.mul(kb.zext64(batch), kb.zext64(cols)),
+                                  kb.zext64(column)));
+      });
+}
+
+} // namespace
+
+LLVM::LLVMFuncOp
+mlir::fp8::buildReductionKernel(OpBuilder &builder, Location loc,
+                                const ReductionConfig &config) {
+  return buildKernel<ReductionEmitter>(builder, loc, config);
+}

@@ -1,0 +1,121 @@
+//===- ReductionConfig.cpp - What a reduction configuration implies -------===//
+//
+// Part of fp8-mlir.
+//
+//===----------------------------------------------------------------------===//
+//
+// Which reductions the row and column kernels generate, their names and
+// their parameters.
+//
+//===----------------------------------------------------------------------===//
+
+#include "KernelBuilder.h"
+
+#include "fp8/Conversion/FP8ToGPU/Kernels.h"
+
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/xxhash.h"
+
+using namespace mlir;
+using namespace mlir::fp8;
+
+StringRef mlir::fp8::stringifyReductionCombiner(ReductionCombiner combiner) {
+  switch (combiner) {
+  case ReductionCombiner::Add:
+    return "add";
+  case ReductionCombiner::Mul:
+    return "mul";
+  case ReductionCombiner::Maximum:
+    return "maximum";
+  case ReductionCombiner::Minimum:
+    return "minimum";
+  case ReductionCombiner::MaxNum:
+    return "maxnum";
+  case ReductionCombiner::MinNum:
+    return "minnum";
+  }
+  llvm_unreachable("unknown combiner");
+}
+
+LogicalResult ReductionConfig::verify(std::string &reason) const {
+  if (axis == Axis::Rows && rowThreads != 32 && rowThreads != kThreads) {
+    reason = llvm::formatv("a row is reduced by a warp (32 threads) or a CTA "
+                           "({0} threads)",
+                           kThreads);
+    return failure();
+  }
+  if (axis == Axis::Rows && partial) {
+    reason = "rows are reduced in one launch; only column reductions split "
+             "into partials";
+    return failure();
+  }
+  return success();
+}
+
+int64_t ReductionConfig::getVectorWidth() const {
+  if (!vectorLoads)
+    return 1;
+  return 16 / getInputBytes();
+}
+
+int64_t ReductionConfig::getSharedMemoryBytes() const {
+  // Rows: one f32 per warp of a CTA-wide row. Columns: every thread's f32
+  // sums, for the row lanes to be combined in order.
+  if (axis == Axis::Rows)
+    return rowThreads > 32 ? rowThreads / 32 * 4 : 0;
+  return kThreads * getVectorWidth() * 4;
+}
+
+std::string ReductionConfig::getKernelName() const {
+  std::string name =
+      llvm::formatv("fp8_reduce_{0}_{1}", axis == Axis::Rows ? "rows" : "cols",
+                    getKernelTag(input))
+          .str();
+  if (!partial)
+    name += ("_" + getKernelTag(out)).str();
+  name += ("_" + stringifyReductionCombiner(combiner)).str();
+  if (axis == Axis::Rows)
+    name += rowThreads == 32 ? "_warp" : "_cta";
+  if (partial)
+    name += "_partial";
+  if (vectorLoads)
+    name += "_vl";
+  if (prologue) {
+    // Ops cloned from the body make the kernel: name it by their text, so
+    // that equal bodies share one kernel.
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    OpPrintingFlags flags;
+    flags.printGenericOpForm().useLocalScope().elideLargeElementsAttrs();
+    for (Operation &op : prologue->getRegion(0).front())
+      op.print(os, flags);
+    name += "_p" + llvm::utohexstr(llvm::xxh3_64bits(text), /*LowerCase=*/true);
+  }
+  return name;
+}
+
+SmallVector<ReductionParam> ReductionConfig::getParams() const {
+  using P = ReductionParam;
+  if (axis == Axis::Rows)
+    return {P::Input, P::Init, P::Out, P::Rows, P::Cols};
+  if (partial)
+    return {P::Input, P::Partials, P::Batches, P::Rows, P::Cols, P::SplitRows};
+  return {P::Input, P::Init, P::Out,      P::Batches,
+          P::Rows,  P::Cols, P::SplitRows};
+}
+
+KernelParamKind mlir::fp8::getParamKind(ReductionParam param) {
+  switch (param) {
+  case ReductionParam::Input:
+  case ReductionParam::Init:
+  case ReductionParam::Out:
+  case ReductionParam::Partials:
+    return KernelParamKind::Buffer;
+  case ReductionParam::Batches:
+  case ReductionParam::Rows:
+  case ReductionParam::Cols:
+  case ReductionParam::SplitRows:
+    return KernelParamKind::I32;
+  }
+  llvm_unreachable("unknown reduction parameter");
+}
