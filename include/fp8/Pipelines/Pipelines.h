@@ -56,6 +56,12 @@ struct GPUPipelineOptions : public PassPipelineOptions<GPUPipelineOptions> {
       llvm::cl::desc("Streaming multiprocessors of the device (persistent "
                      "grids)"),
       llvm::cl::init(132)};
+  PassOptions::ListOption<std::string> entryPoints{
+      *this, "entry-points",
+      llvm::cl::desc("The functions to compile, with the functions they call "
+                     "(default: every public function with statically shaped "
+                     "tensor arguments and results and at least one result; "
+                     "see convert-fp8-to-gpu)")};
 };
 
 /// An fp8 graph (after fp8-autocast) to GPU kernels in a gpu.binary and a
