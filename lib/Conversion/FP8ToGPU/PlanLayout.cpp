@@ -34,10 +34,26 @@ using namespace mlir::fp8;
 
 namespace {
 
+SmallVector<int64_t> getDenseStrides(ArrayRef<int64_t> shape) {
+  SmallVector<int64_t> strides(shape.size(), 1);
+  for (int64_t d = int64_t(shape.size()) - 2; d >= 0; --d)
+    strides[d] = strides[d + 1] * shape[d + 1];
+  return strides;
+}
+
 /// A box of elements copied from one strided view to another.
 struct StridedCopy {
   SmallVector<int64_t> extents, inStrides, outStrides;
   int64_t inOffset = 0, outOffset = 0;
+
+  /// A copy of a box of `shape` into a dense tensor of that shape; the
+  /// input strides are left to fill.
+  static StridedCopy intoDense(ArrayRef<int64_t> shape) {
+    StridedCopy copy;
+    copy.extents = llvm::to_vector(shape);
+    copy.outStrides = getDenseStrides(shape);
+    return copy;
+  }
 
   /// Drops unit dimensions and merges each dimension into the next outer
   /// one where both sides step over the inner one contiguously.
@@ -83,13 +99,6 @@ struct StridedCopy {
     return std::max(in, out);
   }
 };
-
-SmallVector<int64_t> getDenseStrides(ArrayRef<int64_t> shape) {
-  SmallVector<int64_t> strides(shape.size(), 1);
-  for (int64_t d = int64_t(shape.size()) - 2; d >= 0; --d)
-    strides[d] = strides[d + 1] * shape[d + 1];
-  return strides;
-}
 
 /// The element strides of `buffer`, a tensor of `type`, as stored: rows
 /// padded to a pitch by a quantization step further.
@@ -217,20 +226,24 @@ LogicalResult addStridedCopy(PlanBuilder &plan, Operation *op, Type element,
   return success();
 }
 
+/// Copies `from`, whose rows a quantization padded, into `output` dense.
+LogicalResult copyPaddedToDense(PlanBuilder &plan, Operation *op, Value from,
+                                int64_t output) {
+  auto type = cast<RankedTensorType>(from.getType());
+  int64_t input = plan.bufferOf(from);
+  StridedCopy copy = StridedCopy::intoDense(type.getShape());
+  copy.inStrides = getStoredStrides(plan, input, type);
+  return addStridedCopy(plan, op, type.getElementType(), input, output, copy);
+}
+
 /// Copies all of `from` into the buffer of `to` (same shape), dense.
 LogicalResult copyWhole(PlanBuilder &plan, Operation *op, Value from,
                         Value to) {
-  auto type = cast<RankedTensorType>(from.getType());
-  int64_t input = plan.bufferOf(from), output = plan.bufferOf(to);
-  if (!isPadded(plan, from)) {
-    plan.addCopy(input, output, plan.getBuffer(output).bytes);
-    return success();
-  }
-  StridedCopy copy;
-  copy.extents = llvm::to_vector(type.getShape());
-  copy.inStrides = getStoredStrides(plan, input, type);
-  copy.outStrides = getDenseStrides(type.getShape());
-  return addStridedCopy(plan, op, type.getElementType(), input, output, copy);
+  int64_t output = plan.bufferOf(to);
+  if (isPadded(plan, from))
+    return copyPaddedToDense(plan, op, from, output);
+  plan.addCopy(plan.bufferOf(from), output, plan.getBuffer(output).bytes);
+  return success();
 }
 
 LogicalResult planTranspose(PlanBuilder &plan, linalg::TransposeOp op) {
@@ -248,9 +261,7 @@ LogicalResult planTranspose(PlanBuilder &plan, linalg::TransposeOp op) {
   auto resultType = cast<RankedTensorType>(result.getType());
   int64_t source = plan.bufferOf(input);
   SmallVector<int64_t> stored = getStoredStrides(plan, source, inputType);
-  StridedCopy copy;
-  copy.extents = llvm::to_vector(resultType.getShape());
-  copy.outStrides = getDenseStrides(resultType.getShape());
+  StridedCopy copy = StridedCopy::intoDense(resultType.getShape());
   for (int64_t d : op.getPermutation())
     copy.inStrides.push_back(stored[d]);
   return addStridedCopy(plan, op, inputType.getElementType(), source,
@@ -263,9 +274,7 @@ LogicalResult planBroadcast(PlanBuilder &plan, linalg::BroadcastOp op) {
   auto resultType = cast<RankedTensorType>(result.getType());
   int64_t source = plan.bufferOf(input);
   SmallVector<int64_t> stored = getStoredStrides(plan, source, inputType);
-  StridedCopy copy;
-  copy.extents = llvm::to_vector(resultType.getShape());
-  copy.outStrides = getDenseStrides(resultType.getShape());
+  StridedCopy copy = StridedCopy::intoDense(resultType.getShape());
   ArrayRef<int64_t> added = op.getDimensions();
   int64_t next = 0;
   for (int64_t d = 0; d < resultType.getRank(); ++d)
@@ -299,9 +308,7 @@ LogicalResult planExtractSlice(PlanBuilder &plan, tensor::ExtractSliceOp op) {
   RankedTensorType sourceType = op.getSourceType();
   int64_t source = plan.bufferOf(op.getSource());
   SmallVector<int64_t> stored = getStoredStrides(plan, source, sourceType);
-  StridedCopy copy;
-  copy.extents = sizes;
-  copy.outStrides = getDenseStrides(sizes);
+  StridedCopy copy = StridedCopy::intoDense(sizes);
   for (auto [offset, step, stride] : llvm::zip(offsets, steps, stored)) {
     copy.inOffset += offset * stride;
     copy.inStrides.push_back(step * stride);
@@ -357,18 +364,10 @@ LogicalResult planInsertSlice(PlanBuilder &plan, tensor::InsertSliceOp op) {
 /// buffer, a dense copy of a padded one.
 LogicalResult planReshape(PlanBuilder &plan, Operation *op) {
   Value source = op->getOperand(0), result = op->getResult(0);
-  if (!isPadded(plan, source)) {
-    plan.setBuffer(result, plan.bufferOf(source));
-    return success();
-  }
-  auto type = cast<RankedTensorType>(source.getType());
-  int64_t input = plan.bufferOf(source);
-  StridedCopy copy;
-  copy.extents = llvm::to_vector(type.getShape());
-  copy.inStrides = getStoredStrides(plan, input, type);
-  copy.outStrides = getDenseStrides(type.getShape());
-  return addStridedCopy(plan, op, type.getElementType(), input,
-                        plan.bufferOf(result), copy);
+  if (isPadded(plan, source))
+    return copyPaddedToDense(plan, op, source, plan.bufferOf(result));
+  plan.setBuffer(result, plan.bufferOf(source));
+  return success();
 }
 
 } // namespace
