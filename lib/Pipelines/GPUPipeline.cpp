@@ -44,6 +44,8 @@ void fp8::buildFP8GPUPipeline(OpPassManager &pm,
   fp8::ConvertFP8ToGPUOptions lower;
   lower.chip = options.chip;
   lower.numSMs = options.numSMs;
+  lower.entryPoints.assign(options.entryPoints.begin(),
+                           options.entryPoints.end());
   pm.addPass(fp8::createConvertFP8ToGPU(lower));
 
   // The kernels to NVVM and PTX.

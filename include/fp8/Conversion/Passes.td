@@ -51,15 +51,39 @@ def ConvertFP8ToLinalg : Pass<"convert-fp8-to-linalg"> {
 def ConvertFP8ToGPU : Pass<"convert-fp8-to-gpu", "::mlir::ModuleOp"> {
   let summary = "Lower fp8 graphs on tensors to GPU kernels and a launch plan";
   let description = [{
-    Turns each function of fp8 ops on statically shaped tensors into
-    generated kernels in a `gpu.module @fp8_kernels` (targeting `chip`) and a
-    launch plan, recorded in the module attribute `fp8.plans` and removing
-    the function. A plan names the buffers (the function's arguments and
-    results, constants with their data, and temporaries) and the launches in
-    order: kernel launches with grid, block and dynamic shared memory sizes
-    and parameters (buffers, integers, and the TMA tensor maps the host
-    builds), and buffer fills. `fp8-write-artifacts` writes it as JSON for
-    the runtime (runtime/).
+    Turns each entry point, a function of fp8 ops on statically shaped
+    tensors, into generated kernels in a `gpu.module @fp8_kernels` (targeting
+    `chip`) and a launch plan, recorded in the module attribute `fp8.plans`
+    under the function's name. A plan names the buffers (the function's
+    arguments and results, constants with their data, and temporaries) and
+    the launches in order: kernel launches with grid, block and dynamic
+    shared memory sizes and parameters (buffers, integers, and the TMA tensor
+    maps the host builds), and buffer fills. `fp8-write-artifacts` writes it
+    as JSON for the runtime (runtime/).
+
+    Entry points:
+
+    * `entry-points=f,g` names them. Each must be a `func.func` with a body
+      whose arguments and results are statically shaped tensors; any other
+      name is an error that says why (no such function, a declaration, a
+      dynamic or non-tensor type in the signature).
+    * By default they are the public functions a host can launch: a body,
+      statically shaped tensor arguments, and at least one result, every
+      result a statically shaped tensor. The choice looks at signatures
+      only: an op without a GPU lowering inside such a function is an error,
+      never a reason to skip it. Every other public function (a `main`
+      driver, a function of dynamic shapes or scalars) is left in the module
+      untouched, with a remark that says why
+      (`--remarks-filter=convert-fp8-to-gpu`); if no function qualifies while
+      some are defined, that is an error.
+    * The functions an entry point calls (`func.call`, transitively) are
+      compiled into its plan: their bodies are inlined first, with call-site
+      locations. A callee without a body, with control flow, or on a
+      recursive cycle is an error naming it.
+    * Entry points are erased, except those that a function left in the
+      module still calls; so are the private callees left without a caller.
+      Every function that is neither an entry point nor called by one stays
+      as it is.
 
     sm_90a kernels:
 
@@ -99,6 +123,10 @@ def ConvertFP8ToGPU : Pass<"convert-fp8-to-gpu", "::mlir::ModuleOp"> {
            "The target: sm_90a or sm_100a">,
     Option<"numSMs", "num-sms", "int64_t", /*default=*/"132",
            "Streaming multiprocessors of the device (persistent grids)">,
+    ListOption<"entryPoints", "entry-points", "std::string",
+               "The functions to compile, with the functions they call "
+               "(default: every public function with statically shaped "
+               "tensor arguments and results and at least one result)">,
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",

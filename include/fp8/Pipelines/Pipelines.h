@@ -62,6 +62,12 @@ struct GPUPipelineOptions : public PassPipelineOptions<GPUPipelineOptions> {
                      "the gpu.binary (the output then differs from run to "
                      "run)"),
       llvm::cl::init(false)};
+  PassOptions::ListOption<std::string> entryPoints{
+      *this, "entry-points",
+      llvm::cl::desc("The functions to compile, with the functions they call "
+                     "(default: every public function with statically shaped "
+                     "tensor arguments and results and at least one result; "
+                     "see convert-fp8-to-gpu)")};
 };
 
 /// An fp8 graph (after fp8-autocast) to GPU kernels in a gpu.binary and a

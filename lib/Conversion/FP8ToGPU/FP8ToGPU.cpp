@@ -15,6 +15,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "EntryPoints.h"
 #include "PlanBuilder.h"
 
 #include "fp8/Conversion/Passes.h"
@@ -71,21 +72,6 @@ std::optional<LogicalResult> planWithoutKernel(PlanBuilder &plan,
                          "tensors has no kernel; only 1 / scale is folded "
                          "into the GEMM that reads it");
   }
-  if (auto transpose = dyn_cast<linalg::TransposeOp>(op)) {
-    if (plan.foldedTransposes.contains(op))
-      return success();
-    // Moving at most one dimension of extent > 1 keeps the bytes in place.
-    if (llvm::count_if(transpose.getInput().getType().getShape(),
-                       [](int64_t d) { return d != 1; }) <= 1) {
-      plan.setBuffer(transpose.getResult()[0],
-                     plan.bufferOf(transpose.getInput()));
-      return success();
-    }
-    return op->emitError()
-           << "fp8 GPU lowering: a transpose that is not the cast+transpose "
-              "of a quantization has no kernel; quantize the transposed "
-              "operand instead";
-  }
   if (auto constant = dyn_cast<arith::ConstantOp>(op)) {
     auto type = dyn_cast<RankedTensorType>(constant.getType());
     if (!type)
@@ -102,8 +88,8 @@ std::optional<LogicalResult> planWithoutKernel(PlanBuilder &plan,
   }
   if (isa<tensor::EmptyOp>(op))
     return success();
-  // Views of a buffer under another shape share it.
-  if (isa<tensor::CastOp, tensor::ExpandShapeOp, tensor::CollapseShapeOp>(op)) {
+  // A cast between static types is a view of its operand's buffer.
+  if (isa<tensor::CastOp>(op)) {
     plan.setBuffer(op->getResult(0), plan.bufferOf(op->getOperand(0)));
     return success();
   }
@@ -125,6 +111,8 @@ LogicalResult planOp(PlanBuilder &plan, Operation *op) {
     return planGlobalLoad(plan, load);
   if (auto store = dyn_cast<ml_program::GlobalStoreOp>(op))
     return planGlobalStore(plan, store);
+  if (std::optional<LogicalResult> result = planLayout(plan, op))
+    return *result;
   if (std::optional<LogicalResult> result = planWithoutKernel(plan, op))
     return *result;
   if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op)) {
@@ -138,19 +126,10 @@ LogicalResult planOp(PlanBuilder &plan, Operation *op) {
                          << " lowering";
 }
 
-/// Plans `func`: its arguments are the input buffers, its results the
-/// output buffers.
+/// Plans `func`, an entry point with its calls inlined: its arguments are
+/// the input buffers, its results the output buffers.
 LogicalResult planFunction(PlanBuilder &plan) {
   func::FuncOp func = plan.getFunction();
-  FunctionType type = func.getFunctionType();
-  for (Type t : llvm::concat<const Type>(type.getInputs(), type.getResults())) {
-    auto tensor = dyn_cast<RankedTensorType>(t);
-    if (!tensor || !tensor.hasStaticShape())
-      return func.emitError()
-             << "fp8 GPU lowering: " << t
-             << " is not a statically shaped tensor; the GPU pipeline plans "
-                "buffers and launches at compile time";
-  }
   for (auto [i, arg] : llvm::enumerate(func.getArguments())) {
     int64_t id = plan.addBuffer(PlanBuffer::Kind::Input,
                                 cast<RankedTensorType>(arg.getType()));
@@ -186,12 +165,16 @@ struct ConvertFP8ToGPUPass
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    SmallVector<func::FuncOp> functions;
-    for (auto func : module.getOps<func::FuncOp>())
-      if (!func.isExternal())
-        functions.push_back(func);
-    if (functions.empty())
+    FailureOr<SmallVector<func::FuncOp>> functions =
+        selectEntryPoints(module, entryPoints);
+    if (failed(functions))
+      return signalPassFailure();
+    if (functions->empty())
       return;
+    llvm::SetVector<func::FuncOp> callees;
+    for (func::FuncOp func : *functions)
+      if (failed(inlineCalls(func, callees)))
+        return signalPassFailure();
 
     OpBuilder builder = OpBuilder::atBlockEnd(module.getBody());
     auto kernels = module.lookupSymbol<gpu::GPUModuleOp>(kKernelModuleName);
@@ -209,13 +192,19 @@ struct ConvertFP8ToGPUPass
     NamedAttrList plans;
     if (auto existing = module->getAttrOfType<DictionaryAttr>(kPlansAttr))
       plans.append(existing.getValue());
-    for (func::FuncOp func : functions) {
+    for (func::FuncOp func : *functions) {
       PlanBuilder plan(func, kernels, chip, numSMs);
       if (failed(planFunction(plan)))
         return signalPassFailure();
       plans.set(func.getName(), plan.getPlan().toAttr(&getContext()));
-      func.erase();
     }
+    // An entry point that a function left alone calls stays for it.
+    for (func::FuncOp func : *functions) {
+      callees.remove(func);
+      if (SymbolTable::symbolKnownUseEmpty(func, module))
+        func.erase();
+    }
+    eraseUnusedCallees(module, callees);
     module->setAttr(kPlansAttr, plans.getDictionary(&getContext()));
     if (failed(checkKernelTargets(kernels, chip)))
       return signalPassFailure();

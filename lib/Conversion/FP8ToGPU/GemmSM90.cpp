@@ -265,6 +265,10 @@ void GemmEmitter::emitConsumer(Value consumer) {
                 NVVM::WgmmaWaitGroupSyncOp::create(kb.b, kb.loc, 0);
               } else if (promote <= 4) {
                 for (int64_t first = 0; first < 4; first += promote) {
+                  // The promotion read the partial sum's registers, which
+                  // the next group's wgmma writes.
+                  if (first != 0)
+                    NVVM::WgmmaFenceAlignedOp::create(kb.b, kb.loc);
                   for (int64_t step = first; step < first + promote; ++step)
                     partial = wgmma(partial, descriptor(tileA, step),
                                     descriptor(tileB, step),
@@ -276,7 +280,24 @@ void GemmEmitter::emitConsumer(Value consumer) {
                   Value kBlock =
                       kb.udiv(kb.add(kb.mul(kt, kb.i32(4)), kb.i32(first)),
                               kb.i32(config.kGroup / 32));
-                  acc = promoteInto(acc, partial, kBlock);
+                  if (config.scaling != GemmScaling::Block ||
+                      config.kGroup == GemmSM90Config::kBlockK) {
+                    acc = promoteInto(acc, partial, kBlock);
+                    continue;
+                  }
+                  // Blocks shorter than a K tile: the last tile of a K that
+                  // is not a multiple of it has groups past K, which have no
+                  // scales (their partial sums are TMA's zeros).
+                  auto inK = scf::IfOp::create(kb.b, kb.loc, TypeRange{accType},
+                                               kb.ult(kBlock, kScales),
+                                               /*withElseRegion=*/true);
+                  OpBuilder::InsertionGuard guard(kb.b);
+                  kb.b.setInsertionPointToStart(&inK.getThenRegion().front());
+                  scf::YieldOp::create(kb.b, kb.loc,
+                                       promoteInto(acc, partial, kBlock));
+                  kb.b.setInsertionPointToStart(&inK.getElseRegion().front());
+                  scf::YieldOp::create(kb.b, kb.loc, acc);
+                  acc = inK.getResult(0);
                 }
               } else {
                 // Groups of several K tiles: restart the partial sum at the

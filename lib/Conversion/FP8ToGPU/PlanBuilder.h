@@ -9,8 +9,8 @@
 // it. PlanBuilder holds what that walk records (the LaunchPlan, the buffer
 // of each value, the facts one op's planning leaves for a later op's); the
 // planners of each op family (PlanGemm.cpp, PlanQuantize.cpp,
-// PlanState.cpp, PlanElementwise.cpp, PlanReduction.cpp) use it and are
-// declared at the end.
+// PlanState.cpp, PlanElementwise.cpp, PlanReduction.cpp, PlanLayout.cpp) use
+// it and are declared at the end.
 //
 //===----------------------------------------------------------------------===//
 
@@ -158,6 +158,10 @@ LogicalResult planElementwise(PlanBuilder &plan, linalg::LinalgOp op);
 
 /// PlanReduction.cpp: linalg ops that reduce and are not contractions.
 LogicalResult planReduction(PlanBuilder &plan, linalg::LinalgOp op);
+
+/// PlanLayout.cpp: transposes, broadcasts, slices and reshapes; nullopt for
+/// other ops.
+std::optional<LogicalResult> planLayout(PlanBuilder &plan, Operation *op);
 
 /// KernelTargets.cpp: the PTX features of the kernel module for `chip`, and
 /// the check that its target compiles every instruction the kernels use.

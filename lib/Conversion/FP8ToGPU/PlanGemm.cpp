@@ -22,10 +22,12 @@ namespace {
 
 /// The one classification of a GEMM's scales, for both chips. f32 scales
 /// covering whole matrices or whole rows along K apply in the epilogue.
-/// Scales that change along K (blocks shorter than K, or the block-scale
-/// types e8m0 and e4m3, which the MX and NVFP4 formats define per block
-/// even when a block spans K) apply per block: A per row, B per row or in
-/// square blocks of the same K extent.
+/// Block scales apply per block of K: A per row, B per row or in square
+/// blocks of the same K extent. They are scales that change along K (blocks
+/// shorter than K), the block-scale types e8m0 and e4m3 (which the MX and
+/// NVFP4 formats define per block even when a block spans K), and square
+/// blocks of B, whose scales the epilogue cannot apply per column even when
+/// one block spans K (DeepSeek's 128x128 weights with K <= 128).
 std::optional<GemmScaling> classifyScaling(const ScaledGemmShape &g) {
   bool blockType = isa<Float8E8M0FNUType, Float8E4M3FNType>(g.scaleElement);
   bool wholeK = g.aK >= g.k && g.bK >= g.k;
@@ -33,8 +35,9 @@ std::optional<GemmScaling> classifyScaling(const ScaledGemmShape &g) {
     return GemmScaling::Tensor;
   if (!blockType && wholeK && g.aRows == 1 && g.bRows == 1)
     return GemmScaling::RowCol;
-  if ((blockType || g.aK < g.k) && g.aRows == 1 && g.aK == g.bK &&
-      (g.bRows == 1 || g.bRows == g.bK))
+  bool squareB = g.bRows > 1 && g.bRows == g.bK;
+  if ((blockType || g.aK < g.k || squareB) && g.aRows == 1 && g.aK == g.bK &&
+      (g.bRows == 1 || squareB))
     return GemmScaling::Block;
   return std::nullopt;
 }
@@ -137,17 +140,15 @@ LogicalResult planSM90Gemm(PlanBuilder &plan, ScaledMatmulOp op) {
   assert(!op.getLhsGlobalScale() && !op.getRhsGlobalScale());
   bool e8m0 = isa<Float8E8M0FNUType>(g.scaleElement);
   std::optional<GemmScaling> scaling = classifyScaling(g);
-  // The promotion of blocks shorter than K is what the sm_90a GEMM applies
-  // block scales by.
-  if (!scaling || (*scaling == GemmScaling::Block && g.aK >= g.k))
+  if (!scaling)
     return op.emitError()
            << "fp8 GPU lowering: no sm_90a kernel scales A by "
            << formatGranularity(op.getLhsGranularity()) << " and B by "
            << formatGranularity(op.getRhsGranularity()) << " with "
            << g.scaleElement
            << " scales; supported: both per tensor or both per row along K "
-              "(f32), or blocks along K of 32 or 128 shorter than K (f32 or "
-              "e8m0; B per row or in square blocks)";
+              "(f32), or blocks along K of 32 or 128 (f32 or e8m0; A per "
+              "row, B per row or in square blocks)";
   config.scaling = *scaling;
   if (config.scaling == GemmScaling::Block) {
     config.kGroup = g.aK;
@@ -226,18 +227,28 @@ FailureOr<SM100Gemm> configureSM100Gemm(ScaledMatmulOp op,
   bool e8m0 = isa<Float8E8M0FNUType>(g.scaleElement);
   bool e4m3 = isa<Float8E4M3FNType>(g.scaleElement);
   std::optional<GemmScaling> scaling = classifyScaling(g);
-  // The tensor cores apply block scales of the MX and NVFP4 types only.
-  if (!scaling || (*scaling == GemmScaling::Block && !e8m0 && !e4m3)) {
-    std::string scaleType;
-    llvm::raw_string_ostream(scaleType) << "'" << g.scaleElement << "'";
-    return fail("no sm_100a kernel scales A by " +
-                formatGranularity(op.getLhsGranularity()) + " and B by " +
-                formatGranularity(op.getRhsGranularity()) + " with " +
+  std::string scaleType;
+  llvm::raw_string_ostream(scaleType) << "'" << g.scaleElement << "'";
+  std::string granularities =
+      "A by " + formatGranularity(op.getLhsGranularity()) + " and B by " +
+      formatGranularity(op.getRhsGranularity());
+  if (!scaling)
+    return fail("no sm_100a kernel scales " + granularities + " with " +
                 scaleType +
                 " scales; supported: both per tensor or both per row along "
                 "K (f32, in the epilogue), MXFP8 (e8m0 1x32, B 1x32 or "
                 "32x32) and NVFP4 (e4m3 1x16, B 1x16 or 16x16) block scales");
-  }
+  // The tensor cores apply block scales of the MX and NVFP4 types only;
+  // other block scales would need the sm_90a kernel's promotion of partial
+  // sums on the CUDA cores.
+  if (*scaling == GemmScaling::Block && !e8m0 && !e4m3)
+    return fail(
+        "no sm_100a kernel scales " + granularities + " with " + scaleType +
+        " block scales: tcgen05.mma applies block scales of type e8m0 (MXFP8, "
+        "every 32 elements of K) and e4m3 (NVFP4, every 16) only, "
+        "and the sm_100a GEMM does not promote partial sums on the "
+        "CUDA cores; use recipe mxfp8 on sm_100a, or compile this "
+        "recipe for sm_90a");
   config.scaling = *scaling;
   if (config.scaling == GemmScaling::Block) {
     config.scaleBlock = g.declaredK;

@@ -38,9 +38,3 @@ func.func @indices(%a: tensor<64x64xf32>) -> tensor<64x64xf32> {
   return %r : tensor<64x64xf32>
 }
 
-// -----
-
-// expected-error @below {{fp8 GPU lowering: 'tensor<?x64xf32>' is not a statically shaped tensor; the GPU pipeline plans buffers and launches at compile time}}
-func.func @dynamic(%a: tensor<?x64xf32>) -> tensor<?x64xf32> {
-  return %a : tensor<?x64xf32>
-}

@@ -3,10 +3,21 @@
 // RUN: fp8-opt %s -split-input-file -verify-diagnostics --convert-fp8-to-gpu=chip=sm_100a -o /dev/null
 
 // DeepSeek's f32 1x128 / 128x128 block scales: the tensor cores apply only
-// E8M0 (MX) or E4M3 (NVFP4) block scales.
+// E8M0 (MX) or E4M3 (NVFP4) block scales, and the sm_100a GEMM has no
+// promotion on the CUDA cores.
 func.func @deepseek(%a: tensor<256x512xf8E4M3FN>, %b: tensor<384x512xf8E4M3FN>, %sa: tensor<256x4xf32>, %sb: tensor<3x4xf32>) -> tensor<256x384xbf16> {
-  // expected-error @below {{fp8 GPU lowering: no sm_100a kernel scales A by <1x128> and B by <128x128> with 'f32' scales; supported: both per tensor or both per row along K (f32, in the epilogue), MXFP8 (e8m0 1x32, B 1x32 or 32x32) and NVFP4 (e4m3 1x16, B 1x16 or 16x16) block scales}}
+  // expected-error @below {{fp8 GPU lowering: no sm_100a kernel scales A by <1x128> and B by <128x128> with 'f32' block scales: tcgen05.mma applies block scales of type e8m0 (MXFP8, every 32 elements of K) and e4m3 (NVFP4, every 16) only, and the sm_100a GEMM does not promote partial sums on the CUDA cores; use recipe mxfp8 on sm_100a, or compile this recipe for sm_90a}}
   %c = fp8.scaled_matmul %a, %b scales(%sa, %sb) by(<1x128>, <128x128>) transpose_rhs : tensor<256x512xf8E4M3FN>, tensor<384x512xf8E4M3FN>, tensor<256x4xf32>, tensor<3x4xf32> -> tensor<256x384xbf16>
+  return %c : tensor<256x384xbf16>
+}
+
+// -----
+
+// One DeepSeek block spanning K = 128 (a transposed weight of the backward
+// pass): block scales still, since B's 128x128 squares are not per column.
+func.func @deepseek_one_block(%a: tensor<256x128xf8E4M3FN>, %b: tensor<384x128xf8E4M3FN>, %sa: tensor<256x1xf32>, %sb: tensor<3x1xf32>) -> tensor<256x384xbf16> {
+  // expected-error @below {{no sm_100a kernel scales A by <1x128> and B by <128x128> with 'f32' block scales}}
+  %c = fp8.scaled_matmul %a, %b scales(%sa, %sb) by(<1x128>, <128x128>) transpose_rhs : tensor<256x128xf8E4M3FN>, tensor<384x128xf8E4M3FN>, tensor<256x1xf32>, tensor<3x1xf32> -> tensor<256x384xbf16>
   return %c : tensor<256x384xbf16>
 }
 
@@ -14,7 +25,7 @@ func.func @deepseek(%a: tensor<256x512xf8E4M3FN>, %b: tensor<384x512xf8E4M3FN>, 
 
 // 1x32 blocks with f32 scales.
 func.func @blocks_f32(%a: tensor<256x512xf8E4M3FN>, %b: tensor<384x512xf8E4M3FN>, %sa: tensor<256x16xf32>, %sb: tensor<384x16xf32>) -> tensor<256x384xbf16> {
-  // expected-error @below {{no sm_100a kernel scales A by <1x32> and B by <1x32> with 'f32' scales}}
+  // expected-error @below {{no sm_100a kernel scales A by <1x32> and B by <1x32> with 'f32' block scales: tcgen05.mma applies block scales of type e8m0}}
   %c = fp8.scaled_matmul %a, %b scales(%sa, %sb) by(<1x32>, <1x32>) transpose_rhs : tensor<256x512xf8E4M3FN>, tensor<384x512xf8E4M3FN>, tensor<256x16xf32>, tensor<384x16xf32> -> tensor<256x384xbf16>
   return %c : tensor<256x384xbf16>
 }

@@ -2,26 +2,6 @@
 // the kernels support.
 // RUN: fp8-opt %s -split-input-file -verify-diagnostics --convert-fp8-to-gpu=chip=sm_90a -o /dev/null
 
-// DeepSeek blocks that span all of K: the kernel applies block scales by
-// promoting the partial sums of blocks shorter than K.
-func.func @deepseek_one_block(%a: tensor<256x128xf8E4M3FN>, %b: tensor<384x128xf8E4M3FN>, %sa: tensor<256x1xf32>, %sb: tensor<3x1xf32>) -> tensor<256x384xbf16> {
-  // expected-error @below {{fp8 GPU lowering: no sm_90a kernel scales A by <1x128> and B by <128x128> with 'f32' scales; supported: both per tensor or both per row along K (f32), or blocks along K of 32 or 128 shorter than K (f32 or e8m0; B per row or in square blocks)}}
-  %c = fp8.scaled_matmul %a, %b scales(%sa, %sb) by(<1x128>, <128x128>) transpose_rhs : tensor<256x128xf8E4M3FN>, tensor<384x128xf8E4M3FN>, tensor<256x1xf32>, tensor<3x1xf32> -> tensor<256x384xbf16>
-  return %c : tensor<256x384xbf16>
-}
-
-// -----
-
-// An MX block spanning K = 32: e8m0 scales are block scales, which the
-// kernel applies to blocks shorter than K only.
-func.func @mx_one_block(%a: tensor<256x32xf8E4M3FN>, %b: tensor<384x32xf8E4M3FN>, %sa: tensor<256x1xf8E8M0FNU>, %sb: tensor<384x1xf8E8M0FNU>) -> tensor<256x384xbf16> {
-  // expected-error @below {{no sm_90a kernel scales A by <1x32> and B by <1x32> with 'f8E8M0FNU' scales}}
-  %c = fp8.scaled_matmul %a, %b scales(%sa, %sb) by(<1x32>, <1x32>) transpose_rhs : tensor<256x32xf8E4M3FN>, tensor<384x32xf8E4M3FN>, tensor<256x1xf8E8M0FNU>, tensor<384x1xf8E8M0FNU> -> tensor<256x384xbf16>
-  return %c : tensor<256x384xbf16>
-}
-
-// -----
-
 // Per-tensor scales on one operand, row-wise on the other.
 func.func @mixed(%a: tensor<256x512xf8E4M3FN>, %b: tensor<384x512xf8E4M3FN>, %sa: tensor<1x1xf32>, %sb: tensor<384x1xf32>) -> tensor<256x384xbf16> {
   // expected-error @below {{no sm_90a kernel scales A by <tensor> and B by <1x*> with 'f32' scales}}

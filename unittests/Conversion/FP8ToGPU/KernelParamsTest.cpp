@@ -286,6 +286,62 @@ TEST_F(KernelParamsTest, ReductionPrologueNamesTheKernel) {
   EXPECT_NE(squares.getKernelName().find("_p"), std::string::npos);
   for (const ReductionConfig &config : {squares, magnitudes})
     expectKernelTakesParams(config, buildReductionKernel);
+
+TEST_F(KernelParamsTest, LayoutKernels) {
+  using P = LayoutParam;
+  // A copy takes the box's extents and both sides' strides for its rank.
+  LayoutConfig copy;
+  copy.elementBytes = 2;
+  copy.rank = 2;
+  copy.vector = 8;
+  expectValid(copy);
+  EXPECT_EQ(
+      copy.getParams(),
+      (SmallVector<P>{P::Input, P::Output, P::InputOffset, P::OutputOffset,
+                      P::Extent0, P::Extent1, P::InputStride0, P::InputStride1,
+                      P::OutputStride0, P::OutputStride1}));
+
+  LayoutConfig transpose;
+  transpose.kind = LayoutConfig::Kind::Transpose;
+  transpose.elementBytes = 1;
+  transpose.rank = LayoutConfig::kMaxRank;
+  transpose.inputContiguousDim = 2;
+  expectValid(transpose);
+  SmallVector<P> params = transpose.getParams();
+  ASSERT_EQ(params.size(), 16u);
+  EXPECT_EQ(params[4], P::Extent0);
+  EXPECT_EQ(params[7], P::Extent3);
+  EXPECT_EQ(params[8], P::InputStride0);
+  EXPECT_EQ(params.back(), P::OutputStride3);
+  EXPECT_EQ(transpose.getSharedMemoryBytes(),
+            LayoutConfig::kTile * (LayoutConfig::kTile + 1) * 4);
+
+  for (const LayoutConfig &config : {copy, transpose})
+    expectKernelTakesParams(config, buildLayoutKernel);
+}
+
+TEST_F(KernelParamsTest, LayoutConfigurationsWithoutKernel) {
+  std::string reason;
+  LayoutConfig wide;
+  wide.elementBytes = 8;
+  EXPECT_TRUE(failed(wide.verify(reason)));
+  EXPECT_NE(reason.find("1, 2 or 4 bytes"), std::string::npos) << reason;
+
+  // 32 bytes per access.
+  LayoutConfig vector;
+  vector.vector = 8;
+  EXPECT_TRUE(failed(vector.verify(reason)));
+
+  // The input contiguous along the output's innermost dimension is a copy.
+  LayoutConfig innermost;
+  innermost.kind = LayoutConfig::Kind::Transpose;
+  innermost.rank = 2;
+  innermost.inputContiguousDim = 1;
+  EXPECT_TRUE(failed(innermost.verify(reason)));
+
+  LayoutConfig deep;
+  deep.rank = LayoutConfig::kMaxRank + 1;
+  EXPECT_TRUE(failed(deep.verify(reason)));
 }
 
 TEST_F(KernelParamsTest, ElementwiseKernel) {

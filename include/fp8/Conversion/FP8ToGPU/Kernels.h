@@ -147,6 +147,31 @@ enum class DelayedScaleParam {
 };
 KernelParamKind getParamKind(DelayedScaleParam param);
 
+/// The parameters of the layout kernels, in the order a kernel takes those
+/// it has (LayoutConfig::getParams): the two buffers, then i32 values: the
+/// element offsets of the box in each, and for each of its dimensions up to
+/// the configuration's rank, outermost first, the extent and the element
+/// strides in the input and in the output.
+enum class LayoutParam {
+  Input,
+  Output,
+  InputOffset,
+  OutputOffset,
+  Extent0,
+  Extent1,
+  Extent2,
+  Extent3,
+  InputStride0,
+  InputStride1,
+  InputStride2,
+  InputStride3,
+  OutputStride0,
+  OutputStride1,
+  OutputStride2,
+  OutputStride3,
+};
+KernelParamKind getParamKind(LayoutParam param);
+
 //===----------------------------------------------------------------------===//
 // Kernel configurations
 //===----------------------------------------------------------------------===//
@@ -418,6 +443,55 @@ struct DelayedScaleConfig {
 
 LLVM::LLVMFuncOp buildDelayedScaleKernel(OpBuilder &builder, Location loc,
                                          const DelayedScaleConfig &config);
+
+/// A copy between two strided views of buffers, the kernel of transposes,
+/// broadcasts, slices and reshapes: for every index i of a box of `rank`
+/// dimensions (extents and strides are run-time parameters),
+///
+///   out[outOffset + sum_d i_d * outStride_d] =
+///       in[inOffset + sum_d i_d * inStride_d],
+///
+/// moving elements of 1, 2 or 4 bytes as bits (bit-exact for any type).
+///
+/// Copy: a grid-stride loop over the box, `vector` consecutive elements of
+/// the innermost dimension per thread (up to 16 bytes when both sides hold
+/// them contiguously and aligned; one element otherwise, for broadcasts
+/// (stride 0) and strided slices).
+/// Transpose: the input is contiguous along box dimension
+/// `inputContiguousDim` and the output along the innermost one: each CTA
+/// moves a kTile x kTile tile through shared memory, so that a warp loads
+/// kTile consecutive input elements and stores kTile consecutive output
+/// elements.
+struct LayoutConfig {
+  using Param = LayoutParam;
+
+  enum class Kind { Copy, Transpose };
+  Kind kind = Kind::Copy;
+  /// 1, 2 or 4.
+  int64_t elementBytes = 4;
+  /// Box dimensions, 1 to kMaxRank.
+  int64_t rank = 1;
+  /// Copy: elements per access, a power of two of at most 16 bytes.
+  int64_t vector = 1;
+  /// Transpose: the box dimension the input is contiguous along (not the
+  /// innermost).
+  int64_t inputContiguousDim = 0;
+
+  static constexpr int64_t kMaxRank = 4;
+  static constexpr int64_t kTile = 32;
+  static constexpr int64_t kThreads = 256;
+
+  /// Fails with a reason when the configuration has no kernel.
+  LogicalResult verify(std::string &reason) const;
+  /// Dynamic shared memory in bytes.
+  int64_t getSharedMemoryBytes() const;
+  std::string getKernelName() const;
+  /// The kernel's parameters, in order.
+  SmallVector<LayoutParam> getParams() const;
+};
+
+LLVM::LLVMFuncOp buildLayoutKernel(OpBuilder &builder, Location loc,
+                                   const LayoutConfig &config);
 
 /// The values whose buffers the elementwise kernel of `op` takes, in
 /// parameter order: its tensor operands (inputs, then inits), then its

@@ -1,0 +1,78 @@
+// Block scales at the edges of K on sm_90a. A block may span all of K: one
+// 128-long DeepSeek block (K = 128, or K = 64 inside it) still scales B by
+// 128 x 128 squares, which the epilogue cannot apply per column. With
+// 32-long blocks, a K that is not a multiple of the 128-deep K tile leaves
+// groups past K in the last tile: the kernel skips their promotion, so it
+// reads no scale past ceil(K / 32) - 1. Each group starts with wgmma.fence,
+// since the previous promotion read the partial sum's registers.
+// RUN: rm -rf %t && fp8-opt %s --fp8-gpu-pipeline="chip=sm_90a artifacts=%t ptxas=none" -o /dev/null
+// RUN: FileCheck %s --input-file=%t/fp8_kernels.ptx
+// RUN: fp8-opt %s --convert-fp8-to-gpu=chip=sm_90a | FileCheck %s --check-prefix=PLAN
+
+// CHECK-LABEL: .entry fp8_gemm_sm90a_e4m3e4m3_bf16_block32e8m0_128x64_s8(
+// CHECK: wgmma.fence.sync.aligned;
+// CHECK: wgmma.mma_async.sync.aligned.m64n64k32
+// CHECK: wgmma.wait_group.sync.aligned 0;
+// CHECK-NOT: fma.rn.f32
+// CHECK: setp.{{lt|ge}}.u32
+// CHECK: fma.rn.f32
+// CHECK-NOT: wgmma.mma_async
+// CHECK: wgmma.fence.sync.aligned;
+// CHECK: wgmma.mma_async.sync.aligned.m64n64k32
+// CHECK: wgmma.wait_group.sync.aligned 0;
+// CHECK-NOT: fma.rn.f32
+// CHECK: setp.{{lt|ge}}.u32
+// CHECK: fma.rn.f32
+// CHECK-NOT: wgmma.mma_async
+// CHECK: wgmma.fence.sync.aligned;
+// CHECK: wgmma.mma_async.sync.aligned.m64n64k32
+// CHECK: wgmma.wait_group.sync.aligned 0;
+// CHECK-NOT: fma.rn.f32
+// CHECK: setp.{{lt|ge}}.u32
+// CHECK: fma.rn.f32
+// CHECK-NOT: wgmma.mma_async
+// CHECK: wgmma.fence.sync.aligned;
+// CHECK: wgmma.mma_async.sync.aligned.m64n64k32
+// CHECK: wgmma.wait_group.sync.aligned 0;
+// CHECK-NOT: fma.rn.f32
+// CHECK: setp.{{lt|ge}}.u32
+// CHECK: fma.rn.f32
+// CHECK-NOT: wgmma.mma_async
+// CHECK-LABEL: .entry fp8_gemm_sm90a_e4m3e4m3_bf16_block128f32sq_128x128_s7(
+// One group of four k32 steps per K tile: K tiles and 128-long blocks
+// coincide.
+// CHECK: wgmma.fence.sync.aligned;
+// CHECK-COUNT-4: wgmma.mma_async.sync.aligned.m64n128k32
+// CHECK: wgmma.wait_group.sync.aligned 0;
+// CHECK-NOT: wgmma.fence
+
+// PLAN-LABEL: deepseek_k128 = {buffers
+// PLAN-SAME: kernel = "fp8_gemm_sm90a_e4m3e4m3_bf16_block128f32sq_128x128_s7"
+// PLAN-LABEL: deepseek_k64 = {buffers
+// PLAN-SAME: kernel = "fp8_gemm_sm90a_e4m3e4m3_bf16_block128f32sq_128x128_s7"
+// PLAN-LABEL: mx_k160 = {buffers
+// PLAN-SAME: kernel = "fp8_gemm_sm90a_e4m3e4m3_bf16_block32e8m0_128x64_s8"
+// PLAN-SAME: {kind = "i32", value = 256 : i64}, {kind = "i32", value = 384 : i64}, {kind = "i32", value = 160 : i64}]
+// PLAN-LABEL: mx_k32 = {buffers
+// PLAN-SAME: kernel = "fp8_gemm_sm90a_e4m3e4m3_bf16_block32e8m0_128x64_s8"
+
+func.func @mx_k160(%a: tensor<256x160xf8E4M3FN>, %b: tensor<384x160xf8E4M3FN>, %sa: tensor<256x5xf8E8M0FNU>, %sb: tensor<384x5xf8E8M0FNU>) -> tensor<256x384xbf16> {
+  %c = fp8.scaled_matmul %a, %b scales(%sa, %sb) by(<1x32>, <1x32>) transpose_rhs : tensor<256x160xf8E4M3FN>, tensor<384x160xf8E4M3FN>, tensor<256x5xf8E8M0FNU>, tensor<384x5xf8E8M0FNU> -> tensor<256x384xbf16>
+  return %c : tensor<256x384xbf16>
+}
+
+func.func @deepseek_k128(%a: tensor<256x128xf8E4M3FN>, %b: tensor<384x128xf8E4M3FN>, %sa: tensor<256x1xf32>, %sb: tensor<3x1xf32>) -> tensor<256x384xbf16> {
+  %c = fp8.scaled_matmul %a, %b scales(%sa, %sb) by(<1x128>, <128x128>) transpose_rhs : tensor<256x128xf8E4M3FN>, tensor<384x128xf8E4M3FN>, tensor<256x1xf32>, tensor<3x1xf32> -> tensor<256x384xbf16>
+  return %c : tensor<256x384xbf16>
+}
+
+func.func @deepseek_k64(%a: tensor<256x64xf8E4M3FN>, %b: tensor<384x64xf8E4M3FN>, %sa: tensor<256x1xf32>, %sb: tensor<3x1xf32>) -> tensor<256x384xbf16> {
+  %c = fp8.scaled_matmul %a, %b scales(%sa, %sb) by(<1x128>, <128x128>) transpose_rhs : tensor<256x64xf8E4M3FN>, tensor<384x64xf8E4M3FN>, tensor<256x1xf32>, tensor<3x1xf32> -> tensor<256x384xbf16>
+  return %c : tensor<256x384xbf16>
+}
+
+// An MX block spanning K = 32: e8m0 scales are block scales.
+func.func @mx_k32(%a: tensor<256x32xf8E4M3FN>, %b: tensor<384x32xf8E4M3FN>, %sa: tensor<256x1xf8E8M0FNU>, %sb: tensor<384x1xf8E8M0FNU>) -> tensor<256x384xbf16> {
+  %c = fp8.scaled_matmul %a, %b scales(%sa, %sb) by(<1x32>, <1x32>) transpose_rhs : tensor<256x32xf8E4M3FN>, tensor<384x32xf8E4M3FN>, tensor<256x1xf8E8M0FNU>, tensor<384x1xf8E8M0FNU> -> tensor<256x384xbf16>
+  return %c : tensor<256x384xbf16>
+}
