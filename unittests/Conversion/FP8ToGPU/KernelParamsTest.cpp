@@ -286,6 +286,7 @@ TEST_F(KernelParamsTest, ReductionPrologueNamesTheKernel) {
   EXPECT_NE(squares.getKernelName().find("_p"), std::string::npos);
   for (const ReductionConfig &config : {squares, magnitudes})
     expectKernelTakesParams(config, buildReductionKernel);
+}
 
 TEST_F(KernelParamsTest, LayoutKernels) {
   using P = LayoutParam;
