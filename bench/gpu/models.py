@@ -70,6 +70,7 @@ import numpy as np  # noqa: E402
 
 import fp8rt  # noqa: E402
 import programs  # noqa: E402  (bench/examples/programs.py)
+import workers  # noqa: E402  (bench/gpu/workers.py)
 from compile import git  # noqa: E402  (bench/gpu/compile.py)
 from reductions import ensure_runtime  # noqa: E402
 
@@ -641,11 +642,6 @@ class StandInExecutor:
         return results
 
 
-STICKY_MARKERS = ("context is now unusable", "ILLEGAL_ADDRESS", "LAUNCH_FAILED",
-                  "ILLEGAL_INSTRUCTION", "MISALIGNED_ADDRESS", "illegal memory access",
-                  "unspecified launch failure")
-
-
 def run_cell(executor, inputs, float64, index, cell):
     """Runs and checks every function of one cell."""
     reference = index["references"].get(key(cell["size"], cell["example"], cell["recipe"]))
@@ -732,16 +728,7 @@ def worker(args):
         cells = json.load(f)
     with open(os.path.join(args.artifacts, "index.json")) as f:
         index = json.load(f)
-    out = open(args.results, "a")
-
-    def emit(record):
-        # numpy scalars as numbers, anything else as text: a record must not
-        # kill the worker.
-        out.write(json.dumps(record, default=lambda o: o.item() if hasattr(o, "item")
-                             else str(o)) + "\n")
-        out.flush()
-        os.fsync(out.fileno())
-
+    emit = workers.emitter(args.results)
     try:
         executor = StandInExecutor(args, index) if args.dry_run else GpuExecutor(args)
     except Exception as e:
@@ -751,7 +738,7 @@ def worker(args):
     emit(dict(event="env", env=executor.environment()))
     inputs, float64 = Inputs(args, index), Float64()
     for cell in cells:
-        emit(dict(event="start", cell=cell["id"]))
+        emit(dict(event="start", task=cell["id"]))
         print("[run] %s" % cell["id"], flush=True)
         start = time.time()
         try:
@@ -760,11 +747,11 @@ def worker(args):
             result = dict(status="error", error=str(e) or type(e).__name__,
                           trace=traceback.format_exc()[-2000:])
         result["seconds"] = round(time.time() - start, 1)
-        emit(dict(event="done", cell=cell["id"], result=result))
+        emit(dict(event="done", task=cell["id"], result=result))
         print("    %s (%.1f s)%s" % (result["status"], result["seconds"],
                                      ": " + result["error"].splitlines()[0][:200]
                                      if "error" in result else ""), flush=True)
-        if result["status"] == "error" and any(m in result["error"] for m in STICKY_MARKERS):
+        if result["status"] == "error" and workers.is_sticky(result["error"]):
             print("    the CUDA context is lost; a new worker takes the rest", flush=True)
             return 3
     return 0
@@ -794,35 +781,12 @@ def supervise(args, cells):
         command = [sys.executable, os.path.abspath(__file__), "run", "--worker",
                    "--tasks", tasks, "--results", log, "--artifacts", args.artifacts,
                    "--lib", args.lib] + (["--dry-run"] if args.dry_run else [])
-        process = subprocess.Popen(command)
-        seen, current, stopped, fatal = 0, None, None, None
-        while True:
-            rc = process.poll()
-            with open(log) as f:
-                lines = f.read().split("\n")[:-1]  # complete lines only
-            for line in lines[seen:]:
-                record = json.loads(line)
-                if record["event"] == "env":
-                    env = record["env"]
-                elif record["event"] == "start":
-                    current = (record["cell"], time.time())
-                elif record["event"] == "done":
-                    results[record["cell"]] = record["result"]
-                    current = None
-                elif record["event"] == "fatal":
-                    fatal = record
-            seen = len(lines)
-            if rc is not None:
-                break
-            if current and time.time() - current[1] > args.cell_timeout:
-                stopped = "hung"
-            elif time.time() > deadline:
-                stopped = "budget"
-            if stopped:
-                process.kill()
-                process.wait()
-                break
-            time.sleep(0.25)
+        watched = workers.watch(subprocess.Popen(command), log,
+                                lambda cell: args.cell_timeout, deadline)
+        results.update(watched.results)
+        env = watched.env or env
+        current, stopped, fatal, rc = (watched.current, watched.stopped, watched.fatal,
+                                       watched.rc)
         if current and current[0] not in results:
             results[current[0]] = {
                 "hung": dict(status="hung", error="no result after %d s; the worker was killed"
