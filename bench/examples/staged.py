@@ -21,7 +21,7 @@ no staged graph to compare).
   python3 bench/examples/staged.py [--build build] [--models m,...]
       [--recipes r,...] [--chips c,...] [--check]
 
-The whole matrix (4 examples x 8 recipes x 2 chips) takes about 15 minutes
+The whole matrix (4 examples x 8 recipes x 2 chips) takes about 10 minutes
 on 2 cores; test/Execution/GPUGraphStages runs a part of it in the lit suite.
 --check exits 1 when a cell differs or fails to run.
 """
