@@ -1,7 +1,7 @@
 """bench/gpu/models.py's comparison on made-up outputs: what passes (the CPU
 values, one-ulp noise, a few FP8 codes rounding the other way upstream) and
 what fails (a zeroed tile, a scaled block, a NaN, one wrong FP8 code or
-scale), whole and sampled."""
+scale), whole and sampled; and its checks of errors against float64."""
 
 import os
 import sys
@@ -86,4 +86,16 @@ noisy = cpu * (1 + 0.01 * rng.standard_normal(cpu.shape)).astype(np.float32)
 check("nvfp4, 1% noise", record, stored, noisy, "nvfp4")
 # CHECK-NEXT: tensor-current, 1% noise: FAIL
 check("tensor-current, 1% noise", record, stored, noisy)
+# Whole outputs against float64: within the recipe's bounds of
+# bench/examples/error.py (y, dx, worst parameter gradient) where there is no
+# CPU reference, within the CPU's error and the tolerance where there is.
+# CHECK-NEXT: bounds: []
+print("bounds:", models.float64_bound_failures([0.03, 0.06, None, 0.2], (0.07, 0.15, 0.30)))
+# CHECK-NEXT: bounds, dx: ["dx: error 0.2 against float64 > the recipe's bound 0.15"]
+print("bounds, dx:", models.float64_bound_failures([0.03, 0.2, 0.1], (0.07, 0.15, 0.30)))
+# CHECK-NEXT: consistent: []
+print("consistent:", models.float64_consistency_failures([0.0315, None], [0.0313, 0.5], 2 ** -8))
+# CHECK-NEXT: inconsistent: ["result 1: error 0.04 against float64, more than the CPU's 0.0313 and the tolerance allow (0.0353)"]
+print("inconsistent:", models.float64_consistency_failures([0.0315, 0.04], [0.0313, 0.0313],
+                                                          2 ** -8))
 print(os.path.basename(__file__), "done")
