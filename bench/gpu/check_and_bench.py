@@ -57,6 +57,7 @@ sys.path.insert(0, os.path.join(ROOT, "runtime", "python"))
 import numpy as np  # noqa: E402
 
 import fp8rt  # noqa: E402
+import workers  # noqa: E402  (bench/gpu/workers.py)
 from fp8_mlir import numerics  # noqa: E402
 
 ORACLE_FORMATS = {"e4m3": "f8E4M3FN", "e5m2": "f8E5M2"}
@@ -104,16 +105,6 @@ def gamma(entry):
 
 def fro_limit(entry):
     return FRO_LIMIT[entry["out"]] * (1 if promoted(entry) else 4)
-
-
-STICKY_MARKERS = ("context is now unusable", "ILLEGAL_ADDRESS", "LAUNCH_FAILED",
-                  "ILLEGAL_INSTRUCTION", "MISALIGNED_ADDRESS", "HARDWARE_STACK_ERROR",
-                  "INVALID_PC", "illegal memory access", "unspecified launch failure",
-                  "misaligned address", "illegal instruction")
-
-
-def is_sticky(message):
-    return any(marker in message for marker in STICKY_MARKERS)
 
 
 # ---------------------------------------------------------------------------
@@ -657,13 +648,7 @@ def worker(args):
     """Runs tasks in order, one JSON line per start and per result."""
     with open(args.tasks) as f:
         tasks = json.load(f)
-    out = open(args.results, "a")
-
-    def emit(record):
-        out.write(json.dumps(record) + "\n")
-        out.flush()
-        os.fsync(out.fileno())
-
+    emit = workers.emitter(args.results)
     try:
         gpu = GpuContext(args)
     except Exception as e:
@@ -688,7 +673,7 @@ def worker(args):
                                      ": " + result["error"].splitlines()[0][:200]
                                      if "error" in result else ""), flush=True)
         gpu.torch.cuda.empty_cache()
-        if result["status"] == "error" and is_sticky(result["error"]):
+        if result["status"] == "error" and workers.is_sticky(result["error"]):
             print("    the CUDA context is lost; a new worker takes the rest", flush=True)
             return 3
     return 0
@@ -732,40 +717,12 @@ def run_workers(args, tasks, deadline):
                    "--results", results_file, "--lib", args.lib, "--artifacts", args.artifacts,
                    "--repeats", str(args.repeats), "--warmup", str(args.warmup),
                    "--oracle-limit", str(args.oracle_limit)]
-        worker_process = subprocess.Popen(command)
-        seen, current, fatal, stopped = 0, None, None, None
-        while True:
-            rc = worker_process.poll()
-            # Complete lines only: the worker may be writing one.
-            with open(results_file) as f:
-                lines = f.read().split("\n")[:-1]
-            for line in lines[seen:]:
-                try:
-                    record = json.loads(line)
-                except ValueError:
-                    continue
-                if record["event"] == "env":
-                    env = record["env"]
-                elif record["event"] == "start":
-                    current = (record["task"], time.time())
-                elif record["event"] == "done":
-                    results[record["task"]] = record["result"]
-                    current = None
-                elif record["event"] == "fatal":
-                    fatal = record
-            seen = len(lines)
-            if rc is not None:
-                break
-            now = time.time()
-            if current and now - current[1] > task_timeout[by_id[current[0]]["kind"]]:
-                stopped = "hung"
-            elif now > deadline:
-                stopped = "budget"
-            if stopped:
-                worker_process.kill()
-                worker_process.wait()
-                break
-            time.sleep(0.25)
+        watched = workers.watch(subprocess.Popen(command), results_file,
+                                lambda task: task_timeout[by_id[task]["kind"]], deadline)
+        results.update(watched.results)
+        env = watched.env or env
+        current, fatal, stopped, rc = (watched.current, watched.fatal, watched.stopped,
+                                       watched.rc)
         if current and current[0] not in results:
             task_id = current[0]
             if stopped == "hung":

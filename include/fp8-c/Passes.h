@@ -24,7 +24,7 @@ extern "C" {
 /// fp8-expand-float-casts, ...).
 MLIR_CAPI_EXPORTED void fp8RegisterPasses(void);
 
-/// fp8-cpu-pipeline and fp8-gpu-pipeline.
+/// fp8-cpu-pipeline, fp8-gpu-graph-pipeline and fp8-gpu-pipeline.
 MLIR_CAPI_EXPORTED void fp8RegisterPipelines(void);
 
 #ifdef __cplusplus

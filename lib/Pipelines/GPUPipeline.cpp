@@ -16,8 +16,8 @@
 
 using namespace mlir;
 
-void fp8::buildFP8GPUPipeline(OpPassManager &pm,
-                              const GPUPipelineOptions &options) {
+void fp8::buildFP8GPUGraphPipeline(OpPassManager &pm,
+                                   const GPUGraphPipelineOptions &options) {
   // The graph for the chip: aggregates as the reductions and elementwise ops
   // the CPU reference runs, one read per tensor, quantization before layout
   // ops, frozen weights as FP8 constants, K-major operands (or an error),
@@ -39,6 +39,15 @@ void fp8::buildFP8GPUPipeline(OpPassManager &pm,
   fp8::FP8AssignScaleLayoutsOptions scaleLayouts;
   scaleLayouts.chip = options.chip;
   pm.addPass(fp8::createFP8AssignScaleLayouts(scaleLayouts));
+}
+
+void fp8::buildFP8GPUPipeline(OpPassManager &pm,
+                              const GPUPipelineOptions &options) {
+  // One definition of the graph stages, so that what fp8-gpu-graph-pipeline
+  // checks on the CPU is what the kernels are built from.
+  GPUGraphPipelineOptions graph;
+  graph.chip = options.chip;
+  buildFP8GPUGraphPipeline(pm, graph);
 
   // Kernels and the launch plan.
   fp8::ConvertFP8ToGPUOptions lower;

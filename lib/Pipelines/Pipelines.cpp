@@ -18,6 +18,14 @@ void fp8::registerFP8Pipelines() {
       "bufferization and loops. The result runs with mlir-runner and the "
       "runner utility libraries only.",
       buildFP8CPUPipeline);
+  PassPipelineRegistration<GPUGraphPipelineOptions>(
+      "fp8-gpu-graph-pipeline",
+      "The graph stages of fp8-gpu-pipeline for chip=sm_90a|sm_100a: "
+      "aggregate decomposition, fusion, scale propagation, constant "
+      "quantization, layout legality and scale layouts. The result is an fp8 "
+      "graph on tensors that fp8-cpu-pipeline runs with the same results as "
+      "the graph it was given.",
+      buildFP8GPUGraphPipeline);
   PassPipelineRegistration<GPUPipelineOptions>(
       "fp8-gpu-pipeline",
       "Lower an fp8 graph to GPU kernels for chip=sm_90a|sm_100a: the graph "

@@ -7,6 +7,7 @@ the forward output, then the gradients of sum(y * d_0) with respect to the
 input and every parameter.
 """
 
+import inspect
 import math
 import zlib
 
@@ -17,6 +18,15 @@ from fp8_mlir.graph import Graph
 # Tokens, model width, heads, MLP width: small enough for the CPU pipeline,
 # with contraction dims of 32 to 512 (partial DeepSeek 128 blocks included).
 SEQ, WIDTH, HEADS, HIDDEN = 64, 128, 4, 512
+
+# The sizes examples/generate.py writes: the committed small examples, and
+# real sizes for GPU checks and benchmarks (a GPT-2-small layer, and a
+# 4096-wide one with heads of 128 as in 7B-class models).
+SIZES = {
+    "small": dict(seq=SEQ, width=WIDTH, heads=HEADS, hidden=HIDDEN),
+    "gpt2-small": dict(seq=1024, width=768, heads=12, hidden=3072),
+    "4096": dict(seq=1024, width=4096, heads=32, hidden=16384),
+}
 
 
 def _mlp(g, x, prefix, width, hidden):
@@ -83,9 +93,13 @@ def gpt2_layer(seq=SEQ, width=WIDTH, heads=HEADS, hidden=HIDDEN):
 MODELS = {"mlp_block": mlp_block, "attention_block": attention_block, "gpt2_layer": gpt2_layer}
 
 
-def build(name):
-    """(forward graph, backward graph) of model `name`."""
-    forward = MODELS[name]()
+def build(name, sizes=None):
+    """(forward graph, backward graph) of model `name` at `sizes` (seq,
+    width, heads, hidden: a value of SIZES; default the small size)."""
+    sizes = SIZES["small"] if sizes is None else sizes
+    builder = MODELS[name]
+    accepted = inspect.signature(builder).parameters
+    forward = builder(**{k: v for k, v in sizes.items() if k in accepted})
     backward = forward.gradients(forward.outputs, wrt=forward.params,
                                  name=name + "_backward")
     return forward, backward

@@ -31,6 +31,14 @@ struct CPUPipelineOptions : public PassPipelineOptions<CPUPipelineOptions> {
       llvm::cl::init(true)};
 };
 
+/// Options of `fp8-gpu-graph-pipeline`.
+struct GPUGraphPipelineOptions
+    : public PassPipelineOptions<GPUGraphPipelineOptions> {
+  PassOptions::Option<Chip> chip{
+      *this, "chip", llvm::cl::desc("The target: sm_90a or sm_100a"),
+      llvm::cl::init(Chip::SM90a)};
+};
+
 /// Options of `fp8-gpu-pipeline`.
 struct GPUPipelineOptions : public PassPipelineOptions<GPUPipelineOptions> {
   PassOptions::Option<Chip> chip{
@@ -70,9 +78,16 @@ struct GPUPipelineOptions : public PassPipelineOptions<GPUPipelineOptions> {
                      "see convert-fp8-to-gpu)")};
 };
 
+/// The graph stages of fp8-gpu-pipeline: an fp8 graph (after fp8-autocast)
+/// rewritten for the chip (aggregate decomposition, fusion, scale
+/// propagation, constant quantization, layout legality, scale layouts). The
+/// result is still a graph on tensors, which fp8-cpu-pipeline runs: the
+/// stages must not change a bit of its results.
+void buildFP8GPUGraphPipeline(OpPassManager &pm,
+                              const GPUGraphPipelineOptions &options);
+
 /// An fp8 graph (after fp8-autocast) to GPU kernels in a gpu.binary and a
-/// launch plan: the graph passes for the chip (aggregate decomposition,
-/// fusion, scale propagation, constant quantization, layout legality),
+/// launch plan: the graph stages (buildFP8GPUGraphPipeline),
 /// convert-fp8-to-gpu, the NVVM lowering of the kernels and
 /// gpu-module-to-binary.
 void buildFP8GPUPipeline(OpPassManager &pm, const GPUPipelineOptions &options);
@@ -83,8 +98,8 @@ void buildFP8GPUPipeline(OpPassManager &pm, const GPUPipelineOptions &options);
 /// and the runner utility libraries only.
 void buildFP8CPUPipeline(OpPassManager &pm, const CPUPipelineOptions &options);
 
-/// Registers `fp8-cpu-pipeline` and `fp8-gpu-pipeline` with the global pass
-/// registry.
+/// Registers `fp8-cpu-pipeline`, `fp8-gpu-graph-pipeline` and
+/// `fp8-gpu-pipeline` with the global pass registry.
 void registerFP8Pipelines();
 
 } // namespace fp8

@@ -1,14 +1,16 @@
 """A numpy stand-in for the parts of torch that bench/gpu/check_and_bench.py
-uses, so that its GPU path (worker processes, the watchdog, references,
-tolerances, timing, the report) runs on machines without a GPU
-(test/runtime/bench-gpu-scripts.test). Not a torch: just enough of its API.
+and bench/gpu/models.py use, so that their GPU paths (worker processes, the
+watchdog, references, tolerances, timing, the report) run on machines
+without a GPU (test/runtime/bench-gpu-scripts.test, bench-models.test). Not a
+torch: just enough of its API.
 
 It also patches the fp8rt binding: programs load manifest-only, and a launch
-computes the result with the script's own float64 reference (the "kernel" is
-always right), unless FAKE_FAIL="variant=mode,..." injects a failure: sticky
-(an error that loses the CUDA context), crash (the process dies), hang (the
-launch never returns), error (a launch error), wrong (results twice too
-large).
+computes the result with check_and_bench.py's own float64 reference (the
+"kernel" is always right), unless FAKE_FAIL="variant=mode,..." injects a
+failure: sticky (an error that loses the CUDA context), crash (the process
+dies), hang (the launch never returns), error (a launch error), wrong
+(results twice too large). A launch of a models.py manifest writes the
+stand-ins that `models.py prepare --stand-ins` stored for its call.
 """
 
 import json
@@ -360,7 +362,56 @@ def _load(self, path, manifest_only=False):
     return program
 
 
+def _models_index(path):
+    """The models.py index above a manifest, and its folder, or None."""
+    folder = os.path.dirname(path)
+    while folder != os.path.dirname(folder):
+        candidate = os.path.join(folder, "index.json")
+        if os.path.exists(candidate):
+            with open(candidate) as f:
+                index = json.load(f)
+            if index.get("format") == "fp8-mlir-models":
+                return index, folder
+        folder = os.path.dirname(folder)
+    return None
+
+
+def _models_launch(self, index, artifacts, outputs):
+    """Each call writes the next call's stand-ins; positions the stand-ins
+    leave out (stored samples) read 0."""
+    manifest = os.path.relpath(self.fake_path, artifacts)
+    cell, function = [(c, f) for c in index["cells"] for f in c.get("functions", [])
+                      if f["manifest"] == manifest][0]
+    reference = index["references"]["/".join((cell["size"], cell["example"], cell["recipe"]))]
+    records = reference["functions"][function["name"]]["outputs"]
+    with np.load(os.path.join(artifacts, reference["stand_ins"])) as data:
+        stored = {k: data[k] for k in data.files}
+    calls = [0]
+
+    def launch(sync=False):
+        step = calls[0]
+        calls[0] += 1
+        for i, (out, record) in enumerate(zip(outputs, records[step])):
+            values = stored["%s:%d:%d" % (function["name"], step, i)]
+            flat = out.a.reshape(-1)
+            flat[...] = 0
+            if record["sampled"]:
+                flat[_models_script().sample_indices(flat.size, record["sampled"])] = values
+            else:
+                flat[...] = values.reshape(-1)
+
+    return launch
+
+
+def _models_script():
+    import models
+    return models
+
+
 def _bind(self, inputs, outputs, stream=None):
+    found = _models_index(self.fake_path)
+    if found:
+        return _models_launch(self, found[0], found[1], outputs)
     script = _script()
     artifacts = os.path.dirname(os.path.dirname(os.path.dirname(self.fake_path)))
     with open(os.path.join(artifacts, "index.json")) as f:

@@ -1,0 +1,128 @@
+"""The example programs as the verification scripts run them: which files
+and functions, their inputs, the passes of each recipe, and CPU runs through
+fp8-cpu-pipeline.
+
+Used by bench/examples/staged.py (the GPU pipeline's graph stages against
+the unstaged graph, on the CPU) and bench/gpu/models.py (the CPU results a
+GPU run is compared with). Everything but `cpu_run` and `entry_points`
+needs numpy only, so that the GPU side can rebuild the inputs.
+"""
+
+import os
+import sys
+import zlib
+
+import numpy as np
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.join(ROOT, "python"))
+sys.path.insert(0, os.path.join(ROOT, "examples"))
+
+from fp8_mlir import models  # noqa: E402
+from generate import FILES, render  # noqa: E402
+
+# Every example file: the generated models (at every size), and the
+# hand-written MLP of the README (small only).
+EXAMPLES = dict(FILES, mlp="examples/mlp/mlp.mlir")
+RECIPES = ["tensor-current", "tensor-delayed", "rowwise", "deepseek", "mxfp8", "nvfp4",
+           "graphcore", "unit"]
+CHIPS = ["sm_90a", "sm_100a"]
+
+
+def sizes_of(example):
+    """The sizes an example exists in."""
+    return list(models.SIZES) if example in FILES else ["small"]
+
+
+def source(example, size="small"):
+    """The MLIR text of an example: the committed file, or what
+    examples/generate.py writes for a real size."""
+    if size == "small":
+        with open(os.path.join(ROOT, EXAMPLES[example])) as f:
+            return f.read()
+    if example not in FILES:
+        raise ValueError(f"{example} has no size {size}")
+    return render(example, size)
+
+
+def autocast(recipe):
+    """The pass pipeline that applies a recipe (fp8-opt --fp8-autocast=recipe=R)."""
+    return f"fp8-autocast{{recipe={recipe}}}"
+
+
+def steps(module_text):
+    """Calls per function: two when the program keeps state (delayed
+    scaling's amax histories), so that the second call reads state the first
+    wrote."""
+    return 2 if "ml_program.global" in module_text else 1
+
+
+def entry_points(module):
+    """The signatures (fp8_mlir.compiler.Signature) of the functions a host
+    calls: public, with statically shaped f32 tensor arguments and at least
+    one result, every result such a tensor (what fp8-gpu-pipeline compiles
+    by default)."""
+
+    def static(t):
+        return hasattr(t, "shape") and all(d >= 0 for d in t.shape)
+
+    return [s for s in module.signatures()
+            if s.results and all(static(t) for t in s.inputs + s.results)]
+
+
+def inputs(example, size, function, types):
+    """The arguments of `function` (a list of compiler.TensorType or
+    (shape, element) pairs): models.feeds for the generated models, seeded
+    N(0, 1) otherwise. Deterministic: prepare and run rebuild the same
+    arrays."""
+    model, _, kind = function.rpartition("_")
+    if example in FILES and model == example and kind in ("forward", "backward"):
+        forward, backward = models.build(example, models.SIZES[size])
+        graph = forward if kind == "forward" else backward
+        feeds = models.feeds(graph)
+        result = [feeds[p.attrs["name"]] for p in graph.params]
+    else:
+        result = []
+        for i, t in enumerate(types):
+            rng = np.random.default_rng(zlib.crc32(f"{example}:{function}:{i}".encode()))
+            result.append(rng.standard_normal(tuple(_shape(t))).astype(np.float32))
+    for i, (array, t) in enumerate(zip(result, types)):
+        if tuple(array.shape) != tuple(_shape(t)):
+            raise ValueError(f"@{function} argument {i}: input of shape {array.shape}, "
+                             f"expected {tuple(_shape(t))}")
+    return result
+
+
+def _shape(t):
+    return t.shape if hasattr(t, "shape") else t[0]
+
+
+def cpu_run(module, functions, feeds, nsteps, opt_level=0):
+    """Runs each function of `functions` (names) `nsteps` times on its feeds
+    through fp8-cpu-pipeline and the ExecutionEngine; returns {name: [the
+    outputs of each call]}. A program with state gets one fresh engine per
+    function, as a GPU manifest loads its state buffers afresh; every
+    function otherwise shares one. The optimization level changes no result
+    (no fast-math), only the compile time, which dominates at opt_level 2."""
+    from fp8_mlir import compiler
+
+    results = {}
+    program = None
+    for name in functions:
+        if program is None or nsteps > 1:
+            program = compiler.jit(module, opt_level)
+        results[name] = [program.call(name, *feeds[name]) for _ in range(nsteps)]
+    return results
+
+
+def differing(a, b):
+    """None when two arrays hold the same bits (NaNs included), else what
+    differs."""
+    a, b = np.asarray(a), np.asarray(b)
+    if a.shape != b.shape or a.dtype != b.dtype:
+        return f"{a.dtype}{list(a.shape)} against {b.dtype}{list(b.shape)}"
+    bits = np.dtype(f"u{a.dtype.itemsize}") if a.dtype.itemsize in (1, 2, 4, 8) else None
+    if bits is None:
+        return None if a.tobytes() == b.tobytes() else "the bytes differ"
+    bad = int((a.view(bits) != b.view(bits)).sum())
+    return f"{bad} of {a.size} elements differ" if bad else None

@@ -1,0 +1,985 @@
+#!/usr/bin/env python3
+"""Checks the example models, forward and backward, on a GPU against the CPU
+pipeline (bench/gpu/README.md).
+
+Two steps, like the GEMM scripts:
+
+  * `prepare`, on a development machine (fp8-opt and libFP8MLIR-C.so
+    built): for every example of examples/ at every size of
+    examples/generate.py (small, gpt2-small, 4096), every recipe and every
+    chip, compiles `fp8-opt EXAMPLE --fp8-autocast=recipe=R
+    --fp8-gpu-pipeline="chip=C artifacts=DIR"`; where a chip compiled, runs
+    the same autocast graph through fp8-cpu-pipeline on the CPU (in-process)
+    on the examples' seeded inputs and stores its outputs; writes everything
+    into one folder (default build-gpu/models):
+
+      python3 bench/gpu/models.py prepare [--sizes small,gpt2-small]
+          [--reference-sizes small,gpt2-small] [--models m,...]
+          [--recipes r,...] [--chips c,...] [--jobs N] [--stand-ins]
+
+  * `run`, on any CUDA machine with python3, numpy and torch (no LLVM), from
+    the repository root with that folder copied along: builds the runtime if
+    needed (cmake), runs every compiled function through libfp8rt.so on the
+    same inputs (twice for delayed scaling, whose state carries over), and
+    compares every output with the CPU's; writes DIR/models.md and
+    DIR/results.json (or prints the report) and exits 1 on any failure:
+
+      python3 bench/gpu/models.py run [--out DIR] [--only REGEX]
+
+  * `run --dry-run` needs no GPU and no torch: it checks every manifest's
+    signature, rebuilds the inputs, and, where `prepare --stand-ins` stored
+    them, compares stand-in results (the CPU pipeline on inputs moved by one
+    ulp, the size of difference a GPU's other summation order makes) with
+    the same code and tolerances as a GPU run.
+
+Inputs: the small sizes' are stored; larger ones are rebuilt from their seeds
+(fp8_mlir.models.feeds) and checked against the SHA-256 recorded at prepare.
+Expected outputs: stored whole at the small size (--whole-sizes) and when they
+have at most --sample elements (default 16384), else at --sample positions
+spread over the tensor (i * 2654435761 mod size), with the whole output's
+RMS, so that the folder stays a few tens of MiB.
+
+The CPU pipeline runs at 0.1 to 0.2 GFLOP/s (scalar loops, software FP8), so
+references take minutes per recipe and example at gpt2-small and days at 4096; sizes left out of
+--reference-sizes are compared with the float64 evaluation of the graph
+(fp8_mlir.graph) within the recipes' error bounds (bench/examples/error.py)
+instead.
+"""
+
+import argparse
+import concurrent.futures
+import datetime
+import hashlib
+import json
+import os
+import platform
+import re
+import shutil
+import subprocess
+import sys
+import time
+import traceback
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.join(ROOT, "runtime", "python"))
+sys.path.insert(0, os.path.join(ROOT, "bench", "examples"))
+sys.path.insert(0, HERE)
+
+import numpy as np  # noqa: E402
+
+import fp8rt  # noqa: E402
+import programs  # noqa: E402  (bench/examples/programs.py)
+import workers  # noqa: E402  (bench/gpu/workers.py)
+from compile import git  # noqa: E402  (bench/gpu/compile.py)
+from reductions import ensure_runtime  # noqa: E402
+
+from fp8_mlir import models  # noqa: E402
+
+NUM_SMS = {"sm_90a": 132, "sm_100a": 148}
+FLOAT_DTYPES = ("f32", "bf16", "f16")
+SAMPLE_STRIDE = 2654435761  # a prime: i * stride mod n visits n distinct positions
+
+# ---------------------------------------------------------------------------
+# Tolerances
+# ---------------------------------------------------------------------------
+
+# (relative Frobenius limit, elementwise factor) per recipe: the GEMM
+# operands' coarsest format decides how far one code rounded the other way
+# moves a value (one step: up to 2^-3 of it for E4M3, 2^-2 for E5M2, 2^-1 for
+# E2M1).
+LIMITS = {"nvfp4": (2.0 ** -5, 2.0 ** -2)}
+DEFAULT_LIMITS = (2.0 ** -8, 2.0 ** -4)
+
+TOLERANCE_TEXT = """\
+Each output of our kernels is compared with the CPU pipeline's output of the
+same graph (the same autocast, fp8-cpu-pipeline) on the same inputs. FP8,
+E8M0 and E2M1 codes and scales, and integers, must be bit-exact. f32, bf16
+and f16 results cannot be: the GPU sums GEMMs and reductions in another
+order and has its own exp, tanh and erf, and a value that moves by an ulp
+may round to the neighbouring FP8 code where the next GEMM quantizes it. An
+element passes when
+
+    |ours - cpu| <= e * (|cpu| + rms(cpu))
+
+and an output when every element passes, NaN and infinity where the CPU has
+them and nowhere else, and ||ours - cpu|| / ||cpu|| <= f, with (f, e) =
+(2^-8, 2^-4) for recipes with 8-bit operands and (2^-5, 2^-2) for nvfp4
+(E2M1 has one mantissa bit, E4M3 three). A few codes rounding the other way
+stay far inside these; a wrong tile, a wrong scale or an unwritten region
+fails them. Outputs stored as samples are compared at the samples, with the
+whole output's RMS. The error of each whole output against the float64 graph
+is reported beside the CPU pipeline's, and may exceed it only by what the
+Frobenius limit allows (err(cpu) + f (1 + err(cpu))), which checks outputs
+stored as samples everywhere; for sizes without a CPU reference it must stay
+within the recipe's bounds of bench/examples/error.py."""
+
+
+def limits(recipe):
+    return LIMITS.get(recipe, DEFAULT_LIMITS)
+
+
+def sample_indices(size, count):
+    """`count` distinct flat positions spread over a tensor of `size`
+    elements (all of them, in order, when count >= size)."""
+    if count >= size:
+        return np.arange(size)
+    stride = SAMPLE_STRIDE
+    while np.gcd(stride, size) != 1:
+        stride += 2
+    return (np.arange(count, dtype=np.uint64) * np.uint64(stride % size)) % np.uint64(size)
+
+
+def compare(record, cpu, ours, recipe):
+    """Compares one output (ours: the whole tensor, or its samples) with the
+    CPU's values `cpu` (as stored: whole or sampled); `record` describes the
+    output. Returns a dict with ok and the statistics."""
+    ours = np.asarray(ours)
+    if ours.size == int(np.prod(record["shape"])) and record["sampled"]:
+        ours = ours.reshape(-1)[sample_indices(ours.size, record["sampled"])]
+    ours = ours.reshape(-1)
+    cpu = np.asarray(cpu).reshape(-1)
+    if ours.shape != cpu.shape:
+        return dict(ok=False, error="%d values against %d expected" % (ours.size, cpu.size))
+    shape = record["shape"]
+    positions = sample_indices(int(np.prod(shape)), record["sampled"] or cpu.size)
+
+    def where(i):
+        return [int(d) for d in np.unravel_index(int(positions[i]), shape)]
+    if record["dtype"] not in FLOAT_DTYPES:
+        bits = np.dtype("u%d" % cpu.dtype.itemsize)
+        bad = np.nonzero(ours.astype(cpu.dtype).view(bits) != cpu.view(bits))[0]
+        result = dict(ok=len(bad) == 0, exact=True, violations=int(len(bad)))
+        if len(bad):
+            result["worst_at"] = [where(bad[0]), int(ours[bad[0]]), int(cpu[bad[0]])]
+        return result
+    fro_limit, factor = limits(recipe)
+    ours = ours.astype(np.float64)
+    cpu = cpu.astype(np.float64)
+    finite = np.isfinite(cpu) & np.isfinite(ours)
+    # NaN and infinity must be where the CPU has them, with the same bits.
+    mismatch = (np.isfinite(ours) != np.isfinite(cpu)) | (
+        ~np.isfinite(cpu) & (ours.astype(np.float32).view(np.uint32) !=
+                             cpu.astype(np.float32).view(np.uint32)))
+    special = int(mismatch.sum())
+    diff = np.where(finite, np.abs(ours - cpu), 0.0)
+    bound = factor * (np.abs(np.where(finite, cpu, 0.0)) + record["rms"])
+    ratio = diff / np.maximum(bound, 1e-300)
+    norm = float(np.linalg.norm(np.where(finite, cpu, 0.0)))
+    fro = float(np.linalg.norm(diff)) / norm if norm else float(np.linalg.norm(diff))
+    worst = int(ratio.argmax()) if ratio.size else 0
+    violations = int((ratio > 1).sum()) + special
+    result = dict(ok=violations == 0 and fro <= fro_limit, exact=False, violations=violations,
+                  special=special, fro=fro, fro_limit=fro_limit,
+                  worst=float(ratio.max()) if ratio.size else 0.0)
+    if special:
+        worst = int(np.nonzero(mismatch)[0][0])
+    if ratio.size:
+        result["worst_at"] = [where(worst), float(ours[worst]), float(cpu[worst]),
+                              float(bound[worst])]
+    return result
+
+
+def describe(name, result):
+    """One line on an output's comparison."""
+    if "error" in result:
+        return "%s: %s" % (name, result["error"])
+    if result["exact"]:
+        text = "%s: %d codes differ" % (name, result["violations"])
+        if result["violations"]:
+            text += " (first at %s: ours %d, cpu %d)" % tuple(result["worst_at"])
+        return text
+    text = "%s: %d elements beyond tolerance" % (name, result["violations"])
+    if result["special"]:
+        text += " (%d NaN/inf not where the CPU has them)" % result["special"]
+    text += "; relative Frobenius error %.3g (limit %.3g)" % (result["fro"], result["fro_limit"])
+    if "worst_at" in result:
+        text += "; worst at %s: ours %.6g, cpu %.6g, tolerance %.3g" % tuple(result["worst_at"])
+    return text
+
+
+# ---------------------------------------------------------------------------
+# Stored arrays
+# ---------------------------------------------------------------------------
+
+
+def digest(array):
+    return hashlib.sha256(np.ascontiguousarray(array).tobytes()).hexdigest()
+
+
+def output_record(array, dtype, sample):
+    """What the index says of an output and the values to store: all of
+    them, or `sample` of them."""
+    array = np.asarray(array)
+    flat = array.reshape(-1)
+    sampled = sample if sample and flat.size > sample else 0
+    values = flat[sample_indices(flat.size, sampled)] if sampled else flat.copy()
+    record = dict(shape=list(array.shape), dtype=dtype, sampled=sampled)
+    if dtype in FLOAT_DTYPES:
+        finite = flat[np.isfinite(flat)].astype(np.float64)
+        record["rms"] = float(np.sqrt(np.mean(finite * finite))) if finite.size else 0.0
+    return record, values
+
+
+def perturb(arrays, seed):
+    """Each element moved by one ulp up or down (the stand-ins' inputs)."""
+    rng = np.random.default_rng(seed)
+    up, down = np.float32(np.inf), np.float32(-np.inf)
+    return [np.nextafter(a, np.where(rng.random(a.shape) < 0.5, up, down)).astype(np.float32)
+            for a in arrays]
+
+
+def key(*parts):
+    return "/".join(str(p) for p in parts)
+
+
+# ---------------------------------------------------------------------------
+# prepare
+# ---------------------------------------------------------------------------
+
+
+def manifest_io(path):
+    """The dtype, shape and bytes of a manifest's inputs and of its outputs,
+    in order."""
+    with open(path) as f:
+        buffers = json.load(f)["buffers"]
+    return manifest_buffers(buffers, "input"), manifest_buffers(buffers, "output")
+
+
+def manifest_buffers(buffers, kind):
+    chosen = sorted((b for b in buffers if b["kind"] == kind), key=lambda b: b["index"])
+    return [dict(dtype=b["dtype"], shape=b["shape"], bytes=b["bytes"]) for b in chosen]
+
+
+def compile_cell(args, cell):
+    """Compiles one example x size x recipe x chip; returns the cell's
+    index entry."""
+    example, size, recipe, chip = cell
+    directory = key("compiled", size, example, recipe, chip)
+    out_dir = os.path.join(args.out, directory)
+    source = os.path.join(args.out, "sources", size, example + ".mlir")
+    shutil.rmtree(out_dir, ignore_errors=True)  # nothing left from an earlier prepare
+    command = [args.fp8_opt, source, "--fp8-autocast=recipe=" + recipe,
+               "--fp8-gpu-pipeline=chip=%s num-sms=%d artifacts=%s"
+               % (chip, NUM_SMS[chip], out_dir), "-o", os.devnull]
+    start = time.time()
+    p = subprocess.run(command, capture_output=True, text=True)
+    entry = dict(id=key(size, example, recipe, chip), example=example, size=size,
+                 recipe=recipe, chip=chip, seconds=round(time.time() - start, 1))
+    if p.returncode != 0:
+        errors = [line for line in p.stderr.splitlines() if ": error: " in line]
+        message = (errors or p.stderr.strip().splitlines() or ["fp8-opt failed"])[0]
+        entry.update(status="failed", error=message.replace(args.out + os.sep, ""))
+        return entry
+    functions = []
+    for name in sorted(os.listdir(out_dir)):
+        if name.endswith(".json"):
+            with open(os.path.join(out_dir, name)) as f:
+                buffers = json.load(f)["buffers"]
+            # State (delayed scaling's histories) carries over from run to
+            # run: such functions run twice, as on the CPU.
+            functions.append(dict(name=name[:-5], manifest=key(directory, name),
+                                  inputs=manifest_buffers(buffers, "input"),
+                                  outputs=manifest_buffers(buffers, "output"),
+                                  stateful=any(b["kind"] == "state" for b in buffers)))
+    entry.update(status="ok", functions=functions)
+    return entry
+
+
+def reference_outputs(args, example, size, recipe, functions):
+    """The CPU pipeline's outputs of `functions` (names) for one example,
+    size and recipe, and the stand-ins' when asked: (steps, {name: [[array]
+    per output] per step}, stand-ins or None, {name: feeds})."""
+    from fp8_mlir import compiler
+
+    text = programs.source(example, size)
+    module = compiler.parse(text, example).run(programs.autocast(recipe))
+    signatures = {s.name: s for s in programs.entry_points(module)}
+    missing = [f for f in functions if f not in signatures]
+    if missing:
+        raise RuntimeError("the GPU compiled %s, which the CPU graph does not offer" % missing)
+    feeds = {f: programs.inputs(example, size, f, signatures[f].inputs) for f in functions}
+    steps = programs.steps(str(module))
+    opt_level = args.opt_level if args.opt_level is not None else 0 if size == "small" else 2
+    outputs = programs.cpu_run(module, functions, feeds, steps, opt_level)
+    stand_ins = None
+    if args.stand_ins:
+        moved = {f: perturb(v, 1) for f, v in feeds.items()}
+        stand_ins = programs.cpu_run(module, functions, moved, steps, opt_level)
+    return steps, outputs, stand_ins, feeds
+
+
+def model_graph(example, size, function):
+    """The graph (fp8_mlir.graph) of a generated model's function, or None."""
+    model, _, kind = function.rpartition("_")
+    if example not in programs.FILES or model != example or kind not in ("forward",
+                                                                          "backward"):
+        return None
+    forward, backward = models.build(example, models.SIZES[size])
+    return forward if kind == "forward" else backward
+
+
+def evaluate(example, size, function, feeds):
+    """The float64 graph's outputs of a function, or None."""
+    graph = model_graph(example, size, function)
+    if graph is None:
+        return None
+    return graph.evaluate(dict(zip((p.attrs["name"] for p in graph.params), feeds)))
+
+
+def float64_errors(exact, outputs):
+    """Relative L2 error of each output against the float64 graph's; None
+    for outputs that are zero in exact arithmetic (the key bias gradient:
+    softmax ignores a shift of its row), as bench/examples/error.py does."""
+    norms = [float(np.linalg.norm(np.asarray(r, np.float64))) for r in exact]
+    floor = 1e-9 * max(norms)
+    errors = []
+    for ref, got, norm in zip(exact, outputs, norms):
+        got = np.asarray(got, np.float64)
+        if norm <= floor:
+            errors.append(None)
+        elif not np.all(np.isfinite(got)):
+            errors.append(float("inf"))
+        else:
+            errors.append(float(np.linalg.norm(got - np.asarray(ref, np.float64))) / norm)
+    return errors
+
+
+def prepare(args):
+    os.makedirs(args.out, exist_ok=True)
+    sizes = args.sizes.split(",")
+    cells = [(e, s, r, c) for s in sizes for e in args.models.split(",")
+             if s in programs.sizes_of(e)
+             for r in args.recipes.split(",") for c in args.chips.split(",")]
+    for example, size in sorted({(c[0], c[1]) for c in cells}):
+        path = os.path.join(args.out, "sources", size, example + ".mlir")
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "w") as f:
+            f.write(programs.source(example, size))
+
+    print("== compiling %d cells with %s" % (len(cells), args.fp8_opt), flush=True)
+    entries = []
+    with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
+        for entry in pool.map(lambda c: compile_cell(args, c), cells):
+            entries.append(entry)
+            print("%-7s %s%s" % (entry["status"], entry["id"],
+                                 ": " + entry["error"] if entry["status"] != "ok" else ""),
+                  flush=True)
+
+    # What the GPU compiled: the functions of each example, size and recipe,
+    # with their signatures (the same on every chip).
+    compiled, signatures = {}, {}
+    for e in entries:
+        for f in e.get("functions", []):
+            compiled.setdefault((e["example"], e["size"], e["recipe"]), set()).add(f["name"])
+            signatures[(e["example"], e["size"], f["name"])] = f
+    print("== CPU references (fp8-cpu-pipeline) for sizes %s" % args.reference_sizes,
+          flush=True)
+    references = {}
+    for (example, size, recipe), functions in sorted(compiled.items()):
+        if size not in args.reference_sizes.split(","):
+            continue
+        start = time.time()
+        functions = sorted(functions)
+        try:
+            steps, outputs, stand_ins, feeds = reference_outputs(args, example, size, recipe,
+                                                                 functions)
+        except Exception as e:  # the cells of this group report it
+            message = (str(e).splitlines() or [type(e).__name__])[0]
+            references[key(size, example, recipe)] = dict(error=message)
+            print("FAILED  CPU %s/%s/%s: %s" % (size, example, recipe, message), flush=True)
+            continue
+        record = dict(steps=steps, file=key("expected", size, example, recipe + ".npz"),
+                      functions={})
+        stored, stored_stand_ins = {}, {}
+        sample = 0 if size in args.whole_sizes.split(",") else args.sample
+        for name in functions:
+            per_step = []
+            for step in range(steps):
+                outs = []
+                for i, (array, t) in enumerate(zip(outputs[name][step],
+                                                   signatures[(example, size, name)]["outputs"])):
+                    out, values = output_record(array, t["dtype"], sample)
+                    stored[key(name, step, i)] = values
+                    if stand_ins is not None:
+                        flat = np.asarray(stand_ins[name][step][i]).reshape(-1)
+                        stored_stand_ins[key(name, step, i)] = (
+                            flat[sample_indices(flat.size, out["sampled"])]
+                            if out["sampled"] else flat)
+                    outs.append(out)
+                per_step.append(outs)
+            exact = evaluate(example, size, name, feeds[name])
+            record["functions"][name] = dict(
+                outputs=per_step,
+                float64=None if exact is None else float64_errors(exact, outputs[name][-1]))
+        save(args.out, record["file"], stored)
+        if stand_ins is not None:
+            record["stand_ins"] = key("standin", size, example, recipe + ".npz")
+            save(args.out, record["stand_ins"], stored_stand_ins)
+        references[key(size, example, recipe)] = record
+        print("ok      CPU %s/%s/%s (%d calls each, %.0f s)"
+              % (size, example, recipe, steps, time.time() - start), flush=True)
+
+    inputs = {}
+    for example, size in sorted({(e, s) for e, s, _ in compiled}):
+        functions = sorted({n for (e, s, n) in signatures if (e, s) == (example, size)})
+        inputs[key(size, example)] = record_inputs(
+            args, example, size, [signatures[(example, size, n)] for n in functions])
+
+    index = dict(format="fp8-mlir-models", version=1, commit=git("rev-parse", "HEAD") or
+                 "unknown", dirty=bool(git("status", "--porcelain", "--untracked-files=no")),
+                 date=datetime.date.today().isoformat(), sample=args.sample,
+                 reference_sizes=args.reference_sizes.split(","), cells=entries,
+                 references=references, inputs=inputs)
+    with open(os.path.join(args.out, "index.json"), "w") as f:
+        json.dump(index, f, indent=1)
+    ok = sum(e["status"] == "ok" for e in entries)
+    failed = sum("error" in r for r in references.values())
+    print("summary: %d of %d cells compiled, %d CPU references%s, in %s"
+          % (ok, len(entries), len(references) - failed,
+             " (%d failed)" % failed if failed else "", args.out))
+    return 1 if failed or (args.strict and ok < len(entries)) else 0
+
+
+def function_inputs(example, size, function):
+    """The inputs of a compiled function (its index record)."""
+    return programs.inputs(example, size, function["name"],
+                           [(t["shape"], t["dtype"]) for t in function["inputs"]])
+
+
+def record_inputs(args, example, size, functions):
+    """The inputs' digests of an example's functions at a size, and the
+    arrays when they are small enough to carry."""
+    arrays, digests = {}, {}
+    for function in functions:
+        feeds = function_inputs(example, size, function)
+        digests[function["name"]] = [digest(a) for a in feeds]
+        for i, a in enumerate(feeds):
+            arrays[key(function["name"], i)] = a
+    record = dict(functions=digests, file=None)
+    if sum(a.nbytes for a in arrays.values()) <= args.max_input_mib * 2 ** 20:
+        record["file"] = key("inputs", size, example + ".npz")
+        save(args.out, record["file"], arrays)
+    return record
+
+
+def save(out, name, arrays):
+    path = os.path.join(out, name)
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    np.savez(path, **{k.replace("/", ":"): v for k, v in arrays.items()})
+
+
+def load(out, name):
+    with np.load(os.path.join(out, name)) as data:
+        return {k.replace(":", "/"): data[k] for k in data.files}
+
+
+# ---------------------------------------------------------------------------
+# run: the cells, in worker processes
+# ---------------------------------------------------------------------------
+
+
+class Inputs:
+    """The inputs of each example and size: stored, or rebuilt and checked
+    against their digests."""
+
+    def __init__(self, args, index):
+        self.args, self.index = args, index
+        self.cache = {}
+
+    def get(self, cell, function):
+        program = key(cell["size"], cell["example"])
+        if program not in self.cache:
+            self.cache = {program: {}}  # one example at a time: real sizes are large
+        arrays = self.cache[program]
+        if function["name"] not in arrays:
+            record = self.index["inputs"][program]
+            if record["file"]:
+                stored = load(self.args.artifacts, record["file"])
+                feeds = [stored[key(function["name"], i)]
+                         for i in range(len(function["inputs"]))]
+            else:
+                feeds = function_inputs(cell["example"], cell["size"], function)
+            digests = record["functions"].get(function["name"])
+            if digests is None or [digest(a) for a in feeds] != digests:
+                raise RuntimeError("the inputs of @%s rebuilt here differ from those of the "
+                                   "CPU reference (another numpy?)" % function["name"])
+            arrays[function["name"]] = feeds
+        return arrays[function["name"]]
+
+
+class Float64:
+    """The float64 graph's outputs per example, size and function (for the
+    error reports), computed once."""
+
+    def __init__(self):
+        self.cache = {}
+
+    def get(self, cell, function, feeds):
+        program = key(cell["size"], cell["example"])
+        if program not in self.cache:
+            self.cache = {program: {}}  # one example at a time, as Inputs
+        outputs = self.cache[program]
+        if function not in outputs:
+            outputs[function] = evaluate(cell["example"], cell["size"], function, feeds)
+        return outputs[function]
+
+
+def check_io(function, loaded_inputs, loaded_outputs):
+    """Raises when a loaded manifest's signature is not the index's."""
+    want = [(t["dtype"], tuple(t["shape"])) for t in function["inputs"]], \
+        [(t["dtype"], tuple(t["shape"])) for t in function["outputs"]]
+    got = [(t.dtype, tuple(t.shape)) for t in loaded_inputs], \
+        [(t.dtype, tuple(t.shape)) for t in loaded_outputs]
+    if got != want:
+        raise RuntimeError("@%s: the manifest's signature %s -> %s is not the index's %s -> %s"
+                           % ((function["name"],) + got + want))
+
+
+class GpuExecutor:
+    """Runs manifests through libfp8rt.so on torch tensors."""
+
+    def __init__(self, args):
+        import torch
+
+        self.torch = torch
+        torch.cuda.init()
+        torch.zeros(1, device="cuda")
+        self.library = fp8rt.Library(args.lib)
+        self.args = args
+        self.dtypes = {"f32": torch.float32, "bf16": torch.bfloat16, "f16": torch.float16}
+
+    def environment(self):
+        torch = self.torch
+        p = torch.cuda.get_device_properties(0)
+        return dict(device=p.name, capability="%d.%d" % (p.major, p.minor),
+                    sms=p.multi_processor_count, torch=torch.__version__,
+                    cuda=torch.version.cuda, python=platform.python_version())
+
+    def run(self, cell, function, feeds, steps):
+        """The outputs of each of `steps` runs, as numpy arrays."""
+        torch = self.torch
+        path = os.path.join(self.args.artifacts, function["manifest"])
+        with self.library.load(path) as program:
+            check_io(function, program.inputs, program.outputs)
+            for t in program.inputs:
+                if t.dtype != "f32":
+                    raise RuntimeError("@%s takes %s inputs; the examples' are f32"
+                                       % (function["name"], t.dtype))
+            ins = [torch.from_numpy(np.ascontiguousarray(a)).cuda() for a in feeds]
+            outs = []
+            for t in program.outputs:
+                if t.dtype in self.dtypes:
+                    outs.append(torch.empty(t.shape, dtype=self.dtypes[t.dtype], device="cuda"))
+                else:
+                    outs.append(torch.empty(t.bytes, dtype=torch.uint8, device="cuda"))
+            launch = program.bind(ins, outs, torch.cuda.current_stream())
+            results = []
+            for _ in range(steps):
+                for o in outs:  # unwritten elements show: NaN, or 0xFF codes
+                    o.fill_(float("nan") if o.dtype != torch.uint8 else 255)
+                launch(sync=True)
+                torch.cuda.synchronize()
+                results.append([self.numpy(o, t) for o, t in zip(outs, program.outputs)])
+        del ins, outs
+        torch.cuda.empty_cache()  # the real sizes' buffers, before the next cell's
+        return results
+
+    def numpy(self, tensor, t):
+        if t.dtype in self.dtypes:
+            return tensor.float().cpu().numpy()
+        bits = fp8rt.dtype_bits(t.dtype)
+        if t.bytes != -(-int(np.prod(t.shape)) * bits // 8):
+            raise RuntimeError("an output of %s stored with padded rows is not read back"
+                               % t.dtype)
+        codes = tensor.cpu().numpy()
+        if bits == 4:  # two per byte, low nibble first
+            codes = np.stack([codes & 15, codes >> 4], axis=-1).reshape(-1)
+        return codes[:int(np.prod(t.shape))].reshape(t.shape)
+
+
+class StandInExecutor:
+    """The dry run: the stand-ins prepare stored play our kernels.
+    FP8_MODELS_FAKE="REGEX=mode,..." makes the cells whose id matches crash,
+    hang, lose the CUDA context (sticky) or return wrong values (wrong), to
+    test the supervision and the comparison."""
+
+    def __init__(self, args, index):
+        self.args, self.index = args, index
+        self.faults = [item.rsplit("=", 1) for item in
+                       filter(None, os.environ.get("FP8_MODELS_FAKE", "").split(","))]
+
+    def environment(self):
+        return dict(device="none (dry run: stand-ins)", python=platform.python_version())
+
+    def run(self, cell, function, feeds, steps):
+        path = os.path.join(self.args.artifacts, function["manifest"])
+        try:
+            with fp8rt.Library(self.args.lib).load(path, manifest_only=True) as program:
+                check_io(function, program.inputs, program.outputs)
+        except fp8rt.Fp8rtError as e:
+            if "cannot load" not in str(e):
+                raise
+            inputs, outputs = manifest_io(path)  # no libfp8rt.so here
+            check_io(function, [fp8rt.Tensor(t["dtype"], t["shape"], t["bytes"])
+                                for t in inputs],
+                     [fp8rt.Tensor(t["dtype"], t["shape"], t["bytes"]) for t in outputs])
+        for pattern, mode in self.faults:
+            if re.search(pattern, cell["id"]):
+                if mode == "crash":
+                    os._exit(139)
+                if mode == "hang":
+                    time.sleep(3600)
+                if mode == "sticky":
+                    raise RuntimeError("fp8rt: kernel launch: CUDA_ERROR_ILLEGAL_ADDRESS "
+                                       "(the CUDA context is now unusable)")
+        record = self.index["references"].get(key(cell["size"], cell["example"],
+                                                  cell["recipe"]))
+        if record is None or "stand_ins" not in record:
+            return None
+        stored = load(self.args.artifacts, record["stand_ins"])
+        records = record["functions"][function["name"]]["outputs"]
+        results = []
+        for step in range(steps):
+            outs = []
+            for i, out in enumerate(records[step]):
+                values = stored[key(function["name"], step, i)].copy()
+                outs.append(values if out["sampled"] else values.reshape(out["shape"]))
+            if any(re.search(p, cell["id"]) and m == "wrong" for p, m in self.faults):
+                outs[0].reshape(-1)[:64] *= 1.5
+            results.append(outs)
+        return results
+
+
+def run_cell(executor, inputs, float64, index, cell):
+    """Runs and checks every function of one cell."""
+    reference = index["references"].get(key(cell["size"], cell["example"], cell["recipe"]))
+    if reference and "error" in reference:
+        raise RuntimeError("prepare could not compute the CPU reference: " + reference["error"])
+    result = dict(functions={}, status="pass")
+    bounds = None
+    if reference is None:
+        import error  # bench/examples/error.py: the recipes' error bounds
+
+        bounds = error.BOUNDS.get(cell["recipe"])
+    steps = reference["steps"] if reference else (
+        2 if any(f.get("stateful") for f in cell["functions"]) else 1)
+    expected = load(executor.args.artifacts, reference["file"]) if reference else {}
+    for function in cell["functions"]:
+        name = function["name"]
+        feeds = inputs.get(cell, function)
+        runs = executor.run(cell, function, feeds, steps)
+        if runs is None:
+            result["functions"][name] = dict(status="dry")
+            result["status"] = "dry" if result["status"] == "pass" else result["status"]
+            continue
+        checks, failures = [], []
+        for step, outs in enumerate(runs):
+            for i, ours in enumerate(outs):
+                label = "result %d%s" % (i, " (call %d)" % (step + 1) if steps > 1 else "")
+                if not reference:
+                    continue
+                record = reference["functions"][name]["outputs"][step][i]
+                check = compare(record, expected[key(name, step, i)], ours, cell["recipe"])
+                check["label"] = label
+                checks.append(check)
+                if not check["ok"]:
+                    failures.append(describe(label, check))
+        info = dict(checks=checks, failures=failures)
+        # Against float64 when the outputs are whole (not a dry run's samples).
+        exact = float64.get(cell, name, feeds)
+        if exact is not None and all(np.shape(o) == np.shape(r) for o, r in zip(runs[-1], exact)):
+            info["float64"] = float64_errors(exact, runs[-1])
+            if reference:
+                info["cpu_float64"] = reference["functions"][name]["float64"]
+                failures += float64_consistency_failures(info["float64"], info["cpu_float64"],
+                                                         limits(cell["recipe"])[0])
+            elif bounds:
+                failures += float64_bound_failures(info["float64"], bounds)
+        info["status"] = "FAIL" if failures else "pass"
+        if failures:
+            result["status"] = "FAIL"
+        result["functions"][name] = info
+    return result
+
+
+def float64_consistency_failures(ours, cpu, fro_limit):
+    """Whole outputs against float64, where only samples met the CPU's:
+    ||ours - cpu|| <= f ||cpu|| implies err(ours) <= err(cpu) + f (1 +
+    err(cpu)), so a larger error means a difference outside the samples."""
+    failures = []
+    for i, (mine, theirs) in enumerate(zip(ours, cpu)):
+        if mine is None or theirs is None:
+            continue
+        allowed = theirs + fro_limit * (1 + theirs)
+        if not mine <= allowed * (1 + 2 ** -10):
+            failures.append("result %d: error %.3g against float64, more than the CPU's %.3g "
+                            "and the tolerance allow (%.3g)" % (i, mine, theirs, allowed))
+    return failures
+
+
+def float64_bound_failures(errors, bounds):
+    """error.py's bounds (y, dx, worst parameter gradient) on the errors of
+    a function's outputs against float64 (outputs of zero norm left out)."""
+    failures = []
+    names = ["y", "dx"] + ["parameter gradient %d" % i for i in range(len(errors) - 2)]
+    for i, (e, what) in enumerate(zip(errors, names)):
+        limit = bounds[min(i, 2)]
+        if e is not None and not e <= limit:
+            failures.append("%s: error %.3g against float64 > the recipe's bound %.3g"
+                            % (what, e, limit))
+    return failures
+
+
+def worker(args):
+    """Runs cells in order, one JSON line per start and per result."""
+    with open(args.tasks) as f:
+        cells = json.load(f)
+    with open(os.path.join(args.artifacts, "index.json")) as f:
+        index = json.load(f)
+    emit = workers.emitter(args.results)
+    try:
+        executor = StandInExecutor(args, index) if args.dry_run else GpuExecutor(args)
+    except Exception as e:
+        emit(dict(event="fatal", error="cannot start: %s" % e,
+                  trace=traceback.format_exc()[-2000:]))
+        return 2
+    emit(dict(event="env", env=executor.environment()))
+    inputs, float64 = Inputs(args, index), Float64()
+    for cell in cells:
+        emit(dict(event="start", task=cell["id"]))
+        print("[run] %s" % cell["id"], flush=True)
+        start = time.time()
+        try:
+            result = run_cell(executor, inputs, float64, index, cell)
+        except Exception as e:
+            result = dict(status="error", error=str(e) or type(e).__name__,
+                          trace=traceback.format_exc()[-2000:])
+        result["seconds"] = round(time.time() - start, 1)
+        emit(dict(event="done", task=cell["id"], result=result))
+        print("    %s (%.1f s)%s" % (result["status"], result["seconds"],
+                                     ": " + result["error"].splitlines()[0][:200]
+                                     if "error" in result else ""), flush=True)
+        if result["status"] == "error" and workers.is_sticky(result["error"]):
+            print("    the CUDA context is lost; a new worker takes the rest", flush=True)
+            return 3
+    return 0
+
+
+def supervise(args, cells):
+    """Runs the cells in worker processes, a new worker after one dies,
+    loses its CUDA context or hangs (--cell-timeout); returns ({cell id:
+    result}, environment)."""
+    results, env = {}, {}
+    deadline = time.time() + args.time_budget
+    work = os.path.join(args.out or os.path.join(ROOT, "build-gpu-rt"), "models-work")
+    os.makedirs(work, exist_ok=True)
+    for attempt in range(len(cells) + 1):
+        remaining = [c for c in cells if c["id"] not in results]
+        if not remaining:
+            break
+        if time.time() > deadline:
+            for c in remaining:
+                results[c["id"]] = dict(status="skipped", error="time budget exhausted")
+            break
+        tasks = os.path.join(work, "tasks%d.json" % attempt)
+        log = os.path.join(work, "results%d.jsonl" % attempt)
+        with open(tasks, "w") as f:
+            json.dump(remaining, f)
+        open(log, "w").close()
+        command = [sys.executable, os.path.abspath(__file__), "run", "--worker",
+                   "--tasks", tasks, "--results", log, "--artifacts", args.artifacts,
+                   "--lib", args.lib] + (["--dry-run"] if args.dry_run else [])
+        watched = workers.watch(subprocess.Popen(command), log,
+                                lambda cell: args.cell_timeout, deadline)
+        results.update(watched.results)
+        env = watched.env or env
+        current, stopped, fatal, rc = (watched.current, watched.stopped, watched.fatal,
+                                       watched.rc)
+        if current and current[0] not in results:
+            results[current[0]] = {
+                "hung": dict(status="hung", error="no result after %d s; the worker was killed"
+                             % args.cell_timeout),
+                "budget": dict(status="skipped", error="the time budget ran out during it"),
+            }.get(stopped, dict(status="crashed", error="the worker died (exit status %s)"
+                                % rc))
+        if fatal:
+            for c in remaining:
+                results.setdefault(c["id"], dict(status="error", error=fatal["error"]))
+            break
+        if rc == 0 and not stopped:
+            break
+    return results, env
+
+
+# ---------------------------------------------------------------------------
+# The report
+# ---------------------------------------------------------------------------
+
+
+def fmt(x):
+    return "-" if x is None else ("%.3g" % x)
+
+
+def float64_cell(info):
+    """`ours (cpu)` errors against float64: y, dx, worst parameter
+    gradient."""
+    if "float64" not in info:
+        return "-"
+    ours, cpu = info["float64"], info.get("cpu_float64")
+
+    def summary(errors):
+        grads = [e for e in errors[2:] if e is not None]
+        parts = errors[:2] + ([max(grads)] if grads else [])
+        return "/".join(fmt(e) for e in parts)
+
+    return summary(ours) + (" (cpu %s)" % summary(cpu) if cpu else "")
+
+
+def report(args, index, results, env):
+    lines = ["# fp8-mlir example models on the GPU against the CPU pipeline", ""]
+    if args.dry_run:
+        lines.append("Dry run: no GPU; stand-ins (the CPU pipeline on inputs moved by one ulp) "
+                     "play the kernels where prepare stored them.")
+    else:
+        lines.append("* Device: %s (compute capability %s, %d SMs), torch %s, CUDA %s"
+                     % (env.get("device"), env.get("capability"), env.get("sms", 0),
+                        env.get("torch"), env.get("cuda")))
+    lines += ["* Date: %s" % datetime.date.today().isoformat(),
+              "* Prepared at commit %s%s on %s; CPU references for sizes %s"
+              % (index["commit"], " (dirty)" if index.get("dirty") else "", index["date"],
+                 ", ".join(index["reference_sizes"])),
+              "* Command: `%s`" % " ".join(["bench/gpu/models.py"] + sys.argv[1:]), "",
+              "## Tolerances", "", TOLERANCE_TEXT, "", "## Results", "",
+              "Errors against float64 per function: y / dx / worst parameter gradient, "
+              "ours (the CPU pipeline's).", "",
+              "| example | size | recipe | chip | function | status | worst vs CPU "
+              "(elementwise / Frobenius) | vs float64 | seconds |",
+              "|---|---|---|---|---|---|---|---|---|"]
+    counts = {}
+    failures = []
+    for cell in index["cells"]:
+        if cell["status"] != "ok":
+            continue
+        r = results.get(cell["id"])
+        if r is None:
+            continue
+        counts[r["status"]] = counts.get(r["status"], 0) + 1
+        head = "| %s | %s | %s | %s |" % (cell["example"], cell["size"], cell["recipe"],
+                                          cell["chip"])
+        if "functions" not in r:
+            lines.append("%s - | **%s**: %s | - | - | %s |" % (
+                head, r["status"], r.get("error", "").splitlines()[0][:200] if r.get("error")
+                else "", r.get("seconds", "-")))
+            failures.append((cell["id"], [r.get("error", r["status"])]))
+            continue
+        for name, info in r["functions"].items():
+            checks = info.get("checks", [])
+            floats = [c for c in checks if not c.get("exact") and "worst" in c]
+            worst = ("%.3g / %.3g" % (max(c["worst"] for c in floats),
+                                      max(c["fro"] for c in floats)) if floats else "-")
+            exact = [c for c in checks if c.get("exact")]
+            if exact:
+                worst += ", %d exact" % len(exact)
+            status = info["status"] if info["status"] != "FAIL" else "**FAIL**"
+            lines.append("%s %s | %s | %s | %s | %s |" % (
+                head, name, status, worst, float64_cell(info), r.get("seconds", "-")))
+            if info.get("failures"):
+                failures.append((key(cell["id"], name), info["failures"]))
+    not_compiled = [c for c in index["cells"] if c["status"] != "ok"]
+    lines += ["", "## Not compiled (%d of %d cells)" % (len(not_compiled), len(index["cells"])),
+              ""]
+    if not_compiled:
+        lines += ["| example | size | recipe | chip | fp8-opt |", "|---|---|---|---|---|"]
+        lines += ["| %s | %s | %s | %s | %s |" % (c["example"], c["size"], c["recipe"],
+                                                  c["chip"], c["error"][:300])
+                  for c in not_compiled]
+    lines += ["", "## Summary", "",
+              ", ".join("%d %s" % (n, s) for s, n in sorted(counts.items())) or "nothing ran"]
+    for what, reasons in failures:
+        lines += ["", "### %s" % what, ""] + ["* " + reason for reason in reasons[:8]]
+    return "\n".join(lines) + "\n"
+
+
+def run(args):
+    path = os.path.join(args.artifacts, "index.json")
+    if not os.path.exists(path):
+        sys.exit("models.py: no %s; run `models.py prepare` on a development machine and "
+                 "bring the folder along" % path)
+    with open(path) as f:
+        index = json.load(f)
+    if args.worker:
+        return worker(args)
+    if not args.dry_run:
+        args.lib = ensure_runtime(args.lib, args.runtime_build)
+    cells = [c for c in index["cells"] if c["status"] == "ok" and
+             re.search(args.only or "", c["id"])]
+    print("== %d compiled cells%s" % (len(cells), " (dry run)" if args.dry_run else ""),
+          flush=True)
+    results, env = supervise(args, cells)
+    text = report(args, index, results, env)
+    if args.out:
+        os.makedirs(args.out, exist_ok=True)
+        with open(os.path.join(args.out, "models.md"), "w") as f:
+            f.write(text)
+        with open(os.path.join(args.out, "results.json"), "w") as f:
+            json.dump(dict(env=env, results=results), f, indent=1)
+    print(text)
+    bad = [c["id"] for c in cells if results.get(c["id"], {}).get("status") not in
+           ("pass", "dry")]
+    return 1 if bad else 0
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+    default_out = os.path.join(ROOT, "build-gpu", "models")
+    p = sub.add_parser("prepare", help="compile, and compute the CPU references "
+                       "(development machine)")
+    p.add_argument("--fp8-opt", default=os.environ.get(
+        "FP8_OPT", os.path.join(ROOT, "build", "bin", "fp8-opt")))
+    p.add_argument("--build", default=os.path.join(ROOT, "build"),
+                   help="the build whose libFP8MLIR-C.so runs the CPU pipeline")
+    p.add_argument("--out", default=default_out)
+    p.add_argument("--models", default=",".join(programs.EXAMPLES))
+    p.add_argument("--sizes", default=",".join(models.SIZES))
+    p.add_argument("--reference-sizes", default="small,gpt2-small")
+    p.add_argument("--recipes", default=",".join(programs.RECIPES))
+    p.add_argument("--chips", default=",".join(programs.CHIPS))
+    p.add_argument("--jobs", type=int, default=2)
+    p.add_argument("--sample", type=int, default=16384,
+                   help="outputs of more elements are stored at this many positions")
+    p.add_argument("--whole-sizes", default="small",
+                   help="sizes whose outputs are stored whole whatever --sample says")
+    p.add_argument("--max-input-mib", type=float, default=8,
+                   help="inputs of an example up to this size are stored, larger ones "
+                   "rebuilt on the GPU machine")
+    p.add_argument("--opt-level", type=int,
+                   help="of the CPU references' JIT (default: 0 for the small size, which "
+                   "it compiles faster, 2 for the others, which it runs twice as fast)")
+    p.add_argument("--stand-ins", action="store_true",
+                   help="also store the CPU's outputs on inputs moved by one ulp, which "
+                   "`run --dry-run` checks like a GPU's")
+    p.add_argument("--strict", action="store_true", help="exit 1 if a cell does not compile")
+    r = sub.add_parser("run", help="run and check on a GPU (any CUDA machine with torch)")
+    r.add_argument("--artifacts", default=default_out)
+    r.add_argument("--lib", default=os.path.join(ROOT, "build-gpu-rt", "lib", "libfp8rt.so"))
+    r.add_argument("--runtime-build", default=os.path.join(ROOT, "build-gpu-rt"))
+    r.add_argument("--out", default=os.environ.get("OUT") or None)
+    r.add_argument("--only", help="regex over cell ids (size/example/recipe/chip)")
+    r.add_argument("--dry-run", action="store_true")
+    r.add_argument("--cell-timeout", type=float, default=300)
+    r.add_argument("--time-budget", type=float, default=480)
+    r.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
+    r.add_argument("--tasks", help=argparse.SUPPRESS)
+    r.add_argument("--results", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.command == "prepare":
+        os.environ.setdefault("FP8_MLIR_LIBRARY",
+                              os.path.join(args.build, "lib", "libFP8MLIR-C.so"))
+        return prepare(args)
+    return run(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
