@@ -683,72 +683,40 @@ def run_workers(args, tasks, deadline):
     """Runs the tasks in worker processes until all are done, restarting
     after a worker dies, loses its CUDA context or hangs; returns ({task id:
     result}, environment)."""
-    results, env = {}, {}
     hung_kernels = {}  # kernel name -> the task it hung in
     work_dir = os.path.join(args.out or os.path.join(ROOT, "build-gpu-rt"), "work")
-    os.makedirs(work_dir, exist_ok=True)
-    by_id = {t["id"]: t for t in tasks}
     # Seconds one task may take before its worker is presumed hung (a kernel
     # that never finishes) and killed; a new worker goes on with the rest.
     task_timeout = {"check": args.check_timeout, "bench": args.bench_timeout}
-    for attempt in range(24):
-        remaining = []
-        for t in tasks:
-            if t["id"] in results:
-                continue
-            hung = [k for k in t["entry"].get("kernels", []) if k in hung_kernels]
-            if hung:
-                results[t["id"]] = dict(status="skipped", error="kernel %s hung in %s"
-                                        % (hung[0], hung_kernels[hung[0]]))
-            else:
-                remaining.append(t)
-        if not remaining:
-            break
-        if time.time() > deadline:
-            for t in remaining:
-                results[t["id"]] = dict(status="skipped", error="time budget exhausted")
-            break
-        tasks_file = os.path.join(work_dir, "tasks%d.json" % attempt)
-        results_file = os.path.join(work_dir, "results%d.jsonl" % attempt)
-        with open(tasks_file, "w") as f:
-            json.dump(remaining, f)
-        open(results_file, "w").close()
-        command = [sys.executable, os.path.abspath(__file__), "--worker", "--tasks", tasks_file,
-                   "--results", results_file, "--lib", args.lib, "--artifacts", args.artifacts,
-                   "--repeats", str(args.repeats), "--warmup", str(args.warmup),
-                   "--oracle-limit", str(args.oracle_limit)]
-        watched = workers.watch(subprocess.Popen(command), results_file,
-                                lambda task: task_timeout[by_id[task]["kind"]], deadline)
-        results.update(watched.results)
-        env = watched.env or env
-        current, fatal, stopped, rc = (watched.current, watched.fatal, watched.stopped,
-                                       watched.rc)
-        if current and current[0] not in results:
-            task_id = current[0]
-            if stopped == "hung":
-                limit = task_timeout[by_id[task_id]["kind"]]
-                results[task_id] = dict(status="hung", error=(
-                    "no result after %d s: the kernel probably never finishes (a deadlock); "
-                    "the worker was killed" % limit))
-                for k in by_id[task_id]["entry"].get("kernels", []):
-                    hung_kernels.setdefault(k, by_id[task_id]["entry"]["id"])
-                print("    hung; killed the worker, a new one takes the rest", flush=True)
-            elif stopped == "budget":
-                results[task_id] = dict(status="timeout",
-                                        error="the time budget ran out during this task")
-            else:
-                results[task_id] = dict(status="crashed", error=(
-                    "the worker died (exit status %s) during this task; see the log" % rc))
-        if fatal:
-            for t in remaining:
-                results.setdefault(t["id"], dict(status="error", error=fatal["error"]))
-            print(fatal.get("trace", ""), file=sys.stderr)
-            break
-        if rc == 0 and not stopped:
-            break
-    for t in tasks:
-        results.setdefault(t["id"], dict(status="skipped", error="too many worker restarts"))
-    return results, env
+
+    def command(tasks_file, results_file):
+        return [sys.executable, os.path.abspath(__file__), "--worker", "--tasks", tasks_file,
+                "--results", results_file, "--lib", args.lib, "--artifacts", args.artifacts,
+                "--repeats", str(args.repeats), "--warmup", str(args.warmup),
+                "--oracle-limit", str(args.oracle_limit)]
+
+    def skip(task, results):
+        hung = [k for k in task["entry"].get("kernels", []) if k in hung_kernels]
+        if hung:
+            return dict(status="skipped", error="kernel %s hung in %s"
+                        % (hung[0], hung_kernels[hung[0]]))
+        return None
+
+    def interrupted(task, stopped, rc):
+        if stopped == "hung":
+            for k in task["entry"].get("kernels", []):
+                hung_kernels.setdefault(k, task["entry"]["id"])
+            print("    hung; killed the worker, a new one takes the rest", flush=True)
+            return dict(status="hung", error=(
+                "no result after %d s: the kernel probably never finishes (a deadlock); "
+                "the worker was killed" % task_timeout[task["kind"]]))
+        if stopped == "budget":
+            return dict(status="timeout", error="the time budget ran out during this task")
+        return dict(status="crashed", error=(
+            "the worker died (exit status %s) during this task; see the log" % rc))
+
+    return workers.supervise(tasks, work_dir, command, lambda task: task_timeout[task["kind"]],
+                             deadline, interrupted, skip)
 
 
 # ---------------------------------------------------------------------------

@@ -770,46 +770,24 @@ def supervise(args, cells):
     """Runs the cells in worker processes, a new worker after one dies,
     loses its CUDA context or hangs (--cell-timeout); returns ({cell id:
     result}, environment)."""
-    results, env = {}, {}
-    deadline = time.time() + args.time_budget
-    work = os.path.join(args.out or os.path.join(ROOT, "build-gpu-rt"), "models-work")
-    os.makedirs(work, exist_ok=True)
-    for attempt in range(len(cells) + 1):
-        remaining = [c for c in cells if c["id"] not in results]
-        if not remaining:
-            break
-        if time.time() > deadline:
-            for c in remaining:
-                results[c["id"]] = dict(status="skipped", error="time budget exhausted")
-            break
-        tasks = os.path.join(work, "tasks%d.json" % attempt)
-        log = os.path.join(work, "results%d.jsonl" % attempt)
-        with open(tasks, "w") as f:
-            json.dump(remaining, f)
-        open(log, "w").close()
-        command = [sys.executable, os.path.abspath(__file__), "run", "--worker",
-                   "--tasks", tasks, "--results", log, "--artifacts", args.artifacts,
-                   "--lib", args.lib] + (["--dry-run"] if args.dry_run else [])
-        watched = workers.watch(subprocess.Popen(command), log,
-                                lambda cell: args.cell_timeout, deadline)
-        results.update(watched.results)
-        env = watched.env or env
-        current, stopped, fatal, rc = (watched.current, watched.stopped, watched.fatal,
-                                       watched.rc)
-        if current and current[0] not in results:
-            results[current[0]] = {
-                "hung": dict(status="hung", error="no result after %d s; the worker was killed"
-                             % args.cell_timeout),
-                "budget": dict(status="skipped", error="the time budget ran out during it"),
-            }.get(stopped, dict(status="crashed", error="the worker died (exit status %s)"
-                                % rc))
-        if fatal:
-            for c in remaining:
-                results.setdefault(c["id"], dict(status="error", error=fatal["error"]))
-            break
-        if rc == 0 and not stopped:
-            break
-    return results, env
+
+    def command(tasks_file, results_file):
+        return [sys.executable, os.path.abspath(__file__), "run", "--worker",
+                "--tasks", tasks_file, "--results", results_file, "--artifacts",
+                args.artifacts, "--lib", args.lib] + (["--dry-run"] if args.dry_run else [])
+
+    def interrupted(cell, stopped, rc):
+        if stopped == "hung":
+            return dict(status="hung", error="no result after %d s; the worker was killed"
+                        % args.cell_timeout)
+        if stopped == "budget":
+            return dict(status="skipped", error="the time budget ran out during it")
+        return dict(status="crashed", error="the worker died (exit status %s)" % rc)
+
+    work_dir = os.path.join(args.out or os.path.join(ROOT, "build-gpu-rt"), "models-work")
+    return workers.supervise(cells, work_dir, command, lambda cell: args.cell_timeout,
+                             time.time() + args.time_budget, interrupted,
+                             attempts=len(cells) + 1)
 
 
 # ---------------------------------------------------------------------------

@@ -4,12 +4,14 @@ never returns, costs one task, and a new worker goes on with the rest.
 
 A worker appends JSON records to a file, one a line: {"event": "env", "env":
 {...}}, {"event": "start", "task": id}, {"event": "done", "task": id,
-"result": {...}} and {"event": "fatal", "error": text}; its supervisor
-follows the file with watch().
+"result": {...}} and {"event": "fatal", "error": text}. supervise() starts
+workers on the tasks left and follows each one's file with watch().
 """
 
 import json
 import os
+import subprocess
+import sys
 import time
 
 # Errors after which the CUDA context is unusable: the worker must stop.
@@ -91,3 +93,58 @@ def watch(process, log, timeout, deadline):
             process.wait()
             return w
         time.sleep(0.25)
+
+
+def supervise(tasks, work_dir, command, timeout, deadline, interrupted, skip=None,
+              attempts=24):
+    """Runs `tasks` (dicts with an "id") in worker processes until each has a
+    result; returns ({task id: result}, the environment a worker reported).
+
+    command(tasks file, results file) is a worker's command line. A new
+    worker takes the tasks left after one dies, loses its CUDA context or
+    hangs; interrupted(task, stopped, rc) gives the result of the task it was
+    running then (stopped: "hung", "budget" or None for a dead worker, rc
+    its exit status). skip(task, results) may give a task a result without
+    running it (a kernel that hung in another task). Tasks left when the
+    deadline passes are skipped."""
+    results, env = {}, {}
+    by_id = {t["id"]: t for t in tasks}
+    os.makedirs(work_dir, exist_ok=True)
+    for attempt in range(attempts):
+        remaining = []
+        for t in tasks:
+            if t["id"] in results:
+                continue
+            skipped = skip(t, results) if skip else None
+            if skipped:
+                results[t["id"]] = skipped
+            else:
+                remaining.append(t)
+        if not remaining:
+            break
+        if time.time() > deadline:
+            for t in remaining:
+                results[t["id"]] = dict(status="skipped", error="time budget exhausted")
+            break
+        tasks_file = os.path.join(work_dir, "tasks%d.json" % attempt)
+        results_file = os.path.join(work_dir, "results%d.jsonl" % attempt)
+        with open(tasks_file, "w") as f:
+            json.dump(remaining, f)
+        open(results_file, "w").close()
+        watched = watch(subprocess.Popen(command(tasks_file, results_file)), results_file,
+                        lambda task: timeout(by_id[task]), deadline)
+        results.update(watched.results)
+        env = watched.env or env
+        if watched.current and watched.current[0] not in results:
+            task = by_id[watched.current[0]]
+            results[task["id"]] = interrupted(task, watched.stopped, watched.rc)
+        if watched.fatal:
+            for t in remaining:
+                results.setdefault(t["id"], dict(status="error", error=watched.fatal["error"]))
+            print(watched.fatal.get("trace", ""), file=sys.stderr)
+            break
+        if watched.rc == 0 and not watched.stopped:
+            break
+    for t in tasks:
+        results.setdefault(t["id"], dict(status="skipped", error="too many worker restarts"))
+    return results, env
