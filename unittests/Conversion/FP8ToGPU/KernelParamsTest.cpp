@@ -184,7 +184,16 @@ TEST_F(KernelParamsTest, QuantizeKernels) {
 TEST_F(KernelParamsTest, ScaleLayoutKernel) {
   ScaleLayoutConfig config;
   EXPECT_EQ(config.getParams().size(), 9u);
+  EXPECT_EQ(config.getParams().back(), ScaleLayoutParam::Bytes);
   expectKernelTakesParams(config, buildScaleLayoutKernel);
+
+  // Staged from f32 powers of two: one more, last.
+  ScaleLayoutConfig f32;
+  f32.f32Source = true;
+  EXPECT_EQ(f32.getParams().size(), 10u);
+  EXPECT_EQ(f32.getParams().back(), ScaleLayoutParam::KBlocksPerScale);
+  EXPECT_NE(f32.getKernelName(), config.getKernelName());
+  expectKernelTakesParams(f32, buildScaleLayoutKernel);
 }
 
 TEST_F(KernelParamsTest, DelayedScaleKernel) {

@@ -117,7 +117,8 @@ KernelParamKind getParamKind(QuantizeParam param);
 /// The parameters of the scale-layout staging kernel, all of which it takes
 /// in this order (see ScaleLayoutConfig).
 enum class ScaleLayoutParam {
-  /// The row-major scales and the destination in the layout (i8 buffers).
+  /// The row-major scales (i8, or f32 with `f32Source`) and the destination
+  /// in the layout (i8).
   Source,
   Dest,
   /// i32: the operand's rows and k-blocks, the rows sharing one scale, the
@@ -130,6 +131,8 @@ enum class ScaleLayoutParam {
   KStride,
   KChunks,
   Bytes,
+  /// i32, `f32Source` only: the k-blocks one source scale covers.
+  KBlocksPerScale,
 };
 KernelParamKind getParamKind(ScaleLayoutParam param);
 
@@ -414,9 +417,18 @@ LLVM::LLVMFuncOp buildGemmSM100Kernel(OpBuilder &builder, Location loc,
 struct ScaleLayoutConfig {
   using Param = ScaleLayoutParam;
 
+  /// The source holds f32 powers of two from 2^-127 to 2^127 (decode scales
+  /// of the pow2 rule), each covering kBlocksPerScale k-blocks: staged as
+  /// their E8M0 codes, exactly.
+  bool f32Source = false;
+
   static constexpr int64_t kThreads = 256;
-  std::string getKernelName() const { return "fp8_scale_layout_sm100a"; }
-  /// The kernel's parameters, in order: every ScaleLayoutParam.
+  std::string getKernelName() const {
+    return f32Source ? "fp8_scale_layout_f32_sm100a"
+                     : "fp8_scale_layout_sm100a";
+  }
+  /// The kernel's parameters, in order: every ScaleLayoutParam but
+  /// KBlocksPerScale, which only `f32Source` takes.
   SmallVector<ScaleLayoutParam> getParams() const;
 };
 
