@@ -92,6 +92,9 @@ def ConvertFP8ToGPU : Pass<"convert-fp8-to-gpu", "::mlir::ModuleOp"> {
       1x32 block scales with promotion into f32), persistent over output
       tiles;
     * `fp8.dynamic_quantize`: amax and quantize kernels.
+    * `fp8.quantize`: quantize kernels reading given f32 or E8M0 scales,
+      rounding to nearest even or stochastically.
+    * `fp8.compute_scale` (both chips): a thread per amax.
 
     sm_100a kernels (PTX ISA 8.8):
 
@@ -112,6 +115,9 @@ def ConvertFP8ToGPU : Pass<"convert-fp8-to-gpu", "::mlir::ModuleOp"> {
       GEMMs read them; other scales are staged by a copy kernel.
     * `fp8.dynamic_quantize`: the sm_90a kernels plus NVFP4 (two-level
       scales, E2M1 codes packed two per byte).
+    * `fp8.quantize`: the sm_90a kernels plus E2M1 codes by given E4M3 block
+      scales under a given global scale (NVFP4), stochastic rounding
+      included.
 
     The kernel module's target must compile every instruction used (chip and
     PTX ISA version); otherwise the pass fails with a diagnostic rather than
