@@ -107,8 +107,8 @@ def ConvertFP8ToGPU : Pass<"convert-fp8-to-gpu", "::mlir::ModuleOp"> {
       to tensor memory with `tcgen05.cp`. f32 block scales along K (DeepSeek
       1x128 / 128x128) take `kind::mxf8f6f4.block32` when quantizations in
       the graph by rule `pow2` produce them with a margin that keeps them in
-      E8M0's range: they are powers of two, staged as their E8M0 codes;
-      other f32 block scales are an error. Operands are read K-major: an
+      E8M0's range, or they are constants of such powers of two: staged as
+      their E8M0 codes; other f32 block scales are an error. Operands are read K-major: an
       MN-major operand quantized in the graph is stored K-major by its
       quantization. Block scales are read in the layout of
       `Tcgen05ScaleLayout`, which quantizations write directly when only such

@@ -16,6 +16,7 @@
 #include "fp8/Dialect/FP8/Transforms/LayoutLegality.h"
 #include "fp8/Dialect/FP8/Utils/HostNumerics.h"
 
+#include "mlir/IR/Matchers.h"
 #include "llvm/Support/FormatVariadic.h"
 
 using namespace mlir;
@@ -45,13 +46,19 @@ std::optional<GemmScaling> classifyScaling(const ScaledGemmShape &g) {
   return std::nullopt;
 }
 
-/// Whether the f32 block scales `scale` are decode scales of a quantization
-/// in the graph by rule pow2 (read directly or transposed) whose margin keeps
-/// every one of them a power of two that E8M0 holds: the sm_100a GEMM then
-/// applies them as E8M0 codes, exactly.
+/// Whether every f32 block scale of `scale` (read directly or transposed)
+/// is a power of two that E8M0 holds, so that the sm_100a GEMM applies it
+/// as an E8M0 code, exactly: a constant holding such values, or the decode
+/// scales of a quantization in the graph by rule pow2 whose margin keeps
+/// them in range.
 bool hasE8M0Pow2Scales(Value scale) {
   while (auto transpose = scale.getDefiningOp<linalg::TransposeOp>())
     scale = transpose.getInput();
+  DenseElementsAttr constant;
+  if (matchPattern(scale, m_Constant(&constant)))
+    return llvm::all_of(constant.getValues<APFloat>(), [](const APFloat &v) {
+      return host::isE8M0Value(v.convertToFloat());
+    });
   auto quantize = scale.getDefiningOp<DynamicQuantizeOp>();
   if (!quantize)
     return false;
@@ -276,10 +283,10 @@ FailureOr<SM100Gemm> configureSM100Gemm(ScaledMatmulOp op,
             "applies block scales of type e8m0 (MXFP8, every 32 elements of K) "
             "and e4m3 (NVFP4, every 16) only, and the sm_100a GEMM does not "
             "promote partial sums on the CUDA cores; f32 scales become e8m0 "
-            "exactly when they are powers of two in its range, which "
-            "quantizations in the graph by rule pow2 guarantee when their "
-            "margin is at most {2} for e4m3 codes or {3} for e5m2, as the "
-            "deepseek recipe's do",
+            "exactly when they are powers of two in its range: constants "
+            "that are, or the scales of quantizations in the graph by rule "
+            "pow2 with a margin of at most {2} for e4m3 codes or {3} for "
+            "e5m2, as the deepseek recipe's",
             granularities, scaleType, host::getMaxE8M0Pow2Margin(Format::E4M3),
             host::getMaxE8M0Pow2Margin(Format::E5M2))
             .str());

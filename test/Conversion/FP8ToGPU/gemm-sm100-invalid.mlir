@@ -7,7 +7,7 @@
 // sm_100a GEMM has no promotion on the CUDA cores, and nothing says these
 // scales are powers of two.
 func.func @deepseek(%a: tensor<256x512xf8E4M3FN>, %b: tensor<384x512xf8E4M3FN>, %sa: tensor<256x4xf32>, %sb: tensor<3x4xf32>) -> tensor<256x384xbf16> {
-  // expected-error @below {{fp8 GPU lowering: no sm_100a kernel scales A by <1x128> and B by <128x128> with 'f32' block scales: tcgen05.mma applies block scales of type e8m0 (MXFP8, every 32 elements of K) and e4m3 (NVFP4, every 16) only, and the sm_100a GEMM does not promote partial sums on the CUDA cores; f32 scales become e8m0 exactly when they are powers of two in its range, which quantizations in the graph by rule pow2 guarantee when their margin is at most 6 for e4m3 codes or 13 for e5m2, as the deepseek recipe's do}}
+  // expected-error @below {{fp8 GPU lowering: no sm_100a kernel scales A by <1x128> and B by <128x128> with 'f32' block scales: tcgen05.mma applies block scales of type e8m0 (MXFP8, every 32 elements of K) and e4m3 (NVFP4, every 16) only, and the sm_100a GEMM does not promote partial sums on the CUDA cores; f32 scales become e8m0 exactly when they are powers of two in its range: constants that are, or the scales of quantizations in the graph by rule pow2 with a margin of at most 6 for e4m3 codes or 13 for e5m2, as the deepseek recipe's}}
   %c = fp8.scaled_matmul %a, %b scales(%sa, %sb) by(<1x128>, <128x128>) transpose_rhs : tensor<256x512xf8E4M3FN>, tensor<384x512xf8E4M3FN>, tensor<256x4xf32>, tensor<3x4xf32> -> tensor<256x384xbf16>
   return %c : tensor<256x384xbf16>
 }
@@ -47,6 +47,17 @@ func.func @deepseek_margin_e5m2(%x: tensor<256x512xbf16>, %w: tensor<384x512xbf1
   %b, %sb = fp8.dynamic_quantize %w by <128x128> rule <pow2, margin = 14> : tensor<384x512xbf16> -> tensor<384x512xf8E5M2>, tensor<3x4xf32>
   // expected-error @below {{no sm_100a kernel scales A by <1x128> and B by <128x128> with 'f32' block scales}}
   %c = fp8.scaled_matmul %a, %b scales(%sa, %sb) by(<1x128>, <128x128>) transpose_rhs : tensor<256x512xf8E4M3FN>, tensor<384x512xf8E5M2>, tensor<256x4xf32>, tensor<3x4xf32> -> tensor<256x384xbf16>
+  return %c : tensor<256x384xbf16>
+}
+
+// -----
+
+// Constant scales that are not all powers of two.
+func.func @deepseek_constant(%x: tensor<256x512xbf16>, %b: tensor<384x512xf8E4M3FN>) -> tensor<256x384xbf16> {
+  %a, %sa = fp8.dynamic_quantize %x by <1x128> rule <pow2> : tensor<256x512xbf16> -> tensor<256x512xf8E4M3FN>, tensor<256x4xf32>
+  %sb = arith.constant dense<[[1.0, 0.75, 2.0, 4.0], [1.0, 1.0, 1.0, 1.0], [1.0, 1.0, 1.0, 1.0]]> : tensor<3x4xf32>
+  // expected-error @below {{no sm_100a kernel scales A by <1x128> and B by <128x128> with 'f32' block scales}}
+  %c = fp8.scaled_matmul %a, %b scales(%sa, %sb) by(<1x128>, <128x128>) transpose_rhs : tensor<256x512xf8E4M3FN>, tensor<384x512xf8E4M3FN>, tensor<256x4xf32>, tensor<3x4xf32> -> tensor<256x384xbf16>
   return %c : tensor<256x384xbf16>
 }
 

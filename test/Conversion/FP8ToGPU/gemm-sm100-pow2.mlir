@@ -45,3 +45,17 @@ func.func @e5m2_short_k(%x: tensor<128x64xbf16>, %w: tensor<256x64xbf16>) -> ten
   %c = fp8.scaled_matmul %a, %b scales(%sa, %sb) by(<1x128>, <128x128>) transpose_rhs : tensor<128x64xf8E4M3FN>, tensor<256x64xf8E5M2>, tensor<128x1xf32>, tensor<2x1xf32> -> tensor<128x256xf32>
   return %c : tensor<128x256xf32>
 }
+
+// A weight quantized at compile time (fp8-quantize-constants): its constant
+// scales are powers of two in E8M0's range (2^-127, the f32 subnormal, among
+// them), staged like the others.
+// PLAN-LABEL: weight_constant = {buffers
+// PLAN-SAME: kernel = "fp8_scale_layout_f32_sm100a"
+// PLAN-SAME: kernel = "fp8_scale_layout_f32_sm100a"
+// PLAN-SAME: kernel = "fp8_gemm_sm100a_e4m3e4m3_f32_block32e8m0_128x128_s6"
+func.func @weight_constant(%x: tensor<128x256xbf16>, %b: tensor<128x256xf8E4M3FN>) -> tensor<128x128xf32> {
+  %a, %sa = fp8.dynamic_quantize %x by <1x128> rule <pow2> : tensor<128x256xbf16> -> tensor<128x256xf8E4M3FN>, tensor<128x2xf32>
+  %sb = arith.constant dense<[[0.5, 5.87747175E-39]]> : tensor<1x2xf32>
+  %c = fp8.scaled_matmul %a, %b scales(%sa, %sb) by(<1x128>, <128x128>) transpose_rhs : tensor<128x256xf8E4M3FN>, tensor<128x256xf8E4M3FN>, tensor<128x2xf32>, tensor<1x2xf32> -> tensor<128x128xf32>
+  return %c : tensor<128x128xf32>
+}

@@ -142,6 +142,14 @@ float host::f32Scale(ScaleRuleKind kind, float amax, Format format,
   return fromBits(bitsOf(scale) & 0xFF800000u);
 }
 
+bool host::isE8M0Value(float v) {
+  // 2^-127 is the one subnormal power of two E8M0 holds.
+  uint32_t bits = bitsOf(v);
+  int32_t field = exponentField(v);
+  return bits == 0x00400000u ||
+         ((bits & 0x807FFFFFu) == 0 && field >= 1 && field <= 254);
+}
+
 bool host::pow2DecodeScalesFitE8M0(Format format, int32_t margin, float eps) {
   // A zero, infinite or NaN amax gives s = 1; a tiny one the largest s,
   // 2^127, whose reciprocal 2^-127 is E8M0's smallest value.

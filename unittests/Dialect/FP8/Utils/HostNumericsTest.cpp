@@ -25,15 +25,6 @@ using namespace mlir::fp8;
 
 namespace {
 
-/// Whether `v` is a value of E8M0: 2^e for e from -127 to 127.
-bool isE8M0Value(float v) {
-  uint32_t bits = llvm::bit_cast<uint32_t>(v);
-  if (bits == 0x00400000u) // 2^-127, the one subnormal power of two E8M0 has
-    return true;
-  uint32_t field = bits >> 23;
-  return (bits & 0x7FFFFFu) == 0 && field >= 1 && field <= 254;
-}
-
 /// Amaxes over the whole f32 range.
 llvm::SmallVector<float> getAmaxes() {
   llvm::SmallVector<float> amaxes{0.0f, INFINITY, NAN, FLT_MAX};
@@ -52,7 +43,7 @@ TEST(HostNumericsTest, Pow2DecodeScalesFitE8M0) {
         for (float amax : amaxes) {
           float scale =
               host::f32Scale(ScaleRuleKind::Pow2, amax, format, margin, eps);
-          fits &= isE8M0Value(host::reciprocal(scale));
+          fits &= host::isE8M0Value(host::reciprocal(scale));
         }
         EXPECT_EQ(host::pow2DecodeScalesFitE8M0(format, margin, eps), fits)
             << stringifyFormat(format).str() << " margin " << margin << " eps "
@@ -60,6 +51,18 @@ TEST(HostNumericsTest, Pow2DecodeScalesFitE8M0) {
       }
     }
   }
+}
+
+TEST(HostNumericsTest, E8M0Values) {
+  EXPECT_TRUE(host::isE8M0Value(1.0f));
+  EXPECT_TRUE(host::isE8M0Value(std::ldexp(1.0f, -127)));
+  EXPECT_TRUE(host::isE8M0Value(std::ldexp(1.0f, 127)));
+  EXPECT_FALSE(host::isE8M0Value(std::ldexp(1.0f, -128)));
+  EXPECT_FALSE(host::isE8M0Value(0.0f));
+  EXPECT_FALSE(host::isE8M0Value(-1.0f));
+  EXPECT_FALSE(host::isE8M0Value(1.5f));
+  EXPECT_FALSE(host::isE8M0Value(INFINITY));
+  EXPECT_FALSE(host::isE8M0Value(NAN));
 }
 
 TEST(HostNumericsTest, MaxE8M0Pow2Margin) {

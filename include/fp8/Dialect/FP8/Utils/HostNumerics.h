@@ -42,6 +42,9 @@ float amaxStep(float acc, float x, NanPolicy policy);
 float f32Scale(ScaleRuleKind kind, float amax, Format format, int32_t margin,
                float eps);
 
+/// Whether `v` is a value of E8M0: 2^e for e from -127 to 127.
+bool isE8M0Value(float v);
+
 /// Whether every decode scale 1/s that rule pow2 (with `margin` and `eps`)
 /// gives for `format`, whatever the amax, is a power of two from 2^-127 to
 /// 2^126, which E8M0 holds exactly. s falls as the amax grows, so it is
