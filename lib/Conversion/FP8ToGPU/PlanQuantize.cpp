@@ -285,7 +285,8 @@ LogicalResult addQuantizeLaunches(PlanBuilder &plan, QuantizeLaunch q) {
 /// (the same codes, and scales if `scale` is given), since layout kernels do
 /// not move packed 4-bit codes. The transposes of the scales read the
 /// second launch's; without such transposes its scales go to a scratch
-/// buffer.
+/// buffer, as they do when the first launch stored them in the tcgen05
+/// layout.
 LogicalResult addTransposedE2M1Copy(PlanBuilder &plan, QuantizeLaunch q,
                                     Value data, Value scale) {
   SmallVector<Operation *> transposes = getTransposeUsers(data);
@@ -296,10 +297,11 @@ LogicalResult addTransposedE2M1Copy(PlanBuilder &plan, QuantizeLaunch q,
   q.returned = llvm::any_of(transposes, [](Operation *transpose) {
     return isReturned(transpose->getResult(0));
   });
+  bool laidOut = q.tcgen05Scales.has_value();
   q.tcgen05Scales.reset();
   if (!scale) {
     q.scale = q.data;
-  } else if (isTransposeInvariant(scale)) {
+  } else if (isTransposeInvariant(scale) && !laidOut) {
     q.scale = plan.bufferOf(scale);
   } else if (SmallVector<Operation *> scaleTransposes =
                  getTransposeUsers(scale);
