@@ -92,6 +92,9 @@ def ConvertFP8ToGPU : Pass<"convert-fp8-to-gpu", "::mlir::ModuleOp"> {
       1x32 block scales with promotion into f32), persistent over output
       tiles;
     * `fp8.dynamic_quantize`: amax and quantize kernels.
+    * `fp8.quantize`: quantize kernels reading given f32 or E8M0 scales,
+      rounding to nearest even or stochastically.
+    * `fp8.compute_scale` (both chips): a thread per amax.
 
     sm_100a kernels (PTX ISA 8.8):
 
@@ -101,13 +104,20 @@ def ConvertFP8ToGPU : Pass<"convert-fp8-to-gpu", "::mlir::ModuleOp"> {
       f32 scales (applied in the epilogue), `kind::mxf8f6f4.block32` for
       MXFP8 E8M0 1x32 blocks and `kind::mxf4nvf4.block16` for NVFP4 E4M3
       1x16 / 16x16 blocks (global scales in the epilogue), block scales moved
-      to tensor memory with `tcgen05.cp`. Operands are read K-major: an
+      to tensor memory with `tcgen05.cp`. f32 block scales along K (DeepSeek
+      1x128 / 128x128) take `kind::mxf8f6f4.block32` when quantizations in
+      the graph by rule `pow2` produce them with a margin that keeps them in
+      E8M0's range, or they are constants of such powers of two: staged as
+      their E8M0 codes; other f32 block scales are an error. Operands are read K-major: an
       MN-major operand quantized in the graph is stored K-major by its
       quantization. Block scales are read in the layout of
       `Tcgen05ScaleLayout`, which quantizations write directly when only such
       GEMMs read them; other scales are staged by a copy kernel.
     * `fp8.dynamic_quantize`: the sm_90a kernels plus NVFP4 (two-level
       scales, E2M1 codes packed two per byte).
+    * `fp8.quantize`: the sm_90a kernels plus E2M1 codes by given E4M3 block
+      scales under a given global scale (NVFP4), stochastic rounding
+      included.
 
     The kernel module's target must compile every instruction used (chip and
     PTX ISA version); otherwise the pass fails with a diagnostic rather than

@@ -20,6 +20,7 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Math/Transforms/Passes.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "mlir/Transforms/RegionUtils.h"
@@ -198,21 +199,32 @@ SmallVector<Value> mlir::fp8::getElementwiseParams(Operation *op) {
 FailureOr<LLVM::LLVMFuncOp>
 mlir::fp8::buildElementwiseKernel(OpBuilder &builder, Operation *op,
                                   StringRef name, std::string &reason) {
+  // tensor.generate: no operands, the indices as the body's arguments.
+  auto generate = dyn_cast<tensor::GenerateOp>(op);
   auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
-  if (!linalgOp || !linalgOp.hasPureTensorSemantics()) {
-    reason = "not a linalg op on tensors";
-    return failure();
-  }
-  if (linalgOp.getNumReductionLoops() != 0) {
-    reason = "it reduces (only elementwise linalg ops get a generic kernel)";
-    return failure();
-  }
-  for (AffineMap map : linalgOp.getIndexingMapsArray())
-    if (!map.isProjectedPermutation()) {
-      reason = "an indexing map is not a projected permutation";
+  SmallVector<int64_t> ranges;
+  if (generate) {
+    llvm::append_range(ranges, generate.getType().getShape());
+    if (!isLoadable(generate.getType().getElementType())) {
+      reason = "its elements are of an unsupported type";
       return failure();
     }
-  SmallVector<int64_t> ranges = linalgOp.getStaticLoopRanges();
+  } else {
+    if (!linalgOp || !linalgOp.hasPureTensorSemantics()) {
+      reason = "not a linalg op on tensors";
+      return failure();
+    }
+    if (linalgOp.getNumReductionLoops() != 0) {
+      reason = "it reduces (only elementwise linalg ops get a generic kernel)";
+      return failure();
+    }
+    for (AffineMap map : linalgOp.getIndexingMapsArray())
+      if (!map.isProjectedPermutation()) {
+        reason = "an indexing map is not a projected permutation";
+        return failure();
+      }
+    ranges = linalgOp.getStaticLoopRanges();
+  }
   if (llvm::any_of(ranges, ShapedType::isDynamic)) {
     reason = "its iteration space is not static";
     return failure();
@@ -318,7 +330,11 @@ mlir::fp8::buildElementwiseKernel(OpBuilder &builder, Operation *op,
         for (Value value : captured)
           mapping.map(value,
                       builder.clone(*value.getDefiningOp())->getResult(0));
-        Block *body = linalgOp.getBlock();
+        Block *body = &op->getRegion(0).front();
+        if (generate)
+          for (auto [arg, iv] : llvm::zip(body->getArguments(), ivs))
+            mapping.map(arg, arith::IndexCastOp::create(
+                                 builder, loc, builder.getIndexType(), iv));
         // Parameters in the order of getElementwiseParams.
         unsigned param = 0;
         for (OpOperand &operand : op->getOpOperands()) {
@@ -339,13 +355,15 @@ mlir::fp8::buildElementwiseKernel(OpBuilder &builder, Operation *op,
         }
         for (Operation &bodyOp : body->without_terminator())
           builder.clone(bodyOp, mapping);
-        auto yield = cast<linalg::YieldOp>(body->getTerminator());
+        Operation *yield = body->getTerminator();
         for (auto [i, result] : llvm::enumerate(op->getResults())) {
           auto type = cast<RankedTensorType>(result.getType());
-          AffineMap map =
-              linalgOp.getIndexingMapMatchingResult(cast<OpResult>(result));
+          AffineMap map = generate ? AffineMap::getMultiDimIdentityMap(
+                                         ranges.size(), op->getContext())
+                                   : linalgOp.getIndexingMapMatchingResult(
+                                         cast<OpResult>(result));
           store(entry.getArgument(param + i),
-                mapping.lookupOrDefault(yield.getOperand(i)),
+                mapping.lookupOrDefault(yield->getOperand(i)),
                 offsetOf(map, type, ivs));
         }
         return {};

@@ -105,6 +105,10 @@ LogicalResult planOp(PlanBuilder &plan, Operation *op) {
     return planQuantize(plan, quantize);
   if (auto amax = dyn_cast<AmaxOp>(op))
     return planAmax(plan, amax);
+  if (auto computeScale = dyn_cast<ComputeScaleOp>(op))
+    return planComputeScale(plan, computeScale);
+  if (auto generate = dyn_cast<tensor::GenerateOp>(op))
+    return planGenerate(plan, generate);
   if (auto update = dyn_cast<UpdateDelayedScaleOp>(op))
     return planUpdateDelayedScale(plan, update);
   if (auto load = dyn_cast<ml_program::GlobalLoadOp>(op))

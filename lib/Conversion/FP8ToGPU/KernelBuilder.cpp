@@ -14,6 +14,27 @@
 using namespace mlir;
 using namespace mlir::fp8;
 
+std::string mlir::fp8::getKernelTag(ScaleRuleAttr rule) {
+  std::string text;
+  llvm::raw_string_ostream(text) << Attribute(rule);
+  StringRef body(text);
+  body.consume_front("#fp8.rule");
+  // Runs of other characters become one underscore between words.
+  std::string tag;
+  bool pendingSeparator = false;
+  for (char c : body) {
+    if (!llvm::isAlnum(c)) {
+      pendingSeparator = true;
+      continue;
+    }
+    if (pendingSeparator && !tag.empty())
+      tag += '_';
+    tag += c;
+    pendingSeparator = false;
+  }
+  return tag;
+}
+
 LLVM::LLVMFuncOp mlir::fp8::createKernel(OpBuilder &builder, Location loc,
                                          StringRef name,
                                          ArrayRef<KernelParamKind> kinds,

@@ -41,6 +41,9 @@ inline StringRef getKernelTag(WideElement element) {
   }
   llvm_unreachable("unknown element");
 }
+/// A scale rule with its parameters as identifier characters
+/// ("pow2_margin_1").
+std::string getKernelTag(ScaleRuleAttr rule);
 inline Type getElementType(OpBuilder &b, WideElement element) {
   switch (element) {
   case WideElement::F32:

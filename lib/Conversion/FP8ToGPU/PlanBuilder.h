@@ -27,6 +27,7 @@
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MLProgram/IR/MLProgram.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/StringMap.h"
 
@@ -146,6 +147,7 @@ LogicalResult planScaledMatmul(PlanBuilder &plan, ScaledMatmulOp op);
 LogicalResult planDynamicQuantize(PlanBuilder &plan, DynamicQuantizeOp op);
 LogicalResult planQuantize(PlanBuilder &plan, QuantizeOp op);
 LogicalResult planAmax(PlanBuilder &plan, AmaxOp op);
+LogicalResult planComputeScale(PlanBuilder &plan, ComputeScaleOp op);
 
 /// PlanState.cpp.
 LogicalResult planGlobalLoad(PlanBuilder &plan, ml_program::GlobalLoadOp op);
@@ -155,6 +157,7 @@ LogicalResult planUpdateDelayedScale(PlanBuilder &plan,
 
 /// PlanElementwise.cpp.
 LogicalResult planElementwise(PlanBuilder &plan, linalg::LinalgOp op);
+LogicalResult planGenerate(PlanBuilder &plan, tensor::GenerateOp op);
 
 /// PlanReduction.cpp: linalg ops that reduce and are not contractions.
 LogicalResult planReduction(PlanBuilder &plan, linalg::LinalgOp op);

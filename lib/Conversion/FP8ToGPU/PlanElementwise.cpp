@@ -6,7 +6,9 @@
 //
 // An elementwise linalg op between the GEMMs (bias adds, activations, casts,
 // fills) becomes a kernel of its own: one element per thread in a
-// grid-stride loop, the op's body cloned (buildElementwiseKernel).
+// grid-stride loop, the op's body cloned (buildElementwiseKernel). So does a
+// tensor.generate (the random words of stochastic rounding), its body
+// computing each element from its indices.
 //
 //===----------------------------------------------------------------------===//
 
@@ -17,14 +19,10 @@
 using namespace mlir;
 using namespace mlir::fp8;
 
-LogicalResult mlir::fp8::planElementwise(PlanBuilder &plan,
-                                         linalg::LinalgOp linalgOp) {
-  Operation *op = linalgOp;
-  if (linalgOp.getNumReductionLoops() != 0)
-    return op->emitError()
-           << "fp8 GPU lowering: '" << op->getName()
-           << "' reduces; contractions run on the GPU as fp8.scaled_matmul "
-              "(run fp8-autocast first), other reductions have no kernel";
+/// The kernel of `op`, an elementwise linalg op or a tensor.generate, over
+/// `total` elements.
+static LogicalResult planClonedBody(PlanBuilder &plan, Operation *op,
+                                    int64_t total) {
   std::string reason;
   std::string name =
       llvm::formatv("fp8_elementwise_{0}_{1}", plan.getFunction().getName(),
@@ -37,17 +35,32 @@ LogicalResult mlir::fp8::planElementwise(PlanBuilder &plan,
     return op->emitError() << "fp8 GPU lowering: '" << op->getName()
                            << "' has no kernel: " << reason;
   SmallVector<LaunchParam> params;
-  for (Value operand : op->getOperands())
-    if (isa<RankedTensorType>(operand.getType()))
-      params.push_back(BufferParam{plan.bufferOf(operand)});
-  for (Value result : op->getResults())
-    params.push_back(BufferParam{plan.bufferOf(result)});
-  int64_t total = 1;
-  for (int64_t r : linalgOp.getStaticLoopRanges())
-    total *= r;
+  for (Value value : getElementwiseParams(op))
+    params.push_back(BufferParam{plan.bufferOf(value)});
   int64_t blocks = std::max<int64_t>(
       1, std::min<int64_t>(llvm::divideCeil(total, 256), plan.getNumSMs() * 8));
   plan.addKernelLaunch(*kernel, {blocks, 1, 1}, 256, /*sharedBytes=*/0,
                        std::move(params), /*persistent=*/false);
   return success();
+}
+
+LogicalResult mlir::fp8::planElementwise(PlanBuilder &plan,
+                                         linalg::LinalgOp linalgOp) {
+  Operation *op = linalgOp;
+  if (linalgOp.getNumReductionLoops() != 0)
+    return op->emitError()
+           << "fp8 GPU lowering: '" << op->getName()
+           << "' reduces; contractions run on the GPU as fp8.scaled_matmul "
+              "(run fp8-autocast first), other reductions have no kernel";
+  int64_t total = 1;
+  for (int64_t r : linalgOp.getStaticLoopRanges())
+    total *= r;
+  return planClonedBody(plan, op, total);
+}
+
+LogicalResult mlir::fp8::planGenerate(PlanBuilder &plan,
+                                      tensor::GenerateOp op) {
+  RankedTensorType type = op.getType();
+  return planClonedBody(plan, op,
+                        type.hasStaticShape() ? type.getNumElements() : 0);
 }

@@ -14,6 +14,10 @@
 
 #include "fp8/Dialect/FP8/IR/FormatInfo.h"
 #include "fp8/Dialect/FP8/Transforms/LayoutLegality.h"
+#include "fp8/Dialect/FP8/Utils/HostNumerics.h"
+
+#include "mlir/IR/Matchers.h"
+#include "llvm/Support/FormatVariadic.h"
 
 using namespace mlir;
 using namespace mlir::fp8;
@@ -40,6 +44,32 @@ std::optional<GemmScaling> classifyScaling(const ScaledGemmShape &g) {
       (g.bRows == 1 || squareB))
     return GemmScaling::Block;
   return std::nullopt;
+}
+
+/// Whether every f32 block scale of `scale` (read directly or transposed)
+/// is a power of two that E8M0 holds, so that the sm_100a GEMM applies it
+/// as an E8M0 code, exactly: a constant holding such values, or the decode
+/// scales of a quantization in the graph by rule pow2 whose margin keeps
+/// them in range.
+bool hasE8M0Pow2Scales(Value scale) {
+  while (auto transpose = scale.getDefiningOp<linalg::TransposeOp>())
+    scale = transpose.getInput();
+  DenseElementsAttr constant;
+  if (matchPattern(scale, m_Constant(&constant)))
+    return llvm::all_of(constant.getValues<APFloat>(), [](const APFloat &v) {
+      return host::isE8M0Value(v.convertToFloat());
+    });
+  auto quantize = scale.getDefiningOp<DynamicQuantizeOp>();
+  if (!quantize)
+    return false;
+  ScaleRuleAttr rule = quantize.getRule();
+  if (rule.getKind() != ScaleRuleKind::Pow2)
+    return false;
+  Value data =
+      scale == quantize.getScale() ? quantize.getData() : quantize.getColData();
+  Format format = *getFormat(getElementTypeOrSelf(data.getType()));
+  return host::pow2DecodeScalesFitE8M0(format, rule.getMargin(),
+                                       rule.getEps().convertToFloat());
 }
 
 /// The result and bias of a GEMM: f32/bf16/f16, or FP8 codes (e4m3, e5m2)
@@ -240,19 +270,30 @@ FailureOr<SM100Gemm> configureSM100Gemm(ScaledMatmulOp op,
                 "32x32) and NVFP4 (e4m3 1x16, B 1x16 or 16x16) block scales");
   // The tensor cores apply block scales of the MX and NVFP4 types only;
   // other block scales would need the sm_90a kernel's promotion of partial
-  // sums on the CUDA cores.
-  if (*scaling == GemmScaling::Block && !e8m0 && !e4m3)
+  // sums on the CUDA cores. f32 scales that are powers of two in E8M0's
+  // range (DeepSeek's, by rule pow2) are staged as E8M0 codes for the MX
+  // kind, a scale every 32 elements of K.
+  bool pow2Blocks = *scaling == GemmScaling::Block && g.scaleElement.isF32() &&
+                    hasE8M0Pow2Scales(op.getLhsScale()) &&
+                    hasE8M0Pow2Scales(op.getRhsScale());
+  if (*scaling == GemmScaling::Block && !e8m0 && !e4m3 && !pow2Blocks)
     return fail(
-        "no sm_100a kernel scales " + granularities + " with " + scaleType +
-        " block scales: tcgen05.mma applies block scales of type e8m0 (MXFP8, "
-        "every 32 elements of K) and e4m3 (NVFP4, every 16) only, "
-        "and the sm_100a GEMM does not promote partial sums on the "
-        "CUDA cores; use recipe mxfp8 on sm_100a, or compile this "
-        "recipe for sm_90a");
+        llvm::formatv(
+            "no sm_100a kernel scales {0} with {1} block scales: tcgen05.mma "
+            "applies block scales of type e8m0 (MXFP8, every 32 elements of K) "
+            "and e4m3 (NVFP4, every 16) only, and the sm_100a GEMM does not "
+            "promote partial sums on the CUDA cores; f32 scales become e8m0 "
+            "exactly when they are powers of two in its range: constants "
+            "that are, or the scales of quantizations in the graph by rule "
+            "pow2 with a margin of at most {2} for e4m3 codes or {3} for "
+            "e5m2, as the deepseek recipe's",
+            granularities, scaleType, host::getMaxE8M0Pow2Margin(Format::E4M3),
+            host::getMaxE8M0Pow2Margin(Format::E5M2))
+            .str());
   config.scaling = *scaling;
   if (config.scaling == GemmScaling::Block) {
-    config.scaleBlock = g.declaredK;
-    config.e8m0Scales = e8m0;
+    config.scaleBlock = pow2Blocks ? 32 : g.declaredK;
+    config.e8m0Scales = e8m0 || pow2Blocks;
     config.globalScales = op.getLhsGlobalScale() && op.getRhsGlobalScale();
   }
   if ((op.getLhsGlobalScale() || op.getRhsGlobalScale()) &&
@@ -268,11 +309,13 @@ FailureOr<SM100Gemm> configureSM100Gemm(ScaledMatmulOp op,
 /// The buffer holding the block scales `scale` (of the operand that is
 /// K-major in the op when `kMajor`) in the layout the sm_100a GEMM copies
 /// from: the quantization's own buffer when it wrote that layout, else a
-/// copy made by the staging kernel.
+/// copy made by the staging kernel. f32 scales (powers of two) are staged as
+/// E8M0 codes, each for the `kBlocksPerScale` k-blocks it covers.
 FailureOr<int64_t> getTcgen05Scales(PlanBuilder &plan, ScaledMatmulOp op,
                                     Value scale, bool kMajor,
                                     const Tcgen05ScaleLayout &layout,
-                                    int64_t rowsPerScale) {
+                                    int64_t rowsPerScale,
+                                    int64_t kBlocksPerScale) {
   int64_t source = plan.bufferOf(scale);
   auto written = plan.tcgen05ScaleBuffers.find(source);
   if (written != plan.tcgen05ScaleBuffers.end()) {
@@ -303,6 +346,7 @@ FailureOr<int64_t> getTcgen05Scales(PlanBuilder &plan, ScaledMatmulOp op,
   plan.tcgen05ScaleBuffers[staged] = layout;
   OpBuilder builder = plan.getKernelBuilder();
   ScaleLayoutConfig config;
+  config.f32Source = type.getElementType().isF32();
   LLVM::LLVMFuncOp kernel =
       buildScaleLayoutKernel(builder, scale.getLoc(), config);
   int64_t blocks =
@@ -329,6 +373,8 @@ FailureOr<int64_t> getTcgen05Scales(PlanBuilder &plan, ScaledMatmulOp op,
           return I32Param{layout.getKChunks()};
         case ScaleLayoutParam::Bytes:
           return I32Param{layout.getBytes()};
+        case ScaleLayoutParam::KBlocksPerScale:
+          return I32Param{kBlocksPerScale};
         }
         llvm_unreachable("unknown scale-layout parameter");
       },
@@ -351,14 +397,17 @@ LogicalResult planSM100Gemm(PlanBuilder &plan, ScaledMatmulOp op) {
   int64_t sa, sb;
   if (config.scaling == GemmScaling::Block) {
     int64_t kBlocks = llvm::divideCeil(g.k, config.scaleBlock);
-    FailureOr<int64_t> scalesA =
-        getTcgen05Scales(plan, op, op.getLhsScale(), g.aKMajor,
-                         {g.m, kBlocks, config.getStageKBlocks()}, g.aRows);
+    // The k-blocks of one stored scale: more than one for f32 scales of
+    // longer blocks (each spans all of K when one block does).
+    int64_t kBlocksPerScale = g.aK >= g.k ? kBlocks : g.aK / config.scaleBlock;
+    FailureOr<int64_t> scalesA = getTcgen05Scales(
+        plan, op, op.getLhsScale(), g.aKMajor,
+        {g.m, kBlocks, config.getStageKBlocks()}, g.aRows, kBlocksPerScale);
     if (failed(scalesA))
       return failure();
-    FailureOr<int64_t> scalesB =
-        getTcgen05Scales(plan, op, op.getRhsScale(), g.bKMajor,
-                         {g.n, kBlocks, config.getStageKBlocks()}, g.bRows);
+    FailureOr<int64_t> scalesB = getTcgen05Scales(
+        plan, op, op.getRhsScale(), g.bKMajor,
+        {g.n, kBlocks, config.getStageKBlocks()}, g.bRows, kBlocksPerScale);
     if (failed(scalesB))
       return failure();
     sa = *scalesA;

@@ -8,6 +8,8 @@
 // kernels of QuantizeConfig: one fused kernel when a scale block lies inside
 // one tile, else an amax kernel then a quantize kernel. A copy read only
 // through transposes is written transposed (cast+transpose).
+// fp8.compute_scale, between an fp8.amax and an fp8.quantize, is a kernel of
+// its own (ComputeScaleConfig).
 //
 //===----------------------------------------------------------------------===//
 
@@ -33,8 +35,10 @@ struct QuantizeLaunch {
   bool transposed = false;
   /// A result of the function: its rows are not padded.
   bool returned = false;
-  /// Quantize by these f32 encode scales instead of measuring.
-  std::optional<int64_t> givenScales;
+  /// Quantize by these scales instead of measuring (f32 encode scales, or
+  /// E8M0 or E4M3 codes); E4M3 codes under the global encode scale
+  /// `givenGlobal`, stochastically rounded with `randomBits` if given.
+  std::optional<int64_t> givenScales, givenGlobal, randomBits;
   /// Only the amax, into `data`.
   bool amaxOnly = false;
   /// NVFP4: the buffers of the tensor's amax and of the global decode scale.
@@ -52,15 +56,23 @@ bool isReturned(Value value) {
   });
 }
 
+/// The users of `value` that are 2-D transposes of it.
+SmallVector<Operation *> getTransposeUsers(Value value) {
+  SmallVector<Operation *> transposes;
+  for (Operation *user : value.getUsers()) {
+    auto transpose = dyn_cast<linalg::TransposeOp>(user);
+    if (transpose && transpose.getInput() == value &&
+        transpose.getPermutation() == ArrayRef<int64_t>{1, 0})
+      transposes.push_back(user);
+  }
+  return transposes;
+}
+
 /// Whether every user of `value` is a 2-D transpose of it.
 bool readOnlyTransposed(Value value) {
-  if (value.use_empty())
-    return false;
-  return llvm::all_of(value.getUsers(), [&](Operation *user) {
-    auto transpose = dyn_cast<linalg::TransposeOp>(user);
-    return transpose && transpose.getInput() == value &&
-           transpose.getPermutation() == ArrayRef<int64_t>{1, 0};
-  });
+  return !value.use_empty() &&
+         getTransposeUsers(value).size() ==
+             size_t(std::distance(value.use_begin(), value.use_end()));
 }
 
 /// Whether transposing `value` keeps its bytes in place.
@@ -69,18 +81,23 @@ bool isTransposeInvariant(Value value) {
                         [](int64_t d) { return d != 1; }) <= 1;
 }
 
-/// Gives the results of the transposes reading `value` one buffer, marks
-/// them folded into the quantization writing it, and returns the buffer.
-int64_t foldTransposesOf(PlanBuilder &plan, Value value) {
+/// Gives the results of `transposes` one buffer, marks them folded into the
+/// quantization writing it, and returns the buffer.
+int64_t foldTransposes(PlanBuilder &plan, ArrayRef<Operation *> transposes) {
   int64_t buffer = -1;
-  for (Operation *user : value.getUsers()) {
-    Value result = user->getResult(0);
+  for (Operation *transpose : transposes) {
+    Value result = transpose->getResult(0);
     if (buffer < 0)
       buffer = plan.bufferOf(result);
     plan.setBuffer(result, buffer);
-    plan.foldedTransposes.insert(user);
+    plan.foldedTransposes.insert(transpose);
   }
   return buffer;
+}
+
+/// foldTransposes of every user of `value`, all transposes of it.
+int64_t foldTransposesOf(PlanBuilder &plan, Value value) {
+  return foldTransposes(plan, llvm::to_vector(value.getUsers()));
 }
 
 /// The layout in which `scale`, a result of `op` stored with its codes
@@ -141,7 +158,8 @@ LogicalResult addQuantizeLaunches(PlanBuilder &plan, QuantizeLaunch q) {
                            << " inputs are not quantized on the GPU";
   config.input = *wide;
   config.transposed = q.transposed;
-  config.twoLevel = q.globalAmax.has_value();
+  config.twoLevel = q.globalAmax.has_value() || q.givenGlobal.has_value();
+  config.stochastic = q.randomBits.has_value();
   config.tcgen05Scales = q.tcgen05Scales.has_value();
   config.scalesKAlongCols = q.kAlongCols;
   // The part of a block in one tile; a block spanning the whole extent
@@ -225,7 +243,9 @@ LogicalResult addQuantizeLaunches(PlanBuilder &plan, QuantizeLaunch q) {
     case QuantizeParam::Pitch:
       return I32Param{pitch};
     case QuantizeParam::GlobalScale:
-      return BufferParam{*q.globalScale};
+      return BufferParam{q.givenGlobal ? *q.givenGlobal : *q.globalScale};
+    case QuantizeParam::RandomBits:
+      return BufferParam{*q.randomBits};
     case QuantizeParam::ScaleKChunks:
       return I32Param{q.tcgen05Scales->getKChunks()};
     }
@@ -258,6 +278,43 @@ LogicalResult addQuantizeLaunches(PlanBuilder &plan, QuantizeLaunch q) {
                        config.getSharedMemoryBytes(), getArg,
                        /*persistent=*/false);
   return success();
+}
+
+/// E2M1 codes `data`, stored as they are by `q`, that are also read through
+/// transposes: a second launch of the quantization stores them transposed
+/// (the same codes, and scales if `scale` is given), since layout kernels do
+/// not move packed 4-bit codes. The transposes of the scales read the
+/// second launch's; without such transposes its scales go to a scratch
+/// buffer, as they do when the first launch stored them in the tcgen05
+/// layout.
+LogicalResult addTransposedE2M1Copy(PlanBuilder &plan, QuantizeLaunch q,
+                                    Value data, Value scale) {
+  SmallVector<Operation *> transposes = getTransposeUsers(data);
+  if (q.transposed || q.config.format != Format::E2M1 || transposes.empty())
+    return success();
+  q.transposed = true;
+  q.data = foldTransposes(plan, transposes);
+  q.returned = llvm::any_of(transposes, [](Operation *transpose) {
+    return isReturned(transpose->getResult(0));
+  });
+  bool laidOut = q.tcgen05Scales.has_value();
+  q.tcgen05Scales.reset();
+  if (!scale) {
+    q.scale = q.data;
+  } else if (isTransposeInvariant(scale) && !laidOut) {
+    q.scale = plan.bufferOf(scale);
+  } else if (SmallVector<Operation *> scaleTransposes =
+                 getTransposeUsers(scale);
+             !scaleTransposes.empty()) {
+    q.scale = foldTransposes(plan, scaleTransposes);
+  } else {
+    auto type = cast<RankedTensorType>(scale.getType());
+    q.scale = plan.addBuffer(
+        PlanBuffer::Kind::Temp,
+        RankedTensorType::get({type.getDimSize(1), type.getDimSize(0)},
+                              type.getElementType()));
+  }
+  return addQuantizeLaunches(plan, q);
 }
 
 /// NVFP4: a zero-filled f32 buffer and the kernel reducing the tensor's
@@ -339,9 +396,10 @@ LogicalResult mlir::fp8::planDynamicQuantize(PlanBuilder &plan,
     config.e8m0Scales = isa<Float8E8M0FNUType>(
         cast<RankedTensorType>(scale.getType()).getElementType());
     if (failed(
-            getTcgen05Layout(plan, op, data, scale, layout, opTransposed, q)))
+            getTcgen05Layout(plan, op, data, scale, layout, opTransposed, q)) ||
+        failed(addQuantizeLaunches(plan, q)))
       return failure();
-    return addQuantizeLaunches(plan, q);
+    return addTransposedE2M1Copy(plan, q, data, scale);
   };
   if (failed(quantizeCopy(op.getGranularity(), op.getData(), op.getScale(),
                           op.getScaleLayoutAttr(), /*transposed=*/false)))
@@ -353,20 +411,20 @@ LogicalResult mlir::fp8::planDynamicQuantize(PlanBuilder &plan,
 }
 
 LogicalResult mlir::fp8::planQuantize(PlanBuilder &plan, QuantizeOp op) {
-  if (op.getGlobalScale() || op.getRbits() || op.getRounding() != Rounding::RNE)
-    return op.emitError("fp8 GPU lowering: quantization by given scales is "
-                        "generated for round-to-nearest-even with f32 "
-                        "scales only");
-  auto scaleType = cast<RankedTensorType>(op.getScale().getType());
-  if (!scaleType.getElementType().isF32())
-    return op.emitError("fp8 GPU lowering: quantization by given scales "
-                        "takes f32 encode scales");
   QuantizeLaunch q;
   q.op = op;
   q.input = op.getInput();
   q.granularity = op.getGranularity();
   q.config.format = *getFormat(op.getType().getElementType());
   q.config.overflow = op.getOverflow();
+  q.config.e8m0Scales = isa<Float8E8M0FNUType>(
+      cast<RankedTensorType>(op.getScale().getType()).getElementType());
+  // The verifier pairs E4M3 block scales with the global scale, and
+  // stochastic rounding with the random words.
+  if (Value global = op.getGlobalScale())
+    q.givenGlobal = plan.bufferOf(global);
+  if (Value rbits = op.getRbits())
+    q.randomBits = plan.bufferOf(rbits);
   Value result = op.getResult();
   q.returned = isReturned(result);
   // Read only through transposes: stored transposed (cast+transpose).
@@ -381,7 +439,9 @@ LogicalResult mlir::fp8::planQuantize(PlanBuilder &plan, QuantizeOp op) {
   }
   q.scale = q.data;
   q.givenScales = plan.bufferOf(op.getScale());
-  return addQuantizeLaunches(plan, q);
+  if (failed(addQuantizeLaunches(plan, q)))
+    return failure();
+  return addTransposedE2M1Copy(plan, q, result, Value());
 }
 
 LogicalResult mlir::fp8::planAmax(PlanBuilder &plan, AmaxOp op) {
@@ -393,4 +453,39 @@ LogicalResult mlir::fp8::planAmax(PlanBuilder &plan, AmaxOp op) {
   q.data = q.scale = plan.bufferOf(op.getResult());
   q.amaxOnly = true;
   return addQuantizeLaunches(plan, q);
+}
+
+LogicalResult mlir::fp8::planComputeScale(PlanBuilder &plan,
+                                          ComputeScaleOp op) {
+  ComputeScaleConfig config;
+  config.rule = op.getRule();
+  config.format = op.getFormat();
+  config.global = bool(op.getGlobalScale());
+  config.inverse = bool(op.getScaleInv());
+  int64_t count = op.getAmax().getType().getNumElements();
+  OpBuilder builder = plan.getKernelBuilder();
+  LLVM::LLVMFuncOp kernel =
+      buildComputeScaleKernel(builder, op.getLoc(), config);
+  int64_t blocks =
+      std::clamp<int64_t>(llvm::divideCeil(count, ComputeScaleConfig::kThreads),
+                          1, plan.getNumSMs() * 8);
+  plan.addKernelLaunch(
+      kernel, config, {blocks, 1, 1}, /*sharedBytes=*/0,
+      [&](ComputeScaleParam param) -> LaunchParam {
+        switch (param) {
+        case ComputeScaleParam::Amax:
+          return BufferParam{plan.bufferOf(op.getAmax())};
+        case ComputeScaleParam::GlobalScale:
+          return BufferParam{plan.bufferOf(op.getGlobalScale())};
+        case ComputeScaleParam::Scale:
+          return BufferParam{plan.bufferOf(op.getScale())};
+        case ComputeScaleParam::ScaleInv:
+          return BufferParam{plan.bufferOf(op.getScaleInv())};
+        case ComputeScaleParam::Count:
+          return I32Param{count};
+        }
+        llvm_unreachable("unknown compute-scale parameter");
+      },
+      /*persistent=*/false);
+  return success();
 }

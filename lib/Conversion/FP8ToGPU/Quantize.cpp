@@ -20,8 +20,13 @@
 //      uses), the tile owning the block's first element stores it, and the
 //      encode multiplier goes to shared memory.
 //   3. Codes: fl32(x * m) rounded by cvt.rn.satfinite.{e4m3,e5m2}x2.f32 in
-//      saturate mode (by the soft-float conversion otherwise), 16 bytes per
+//      saturate mode (by the soft-float conversion otherwise, and for
+//      stochastic rounding with one random word per element), 16 bytes per
 //      thread, stored directly or transposed through shared memory.
+//
+// Quantizing by given scales (fp8.quantize) skips the amax: step 2 reads
+// each block's scale and derives its encode multiplier as the CPU reference
+// does.
 //
 //===----------------------------------------------------------------------===//
 
@@ -67,8 +72,9 @@ private:
   /// Elements between rows of the codes (the row length, or more for rows
   /// padded to 16 bytes).
   Value pitch;
-  /// NVFP4: the global decode scale output; tcgen05Scales: chunks per band.
-  Value globalOut, scaleKChunks;
+  /// NVFP4: the global decode scale output, or the given global encode
+  /// scale; tcgen05Scales: chunks per band; stochastic: the random words.
+  Value globalScale, scaleKChunks, randomBits;
   Value smem, tid, row0, col0;
 
   int64_t blocksPerTileRow() const { return kTileCols / config.tileBlockCols; }
@@ -84,6 +90,12 @@ private:
   }
   /// The 16 elements of this thread as f32 (0 outside the matrix).
   Value loadElements(Value row, Value col);
+  /// The 16 elements of `element` at (row, col..col+15) of the [rows, cols]
+  /// row-major `base` as a vector of `result` (the same type, or f32 that
+  /// `element` extends to); 0 outside the matrix.
+  Value loadRun(Value base, Type element, Type result, Value row, Value col);
+  /// The encode multiplier of the given scale at `index` of the scales.
+  Value loadGivenMultiplier(Value index);
   /// The magnitudes of the tile's block parts, reduced into shared memory
   /// (one f32 per block of the tile).
   void reduceBlocks(Value magnitudes);
@@ -91,8 +103,13 @@ private:
   std::pair<Value, Value> blockOrigin(Value j);
   void emitAmaxUpdate();
   void emitScales();
-  void emitCodes(Value values, Value row, Value col);
-  Value convertPair(Value lo, Value hi);
+  /// The codes of this thread's `values`, stochastically rounded with
+  /// `words` (16 x i32) when the configuration asks.
+  void emitCodes(Value values, Value words, Value row, Value col);
+  Value convertPair(Value lo, Value hi, Value loBits, Value hiBits);
+  /// The fp8.convert of `v` to `type` under the configuration's rounding
+  /// and overflow (`rbits` for stochastic rounding), as its code bits.
+  Value softCode(Type type, Value v, Value rbits);
   /// NVFP4: the global encode scale S from the tensor's amax.
   Value emitGlobalScale();
   /// Stores block scale code `code` at (operand row, k-block) of the
@@ -100,7 +117,8 @@ private:
   void emitTcgen05ScaleStore(Value code, Value r, Value c, Value blockR,
                              Value blockC);
   /// E2M1 codes of the scaled values, packed two per byte.
-  void emitE2M1Codes(ArrayRef<Value> scaled, Value row, Value col);
+  void emitE2M1Codes(ArrayRef<Value> scaled, ArrayRef<Value> bits, Value row,
+                     Value col);
   /// Stores the codes of the transposed tile: this thread's 16 codes
   /// `codes` (one per byte) go to shared memory at (`myRow`, `myCol`) of the
   /// tile; each thread then reads 16 rows of one column, code(i) being the
@@ -118,16 +136,25 @@ private:
 };
 
 Value QuantizeEmitter::loadElements(Value row, Value col) {
-  Type element = getElementType(kb.b, config.input);
+  return loadRun(input, getElementType(kb.b, config.input), kb.f32(), row, col);
+}
+
+Value QuantizeEmitter::loadRun(Value base, Type element, Type result, Value row,
+                               Value col) {
   int64_t elementBytes = element.getIntOrFloatBitWidth() / 8;
-  auto wideVector = VectorType::get({kPerThread}, element);
-  auto f32Vector = VectorType::get({kPerThread}, kb.f32());
+  auto loadedVector = VectorType::get({kPerThread}, element);
+  auto resultVector = VectorType::get({kPerThread}, result);
+  auto widen = [&](Value v, Type type) -> Value {
+    if (element == result)
+      return v;
+    return arith::ExtFOp::create(kb.b, kb.loc, type, v);
+  };
   auto offsetOf = [&](Value r, Value c) {
     Value index = kb.add(kb.mul(kb.zext64(r), kb.zext64(cols)), kb.zext64(c));
     return kb.mul(index, kb.i64(elementBytes));
   };
   auto scalarPath = [&]() -> Value {
-    Value vector = LLVM::UndefOp::create(kb.b, kb.loc, f32Vector);
+    Value vector = LLVM::UndefOp::create(kb.b, kb.loc, resultVector);
     Value maxRow = kb.sub(rows, kb.i32(1));
     Value maxCol = kb.sub(cols, kb.i32(1));
     Value rowIn = kb.ult(row, rows);
@@ -136,30 +163,31 @@ Value QuantizeEmitter::loadElements(Value row, Value col) {
       Value in = arith::AndIOp::create(kb.b, kb.loc, rowIn, kb.ult(c, cols));
       // Clamped addresses are always valid; elements outside become 0.
       Value address = kb.byteOffset(
-          input, offsetOf(kb.minU(row, maxRow), kb.minU(c, maxCol)));
-      Value v = kb.load(element, address, elementBytes);
-      if (!element.isF32())
-        v = arith::ExtFOp::create(kb.b, kb.loc, kb.f32(), v);
-      v = kb.select(in, v, kb.f32(0.0f));
+          base, offsetOf(kb.minU(row, maxRow), kb.minU(c, maxCol)));
+      Value v = widen(kb.load(element, address, elementBytes), result);
+      Value zero =
+          arith::ConstantOp::create(kb.b, kb.loc, kb.b.getZeroAttr(result));
+      v = kb.select(in, v, zero);
       vector =
           LLVM::InsertElementOp::create(kb.b, kb.loc, vector, v, kb.i32(i));
     }
     return vector;
   };
+  // Rows aligned for vector loads of the input are aligned for the random
+  // words too: they are as wide or wider.
   if (!config.vectorLoads)
     return scalarPath();
   Value whole = arith::AndIOp::create(
       kb.b, kb.loc, kb.ult(row, rows),
       kb.cmp(arith::CmpIPredicate::ule, kb.add(col, kb.i32(kPerThread)), cols));
-  auto ifOp = scf::IfOp::create(kb.b, kb.loc, TypeRange{f32Vector}, whole,
+  auto ifOp = scf::IfOp::create(kb.b, kb.loc, TypeRange{resultVector}, whole,
                                 /*withElseRegion=*/true);
   {
     OpBuilder::InsertionGuard guard(kb.b);
     kb.b.setInsertionPointToStart(&ifOp.getThenRegion().front());
-    Value v = kb.load(wideVector, kb.byteOffset(input, offsetOf(row, col)), 16);
-    if (!element.isF32())
-      v = arith::ExtFOp::create(kb.b, kb.loc, f32Vector, v);
-    scf::YieldOp::create(kb.b, kb.loc, v);
+    Value v =
+        kb.load(loadedVector, kb.byteOffset(base, offsetOf(row, col)), 16);
+    scf::YieldOp::create(kb.b, kb.loc, widen(v, resultVector));
     kb.b.setInsertionPointToStart(&ifOp.getElseRegion().front());
     scf::YieldOp::create(kb.b, kb.loc, scalarPath());
   }
@@ -252,6 +280,11 @@ void QuantizeEmitter::emitScales() {
     Value blocksPerCol = kb.ceilDiv(rows, blockRows);
     Value blockR = kb.udiv(kb.minU(r, kb.sub(rows, kb.i32(1))), blockRows);
     Value blockC = kb.udiv(kb.minU(c, kb.sub(cols, kb.i32(1))), blockCols);
+    if (config.givenScales) {
+      Value index = kb.add(kb.mul(blockR, blocksPerRow), blockC);
+      kb.store(loadGivenMultiplier(index), shared(kBlockOffset, tid, 4), 4);
+      return;
+    }
     Value amax;
     if (config.fused) {
       amax = kb.load(kb.f32(), shared(kBlockOffset, tid, 4), 4);
@@ -260,12 +293,6 @@ void QuantizeEmitter::emitScales() {
       amax = kb.load(
           kb.f32(),
           kb.byteOffset(amaxBuffer, kb.mul(kb.zext64(index), kb.i64(4))), 4);
-    }
-    if (config.givenScales) {
-      // `amax` is the block's encode scale.
-      kb.store(emitEncodeMultiplier(kb.b, kb.loc, amax),
-               shared(kBlockOffset, tid, 4), 4);
-      return;
     }
     Value global = config.twoLevel ? emitGlobalScale() : Value();
     Value scale =
@@ -296,15 +323,32 @@ void QuantizeEmitter::emitScales() {
       }
     });
   });
-  if (config.twoLevel) {
+  if (config.twoLevel && !config.givenScales) {
     // The first CTA stores the global decode scale 1/S.
     Value first = arith::AndIOp::create(kb.b, kb.loc, kb.eq(tid, kb.i32(0)),
                                         kb.eq(kb.blockId(), kb.i32(0)));
     kb.ifThen(first, [&] {
-      kb.store(emitReciprocal(kb.b, kb.loc, emitGlobalScale()), globalOut, 4);
+      kb.store(emitReciprocal(kb.b, kb.loc, emitGlobalScale()), globalScale, 4);
     });
   }
   kb.barrier();
+}
+
+Value QuantizeEmitter::loadGivenMultiplier(Value index) {
+  if (!config.e8m0Scales && !config.twoLevel) {
+    Value scale = kb.load(
+        kb.f32(),
+        kb.byteOffset(amaxBuffer, kb.mul(kb.zext64(index), kb.i64(4))), 4);
+    return emitEncodeMultiplier(kb.b, kb.loc, scale);
+  }
+  // E8M0 codes, or E4M3 codes under the global encode scale S.
+  Value code = kb.load(kb.i8(), kb.byteOffset(amaxBuffer, kb.zext64(index)), 1);
+  if (config.e8m0Scales)
+    return emitEncodeMultiplier(
+        kb.b, kb.loc, kb.bitcast(kb.b.getType<Float8E8M0FNUType>(), code));
+  return emitEncodeMultiplier(
+      kb.b, kb.loc, kb.bitcast(kb.b.getType<Float8E4M3FNType>(), code),
+      kb.load(kb.f32(), globalScale, 4));
 }
 
 Value QuantizeEmitter::emitGlobalScale() {
@@ -341,7 +385,8 @@ void QuantizeEmitter::emitTcgen05ScaleStore(Value code, Value r, Value c,
   }
 }
 
-void QuantizeEmitter::emitE2M1Codes(ArrayRef<Value> scaled, Value row,
+void QuantizeEmitter::emitE2M1Codes(ArrayRef<Value> scaled,
+                                    ArrayRef<Value> bits, Value row,
                                     Value col) {
   // cvt.rn.satfinite.e2m1x2 rounds to nearest even and clamps to +-6; E2M1
   // has no NaN and fp8.convert makes NaN +0, so NaNs are zeroed first.
@@ -356,10 +401,23 @@ void QuantizeEmitter::emitE2M1Codes(ArrayRef<Value> scaled, Value row,
   Value packed = LLVM::UndefOp::create(kb.b, kb.loc, byteVector);
   SmallVector<Value> pairs;
   for (int64_t i = 0; i < kBytes; ++i) {
-    // The code of `a` lands in the high nibble.
-    Value pair = NVVM::ConvertF32x2ToF4x2Op::create(
-        kb.b, kb.loc, kb.i8(), finite(scaled[2 * i + 1]), finite(scaled[2 * i]),
-        kb.b.getBoolAttr(false), TypeAttr::get(e2m1));
+    Value pair;
+    if (config.stochastic) {
+      // The soft conversion makes NaN +0 itself.
+      auto code = [&](int64_t j) -> Value {
+        return arith::ExtUIOp::create(kb.b, kb.loc, kb.i8(),
+                                      softCode(e2m1, scaled[j], bits[j]));
+      };
+      Value shift =
+          arith::ConstantOp::create(kb.b, kb.loc, kb.b.getI8IntegerAttr(4));
+      pair = kb.orI(code(2 * i), arith::ShLIOp::create(kb.b, kb.loc,
+                                                       code(2 * i + 1), shift));
+    } else {
+      // The code of `a` lands in the high nibble.
+      pair = NVVM::ConvertF32x2ToF4x2Op::create(
+          kb.b, kb.loc, kb.i8(), finite(scaled[2 * i + 1]),
+          finite(scaled[2 * i]), kb.b.getBoolAttr(false), TypeAttr::get(e2m1));
+    }
     pairs.push_back(pair);
     packed =
         LLVM::InsertElementOp::create(kb.b, kb.loc, packed, pair, kb.i32(i));
@@ -430,24 +488,34 @@ void QuantizeEmitter::storeRun(Value vector, Value r, Value rowCount,
   scalarStores();
 }
 
-Value QuantizeEmitter::convertPair(Value lo, Value hi) {
-  if (config.overflow == Overflow::Saturate)
+Value QuantizeEmitter::softCode(Type type, Value v, Value rbits) {
+  Value q = config.stochastic
+                ? ConvertOp::create(kb.b, kb.loc, type, v, rbits,
+                                    Rounding::Stochastic, config.overflow)
+                : ConvertOp::create(kb.b, kb.loc, type, v, Rounding::RNE,
+                                    config.overflow);
+  return kb.bitcast(kb.b.getIntegerType(type.getIntOrFloatBitWidth()), q);
+}
+
+Value QuantizeEmitter::convertPair(Value lo, Value hi, Value loBits,
+                                   Value hiBits) {
+  if (config.overflow == Overflow::Saturate && !config.stochastic)
     return kb.cvtSatFinite(lo, hi, config.format);
   Type narrow = config.format == Format::E4M3
                     ? Type(kb.b.getType<Float8E4M3FNType>())
                     : Type(kb.b.getType<Float8E5M2Type>());
-  auto code = [&](Value v) {
-    Value q = ConvertOp::create(kb.b, kb.loc, narrow, v, Rounding::RNE,
-                                config.overflow);
+  auto code = [&](Value v, Value rbits) {
     return arith::ExtUIOp::create(kb.b, kb.loc, kb.i16(),
-                                  kb.bitcast(kb.i8(), q));
+                                  softCode(narrow, v, rbits));
   };
-  return kb.orI(code(lo),
-                kb.shl(code(hi), arith::ConstantOp::create(
-                                     kb.b, kb.loc, kb.b.getI16IntegerAttr(8))));
+  return kb.orI(code(lo, loBits),
+                kb.shl(code(hi, hiBits),
+                       arith::ConstantOp::create(kb.b, kb.loc,
+                                                 kb.b.getI16IntegerAttr(8))));
 }
 
-void QuantizeEmitter::emitCodes(Value values, Value row, Value col) {
+void QuantizeEmitter::emitCodes(Value values, Value words, Value row,
+                                Value col) {
   Value myRow = kb.udiv(tid, kb.i32(kThreadsPerRow));
   Value myCol =
       kb.mul(kb.urem(tid, kb.i32(kThreadsPerRow)), kb.i32(kPerThread));
@@ -465,13 +533,20 @@ void QuantizeEmitter::emitCodes(Value values, Value row, Value col) {
     Value x = LLVM::ExtractElementOp::create(kb.b, kb.loc, values, kb.i32(i));
     scaled.push_back(kb.mulf(x, multiplier));
   }
+  // The random word of each element (stochastic rounding).
+  SmallVector<Value> bits(kPerThread);
+  if (config.stochastic)
+    for (int64_t i = 0; i < kPerThread; ++i)
+      bits[i] = LLVM::ExtractElementOp::create(kb.b, kb.loc, words, kb.i32(i));
   if (config.format == Format::E2M1)
-    return emitE2M1Codes(scaled, row, col);
+    return emitE2M1Codes(scaled, bits, row, col);
   auto pairs = VectorType::get({kPerThread / 2}, kb.i16());
   Value packed = LLVM::UndefOp::create(kb.b, kb.loc, pairs);
   for (int64_t i = 0; i < kPerThread / 2; ++i)
     packed = LLVM::InsertElementOp::create(
-        kb.b, kb.loc, packed, convertPair(scaled[2 * i], scaled[2 * i + 1]),
+        kb.b, kb.loc, packed,
+        convertPair(scaled[2 * i], scaled[2 * i + 1], bits[2 * i],
+                    bits[2 * i + 1]),
         kb.i32(i));
   auto bytes = VectorType::get({kPerThread}, kb.i8());
   Value codeBytes = LLVM::BitcastOp::create(kb.b, kb.loc, bytes, packed);
@@ -520,7 +595,8 @@ void QuantizeEmitter::emit() {
   blockRows = getArg(QuantizeParam::BlockRows);
   blockCols = getArg(QuantizeParam::BlockCols);
   pitch = getArg(QuantizeParam::Pitch);
-  globalOut = getArg(QuantizeParam::GlobalScale);
+  globalScale = getArg(QuantizeParam::GlobalScale);
+  randomBits = getArg(QuantizeParam::RandomBits);
   scaleKChunks = getArg(QuantizeParam::ScaleKChunks);
   smem = kb.dynamicSharedMemory(func);
   tid = kb.threadId();
@@ -553,7 +629,10 @@ void QuantizeEmitter::emit() {
     emitAmaxUpdate();
   } else {
     emitScales();
-    emitCodes(values, row, col);
+    Value words;
+    if (config.stochastic)
+      words = loadRun(randomBits, kb.i32(), kb.i32(), row, col);
+    emitCodes(values, words, row, col);
   }
   LLVM::ReturnOp::create(kb.b, kb.loc, ValueRange{});
   expandForNVVM(func);

@@ -27,8 +27,8 @@ LogicalResult QuantizeConfig::verify(std::string &reason) const {
              "scales, are quantized by GPU kernels";
     return failure();
   }
-  if (twoLevel && (format != Format::E2M1 || e8m0Scales || !fused ||
-                   phase != Phase::Quantize)) {
+  if (twoLevel && (format != Format::E2M1 || e8m0Scales ||
+                   !(fused || givenScales) || phase != Phase::Quantize)) {
     reason = "two-level scales quantize E2M1 codes by E4M3 block scales "
              "inside a tile";
     return failure();
@@ -75,33 +75,17 @@ std::string QuantizeConfig::getKernelName() const {
     name += ("_" + getKernelTag(format)).str();
   name += llvm::formatv("_b{0}x{1}", tileBlockRows, tileBlockCols).str();
   if (phase == Phase::Quantize) {
-    // The rule with its parameters, as identifier characters.
-    std::string ruleText;
-    llvm::raw_string_ostream os(ruleText);
     if (rule)
-      os << Attribute(rule);
-    StringRef text(ruleText);
-    text.consume_front("#fp8.rule");
-    if (!text.empty())
-      name += "_";
-    bool pendingSeparator = false;
-    for (char c : text) {
-      if (llvm::isAlnum(c)) {
-        if (pendingSeparator && name.back() != '_')
-          name += '_';
-        name += c == '.' ? '_' : c;
-        pendingSeparator = false;
-      } else {
-        pendingSeparator = true;
-      }
-    }
+      name += "_" + getKernelTag(rule);
     name += overflow == Overflow::Saturate ? "_sat" : "_nonfinite";
     if (e8m0Scales)
       name += "_e8m0";
     if (fused)
       name += "_fused";
     if (givenScales)
-      name += "_given";
+      name += twoLevel ? "_given2l" : "_given";
+    if (stochastic)
+      name += "_sr";
     if (transposed)
       name += "_t";
     if (vectorStores)
@@ -126,6 +110,8 @@ SmallVector<QuantizeParam> QuantizeConfig::getParams() const {
     params.push_back(P::GlobalScale);
   if (tcgen05Scales)
     params.push_back(P::ScaleKChunks);
+  if (stochastic)
+    params.push_back(P::RandomBits);
   return params;
 }
 
@@ -136,6 +122,7 @@ KernelParamKind mlir::fp8::getParamKind(QuantizeParam param) {
   case QuantizeParam::Codes:
   case QuantizeParam::Scales:
   case QuantizeParam::GlobalScale:
+  case QuantizeParam::RandomBits:
     return KernelParamKind::Buffer;
   case QuantizeParam::Rows:
   case QuantizeParam::Cols:

@@ -7,7 +7,8 @@
 // The kernel that copies row-major block scales into the layout the sm_100a
 // block-scaled GEMM reads (Tcgen05ScaleLayout), for scales that no
 // quantization wrote in that layout: one thread per destination byte, the
-// inverse of the layout's offset function.
+// inverse of the layout's offset function. f32 scales that are powers of two
+// become their E8M0 codes, each repeated over the k-blocks it covers.
 //
 //===----------------------------------------------------------------------===//
 
@@ -21,8 +22,12 @@ using namespace mlir::fp8;
 
 SmallVector<ScaleLayoutParam> ScaleLayoutConfig::getParams() const {
   using P = ScaleLayoutParam;
-  return {P::Source,    P::Dest,    P::Rows,    P::KBlocks, P::RowsPerScale,
-          P::RowStride, P::KStride, P::KChunks, P::Bytes};
+  SmallVector<P> params{P::Source,  P::Dest,         P::Rows,
+                        P::KBlocks, P::RowsPerScale, P::RowStride,
+                        P::KStride, P::KChunks,      P::Bytes};
+  if (f32Source)
+    params.push_back(P::KBlocksPerScale);
+  return params;
 }
 
 KernelParamKind mlir::fp8::getParamKind(ScaleLayoutParam param) {
@@ -59,10 +64,24 @@ static void emitScaleLayout(KernelBuilder &kb, const ScaleLayoutConfig &config,
     Value srcRow =
         kb.udiv(kb.minU(row, kb.sub(rows, kb.i32(1))), args[P::RowsPerScale]);
     Value srcK = kb.minU(kBlock, kb.sub(kBlocks, kb.i32(1)));
+    if (config.f32Source)
+      srcK = kb.udiv(srcK, args[P::KBlocksPerScale]);
     Value index = kb.add(kb.mul(srcRow, args[P::RowStride]),
                          kb.mul(srcK, args[P::KStride]));
-    Value byte =
-        kb.load(kb.i8(), kb.byteOffset(args[P::Source], kb.zext64(index)), 1);
+    Value byte;
+    if (config.f32Source) {
+      // 2^e is E8M0 code e + 127, the f32 exponent field; 2^-127, the one
+      // subnormal, has field 0, which is code 0.
+      Value bits = kb.load(
+          kb.i32(),
+          kb.byteOffset(args[P::Source], kb.mul(kb.zext64(index), kb.i64(4))),
+          4);
+      byte = arith::TruncIOp::create(kb.b, kb.loc, kb.i8(),
+                                     kb.lshr(bits, kb.i32(23)));
+    } else {
+      byte =
+          kb.load(kb.i8(), kb.byteOffset(args[P::Source], kb.zext64(index)), 1);
+    }
     Value zero =
         arith::ConstantOp::create(kb.b, kb.loc, kb.b.getI8IntegerAttr(0));
     kb.store(kb.select(in, byte, zero),

@@ -38,3 +38,15 @@ func.func @indices(%a: tensor<64x64xf32>) -> tensor<64x64xf32> {
   return %r : tensor<64x64xf32>
 }
 
+// -----
+
+// A generate's body computes from its indices and constants only.
+func.func @generate_reads(%t: tensor<64xi32>) -> tensor<64x64xi32> {
+  // expected-error @below {{fp8 GPU lowering: 'tensor.generate' has no kernel: its body uses a value defined outside that is not a constant}}
+  %g = tensor.generate {
+  ^bb0(%i: index, %j: index):
+    %v = tensor.extract %t[%j] : tensor<64xi32>
+    tensor.yield %v : i32
+  } : tensor<64x64xi32>
+  return %g : tensor<64x64xi32>
+}

@@ -2,11 +2,12 @@
 // what the kernels support.
 // RUN: fp8-opt %s -split-input-file -verify-diagnostics --convert-fp8-to-gpu=chip=sm_100a -o /dev/null
 
-// DeepSeek's f32 1x128 / 128x128 block scales: the tensor cores apply only
-// E8M0 (MX) or E4M3 (NVFP4) block scales, and the sm_100a GEMM has no
-// promotion on the CUDA cores.
+// DeepSeek's f32 1x128 / 128x128 block scales from outside the graph: the
+// tensor cores apply only E8M0 (MX) or E4M3 (NVFP4) block scales, the
+// sm_100a GEMM has no promotion on the CUDA cores, and nothing says these
+// scales are powers of two.
 func.func @deepseek(%a: tensor<256x512xf8E4M3FN>, %b: tensor<384x512xf8E4M3FN>, %sa: tensor<256x4xf32>, %sb: tensor<3x4xf32>) -> tensor<256x384xbf16> {
-  // expected-error @below {{fp8 GPU lowering: no sm_100a kernel scales A by <1x128> and B by <128x128> with 'f32' block scales: tcgen05.mma applies block scales of type e8m0 (MXFP8, every 32 elements of K) and e4m3 (NVFP4, every 16) only, and the sm_100a GEMM does not promote partial sums on the CUDA cores; use recipe mxfp8 on sm_100a, or compile this recipe for sm_90a}}
+  // expected-error @below {{fp8 GPU lowering: no sm_100a kernel scales A by <1x128> and B by <128x128> with 'f32' block scales: tcgen05.mma applies block scales of type e8m0 (MXFP8, every 32 elements of K) and e4m3 (NVFP4, every 16) only, and the sm_100a GEMM does not promote partial sums on the CUDA cores; f32 scales become e8m0 exactly when they are powers of two in its range: constants that are, or the scales of quantizations in the graph by rule pow2 with a margin of at most 6 for e4m3 codes or 13 for e5m2, as the deepseek recipe's}}
   %c = fp8.scaled_matmul %a, %b scales(%sa, %sb) by(<1x128>, <128x128>) transpose_rhs : tensor<256x512xf8E4M3FN>, tensor<384x512xf8E4M3FN>, tensor<256x4xf32>, tensor<3x4xf32> -> tensor<256x384xbf16>
   return %c : tensor<256x384xbf16>
 }
@@ -15,9 +16,48 @@ func.func @deepseek(%a: tensor<256x512xf8E4M3FN>, %b: tensor<384x512xf8E4M3FN>, 
 
 // One DeepSeek block spanning K = 128 (a transposed weight of the backward
 // pass): block scales still, since B's 128x128 squares are not per column.
-func.func @deepseek_one_block(%a: tensor<256x128xf8E4M3FN>, %b: tensor<384x128xf8E4M3FN>, %sa: tensor<256x1xf32>, %sb: tensor<3x1xf32>) -> tensor<256x384xbf16> {
+// Scales quantized by the ratio rule are not powers of two.
+func.func @deepseek_one_block(%x: tensor<256x128xbf16>, %w: tensor<384x128xbf16>) -> tensor<256x384xbf16> {
+  %a, %sa = fp8.dynamic_quantize %x by <1x128> rule <ratio> : tensor<256x128xbf16> -> tensor<256x128xf8E4M3FN>, tensor<256x1xf32>
+  %b, %sb = fp8.dynamic_quantize %w by <128x128> rule <ratio> : tensor<384x128xbf16> -> tensor<384x128xf8E4M3FN>, tensor<3x1xf32>
   // expected-error @below {{no sm_100a kernel scales A by <1x128> and B by <128x128> with 'f32' block scales}}
   %c = fp8.scaled_matmul %a, %b scales(%sa, %sb) by(<1x128>, <128x128>) transpose_rhs : tensor<256x128xf8E4M3FN>, tensor<384x128xf8E4M3FN>, tensor<256x1xf32>, tensor<3x1xf32> -> tensor<256x384xbf16>
+  return %c : tensor<256x384xbf16>
+}
+
+// -----
+
+// pow2 scales with a margin of 7 for e4m3 codes: the largest amax gives
+// s = 1.75 * 2^-127 before truncation, a subnormal that truncates to 0, whose
+// reciprocal is infinite (no E8M0 value).
+func.func @deepseek_margin(%x: tensor<256x512xbf16>, %w: tensor<384x512xbf16>) -> tensor<256x384xbf16> {
+  %a, %sa = fp8.dynamic_quantize %x by <1x128> rule <pow2, margin = 7> : tensor<256x512xbf16> -> tensor<256x512xf8E4M3FN>, tensor<256x4xf32>
+  %b, %sb = fp8.dynamic_quantize %w by <128x128> rule <pow2> : tensor<384x512xbf16> -> tensor<384x512xf8E4M3FN>, tensor<3x4xf32>
+  // expected-error @below {{no sm_100a kernel scales A by <1x128> and B by <128x128> with 'f32' block scales}}
+  %c = fp8.scaled_matmul %a, %b scales(%sa, %sb) by(<1x128>, <128x128>) transpose_rhs : tensor<256x512xf8E4M3FN>, tensor<384x512xf8E4M3FN>, tensor<256x4xf32>, tensor<3x4xf32> -> tensor<256x384xbf16>
+  return %c : tensor<256x384xbf16>
+}
+
+// -----
+
+// The same for e5m2 codes from a margin of 14 (gemm-sm100-pow2.mlir
+// compiles 13).
+func.func @deepseek_margin_e5m2(%x: tensor<256x512xbf16>, %w: tensor<384x512xbf16>) -> tensor<256x384xbf16> {
+  %a, %sa = fp8.dynamic_quantize %x by <1x128> rule <pow2> : tensor<256x512xbf16> -> tensor<256x512xf8E4M3FN>, tensor<256x4xf32>
+  %b, %sb = fp8.dynamic_quantize %w by <128x128> rule <pow2, margin = 14> : tensor<384x512xbf16> -> tensor<384x512xf8E5M2>, tensor<3x4xf32>
+  // expected-error @below {{no sm_100a kernel scales A by <1x128> and B by <128x128> with 'f32' block scales}}
+  %c = fp8.scaled_matmul %a, %b scales(%sa, %sb) by(<1x128>, <128x128>) transpose_rhs : tensor<256x512xf8E4M3FN>, tensor<384x512xf8E5M2>, tensor<256x4xf32>, tensor<3x4xf32> -> tensor<256x384xbf16>
+  return %c : tensor<256x384xbf16>
+}
+
+// -----
+
+// Constant scales that are not all powers of two.
+func.func @deepseek_constant(%x: tensor<256x512xbf16>, %b: tensor<384x512xf8E4M3FN>) -> tensor<256x384xbf16> {
+  %a, %sa = fp8.dynamic_quantize %x by <1x128> rule <pow2> : tensor<256x512xbf16> -> tensor<256x512xf8E4M3FN>, tensor<256x4xf32>
+  %sb = arith.constant dense<[[1.0, 0.75, 2.0, 4.0], [1.0, 1.0, 1.0, 1.0], [1.0, 1.0, 1.0, 1.0]]> : tensor<3x4xf32>
+  // expected-error @below {{no sm_100a kernel scales A by <1x128> and B by <128x128> with 'f32' block scales}}
+  %c = fp8.scaled_matmul %a, %b scales(%sa, %sb) by(<1x128>, <128x128>) transpose_rhs : tensor<256x512xf8E4M3FN>, tensor<384x512xf8E4M3FN>, tensor<256x4xf32>, tensor<3x4xf32> -> tensor<256x384xbf16>
   return %c : tensor<256x384xbf16>
 }
 

@@ -177,14 +177,61 @@ TEST_F(KernelParamsTest, QuantizeKernels) {
                             P::Cols, P::BlockRows, P::BlockCols, P::Pitch,
                             P::GlobalScale, P::ScaleKChunks}));
 
-  for (const QuantizeConfig &config : {amax, nvfp4})
+  // NVFP4 codes by given E4M3 block scales under a given global scale,
+  // stochastically rounded: the random words last.
+  QuantizeConfig given;
+  given.format = Format::E2M1;
+  given.tileBlockRows = 16;
+  given.tileBlockCols = 1;
+  given.fused = false;
+  given.givenScales = true;
+  given.twoLevel = true;
+  given.stochastic = true;
+  given.transposed = true;
+  expectValid(given);
+  EXPECT_EQ(given.getParams(),
+            (SmallVector<P>{P::Input, P::Amax, P::Codes, P::Scales, P::Rows,
+                            P::Cols, P::BlockRows, P::BlockCols, P::Pitch,
+                            P::GlobalScale, P::RandomBits}));
+
+  for (const QuantizeConfig &config : {amax, nvfp4, given})
     expectKernelTakesParams(config, buildQuantizeKernel);
+}
+
+TEST_F(KernelParamsTest, ComputeScaleKernels) {
+  using P = ComputeScaleParam;
+  // NVFP4's global scale and its reciprocal, then its block scales.
+  ComputeScaleConfig global;
+  global.rule = ScaleRuleAttr::get(&context, ScaleRuleKind::NVFP4);
+  global.format = Format::E2M1;
+  global.inverse = true;
+  EXPECT_EQ(global.getParams(),
+            (SmallVector<P>{P::Amax, P::Scale, P::ScaleInv, P::Count}));
+  ComputeScaleConfig blocks = global;
+  blocks.global = true;
+  blocks.inverse = false;
+  EXPECT_EQ(blocks.getParams(),
+            (SmallVector<P>{P::Amax, P::GlobalScale, P::Scale, P::Count}));
+  EXPECT_NE(global.getKernelName(), blocks.getKernelName());
+  ComputeScaleConfig e8m0;
+  e8m0.rule = ScaleRuleAttr::get(&context, ScaleRuleKind::E8M0RCeil);
+  for (const ComputeScaleConfig &config : {global, blocks, e8m0})
+    expectKernelTakesParams(config, buildComputeScaleKernel);
 }
 
 TEST_F(KernelParamsTest, ScaleLayoutKernel) {
   ScaleLayoutConfig config;
   EXPECT_EQ(config.getParams().size(), 9u);
+  EXPECT_EQ(config.getParams().back(), ScaleLayoutParam::Bytes);
   expectKernelTakesParams(config, buildScaleLayoutKernel);
+
+  // Staged from f32 powers of two: one more, last.
+  ScaleLayoutConfig f32;
+  f32.f32Source = true;
+  EXPECT_EQ(f32.getParams().size(), 10u);
+  EXPECT_EQ(f32.getParams().back(), ScaleLayoutParam::KBlocksPerScale);
+  EXPECT_NE(f32.getKernelName(), config.getKernelName());
+  expectKernelTakesParams(f32, buildScaleLayoutKernel);
 }
 
 TEST_F(KernelParamsTest, DelayedScaleKernel) {

@@ -94,7 +94,8 @@ enum class QuantizeParam {
   Input,
   /// An f32 buffer: the blocks' amaxes (the Amax phase folds into it, an
   /// unfused Quantize phase reads it), the tensor's amax (`twoLevel`), or
-  /// the encode scales (`givenScales`). Fused kernels do not read it.
+  /// the given scales (`givenScales`: f32 encode scales, or E8M0 or E4M3
+  /// codes, a byte each). Fused kernels do not read it.
   Amax,
   /// Quantize phase: the codes and the block scales.
   Codes,
@@ -106,18 +107,23 @@ enum class QuantizeParam {
   BlockCols,
   /// Quantize phase: elements from one row of the codes to the next (i32).
   Pitch,
-  /// The f32 global decode scale 1/S the kernel stores (`twoLevel`).
+  /// The f32 global decode scale 1/S the kernel stores (`twoLevel`), or,
+  /// with `givenScales`, the f32 global encode scale S it reads.
   GlobalScale,
   /// The chunks per 128-row band of the scale layout (i32,
   /// `tcgen05Scales`).
   ScaleKChunks,
+  /// The i32 random words of stochastic rounding, one per input element, in
+  /// the input's [rows, cols] row-major order (`stochastic`).
+  RandomBits,
 };
 KernelParamKind getParamKind(QuantizeParam param);
 
 /// The parameters of the scale-layout staging kernel, all of which it takes
 /// in this order (see ScaleLayoutConfig).
 enum class ScaleLayoutParam {
-  /// The row-major scales and the destination in the layout (i8 buffers).
+  /// The row-major scales (i8, or f32 with `f32Source`) and the destination
+  /// in the layout (i8).
   Source,
   Dest,
   /// i32: the operand's rows and k-blocks, the rows sharing one scale, the
@@ -130,8 +136,25 @@ enum class ScaleLayoutParam {
   KStride,
   KChunks,
   Bytes,
+  /// i32, `f32Source` only: the k-blocks one source scale covers.
+  KBlocksPerScale,
 };
 KernelParamKind getParamKind(ScaleLayoutParam param);
+
+/// The parameters of the compute-scale kernel, in the order a kernel takes
+/// those it has (ComputeScaleConfig::getParams).
+enum class ComputeScaleParam {
+  /// The f32 amaxes, and the f32 global encode scale S (`global`).
+  Amax,
+  GlobalScale,
+  /// The scales (f32, or one byte per E8M0 or E4M3 code) and their f32
+  /// reciprocals (`inverse`).
+  Scale,
+  ScaleInv,
+  /// i32: the number of amaxes.
+  Count,
+};
+KernelParamKind getParamKind(ComputeScaleParam param);
 
 /// The parameters of the delayed-scale kernel, all of which it takes in this
 /// order: the f32 buffers of the op's operands and results, then the
@@ -287,8 +310,10 @@ struct QuantizeConfig {
   int64_t tileBlockCols = 128;
   /// The block lies inside one tile: no amax buffer.
   bool fused = true;
-  /// Quantize by given f32 encode scales (fp8.quantize): the amax parameter
-  /// holds the scales, and no scale is written.
+  /// Quantize by given scales (fp8.quantize): the amax parameter holds
+  /// them (f32 encode scales, E8M0 codes with `e8m0Scales`, E4M3 codes
+  /// under a given global encode scale with `twoLevel`), and no scale is
+  /// written.
   bool givenScales = false;
   ScaleRuleAttr rule;
   Overflow overflow = Overflow::Saturate;
@@ -302,11 +327,14 @@ struct QuantizeConfig {
   /// vector accesses aligned; ragged tiles fall back to guarded scalars.
   bool vectorLoads = false;
   bool vectorStores = false;
-  /// NVFP4 (rule nvfp4, E2M1 codes packed two per byte low nibble first,
-  /// E4M3 block scales): the amax buffer holds the whole tensor's amax, from
-  /// which each CTA derives the global encode scale S; the kernel stores the
-  /// global decode scale 1/S too.
+  /// NVFP4 (E2M1 codes packed two per byte low nibble first, E4M3 block
+  /// scales): with rule nvfp4 the amax buffer holds the whole tensor's amax,
+  /// from which each CTA derives the global encode scale S, and the kernel
+  /// stores the global decode scale 1/S too; with `givenScales` S is read.
   bool twoLevel = false;
+  /// Stochastic rounding with the words of the RandomBits parameter (the
+  /// soft conversion of fp8.convert), else round to nearest even.
+  bool stochastic = false;
   /// Block scales written in the layout of Tcgen05ScaleLayout, for an
   /// sm_100a block-scaled GEMM: K runs along the input's columns when
   /// `scalesKAlongCols` (else its rows); each scale is repeated for the
@@ -414,14 +442,48 @@ LLVM::LLVMFuncOp buildGemmSM100Kernel(OpBuilder &builder, Location loc,
 struct ScaleLayoutConfig {
   using Param = ScaleLayoutParam;
 
+  /// The source holds f32 powers of two from 2^-127 to 2^127 (decode scales
+  /// of the pow2 rule), each covering kBlocksPerScale k-blocks: staged as
+  /// their E8M0 codes, exactly.
+  bool f32Source = false;
+
   static constexpr int64_t kThreads = 256;
-  std::string getKernelName() const { return "fp8_scale_layout_sm100a"; }
-  /// The kernel's parameters, in order: every ScaleLayoutParam.
+  std::string getKernelName() const {
+    return f32Source ? "fp8_scale_layout_f32_sm100a"
+                     : "fp8_scale_layout_sm100a";
+  }
+  /// The kernel's parameters, in order: every ScaleLayoutParam but
+  /// KBlocksPerScale, which only `f32Source` takes.
   SmallVector<ScaleLayoutParam> getParams() const;
 };
 
 LLVM::LLVMFuncOp buildScaleLayoutKernel(OpBuilder &builder, Location loc,
                                         const ScaleLayoutConfig &config);
+
+/// fp8.compute_scale: a grid-stride loop, one amax per thread, applying the
+/// op's rule with the builders of ScaleRules.h, which the CPU reference
+/// uses too (bit-identical scales). The configuration is that of a verified
+/// op: `global` with rule nvfp4 only, `inverse` for f32 scales only.
+struct ComputeScaleConfig {
+  using Param = ComputeScaleParam;
+
+  ScaleRuleAttr rule;
+  /// The format of the data the scales are for (fmax).
+  Format format = Format::E4M3;
+  /// NVFP4 block scales: the rule takes the global encode scale S.
+  bool global = false;
+  /// The reciprocals 1/s too (f32 scales only).
+  bool inverse = false;
+
+  static constexpr int64_t kThreads = 256;
+  std::string getKernelName() const;
+  /// The kernel's parameters, in order: Amax, GlobalScale (`global`),
+  /// Scale, ScaleInv (`inverse`), Count.
+  SmallVector<ComputeScaleParam> getParams() const;
+};
+
+LLVM::LLVMFuncOp buildComputeScaleKernel(OpBuilder &builder, Location loc,
+                                         const ComputeScaleConfig &config);
 
 /// fp8.update_delayed_scale in one CTA of 256 threads: the history with
 /// this step's amax recorded, rolled and cleared (or kept when a zero amax
@@ -499,11 +561,12 @@ LLVM::LLVMFuncOp buildLayoutKernel(OpBuilder &builder, Location loc,
 SmallVector<Value> getElementwiseParams(Operation *op);
 
 /// Builds kernel `name` computing the elementwise linalg op `op` (parallel
-/// iterators, projected-permutation indexing maps, static shapes): one
-/// element per thread in a grid-stride loop, the op's body cloned (math
-/// functions by polynomial approximation, small-float casts by integer
-/// code). Its parameters are getElementwiseParams(op). Fails with a reason
-/// when `op` does not qualify.
+/// iterators, projected-permutation indexing maps, static shapes), or the
+/// tensor.generate `op` (static shape; its body gets the element's
+/// indices): one element per thread in a grid-stride loop, the op's body
+/// cloned (math functions by polynomial approximation, small-float casts by
+/// integer code). Its parameters are getElementwiseParams(op). Fails with a
+/// reason when `op` does not qualify.
 FailureOr<LLVM::LLVMFuncOp> buildElementwiseKernel(OpBuilder &builder,
                                                    Operation *op,
                                                    StringRef name,

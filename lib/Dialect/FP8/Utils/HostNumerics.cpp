@@ -142,6 +142,29 @@ float host::f32Scale(ScaleRuleKind kind, float amax, Format format,
   return fromBits(bitsOf(scale) & 0xFF800000u);
 }
 
+bool host::isE8M0Value(float v) {
+  // 2^-127 is the one subnormal power of two E8M0 holds.
+  uint32_t bits = bitsOf(v);
+  int32_t field = exponentField(v);
+  return bits == 0x00400000u ||
+         ((bits & 0x807FFFFFu) == 0 && field >= 1 && field <= 254);
+}
+
+bool host::pow2DecodeScalesFitE8M0(Format format, int32_t margin, float eps) {
+  // A zero, infinite or NaN amax gives s = 1; a tiny one the largest s,
+  // 2^127, whose reciprocal 2^-127 is E8M0's smallest value.
+  float smallest = f32Scale(ScaleRuleKind::Pow2, FLT_MAX, format, margin, eps);
+  return smallest >= FLT_MIN;
+}
+
+int32_t host::getMaxE8M0Pow2Margin(Format format) {
+  // The margin only lowers s, so the valid margins are a prefix.
+  int32_t margin = -1;
+  while (margin < 127 && pow2DecodeScalesFitE8M0(format, margin + 1, 0.0f))
+    ++margin;
+  return margin;
+}
+
 uint8_t host::e8m0Scale(ScaleRuleKind kind, float amax, Format format) {
   const FormatInfo &info = getFormatInfo(format);
   if (kind == ScaleRuleKind::E8M0RCeil)

@@ -42,6 +42,20 @@ float amaxStep(float acc, float x, NanPolicy policy);
 float f32Scale(ScaleRuleKind kind, float amax, Format format, int32_t margin,
                float eps);
 
+/// Whether `v` is a value of E8M0: 2^e for e from -127 to 127.
+bool isE8M0Value(float v);
+
+/// Whether every decode scale 1/s that rule pow2 (with `margin` and `eps`)
+/// gives for `format`, whatever the amax, is a power of two from 2^-127 to
+/// 2^126, which E8M0 holds exactly. s falls as the amax grows, so it is
+/// smallest at the largest finite amax; a margin that makes that s subnormal
+/// truncates it to 0, whose reciprocal is infinite.
+bool pow2DecodeScalesFitE8M0(Format format, int32_t margin, float eps);
+
+/// The largest margin for which pow2DecodeScalesFitE8M0 holds (eps 0), or
+/// -1 when none does.
+int32_t getMaxE8M0Pow2Margin(Format format);
+
 /// An E8M0 scale rule (e8m0_rceil, e8m0_floor) on an amax: the scale code.
 uint8_t e8m0Scale(ScaleRuleKind kind, float amax, Format format);
 
