@@ -227,6 +227,7 @@ public:
   // Special registers.
   Value threadId() { return NVVM::ThreadIdXOp::create(b, loc, i32()); }
   Value blockId() { return NVVM::BlockIdXOp::create(b, loc, i32()); }
+  Value blockIdY() { return NVVM::BlockIdYOp::create(b, loc, i32()); }
   Value gridDim() { return NVVM::GridDimXOp::create(b, loc, i32()); }
 
   // Memory.
