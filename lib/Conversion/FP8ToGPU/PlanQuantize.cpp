@@ -80,17 +80,22 @@ struct MatrixView {
   bool sharedBlocks = false;
 };
 
-/// The matrices of quantizing `type` by `granularity`. The leading
-/// dimensions fold into the rows when that keeps every scale block (per
-/// tensor, per row, along the last dimension, or of rows dividing a
-/// matrix's); otherwise, and when each matrix is stored by itself
+/// The matrices of quantizing `type` by `granularity` (a vector is a row).
+/// The leading dimensions fold into the rows when that keeps every scale
+/// block (per tensor, per row, along the last dimension, or of rows dividing
+/// a matrix's); otherwise, and when each matrix is stored by itself
 /// (`storedByMatrix`: transposed copies, scales in the tcgen05 layout of
 /// each matrix), the matrices are a batch.
 FailureOr<MatrixView> getMatrixView(Operation *op, RankedTensorType type,
                                     GranularityAttr granularity,
                                     bool storedByMatrix) {
-  ArrayRef<int64_t> shape = type.getShape();
+  SmallVector<int64_t> shape(type.getShape());
   SmallVector<int64_t> block = granularity.getBlockShape(shape);
+  // Vectors and scalars are one row.
+  while (shape.size() < 2) {
+    shape.insert(shape.begin(), 1);
+    block.insert(block.begin(), 1);
+  }
   int64_t rank = shape.size();
   MatrixView view;
   view.rows = shape[rank - 2];

@@ -1,8 +1,9 @@
-// Quantizations of batches of matrices ([heads, S, D]). Leading dimensions
-// fold into the rows, with the kernels of one matrix, when no scale block
-// straddles two matrices; otherwise, and for transposed copies (one
-// transpose per matrix), each matrix is a grid row of a batched kernel
-// (blockIdx.y) that moves its buffers to its matrix.
+// Quantizations of batches of matrices ([heads, S, D]), and of vectors.
+// Leading dimensions fold into the rows, with the kernels of one matrix,
+// when no scale block straddles two matrices; otherwise, and for transposed
+// copies (one transpose per matrix), each matrix is a grid row of a batched
+// kernel (blockIdx.y) that moves its buffers to its matrix. A vector is one
+// row.
 // RUN: rm -rf %t && fp8-opt %s --fp8-gpu-pipeline="chip=sm_90a artifacts=%t ptxas=none" -o /dev/null
 // RUN: FileCheck %s --input-file=%t/fp8_kernels.ptx
 // RUN: fp8-opt %s --convert-fp8-to-gpu=chip=sm_90a | FileCheck %s --check-prefix=PLAN
@@ -27,6 +28,7 @@
 // CHECK-LABEL: .entry fp8_quantize_bf16_e4m3_b32x1_pow2_sat_t_vs_nanignore_vl_batched(
 // CHECK-DAG: mov.u32 %r{{[0-9]+}}, %ctaid.y;
 // CHECK-DAG: ld.shared.b8
+// CHECK-LABEL: .entry fp8_quantize_f32_e5m2_b32x128_sat_given_nanprop_vl(
 
 // Per-tensor scales of 4 heads: one [256, 64] matrix, one amax.
 // PLAN-LABEL: per_tensor = {buffers
@@ -77,4 +79,13 @@ func.func @transposed_heads(%v: tensor<4x64x32xbf16>) -> (tensor<4x32x64xf8E4M3F
   %es = tensor.empty() : tensor<4x32x1xf32>
   %ts = linalg.transpose ins(%s : tensor<4x1x32xf32>) outs(%es : tensor<4x32x1xf32>) permutation = [0, 2, 1]
   return %t, %ts : tensor<4x32x64xf8E4M3FN>, tensor<4x32x1xf32>
+}
+
+// A vector (a bias quantized before its broadcast) is a [1, 200] matrix.
+// PLAN-LABEL: vector = {buffers
+// PLAN-SAME: grid = [2, 1, 1], kernel = "fp8_quantize_f32_e5m2_b32x128_sat_given_nanprop_vl"
+// PLAN-SAME: {kind = "i32", value = 1 : i64}, {kind = "i32", value = 200 : i64}, {kind = "i32", value = 1 : i64}, {kind = "i32", value = 200 : i64}, {kind = "i32", value = 200 : i64}]
+func.func @vector(%b: tensor<200xf32>, %s: tensor<1xf32>) -> tensor<200xf8E5M2> {
+  %q = fp8.quantize %b, %s by <tensor> : tensor<200xf32>, tensor<1xf32> -> tensor<200xf8E5M2>
+  return %q : tensor<200xf8E5M2>
 }
