@@ -67,9 +67,9 @@ bool readOnlyTransposed(Value value) {
   });
 }
 
-/// A quantization of a tensor of rank >= 2 as the kernels see it: `batches`
-/// row-major matrices of [rows, cols], each in scale blocks of [blockRows,
-/// blockCols] (clamped to the matrix).
+/// A quantization as the kernels see it: `batches` row-major matrices of
+/// [rows, cols], each in scale blocks of [blockRows, blockCols] (clamped to
+/// the matrix).
 struct MatrixView {
   int64_t batches = 1;
   int64_t rows = 0, cols = 0, blockRows = 0, blockCols = 0;
