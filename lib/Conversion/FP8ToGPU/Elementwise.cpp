@@ -5,9 +5,10 @@
 //===----------------------------------------------------------------------===//
 //
 // The ops around the GEMMs of a framework graph (bias adds, activations,
-// casts, fills) as simple kernels: thread i of a grid-stride loop computes
-// element i of the iteration space, reading each operand through its
-// indexing map and running a clone of the op's scalar body.
+// casts, fills, masks) as simple kernels: thread i of a grid-stride loop
+// computes element i of the iteration space, reading each operand through
+// its indexing map and running a clone of the op's scalar body, whose
+// linalg.index ops read the element's loop indices.
 //
 //===----------------------------------------------------------------------===//
 
@@ -134,8 +135,8 @@ struct MathToIntrinsic : OpRewritePattern<MathOp> {
 
 } // namespace
 
-LogicalResult mlir::fp8::verifyClonableBody(Operation *op,
-                                            std::string &reason) {
+LogicalResult mlir::fp8::verifyClonableBody(Operation *op, std::string &reason,
+                                            bool indices) {
   // Values the body captures from outside must be constants (cloned).
   SetVector<Value> captured;
   getUsedValuesDefinedAbove(op->getRegion(0), captured);
@@ -146,6 +147,8 @@ LogicalResult mlir::fp8::verifyClonableBody(Operation *op,
     }
   for (Operation &bodyOp : op->getRegion(0).front().without_terminator()) {
     if (isa<linalg::IndexOp>(bodyOp)) {
+      if (indices)
+        continue;
       reason = "its body reads loop indices";
       return failure();
     }
@@ -253,7 +256,7 @@ mlir::fp8::buildElementwiseKernel(OpBuilder &builder, Operation *op,
       return failure();
     }
   }
-  if (failed(verifyClonableBody(op, reason)))
+  if (failed(verifyClonableBody(op, reason, /*indices=*/true)))
     return failure();
   // Values the body captures from outside are constants (cloned).
   SetVector<Value> captured;
@@ -353,8 +356,17 @@ mlir::fp8::buildElementwiseKernel(OpBuilder &builder, Operation *op,
           mapping.map(
               arg, load(base, type.getElementType(), offsetOf(map, type, ivs)));
         }
-        for (Operation &bodyOp : body->without_terminator())
+        // linalg.index reads the thread's loop indices (a causal mask).
+        for (Operation &bodyOp : body->without_terminator()) {
+          if (auto index = dyn_cast<linalg::IndexOp>(bodyOp)) {
+            mapping.map(index.getResult(),
+                        arith::IndexCastOp::create(builder, loc,
+                                                   builder.getIndexType(),
+                                                   ivs[index.getDim()]));
+            continue;
+          }
           builder.clone(bodyOp, mapping);
+        }
         Operation *yield = body->getTerminator();
         for (auto [i, result] : llvm::enumerate(op->getResults())) {
           auto type = cast<RankedTensorType>(result.getType());

@@ -36,7 +36,9 @@
 //     stores each row's columns, 16 bytes at a time where the row allows.
 //   * Persistent: CTA b computes tiles b, b + gridDim, ... grouped by 8 tile
 //     rows; every role walks the same sequence, and the ring and the
-//     accumulator phases run on across tiles.
+//     accumulator phases run on across tiles (and across the matrices of a
+//     batch, whose tiles follow each other; 3-D tensor maps keep each
+//     tile's loads inside its matrix).
 //
 //===----------------------------------------------------------------------===//
 
@@ -129,14 +131,15 @@ private:
     return LLVM::IntToPtrOp::create(kb.b, kb.loc, kb.ptr(6), address);
   }
   /// The tile loop every role runs: `body` gets the tile's first row and
-  /// column and the carried values.
-  ValueRange
-  tileLoop(ValueRange inits,
-           function_ref<SmallVector<Value>(Value, Value, ValueRange)> body) {
-    return forEachTile(inits, [&](Value row, Value col, ValueRange args) {
-      return body(kb.mul(row, kb.i32(GemmSM100Config::kBlockM)),
-                  kb.mul(col, kb.i32(config.blockN)), args);
-    });
+  /// column, its batch (see forEachTile) and the carried values.
+  ValueRange tileLoop(
+      ValueRange inits,
+      function_ref<SmallVector<Value>(Value, Value, Value, ValueRange)> body) {
+    return forEachTile(
+        inits, [&](Value row, Value col, Value batch, ValueRange args) {
+          return body(kb.mul(row, kb.i32(GemmSM100Config::kBlockM)),
+                      kb.mul(col, kb.i32(config.blockN)), batch, args);
+        });
   }
 
   void fence(NVVM::Tcgen05FenceKind kind) {
@@ -157,12 +160,13 @@ void GemmEmitter::emitLoads() {
   ScaleTile tileB = config.getScaleTileB();
   int64_t kChunksPerStage = getScaleKChunks(config.getScaleTileA());
   Value kChunks = kb.mul(kTiles, kb.i32(kChunksPerStage));
-  tileLoop(ValueRange{kb.i32(0)}, [&](Value m0, Value n0, ValueRange args) {
+  tileLoop(ValueRange{kb.i32(0)}, [&](Value m0, Value n0, Value batch,
+                                      ValueRange args) {
     auto issue = [&](Value kt, Value s, Value full) {
       Value k0 = kb.mul(kt, kb.i32(GemmSM100Config::kStageKBytes));
       for (auto [tmap, dst, row] :
            {std::tuple{tmapA, slotA(s), m0}, std::tuple{tmapB, slotB(s), n0}})
-        emitTmaLoad(kb, tmap, dst, ValueRange{k0, row}, full);
+        loadOperandTile(tmap, dst, k0, row, batch, full);
       if (!blockScaled())
         return;
       // The stage's chunks of each 128-row band are contiguous in the
@@ -197,7 +201,7 @@ void GemmEmitter::emitMmas() {
   Tcgen05Kind kind = config.getMmaKind();
   tileLoop(
       ValueRange{kb.i32(0), kb.i32(0)},
-      [&](Value, Value, ValueRange args) -> SmallVector<Value> {
+      [&](Value, Value, Value, ValueRange args) -> SmallVector<Value> {
         auto [acc, accPhase] = accRing.getSlot(args[1]);
         // Wait until the epilogue has read this accumulator's last tile.
         accRing.waitEmpty(acc, accPhase);
@@ -384,10 +388,14 @@ void GemmEmitter::emitEpilogue(Value warp) {
   // The lanes (accumulator rows) this warp may read.
   Value partition = kb.mul(kb.urem(warp, kb.i32(4)), kb.i32(32));
   Value laneField = kb.shl(partition, kb.i32(16));
-  Value tensorFactor;
-  if (config.scaling == GemmScaling::Tensor)
-    tensorFactor =
-        kb.mulf(kb.load(kb.f32(), scaleA, 4), kb.load(kb.f32(), scaleB, 4));
+  // Per-tensor scales are read once (per tile in a batch, whose matrices
+  // may each have their own); global scales cover the whole batch.
+  auto loadTensorFactor = [&]() -> Value {
+    if (config.scaling != GemmScaling::Tensor)
+      return Value();
+    return kb.mulf(kb.load(kb.f32(), scaleA, 4), kb.load(kb.f32(), scaleB, 4));
+  };
+  Value tensorFactor = config.batched ? Value() : loadTensorFactor();
   if (config.globalScales)
     tensorFactor =
         kb.mulf(kb.load(kb.f32(), globalA, 4), kb.load(kb.f32(), globalB, 4));
@@ -400,10 +408,14 @@ void GemmEmitter::emitEpilogue(Value warp) {
 
   tileLoop(
       ValueRange{kb.i32(0)},
-      [&](Value m0, Value n0, ValueRange args) -> SmallVector<Value> {
+      [&](Value m0, Value n0, Value batch,
+          ValueRange args) -> SmallVector<Value> {
         auto [acc, accPhase] = accRing.getSlot(args[0]);
         accRing.waitFull(acc, accPhase);
         fence(NVVM::Tcgen05FenceKind::AFTER_THREAD_SYNC);
+        Value tileFactor = tensorFactor;
+        if (batch && config.scaling == GemmScaling::Tensor)
+          tileFactor = loadTensorFactor();
         Value row = kb.add(m0, kb.add(partition, lane));
         Value rowScale;
         if (config.scaling == GemmScaling::RowCol)
@@ -437,8 +449,8 @@ void GemmEmitter::emitEpilogue(Value warp) {
             Value v =
                 LLVM::ExtractElementOp::create(kb.b, kb.loc, floats, kb.i32(j));
             Value col = kb.minU(kb.add(col0, kb.i32(j)), maxCol);
-            if (tensorFactor)
-              v = kb.mulf(v, tensorFactor);
+            if (tileFactor)
+              v = kb.mulf(v, tileFactor);
             else if (rowScale)
               v = kb.mulf(v, kb.mulf(rowScale, loadF32(scaleB, col)));
             if (config.bias)

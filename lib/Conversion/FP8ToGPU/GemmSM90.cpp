@@ -24,6 +24,8 @@
 //   * The epilogue applies the remaining scales and the bias, converts, and
 //     stores pairs of adjacent columns, guarded against the ragged edges of M
 //     and N; TMA zero-fills out-of-range loads, so ragged K is exact.
+//   * Batched: the tiles of every matrix, one matrix after the other; 3-D
+//     tensor maps keep each tile's loads inside its matrix.
 //
 //===----------------------------------------------------------------------===//
 
@@ -150,14 +152,15 @@ void GemmEmitter::emitProducer() {
       kb.i32((config.blockM + config.blockN) * GemmSM90Config::kBlockK);
   forEachTile(
       ValueRange{kb.i32(0)},
-      [&](Value tileRow, Value tileCol, ValueRange args) -> SmallVector<Value> {
+      [&](Value tileRow, Value tileCol, Value batch,
+          ValueRange args) -> SmallVector<Value> {
         Value m0 = kb.mul(tileRow, kb.i32(config.blockM));
         Value n0 = kb.mul(tileCol, kb.i32(config.blockN));
         auto issue = [&](Value kt, Value s, Value full) {
           Value k0 = kb.mul(kt, kb.i32(GemmSM90Config::kBlockK));
           for (auto [tmap, slot, row] : {std::tuple{tmapA, slotA(s), m0},
                                          std::tuple{tmapB, slotB(s), n0}})
-            emitTmaLoad(kb, tmap, slot, ValueRange{k0, row}, full);
+            loadOperandTile(tmap, slot, k0, row, batch, full);
         };
         return {ring.emitProducerLoop(kTiles, args[0], elected, bytes, issue)};
       });
@@ -169,16 +172,19 @@ void GemmEmitter::emitConsumer(Value consumer) {
   Value warp = kb.udiv(local, kb.i32(32));
   Value lane = kb.urem(tid, kb.i32(32));
   int64_t promote = promotionSteps(config);
-  // Per-tensor scales are read once.
-  Value tensorFactor;
-  if (config.scaling == GemmScaling::Tensor) {
+  // Per-tensor scales are read once (per tile in a batch, whose matrices
+  // may each have their own).
+  auto loadTensorFactor = [&]() -> Value {
+    if (config.scaling != GemmScaling::Tensor)
+      return Value();
     Value a = kb.load(kb.f32(), scaleA, 4), b = kb.load(kb.f32(), scaleB, 4);
     if (config.invertScaleA)
       a = emitReciprocal(kb.b, kb.loc, a);
     if (config.invertScaleB)
       b = emitReciprocal(kb.b, kb.loc, b);
-    tensorFactor = kb.mulf(a, b);
-  }
+    return kb.mulf(a, b);
+  };
+  Value tensorFactor = config.batched ? Value() : loadTensorFactor();
   // The rows of the accumulator fragment this thread holds (+0 and +8).
   Value fragmentRow =
       kb.add(kb.mul(consumer, kb.i32(64)),
@@ -187,7 +193,8 @@ void GemmEmitter::emitConsumer(Value consumer) {
 
   forEachTile(
       ValueRange{kb.i32(0)},
-      [&](Value tileRow, Value tileCol, ValueRange args) -> SmallVector<Value> {
+      [&](Value tileRow, Value tileCol, Value batch,
+          ValueRange args) -> SmallVector<Value> {
         Value m0 = kb.mul(tileRow, kb.i32(config.blockM));
         Value n0 = kb.mul(tileCol, kb.i32(config.blockN));
         Value zero = zeroAccumulator();
@@ -323,7 +330,8 @@ void GemmEmitter::emitConsumer(Value consumer) {
               kb.ifThen(kb.eq(lane, kb.i32(0)), [&] { ring.arriveEmpty(s); });
               return {kb.add(it, kb.i32(1)), acc, partial};
             });
-        emitEpilogue(state[1], kb.add(m0, fragmentRow), n0, lane, tensorFactor);
+        emitEpilogue(state[1], kb.add(m0, fragmentRow), n0, lane,
+                     batch ? loadTensorFactor() : tensorFactor);
         return {state[0]};
       });
 }

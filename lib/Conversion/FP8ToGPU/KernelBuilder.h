@@ -230,6 +230,7 @@ public:
   // Special registers.
   Value threadId() { return NVVM::ThreadIdXOp::create(b, loc, i32()); }
   Value blockId() { return NVVM::BlockIdXOp::create(b, loc, i32()); }
+  Value blockIdY() { return NVVM::BlockIdYOp::create(b, loc, i32()); }
   Value gridDim() { return NVVM::GridDimXOp::create(b, loc, i32()); }
 
   // Memory.
@@ -369,9 +370,11 @@ private:
 void expandForNVVM(LLVM::LLVMFuncOp kernel);
 
 /// Why the scalar body of the linalg op `op` cannot be cloned into a kernel
-/// (it reads loop indices, captures a non-constant value, or has ops other
-/// than arith and math ones without regions), or success.
-LogicalResult verifyClonableBody(Operation *op, std::string &reason);
+/// (it reads loop indices unless `indices` are given to it, captures a
+/// non-constant value, or has ops other than arith and math ones without
+/// regions), or success.
+LogicalResult verifyClonableBody(Operation *op, std::string &reason,
+                                 bool indices = false);
 
 /// Rewrites the arith and math ops cloned from linalg bodies into `kernel`
 /// for the NVVM lowering without libdevice: math functions by polynomial

@@ -65,7 +65,8 @@ void PlanBuilder::addKernelLaunch(LLVM::LLVMFuncOp kernel,
 
 TensorMapParam PlanBuilder::getTensorMap(int64_t buffer, int64_t rows,
                                          int64_t cols, int64_t boxRows,
-                                         int64_t boxCols, int64_t bits) const {
+                                         int64_t boxCols, int64_t bits,
+                                         int64_t batches) const {
   auto bytes = [&](int64_t elements) { return (elements * bits + 7) / 8; };
   TensorMapParam map;
   map.buffer = buffer;
@@ -74,5 +75,10 @@ TensorMapParam PlanBuilder::getTensorMap(int64_t buffer, int64_t rows,
   map.strides = {bytes(getPitch(buffer, cols))};
   map.box = {bytes(boxCols), boxRows};
   map.swizzle = TensorMapParam::Swizzle::B128;
+  if (batches > 1) {
+    map.dims.push_back(batches);
+    map.strides.push_back(rows * map.strides[0]);
+    map.box.push_back(1);
+  }
   return map;
 }

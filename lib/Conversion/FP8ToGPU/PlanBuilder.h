@@ -105,10 +105,12 @@ public:
   }
   /// A 2-D TMA tensor map over an 8-bit [rows, cols] row-major buffer with
   /// boxes of [boxRows, boxCols] and 128-byte swizzle. Elements of `bits` <
-  /// 8 (E2M1) are packed: the map is over bytes.
+  /// 8 (E2M1) are packed: the map is over bytes. With `batches` > 1 the
+  /// buffer holds [batches, rows, cols] and the map is 3-D, with boxes of
+  /// one matrix: a box past a matrix's edge reads zeros, not the next one.
   TensorMapParam getTensorMap(int64_t buffer, int64_t rows, int64_t cols,
                               int64_t boxRows, int64_t boxCols,
-                              int64_t bits = 8) const;
+                              int64_t bits = 8, int64_t batches = 1) const;
 
   //===--------------------------------------------------------------------===//
   // What one op's planning leaves for later ops

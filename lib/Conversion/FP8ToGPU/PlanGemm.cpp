@@ -6,7 +6,8 @@
 //
 // A scaled matmul becomes one GEMM kernel: the sm_90a wgmma GEMM or the
 // sm_100a tcgen05 GEMM, configured from the op's formats, scales, bias and
-// result.
+// result. A batched matmul (rank 3) is one launch over the tiles of every
+// matrix.
 //
 //===----------------------------------------------------------------------===//
 
@@ -97,11 +98,24 @@ LogicalResult getGemmResult(ScaledMatmulOp op, WideElement &out,
 }
 
 /// What the chips' planners choose for a GEMM launch: the operands' tensor
-/// maps and the buffers of their scales.
+/// maps, the buffers of their scales and, in a batch, the bytes from one
+/// matrix's scales to the next.
 struct GemmOperands {
   TensorMapParam a, b;
   int64_t scaleA = -1, scaleB = -1;
+  int64_t scaleABatchStride = 0, scaleBBatchStride = 0;
 };
+
+/// The bytes of one matrix's slice of the row-major scales `scale` of a
+/// batched GEMM, or 0 when the batch shares them (a leading extent of 1,
+/// such as per-tensor scales).
+int64_t getScaleBatchStride(Value scale) {
+  auto type = cast<RankedTensorType>(scale.getType());
+  if (type.getDimSize(0) == 1)
+    return 0;
+  return type.getNumElements() / type.getDimSize(0) *
+         type.getElementTypeBitWidth() / 8;
+}
 
 /// The argument of GEMM parameter `param` of `op`; the rest comes from the
 /// op.
@@ -142,23 +156,21 @@ LaunchParam getGemmArg(PlanBuilder &plan, ScaledMatmulOp op,
     return I32Param{g.n};
   case GemmParam::K:
     return I32Param{g.k};
+  case GemmParam::Batches:
+    return I32Param{g.batches};
+  case GemmParam::ScaleABatchStride:
+    return I32Param{operands.scaleABatchStride};
+  case GemmParam::ScaleBBatchStride:
+    return I32Param{operands.scaleBBatchStride};
   }
   llvm_unreachable("unknown GEMM parameter");
 }
 
-/// Batched GEMMs (rank > 2) have no kernel yet.
-constexpr StringLiteral kBatchedGemms =
-    "batched scaled GEMMs are not supported yet; unroll the batch";
-
-bool isBatched(ScaledMatmulOp op) {
-  return cast<RankedTensorType>(op.getLhs().getType()).getRank() != 2;
-}
-
 LogicalResult planSM90Gemm(PlanBuilder &plan, ScaledMatmulOp op) {
-  if (isBatched(op))
-    return op.emitError() << "fp8 GPU lowering: " << kBatchedGemms;
   ScaledGemmShape g = describeScaledGemm(op);
   GemmSM90Config config;
+  // A batch of one is the matrix itself.
+  config.batched = g.batches > 1;
   config.aFormat = *getFormat(getElementTypeOrSelf(op.getLhs().getType()));
   config.bFormat = *getFormat(getElementTypeOrSelf(op.getRhs().getType()));
   std::string reason;
@@ -213,10 +225,16 @@ LogicalResult planSM90Gemm(PlanBuilder &plan, ScaledMatmulOp op) {
   OpBuilder builder = plan.getKernelBuilder();
   LLVM::LLVMFuncOp kernel = buildGemmSM90Kernel(builder, op.getLoc(), config);
   GemmOperands operands{
-      plan.getTensorMap(a, g.m, g.k, config.blockM, GemmSM90Config::kBlockK),
-      plan.getTensorMap(b, g.n, g.k, config.blockN, GemmSM90Config::kBlockK),
+      plan.getTensorMap(a, g.m, g.k, config.blockM, GemmSM90Config::kBlockK,
+                        /*bits=*/8, g.batches),
+      plan.getTensorMap(b, g.n, g.k, config.blockN, GemmSM90Config::kBlockK,
+                        /*bits=*/8, g.batches),
       sa, sb};
-  int64_t tiles = llvm::divideCeil(g.m, config.blockM) *
+  if (config.batched) {
+    operands.scaleABatchStride = getScaleBatchStride(op.getLhsScale());
+    operands.scaleBBatchStride = getScaleBatchStride(op.getRhsScale());
+  }
+  int64_t tiles = g.batches * llvm::divideCeil(g.m, config.blockM) *
                   llvm::divideCeil(g.n, config.blockN);
   plan.addKernelLaunch(
       kernel, config, {std::min(tiles, plan.getNumSMs()), 1, 1},
@@ -240,12 +258,11 @@ FailureOr<SM100Gemm> configureSM100Gemm(ScaledMatmulOp op,
     reason = why.str();
     return failure();
   };
-  if (isBatched(op))
-    return fail(kBatchedGemms);
   SM100Gemm gemm;
   ScaledGemmShape &g = gemm.shape;
   g = describeScaledGemm(op);
   GemmSM100Config &config = gemm.config;
+  config.batched = g.batches > 1;
   config.aFormat = *getFormat(getElementTypeOrSelf(op.getLhs().getType()));
   config.bFormat = *getFormat(getElementTypeOrSelf(op.getRhs().getType()));
   if (failed(getGemmResult(op, config.out, config.fp8Out, config.bias, reason)))
@@ -318,6 +335,15 @@ FailureOr<int64_t> getTcgen05Scales(PlanBuilder &plan, ScaledMatmulOp op,
                                     int64_t kBlocksPerScale) {
   int64_t source = plan.bufferOf(scale);
   auto written = plan.tcgen05ScaleBuffers.find(source);
+  int64_t batches = describeScaledGemm(op).batches;
+  if (written == plan.tcgen05ScaleBuffers.end() && batches > 1)
+    return op.emitError()
+           << "fp8 GPU lowering: the block scales of a batched sm_100a GEMM "
+              "must be written in the tcgen05 scale layout by the "
+              "quantization producing them (fp8-assign-scale-layouts gives "
+              "them a scale_layout when every GEMM reading them reads them "
+              "alike); these are not, and the staging kernel copies one "
+              "matrix's scales";
   if (written != plan.tcgen05ScaleBuffers.end()) {
     const Tcgen05ScaleLayout &stored = written->second;
     if (stored.rows == layout.rows && stored.kBlocks == layout.kBlocks &&
@@ -418,12 +444,20 @@ LogicalResult planSM100Gemm(PlanBuilder &plan, ScaledMatmulOp op) {
   }
   int64_t bits =
       cast<RankedTensorType>(op.getLhs().getType()).getElementTypeBitWidth();
-  GemmOperands operands{
-      plan.getTensorMap(a, g.m, g.k, GemmSM100Config::kBlockM,
-                        config.getStageK(), bits),
-      plan.getTensorMap(b, g.n, g.k, config.blockN, config.getStageK(), bits),
-      sa, sb};
-  int64_t tiles = llvm::divideCeil(g.m, GemmSM100Config::kBlockM) *
+  GemmOperands operands{plan.getTensorMap(a, g.m, g.k, GemmSM100Config::kBlockM,
+                                          config.getStageK(), bits, g.batches),
+                        plan.getTensorMap(b, g.n, g.k, config.blockN,
+                                          config.getStageK(), bits, g.batches),
+                        sa, sb};
+  if (config.batched && config.scaling == GemmScaling::Block) {
+    // One tcgen05 layout per matrix of the batch.
+    operands.scaleABatchStride = plan.tcgen05ScaleBuffers.lookup(sa).getBytes();
+    operands.scaleBBatchStride = plan.tcgen05ScaleBuffers.lookup(sb).getBytes();
+  } else if (config.batched) {
+    operands.scaleABatchStride = getScaleBatchStride(op.getLhsScale());
+    operands.scaleBBatchStride = getScaleBatchStride(op.getRhsScale());
+  }
+  int64_t tiles = g.batches * llvm::divideCeil(g.m, GemmSM100Config::kBlockM) *
                   llvm::divideCeil(g.n, config.blockN);
   plan.addKernelLaunch(
       kernel, config, {std::min(tiles, plan.getNumSMs()), 1, 1},

@@ -7,7 +7,9 @@
 // fp8.dynamic_quantize, fp8.quantize and fp8.amax become the quantize
 // kernels of QuantizeConfig: one fused kernel when a scale block lies inside
 // one tile, else an amax kernel then a quantize kernel. A copy read only
-// through transposes is written transposed (cast+transpose).
+// through transposes is written transposed (cast+transpose). Tensors of
+// higher rank are matrices with their leading dimensions folded into the
+// rows, or batches of matrices (see getMatrixView).
 // fp8.compute_scale, between an fp8.amax and an fp8.quantize, is a kernel of
 // its own (ComputeScaleConfig).
 //
@@ -16,6 +18,7 @@
 #include "PlanBuilder.h"
 
 #include "fp8/Dialect/FP8/IR/FormatInfo.h"
+#include "fp8/Dialect/FP8/Transforms/GraphUtils.h"
 
 using namespace mlir;
 using namespace mlir::fp8;
@@ -68,11 +71,87 @@ SmallVector<Operation *> getTransposeUsers(Value value) {
   return transposes;
 }
 
-/// Whether every user of `value` is a 2-D transpose of it.
+/// Whether every user of `value` is a transpose of it (of each matrix of a
+/// batch).
 bool readOnlyTransposed(Value value) {
-  return !value.use_empty() &&
-         getTransposeUsers(value).size() ==
-             size_t(std::distance(value.use_begin(), value.use_end()));
+  if (value.use_empty())
+    return false;
+  return llvm::all_of(value.getUsers(), [&](Operation *user) {
+    auto transpose = dyn_cast<linalg::TransposeOp>(user);
+    return transpose && transpose.getInput() == value &&
+           isLastTwoSwap(transpose.getPermutation());
+  });
+}
+
+/// A quantization as the kernels see it: `batches` row-major matrices of
+/// [rows, cols], each in scale blocks of [blockRows, blockCols] (clamped to
+/// the matrix).
+struct MatrixView {
+  int64_t batches = 1;
+  int64_t rows = 0, cols = 0, blockRows = 0, blockCols = 0;
+  /// One matrix per blockIdx.y (QuantizeConfig::batched).
+  bool batched = false;
+  /// The blocks span every matrix (per-tensor scales): the matrices share
+  /// their amaxes and scales.
+  bool sharedBlocks = false;
+};
+
+/// The matrices of quantizing `type` by `granularity` (a vector is a row).
+/// The leading dimensions fold into the rows when that keeps every scale
+/// block (per tensor, per row, along the last dimension, or of rows dividing
+/// a matrix's); otherwise, and when each matrix is stored by itself
+/// (`storedByMatrix`: transposed copies, scales in the tcgen05 layout of
+/// each matrix), the matrices are a batch.
+FailureOr<MatrixView> getMatrixView(Operation *op, RankedTensorType type,
+                                    GranularityAttr granularity,
+                                    bool storedByMatrix) {
+  SmallVector<int64_t> shape(type.getShape());
+  SmallVector<int64_t> block = granularity.getBlockShape(shape);
+  // Vectors and scalars are one row.
+  while (shape.size() < 2) {
+    shape.insert(shape.begin(), 1);
+    block.insert(block.begin(), 1);
+  }
+  int64_t rank = shape.size();
+  MatrixView view;
+  view.rows = shape[rank - 2];
+  view.cols = shape[rank - 1];
+  view.blockRows = std::min(block[rank - 2], view.rows);
+  view.blockCols = std::min(block[rank - 1], view.cols);
+  int64_t batches = 1;
+  bool perMatrix = true, spanning = true;
+  for (int64_t i = 0; i < rank - 2; ++i) {
+    batches *= shape[i];
+    perMatrix &= block[i] == 1;
+    spanning &= block[i] >= shape[i];
+  }
+  if (batches == 1)
+    return view;
+  // Blocks spanning the batch must span whole matrices too.
+  spanning &= view.blockRows == view.rows;
+  if (!perMatrix && !spanning)
+    return op->emitError()
+           << "fp8 GPU lowering: the scale blocks of "
+           << formatGranularity(granularity) << " on " << formatShape(shape)
+           << " span some of its matrices or parts of several; the quantize "
+              "kernels take blocks inside one matrix or across all of them";
+  if (!storedByMatrix && (spanning || view.rows % view.blockRows == 0)) {
+    view.rows *= batches;
+    if (spanning)
+      view.blockRows = view.rows;
+    return view;
+  }
+  // One grid row per matrix.
+  constexpr int64_t kMaxGridY = 65535;
+  if (batches > kMaxGridY)
+    return op->emitError() << "fp8 GPU lowering: " << batches
+                           << " matrices are quantized one per grid row, of "
+                              "which there are at most "
+                           << kMaxGridY;
+  view.batches = batches;
+  view.batched = true;
+  view.sharedBlocks = spanning;
+  return view;
 }
 
 /// Whether transposing `value` keeps its bytes in place.
@@ -126,12 +205,14 @@ LogicalResult getTcgen05Layout(PlanBuilder &plan, DynamicQuantizeOp op,
                               << " are read by '" << reader->getName()
                               << "', which reads row-major scales";
   }
+  // The layout of one matrix (of each, in a batch).
   auto dataType = cast<RankedTensorType>(data.getType());
   auto scaleType = cast<RankedTensorType>(scale.getType());
   int64_t kDim = attr.getKDim();
-  q.tcgen05Scales =
-      Tcgen05ScaleLayout{dataType.getDimSize(1 - kDim),
-                         scaleType.getDimSize(kDim), attr.getStageKBlocks()};
+  int64_t lead = dataType.getRank() - 2;
+  q.tcgen05Scales = Tcgen05ScaleLayout{dataType.getDimSize(lead + 1 - kDim),
+                                       scaleType.getDimSize(lead + kDim),
+                                       attr.getStageKBlocks()};
   // The kernel counts K along the input's columns or rows.
   q.kAlongCols = (kDim == 1) != transposed;
   return success();
@@ -141,15 +222,16 @@ LogicalResult addQuantizeLaunches(PlanBuilder &plan, QuantizeLaunch q) {
   Operation *op = q.op;
   QuantizeConfig &config = q.config;
   auto inputType = cast<RankedTensorType>(q.input.getType());
-  if (inputType.getRank() != 2)
-    return op->emitError("fp8 GPU lowering: only matrices are quantized on "
-                         "the GPU; collapse the leading dimensions first");
+  FailureOr<MatrixView> view =
+      getMatrixView(op, inputType, q.granularity,
+                    q.transposed || q.tcgen05Scales.has_value());
+  if (failed(view))
+    return failure();
   int64_t input = plan.bufferOf(q.input);
-  int64_t rows = inputType.getDimSize(0), cols = inputType.getDimSize(1);
-  SmallVector<int64_t> block =
-      q.granularity.getBlockShape(inputType.getShape());
-  int64_t blockRows = std::min(block[0], rows);
-  int64_t blockCols = std::min(block[1], cols);
+  int64_t batches = view->batches;
+  int64_t rows = view->rows, cols = view->cols;
+  int64_t blockRows = view->blockRows, blockCols = view->blockCols;
+  config.batched = view->batched;
 
   Type element = inputType.getElementType();
   std::optional<WideElement> wide = getWideElement(element);
@@ -175,7 +257,7 @@ LogicalResult addQuantizeLaunches(PlanBuilder &plan, QuantizeLaunch q) {
                   (blockRows == rows && rows <= QuantizeConfig::kTileRows)) &&
                  (blockCols <= QuantizeConfig::kTileCols ||
                   (blockCols == cols && cols <= QuantizeConfig::kTileCols));
-  if (q.givenScales || q.amaxOnly)
+  if (q.givenScales || q.amaxOnly || view->sharedBlocks)
     config.fused = false;
   if (q.amaxOnly)
     config.phase = QuantizeConfig::Phase::Amax;
@@ -199,14 +281,14 @@ LogicalResult addQuantizeLaunches(PlanBuilder &plan, QuantizeLaunch q) {
       data.kind == PlanBuffer::Kind::Temp) {
     pitch = llvm::alignTo(rowLength, perRow16);
     data.pitch = pitch;
-    data.bytes = (q.transposed ? cols : rows) * pitch * 16 / perRow16;
+    data.bytes = batches * (q.transposed ? cols : rows) * pitch * 16 / perRow16;
   }
   config.vectorStores = pitch % perRow16 == 0;
   if (q.tcgen05Scales) {
     // The scale buffer takes the GEMM's layout, padding zero-filled.
     const Tcgen05ScaleLayout &layout = *q.tcgen05Scales;
     PlanBuffer &scale = plan.getBuffer(q.scale);
-    scale.bytes = layout.getBytes();
+    scale.bytes = batches * layout.getBytes();
     scale.layout = PlanBuffer::Layout::Tcgen05ScaleFactors;
     plan.tcgen05ScaleBuffers[q.scale] = layout;
     if (layout.getBytes() != layout.rows * layout.kBlocks)
@@ -222,6 +304,17 @@ LogicalResult addQuantizeLaunches(PlanBuilder &plan, QuantizeLaunch q) {
   int64_t tiles = int64_t(llvm::divideCeil(rows, QuantizeConfig::kTileRows) *
                           llvm::divideCeil(cols, QuantizeConfig::kTileCols));
   int64_t amax = input; // unused by fused kernels
+  // A batch's strides: its own blocks' amaxes and scales, or shared ones.
+  int64_t blocks = int64_t(llvm::divideCeil(rows, blockRows) *
+                           llvm::divideCeil(cols, blockCols));
+  int64_t scaleBytes = config.e8m0Scales || config.twoLevel ? 1 : 4;
+  int64_t scaleBatchStride = 0, amaxBatchStride = 0;
+  if (config.batched && !view->sharedBlocks) {
+    scaleBatchStride =
+        q.tcgen05Scales ? q.tcgen05Scales->getBytes() : blocks * scaleBytes;
+    if (!config.fused && !q.globalAmax)
+      amaxBatchStride = blocks * 4;
+  }
   auto getArg = [&](QuantizeParam param) -> LaunchParam {
     switch (param) {
     case QuantizeParam::Input:
@@ -248,6 +341,10 @@ LogicalResult addQuantizeLaunches(PlanBuilder &plan, QuantizeLaunch q) {
       return BufferParam{*q.randomBits};
     case QuantizeParam::ScaleKChunks:
       return I32Param{q.tcgen05Scales->getKChunks()};
+    case QuantizeParam::ScaleBatchStride:
+      return I32Param{scaleBatchStride};
+    case QuantizeParam::AmaxBatchStride:
+      return I32Param{amaxBatchStride};
     }
     llvm_unreachable("unknown quantize parameter");
   };
@@ -256,10 +353,11 @@ LogicalResult addQuantizeLaunches(PlanBuilder &plan, QuantizeLaunch q) {
   } else if (q.givenScales) {
     amax = *q.givenScales;
   } else if (!config.fused) {
-    auto amaxType =
-        RankedTensorType::get({int64_t(llvm::divideCeil(rows, blockRows)),
-                               int64_t(llvm::divideCeil(cols, blockCols))},
-                              Float32Type::get(plan.getContext()));
+    int64_t amaxBatches = amaxBatchStride ? batches : 1;
+    auto amaxType = RankedTensorType::get(
+        {amaxBatches * int64_t(llvm::divideCeil(rows, blockRows)),
+         int64_t(llvm::divideCeil(cols, blockCols))},
+        Float32Type::get(plan.getContext()));
     amax =
         q.amaxOnly ? q.data : plan.addBuffer(PlanBuffer::Kind::Temp, amaxType);
     plan.addFill(amax, 0);
@@ -267,14 +365,14 @@ LogicalResult addQuantizeLaunches(PlanBuilder &plan, QuantizeLaunch q) {
     amaxConfig.phase = QuantizeConfig::Phase::Amax;
     LLVM::LLVMFuncOp kernel =
         buildQuantizeKernel(builder, op->getLoc(), amaxConfig);
-    plan.addKernelLaunch(kernel, amaxConfig, {tiles, 1, 1},
+    plan.addKernelLaunch(kernel, amaxConfig, {tiles, batches, 1},
                          amaxConfig.getSharedMemoryBytes(), getArg,
                          /*persistent=*/false);
   }
   if (q.amaxOnly)
     return success();
   LLVM::LLVMFuncOp kernel = buildQuantizeKernel(builder, op->getLoc(), config);
-  plan.addKernelLaunch(kernel, config, {tiles, 1, 1},
+  plan.addKernelLaunch(kernel, config, {tiles, batches, 1},
                        config.getSharedMemoryBytes(), getArg,
                        /*persistent=*/false);
   return success();
@@ -339,10 +437,6 @@ FailureOr<int64_t> addGlobalAmaxLaunches(PlanBuilder &plan,
 
 LogicalResult mlir::fp8::planDynamicQuantize(PlanBuilder &plan,
                                              DynamicQuantizeOp op) {
-  auto inputType = op.getInput().getType();
-  if (inputType.getRank() != 2)
-    return op.emitError("fp8 GPU lowering: only matrices are quantized on "
-                        "the GPU; collapse the leading dimensions first");
   // NVFP4: the amax of the whole tensor first; every copy's kernel derives
   // the global scale from it.
   std::optional<int64_t> globalAmax, globalScale;

@@ -27,6 +27,8 @@
 // Quantizing by given scales (fp8.quantize) skips the amax: step 2 reads
 // each block's scale and derives its encode multiplier as the CPU reference
 // does.
+// A batched kernel quantizes matrix blockIdx.y of a batch as the kernel
+// quantizes one matrix.
 //
 //===----------------------------------------------------------------------===//
 
@@ -101,6 +103,8 @@ private:
   void reduceBlocks(Value magnitudes);
   /// The first element of block `j` of the tile.
   std::pair<Value, Value> blockOrigin(Value j);
+  /// Batched kernels: points the buffers at matrix `batch` of the batch.
+  void moveToMatrix(Value batch);
   void emitAmaxUpdate();
   void emitScales();
   /// The codes of this thread's `values`, stochastically rounded with
@@ -254,6 +258,30 @@ void QuantizeEmitter::reduceBlocks(Value magnitudes) {
     kb.store(total, shared(kBlockOffset, tid, 4), 4);
   });
   kb.barrier();
+}
+
+void QuantizeEmitter::moveToMatrix(Value batch) {
+  auto advance = [&](Value &buffer, Value bytes) {
+    buffer = kb.byteOffset(buffer, kb.mul(batch, bytes));
+  };
+  int64_t inputBytes =
+      getElementType(kb.b, config.input).getIntOrFloatBitWidth() / 8;
+  advance(input,
+          kb.mul(kb.mul(kb.zext64(rows), kb.zext64(cols)), kb.i64(inputBytes)));
+  advance(amaxBuffer, kb.zext64(getArg(QuantizeParam::AmaxBatchStride)));
+  if (config.phase == QuantizeConfig::Phase::Amax)
+    return;
+  // Rows of codes, each `pitch` codes long (E2M1 packs two per byte).
+  Value codeBytes =
+      kb.mul(kb.zext64(config.transposed ? cols : rows), kb.zext64(pitch));
+  if (config.format == Format::E2M1)
+    codeBytes = kb.lshr(codeBytes, kb.i64(1));
+  advance(codes, codeBytes);
+  advance(scales, kb.zext64(getArg(QuantizeParam::ScaleBatchStride)));
+  // One random word per input element, in the whole tensor's order.
+  if (config.stochastic)
+    advance(randomBits, kb.mul(kb.zext64(rows), kb.mul(kb.zext64(cols),
+                                                       kb.i64(4))));
 }
 
 void QuantizeEmitter::emitAmaxUpdate() {
@@ -600,6 +628,8 @@ void QuantizeEmitter::emit() {
   scaleKChunks = getArg(QuantizeParam::ScaleKChunks);
   smem = kb.dynamicSharedMemory(func);
   tid = kb.threadId();
+  if (config.batched)
+    moveToMatrix(kb.zext64(kb.blockIdY()));
 
   Value tilesPerRow = kb.ceilDiv(cols, kb.i32(kTileCols));
   Value tile = kb.blockId();

@@ -96,13 +96,20 @@ std::string QuantizeConfig::getKernelName() const {
   name += nanPolicy == NanPolicy::Propagate ? "_nanprop" : "_nanignore";
   if (vectorLoads)
     name += "_vl";
+  if (batched)
+    name += "_batched";
   return name;
 }
 
 SmallVector<QuantizeParam> QuantizeConfig::getParams() const {
   using P = QuantizeParam;
-  if (phase == Phase::Amax)
-    return {P::Input, P::Amax, P::Rows, P::Cols, P::BlockRows, P::BlockCols};
+  if (phase == Phase::Amax) {
+    SmallVector<QuantizeParam> params{P::Input, P::Amax,      P::Rows,
+                                      P::Cols,  P::BlockRows, P::BlockCols};
+    if (batched)
+      params.push_back(P::AmaxBatchStride);
+    return params;
+  }
   SmallVector<QuantizeParam> params{P::Input,     P::Amax,      P::Codes,
                                     P::Scales,    P::Rows,      P::Cols,
                                     P::BlockRows, P::BlockCols, P::Pitch};
@@ -112,6 +119,8 @@ SmallVector<QuantizeParam> QuantizeConfig::getParams() const {
     params.push_back(P::ScaleKChunks);
   if (stochastic)
     params.push_back(P::RandomBits);
+  if (batched)
+    params.append({P::ScaleBatchStride, P::AmaxBatchStride});
   return params;
 }
 
@@ -130,6 +139,8 @@ KernelParamKind mlir::fp8::getParamKind(QuantizeParam param) {
   case QuantizeParam::BlockCols:
   case QuantizeParam::Pitch:
   case QuantizeParam::ScaleKChunks:
+  case QuantizeParam::ScaleBatchStride:
+  case QuantizeParam::AmaxBatchStride:
     return KernelParamKind::I32;
   }
   llvm_unreachable("unknown quantize parameter");

@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "ScaledGemm.h"
+#include "TmaPipeline.h"
 
 #include "fp8/Conversion/FP8ToGPU/Kernels.h"
 
@@ -36,6 +37,9 @@ KernelParamKind mlir::fp8::getParamKind(GemmParam param) {
   case GemmParam::M:
   case GemmParam::N:
   case GemmParam::K:
+  case GemmParam::Batches:
+  case GemmParam::ScaleABatchStride:
+  case GemmParam::ScaleBBatchStride:
     return KernelParamKind::I32;
   }
   llvm_unreachable("unknown GEMM parameter");
@@ -54,6 +58,9 @@ SmallVector<GemmParam> ScaledGemmConfig::getParams() const {
   if (outAmax)
     params.push_back(GemmParam::Amax);
   params.append({GemmParam::M, GemmParam::N, GemmParam::K});
+  if (batched)
+    params.append({GemmParam::Batches, GemmParam::ScaleABatchStride,
+                   GemmParam::ScaleBBatchStride});
   return params;
 }
 
@@ -72,10 +79,10 @@ ScaledGemmConfig::getKernelNamePrefix(StringRef chip,
     scales = blockScaling;
     break;
   }
-  return llvm::formatv("fp8_gemm_{0}_{1}{2}_{3}_{4}", chip,
-                       getKernelTag(aFormat), getKernelTag(bFormat),
-                       fp8Out ? getKernelTag(*fp8Out) : getKernelTag(out),
-                       scales);
+  return llvm::formatv(
+      "fp8_gemm_{0}{1}_{2}{3}_{4}_{5}", chip, batched ? "_batched" : "",
+      getKernelTag(aFormat), getKernelTag(bFormat),
+      fp8Out ? getKernelTag(*fp8Out) : getKernelTag(out), scales);
 }
 
 std::string ScaledGemmConfig::getKernelNameEpilogue() const {
@@ -109,7 +116,9 @@ GemmEmitterBase<Config>::GemmEmitterBase(KernelBuilder &kb,
       globalB(this->getArg(GemmParam::GlobalScaleB)),
       outScale(this->getArg(GemmParam::OutScale)),
       amaxOut(this->getArg(GemmParam::Amax)), m(this->getArg(GemmParam::M)),
-      n(this->getArg(GemmParam::N)), k(this->getArg(GemmParam::K)) {}
+      n(this->getArg(GemmParam::N)), k(this->getArg(GemmParam::K)),
+      scaleABatchStride(this->getArg(GemmParam::ScaleABatchStride)),
+      scaleBBatchStride(this->getArg(GemmParam::ScaleBBatchStride)) {}
 
 template <typename Config>
 void GemmEmitterBase<Config>::emitTileGrid(int64_t blockM, int64_t blockN,
@@ -117,6 +126,10 @@ void GemmEmitterBase<Config>::emitTileGrid(int64_t blockM, int64_t blockN,
   tilesM = kb.ceilDiv(m, kb.i32(blockM));
   tilesN = kb.ceilDiv(n, kb.i32(blockN));
   numTiles = kb.mul(tilesM, tilesN);
+  if (config.batched) {
+    tilesPerBatch = numTiles;
+    numTiles = kb.mul(tilesPerBatch, this->getArg(GemmParam::Batches));
+  }
   kTiles = kb.ceilDiv(k, kb.i32(blockK));
   smem = kb.dynamicSharedMemory(func);
 }
@@ -124,13 +137,47 @@ void GemmEmitterBase<Config>::emitTileGrid(int64_t blockM, int64_t blockN,
 template <typename Config>
 ValueRange GemmEmitterBase<Config>::forEachTile(
     ValueRange inits,
-    function_ref<SmallVector<Value>(Value, Value, ValueRange)> body) {
-  return kb.forLoop(kb.blockId(), numTiles, kb.gridDim(), inits,
-                    [&](Value tile, ValueRange args) -> SmallVector<Value> {
-                      auto [row, col] =
-                          getGroupedTile(kb, tile, tilesM, tilesN, kGroupRows);
-                      return body(row, col, args);
-                    });
+    function_ref<SmallVector<Value>(Value, Value, Value, ValueRange)> body) {
+  return kb.forLoop(
+      kb.blockId(), numTiles, kb.gridDim(), inits,
+      [&](Value tile, ValueRange args) -> SmallVector<Value> {
+        if (!config.batched) {
+          auto [row, col] =
+              getGroupedTile(kb, tile, tilesM, tilesN, kGroupRows);
+          return body(row, col, Value(), args);
+        }
+        Value batch = kb.udiv(tile, tilesPerBatch);
+        auto [row, col] = getGroupedTile(kb, kb.urem(tile, tilesPerBatch),
+                                         tilesM, tilesN, kGroupRows);
+        // The batch's result and scales, for the body's extent.
+        Value outBase = out, scaleABase = scaleA, scaleBBase = scaleB;
+        int64_t outBytes = config.fp8Out                    ? 1
+                           : config.out == WideElement::F32 ? 4
+                                                            : 2;
+        Value matrixBytes =
+            kb.mul(kb.mul(kb.zext64(m), kb.zext64(n)), kb.i64(outBytes));
+        Value batch64 = kb.zext64(batch);
+        out = kb.byteOffset(out, kb.mul(batch64, matrixBytes));
+        scaleA = kb.byteOffset(scaleA,
+                               kb.mul(batch64, kb.zext64(scaleABatchStride)));
+        scaleB = kb.byteOffset(scaleB,
+                               kb.mul(batch64, kb.zext64(scaleBBatchStride)));
+        SmallVector<Value> results = body(row, col, batch, args);
+        out = outBase;
+        scaleA = scaleABase;
+        scaleB = scaleBBase;
+        return results;
+      });
+}
+
+template <typename Config>
+void GemmEmitterBase<Config>::loadOperandTile(Value tensorMap, Value dst,
+                                              Value k0, Value row, Value batch,
+                                              Value barrier) {
+  SmallVector<Value, 3> coordinates{k0, row};
+  if (batch)
+    coordinates.push_back(batch);
+  emitTmaLoad(kb, tensorMap, dst, coordinates, barrier);
 }
 
 template <typename Config>

@@ -36,11 +36,18 @@ protected:
   void emitTileGrid(int64_t blockM, int64_t blockN, int64_t blockK);
   /// The persistent loop over output tiles (CTA b computes tiles b, b +
   /// gridDim, ... in groups of tile rows that share operands in L2): `body`
-  /// gets the tile's row and column in the grid of tiles and the carried
-  /// values.
-  ValueRange
-  forEachTile(ValueRange inits,
-              function_ref<SmallVector<Value>(Value, Value, ValueRange)> body);
+  /// gets the tile's row and column in the grid of tiles, its batch (null
+  /// unless `batched`) and the carried values. Batched kernels walk the
+  /// batches one after the other; during `body`, `out`, `scaleA` and
+  /// `scaleB` point at the tile's batch, so that the body indexes one
+  /// matrix.
+  ValueRange forEachTile(
+      ValueRange inits,
+      function_ref<SmallVector<Value>(Value, Value, Value, ValueRange)> body);
+  /// Issues the TMA load of the operand tile at (`k0`, `row`) of `tensorMap`
+  /// (of matrix `batch` of a 3-D map when `batch` is set) into `dst`.
+  void loadOperandTile(Value tensorMap, Value dst, Value k0, Value row,
+                       Value batch, Value barrier);
 
   /// A shared-memory matrix descriptor of wgmma or tcgen05: the fields
   /// `constant` and the encoded address of `pointer` + `offset` bytes.
@@ -60,9 +67,11 @@ protected:
 
   // Parameters (null where the kernel does not take them).
   Value tmapA, tmapB, out, scaleA, scaleB, bias, globalA, globalB, outScale,
-      amaxOut, m, n, k;
+      amaxOut, m, n, k, scaleABatchStride, scaleBBatchStride;
   // Output tiles (rows and columns of tiles, all tiles) and K steps.
   Value tilesM, tilesN, numTiles, kTiles;
+  // Batched kernels: the tiles of one matrix.
+  Value tilesPerBatch;
   Value smem;
 };
 

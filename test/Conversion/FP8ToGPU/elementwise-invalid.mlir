@@ -24,22 +24,6 @@ func.func @captured(%a: tensor<64x64xf32>, %t: tensor<1xf32>) -> tensor<64x64xf3
 
 // -----
 
-func.func @indices(%a: tensor<64x64xf32>) -> tensor<64x64xf32> {
-  %e = tensor.empty() : tensor<64x64xf32>
-  // expected-error @below {{fp8 GPU lowering: 'linalg.generic' has no kernel: its body reads loop indices}}
-  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%a : tensor<64x64xf32>) outs(%e : tensor<64x64xf32>) {
-  ^bb0(%x: f32, %o: f32):
-    %i = linalg.index 0 : index
-    %f = arith.index_cast %i : index to i32
-    %g = arith.sitofp %f : i32 to f32
-    %y = arith.addf %x, %g : f32
-    linalg.yield %y : f32
-  } -> tensor<64x64xf32>
-  return %r : tensor<64x64xf32>
-}
-
-// -----
-
 // A generate's body computes from its indices and constants only.
 func.func @generate_reads(%t: tensor<64xi32>) -> tensor<64x64xi32> {
   // expected-error @below {{fp8 GPU lowering: 'tensor.generate' has no kernel: its body uses a value defined outside that is not a constant}}

@@ -1,10 +1,41 @@
-// Quantizations without a GPU kernel are diagnosed at the op.
-// RUN: fp8-opt %s -split-input-file -verify-diagnostics --convert-fp8-to-gpu=chip=sm_100a -o /dev/null
+// Quantizations the quantize kernels do not take are diagnosed at the op.
+// RUN: fp8-opt %s -split-input-file -verify-diagnostics --convert-fp8-to-gpu=chip=sm_90a -o /dev/null
 
-// E2M1 codes by given E8M0 scales (MXFP4): only NVFP4's two-level scales
-// quantize E2M1.
-func.func @mxfp4(%x: tensor<64x128xf32>, %e: tensor<64x4xf8E8M0FNU>) -> tensor<64x128xf4E2M1FN> {
-  // expected-error @below {{fp8 GPU lowering: quantizing by <1x32>: only E4M3 and E5M2 codes, and E2M1 with two-level (nvfp4) scales, are quantized by GPU kernels}}
-  %q = fp8.quantize %x, %e by <1x32> : tensor<64x128xf32>, tensor<64x4xf8E8M0FNU> -> tensor<64x128xf4E2M1FN>
-  return %q : tensor<64x128xf4E2M1FN>
+// Blocks of two of the four matrices: neither inside one matrix nor across
+// all of them.
+func.func @blocks_of_some_matrices(%x: tensor<4x64x64xbf16>) -> (tensor<4x64x64xf8E4M3FN>, tensor<2x64x2xf32>) {
+  // expected-error @below {{fp8 GPU lowering: the scale blocks of <2x1x32> on [4, 64, 64] span some of its matrices or parts of several; the quantize kernels take blocks inside one matrix or across all of them}}
+  %q, %s = fp8.dynamic_quantize %x by <2x1x32> rule <pow2> : tensor<4x64x64xbf16> -> tensor<4x64x64xf8E4M3FN>, tensor<2x64x2xf32>
+  return %q, %s : tensor<4x64x64xf8E4M3FN>, tensor<2x64x2xf32>
+}
+
+// -----
+
+// Blocks across the batch of half a matrix's rows each.
+func.func @blocks_across_parts(%x: tensor<4x64x64xbf16>) -> (tensor<4x64x64xf8E4M3FN>, tensor<1x2x1xf32>) {
+  // expected-error @below {{the scale blocks of <4x32x64> on [4, 64, 64] span some of its matrices or parts of several}}
+  %q, %s = fp8.dynamic_quantize %x by <4x32x64> rule <pow2> : tensor<4x64x64xbf16> -> tensor<4x64x64xf8E4M3FN>, tensor<1x2x1xf32>
+  return %q, %s : tensor<4x64x64xf8E4M3FN>, tensor<1x2x1xf32>
+}
+
+// -----
+
+// fp8.amax takes the same matrices.
+func.func @amax_of_some_matrices(%x: tensor<4x64x64xf32>) -> tensor<2x1x1xf32> {
+  // expected-error @below {{the scale blocks of <2x64x64> on [4, 64, 64] span some of its matrices or parts of several}}
+  %a = fp8.amax %x by <2x64x64> : tensor<4x64x64xf32> -> tensor<2x1x1xf32>
+  return %a : tensor<2x1x1xf32>
+}
+
+// -----
+
+// Transposed copies of more matrices than a grid has rows.
+func.func @too_many_matrices(%x: tensor<65536x32x16xbf16>) -> (tensor<65536x16x32xf8E4M3FN>, tensor<65536x16x1xf32>) {
+  // expected-error @below {{fp8 GPU lowering: 65536 matrices are quantized one per grid row, of which there are at most 65535}}
+  %q, %s = fp8.dynamic_quantize %x by <*x1> rule <pow2> : tensor<65536x32x16xbf16> -> tensor<65536x32x16xf8E4M3FN>, tensor<65536x1x16xf32>
+  %e = tensor.empty() : tensor<65536x16x32xf8E4M3FN>
+  %t = linalg.transpose ins(%q : tensor<65536x32x16xf8E4M3FN>) outs(%e : tensor<65536x16x32xf8E4M3FN>) permutation = [0, 2, 1]
+  %es = tensor.empty() : tensor<65536x16x1xf32>
+  %ts = linalg.transpose ins(%s : tensor<65536x1x16xf32>) outs(%es : tensor<65536x16x1xf32>) permutation = [0, 2, 1]
+  return %t, %ts : tensor<65536x16x32xf8E4M3FN>, tensor<65536x16x1xf32>
 }

@@ -165,3 +165,20 @@ func.func @libdevice(%a: tensor<64x128xf32>, %init: tensor<64xf32>) -> tensor<64
     }
   return %r : tensor<64xf32>
 }
+
+// -----
+
+// A reduction's body is cloned without the loop indices.
+func.func @indices(%a: tensor<64x128xf32>, %init: tensor<64xf32>) -> tensor<64xf32> {
+  // expected-error @below {{fp8 GPU lowering: 'linalg.generic' has no reduction kernel: its body reads loop indices}}
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]} ins(%a : tensor<64x128xf32>) outs(%init : tensor<64xf32>) {
+  ^bb0(%x: f32, %acc: f32):
+    %i = linalg.index 1 : index
+    %f = arith.index_cast %i : index to i32
+    %g = arith.sitofp %f : i32 to f32
+    %y = arith.mulf %x, %g : f32
+    %t = arith.addf %y, %acc : f32
+    linalg.yield %t : f32
+  } -> tensor<64xf32>
+  return %r : tensor<64xf32>
+}

@@ -121,6 +121,30 @@ TEST_F(KernelParamsTest, GemmParamsFollowTheConfiguration) {
                       P::OutScale, P::Amax, P::M, P::N, P::K}));
 }
 
+TEST_F(KernelParamsTest, BatchedGemmsTakeBatchParams) {
+  // The batch count and the scales' batch strides follow the extents.
+  using P = GemmParam;
+  GemmSM90Config sm90;
+  sm90.batched = true;
+  EXPECT_EQ(sm90.getParams(),
+            (SmallVector<P>{P::TensorMapA, P::TensorMapB, P::Out, P::ScaleA,
+                            P::ScaleB, P::M, P::N, P::K, P::Batches,
+                            P::ScaleABatchStride, P::ScaleBBatchStride}));
+  expectValid(sm90);
+  expectKernelTakesParams(sm90, buildGemmSM90Kernel);
+
+  // MXFP8 block scales in the tcgen05 layout of each matrix.
+  GemmSM100Config sm100;
+  sm100.batched = true;
+  sm100.scaling = GemmScaling::Block;
+  sm100.bias = WideElement::F32;
+  expectValid(sm100);
+  expectKernelTakesParams(sm100, buildGemmSM100Kernel);
+  GemmSM100Config unbatched = sm100;
+  unbatched.batched = false;
+  EXPECT_NE(sm100.getKernelName(), unbatched.getKernelName());
+}
+
 TEST_F(KernelParamsTest, GemmSM90Kernel) {
   GemmSM90Config config;
   config.bias = WideElement::F32;
@@ -194,7 +218,25 @@ TEST_F(KernelParamsTest, QuantizeKernels) {
                             P::Cols, P::BlockRows, P::BlockCols, P::Pitch,
                             P::GlobalScale, P::RandomBits}));
 
-  for (const QuantizeConfig &config : {amax, nvfp4, given})
+  // A batch of matrices: the strides of the scales and of the amax buffer.
+  QuantizeConfig batchedAmax = amax;
+  batchedAmax.batched = true;
+  EXPECT_EQ(batchedAmax.getParams(),
+            (SmallVector<P>{P::Input, P::Amax, P::Rows, P::Cols, P::BlockRows,
+                            P::BlockCols, P::AmaxBatchStride}));
+  QuantizeConfig batched;
+  batched.rule = ScaleRuleAttr::get(&context, ScaleRuleKind::Pow2);
+  batched.tileBlockRows = QuantizeConfig::kTileRows;
+  batched.fused = false;
+  batched.transposed = true;
+  batched.batched = true;
+  expectValid(batched);
+  EXPECT_EQ(batched.getParams(),
+            (SmallVector<P>{P::Input, P::Amax, P::Codes, P::Scales, P::Rows,
+                            P::Cols, P::BlockRows, P::BlockCols, P::Pitch,
+                            P::ScaleBatchStride, P::AmaxBatchStride}));
+
+  for (const QuantizeConfig &config : {amax, nvfp4, given, batchedAmax, batched})
     expectKernelTakesParams(config, buildQuantizeKernel);
 }
 

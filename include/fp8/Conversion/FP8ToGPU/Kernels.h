@@ -84,6 +84,12 @@ enum class GemmParam {
   M,
   N,
   K,
+  /// Batched kernels (`batched`), as i32: the matrices of the batch, and the
+  /// bytes from one batch's scales of A and of B to the next (0 when every
+  /// batch shares them).
+  Batches,
+  ScaleABatchStride,
+  ScaleBBatchStride,
 };
 KernelParamKind getParamKind(GemmParam param);
 
@@ -116,6 +122,11 @@ enum class QuantizeParam {
   /// The i32 random words of stochastic rounding, one per input element, in
   /// the input's [rows, cols] row-major order (`stochastic`).
   RandomBits,
+  /// Batched kernels (`batched`), as i32: the bytes from one matrix's scales
+  /// (Quantize phase) and entries of the amax buffer to the next; 0 when
+  /// the matrices share them.
+  ScaleBatchStride,
+  AmaxBatchStride,
 };
 KernelParamKind getParamKind(QuantizeParam param);
 
@@ -231,6 +242,10 @@ struct ScaledGemmConfig {
   /// Also the amax of the f32 results (before out_scale, NaN ignored),
   /// folded into a zero-filled f32 with atomic max.
   bool outAmax = false;
+  /// A batch of GEMMs: A [batches, M, K], B [batches, N, K] (3-D tensor
+  /// maps, so that ragged tiles read zeros rather than the next matrix) and
+  /// C [batches, M, N], with one bias and one amax for all of them.
+  bool batched = false;
 
   /// The kernel's parameters, in order.
   SmallVector<GemmParam> getParams() const;
@@ -341,6 +356,11 @@ struct QuantizeConfig {
   /// rows of its block across K (square blocks).
   bool tcgen05Scales = false;
   bool scalesKAlongCols = true;
+  /// A batch of matrices, one per blockIdx.y: the input, codes, scales and
+  /// amax buffer hold one matrix after the other (the amax buffer and scales
+  /// with the strides of the parameters), and each matrix is quantized as
+  /// the kernel quantizes one.
+  bool batched = false;
 
   static constexpr int64_t kTileRows = 32;
   static constexpr int64_t kTileCols = 128;

@@ -351,13 +351,13 @@ LogicalResult DequantizeOp::verify() {
 /// tcgen05.mma kinds read.
 static LogicalResult verifyTcgen05ScaleLayout(Operation *op, StringRef what,
                                               ShapedType scaleType) {
-  if (scaleType.getRank() == 2 &&
+  if ((scaleType.getRank() == 2 || scaleType.getRank() == 3) &&
       isa<Float8E8M0FNUType, Float8E4M3FNType>(scaleType.getElementType()))
     return success();
   return op->emitOpError()
          << "`" << what
-         << "` stores 2-D e8m0 or e4m3 block scales in the tcgen05 layout, "
-            "not "
+         << "` stores e8m0 or e4m3 block scales of matrices (2-D) or batches "
+            "of matrices (3-D) in the tcgen05 layout, not "
          << scaleType;
 }
 

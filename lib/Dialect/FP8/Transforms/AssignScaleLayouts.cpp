@@ -13,6 +13,7 @@
 
 #include "fp8/Dialect/FP8/IR/FP8Ops.h"
 #include "fp8/Dialect/FP8/IR/FormatInfo.h"
+#include "fp8/Dialect/FP8/Transforms/GraphUtils.h"
 #include "fp8/Dialect/FP8/Transforms/LayoutLegality.h"
 #include "fp8/Dialect/FP8/Transforms/Passes.h"
 #include "fp8/Target/ScaleFactorLayout.h"
@@ -47,12 +48,12 @@ struct ScaleRead {
   }
 };
 
-/// The read of `use` by a block-scaled GEMM, as its lhs or rhs scales, or
-/// std::nullopt for any other use. `throughTranspose`: the GEMM reads a 2-D
-/// transpose of the stored scales.
+/// The read of `use` by a block-scaled GEMM (of each matrix of a batched
+/// one), as its lhs or rhs scales, or std::nullopt for any other use.
+/// `throughTranspose`: the GEMM reads a transpose of the stored scales.
 std::optional<ScaleRead> getGemmRead(OpOperand &use, bool throughTranspose) {
   auto gemm = dyn_cast<ScaledMatmulOp>(use.getOwner());
-  if (!gemm || cast<RankedTensorType>(gemm.getLhs().getType()).getRank() != 2)
+  if (!gemm)
     return std::nullopt;
   bool lhs = &use == &gemm.getLhsScaleMutable();
   if (!lhs && &use != &gemm.getRhsScaleMutable())
@@ -77,11 +78,11 @@ std::optional<ScaleRead> getGemmRead(OpOperand &use, bool throughTranspose) {
   return read;
 }
 
-/// Whether `user` is a 2-D transpose of `value`.
+/// Whether `user` is a transpose of `value` (of each of its matrices).
 bool isTransposeOf(Operation *user, Value value) {
   auto transpose = dyn_cast<linalg::TransposeOp>(user);
   return transpose && transpose.getInput() == value &&
-         transpose.getPermutation() == ArrayRef<int64_t>{1, 0};
+         isLastTwoSwap(transpose.getPermutation());
 }
 
 /// The layout in which `scale` (with the codes `data`, quantized by
@@ -116,19 +117,24 @@ getScaleLayout(Value data, Value scale, GranularityAttr granularity,
 
   // The quantization's blocks must be the GEMM's: the stored block's extent
   // across K (clamped to the data) is the rows sharing one scale, and the
-  // stored codes and scales have the rows and k-blocks the GEMM reads.
+  // stored codes and scales have the rows and k-blocks the GEMM reads. A
+  // batch of matrices has blocks inside each matrix, one layout per matrix.
   auto dataType = cast<RankedTensorType>(data.getType());
   auto scaleType = cast<RankedTensorType>(scale.getType());
-  if (dataType.getRank() != 2 || !dataType.hasStaticShape())
+  int64_t rank = dataType.getRank();
+  if ((rank != 2 && rank != 3) || !dataType.hasStaticShape())
+    return std::nullopt;
+  int64_t lead = rank - 2;
+  if (lead == 1 && scaleType.getDimSize(0) != dataType.getDimSize(0))
     return std::nullopt;
   SmallVector<int64_t> block = granularity.getBlockShape(inputShape);
   if (transposed)
-    std::swap(block[0], block[1]);
-  int64_t rowDim = 1 - common->kDim;
+    std::swap(block[lead], block[lead + 1]);
+  int64_t rowDim = lead + 1 - common->kDim;
   if (std::min(block[rowDim], dataType.getDimSize(rowDim)) !=
           common->rowsPerScale ||
       dataType.getDimSize(rowDim) != common->rows ||
-      scaleType.getDimSize(common->kDim) != common->kBlocks)
+      scaleType.getDimSize(lead + common->kDim) != common->kBlocks)
     return std::nullopt;
   return Tcgen05ScaleLayoutAttr::get(data.getContext(), common->kDim,
                                      common->stageKBlocks);
@@ -143,7 +149,8 @@ struct FP8AssignScaleLayoutsPass
     if (chip != Chip::SM100a)
       return;
     getOperation()->walk([](DynamicQuantizeOp op) {
-      if (op.getInput().getType().getRank() != 2)
+      int64_t rank = op.getInput().getType().getRank();
+      if (rank != 2 && rank != 3)
         return;
       ArrayRef<int64_t> shape = op.getInput().getType().getShape();
       if (auto layout = getScaleLayout(op.getData(), op.getScale(),

@@ -66,6 +66,16 @@ Value mlir::fp8::createZeros(OpBuilder &b, Location loc, RankedTensorType type,
   return linalg::FillOp::create(b, loc, zero, empty).getResult(0);
 }
 
+bool mlir::fp8::isLastTwoSwap(ArrayRef<int64_t> permutation) {
+  int64_t rank = permutation.size();
+  if (rank < 2)
+    return false;
+  for (int64_t i = 0; i < rank - 2; ++i)
+    if (permutation[i] != i)
+      return false;
+  return permutation[rank - 2] == rank - 1 && permutation[rank - 1] == rank - 2;
+}
+
 Value mlir::fp8::transposeLastTwo(OpBuilder &b, Location loc, Value value) {
   auto type = cast<RankedTensorType>(value.getType());
   int64_t rank = type.getRank();

@@ -337,19 +337,23 @@ ScaledGemmShape mlir::fp8::describeScaledGemm(ScaledMatmulOp op) {
   auto rhsType = cast<RankedTensorType>(op.getRhs().getType());
   auto resultType = cast<RankedTensorType>(op.getResult().getType());
   ScaledGemmShape g;
+  // The matrix dimensions follow the batch dimension of a rank-3 op.
+  int64_t lead = resultType.getRank() - 2;
+  if (lead == 1)
+    g.batches = resultType.getDimSize(0);
   g.aKMajor = !op.getTransposeLhs();
   g.bKMajor = op.getTransposeRhs();
-  g.m = resultType.getDimSize(0);
-  g.n = resultType.getDimSize(1);
-  g.k = lhsType.getDimSize(g.aKMajor ? 1 : 0);
+  g.m = resultType.getDimSize(lead);
+  g.n = resultType.getDimSize(lead + 1);
+  g.k = lhsType.getDimSize(lead + (g.aKMajor ? 1 : 0));
   SmallVector<int64_t> aBlock =
       op.getLhsGranularity().getBlockShape(lhsType.getShape());
   SmallVector<int64_t> bBlock =
       op.getRhsGranularity().getBlockShape(rhsType.getShape());
-  g.aRows = aBlock[g.aKMajor ? 0 : 1];
-  g.aK = aBlock[g.aKMajor ? 1 : 0];
-  g.bRows = bBlock[g.bKMajor ? 0 : 1];
-  g.bK = bBlock[g.bKMajor ? 1 : 0];
+  g.aRows = aBlock[lead + (g.aKMajor ? 0 : 1)];
+  g.aK = aBlock[lead + (g.aKMajor ? 1 : 0)];
+  g.bRows = bBlock[lead + (g.bKMajor ? 0 : 1)];
+  g.bK = bBlock[lead + (g.bKMajor ? 1 : 0)];
   // Blocks name the trailing dimensions; K is the last or the one before.
   ArrayRef<int64_t> declared = op.getLhsGranularity().getBlock();
   size_t fromEnd = g.aKMajor ? 0 : 1;

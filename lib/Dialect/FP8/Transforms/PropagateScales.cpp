@@ -45,16 +45,6 @@ struct Movement {
   bool swapsLastTwo = false;
 };
 
-bool isLastTwoSwap(ArrayRef<int64_t> permutation) {
-  int64_t rank = permutation.size();
-  if (rank < 2)
-    return false;
-  for (int64_t i = 0; i < rank - 2; ++i)
-    if (permutation[i] != i)
-      return false;
-  return permutation[rank - 2] == rank - 1 && permutation[rank - 1] == rank - 2;
-}
-
 /// The movement feeding `value` if a quantization under `granularity`
 /// commutes with it: any transpose, reshape or broadcast for per-tensor
 /// scales, a swap of the last two dimensions for block scales.

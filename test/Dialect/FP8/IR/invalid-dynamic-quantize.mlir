@@ -153,8 +153,17 @@ func.func @scale_layout_stage(%x: tensor<32x64xf32>) {
 // -----
 
 func.func @scale_layout_f32_scales(%x: tensor<32x256xf32>) {
-  // expected-error@+1 {{`scale_layout` stores 2-D e8m0 or e4m3 block scales in the tcgen05 layout, not 'tensor<32x2xf32>'}}
+  // expected-error@+1 {{`scale_layout` stores e8m0 or e4m3 block scales of matrices (2-D) or batches of matrices (3-D) in the tcgen05 layout, not 'tensor<32x2xf32>'}}
   %q, %s = fp8.dynamic_quantize %x by <1x128> rule <pow2> {scale_layout = #fp8.tcgen05_scale_layout<k_dim = 1, stage_k_blocks = 4>} : tensor<32x256xf32> -> tensor<32x256xf8E4M3FN>, tensor<32x2xf32>
+  return
+}
+
+// -----
+
+// Scales of a rank-4 tensor: the layout covers matrices and batches of them.
+func.func @scale_layout_rank4(%x: tensor<2x2x32x64xf32>) {
+  // expected-error@+1 {{`scale_layout` stores e8m0 or e4m3 block scales of matrices (2-D) or batches of matrices (3-D) in the tcgen05 layout, not 'tensor<2x2x32x2xf8E8M0FNU>'}}
+  %q, %s = fp8.dynamic_quantize %x by <1x32> rule <e8m0_rceil> {scale_layout = #fp8.tcgen05_scale_layout<k_dim = 1, stage_k_blocks = 4>} : tensor<2x2x32x64xf32> -> tensor<2x2x32x64xf8E4M3FN>, tensor<2x2x32x2xf8E8M0FNU>
   return
 }
 

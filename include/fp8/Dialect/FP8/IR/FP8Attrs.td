@@ -218,7 +218,9 @@ def FP8_Tcgen05ScaleLayoutAttr
 
     * `k_dim`: the dimension of the scale tensor that K runs along (1: the
       scales are `[rows, k-blocks]`; 0: `[k-blocks, rows]`, as the scales of
-      an operand the GEMM reads transposed).
+      an operand the GEMM reads transposed). The scales of a batch of
+      matrices (rank 3, a batched GEMM's operand) are stored one matrix's
+      layout after the other, and `k_dim` counts in the matrix.
     * `stage_k_blocks`: scale blocks per GEMM pipeline stage, a positive
       multiple of 4 (4 for MXFP8, 16 for NVFP4).
 

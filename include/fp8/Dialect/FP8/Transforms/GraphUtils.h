@@ -35,6 +35,10 @@ SmallVector<Value> getDynamicSizes(OpBuilder &b, Location loc, Value like);
 /// `value` with its last two dimensions swapped (a `linalg.transpose`).
 Value transposeLastTwo(OpBuilder &b, Location loc, Value value);
 
+/// Whether the transpose `permutation` swaps the last two dimensions and
+/// keeps the leading ones (a transpose of each matrix of a batch).
+bool isLastTwoSwap(ArrayRef<int64_t> permutation);
+
 /// The single element of the ranked tensor `tensor`, whose extents are all 1.
 Value extractSingle(OpBuilder &b, Location loc, Value tensor);
 

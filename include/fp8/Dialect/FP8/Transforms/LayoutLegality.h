@@ -12,10 +12,13 @@
 
 namespace mlir::fp8 {
 
-/// A scaled matmul in the GEMM kernels' terms, C[M, N] = A[M, K] x B[N, K]^T,
-/// with its scale blocks over A and B whatever the operands' storage.
+/// A scaled matmul in the GEMM kernels' terms, C[M, N] = A[M, K] x B[N, K]^T
+/// (for each of `batches` matrices of a batched op), with its scale blocks
+/// over A and B whatever the operands' storage.
 struct ScaledGemmShape {
   int64_t m = 0, n = 0, k = 0;
+  /// The leading dimension of a rank-3 op (1 for rank 2).
+  int64_t batches = 1;
   /// Operands stored K-major in the op (A as [M, K], B as [N, K]).
   bool aKMajor = true, bKMajor = true;
   /// Rows (of M or N) and elements of K per scale, clamped to the extents.
@@ -25,7 +28,7 @@ struct ScaledGemmShape {
   Type scaleElement;
 };
 
-/// The shape of rank-2 `op`.
+/// The shape of `op`: of each matrix of the batch when it has rank 3.
 ScaledGemmShape describeScaledGemm(ScaledMatmulOp op);
 
 /// Checks `op` against the tensor cores of `chip` as fp8-legalize-layout

@@ -381,13 +381,14 @@ def FP8AssignScaleLayouts : Pass<"fp8-assign-scale-layouts"> {
     its quantize kernel writes those scales in that layout directly, when:
 
     * every use of the scales is a block-scaled `fp8.scaled_matmul` reading
-      them as its `lhs_scale` or `rhs_scale`, directly or through 2-D
-      transposes of the scales that nothing else reads;
+      them as its `lhs_scale` or `rhs_scale`, directly or through
+      transposes of their last two dimensions that nothing else reads;
     * all those GEMMs read them alike: the same rows and k-blocks, the same
       stage depth (`stage_k_blocks`, from the operand format and the scale
       block), and K along the same dimension of the stored scales;
     * the quantization's blocks are the GEMM's: one row (or a square of the
-      k-block's extent) across one k-block.
+      k-block's extent) across one k-block. The scales of a batched GEMM's
+      operand (rank 3) are stored one matrix's layout after the other.
 
     Anything else keeps row-major scales, which the lowering stages. The
     decision is the graph's: the lowering reads the attribute and never
