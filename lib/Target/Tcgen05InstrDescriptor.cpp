@@ -35,13 +35,42 @@ std::string getFormatName(Format format) {
   return stringifyFormat(format).upper();
 }
 
-bool isBlockScaled(Tcgen05Kind kind) { return kind != Tcgen05Kind::F8F6F4; }
+bool isBlockScaled(Tcgen05Kind kind) {
+  return kind == Tcgen05Kind::MXF8F6F4 || kind == Tcgen05Kind::MXF4NVF4;
+}
+
+/// Whether `kind` multiplies 16- or 32-bit operands (Tcgen05WideType).
+bool isWide(Tcgen05Kind kind) {
+  return kind == Tcgen05Kind::F16 || kind == Tcgen05Kind::TF32;
+}
+
+/// The 3-bit operand type code of kind::f16 and kind::tf32.
+uint32_t getWideCode(Tcgen05WideType type) {
+  switch (type) {
+  case Tcgen05WideType::F16:
+    return 0;
+  case Tcgen05WideType::BF16:
+    return 1;
+  case Tcgen05WideType::TF32:
+    return 2;
+  }
+  llvm_unreachable("unknown type");
+}
 
 /// K of one dense MMA; a sparse one covers twice as much of K.
 unsigned getDenseK(const Tcgen05InstrDescriptor &desc) {
-  if (desc.kind != Tcgen05Kind::MXF4NVF4)
+  switch (desc.kind) {
+  case Tcgen05Kind::F8F6F4:
+  case Tcgen05Kind::MXF8F6F4:
     return 32;
-  return desc.k96 ? 96 : 64;
+  case Tcgen05Kind::MXF4NVF4:
+    return desc.k96 ? 96 : 64;
+  case Tcgen05Kind::F16:
+    return 16;
+  case Tcgen05Kind::TF32:
+    return 8;
+  }
+  llvm_unreachable("unknown tcgen05 kind");
 }
 
 /// `tcgen05.mma{.ws}.cta_group::G.kind::K`, for diagnostics.
@@ -86,7 +115,8 @@ std::optional<std::string> checkShape(const Tcgen05InstrDescriptor &desc) {
   unsigned step = desc.ctaGroup == 1 ? 8 : 16;
   // PTX ISA "Various combinations of N shape with .cta_group qualifier for
   // 8bit transpose B": an MN-major 8-bit B doubles the step.
-  bool eightBitB = desc.bFormat == Format::E4M3 || desc.bFormat == Format::E5M2;
+  bool eightBitB = !isWide(desc.kind) && (desc.bFormat == Format::E4M3 ||
+                                          desc.bFormat == Format::E5M2);
   if (desc.bMNMajor && eightBitB)
     step *= 2;
   if (desc.n < step || desc.n > 256 || desc.n % step != 0)
@@ -143,6 +173,10 @@ llvm::StringRef mlir::fp8::getTcgen05KindName(Tcgen05Kind kind) {
     return "mxf8f6f4";
   case Tcgen05Kind::MXF4NVF4:
     return "mxf4nvf4";
+  case Tcgen05Kind::F16:
+    return "f16";
+  case Tcgen05Kind::TF32:
+    return "tf32";
   }
   llvm_unreachable("unknown tcgen05 kind");
 }
@@ -175,11 +209,21 @@ mlir::fp8::checkTcgen05InstrDescriptor(const Tcgen05InstrDescriptor &desc) {
   } else if (desc.k96) {
     return "bit 31 (K = 96) is not a field of " + kindName;
   }
+  if (desc.kind == Tcgen05Kind::F16 && desc.wideType == Tcgen05WideType::TF32)
+    return kindName + " multiplies F16 or BF16 operands, not TF32";
+  if (desc.kind == Tcgen05Kind::TF32) {
+    if (desc.wideType != Tcgen05WideType::TF32)
+      return kindName + " multiplies TF32 operands only";
+    if (desc.accType != Tcgen05AccType::F32)
+      return kindName + " accumulates in f32 only";
+  }
 
+  // The 16- and 32-bit kinds read either majorness.
   for (auto [format, mnMajor, name] :
        {std::tuple{desc.aFormat, desc.aMNMajor, "A"},
         {desc.bFormat, desc.bMNMajor, "B"}})
-    if (mnMajor && !tensorCoresReadMNMajor(Chip::SM100a, format))
+    if (mnMajor && !isWide(desc.kind) &&
+        !tensorCoresReadMNMajor(Chip::SM100a, format))
       return getFormatName(format) + " operand " + name +
              " must be K-major on sm_100a";
 
@@ -205,11 +249,19 @@ mlir::fp8::encodeTcgen05InstrDescriptor(const Tcgen05InstrDescriptor &desc) {
                   uint32_t(desc.bMNMajor) << 16 | ((desc.n >> 3) & 0x3F) << 17;
   switch (desc.kind) {
   case Tcgen05Kind::F8F6F4:
+  case Tcgen05Kind::F16:
+  case Tcgen05Kind::TF32: {
+    // One layout for the unscaled kinds; only the type codes differ.
+    bool wide = isWide(desc.kind);
+    uint32_t aCode =
+        wide ? getWideCode(desc.wideType) : getF8F6F4Code(desc.aFormat);
+    uint32_t bCode =
+        wide ? getWideCode(desc.wideType) : getF8F6F4Code(desc.bFormat);
     return bits | (desc.sparsitySelector & 0x3) | uint32_t(desc.saturate) << 3 |
-           uint32_t(desc.accType == Tcgen05AccType::F32) << 4 |
-           getF8F6F4Code(desc.aFormat) << 7 |
-           getF8F6F4Code(desc.bFormat) << 10 | ((desc.m >> 4) & 0x1F) << 24 |
+           uint32_t(desc.accType == Tcgen05AccType::F32) << 4 | aCode << 7 |
+           bCode << 10 | ((desc.m >> 4) & 0x1F) << 24 |
            uint32_t(desc.maxShift) << 30;
+  }
   case Tcgen05Kind::MXF8F6F4:
   case Tcgen05Kind::MXF4NVF4: {
     bool mxf4 = desc.kind == Tcgen05Kind::MXF4NVF4;

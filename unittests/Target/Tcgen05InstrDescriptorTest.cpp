@@ -48,6 +48,8 @@ Tcgen05InstrDescriptor makeDesc(Tcgen05Kind kind) {
     desc.scaleType = Tcgen05ScaleType::UE4M3;
     desc.scaleBlock = 16;
   }
+  if (kind == Tcgen05Kind::TF32)
+    desc.wideType = Tcgen05WideType::TF32;
   return desc;
 }
 
@@ -399,6 +401,48 @@ TEST(Tcgen05InstrDescriptorTest, UnsupportedFieldReasons) {
   EXPECT_EQ(check(desc), "bit 31 (K = 96) is not a field of kind::mxf8f6f4");
 }
 
+// kind::f16 and kind::tf32 share the f8f6f4 layout (PTX Table 42 covers
+// .kind::tf32, .kind::f16 and .kind::f8f6f4) with their own type codes: F16
+// = 0, BF16 = 1, TF32 = 2.
+TEST(Tcgen05InstrDescriptorTest, WideKindFields) {
+  // BF16 x BF16 -> f32, K-major, M = 128, N = 256: the f8f6f4 example with
+  // type codes 1 << 7 | 1 << 10.
+  Tcgen05InstrDescriptor bf16 = makeDesc(Tcgen05Kind::F16);
+  EXPECT_EQ(check(bf16), "legal");
+  EXPECT_EQ(encodeTcgen05InstrDescriptor(bf16), 0x08400490u);
+  Tcgen05InstrDescriptor f16 = bf16;
+  f16.wideType = Tcgen05WideType::F16;
+  EXPECT_EQ(check(f16), "legal");
+  EXPECT_EQ(encodeTcgen05InstrDescriptor(f16), 0x08400010u);
+  Tcgen05InstrDescriptor tf32 = makeDesc(Tcgen05Kind::TF32);
+  EXPECT_EQ(check(tf32), "legal");
+  EXPECT_EQ(encodeTcgen05InstrDescriptor(tf32), 0x08400910u);
+  // The 8-bit formats have no bits in these kinds.
+  using D = Tcgen05InstrDescriptor;
+  EXPECT_EQ(fieldBits(Tcgen05Kind::F16, [](D &d) { d.aFormat = Format::E5M2; }),
+            0u);
+  // Both majornesses are legal, and flip bits 15 and 16.
+  EXPECT_EQ(fieldBits(Tcgen05Kind::F16, [](D &d) { d.aMNMajor = true; }),
+            1u << 15);
+  bf16.aMNMajor = bf16.bMNMajor = true;
+  EXPECT_EQ(check(bf16), "legal");
+}
+
+TEST(Tcgen05InstrDescriptorTest, WideKindReasons) {
+  Tcgen05InstrDescriptor desc = makeDesc(Tcgen05Kind::F16);
+  desc.wideType = Tcgen05WideType::TF32;
+  EXPECT_EQ(check(desc), "kind::f16 multiplies F16 or BF16 operands, not TF32");
+  desc = makeDesc(Tcgen05Kind::TF32);
+  desc.wideType = Tcgen05WideType::BF16;
+  EXPECT_EQ(check(desc), "kind::tf32 multiplies TF32 operands only");
+  desc = makeDesc(Tcgen05Kind::TF32);
+  desc.accType = Tcgen05AccType::F16;
+  EXPECT_EQ(check(desc), "kind::tf32 accumulates in f32 only");
+  desc = makeDesc(Tcgen05Kind::F16);
+  desc.accType = Tcgen05AccType::F16;
+  EXPECT_EQ(check(desc), "legal");
+}
+
 TEST(Tcgen05InstrDescriptorTest, KAndScalesPerMma) {
   Tcgen05InstrDescriptor desc = makeDesc(Tcgen05Kind::F8F6F4);
   EXPECT_EQ(getTcgen05MmaK(desc), 32u);
@@ -418,12 +462,21 @@ TEST(Tcgen05InstrDescriptorTest, KAndScalesPerMma) {
   desc.k96 = true;
   EXPECT_EQ(getTcgen05MmaK(desc), 96u);
   EXPECT_EQ(getTcgen05ScalesPerMma(desc), 3u);
+  // 32 bytes of K: 16 elements of 16 bits, 8 of tf32.
+  desc = makeDesc(Tcgen05Kind::F16);
+  EXPECT_EQ(getTcgen05MmaK(desc), 16u);
+  EXPECT_EQ(getTcgen05ScalesPerMma(desc), 0u);
+  desc = makeDesc(Tcgen05Kind::TF32);
+  EXPECT_EQ(getTcgen05MmaK(desc), 8u);
+  EXPECT_EQ(getTcgen05ScalesPerMma(desc), 0u);
 }
 
 TEST(Tcgen05InstrDescriptorTest, KindNames) {
   EXPECT_EQ(getTcgen05KindName(Tcgen05Kind::F8F6F4), "f8f6f4");
   EXPECT_EQ(getTcgen05KindName(Tcgen05Kind::MXF8F6F4), "mxf8f6f4");
   EXPECT_EQ(getTcgen05KindName(Tcgen05Kind::MXF4NVF4), "mxf4nvf4");
+  EXPECT_EQ(getTcgen05KindName(Tcgen05Kind::F16), "f16");
+  EXPECT_EQ(getTcgen05KindName(Tcgen05Kind::TF32), "tf32");
 }
 
 } // namespace

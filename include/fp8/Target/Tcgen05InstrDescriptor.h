@@ -29,7 +29,7 @@
 
 namespace mlir::fp8 {
 
-/// The tcgen05.mma kinds that multiply 8-, 6- and 4-bit floats.
+/// The tcgen05.mma kinds that multiply floats.
 enum class Tcgen05Kind {
   /// `.kind::f8f6f4`: unscaled E4M3, E5M2, E2M3, E3M2 or E2M1 operands (A and
   /// B may differ), f32 or f16 accumulator, K = 32.
@@ -41,7 +41,16 @@ enum class Tcgen05Kind {
   /// UE4M3 or UE8M0 scale per 16 elements (NVFP4 / MXFP4 at block 16), or
   /// one UE8M0 scale per 32 (MXFP4), f32 accumulator, K = 64.
   MXF4NVF4,
+  /// `.kind::f16`: unscaled F16 or BF16 operands, f32 or f16 accumulator,
+  /// K = 16.
+  F16,
+  /// `.kind::tf32`: unscaled TF32 operands (f32 in memory), f32
+  /// accumulator, K = 8.
+  TF32,
 };
+
+/// The operand type of kind::f16 (F16, BF16) and kind::tf32 (TF32).
+enum class Tcgen05WideType { F16, BF16, TF32 };
 
 /// The accumulator (matrix D) element type of kind::f8f6f4; the block-scaled
 /// kinds accumulate in f32 only.
@@ -65,10 +74,15 @@ struct Tcgen05InstrDescriptor {
   /// The `.ws` (weight-stationary) form, kind::f8f6f4 only (not encoded).
   bool weightStationary = false;
 
-  /// Element formats of A (M x K) and B (K x N).
+  /// Element formats of A (M x K) and B (K x N), for the kinds that
+  /// multiply 8-, 6- and 4-bit floats.
   Format aFormat = Format::E4M3;
   Format bFormat = Format::E4M3;
-  /// kind::f8f6f4 only, bits 4-5 (f16 = 0, f32 = 1).
+  /// kind::f16 and kind::tf32: the type of both operands, in the format
+  /// fields (bits 7-9 and 10-12).
+  Tcgen05WideType wideType = Tcgen05WideType::BF16;
+  /// kind::f8f6f4 and kind::f16 (kind::tf32: f32 only), bits 4-5 (f16 = 0,
+  /// f32 = 1).
   Tcgen05AccType accType = Tcgen05AccType::F32;
   /// Bits 15 and 16: the operand is MN-major (M or N contiguous) instead of
   /// K-major ("transpose" in the PTX ISA).
@@ -110,18 +124,19 @@ struct Tcgen05InstrDescriptor {
 };
 
 /// The PTX spelling of `kind` without the `.kind::` prefix: "f8f6f4",
-/// "mxf8f6f4" or "mxf4nvf4".
+/// "mxf8f6f4", "mxf4nvf4", "f16" or "tf32".
 llvm::StringRef getTcgen05KindName(Tcgen05Kind kind);
 
 /// Why `desc` is not a legal sm_100a tcgen05.mma, or std::nullopt when it is.
-/// Checks, per kind and cta_group: the formats (mxf4nvf4 takes E2M1 only),
+/// Checks, per kind and cta_group: the formats (mxf4nvf4 takes E2M1 only,
+/// f16 takes F16 or BF16, tf32 TF32 with an f32 accumulator),
 /// M (64 or 128 for f8f6f4 on cta_group::1, 128 for the block-scaled kinds,
 /// 128 or 256 on cta_group::2, 32/64/128 with `.ws`), N (8..256 in steps of
 /// 8 on cta_group::1, of 16 on cta_group::2 and for an MN-major 8-bit B,
 /// of 32 for an MN-major 8-bit B on cta_group::2; 64/128/256 with `.ws`),
 /// majorness (no MN-major operands in kind::mxf4nvf4, E2M1 always K-major as
-/// tensorCoresReadMNMajor says), the scale type, block and ids, and fields the kind
-/// or target lacks (f16 accumulator when block-scaled, saturate, max shift
+/// tensorCoresReadMNMajor says), the scale type, block and ids, and fields the
+/// kind or target lacks (f16 accumulator when block-scaled, saturate, max shift
 /// without `.ws`, K = 96).
 std::optional<std::string>
 checkTcgen05InstrDescriptor(const Tcgen05InstrDescriptor &desc);
@@ -132,7 +147,8 @@ checkTcgen05InstrDescriptor(const Tcgen05InstrDescriptor &desc);
 uint32_t encodeTcgen05InstrDescriptor(const Tcgen05InstrDescriptor &desc);
 
 /// The K extent of one MMA: 32 for f8f6f4 and mxf8f6f4, 64 (96 with `k96`)
-/// for mxf4nvf4; twice that when `sparse` (A stores half of it).
+/// for mxf4nvf4, 16 for f16, 8 for tf32 (32 bytes of K for all but
+/// mxf4nvf4); twice that when `sparse` (A stores half of it).
 unsigned getTcgen05MmaK(const Tcgen05InstrDescriptor &desc);
 
 /// How many scale factors per row of A (and per column of B) one block-scaled

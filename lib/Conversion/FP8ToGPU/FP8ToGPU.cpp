@@ -120,8 +120,9 @@ LogicalResult planOp(PlanBuilder &plan, Operation *op) {
   if (std::optional<LogicalResult> result = planWithoutKernel(plan, op))
     return *result;
   if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op)) {
-    if (linalgOp.getNumReductionLoops() != 0 &&
-        !linalg::isaContractionOpInterface(linalgOp))
+    if (linalg::isaContractionOpInterface(linalgOp))
+      return planContraction(plan, linalgOp);
+    if (linalgOp.getNumReductionLoops() != 0)
       return planReduction(plan, linalgOp);
     return planElementwise(plan, linalgOp);
   }

@@ -25,10 +25,11 @@
 //   * Per K stage the MMA thread waits on the slot's full barrier, copies the
 //     stage's scales to tensor memory (tcgen05.cp; it runs before the MMAs
 //     that read them, in issue order), issues four tcgen05.mma (K = 32 for
-//     8-bit operands, 64 for E2M1; each 32 bytes further into the swizzle
-//     span), and commits to the slot's "empty" barrier, which frees the slot
-//     when those MMAs have read it. After a tile's last stage it commits to
-//     the accumulator's "full" barrier.
+//     8-bit operands, 64 for E2M1, 16 for bf16/f16 with kind::f16 and 8 for
+//     f32 read as tf32 with kind::tf32; each 32 bytes further into the
+//     swizzle span), and commits to the slot's "empty" barrier, which frees the
+//     slot when those MMAs have read it. After a tile's last stage it commits
+//     to the accumulator's "full" barrier.
 //   * The epilogue waits on that barrier, reads 32 columns at a time with
 //     tcgen05.ld.32x32b.x32 + tcgen05.wait::ld, releases the accumulator
 //     after its last read, applies what the tensor cores did not (per-tensor
@@ -57,6 +58,23 @@ namespace {
 
 constexpr int64_t kEpilogueWarps = 4;
 constexpr int64_t kLdColumns = 32; // tcgen05.ld.32x32b.x32
+
+/// The NVVM kind of an MMA without block scales, nullopt for the
+/// block-scaled kinds.
+std::optional<NVVM::Tcgen05MMAKind> getUnscaledMmaKind(Tcgen05Kind kind) {
+  switch (kind) {
+  case Tcgen05Kind::F8F6F4:
+    return NVVM::Tcgen05MMAKind::F8F6F4;
+  case Tcgen05Kind::F16:
+    return NVVM::Tcgen05MMAKind::F16;
+  case Tcgen05Kind::TF32:
+    return NVVM::Tcgen05MMAKind::TF32;
+  case Tcgen05Kind::MXF8F6F4:
+  case Tcgen05Kind::MXF4NVF4:
+    return std::nullopt;
+  }
+  llvm_unreachable("unknown tcgen05 kind");
+}
 
 /// Warp roles; warps 2-5 run the epilogue.
 enum Warp : int64_t { kLoadWarp = 0, kMmaWarp = 1 };
@@ -250,10 +268,10 @@ void GemmEmitter::emitMmas() {
                                          ? kb.xorI(first, kb.boolean(true))
                                          : kb.boolean(true);
                   Value idescValue = kb.i32(int32_t(idesc));
-                  if (kind == Tcgen05Kind::F8F6F4) {
+                  if (std::optional<NVVM::Tcgen05MMAKind> unscaled =
+                          getUnscaledMmaKind(kind)) {
                     NVVM::Tcgen05MMAOp::create(
-                        kb.b, kb.loc, NVVM::Tcgen05MMAKind::F8F6F4,
-                        NVVM::CTAGroupKind::CTA_1,
+                        kb.b, kb.loc, *unscaled, NVVM::CTAGroupKind::CTA_1,
                         NVVM::Tcgen05MMACollectorOp::DISCARD,
                         /*aShift=*/false, d, descA, descB, idescValue,
                         accumulate, Value(), Value());
@@ -391,7 +409,7 @@ void GemmEmitter::emitEpilogue(Value warp) {
   // Per-tensor scales are read once (per tile in a batch, whose matrices
   // may each have their own); global scales cover the whole batch.
   auto loadTensorFactor = [&]() -> Value {
-    if (config.scaling != GemmScaling::Tensor)
+    if (config.scaling != GemmScaling::Tensor || config.wideOperands)
       return Value();
     return kb.mulf(kb.load(kb.f32(), scaleA, 4), kb.load(kb.f32(), scaleB, 4));
   };

@@ -52,9 +52,12 @@ LogicalResult GemmSM100Config::verify(std::string &reason) const {
     reason = why.str();
     return failure();
   };
-  bool fp4 = aFormat == Format::E2M1 || bFormat == Format::E2M1;
+  if (wideOperands && (scaling != GemmScaling::Tensor || fp8Out))
+    return fail("high-precision GEMMs have no scales or FP8 results");
+  bool fp4 =
+      !wideOperands && (aFormat == Format::E2M1 || bFormat == Format::E2M1);
   for (Format format : {aFormat, bFormat})
-    if (!isEightBit(format) && format != Format::E2M1)
+    if (!wideOperands && !isEightBit(format) && format != Format::E2M1)
       return fail(llvm::formatv("{0} operands are not generated for sm_100a "
                                 "(e4m3, e5m2, and e2m1 with block scales)",
                                 stringifyFormat(format)));
@@ -101,7 +104,7 @@ LogicalResult GemmSM100Config::verify(std::string &reason) const {
 }
 
 int64_t GemmSM100Config::getStageK() const {
-  return aFormat == Format::E2M1 ? 2 * kStageKBytes : kStageKBytes;
+  return getKElements(kStageKBytes);
 }
 
 int64_t GemmSM100Config::getStageKBlocks() const {
@@ -112,6 +115,9 @@ int64_t GemmSM100Config::getStageKBlocks() const {
 }
 
 Tcgen05Kind GemmSM100Config::getMmaKind() const {
+  if (wideOperands)
+    return *wideOperands == WideElement::F32 ? Tcgen05Kind::TF32
+                                             : Tcgen05Kind::F16;
   if (scaling != GemmScaling::Block)
     return Tcgen05Kind::F8F6F4;
   return aFormat == Format::E2M1 ? Tcgen05Kind::MXF4NVF4
@@ -135,7 +141,11 @@ GemmSM100Config::getInstrDescriptor(unsigned step, MmaScaleSelector *selA,
   desc.bFormat = bFormat;
   desc.m = kBlockM;
   desc.n = blockN;
-  if (desc.kind == Tcgen05Kind::F8F6F4)
+  if (wideOperands)
+    desc.wideType = *wideOperands == WideElement::F32   ? Tcgen05WideType::TF32
+                    : *wideOperands == WideElement::F16 ? Tcgen05WideType::F16
+                                                        : Tcgen05WideType::BF16;
+  if (scaling != GemmScaling::Block)
     return desc;
   desc.scaleType =
       e8m0Scales ? Tcgen05ScaleType::UE8M0 : Tcgen05ScaleType::UE4M3;

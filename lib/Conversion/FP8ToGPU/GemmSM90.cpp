@@ -1,4 +1,4 @@
-//===- GemmSM90.cpp - Warp-specialized TMA + wgmma FP8 GEMM for sm_90a ----===//
+//===- GemmSM90.cpp - Warp-specialized TMA + wgmma GEMM for sm_90a --------===//
 //
 // Part of fp8-mlir.
 //
@@ -26,6 +26,9 @@
 //     and N; TMA zero-fills out-of-range loads, so ragged K is exact.
 //   * Batched: the tiles of every matrix, one matrix after the other; 3-D
 //     tensor maps keep each tile's loads inside its matrix.
+//   * High precision (wideOperands): bf16/f16 (wgmma k16) or f32 read as
+//     tf32 (k8) operands, the same 128-byte rows and 32-byte steps, no
+//     scales and no promotion: the tensor cores accumulate in f32.
 //
 //===----------------------------------------------------------------------===//
 
@@ -50,6 +53,20 @@ constexpr int64_t kMaxRegisters = 168; // at launch: 65536 / 384, rounded to 8
 NVVM::WGMMATypes wgmmaType(Format format) {
   return format == Format::E4M3 ? NVVM::WGMMATypes::e4m3
                                 : NVVM::WGMMATypes::e5m2;
+}
+
+/// The wgmma operand type of a high-precision GEMM: f32 operands are read
+/// as tf32.
+NVVM::WGMMATypes wgmmaType(WideElement element) {
+  switch (element) {
+  case WideElement::F32:
+    return NVVM::WGMMATypes::tf32;
+  case WideElement::BF16:
+    return NVVM::WGMMATypes::bf16;
+  case WideElement::F16:
+    return NVVM::WGMMATypes::f16;
+  }
+  llvm_unreachable("unknown element");
 }
 
 /// The k32 steps of one promotion group (0: no promotion).
@@ -109,10 +126,15 @@ Value GemmEmitter::descriptor(Value tile, int64_t kStep) {
 
 Value GemmEmitter::wgmma(Value acc, Value descA, Value descB, bool accumulate) {
   MLIRContext *ctx = kb.b.getContext();
+  // Each wgmma reads 32 bytes of K: k32 (8-bit), k16 (16-bit) or k8 (tf32).
+  int64_t k = config.getKElements(32);
+  NVVM::WGMMATypes typeA = config.wideOperands ? wgmmaType(*config.wideOperands)
+                                               : wgmmaType(config.aFormat);
+  NVVM::WGMMATypes typeB = config.wideOperands ? wgmmaType(*config.wideOperands)
+                                               : wgmmaType(config.bFormat);
   return NVVM::WgmmaMmaAsyncOp::create(
       kb.b, kb.loc, accType, acc, descA, descB,
-      NVVM::MMAShapeAttr::get(ctx, 64, config.blockN, 32),
-      wgmmaType(config.aFormat), wgmmaType(config.bFormat),
+      NVVM::MMAShapeAttr::get(ctx, 64, config.blockN, k), typeA, typeB,
       NVVM::WGMMATypes::f32,
       accumulate ? NVVM::WGMMAScaleOut::one : NVVM::WGMMAScaleOut::zero,
       NVVM::WGMMAScaleIn::one, NVVM::WGMMAScaleIn::one, NVVM::MMALayout::row,
@@ -175,7 +197,7 @@ void GemmEmitter::emitConsumer(Value consumer) {
   // Per-tensor scales are read once (per tile in a batch, whose matrices
   // may each have their own).
   auto loadTensorFactor = [&]() -> Value {
-    if (config.scaling != GemmScaling::Tensor)
+    if (config.scaling != GemmScaling::Tensor || config.wideOperands)
       return Value();
     Value a = kb.load(kb.f32(), scaleA, 4), b = kb.load(kb.f32(), scaleB, 4);
     if (config.invertScaleA)
@@ -402,7 +424,8 @@ void GemmEmitter::emit() {
   stages = config.getStages();
   accType = LLVM::LLVMStructType::getLiteral(
       kb.b.getContext(), SmallVector<Type>(accCount(), kb.f32()));
-  emitTileGrid(config.blockM, config.blockN, GemmSM90Config::kBlockK);
+  emitTileGrid(config.blockM, config.blockN,
+               config.getKElements(GemmSM90Config::kBlockK));
   ring = MbarrierRing(kb, smem, stages, barriersOffset(),
                       barriersOffset() + 8 * stages);
 

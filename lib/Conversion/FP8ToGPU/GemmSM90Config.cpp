@@ -24,9 +24,16 @@ LogicalResult GemmSM90Config::verify(std::string &reason) const {
     reason = why.str();
     return failure();
   };
-  for (Format format : {aFormat, bFormat})
-    if (format != Format::E4M3 && format != Format::E5M2)
-      return fail("sm_90a wgmma multiplies e4m3 and e5m2 operands only");
+  if (wideOperands) {
+    if (scaling != GemmScaling::Tensor || fp8Out || invertScaleA ||
+        invertScaleB || promoteInterval != 0)
+      return fail("high-precision GEMMs have no scales, FP8 results or "
+                  "promotion");
+  } else {
+    for (Format format : {aFormat, bFormat})
+      if (format != Format::E4M3 && format != Format::E5M2)
+        return fail("sm_90a wgmma multiplies e4m3 and e5m2 operands only");
+  }
   if (globalScales)
     return fail("global scales come with e4m3 block scales (NVFP4), which "
                 "the sm_90a GEMM does not apply");
@@ -73,7 +80,7 @@ std::string GemmSM90Config::getKernelName() const {
                     bRowsPerScale > 1 ? "sq" : "")
           .str();
   std::string name = getKernelNamePrefix("sm90a", blockScaling);
-  if (scaling != GemmScaling::Block)
+  if (scaling != GemmScaling::Block && !wideOperands)
     name += llvm::formatv("_p{0}", promoteInterval).str();
   name += getKernelNameEpilogue();
   if (invertScaleA || invertScaleB)

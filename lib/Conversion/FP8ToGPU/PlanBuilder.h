@@ -9,7 +9,8 @@
 // it. PlanBuilder holds what that walk records (the LaunchPlan, the buffer
 // of each value, the facts one op's planning leaves for a later op's); the
 // planners of each op family (PlanGemm.cpp, PlanQuantize.cpp,
-// PlanState.cpp, PlanElementwise.cpp, PlanReduction.cpp, PlanLayout.cpp) use
+// PlanState.cpp, PlanElementwise.cpp, PlanReduction.cpp, PlanLayout.cpp,
+// PlanContraction.cpp) use
 // it and are declared at the end.
 //
 //===----------------------------------------------------------------------===//
@@ -167,6 +168,14 @@ LogicalResult planReduction(PlanBuilder &plan, linalg::LinalgOp op);
 /// PlanLayout.cpp: transposes, broadcasts, slices and reshapes; nullopt for
 /// other ops.
 std::optional<LogicalResult> planLayout(PlanBuilder &plan, Operation *op);
+/// A dense temporary holding `input` with its dimensions in the order
+/// `permutation` (as linalg.transpose), copied there for `op`; returns its
+/// buffer.
+FailureOr<int64_t> planPermutedCopy(PlanBuilder &plan, Operation *op,
+                                    Value input, ArrayRef<int64_t> permutation);
+
+/// PlanContraction.cpp: contractions left in bf16, f16 or f32.
+LogicalResult planContraction(PlanBuilder &plan, linalg::LinalgOp op);
 
 /// KernelTargets.cpp: the PTX features of the kernel module for `chip`, and
 /// the check that its target compiles every instruction the kernels use.

@@ -246,6 +246,23 @@ LogicalResult copyWhole(PlanBuilder &plan, Operation *op, Value from,
   return success();
 }
 
+/// Copies `input` into `output`, dense, with its dimensions in the order
+/// `permutation`.
+LogicalResult copyPermuted(PlanBuilder &plan, Operation *op, Value input,
+                           ArrayRef<int64_t> permutation, int64_t output) {
+  auto inputType = cast<RankedTensorType>(input.getType());
+  int64_t source = plan.bufferOf(input);
+  SmallVector<int64_t> stored = getStoredStrides(plan, source, inputType);
+  SmallVector<int64_t> shape;
+  for (int64_t d : permutation)
+    shape.push_back(inputType.getDimSize(d));
+  StridedCopy copy = StridedCopy::intoDense(shape);
+  for (int64_t d : permutation)
+    copy.inStrides.push_back(stored[d]);
+  return addStridedCopy(plan, op, inputType.getElementType(), source, output,
+                        copy);
+}
+
 LogicalResult planTranspose(PlanBuilder &plan, linalg::TransposeOp op) {
   if (plan.foldedTransposes.contains(op))
     return success();
@@ -258,14 +275,8 @@ LogicalResult planTranspose(PlanBuilder &plan, linalg::TransposeOp op) {
     plan.setBuffer(result, plan.bufferOf(input));
     return success();
   }
-  auto resultType = cast<RankedTensorType>(result.getType());
-  int64_t source = plan.bufferOf(input);
-  SmallVector<int64_t> stored = getStoredStrides(plan, source, inputType);
-  StridedCopy copy = StridedCopy::intoDense(resultType.getShape());
-  for (int64_t d : op.getPermutation())
-    copy.inStrides.push_back(stored[d]);
-  return addStridedCopy(plan, op, inputType.getElementType(), source,
-                        plan.bufferOf(result), copy);
+  return copyPermuted(plan, op, input, op.getPermutation(),
+                      plan.bufferOf(result));
 }
 
 LogicalResult planBroadcast(PlanBuilder &plan, linalg::BroadcastOp op) {
@@ -371,6 +382,21 @@ LogicalResult planReshape(PlanBuilder &plan, Operation *op) {
 }
 
 } // namespace
+
+FailureOr<int64_t> mlir::fp8::planPermutedCopy(PlanBuilder &plan, Operation *op,
+                                               Value input,
+                                               ArrayRef<int64_t> permutation) {
+  auto inputType = cast<RankedTensorType>(input.getType());
+  SmallVector<int64_t> shape;
+  for (int64_t d : permutation)
+    shape.push_back(inputType.getDimSize(d));
+  int64_t output =
+      plan.addBuffer(PlanBuffer::Kind::Temp,
+                     RankedTensorType::get(shape, inputType.getElementType()));
+  if (failed(copyPermuted(plan, op, input, permutation, output)))
+    return failure();
+  return output;
+}
 
 std::optional<LogicalResult> mlir::fp8::planLayout(PlanBuilder &plan,
                                                    Operation *op) {

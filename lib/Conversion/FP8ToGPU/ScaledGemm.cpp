@@ -47,8 +47,9 @@ KernelParamKind mlir::fp8::getParamKind(GemmParam param) {
 
 SmallVector<GemmParam> ScaledGemmConfig::getParams() const {
   SmallVector<GemmParam> params{GemmParam::TensorMapA, GemmParam::TensorMapB,
-                                GemmParam::Out, GemmParam::ScaleA,
-                                GemmParam::ScaleB};
+                                GemmParam::Out};
+  if (!wideOperands)
+    params.append({GemmParam::ScaleA, GemmParam::ScaleB});
   if (bias)
     params.push_back(GemmParam::Bias);
   if (globalScales)
@@ -59,14 +60,24 @@ SmallVector<GemmParam> ScaledGemmConfig::getParams() const {
     params.push_back(GemmParam::Amax);
   params.append({GemmParam::M, GemmParam::N, GemmParam::K});
   if (batched)
-    params.append({GemmParam::Batches, GemmParam::ScaleABatchStride,
-                   GemmParam::ScaleBBatchStride});
+    params.push_back(GemmParam::Batches);
+  if (batched && !wideOperands)
+    params.append({GemmParam::ScaleABatchStride, GemmParam::ScaleBBatchStride});
   return params;
+}
+
+int64_t ScaledGemmConfig::getOperandBits() const {
+  if (wideOperands)
+    return *wideOperands == WideElement::F32 ? 32 : 16;
+  return aFormat == Format::E2M1 ? 4 : 8;
 }
 
 std::string
 ScaledGemmConfig::getKernelNamePrefix(StringRef chip,
                                       StringRef blockScaling) const {
+  if (wideOperands)
+    return llvm::formatv("gemm_{0}{1}_{2}_{3}", chip, batched ? "_batched" : "",
+                         getKernelTag(*wideOperands), getKernelTag(out));
   StringRef scales;
   switch (scaling) {
   case GemmScaling::Tensor:
@@ -158,10 +169,12 @@ ValueRange GemmEmitterBase<Config>::forEachTile(
             kb.mul(kb.mul(kb.zext64(m), kb.zext64(n)), kb.i64(outBytes));
         Value batch64 = kb.zext64(batch);
         out = kb.byteOffset(out, kb.mul(batch64, matrixBytes));
-        scaleA = kb.byteOffset(scaleA,
-                               kb.mul(batch64, kb.zext64(scaleABatchStride)));
-        scaleB = kb.byteOffset(scaleB,
-                               kb.mul(batch64, kb.zext64(scaleBBatchStride)));
+        if (scaleA) {
+          scaleA = kb.byteOffset(scaleA,
+                                 kb.mul(batch64, kb.zext64(scaleABatchStride)));
+          scaleB = kb.byteOffset(scaleB,
+                                 kb.mul(batch64, kb.zext64(scaleBBatchStride)));
+        }
         SmallVector<Value> results = body(row, col, batch, args);
         out = outBase;
         scaleA = scaleABase;

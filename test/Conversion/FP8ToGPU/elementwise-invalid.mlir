@@ -1,14 +1,6 @@
 // Ops around the GEMMs that have no GPU kernel are named, with the reason.
 // RUN: fp8-opt %s -split-input-file --convert-fp8-to-gpu=chip=sm_90a -verify-diagnostics
 
-func.func @matmul_without_autocast(%a: tensor<64x64xbf16>, %b: tensor<64x64xbf16>, %c: tensor<64x64xf32>) -> tensor<64x64xf32> {
-  // expected-error @below {{fp8 GPU lowering: 'linalg.matmul' reduces; contractions run on the GPU as fp8.scaled_matmul (run fp8-autocast first), other reductions have no kernel}}
-  %r = linalg.matmul ins(%a, %b : tensor<64x64xbf16>, tensor<64x64xbf16>) outs(%c : tensor<64x64xf32>) -> tensor<64x64xf32>
-  return %r : tensor<64x64xf32>
-}
-
-// -----
-
 func.func @captured(%a: tensor<64x64xf32>, %t: tensor<1xf32>) -> tensor<64x64xf32> {
   %c0 = arith.constant 0 : index
   %s = tensor.extract %t[%c0] : tensor<1xf32>

@@ -61,14 +61,15 @@ enum class KernelParamKind {
 /// The parameters of the scaled-GEMM kernels of both chips, in the order a
 /// kernel takes those it has (ScaledGemmConfig::getParams).
 enum class GemmParam {
-  /// Tensor maps of the 8-bit (or packed E2M1) K-major operands A [M, K]
-  /// and B [N, K].
+  /// Tensor maps of the K-major operands A [M, K] and B [N, K]: 8-bit,
+  /// packed E2M1, or the 16- and 32-bit elements of a high-precision GEMM.
   TensorMapA,
   TensorMapB,
   /// The result C [M, N]: `out` elements, or `fp8Out` codes.
   Out,
   /// The decode scales of A and B: f32 per tensor, per row (A) and column
-  /// (B), or block scales (see the GEMM configurations).
+  /// (B), or block scales (see the GEMM configurations). High-precision
+  /// GEMMs take none.
   ScaleA,
   ScaleB,
   /// The bias [N] (`bias`).
@@ -86,7 +87,7 @@ enum class GemmParam {
   K,
   /// Batched kernels (`batched`), as i32: the matrices of the batch, and the
   /// bytes from one batch's scales of A and of B to the next (0 when every
-  /// batch shares them).
+  /// batch shares them; absent without scales).
   Batches,
   ScaleABatchStride,
   ScaleBBatchStride,
@@ -225,11 +226,22 @@ enum class GemmScaling {
 /// runs it: the operand formats, how their scales apply, and what the
 /// epilogue adds. It fixes the kernel's parameters. Each chip's
 /// configuration says which of these it generates (verify).
+///
+/// The same kernels multiply the contractions a recipe leaves in high
+/// precision (`wideOperands`): the tensor cores read bf16 and f16 operands
+/// as they are and f32 ones as tf32. Every operand row of a pipeline stage
+/// is one 128-byte swizzle span whatever the element width, and every MMA
+/// reads 32 bytes of it, so the shared-memory layout and descriptors are
+/// those of the 8-bit GEMMs.
 struct ScaledGemmConfig {
   using Param = GemmParam;
 
   Format aFormat = Format::E4M3;
   Format bFormat = Format::E4M3;
+  /// A high-precision GEMM: both operands of this type, no scales (the
+  /// formats and `scaling` are unused and the kernel takes no scale
+  /// parameters).
+  std::optional<WideElement> wideOperands;
   WideElement out = WideElement::BF16;
   GemmScaling scaling = GemmScaling::Tensor;
   std::optional<WideElement> bias;
@@ -249,10 +261,17 @@ struct ScaledGemmConfig {
 
   /// The kernel's parameters, in order.
   SmallVector<GemmParam> getParams() const;
+  /// Bits of one operand element of A (8 for FP8, 4 for E2M1).
+  int64_t getOperandBits() const;
+  /// Elements of K in `bytes` of an operand row.
+  int64_t getKElements(int64_t bytes) const {
+    return bytes * 8 / getOperandBits();
+  }
 
 protected:
   /// "fp8_gemm_<chip>_<A><B>_<result>_<scaling>", where `blockScaling`
-  /// spells Block scaling.
+  /// spells Block scaling; "gemm_<chip>_<operands>_<result>" without
+  /// scales.
   std::string getKernelNamePrefix(StringRef chip, StringRef blockScaling) const;
   /// The epilogue's part of the name: "_bias<type>", "_amax".
   std::string getKernelNameEpilogue() const;
@@ -282,6 +301,8 @@ struct GemmSM90Config : ScaledGemmConfig {
   int64_t blockN = 128;
   int64_t stages = 0; // 0: as many as shared memory holds
 
+  /// Bytes of K per pipeline stage: one 128-byte swizzle span per operand
+  /// row (128 FP8 elements, 64 of 16 bits, 32 of f32).
   static constexpr int64_t kBlockK = 128;
   static constexpr int64_t kThreads = 384;
 
