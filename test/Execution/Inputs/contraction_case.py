@@ -88,9 +88,10 @@ PRECISIONS = [
     ("f8E4M3FN", "f8E4M3FN", "bf16"),
 ]
 
-# The forms fp8-autocast converts (under every recipe), with the
-# transpositions of fp8.scaled_matmul that express them: C [batch?, M, N] from
-# A [batch?, M, K] or [batch?, K, M] and B [batch?, K, N] or [batch?, N, K].
+# The forms fp8-autocast converts (under every recipe; the batched ones with
+# fp8-attention=true), with the transpositions of fp8.scaled_matmul that
+# express them: C [batch?, M, N] from A [batch?, M, K] or [batch?, K, M] and
+# B [batch?, K, N] or [batch?, N, K].
 AUTOCAST_CONVERTS = {
     "matmul": (False, False),
     "matmul-transpose-a": (True, False),

@@ -598,6 +598,11 @@ void FP8AutocastPass::runOnOperation() {
         missed("excluded by the exclude option");
         continue;
       }
+      if (contraction->resultType.getRank() == 3 && !fp8Attention) {
+        missed("a batched contraction (attention) stays in high precision "
+               "unless fp8-attention=true");
+        continue;
+      }
       if (minSize > 0) {
         int64_t size = 1;
         bool dynamic = false;

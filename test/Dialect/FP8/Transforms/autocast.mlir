@@ -1,7 +1,8 @@
-// RUN: fp8-opt %s -split-input-file --fp8-autocast=recipe=mxfp8 | FileCheck %s --check-prefix=MX
-// RUN: fp8-opt %s -split-input-file --fp8-autocast=recipe=tensor-current | FileCheck %s --check-prefix=TC
-// RUN: fp8-opt %s -split-input-file --fp8-autocast=recipe=deepseek | FileCheck %s --check-prefix=DS
-// RUN: fp8-opt %s -split-input-file --fp8-autocast=recipe=nvfp4 | FileCheck %s --check-prefix=NV
+// RUN: fp8-opt %s -split-input-file --fp8-autocast="recipe=mxfp8 fp8-attention=true" | FileCheck %s --check-prefix=MX
+// RUN: fp8-opt %s -split-input-file --fp8-autocast="recipe=tensor-current fp8-attention=true" | FileCheck %s --check-prefix=TC
+// RUN: fp8-opt %s -split-input-file --fp8-autocast="recipe=deepseek fp8-attention=true" | FileCheck %s --check-prefix=DS
+// RUN: fp8-opt %s -split-input-file --fp8-autocast="recipe=nvfp4 fp8-attention=true" | FileCheck %s --check-prefix=NV
+// RUN: fp8-opt %s -split-input-file --fp8-autocast=recipe=mxfp8 | FileCheck %s --check-prefix=TE
 
 // MX-LABEL: func @matmul
 // MX-DAG: %[[QA:.*]], %[[SA:.*]] = fp8.dynamic_quantize %arg0 by <1x32> rule <e8m0_rceil> : tensor<64x128xbf16> -> tensor<64x128xf8E4M3FN>, tensor<64x4xf8E8M0FNU>
@@ -61,7 +62,11 @@ func.func @matmul_transposed_a(%a: tensor<128x64xf32>, %b: tensor<128x32xf32>) -
 
 // -----
 
-// Batched: one scale per 1x32 block of each batch.
+// Batched: one scale per 1x32 block of each batch. Without fp8-attention,
+// batched contractions (attention's) stay as they are.
+// TE-LABEL: func @batch
+// TE-NOT: fp8.
+// TE: linalg.batch_matmul
 // MX-LABEL: func @batch
 // MX: fp8.dynamic_quantize %arg0 by <1x32> rule <e8m0_rceil> : tensor<4x16x64xf32> -> tensor<4x16x64xf8E4M3FN>, tensor<4x16x2xf8E8M0FNU>
 // MX: fp8.scaled_matmul {{.*}} -> tensor<4x16x8xf32>

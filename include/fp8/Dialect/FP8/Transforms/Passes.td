@@ -190,6 +190,12 @@ def FP8Autocast : Pass<"fp8-autocast", "::mlir::ModuleOp"> {
     restore state from a checkpoint and read the scales; a symbol of that
     name that is anything else is an error.
 
+    **Attention.** Contractions with a batch dimension (attention's per-head
+    QK^T and PV, and their dgrad and wgrad) stay in high precision with a
+    missed remark unless `fp8-attention=true`: Transformer Engine's
+    convention, which runs attention in bf16 unless FP8 attention is asked
+    for. The GPU pipeline runs them as bf16/f16/tf32 tensor-core GEMMs.
+
     **Accumulation.** A contraction into a zero-filled (or empty) tensor
     becomes the scaled product; one into other values adds them in f32.
 
@@ -245,6 +251,10 @@ def FP8Autocast : Pass<"fp8-autocast", "::mlir::ModuleOp"> {
            "(M*N*K*batch, static shapes) alone">,
     Option<"seed", "seed", "uint64_t", /*default=*/"0",
            "Seed of the random bits of stochastic rounding">,
+    Option<"fp8Attention", "fp8-attention", "bool", /*default=*/"false",
+           "Also convert contractions with a batch dimension (attention's "
+           "QK^T and PV, forward and backward); by default they stay in high "
+           "precision">,
   ];
   let dependentDialects = [
     "::mlir::fp8::FP8Dialect",
