@@ -75,9 +75,14 @@ int64_t ScaledGemmConfig::getOperandBits() const {
 std::string
 ScaledGemmConfig::getKernelNamePrefix(StringRef chip,
                                       StringRef blockScaling) const {
-  if (wideOperands)
+  if (wideOperands) {
+    // The tensor cores read f32 operands as tf32: the name says so.
+    StringRef operands = *wideOperands == WideElement::F32
+                             ? StringRef("tf32")
+                             : getKernelTag(*wideOperands);
     return llvm::formatv("gemm_{0}{1}_{2}_{3}", chip, batched ? "_batched" : "",
-                         getKernelTag(*wideOperands), getKernelTag(out));
+                         operands, getKernelTag(out));
+  }
   StringRef scales;
   switch (scaling) {
   case GemmScaling::Tensor:

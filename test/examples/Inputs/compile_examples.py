@@ -5,7 +5,8 @@ with ptxas. The attention examples compile again with fp8-attention=true.
 
 A cell passes when fp8-opt succeeds, every kernel ptxas compiled reports no
 stack frame and no spills, and the attention GEMMs are the ones the option
-asks for: high-precision batched GEMMs by default, FP8 ones with the option.
+asks for: high-precision batched GEMMs by default, FP8 ones with the option;
+or, for the cells of EXPECTED_ERRORS, when fp8-opt fails with that error.
 Prints a line per failing cell and a summary.
 """
 
@@ -24,6 +25,15 @@ RECIPES = {
     "sm_100a": ["mxfp8", "nvfp4", "tensor-current"],
 }
 CLEAN = "0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads"
+# Cells (chip, recipe, fp8-attention) that fail with a known diagnostic: NVFP4
+# block scales of attention's batched operands are read by GEMMs in different
+# layouts, so no quantization writes them in the tcgen05 layout, and the
+# staging kernel copies one matrix only. A cell that compiles fails the test
+# until it leaves this table.
+EXPECTED_ERRORS = {
+    ("sm_100a", "nvfp4", True): "the block scales of a batched sm_100a GEMM "
+                                "must be written in the tcgen05 scale layout",
+}
 
 
 def check_cell(args, example, chip, recipe, fp8_attention):
@@ -37,6 +47,11 @@ def check_cell(args, example, chip, recipe, fp8_attention):
                "--fp8-gpu-pipeline=chip=%s artifacts=%s" % (chip, artifacts),
                "-o", os.devnull]
     run = subprocess.run(command, capture_output=True, text=True)
+    expected = EXPECTED_ERRORS.get((chip, recipe, fp8_attention))
+    if expected:
+        if run.returncode != 0 and expected in run.stderr:
+            return None
+        return "expected the error '%s'" % expected
     if run.returncode != 0:
         return "fp8-opt failed: " + run.stderr.strip().splitlines()[0]
     with open(os.path.join(artifacts, "fp8_kernels.ptxas.log")) as f:
@@ -76,7 +91,10 @@ def main():
                         print("FAILED %s %s %s%s: %s" % (
                             example, chip, recipe,
                             " fp8-attention" if fp8_attention else "", reason))
-    print("%d cells, %d failed" % (cells, failures))
+    expected = sum(1 for chip, recipe, fp8_attention in EXPECTED_ERRORS
+                   for example in ATTENTION if fp8_attention)
+    print("%d cells, %d failed (%d expected errors)" % (cells, failures,
+                                                       expected))
     return 1 if failures else 0
 
 
