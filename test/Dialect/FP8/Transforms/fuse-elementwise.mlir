@@ -47,7 +47,7 @@ func.func @bias_relu_cast(%h: tensor<64x32xf32>, %bias: tensor<32xf32>) -> tenso
 // CHECK-SAME: ins(%[[R]] :
 // CHECK: math.tanh
 // CHECK: return %[[R]], %[[T]]
-// REMARK: remark: [Missed] elementwise-not-fused | Category:fp8-gpu | Function=shared_intermediate | Reason="linalg.generic not fused into linalg.generic: its result is also read by 'func.return' (fusing would write the intermediate anyway)"
+// REMARK: remark: [Missed] elementwise-not-fused | Category:fp8-gpu | Function=shared_intermediate | Remark="linalg.generic not fused into linalg.generic: its result is also read by 'func.return' (fusing would write the intermediate anyway)"
 #id = affine_map<(d0, d1) -> (d0, d1)>
 func.func @shared_intermediate(%h: tensor<8x16xf32>) -> (tensor<8x16xf32>, tensor<8x16xf32>) {
   %zero = arith.constant 0.0 : f32
@@ -102,8 +102,8 @@ func.func @broadcast_twice(%x: tensor<8x16xf32>, %y: tensor<8x16xf32>, %v: tenso
 // CHECK: linalg.index
 // CHECK: linalg.add
 // CHECK: linalg.sub
-// REMARK: remark: [Missed] elementwise-not-fused | Category:fp8-gpu | Function=not_fused | Reason="linalg.transpose not fused into linalg.add: the producer is a layout op or a fill"
-// REMARK: remark: [Missed] elementwise-not-fused | Category:fp8-gpu | Function=not_fused | Reason="linalg.generic not fused into linalg.sub: the producer is its body reads loop indices"
+// REMARK: remark: [Missed] elementwise-not-fused | Category:fp8-gpu | Function=not_fused | Remark="linalg.transpose not fused into linalg.add: the producer is a layout op or a fill"
+// REMARK: remark: [Missed] elementwise-not-fused | Category:fp8-gpu | Function=not_fused | Remark="linalg.generic not fused into linalg.sub: the producer reads loop indices"
 #id = affine_map<(d0, d1) -> (d0, d1)>
 func.func @not_fused(%x: tensor<8x8xf32>, %y: tensor<8x8xf32>) -> (tensor<8x8xf32>, tensor<8x8xf32>) {
   %e = tensor.empty() : tensor<8x8xf32>
