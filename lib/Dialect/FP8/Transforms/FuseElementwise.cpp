@@ -111,10 +111,10 @@ bool fusesInto(OpOperand &operand, std::string &reason) {
   for (Value result : producer->getResults())
     for (Operation *user : result.getUsers())
       if (user != consumer) {
-        reason = ("its result is also read by '" +
-                  user->getName().getStringRef() +
-                  "' (fusing would write the intermediate anyway)")
-                     .str();
+        reason =
+            ("its result is also read by '" + user->getName().getStringRef() +
+             "' (fusing would write the intermediate anyway)")
+                .str();
         return false;
       }
   return true;
@@ -155,12 +155,13 @@ remark::RemarkOpts remarkAt(Operation *op, StringRef name) {
   return opts;
 }
 
-linalg::GenericOp
-FP8FuseElementwisePass::generalize(IRRewriter &rewriter, linalg::LinalgOp op) {
+linalg::GenericOp FP8FuseElementwisePass::generalize(IRRewriter &rewriter,
+                                                     linalg::LinalgOp op) {
   if (auto generic = dyn_cast<linalg::GenericOp>(op.getOperation()))
     return generic;
   rewriter.setInsertionPoint(op);
-  FailureOr<linalg::GenericOp> generic = linalg::generalizeNamedOp(rewriter, op);
+  FailureOr<linalg::GenericOp> generic =
+      linalg::generalizeNamedOp(rewriter, op);
   return succeeded(generic) ? *generic : linalg::GenericOp();
 }
 
@@ -207,10 +208,8 @@ linalg::GenericOp FP8FuseElementwisePass::fuseOne(IRRewriter &rewriter,
       remarkMissed(*operand, "linalg elementwise fusion failed");
       continue;
     }
-    remark::passed(consumer->getLoc(),
-                   remarkAt(consumer, "elementwise-fused"))
-        << remark::add("{0} fused into {1}", producerName,
-                       describe(consumer));
+    remark::passed(consumer->getLoc(), remarkAt(consumer, "elementwise-fused"))
+        << remark::add("{0} fused into {1}", producerName, describe(consumer));
     for (auto [original, replacement] : fused->replacements)
       rewriter.replaceUsesWithIf(original, replacement, [&](OpOperand &use) {
         return use.getOwner() != genericProducer;
