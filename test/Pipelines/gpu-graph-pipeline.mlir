@@ -22,6 +22,7 @@
 // STAGES-NEXT:   fp8-fuse-dynamic-quantize,
 // STAGES-NEXT:   canonicalize{{.*}},
 // STAGES-NEXT:   cse,
+// STAGES-NEXT:   fp8-fuse-elementwise,
 // STAGES-NEXT:   fp8-assign-scale-layouts{chip=sm_100a}
 // ONLY-NEXT:   {{^}})
 // FULL-SAME:   ,

@@ -335,6 +335,52 @@ def FP8DecomposeAggregates : Pass<"fp8-decompose-aggregates"> {
   ];
 }
 
+def FP8FuseElementwise : Pass<"fp8-fuse-elementwise"> {
+  let summary = "Fuse chains of elementwise linalg ops into one linalg.generic";
+  let description = [{
+    The ops around the GEMMs of a framework graph (bias adds, activations,
+    casts, scalings, residual adds, broadcasts of row and column vectors)
+    each become a kernel of their own on the GPU, each writing its result to
+    memory and the next reading it back. This pass fuses an elementwise
+    producer into its elementwise consumer, with upstream linalg elementwise
+    fusion, until each chain is a single `linalg.generic`: one kernel, one
+    read of each input and one write of the result.
+
+    The fused body is the producer's body followed by the consumer's, with
+    every intermediate value of the same type as before (a `truncf` to bf16
+    between two ops stays), so the fused graph computes bit-identically to
+    the unfused one, on `fp8-cpu-pipeline` as in the GPU kernels.
+
+    A producer fuses only into its only user, so that no intermediate is
+    needed elsewhere and nothing is computed twice; pure broadcasts and copies
+    (whose body yields an input unchanged) are the exception: they are
+    recomputed in every elementwise consumer, which costs an indexed read.
+    Transposes stay (the quantize kernels fold them into their copies), as do
+    fills, reductions and ops whose body reads its initial value or loop
+    indices. Named elementwise ops (`linalg.add`, `linalg.broadcast`, ...)
+    become `linalg.generic` only when they fuse.
+
+    Each fusion, and each elementwise edge left unfused, is a remark
+    (category `fp8-gpu`) that says which ops and why.
+
+    Before:
+    ```mlir
+    %b = linalg.broadcast ins(%bias : tensor<512xf32>)
+        outs(%e0 : tensor<64x512xf32>) dimensions = [0]
+    %s = linalg.add ins(%h, %b : tensor<64x512xf32>, tensor<64x512xf32>)
+        outs(%e1 : tensor<64x512xf32>) -> tensor<64x512xf32>
+    %r = linalg.generic {... relu ...} ins(%s : tensor<64x512xf32>) ...
+    ```
+    After: one `linalg.generic` reading `%h` and `%bias` (through the map
+    `(d0, d1) -> (d1)`), whose body adds and takes the maximum.
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::linalg::LinalgDialect",
+    "::mlir::tensor::TensorDialect",
+  ];
+}
+
 def FP8LegalizeLayout : Pass<"fp8-legalize-layout"> {
   let summary = "Check scaled GEMMs against a chip's tensor cores; fix operand majorness";
   let description = [{

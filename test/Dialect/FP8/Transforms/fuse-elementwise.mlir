@@ -1,0 +1,125 @@
+// RUN: fp8-opt %s -split-input-file --fp8-fuse-elementwise | FileCheck %s
+// RUN: fp8-opt %s -split-input-file --fp8-fuse-elementwise \
+// RUN:   --remarks-filter=fp8-gpu --remark-format=emitRemark -o /dev/null 2>&1 \
+// RUN:   | FileCheck %s --check-prefix=REMARK
+
+// Bias (a row vector), ReLU and a cast: one generic reading the GEMM result
+// and the bias through its broadcast map; the named ops became generics.
+// CHECK-DAG: #[[ID:.*]] = affine_map<(d0, d1) -> (d0, d1)>
+// CHECK-DAG: #[[ROW:.*]] = affine_map<(d0, d1) -> (d1)>
+// CHECK-LABEL: func.func @bias_relu_cast
+// CHECK-SAME: (%[[H:.*]]: tensor<64x32xf32>, %[[B:.*]]: tensor<32xf32>)
+// CHECK: %[[R:.*]] = linalg.generic {indexing_maps = [#[[ID]], #[[ROW]], #[[ID]]]
+// CHECK-SAME: ins(%[[H]], %[[B]] : tensor<64x32xf32>, tensor<32xf32>)
+// CHECK: arith.addf
+// CHECK: arith.maximumf
+// CHECK: arith.truncf
+// CHECK: linalg.yield %{{.*}} : bf16
+// CHECK-NOT: linalg.
+// CHECK: return %[[R]]
+// REMARK-DAG: remark: [Passed] elementwise-fused | Category:fp8-gpu | Function=bias_relu_cast | Remark="linalg.broadcast fused into linalg.generic"
+// REMARK-DAG: remark: [Passed] elementwise-fused | Category:fp8-gpu | Function=bias_relu_cast | Remark="linalg.generic fused into linalg.generic"
+#id = affine_map<(d0, d1) -> (d0, d1)>
+func.func @bias_relu_cast(%h: tensor<64x32xf32>, %bias: tensor<32xf32>) -> tensor<64x32xbf16> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<64x32xf32>
+  %eb = tensor.empty() : tensor<64x32xbf16>
+  %b = linalg.broadcast ins(%bias : tensor<32xf32>) outs(%e : tensor<64x32xf32>) dimensions = [0]
+  %s = linalg.add ins(%h, %b : tensor<64x32xf32>, tensor<64x32xf32>) outs(%e : tensor<64x32xf32>) -> tensor<64x32xf32>
+  %r = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%s : tensor<64x32xf32>) outs(%eb : tensor<64x32xbf16>) {
+  ^bb0(%in: f32, %out: bf16):
+    %m = arith.maximumf %in, %zero : f32
+    %t = arith.truncf %m : f32 to bf16
+    linalg.yield %t : bf16
+  } -> tensor<64x32xbf16>
+  return %r : tensor<64x32xbf16>
+}
+
+// -----
+
+// The ReLU's result is also returned: fusing would still write it, so the
+// chain stays two ops.
+// CHECK-LABEL: func.func @shared_intermediate
+// CHECK: %[[R:.*]] = linalg.generic
+// CHECK: arith.maximumf
+// CHECK: %[[T:.*]] = linalg.generic
+// CHECK-SAME: ins(%[[R]] :
+// CHECK: math.tanh
+// CHECK: return %[[R]], %[[T]]
+// REMARK: remark: [Missed] elementwise-not-fused | Category:fp8-gpu | Function=shared_intermediate | Remark="linalg.generic not fused into linalg.generic: its result is also read by 'func.return' (fusing would write the intermediate anyway)"
+#id = affine_map<(d0, d1) -> (d0, d1)>
+func.func @shared_intermediate(%h: tensor<8x16xf32>) -> (tensor<8x16xf32>, tensor<8x16xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<8x16xf32>
+  %r = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%h : tensor<8x16xf32>) outs(%e : tensor<8x16xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %m = arith.maximumf %in, %zero : f32
+    linalg.yield %m : f32
+  } -> tensor<8x16xf32>
+  %t = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%r : tensor<8x16xf32>) outs(%e : tensor<8x16xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %y = math.tanh %in : f32
+    linalg.yield %y : f32
+  } -> tensor<8x16xf32>
+  return %r, %t : tensor<8x16xf32>, tensor<8x16xf32>
+}
+
+// -----
+
+// A column vector read by two consumers is recomputed in each (an indexed
+// read), and no broadcast is left.
+// CHECK-DAG: #[[COL:.*]] = affine_map<(d0, d1) -> (d0)>
+// CHECK-LABEL: func.func @broadcast_twice
+// CHECK-SAME: (%[[X:.*]]: tensor<8x16xf32>, %[[Y:.*]]: tensor<8x16xf32>, %[[V:.*]]: tensor<8xf32>)
+// CHECK-NOT: linalg.broadcast
+// CHECK: linalg.generic {indexing_maps = [#{{.*}}, #[[COL]], #{{.*}}]
+// CHECK-SAME: ins(%[[X]], %[[V]] :
+// CHECK: arith.addf
+// CHECK: linalg.generic {indexing_maps = [#{{.*}}, #[[COL]], #{{.*}}]
+// CHECK-SAME: ins(%[[Y]], %[[V]] :
+// CHECK: arith.mulf
+// CHECK-NOT: linalg.broadcast
+// CHECK: return
+func.func @broadcast_twice(%x: tensor<8x16xf32>, %y: tensor<8x16xf32>, %v: tensor<8xf32>) -> (tensor<8x16xf32>, tensor<8x16xf32>) {
+  %e = tensor.empty() : tensor<8x16xf32>
+  %b = linalg.broadcast ins(%v : tensor<8xf32>) outs(%e : tensor<8x16xf32>) dimensions = [1]
+  %s = linalg.add ins(%x, %b : tensor<8x16xf32>, tensor<8x16xf32>) outs(%e : tensor<8x16xf32>) -> tensor<8x16xf32>
+  %p = linalg.mul ins(%y, %b : tensor<8x16xf32>, tensor<8x16xf32>) outs(%e : tensor<8x16xf32>) -> tensor<8x16xf32>
+  return %s, %p : tensor<8x16xf32>, tensor<8x16xf32>
+}
+
+// -----
+
+// A transpose stays for the quantize kernels to fold; an op that reads its
+// loop indices (a mask) stays too; a named op with nothing to fuse stays
+// named.
+// CHECK-LABEL: func.func @not_fused
+// CHECK: linalg.transpose
+// CHECK: linalg.generic
+// CHECK: linalg.index
+// CHECK: linalg.add
+// CHECK: linalg.sub
+// REMARK: remark: [Missed] elementwise-not-fused | Category:fp8-gpu | Function=not_fused | Remark="linalg.transpose not fused into linalg.add: the producer is a layout op or a fill"
+// REMARK: remark: [Missed] elementwise-not-fused | Category:fp8-gpu | Function=not_fused | Remark="linalg.generic not fused into linalg.sub: the producer reads loop indices"
+#id = affine_map<(d0, d1) -> (d0, d1)>
+func.func @not_fused(%x: tensor<8x8xf32>, %y: tensor<8x8xf32>) -> (tensor<8x8xf32>, tensor<8x8xf32>) {
+  %e = tensor.empty() : tensor<8x8xf32>
+  %t = linalg.transpose ins(%x : tensor<8x8xf32>) outs(%e : tensor<8x8xf32>) permutation = [1, 0]
+  %mask = linalg.generic {indexing_maps = [#id], iterator_types = ["parallel", "parallel"]}
+      outs(%e : tensor<8x8xf32>) {
+  ^bb0(%out: f32):
+    %i = linalg.index 0 : index
+    %j = linalg.index 1 : index
+    %le = arith.cmpi ule, %j, %i : index
+    %one = arith.constant 1.0 : f32
+    %zero = arith.constant 0.0 : f32
+    %m = arith.select %le, %one, %zero : f32
+    linalg.yield %m : f32
+  } -> tensor<8x8xf32>
+  %a = linalg.add ins(%t, %y : tensor<8x8xf32>, tensor<8x8xf32>) outs(%e : tensor<8x8xf32>) -> tensor<8x8xf32>
+  %s = linalg.sub ins(%y, %mask : tensor<8x8xf32>, tensor<8x8xf32>) outs(%e : tensor<8x8xf32>) -> tensor<8x8xf32>
+  return %a, %s : tensor<8x8xf32>, tensor<8x8xf32>
+}
