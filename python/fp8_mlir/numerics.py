@@ -549,13 +549,15 @@ def expand_encode(x, amax, j, name):
 
 
 def expand_decode(code, amax, j, name):
-    """One code back to f32: fl32(E_-j(fl32(|q| / fmax)) * amax), signed."""
+    """One code back to f32: fl32(E_-j(fl32(|q| / fmax)) * amax) with the
+    code's sign (a NaN code too)."""
     value = f32(decode(code, name))
     j = min(max(int(j), -EXPAND_MAX_STEPS), EXPAND_MAX_STEPS)
     with np.errstate(over="ignore", invalid="ignore"):
         y = f32(abs(value) / f32(fmt(name).max))
         v = f32(expand_power(y, -j) * f32(amax))
-    return f32(np.copysign(v, value))
+    negative = bool(int(code) & fmt(name).sign_bit)
+    return f32(np.copysign(v, f32(-1.0 if negative else 1.0)))
 
 
 def expand_stats(x, block):
@@ -652,3 +654,14 @@ def adamw_step(w, g, m, v, lr, b1, b2, eps, wd, b1t, b2t):
         w = (w - (f32(lr / b1t) * (m / d).astype(np.float32)).astype(np.float32)).astype(
             np.float32)
     return w, m, v
+
+
+def coat_adamw_step(w, g, m_state, v_state, block, lr, b1, b2, eps, wd, b1t, b2t,
+                    name="f8E4M3FN", limit=EXPAND_LIMIT):
+    """One AdamW step with COAT's optimizer state: both moments decoded from
+    (codes, amax, exponent) per group, updated, and encoded again. Returns
+    (w, new m state, new v state)."""
+    m = expand_dequantize(*m_state, block, name)
+    v = expand_dequantize(*v_state, block, name)
+    w, m, v = adamw_step(w, g, m, v, lr, b1, b2, eps, wd, b1t, b2t)
+    return w, expand_quantize(m, block, name, limit), expand_quantize(v, block, name, limit)
