@@ -227,8 +227,9 @@ def e8m0_decode(code):
 # --------------------------------------------------------------------------
 
 
-def rule_ratio(amax, name, margin=0, eps=0.0):
-    fmax = f32(fmt(name).max)
+def ratio_scale(amax, fmax, margin=0, eps=0.0):
+    """fmax / amax * 2^-margin in f32, for any target format's fmax."""
+    fmax = f32(fmax)
     a = f32(amax)
     if eps and a <= f32(eps):
         a = f32(eps)
@@ -240,9 +241,17 @@ def rule_ratio(amax, name, margin=0, eps=0.0):
     return FLT_MAX if np.isinf(s) else s
 
 
-def rule_pow2(amax, name, margin=0, eps=0.0):
-    s = rule_ratio(amax, name, margin, eps)
+def rule_ratio(amax, name, margin=0, eps=0.0):
+    return ratio_scale(amax, fmt(name).max, margin, eps)
+
+
+def truncate_pow2(s):
+    """The largest power of two <= s, from the exponent bits (never log2)."""
     return f32_from_bits(f32_bits(s) & 0xFF800000)
+
+
+def rule_pow2(amax, name, margin=0, eps=0.0):
+    return truncate_pow2(rule_ratio(amax, name, margin, eps))
 
 
 def rule_e8m0_rceil(amax, name):
@@ -485,3 +494,174 @@ def delayed_scaling(amaxes, length, name="f8E4M3FN", algo="max", zero_amax="roll
         history = np.roll(history, -1)
         history[0] = 0
     return used, scale, history
+
+
+# --------------------------------------------------------------------------
+# Range-expanding group quantization (section 14)
+# --------------------------------------------------------------------------
+
+EXPAND_LIMIT = 5
+EXPAND_MAX_STEPS = 8
+
+
+def expand_power(y, j):
+    """y^(2^j): j f32 squarings (j > 0) or -j f32 square roots (j < 0)."""
+    y = f32(y)
+    with np.errstate(over="ignore", under="ignore", invalid="ignore"):
+        for _ in range(j):
+            y = f32(y * y)
+        for _ in range(-j):
+            y = np.sqrt(y, dtype=np.float32)
+    return y
+
+
+def expand_target(name):
+    """T = fmax^2 / 2: the largest range (max / min) an expanded group spans."""
+    fmax = f32(fmt(name).max)
+    return f32(fmax * fmax / f32(2))
+
+
+def expand_exponent(amax, amin, name, limit=EXPAND_LIMIT):
+    """The exponent j of a group with largest finite magnitude `amax` and
+    smallest finite nonzero magnitude `amin`: the largest j in [-limit, limit]
+    with fl32(E_j(amin / amax) * T) >= 1, -limit if none, 0 if amax is 0."""
+    amax = f32(amax)
+    if amax == 0:
+        return 0
+    ratio = f32(f32(amin) / amax)
+    target = expand_target(name)
+    for j in range(limit, -limit - 1, -1):
+        if f32(expand_power(ratio, j) * target) >= 1:
+            return j
+    return -limit
+
+
+def expand_encode(x, amax, j, name):
+    """One element to a code: RNE_sat(fl32(E_j(fl32(|x| / amax)) * fmax))
+    with the sign of x; zero stays zero, NaN stays NaN."""
+    x = f32(x)
+    magnitude = abs(x)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        y = f32(0) if magnitude == 0 else f32(magnitude / f32(amax))
+    with np.errstate(over="ignore", invalid="ignore"):
+        v = f32(expand_power(y, j) * f32(fmt(name).max))
+    return encode(np.copysign(v, x), name, "saturate")
+
+
+def expand_decode(code, amax, j, name):
+    """One code back to f32: fl32(E_-j(fl32(|q| / fmax)) * amax) with the
+    code's sign (a NaN code too)."""
+    value = f32(decode(code, name))
+    j = min(max(int(j), -EXPAND_MAX_STEPS), EXPAND_MAX_STEPS)
+    with np.errstate(over="ignore", invalid="ignore"):
+        y = f32(abs(value) / f32(fmt(name).max))
+        v = f32(expand_power(y, -j) * f32(amax))
+    negative = bool(int(code) & fmt(name).sign_bit)
+    return f32(np.copysign(v, f32(-1.0 if negative else 1.0)))
+
+
+def expand_stats(x, block):
+    """Per group: the largest finite magnitude (0 if none) and the smallest
+    finite nonzero magnitude (+inf if none)."""
+    x = np.asarray(x, dtype=np.float32)
+    blocks = block_shape(x.shape, block)
+    largest = np.zeros(scale_shape(x.shape, block), dtype=np.float32)
+    smallest = np.full(largest.shape, np.inf, dtype=np.float32)
+    for index in np.ndindex(*x.shape):
+        v = abs(x[index])
+        if not np.isfinite(v):
+            continue
+        j = _block_index(index, blocks)
+        largest[j] = max(largest[j], v)
+        if v > 0:
+            smallest[j] = min(smallest[j], v)
+    return largest, smallest
+
+
+def expand_quantize(x, block, name="f8E4M3FN", limit=EXPAND_LIMIT):
+    """fp8.expand_quantize: returns (codes, amax per group, exponent per group)."""
+    x = np.asarray(x, dtype=np.float32)
+    largest, smallest = expand_stats(x, block)
+    exponents = np.zeros(largest.shape, dtype=np.int64)
+    for index in np.ndindex(*largest.shape):
+        exponents[index] = expand_exponent(largest[index], smallest[index], name, limit)
+    blocks = block_shape(x.shape, block)
+    codes = np.zeros(x.shape, dtype=np.int64)
+    for index in np.ndindex(*x.shape):
+        j = _block_index(index, blocks)
+        codes[index] = expand_encode(x[index], largest[j], exponents[j], name)
+    return codes, largest, exponents
+
+
+def expand_dequantize(codes, amax, exponents, block, name="f8E4M3FN", out="f32"):
+    """fp8.expand_dequantize."""
+    codes = np.asarray(codes)
+    amax = np.asarray(amax, dtype=np.float32)
+    exponents = np.asarray(exponents)
+    blocks = block_shape(codes.shape, block)
+    values = np.zeros(codes.shape, dtype=np.float32)
+    for index in np.ndindex(*codes.shape):
+        j = _block_index(index, blocks)
+        values[index] = expand_decode(codes[index], amax[j], exponents[j], name)
+    return round_to(values, out)
+
+
+# --------------------------------------------------------------------------
+# FP8-LM training state (section 15)
+# --------------------------------------------------------------------------
+
+F16_MAX = 65504.0
+
+
+def scaled_f16_encode(w):
+    """A master weight (or second moment) as f16 values times a power-of-two
+    tensor scale: returns (f16 values, encode scale s)."""
+    w = np.asarray(w, dtype=np.float32)
+    s = truncate_pow2(ratio_scale(amax(w, None).reshape(-1)[0], F16_MAX))
+    with np.errstate(over="ignore"):
+        return (w * s).astype(np.float32).astype(np.float16), s
+
+
+def scaled_f16_decode(values, s):
+    inverse = f32(f32(1.0) / f32(s))
+    return (np.asarray(values, dtype=np.float16).astype(np.float32) * inverse).astype(np.float32)
+
+
+def grad_autoscale_update(e, c, saturated, n, window=1000):
+    """One step of the gradient auto-scaling state (mu = 2^e, c clean steps):
+    halve mu when more than 0.001% of the n summed elements saturated, double
+    it (up to 1) after `window` clean steps."""
+    if saturated * 100000 > n:
+        return e - 1, 0
+    c += 1
+    if c == window:
+        return min(e + 1, 0), 0
+    return e, c
+
+
+def adamw_step(w, g, m, v, lr, b1, b2, eps, wd, b1t, b2t):
+    """One AdamW step in f32 in the order of section 15; returns (w, m, v)."""
+    w, g, m, v = (np.asarray(t, dtype=np.float32) for t in (w, g, m, v))
+    lr, b1, b2, eps, wd, b1t, b2t = (f32(t) for t in (lr, b1, b2, eps, wd, b1t, b2t))
+    one = f32(1)
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+        w = (w * f32(one - f32(lr * wd))).astype(np.float32)
+        m = ((b1 * m).astype(np.float32) + (f32(one - b1) * g).astype(np.float32)).astype(
+            np.float32)
+        g2 = ((f32(one - b2) * g).astype(np.float32) * g).astype(np.float32)
+        v = ((b2 * v).astype(np.float32) + g2).astype(np.float32)
+        d = ((np.sqrt(v) / np.sqrt(b2t)).astype(np.float32) + eps).astype(np.float32)
+        w = (w - (f32(lr / b1t) * (m / d).astype(np.float32)).astype(np.float32)).astype(
+            np.float32)
+    return w, m, v
+
+
+def coat_adamw_step(w, g, m_state, v_state, block, lr, b1, b2, eps, wd, b1t, b2t,
+                    name="f8E4M3FN", limit=EXPAND_LIMIT):
+    """One AdamW step with COAT's optimizer state: both moments decoded from
+    (codes, amax, exponent) per group, updated, and encoded again. Returns
+    (w, new m state, new v state)."""
+    m = expand_dequantize(*m_state, block, name)
+    v = expand_dequantize(*v_state, block, name)
+    w, m, v = adamw_step(w, g, m, v, lr, b1, b2, eps, wd, b1t, b2t)
+    return w, expand_quantize(m, block, name, limit), expand_quantize(v, block, name, limit)

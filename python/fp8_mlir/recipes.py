@@ -33,7 +33,7 @@ RECIPES = {
 }
 
 SCALE_TYPES = {"f32": "f32", "e8m0": "f8E8M0FNU", "e4m3": "f8E4M3FN"}
-WIDTHS = {"f8E4M3FN": 8, "f8E5M2": 8, "f4E2M1FN": 4, "f8E8M0FNU": 8, "f32": 32}
+WIDTHS = {"f8E4M3FN": 8, "f8E5M2": 8, "f4E2M1FN": 4, "f8E8M0FNU": 8, "f32": 32, "i8": 8}
 ARRAYS = ["A codes", "A scales", "B codes", "B scales", "decoded A", "decoded B", "C"]
 
 

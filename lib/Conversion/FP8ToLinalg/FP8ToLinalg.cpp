@@ -118,6 +118,13 @@ Value toF32(OpBuilder &b, Location loc, Value scalar) {
   return arith::ExtFOp::create(b, loc, b.getF32Type(), scalar);
 }
 
+/// An f32 scalar rounded (RNE) to the wide float type `type`.
+Value fromF32(OpBuilder &b, Location loc, Type type, Value scalar) {
+  if (type.isF32())
+    return scalar;
+  return arith::TruncFOp::create(b, loc, type, scalar);
+}
+
 /// Replaces `op` with `values`, casting each to the declared result type
 /// where the lowering computed a more (or less) static shape.
 void replaceWithCasts(PatternRewriter &rewriter, Operation *op,
@@ -306,9 +313,7 @@ struct DequantizeLowering : OpRewritePattern<DequantizeOp> {
             ValueRange) -> Value {
           Value d = emitDecodeMultiplier(b, loc, scale, global);
           Value y = arith::MulFOp::create(b, loc, toF32(b, loc, q), d);
-          if (wide.isF32())
-            return y;
-          return arith::TruncFOp::create(b, loc, wide, y);
+          return fromF32(b, loc, wide, y);
         });
     replaceWithCasts(rewriter, op, result);
     return success();
@@ -624,6 +629,215 @@ struct UpdateDelayedScaleLowering : OpRewritePattern<UpdateDelayedScaleOp> {
   }
 };
 
+//===----------------------------------------------------------------------===//
+// fp8.expand_quantize and fp8.expand_dequantize
+//===----------------------------------------------------------------------===//
+
+/// Exponents of fp8.expand_dequantize count as at most this many steps.
+constexpr int64_t kMaxExpansionSteps = 8;
+
+/// `y^(2^j)` for a constant `j`: `j` f32 squarings or `-j` square roots.
+Value emitExpansion(OpBuilder &b, Location loc, Value y, int64_t j) {
+  for (int64_t i = 0; i < j; ++i)
+    y = arith::MulFOp::create(b, loc, y, y);
+  for (int64_t i = 0; i < -j; ++i)
+    y = math::SqrtOp::create(b, loc, y);
+  return y;
+}
+
+/// `y^(2^(sign * j))` for an i8 value `j`, clamped to `[-steps, steps]`; the
+/// steps are selected rather than branched so that every element runs the
+/// same straight-line code.
+Value emitDynamicExpansion(OpBuilder &b, Location loc, Value y, Value j,
+                           int64_t steps, bool inverse) {
+  for (int64_t i = 1; i <= steps; ++i) {
+    Value up = arith::ConstantIntOp::create(b, loc, b.getI8Type(), i);
+    Value down = arith::ConstantIntOp::create(b, loc, b.getI8Type(), -i);
+    Value square = arith::MulFOp::create(b, loc, y, y);
+    Value root = math::SqrtOp::create(b, loc, y);
+    Value positive =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, j, up);
+    Value negative =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sle, j, down);
+    y = arith::SelectOp::create(b, loc, positive, inverse ? root : square, y);
+    y = arith::SelectOp::create(b, loc, negative, inverse ? square : root, y);
+  }
+  return y;
+}
+
+Value f32Constant(OpBuilder &b, Location loc, float value) {
+  return arith::ConstantOp::create(b, loc, b.getF32FloatAttr(value));
+}
+
+/// An elementwise linalg.generic over `data` that also reads the per-group
+/// tensors `groups` (each of the scale shape of `granularity`).
+Value buildGroupElementwise(
+    OpBuilder &b, Location loc, Value data, ValueRange groups,
+    GranularityAttr granularity, Type resultElementType,
+    function_ref<Value(OpBuilder &, Location, Value, ValueRange)> body) {
+  MLIRContext *ctx = b.getContext();
+  int64_t rank = cast<RankedTensorType>(data.getType()).getRank();
+  AffineMap identity = AffineMap::getMultiDimIdentityMap(rank, ctx);
+  SmallVector<Value> inputs{data};
+  llvm::append_range(inputs, groups);
+  SmallVector<AffineMap> maps(groups.size() + 1,
+                              getScaleMap(ctx, granularity, rank));
+  maps.front() = identity;
+  maps.push_back(identity);
+  Value init = createEmptyLike(b, loc, data, resultElementType);
+  auto generic = linalg::GenericOp::create(
+      b, loc, init.getType(), inputs, init, maps, parallelIterators(rank),
+      [&](OpBuilder &nb, Location nloc, ValueRange args) {
+        linalg::YieldOp::create(
+            nb, nloc, body(nb, nloc, args[0], args.slice(1, groups.size())));
+      });
+  return generic.getResult(0);
+}
+
+struct ExpandQuantizeLowering : OpRewritePattern<ExpandQuantizeOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(ExpandQuantizeOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    MLIRContext *ctx = getContext();
+    Value input = op.getInput();
+    GranularityAttr granularity = op.getGranularity();
+    int64_t rank = op.getInput().getType().getRank();
+    Type narrow = op.getData().getType().getElementType();
+    float fmax = getFormatInfo(*fp8::getFormat(narrow)).maxFinite;
+    int64_t limit = op.getLimit();
+
+    // Per group: the largest finite magnitude and the smallest finite
+    // nonzero one (+inf when there is none).
+    AffineMap scaleMap = getScaleMap(ctx, granularity, rank);
+    SmallVector<utils::IteratorType> iterators = parallelIterators(rank);
+    for (auto [i, expr] : llvm::enumerate(scaleMap.getResults()))
+      if (!isa<AffineDimExpr>(expr))
+        iterators[i] = utils::IteratorType::reduction;
+    Type f32 = rewriter.getF32Type();
+    float inf = std::numeric_limits<float>::infinity();
+    Value maxInit = fillWith(
+        rewriter, loc, createScaleEmpty(rewriter, loc, input, granularity, f32),
+        0.0f);
+    Value minInit =
+        fillWith(rewriter, loc,
+                 createScaleEmpty(rewriter, loc, input, granularity, f32), inf);
+    AffineMap identity = AffineMap::getMultiDimIdentityMap(rank, ctx);
+    auto stats = linalg::GenericOp::create(
+        rewriter, loc, TypeRange{maxInit.getType(), minInit.getType()}, input,
+        ValueRange{maxInit, minInit},
+        ArrayRef<AffineMap>{identity, scaleMap, scaleMap}, iterators,
+        [&](OpBuilder &b, Location loc, ValueRange args) {
+          Value magnitude =
+              math::AbsFOp::create(b, loc, toF32(b, loc, args[0]));
+          Value finite =
+              arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT,
+                                    magnitude, f32Constant(b, loc, inf));
+          Value nonzero =
+              arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT,
+                                    magnitude, f32Constant(b, loc, 0.0f));
+          Value max = arith::MaxNumFOp::create(b, loc, args[1], magnitude);
+          Value min = arith::MinNumFOp::create(b, loc, args[2], magnitude);
+          Value counts = arith::AndIOp::create(b, loc, finite, nonzero);
+          linalg::YieldOp::create(
+              b, loc,
+              ValueRange{
+                  arith::SelectOp::create(b, loc, finite, max, args[1]),
+                  arith::SelectOp::create(b, loc, counts, min, args[2])});
+        });
+    Value amax = stats.getResult(0);
+    Value amin = stats.getResult(1);
+
+    // Per group: the largest exponent whose expansion keeps the smallest
+    // magnitude at or above 1/T of the largest. Expansion is monotone in j,
+    // so the last passing candidate in ascending order is that exponent.
+    Type i8 = rewriter.getI8Type();
+    int64_t scaleRank = cast<RankedTensorType>(amax.getType()).getRank();
+    AffineMap scaleIdentity = AffineMap::getMultiDimIdentityMap(scaleRank, ctx);
+    Value exponentInit = createEmptyLike(rewriter, loc, amax, i8);
+    auto exponent = linalg::GenericOp::create(
+        rewriter, loc, exponentInit.getType(), ValueRange{amax, amin},
+        exponentInit,
+        ArrayRef<AffineMap>{scaleIdentity, scaleIdentity, scaleIdentity},
+        parallelIterators(scaleRank),
+        [&](OpBuilder &b, Location loc, ValueRange args) {
+          Value ratio = arith::DivFOp::create(b, loc, args[1], args[0]);
+          Value target = f32Constant(b, loc, fmax * fmax / 2);
+          Value one = f32Constant(b, loc, 1.0f);
+          Value j = arith::ConstantIntOp::create(b, loc, i8, -limit);
+          for (int64_t candidate = -limit + 1; candidate <= limit;
+               ++candidate) {
+            Value smallest = arith::MulFOp::create(
+                b, loc, emitExpansion(b, loc, ratio, candidate), target);
+            Value fits = arith::CmpFOp::create(
+                b, loc, arith::CmpFPredicate::OGE, smallest, one);
+            j = arith::SelectOp::create(
+                b, loc, fits,
+                arith::ConstantIntOp::create(b, loc, i8, candidate), j);
+          }
+          Value empty =
+              arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, args[0],
+                                    f32Constant(b, loc, 0.0f));
+          Value zero = arith::ConstantIntOp::create(b, loc, i8, 0);
+          linalg::YieldOp::create(
+              b, loc,
+              arith::SelectOp::create(b, loc, empty, zero, j).getResult());
+        });
+    Value exponents = exponent.getResult(0);
+
+    Value data = buildGroupElementwise(
+        rewriter, loc, input, {amax, exponents}, granularity, narrow,
+        [&](OpBuilder &b, Location loc, Value x, ValueRange group) -> Value {
+          Value wide = toF32(b, loc, x);
+          Value magnitude = math::AbsFOp::create(b, loc, wide);
+          Value zero = f32Constant(b, loc, 0.0f);
+          // 0 / 0 in a group of zeros would be NaN; a zero encodes as zero.
+          Value isZero = arith::CmpFOp::create(
+              b, loc, arith::CmpFPredicate::OEQ, magnitude, zero);
+          Value y = arith::SelectOp::create(
+              b, loc, isZero, zero,
+              arith::DivFOp::create(b, loc, magnitude, group[0]));
+          Value expanded = emitDynamicExpansion(b, loc, y, group[1], limit,
+                                                /*inverse=*/false);
+          Value scaled = arith::MulFOp::create(b, loc, expanded,
+                                               f32Constant(b, loc, fmax));
+          Value signed_ = math::CopySignOp::create(b, loc, scaled, wide);
+          return ConvertOp::create(b, loc, narrow, signed_, Rounding::RNE,
+                                   Overflow::Saturate);
+        });
+    replaceWithCasts(rewriter, op, {data, amax, exponents});
+    return success();
+  }
+};
+
+struct ExpandDequantizeLowering : OpRewritePattern<ExpandDequantizeOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(ExpandDequantizeOp op,
+                                PatternRewriter &rewriter) const override {
+    Type wide = op.getType().getElementType();
+    Type narrow = op.getInput().getType().getElementType();
+    float fmax = getFormatInfo(*fp8::getFormat(narrow)).maxFinite;
+    Value result = buildGroupElementwise(
+        rewriter, op.getLoc(), op.getInput(), {op.getAmax(), op.getExponent()},
+        op.getGranularity(), wide,
+        [&](OpBuilder &b, Location loc, Value q, ValueRange group) -> Value {
+          Value value = toF32(b, loc, q);
+          Value magnitude = math::AbsFOp::create(b, loc, value);
+          Value y = arith::DivFOp::create(b, loc, magnitude,
+                                          f32Constant(b, loc, fmax));
+          Value restored = emitDynamicExpansion(
+              b, loc, y, group[1], kMaxExpansionSteps, /*inverse=*/true);
+          Value scaled = arith::MulFOp::create(b, loc, restored, group[0]);
+          return fromF32(b, loc, wide,
+                         math::CopySignOp::create(b, loc, scaled, value));
+        });
+    replaceWithCasts(rewriter, op, result);
+    return success();
+  }
+};
+
 struct ConvertFP8ToLinalgPass
     : fp8::impl::ConvertFP8ToLinalgBase<ConvertFP8ToLinalgPass> {
   void runOnOperation() override {
@@ -642,7 +856,8 @@ struct ConvertFP8ToLinalgPass
 void mlir::fp8::populateFP8ToLinalgPatterns(RewritePatternSet &patterns) {
   patterns.add<AmaxLowering, ComputeScaleLowering, QuantizeLowering,
                DequantizeLowering, DynamicQuantizeLowering,
-               ScaledMatmulLowering, UpdateDelayedScaleLowering>(
+               ScaledMatmulLowering, UpdateDelayedScaleLowering,
+               ExpandQuantizeLowering, ExpandDequantizeLowering>(
       patterns.getContext());
 }
 

@@ -188,3 +188,74 @@ func.func @compute_scale_less_static_inverse(%a: tensor<4x1xf32>) -> (tensor<4x1
   %s, %si = fp8.compute_scale %a rule <ratio> for <e4m3> : tensor<4x1xf32> -> tensor<4x1xf32>, tensor<?x1xf32>
   return %s, %si : tensor<4x1xf32>, tensor<?x1xf32>
 }
+
+// -----
+
+// Range-expanding quantization: one reduction for the largest finite and the
+// smallest finite nonzero magnitude of each group, one elementwise pass over
+// the groups for the exponent, one over the data for the codes.
+// CHECK-DAG: #[[ID:.*]] = affine_map<(d0, d1) -> (d0, d1)>
+// CHECK-DAG: #[[GRP:.*]] = affine_map<(d0, d1) -> (d0, d1 floordiv 128)>
+// CHECK-LABEL: func @expand_quantize
+// CHECK: %[[MAX:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : tensor<4x3xf32>)
+// CHECK: %[[MIN:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : tensor<4x3xf32>)
+// CHECK: %[[STATS:.*]]:2 = linalg.generic {indexing_maps = [#[[ID]], #[[GRP]], #[[GRP]]], iterator_types = ["parallel", "reduction"]}
+// CHECK-SAME: ins(%{{.*}} : tensor<4x300xbf16>) outs(%[[MAX]], %[[MIN]] : tensor<4x3xf32>, tensor<4x3xf32>)
+// CHECK: arith.maxnumf
+// CHECK: arith.minnumf
+// CHECK: arith.andi
+// CHECK: %[[J:.*]] = linalg.generic
+// CHECK-SAME: ins(%[[STATS]]#0, %[[STATS]]#1 : tensor<4x3xf32>, tensor<4x3xf32>) outs(%{{.*}} : tensor<4x3xi8>)
+// CHECK: arith.divf
+// CHECK: math.sqrt
+// CHECK: arith.cmpf oge
+// CHECK: linalg.generic {indexing_maps = [#[[ID]], #[[GRP]], #[[GRP]], #[[ID]]]
+// CHECK-SAME: ins(%{{.*}}, %[[STATS]]#0, %[[J]] : tensor<4x300xbf16>, tensor<4x3xf32>, tensor<4x3xi8>)
+// CHECK: arith.divf
+// CHECK: arith.cmpi sge
+// CHECK: math.copysign
+// CHECK: fp8.convert %{{.*}} : f32 to f8E4M3FN
+// CHECK: return
+func.func @expand_quantize(%x: tensor<4x300xbf16>)
+    -> (tensor<4x300xf8E4M3FN>, tensor<4x3xf32>, tensor<4x3xi8>) {
+  %q, %a, %j = fp8.expand_quantize %x by <1x128> limit(2)
+      : tensor<4x300xbf16> -> tensor<4x300xf8E4M3FN>, tensor<4x3xf32>, tensor<4x3xi8>
+  return %q, %a, %j : tensor<4x300xf8E4M3FN>, tensor<4x3xf32>, tensor<4x3xi8>
+}
+
+// -----
+
+// Without expansion the exponent is the constant 0 and the encode
+// applies no squaring or root.
+// CHECK-LABEL: func @expand_quantize_off
+// CHECK: linalg.generic
+// CHECK: linalg.generic
+// CHECK-NOT: math.sqrt
+// CHECK: linalg.generic
+// CHECK-NOT: math.sqrt
+// CHECK: fp8.convert
+func.func @expand_quantize_off(%x: tensor<4x300xf32>)
+    -> (tensor<4x300xf8E5M2>, tensor<4x3xf32>, tensor<4x3xi8>) {
+  %q, %a, %j = fp8.expand_quantize %x by <1x128> limit(0)
+      : tensor<4x300xf32> -> tensor<4x300xf8E5M2>, tensor<4x3xf32>, tensor<4x3xi8>
+  return %q, %a, %j : tensor<4x300xf8E5M2>, tensor<4x3xf32>, tensor<4x3xi8>
+}
+
+// -----
+
+// Decoding undoes up to 8 steps each way, then rounds to the result type.
+// CHECK-LABEL: func @expand_dequantize
+// CHECK: linalg.generic
+// CHECK-SAME: ins(%{{.*}}, %{{.*}}, %{{.*}} : tensor<4x300xf8E4M3FN>, tensor<4x3xf32>, tensor<4x3xi8>) outs(%{{.*}} : tensor<4x300xbf16>)
+// CHECK: arith.extf %{{.*}} : f8E4M3FN to f32
+// CHECK: arith.divf
+// CHECK-COUNT-8: math.sqrt
+// CHECK-NOT: math.sqrt
+// CHECK: math.copysign
+// CHECK: arith.truncf %{{.*}} : f32 to bf16
+func.func @expand_dequantize(%q: tensor<4x300xf8E4M3FN>, %a: tensor<4x3xf32>, %j: tensor<4x3xi8>)
+    -> tensor<4x300xbf16> {
+  %y = fp8.expand_dequantize %q, %a, %j by <1x128>
+      : tensor<4x300xf8E4M3FN>, tensor<4x3xf32>, tensor<4x3xi8> -> tensor<4x300xbf16>
+  return %y : tensor<4x300xbf16>
+}

@@ -590,5 +590,91 @@ LogicalResult UpdateDelayedScaleOp::verify() {
   return success();
 }
 
+//===----------------------------------------------------------------------===//
+// ExpandQuantizeOp and ExpandDequantizeOp
+//===----------------------------------------------------------------------===//
+
+/// Verifies the per-group state of range-expanded data: `amax` has the scale
+/// shape of `granularity` on `data`, and `exponent` the shape of `amax`.
+static LogicalResult verifyExpansionState(Operation *op, ShapedType data,
+                                          ShapedType amax, ShapedType exponent,
+                                          GranularityAttr granularity) {
+  if (failed(granularity.verifyScaleShape([op] { return op->emitOpError(); },
+                                          "data", data, amax)))
+    return failure();
+  return verifySameShape(op, "exponent", amax, exponent);
+}
+
+LogicalResult ExpandQuantizeOp::verify() {
+  if (failed(verifyShapesFit(*this)))
+    return failure();
+  auto inputType = getInput().getType();
+  if (failed(verifySameShape(*this, "data", inputType, getData().getType())))
+    return failure();
+  return verifyExpansionState(*this, inputType, getAmax().getType(),
+                              getExponent().getType(), getGranularity());
+}
+
+/// The sign of a splat constant of zeros, or nothing for other attributes.
+static std::optional<bool> getSplatZeroSign(Attribute attr) {
+  auto splat = dyn_cast_if_present<SplatElementsAttr>(attr);
+  if (!splat || !isa<FloatType>(splat.getElementType()))
+    return std::nullopt;
+  APFloat value = splat.getSplatValue<APFloat>();
+  if (!value.isZero())
+    return std::nullopt;
+  return value.isNegative();
+}
+
+LogicalResult ExpandQuantizeOp::fold(FoldAdaptor adaptor,
+                                     SmallVectorImpl<OpFoldResult> &results) {
+  // Zeros (a freshly initialized optimizer state) encode exactly: every
+  // group's amax is 0, so its exponent is 0 and every code a signed zero.
+  std::optional<bool> negative = getSplatZeroSign(adaptor.getInput());
+  if (!negative || !getData().getType().hasStaticShape() ||
+      !getAmax().getType().hasStaticShape() ||
+      !getExponent().getType().hasStaticShape())
+    return failure();
+  auto dataType = getData().getType();
+  const llvm::fltSemantics &sem =
+      cast<FloatType>(dataType.getElementType()).getFloatSemantics();
+  results.push_back(
+      DenseElementsAttr::get(dataType, APFloat::getZero(sem, *negative)));
+  results.push_back(DenseElementsAttr::get(getAmax().getType(), APFloat(0.0f)));
+  results.push_back(
+      DenseElementsAttr::get(getExponent().getType(), APInt(8, 0)));
+  return success();
+}
+
+LogicalResult ExpandDequantizeOp::verify() {
+  if (failed(verifyShapesFit(*this)))
+    return failure();
+  auto inputType = getInput().getType();
+  if (failed(
+          verifySameShape(*this, "result", inputType, getOutput().getType())))
+    return failure();
+  return verifyExpansionState(*this, inputType, getAmax().getType(),
+                              getExponent().getType(), getGranularity());
+}
+
+OpFoldResult ExpandDequantizeOp::fold(FoldAdaptor adaptor) {
+  // Zero codes decode to zeros of the same sign whatever the exponent, as
+  // long as every amax is finite (0 * inf would be NaN).
+  std::optional<bool> negative = getSplatZeroSign(adaptor.getInput());
+  auto amax = dyn_cast_if_present<DenseElementsAttr>(adaptor.getAmax());
+  auto resultType = getOutput().getType();
+  if (!negative || !amax || !resultType.hasStaticShape())
+    return {};
+  if (!amax.isSplat() && amax.getNumElements() > kMaxFoldedScales)
+    return {};
+  auto isFinite = [](const APFloat &value) { return value.isFinite(); };
+  if (amax.isSplat() ? !amax.getSplatValue<APFloat>().isFinite()
+                     : !llvm::all_of(amax.getValues<APFloat>(), isFinite))
+    return {};
+  const llvm::fltSemantics &sem =
+      cast<FloatType>(resultType.getElementType()).getFloatSemantics();
+  return DenseElementsAttr::get(resultType, APFloat::getZero(sem, *negative));
+}
+
 #define GET_OP_CLASSES
 #include "fp8/Dialect/FP8/IR/FP8Ops.cpp.inc"

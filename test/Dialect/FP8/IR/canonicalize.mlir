@@ -209,3 +209,42 @@ func.func @requantize_huge_splat(%q: tensor<100000000x1xf8E4M3FN>) -> tensor<100
   %r = fp8.quantize %x, %s by <1x1> : tensor<100000000x1xf32>, tensor<100000000x1xf32> -> tensor<100000000x1xf8E4M3FN>
   return %r : tensor<100000000x1xf8E4M3FN>
 }
+
+// -----
+
+// A zero-initialized optimizer state encodes as zeros with amax 0 and
+// exponent 0, and zero codes decode to zeros.
+// CHECK-LABEL: func @expand_zeros
+// CHECK-DAG: %[[Q:.*]] = arith.constant dense<0.000000e+00> : tensor<4x256xf8E4M3FN>
+// CHECK-DAG: %[[A:.*]] = arith.constant dense<0.000000e+00> : tensor<4x2xf32>
+// CHECK-DAG: %[[J:.*]] = arith.constant dense<0> : tensor<4x2xi8>
+// CHECK-DAG: %[[Y:.*]] = arith.constant dense<-0.000000e+00> : tensor<4x256xbf16>
+// CHECK-NOT: fp8.expand
+// CHECK: return %[[Q]], %[[A]], %[[J]], %[[Y]]
+func.func @expand_zeros() -> (tensor<4x256xf8E4M3FN>, tensor<4x2xf32>, tensor<4x2xi8>, tensor<4x256xbf16>) {
+  %x = arith.constant dense<0.0> : tensor<4x256xf32>
+  %q, %a, %j = fp8.expand_quantize %x by <1x128>
+      : tensor<4x256xf32> -> tensor<4x256xf8E4M3FN>, tensor<4x2xf32>, tensor<4x2xi8>
+  %nz = arith.constant dense<-0.0> : tensor<4x256xf8E4M3FN>
+  %m = arith.constant dense<[[1.0, 2.0], [3.0, 4.0], [0.0, 5.0], [6.0, 7.0]]> : tensor<4x2xf32>
+  %y = fp8.expand_dequantize %nz, %m, %j by <1x128>
+      : tensor<4x256xf8E4M3FN>, tensor<4x2xf32>, tensor<4x2xi8> -> tensor<4x256xbf16>
+  return %q, %a, %j, %y : tensor<4x256xf8E4M3FN>, tensor<4x2xf32>, tensor<4x2xi8>, tensor<4x256xbf16>
+}
+
+// -----
+
+// Nonzero data, or an infinite amax (0 * inf is NaN), does not fold.
+// CHECK-LABEL: func @expand_no_fold
+// CHECK: fp8.expand_quantize
+// CHECK: fp8.expand_dequantize
+func.func @expand_no_fold(%j: tensor<1x2xi8>) -> (tensor<1x256xf8E4M3FN>, tensor<1x256xf32>) {
+  %x = arith.constant dense<1.0> : tensor<1x256xf32>
+  %q, %a, %j2 = fp8.expand_quantize %x by <1x128>
+      : tensor<1x256xf32> -> tensor<1x256xf8E4M3FN>, tensor<1x2xf32>, tensor<1x2xi8>
+  %z = arith.constant dense<0.0> : tensor<1x256xf8E4M3FN>
+  %inf = arith.constant dense<[[1.0, 0x7F800000]]> : tensor<1x2xf32>
+  %y = fp8.expand_dequantize %z, %inf, %j by <1x128>
+      : tensor<1x256xf8E4M3FN>, tensor<1x2xf32>, tensor<1x2xi8> -> tensor<1x256xf32>
+  return %q, %y : tensor<1x256xf8E4M3FN>, tensor<1x256xf32>
+}

@@ -135,3 +135,18 @@ func.func @convert(%x: f32, %v: vector<8xf32>, %t: tensor<4x8xbf16>, %h: f16, %r
   %4 = fp8.convert %x overflow <saturate> : f32 to f6E3M2FN
   return
 }
+
+// CHECK-LABEL: func @expand_quantize
+func.func @expand_quantize(%x: tensor<64x300xf32>, %h: tensor<?x256xbf16>) {
+  // The default limit is not printed.
+  // CHECK: fp8.expand_quantize %{{.*}} by <1x128> : tensor<64x300xf32> -> tensor<64x300xf8E4M3FN>, tensor<64x3xf32>, tensor<64x3xi8>
+  %q, %a, %j = fp8.expand_quantize %x by <1x128> limit(5)
+      : tensor<64x300xf32> -> tensor<64x300xf8E4M3FN>, tensor<64x3xf32>, tensor<64x3xi8>
+  // CHECK: fp8.expand_quantize %{{.*}} by <tensor> limit(0) : tensor<?x256xbf16> -> tensor<?x256xf8E5M2>, tensor<1x1xf32>, tensor<1x1xi8>
+  %q2, %a2, %j2 = fp8.expand_quantize %h by <tensor> limit(0)
+      : tensor<?x256xbf16> -> tensor<?x256xf8E5M2>, tensor<1x1xf32>, tensor<1x1xi8>
+  // CHECK: fp8.expand_dequantize %{{.*}}, %{{.*}}, %{{.*}} by <1x128> : tensor<64x300xf8E4M3FN>, tensor<64x3xf32>, tensor<64x3xi8> -> tensor<64x300xbf16>
+  %y = fp8.expand_dequantize %q, %a, %j by <1x128>
+      : tensor<64x300xf8E4M3FN>, tensor<64x3xf32>, tensor<64x3xi8> -> tensor<64x300xbf16>
+  return
+}

@@ -19,8 +19,10 @@ def FP8_Dialect : Dialect {
     from the measurement (`fp8.compute_scale`), how data is encoded and decoded
     with that scale (`fp8.quantize`, `fp8.dequantize`, the fused
     `fp8.dynamic_quantize`), how scaled operands are multiplied
-    (`fp8.scaled_matmul`) and how delayed-scaling state advances from one step
-    to the next (`fp8.update_delayed_scale`).
+    (`fp8.scaled_matmul`), how delayed-scaling state advances from one step
+    to the next (`fp8.update_delayed_scale`) and how optimizer state is stored
+    in FP8 with per-group dynamic range expansion (`fp8.expand_quantize`,
+    `fp8.expand_dequantize`).
 
     Element formats are MLIR's builtin types `f8E4M3FN`, `f8E5M2`, `f4E2M1FN`,
     `f6E2M3FN` and `f6E3M2FN`; scales are `f32`, `f8E8M0FNU` (MX) or

@@ -440,4 +440,87 @@ def FP8_UpdateDelayedScaleOp : FP8_Op<"update_delayed_scale", [
   let hasVerifier = 1;
 }
 
+//===----------------------------------------------------------------------===//
+// ExpandQuantizeOp and ExpandDequantizeOp
+//===----------------------------------------------------------------------===//
+
+def FP8_StateCodeTensor : RankedTensorOf<[F8E4M3FN, F8E5M2]>;
+def FP8_ExpansionLimit
+    : ConfinedAttr<I32Attr, [IntMinValue<0>, IntMaxValue<8>]>;
+
+def FP8_ExpandQuantizeOp : FP8_Op<"expand_quantize", [Pure]> {
+  let summary = "Group quantization with dynamic range expansion (COAT)";
+  let description = [{
+    Quantizes every group (block of `granularity`) of `input` after raising
+    its magnitudes to a power `k = 2^j` chosen per group, so that the group's
+    dynamic range fills the FP8 format's (numerics.md section 14). Per group
+    it returns the largest finite magnitude `amax` (f32) and the exponent `j`
+    (i8, in `[-limit, limit]`); `expand_dequantize` inverts the map with them.
+
+    With `a = amax`, `r = fl32(min / a)` over the group's finite nonzero
+    magnitudes, `E_j` = `j` f32 squarings (`j > 0`) or `-j` f32 square roots
+    (`j < 0`), and `T = fmax^2 / 2`:
+
+    * `j` is the largest integer in `[-limit, limit]` with
+      `fl32(E_j(r) * T) >= 1`, `-limit` if there is none, and 0 when `a` is 0;
+    * `q = sign(x) * RNE_sat(fl32(E_j(fl32(|x| / a)) * fmax))`, with `|x| / a`
+      read as 0 for `x = 0`. NaN stays NaN, infinities saturate.
+
+    Every step is a correctly rounded f32 operation, so the result is the
+    same on every target. `limit(0)` switches the expansion off: plain
+    per-group amax scaling. The default limit is 5.
+
+    ```mlir
+    %q, %a, %j = fp8.expand_quantize %m by <1x128>
+        : tensor<64x256xf32> -> tensor<64x256xf8E4M3FN>, tensor<64x2xf32>,
+          tensor<64x2xi8>
+    ```
+  }];
+  let arguments = (ins
+    FP8_WideTensor:$input,
+    FP8_GranularityAttr:$granularity,
+    DefaultValuedAttr<FP8_ExpansionLimit, "5">:$limit);
+  let results = (outs
+    FP8_StateCodeTensor:$data,
+    FP8_F32Tensor:$amax,
+    RankedTensorOf<[I8]>:$exponent);
+  let assemblyFormat = [{
+    $input `by` $granularity (`limit` `(` $limit^ `)`)? attr-dict
+    `:` type($input) `->` type($data) `,` type($amax) `,` type($exponent)
+  }];
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+def FP8_ExpandDequantizeOp : FP8_Op<"expand_dequantize", [Pure]> {
+  let summary = "Inverse of fp8.expand_quantize";
+  let description = [{
+    Decodes codes written by `fp8.expand_quantize` with the group's `amax`
+    and exponent `j` (numerics.md section 14):
+    `x = sign(q) * fl32(E_-j(fl32(|float(q)| / fmax)) * amax)`, then rounds to
+    the result type (RNE). `E_-j` undoes the expansion with `j` f32 square
+    roots (`j > 0`) or `-j` f32 squarings (`j < 0`); exponents beyond
+    `[-8, 8]` count as `-8` or `8`. A NaN code decodes to NaN, a code of the
+    largest magnitude to `+-amax` exactly.
+
+    ```mlir
+    %m = fp8.expand_dequantize %q, %a, %j by <1x128>
+        : tensor<64x256xf8E4M3FN>, tensor<64x2xf32>, tensor<64x2xi8>
+          -> tensor<64x256xf32>
+    ```
+  }];
+  let arguments = (ins
+    FP8_StateCodeTensor:$input,
+    FP8_F32Tensor:$amax,
+    RankedTensorOf<[I8]>:$exponent,
+    FP8_GranularityAttr:$granularity);
+  let results = (outs FP8_WideTensor:$output);
+  let assemblyFormat = [{
+    $input `,` $amax `,` $exponent `by` $granularity attr-dict
+    `:` type($input) `,` type($amax) `,` type($exponent) `->` type($output)
+  }];
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
 #endif // FP8_DIALECT_FP8_IR_FP8OPS_TD
