@@ -45,6 +45,12 @@ with library.load(artifacts, manifest_only=True) as program:
             program.run(inputs, outputs)
         except fp8rt.Fp8rtError as e:
             print("run:", e)
+    for sync in [False, True]:
+        try:
+            program.run([1, 2, 3, 4], [5], sync=sync, graph=True)
+        except fp8rt.Fp8rtError as e:
+            print("graph run:", e)
+    print("graph captures:", program.graph_captures)
 for path, manifest_only in [(os.path.join(artifacts, "gemm.json"), False),
                             (os.path.join(artifacts, "nothing.json"), True)]:
     try:
