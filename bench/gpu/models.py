@@ -24,7 +24,15 @@ Two steps, like the GEMM scripts:
     compares every output with the CPU's; writes DIR/models.md and
     DIR/results.json (or prints the report) and exits 1 on any failure:
 
-      python3 bench/gpu/models.py run [--out DIR] [--only REGEX]
+      python3 bench/gpu/models.py run [--out DIR] [--only REGEX] [--graph]
+          [--time N]
+
+    --graph replays every function as one CUDA graph (fp8rt's
+    FP8RT_RUN_GRAPH) instead of launch by launch with a synchronization
+    after each, so that the comparison checks graph replays. --time N also
+    times every function, after its check: the median of N runs (CUDA
+    events, L2 flushed before each), launch by launch and, with --graph, as
+    graph replays, which shows what launch overhead costs small layers.
 
   * `run --dry-run` needs no GPU and no torch: it checks every manifest's
     signature, rebuilds the inputs, and, where `prepare --stand-ins` stored
@@ -71,6 +79,7 @@ import numpy as np  # noqa: E402
 import fp8rt  # noqa: E402
 import programs  # noqa: E402  (bench/examples/programs.py)
 import workers  # noqa: E402  (bench/gpu/workers.py)
+from check_and_bench import time_gpu  # noqa: E402
 from compile import git  # noqa: E402  (bench/gpu/compile.py)
 from reductions import ensure_runtime  # noqa: E402
 
@@ -244,6 +253,12 @@ def manifest_io(path):
     with open(path) as f:
         buffers = json.load(f)["buffers"]
     return manifest_buffers(buffers, "input"), manifest_buffers(buffers, "output")
+
+
+def manifest_launches(path):
+    """How many launches (kernels, fills and copies) a manifest makes."""
+    with open(path) as f:
+        return len(json.load(f).get("launches", []))
 
 
 def manifest_buffers(buffers, kind):
@@ -557,7 +572,8 @@ class GpuExecutor:
                     cuda=torch.version.cuda, python=platform.python_version())
 
     def run(self, cell, function, feeds, steps):
-        """The outputs of each of `steps` runs, as numpy arrays."""
+        """The outputs of each of `steps` runs, as numpy arrays, and the
+        timings --time asks for (or None)."""
         torch = self.torch
         path = os.path.join(self.args.artifacts, function["manifest"])
         with self.library.load(path) as program:
@@ -575,15 +591,29 @@ class GpuExecutor:
                     outs.append(torch.empty(t.bytes, dtype=torch.uint8, device="cuda"))
             launch = program.bind(ins, outs, torch.cuda.current_stream())
             results = []
+            graph = self.args.graph
             for _ in range(steps):
                 for o in outs:  # unwritten elements show: NaN, or 0xFF codes
                     o.fill_(float("nan") if o.dtype != torch.uint8 else 255)
-                launch(sync=True)
+                # A graph runs as one unit: a fault is not traced to a launch.
+                launch(sync=not graph, graph=graph)
                 torch.cuda.synchronize()
                 results.append([self.numpy(o, t) for o, t in zip(outs, program.outputs)])
+            timing = self.time(launch) if self.args.time else None
         del ins, outs
         torch.cuda.empty_cache()  # the real sizes' buffers, before the next cell's
-        return results
+        return results, timing
+
+    def time(self, launch):
+        """Median milliseconds of --time runs launch by launch (`eager`)
+        and, with --graph, as CUDA graph replays (`graph`)."""
+        torch, n = self.torch, self.args.time
+        flush = torch.empty(256 << 20, dtype=torch.uint8, device="cuda")
+        timing = dict(eager=time_gpu(torch, launch, flush, 2, n)["median_ms"])
+        if self.args.graph:
+            timing["graph"] = time_gpu(torch, lambda: launch(graph=True), flush, 2,
+                                       n)["median_ms"]
+        return timing
 
     def numpy(self, tensor, t):
         if t.dtype in self.dtypes:
@@ -613,6 +643,8 @@ class StandInExecutor:
         return dict(device="none (dry run: stand-ins)", python=platform.python_version())
 
     def run(self, cell, function, feeds, steps):
+        """The stand-ins' outputs, or None without stand-ins; nothing is
+        timed."""
         path = os.path.join(self.args.artifacts, function["manifest"])
         try:
             with fp8rt.Library(self.args.lib).load(path, manifest_only=True) as program:
@@ -636,7 +668,7 @@ class StandInExecutor:
         record = self.index["references"].get(key(cell["size"], cell["example"],
                                                   cell["recipe"]))
         if record is None or "stand_ins" not in record:
-            return None
+            return None, None
         stored = load(self.args.artifacts, record["stand_ins"])
         records = record["functions"][function["name"]]["outputs"]
         results = []
@@ -648,7 +680,7 @@ class StandInExecutor:
             if any(re.search(p, cell["id"]) and m == "wrong" for p, m in self.faults):
                 outs[0].reshape(-1)[:64] *= 1.5
             results.append(outs)
-        return results
+        return results, None
 
 
 def run_cell(executor, inputs, float64, index, cell):
@@ -668,7 +700,7 @@ def run_cell(executor, inputs, float64, index, cell):
     for function in cell["functions"]:
         name = function["name"]
         feeds = inputs.get(cell, function)
-        runs = executor.run(cell, function, feeds, steps)
+        runs, timing = executor.run(cell, function, feeds, steps)
         if runs is None:
             result["functions"][name] = dict(status="dry")
             result["status"] = "dry" if result["status"] == "pass" else result["status"]
@@ -686,6 +718,8 @@ def run_cell(executor, inputs, float64, index, cell):
                 if not check["ok"]:
                     failures.append(describe(label, check))
         info = dict(checks=checks, failures=failures)
+        if timing:
+            info["timing_ms"] = timing
         # Against float64 when the outputs are whole (not a dry run's samples).
         exact = float64.get(cell, name, feeds)
         if exact is not None and all(np.shape(o) == np.shape(r) for o, r in zip(runs[-1], exact)):
@@ -774,7 +808,8 @@ def supervise(args, cells):
     def command(tasks_file, results_file):
         return [sys.executable, os.path.abspath(__file__), "run", "--worker",
                 "--tasks", tasks_file, "--results", results_file, "--artifacts",
-                args.artifacts, "--lib", args.lib] + (["--dry-run"] if args.dry_run else [])
+                args.artifacts, "--lib", args.lib, "--time", str(args.time)] + \
+            (["--dry-run"] if args.dry_run else []) + (["--graph"] if args.graph else [])
 
     def interrupted(cell, stopped, rc):
         if stopped == "hung":
@@ -827,7 +862,9 @@ def report(args, index, results, env):
               "* Prepared at commit %s%s on %s; CPU references for sizes %s"
               % (index["commit"], " (dirty)" if index.get("dirty") else "", index["date"],
                  ", ".join(index["reference_sizes"])),
-              "* Command: `%s`" % " ".join(["bench/gpu/models.py"] + sys.argv[1:]), "",
+              "* Command: `%s`" % " ".join(["bench/gpu/models.py"] + sys.argv[1:]),
+              "* Runs: %s" % ("each function replayed as one CUDA graph" if args.graph else
+                              "launch by launch, synchronized after each launch"), "",
               "## Tolerances", "", TOLERANCE_TEXT, "", "## Results", "",
               "Errors against float64 per function: y / dx / worst parameter gradient, "
               "ours (the CPU pipeline's).", "",
@@ -864,6 +901,7 @@ def report(args, index, results, env):
                 head, name, status, worst, float64_cell(info), r.get("seconds", "-")))
             if info.get("failures"):
                 failures.append((key(cell["id"], name), info["failures"]))
+    lines += timings_section(args, index, results)
     not_compiled = [c for c in index["cells"] if c["status"] != "ok"]
     lines += ["", "## Not compiled (%d of %d cells)" % (len(not_compiled), len(index["cells"])),
               ""]
@@ -877,6 +915,33 @@ def report(args, index, results, env):
     for what, reasons in failures:
         lines += ["", "### %s" % what, ""] + ["* " + reason for reason in reasons[:8]]
     return "\n".join(lines) + "\n"
+
+
+def timings_section(args, index, results):
+    """The --time table: median microseconds per function, launch by
+    launch and as a CUDA graph."""
+    if not args.time:
+        return []
+    lines = ["", "## Timings", "",
+             "Median of %d runs (CUDA events, L2 flushed before each), in microseconds%s."
+             % (args.time, "" if args.graph else "; `--graph` adds CUDA graph replays"), ""]
+    if args.dry_run:
+        return lines + ["Dry run: nothing is timed."]
+    lines += ["| example | size | recipe | chip | function | launches | launch by launch "
+              "| CUDA graph | speed-up |", "|---|---|---|---|---|---|---|---|---|"]
+    for cell in index["cells"]:
+        for name, info in results.get(cell["id"], {}).get("functions", {}).items():
+            timing = info.get("timing_ms")
+            if not timing:
+                continue
+            launches = manifest_launches(os.path.join(args.artifacts, next(
+                f["manifest"] for f in cell["functions"] if f["name"] == name)))
+            eager, graph = timing["eager"] * 1e3, timing.get("graph")
+            lines.append("| %s | %s | %s | %s | %s | %s | %.1f | %s | %s |" % (
+                cell["example"], cell["size"], cell["recipe"], cell["chip"], name, launches,
+                eager, "-" if graph is None else "%.1f" % (graph * 1e3),
+                "-" if graph is None else "%.2fx" % (timing["eager"] / graph)))
+    return lines
 
 
 def run(args):
@@ -946,6 +1011,10 @@ def main():
     r.add_argument("--out", default=os.environ.get("OUT") or None)
     r.add_argument("--only", help="regex over cell ids (size/example/recipe/chip)")
     r.add_argument("--dry-run", action="store_true")
+    r.add_argument("--graph", action="store_true",
+                   help="replay every function as one CUDA graph")
+    r.add_argument("--time", type=int, default=0, metavar="N",
+                   help="time every function: the median of N runs")
     r.add_argument("--cell-timeout", type=float, default=300)
     r.add_argument("--time-budget", type=float, default=480)
     r.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)

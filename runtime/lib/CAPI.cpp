@@ -125,7 +125,13 @@ int fp8rt_run_ex(fp8rt_program *program, const CUdeviceptr *inputs,
     return -1;
   RunOptions options;
   options.synchronize = (flags & FP8RT_RUN_SYNC) != 0;
+  options.graph = (flags & FP8RT_RUN_GRAPH) != 0;
   std::string error;
+  if (unsigned unknown = flags & ~(FP8RT_RUN_SYNC | FP8RT_RUN_GRAPH)) {
+    program->lastError = program->program->getManifest().function +
+                         ": run: unknown flags " + std::to_string(unknown);
+    return -1;
+  }
   if (!program->program->run(inputs, outputs, stream, options, error)) {
     program->lastError =
         program->program->getManifest().function + ": " + error;
@@ -133,6 +139,10 @@ int fp8rt_run_ex(fp8rt_program *program, const CUdeviceptr *inputs,
   }
   program->lastError.clear();
   return 0;
+}
+
+int fp8rt_graph_captures(const fp8rt_program *program) {
+  return program ? int(program->program->getNumGraphCaptures()) : -1;
 }
 
 const char *fp8rt_last_error(const fp8rt_program *program) {

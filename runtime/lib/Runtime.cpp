@@ -58,6 +58,12 @@ const char *getKnownErrorName(CUresult result) {
     FP8RT_CASE(CUDA_ERROR_NOT_SUPPORTED)
     FP8RT_CASE(CUDA_ERROR_SYSTEM_DRIVER_MISMATCH)
     FP8RT_CASE(CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE)
+    FP8RT_CASE(CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED)
+    FP8RT_CASE(CUDA_ERROR_STREAM_CAPTURE_INVALIDATED)
+    FP8RT_CASE(CUDA_ERROR_STREAM_CAPTURE_ISOLATION)
+    FP8RT_CASE(CUDA_ERROR_STREAM_CAPTURE_IMPLICIT)
+    FP8RT_CASE(CUDA_ERROR_STREAM_CAPTURE_WRONG_THREAD)
+    FP8RT_CASE(CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE)
     FP8RT_CASE(CUDA_ERROR_UNKNOWN)
   default:
     return nullptr;
@@ -258,6 +264,12 @@ struct Program::Impl {
   std::vector<KernelLaunch> kernels;
   /// Scratch: the address of every buffer in the current run.
   std::vector<CUdeviceptr> addresses;
+  /// Graph replay (RunOptions::graph): the stream captures happen on, the
+  /// executable graph and the buffer addresses it was captured with.
+  CUstream captureStream = nullptr;
+  CUgraphExec graphExec = nullptr;
+  std::vector<CUdeviceptr> graphAddresses;
+  unsigned graphCaptures = 0;
 
   ~Impl() {
     if (!hasDevice)
@@ -266,6 +278,10 @@ struct Program::Impl {
       ScopedContext scope(context);
       // Errors are ignored here: after a sticky fault nothing can be freed,
       // and a destructor has nobody to tell.
+      if (graphExec)
+        cuGraphExecDestroy(graphExec);
+      if (captureStream)
+        cuStreamDestroy(captureStream);
       if (module)
         cuModuleUnload(module);
       for (CUdeviceptr pointer : owned)
@@ -285,6 +301,15 @@ struct Program::Impl {
 
   bool prepareKernel(const Launch &launch, const std::string &where,
                      int sharedOptIn, KernelLaunch &kernel, std::string &error);
+
+  // Running.
+  static std::string describeStep(const Manifest &manifest, size_t i);
+  bool bindParams(const Manifest &manifest, size_t i, std::string &error);
+  bool enqueueStep(const Manifest &manifest, size_t i, CUstream stream,
+                   std::string &error);
+  bool captureGraph(const Manifest &manifest, CUgraph &graph,
+                    std::string &error);
+  bool runGraph(const Manifest &manifest, CUstream stream, std::string &error);
 };
 
 Program::~Program() = default;
@@ -606,9 +631,232 @@ bool Program::Impl::allocateBuffers(const Manifest &manifest,
   return true;
 }
 
+unsigned Program::getNumGraphCaptures() const {
+  return impl ? impl->graphCaptures : 0;
+}
+
+/// "kernel 'k', launch 3 of 7": what step `i` is, for messages.
+std::string Program::Impl::describeStep(const Manifest &manifest, size_t i) {
+  const Launch &launch = manifest.launches[i];
+  std::string what;
+  switch (launch.kind) {
+  case LaunchKind::Fill:
+    what = "fill of " + describeBuffer(manifest.buffers[launch.buffer]);
+    break;
+  case LaunchKind::Copy:
+    what = "copy of " + describeBuffer(manifest.buffers[launch.from]) + " to " +
+           describeBuffer(manifest.buffers[launch.to]);
+    break;
+  case LaunchKind::Kernel:
+    what = "kernel '" + launch.kernel + "'";
+    break;
+  }
+  return what + ", launch " + std::to_string(i) + " of " +
+         std::to_string(manifest.launches.size());
+}
+
+/// Points kernel launch `i`'s parameters at this run's buffers, encoding
+/// its tensor maps on the host when their buffer moved. The launch copies
+/// the parameters, tensor maps included, so a graph captures them by value.
+bool Program::Impl::bindParams(const Manifest &manifest, size_t i,
+                               std::string &error) {
+  const Launch &launch = manifest.launches[i];
+  KernelLaunch &kernel = kernels[i];
+  for (size_t p = 0; p < launch.params.size(); ++p) {
+    const Param &param = launch.params[p];
+    ParamSlot &slot = kernel.slots[p];
+    if (param.kind == ParamKind::Buffer) {
+      slot.pointer = addresses[param.buffer];
+      continue;
+    }
+    if (param.kind != ParamKind::TensorMap)
+      continue;
+    const TensorMap &map = param.map;
+    CUdeviceptr base = addresses[map.buffer];
+    if (slot.encodedFor == base && base)
+      continue; // same buffer as last run: the descriptor still holds
+    const Buffer &buffer = manifest.buffers[map.buffer];
+    if (base % 16 != 0) {
+      error = describeStep(manifest, i) + ", parameter " + std::to_string(p) +
+              ": the tensor map's " + describeBuffer(buffer) + " is at " +
+              formatAddress(base) +
+              ", which is not 16-byte aligned (TMA needs it)";
+      return false;
+    }
+    std::vector<cuuint64_t> dims(map.dims.begin(), map.dims.end());
+    std::vector<cuuint64_t> strides(map.strides.begin(), map.strides.end());
+    std::vector<cuuint32_t> box(map.box.begin(), map.box.end());
+    std::vector<cuuint32_t> elementStrides(map.dims.size(), 1);
+    if (CUresult r = cuTensorMapEncodeTiled(
+            &slot.map, getTensorMapDataType(map.type),
+            cuuint32_t(map.dims.size()), reinterpret_cast<void *>(base),
+            dims.data(), strides.empty() ? nullptr : strides.data(), box.data(),
+            elementStrides.data(), CU_TENSOR_MAP_INTERLEAVE_NONE,
+            getSwizzle(map.swizzle), getL2Promotion(map.l2Promotion),
+            CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE)) {
+      slot.encodedFor = 0;
+      return failCuda(error, "cuTensorMapEncodeTiled", r,
+                      describeStep(manifest, i) + ", parameter " +
+                          std::to_string(p) + " over " +
+                          describeBuffer(buffer));
+    }
+    slot.encodedFor = base;
+  }
+  return true;
+}
+
+/// Enqueues step `i` on `stream`. Every step is a stream operation, with no
+/// host work between steps, so that a stream capture records the whole
+/// program; a new kind of step must keep it so, or make graph runs refuse
+/// it.
+bool Program::Impl::enqueueStep(const Manifest &manifest, size_t i,
+                                CUstream stream, std::string &error) {
+  const Launch &launch = manifest.launches[i];
+  switch (launch.kind) {
+  case LaunchKind::Fill: {
+    const Buffer &buffer = manifest.buffers[launch.buffer];
+    if (buffer.bytes)
+      if (CUresult r = cuMemsetD8Async(addresses[launch.buffer], launch.byte,
+                                       buffer.bytes, stream))
+        return failCuda(error, "cuMemsetD8Async", r, describeStep(manifest, i));
+    return true;
+  }
+  case LaunchKind::Copy:
+    if (launch.bytes)
+      if (CUresult r =
+              cuMemcpyDtoDAsync(addresses[launch.to], addresses[launch.from],
+                                launch.bytes, stream))
+        return failCuda(error, "cuMemcpyDtoDAsync", r,
+                        describeStep(manifest, i));
+    return true;
+  case LaunchKind::Kernel:
+    break;
+  }
+
+  KernelLaunch &kernel = kernels[i];
+  CUlaunchAttribute attribute;
+  std::memset(&attribute, 0, sizeof(attribute));
+  CUlaunchConfig config;
+  std::memset(&config, 0, sizeof(config));
+  config.gridDimX = launch.grid[0];
+  config.gridDimY = launch.grid[1];
+  config.gridDimZ = launch.grid[2];
+  config.blockDimX = launch.block[0];
+  config.blockDimY = launch.block[1];
+  config.blockDimZ = launch.block[2];
+  config.sharedMemBytes = launch.sharedBytes;
+  config.hStream = stream;
+  if (launch.cluster[0] * launch.cluster[1] * launch.cluster[2] > 1) {
+    attribute.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+    attribute.value.clusterDim.x = launch.cluster[0];
+    attribute.value.clusterDim.y = launch.cluster[1];
+    attribute.value.clusterDim.z = launch.cluster[2];
+    config.attrs = &attribute;
+    config.numAttrs = 1;
+  }
+  if (CUresult r = cuLaunchKernelEx(&config, kernel.function,
+                                    kernel.args.data(), nullptr))
+    return failCuda(error, "cuLaunchKernelEx", r,
+                    describeStep(manifest, i) + ", grid " +
+                        std::to_string(launch.grid[0]) + "x" +
+                        std::to_string(launch.grid[1]) + "x" +
+                        std::to_string(launch.grid[2]) + ", block " +
+                        std::to_string(launch.block[0]) + "x" +
+                        std::to_string(launch.block[1]) + "x" +
+                        std::to_string(launch.block[2]) + ", cluster " +
+                        std::to_string(launch.cluster[0]) + "x" +
+                        std::to_string(launch.cluster[1]) + "x" +
+                        std::to_string(launch.cluster[2]) + ", " +
+                        std::to_string(launch.sharedBytes) + " bytes shared");
+  return true;
+}
+
+/// Records the launch sequence into `graph` on the program's capture stream.
+/// Nothing runs while a stream captures, so the stream the run was given
+/// may still be busy with an earlier run; and capturing a stream of our own
+/// works whatever the caller passed, the legacy default stream (which
+/// cannot be captured) included.
+bool Program::Impl::captureGraph(const Manifest &manifest, CUgraph &graph,
+                                 std::string &error) {
+  if (!captureStream)
+    if (CUresult r = cuStreamCreate(&captureStream, CU_STREAM_NON_BLOCKING))
+      return failCuda(error, "cuStreamCreate", r, "the graph capture stream");
+  // Thread-local mode: another thread's unrelated CUDA calls neither break
+  // this capture nor are refused because of it.
+  if (CUresult r = cuStreamBeginCapture(captureStream,
+                                        CU_STREAM_CAPTURE_MODE_THREAD_LOCAL))
+    return failCuda(error, "cuStreamBeginCapture", r);
+  bool enqueued = true;
+  for (size_t i = 0; i < manifest.launches.size() && enqueued; ++i)
+    enqueued = enqueueStep(manifest, i, captureStream, error);
+  // The capture must end whatever happened, or the stream stays capturing.
+  graph = nullptr;
+  CUresult ended = cuStreamEndCapture(captureStream, &graph);
+  if (enqueued && ended == CUDA_SUCCESS)
+    return true;
+  if (graph)
+    cuGraphDestroy(graph);
+  graph = nullptr;
+  if (!enqueued) {
+    error = "while capturing a CUDA graph: " + error;
+    return false;
+  }
+  return failCuda(error, "cuStreamEndCapture", ended);
+}
+
+/// Replays the program's graph on `stream`, capturing it first when this
+/// run's addresses differ from those it was captured with.
+bool Program::Impl::runGraph(const Manifest &manifest, CUstream stream,
+                             std::string &error) {
+  if (!graphExec || graphAddresses != addresses) {
+    for (size_t i = 0; i < manifest.launches.size(); ++i)
+      if (manifest.launches[i].kind == LaunchKind::Kernel &&
+          !bindParams(manifest, i, error))
+        return false;
+    CUgraph graph = nullptr;
+    if (!captureGraph(manifest, graph, error))
+      return false;
+    ++graphCaptures;
+    // Same steps with other pointers: the topology is the same, so the
+    // driver can usually patch the parameters of the executable graph in
+    // place, which is much cheaper than instantiating it again.
+    CUresult result = CUDA_ERROR_NOT_READY;
+    if (graphExec) {
+      CUgraphExecUpdateResultInfo info;
+      std::memset(&info, 0, sizeof(info));
+      result = cuGraphExecUpdate(graphExec, graph, &info);
+      if (result != CUDA_SUCCESS) {
+        // An executable graph still in flight is freed when it completes.
+        cuGraphExecDestroy(graphExec);
+        graphExec = nullptr;
+      }
+    }
+    if (!graphExec)
+      result = cuGraphInstantiate(&graphExec, graph, 0);
+    cuGraphDestroy(graph);
+    if (result != CUDA_SUCCESS) {
+      graphExec = nullptr;
+      graphAddresses.clear();
+      return failCuda(error, "cuGraphInstantiate", result,
+                      std::to_string(manifest.launches.size()) + " launches");
+    }
+    graphAddresses = addresses;
+  }
+  if (CUresult r = cuGraphLaunch(graphExec, stream))
+    return failCuda(error, "cuGraphLaunch", r,
+                    std::to_string(manifest.launches.size()) + " launches");
+  return true;
+}
+
 bool Program::run(const CUdeviceptr *inputs, const CUdeviceptr *outputs,
                   CUstream stream, const RunOptions &options,
                   std::string &error) {
+  if (options.graph && options.synchronize) {
+    error = "run: synchronizing after every launch and CUDA graph replay "
+            "exclude each other (a graph runs as one unit); run without the "
+            "graph to find a faulting launch";
+    return false;
+  }
   if (!impl || !impl->hasDevice) {
     error = "the program was loaded without a device (manifest only); load "
             "it with fp8rt_load / Program::load to run it";
@@ -641,115 +889,19 @@ bool Program::run(const CUdeviceptr *inputs, const CUdeviceptr *outputs,
   }
 
   ScopedContext scope(state.context);
-  size_t count = manifest.launches.size();
-  for (size_t i = 0; i < count; ++i) {
-    const Launch &launch = manifest.launches[i];
-    // What this launch is, for messages (built only when one is needed).
-    auto where = [&] {
-      std::string what =
-          launch.kind == LaunchKind::Fill
-              ? "fill of " + describeBuffer(manifest.buffers[launch.buffer])
-          : launch.kind == LaunchKind::Copy
-              ? "copy of " + describeBuffer(manifest.buffers[launch.from]) +
-                    " to " + describeBuffer(manifest.buffers[launch.to])
-              : "kernel '" + launch.kernel + "'";
-      return what + ", launch " + std::to_string(i) + " of " +
-             std::to_string(count);
-    };
-    if (launch.kind == LaunchKind::Fill) {
-      const Buffer &buffer = manifest.buffers[launch.buffer];
-      if (buffer.bytes)
-        if (CUresult r = cuMemsetD8Async(state.addresses[launch.buffer],
-                                         launch.byte, buffer.bytes, stream))
-          return failCuda(error, "cuMemsetD8Async", r, where());
-    } else if (launch.kind == LaunchKind::Copy) {
-      if (launch.bytes)
-        if (CUresult r = cuMemcpyDtoDAsync(state.addresses[launch.to],
-                                           state.addresses[launch.from],
-                                           launch.bytes, stream))
-          return failCuda(error, "cuMemcpyDtoDAsync", r, where());
-    } else {
-      KernelLaunch &kernel = state.kernels[i];
-      for (size_t p = 0; p < launch.params.size(); ++p) {
-        const Param &param = launch.params[p];
-        ParamSlot &slot = kernel.slots[p];
-        if (param.kind == ParamKind::Buffer) {
-          slot.pointer = state.addresses[param.buffer];
-          continue;
-        }
-        if (param.kind != ParamKind::TensorMap)
-          continue;
-        const TensorMap &map = param.map;
-        CUdeviceptr base = state.addresses[map.buffer];
-        if (slot.encodedFor == base && base)
-          continue; // same buffer as last run: the descriptor still holds
-        const Buffer &buffer = manifest.buffers[map.buffer];
-        if (base % 16 != 0) {
-          error = where() + ", parameter " + std::to_string(p) +
-                  ": the tensor map's " + describeBuffer(buffer) + " is at " +
-                  formatAddress(base) +
-                  ", which is not 16-byte aligned (TMA needs it)";
-          return false;
-        }
-        std::vector<cuuint64_t> dims(map.dims.begin(), map.dims.end());
-        std::vector<cuuint64_t> strides(map.strides.begin(), map.strides.end());
-        std::vector<cuuint32_t> box(map.box.begin(), map.box.end());
-        std::vector<cuuint32_t> elementStrides(map.dims.size(), 1);
-        if (CUresult r = cuTensorMapEncodeTiled(
-                &slot.map, getTensorMapDataType(map.type),
-                cuuint32_t(map.dims.size()), reinterpret_cast<void *>(base),
-                dims.data(), strides.empty() ? nullptr : strides.data(),
-                box.data(), elementStrides.data(),
-                CU_TENSOR_MAP_INTERLEAVE_NONE, getSwizzle(map.swizzle),
-                getL2Promotion(map.l2Promotion),
-                CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE)) {
-          slot.encodedFor = 0;
-          return failCuda(error, "cuTensorMapEncodeTiled", r,
-                          where() + ", parameter " + std::to_string(p) +
-                              " over " + describeBuffer(buffer));
-        }
-        slot.encodedFor = base;
-      }
-
-      CUlaunchAttribute attribute;
-      std::memset(&attribute, 0, sizeof(attribute));
-      CUlaunchConfig config;
-      std::memset(&config, 0, sizeof(config));
-      config.gridDimX = launch.grid[0];
-      config.gridDimY = launch.grid[1];
-      config.gridDimZ = launch.grid[2];
-      config.blockDimX = launch.block[0];
-      config.blockDimY = launch.block[1];
-      config.blockDimZ = launch.block[2];
-      config.sharedMemBytes = launch.sharedBytes;
-      config.hStream = stream;
-      if (launch.cluster[0] * launch.cluster[1] * launch.cluster[2] > 1) {
-        attribute.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
-        attribute.value.clusterDim.x = launch.cluster[0];
-        attribute.value.clusterDim.y = launch.cluster[1];
-        attribute.value.clusterDim.z = launch.cluster[2];
-        config.attrs = &attribute;
-        config.numAttrs = 1;
-      }
-      if (CUresult r = cuLaunchKernelEx(&config, kernel.function,
-                                        kernel.args.data(), nullptr))
-        return failCuda(error, "cuLaunchKernelEx", r,
-                        where() + ", grid " + std::to_string(launch.grid[0]) +
-                            "x" + std::to_string(launch.grid[1]) + "x" +
-                            std::to_string(launch.grid[2]) + ", block " +
-                            std::to_string(launch.block[0]) + "x" +
-                            std::to_string(launch.block[1]) + "x" +
-                            std::to_string(launch.block[2]) + ", cluster " +
-                            std::to_string(launch.cluster[0]) + "x" +
-                            std::to_string(launch.cluster[1]) + "x" +
-                            std::to_string(launch.cluster[2]) + ", " +
-                            std::to_string(launch.sharedBytes) +
-                            " bytes shared");
-    }
+  if (options.graph)
+    return manifest.launches.empty() || state.runGraph(manifest, stream, error);
+  for (size_t i = 0; i < manifest.launches.size(); ++i) {
+    if (manifest.launches[i].kind == LaunchKind::Kernel &&
+        !state.bindParams(manifest, i, error))
+      return false;
+    if (!state.enqueueStep(manifest, i, stream, error))
+      return false;
     if (options.synchronize)
       if (CUresult r = cuStreamSynchronize(stream))
         return failCuda(error, "cuStreamSynchronize", r,
-                        "after " + where() + ": it failed");
+                        "after " + state.describeStep(manifest, i) +
+                            ": it failed");
   }
   return true;
 }

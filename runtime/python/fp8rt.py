@@ -5,6 +5,8 @@
     with lib.load("artifacts/gemm.json") as program:
         print(program.inputs)            # [Tensor(dtype='f8e4m3', shape=(256, 512), bytes=131072), ...]
         program.run([a, b, sa, sb], [c], stream=torch.cuda.current_stream())
+        program.run([a, b, sa, sb], [c], graph=True)  # one CUDA graph launch
+        program.run([a, b, sa, sb], [c], graph=True)  # one CUDA graph launch
 
 Arguments and results may be integers (device pointers) or objects with a
 `data_ptr()` method (torch tensors: contiguous, of exactly the tensor's
@@ -20,6 +22,8 @@ from collections import namedtuple
 
 MAX_RANK = 16
 RUN_SYNC = 1
+RUN_GRAPH = 2
+RUN_GRAPH = 2
 
 # The element types of manifest buffers and their bits per element: the table
 # of fp8rt/DTypes.h, in its order (test/runtime/dtypes.test checks that the
@@ -119,6 +123,8 @@ class Library:
                                          ctypes.POINTER(ctypes.c_uint64), p]),
             "fp8rt_run_ex": (ctypes.c_int, [p, ctypes.POINTER(ctypes.c_uint64),
                                             ctypes.POINTER(ctypes.c_uint64), p, ctypes.c_uint]),
+            "fp8rt_graph_captures": (ctypes.c_int, [p]),
+            "fp8rt_graph_captures": (ctypes.c_int, [p]),
             "fp8rt_last_error": (ctypes.c_char_p, [p]),
             "fp8rt_function_name": (ctypes.c_char_p, [p]),
             "fp8rt_chip": (ctypes.c_char_p, [p]),
@@ -204,7 +210,7 @@ class Program:
     def bind(self, inputs, outputs, stream=None):
         """Checks arguments and results once and returns a function that runs
         the program on them: the cheapest way to launch repeatedly (timing).
-        The function takes sync=False like run()."""
+        The function takes sync=False and graph=False like run()."""
         if self._handle is None:
             raise Fp8rtError("the program is closed")
         if len(inputs) != len(self.inputs) or len(outputs) != len(self.outputs):
@@ -216,18 +222,26 @@ class Program:
             _pointer(v, "output %d" % i, self.outputs[i].bytes) for i, v in enumerate(outputs)])
         handle, run_ex, s = self._handle, self._lib.fp8rt_run_ex, _stream(stream)
 
-        def launch(sync=False):
+        def launch(sync=False, graph=False):
             if self._handle is None:
                 raise Fp8rtError("the program is closed")
-            if run_ex(handle, ins, outs, s, RUN_SYNC if sync else 0) != 0:
+            flags = (RUN_SYNC if sync else 0) | (RUN_GRAPH if graph else 0)
+            if run_ex(handle, ins, outs, s, flags) != 0:
                 raise Fp8rtError(self.last_error())
 
         return launch
 
-    def run(self, inputs, outputs, stream=None, sync=False):
+    def run(self, inputs, outputs, stream=None, sync=False, graph=False):
         """Runs asynchronously on `stream`; with sync=True, synchronizes after
-        every launch and names the one that failed."""
-        self.bind(inputs, outputs, stream)(sync)
+        every launch and names the one that failed. With graph=True the
+        launches replay as one CUDA graph, captured on the first such run and
+        again when the arguments or results move (not with sync=True)."""
+        self.bind(inputs, outputs, stream)(sync, graph)
+
+    @property
+    def graph_captures(self):
+        """How many times graph runs captured the launches."""
+        return self._lib.fp8rt_graph_captures(self._handle) if self._handle else 0
 
     def close(self):
         if self._handle:

@@ -7,6 +7,7 @@
 //   fp8-run --check MANIFEST.json
 //   fp8-run MANIFEST.json [--inputs a.bin b.bin ...] [--random-inputs SEED]
 //           [--outputs-dir DIR] [--repeat N] [--warmup N] [--no-sync]
+//           [--graph]
 //
 // --check parses and validates the manifest and the files it names and
 // prints a summary; it needs no GPU and no CUDA driver. Running loads
@@ -64,6 +65,7 @@ namespace {
   X(fp8rt_destroy)                                                             \
   X(fp8rt_run_ex)                                                              \
   X(fp8rt_last_error)                                                          \
+  X(fp8rt_graph_captures)                                                      \
   X(fp8rt_module_kind)
 
 struct Api {
@@ -92,6 +94,7 @@ void printUsage(FILE *out) {
       "[--random-inputs SEED]\n"
       "               [--outputs-dir DIR] [--repeat N] [--warmup N] "
       "[--no-sync]\n"
+      "               [--graph]\n"
       "\n"
       "MANIFEST.json is what `fp8-opt --fp8-gpu-pipeline=\"... "
       "artifacts=DIR\"` writes\n"
@@ -113,6 +116,9 @@ void printUsage(FILE *out) {
       "  --warmup N           untimed runs before timing (default 1)\n"
       "  --no-sync            do not synchronize after each launch of the "
       "first run\n"
+      "  --graph              warm-up and timed runs replay the launches as "
+      "one CUDA\n"
+      "                       graph (the first run stays launch by launch)\n"
       "\n"
       "The runtime library is <bindir>/../lib/libfp8rt.so (or "
       "$FP8RT_LIBRARY).\n");
@@ -341,6 +347,7 @@ struct Options {
   int repeat = 1;
   int warmup = 1;
   bool sync = true;
+  bool graph = false;
 };
 
 bool parseCount(const char *text, int lo, int &out) {
@@ -439,8 +446,11 @@ int run(const Options &options, const Manifest &manifest) {
     if (!check("cuStreamSynchronize", api.cuStreamSynchronize(stream)))
       break;
 
+    // The first graph run captures; with --warmup 0 it is timed.
+    unsigned flags = options.graph ? FP8RT_RUN_GRAPH : 0;
     for (int i = 0; i < options.warmup; ++i)
-      if (api.fp8rt_run_ex(program, inputs.data(), outputs.data(), stream, 0)) {
+      if (api.fp8rt_run_ex(program, inputs.data(), outputs.data(), stream,
+                           flags)) {
         status = fail(api.fp8rt_last_error(program));
         break;
       }
@@ -451,7 +461,8 @@ int run(const Options &options, const Manifest &manifest) {
       float ms = 0;
       if (!check("cuEventRecord", api.cuEventRecord(start, stream)))
         break;
-      if (api.fp8rt_run_ex(program, inputs.data(), outputs.data(), stream, 0)) {
+      if (api.fp8rt_run_ex(program, inputs.data(), outputs.data(), stream,
+                           flags)) {
         status = fail(api.fp8rt_last_error(program));
         break;
       }
@@ -473,6 +484,10 @@ int run(const Options &options, const Manifest &manifest) {
                   "ms\n",
                   times.size(), times[times.size() / 2], times.front(),
                   sum / double(times.size()));
+    if (options.graph)
+      std::printf("graph: %zu launches replayed as one CUDA graph, captured "
+                  "%d time(s)\n",
+                  manifest.launches.size(), api.fp8rt_graph_captures(program));
 
     for (size_t i = 0; i < outputs.size(); ++i) {
       const Buffer &b = manifest.getOutput(i);
@@ -557,6 +572,8 @@ int main(int argc, char **argv) {
         return usageError("--warmup needs a count");
     } else if (arg == "--no-sync") {
       options.sync = false;
+    } else if (arg == "--graph") {
+      options.graph = true;
     } else if (!arg.empty() && arg[0] == '-') {
       printUsage(stderr);
       return usageError("unknown option '" + arg + "'");

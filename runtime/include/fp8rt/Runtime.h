@@ -47,6 +47,14 @@ struct RunOptions {
   /// kernel fault is reported against the launch that caused it. Slow; for
   /// debugging and first runs.
   bool synchronize = false;
+  /// Replay the launch sequence as one CUDA graph: the first run with a
+  /// given set of input and output pointers captures the sequence (on a
+  /// stream of the program's own) and instantiates it; later runs with the
+  /// same pointers only launch it, one cuGraphLaunch for the whole program.
+  /// A run with other pointers captures again and updates the executable
+  /// graph in place (cuGraphExecUpdate), or instantiates it anew when the
+  /// driver refuses the update. Cannot be combined with `synchronize`.
+  bool graph = false;
 };
 
 class Program {
@@ -75,11 +83,17 @@ public:
   const Buffer &getOutput(size_t i) const { return manifest.getOutput(i); }
   /// "cubin", "ptx", or "none" (manifest only).
   const char *getModuleKind() const;
+  /// How many times runs with `RunOptions::graph` captured the launch
+  /// sequence: once, plus once per change of input or output pointers.
+  unsigned getNumGraphCaptures() const;
 
   /// Runs the launch sequence on `stream` with the device pointers of the
   /// function's arguments (`inputs`, getNumInputs() of them) and results
   /// (`outputs`). Pointers that tensor maps cover must be 16-byte aligned.
   /// Returns false and sets `error` on failure.
+  ///
+  /// To put the program into a CUDA graph of the caller's own, run it
+  /// without `options.graph` on the stream being captured.
   bool run(const CUdeviceptr *inputs, const CUdeviceptr *outputs,
            CUstream stream, const RunOptions &options, std::string &error);
 

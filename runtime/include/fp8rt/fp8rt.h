@@ -34,6 +34,11 @@ extern "C" {
 /** Synchronize after every launch and name the launch that failed. */
 #define FP8RT_RUN_SYNC 1u
 
+/** Replay the launches as one CUDA graph, captured on the first run and again
+ *  whenever the input or output pointers change (fp8rt::RunOptions::graph).
+ *  Cannot be combined with FP8RT_RUN_SYNC. */
+#define FP8RT_RUN_GRAPH 2u
+
 typedef struct fp8rt_program fp8rt_program;
 
 /** An argument or result of the function: element type (f32, bf16, f16,
@@ -77,10 +82,13 @@ FP8RT_EXPORT int fp8rt_output_info(const fp8rt_program *program, int index,
 FP8RT_EXPORT int fp8rt_run(fp8rt_program *program, const CUdeviceptr *inputs,
                            const CUdeviceptr *outputs, CUstream stream);
 
-/** fp8rt_run with flags (FP8RT_RUN_SYNC). */
+/** fp8rt_run with flags (FP8RT_RUN_SYNC, FP8RT_RUN_GRAPH). */
 FP8RT_EXPORT int fp8rt_run_ex(fp8rt_program *program, const CUdeviceptr *inputs,
                               const CUdeviceptr *outputs, CUstream stream,
                               unsigned flags);
+
+/** How many times FP8RT_RUN_GRAPH runs captured the launches; -1 for NULL. */
+FP8RT_EXPORT int fp8rt_graph_captures(const fp8rt_program *program);
 
 /** The last error of `program`, or with NULL the last failed load on this
  *  thread; "" if none. Valid until the next call on the same program. */

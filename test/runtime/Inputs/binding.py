@@ -3,6 +3,7 @@
 usage: binding.py <dir of fp8rt.py> <libfp8rt.so> <artifacts dir>
 """
 
+import ctypes
 import os
 import sys
 
@@ -45,6 +46,15 @@ with library.load(artifacts, manifest_only=True) as program:
             program.run(inputs, outputs)
         except fp8rt.Fp8rtError as e:
             print("run:", e)
+    for sync in [False, True]:
+        try:
+            program.run([1, 2, 3, 4], [5], sync=sync, graph=True)
+        except fp8rt.Fp8rtError as e:
+            print("graph run:", e)
+    print("graph captures:", program.graph_captures)
+    pointers = (ctypes.c_uint64 * 4)(1, 2, 3, 4)
+    if library._lib.fp8rt_run_ex(program._handle, pointers, pointers, None, 4) != 0:
+        print("flags:", program.last_error())
 for path, manifest_only in [(os.path.join(artifacts, "gemm.json"), False),
                             (os.path.join(artifacts, "nothing.json"), True)]:
     try:
