@@ -280,8 +280,8 @@ void QuantizeEmitter::moveToMatrix(Value batch) {
   advance(scales, kb.zext64(getArg(QuantizeParam::ScaleBatchStride)));
   // One random word per input element, in the whole tensor's order.
   if (config.stochastic)
-    advance(randomBits, kb.mul(kb.zext64(rows), kb.mul(kb.zext64(cols),
-                                                       kb.i64(4))));
+    advance(randomBits,
+            kb.mul(kb.zext64(rows), kb.mul(kb.zext64(cols), kb.i64(4))));
 }
 
 void QuantizeEmitter::emitAmaxUpdate() {

@@ -236,7 +236,8 @@ TEST_F(KernelParamsTest, QuantizeKernels) {
                             P::Cols, P::BlockRows, P::BlockCols, P::Pitch,
                             P::ScaleBatchStride, P::AmaxBatchStride}));
 
-  for (const QuantizeConfig &config : {amax, nvfp4, given, batchedAmax, batched})
+  for (const QuantizeConfig &config :
+       {amax, nvfp4, given, batchedAmax, batched})
     expectKernelTakesParams(config, buildQuantizeKernel);
 }
 
