@@ -39,13 +39,16 @@ ExecutionEngine = _handle("MlirExecutionEngine")
 
 
 class StringRef(ctypes.Structure):
-    _fields_ = [("data", ctypes.c_char_p), ("length", ctypes.c_size_t)]
+    # A pointer, not c_char_p: MLIR's strings are not NUL-terminated, and
+    # reading a c_char_p field runs strlen past their end.
+    _fields_ = [("data", ctypes.c_void_p), ("length", ctypes.c_size_t)]
 
     @classmethod
     def of(cls, text):
         data = text.encode() if isinstance(text, str) else bytes(text)
-        ref = cls(data, len(data))
-        ref._keep = data
+        buffer = ctypes.create_string_buffer(data, len(data))
+        ref = cls(ctypes.cast(buffer, ctypes.c_void_p), len(data))
+        ref._keep = buffer
         return ref
 
     def str(self):
