@@ -488,11 +488,6 @@ LogicalResult tryAddPairLaunches(PlanBuilder &plan, const QuantizeLaunch &rowQ,
                                  const QuantizeLaunch &colQ,
                                  const PreparedLaunch &colP,
                                  std::string &reason) {
-  if (rowQ.globalAmax) {
-    reason = "two-level (NVFP4) copies of packed E2M1 codes are written by "
-             "kernels of their own";
-    return failure();
-  }
   if (rowP.view.batched || colP.view.batched) {
     reason = "the copies of a batch of matrices are written by kernels of "
              "their own";
@@ -530,12 +525,19 @@ LogicalResult tryAddPairLaunches(PlanBuilder &plan, const QuantizeLaunch &rowQ,
                                      colConfig.scalesKAlongCols};
   if (failed(config.verify(reason)))
     return failure();
+  // Two-level (NVFP4) copies both read the tensor's amax.
+  if (rowQ.globalAmax && (!config.fused || !config.pair->fused)) {
+    reason = "two-level (NVFP4) blocks must lie inside one tile";
+    return failure();
+  }
 
   // One amax pass for the copies that need one: a paired kernel when both
   // do with different blocks.
   Operation *op = rowQ.op;
   int64_t input = plan.bufferOf(rowQ.input);
-  int64_t rowAmax = input, colAmax = input; // unused by fused copies
+  // Unused by fused copies, except for the tensor's amax of NVFP4.
+  int64_t rowAmax = rowQ.globalAmax.value_or(input);
+  int64_t colAmax = rowAmax;
   OpBuilder builder = plan.getKernelBuilder();
   auto addLaunch = [&](const QuantizeConfig &kernelConfig,
                        int64_t kernelTileRows) {
@@ -739,7 +741,11 @@ LogicalResult mlir::fp8::planDynamicQuantize(PlanBuilder &plan,
   std::string reason;
   if (succeeded(tryAddPairLaunches(plan, *rowCopy, *rowPrepared, *colCopy,
                                    *colPrepared, reason)))
-    return success();
+    return failure(
+        failed(addTransposedE2M1Copy(plan, *rowCopy, op.getData(),
+                                     op.getScale())) ||
+        failed(addTransposedE2M1Copy(plan, *colCopy, op.getColData(),
+                                     op.getColScale())));
   remarkPair(op, /*fused=*/false, reason);
   // Each copy reads the input by itself.
   if (failed(addPreparedLaunches(plan, *rowCopy, *rowPrepared)) ||

@@ -40,9 +40,8 @@ LogicalResult QuantizeConfig::verify(std::string &reason) const {
     return failure();
   }
   if (pair) {
-    if (givenScales || twoLevel || stochastic || batched) {
-      reason = "a paired kernel quantizes one matrix by measured one-level "
-               "scales";
+    if (givenScales || stochastic || batched) {
+      reason = "a paired kernel quantizes one matrix by measured scales";
       return failure();
     }
     if (tileRows != kTileRows && tileRows != kPairTileRows) {
