@@ -740,12 +740,13 @@ LogicalResult mlir::fp8::planDynamicQuantize(PlanBuilder &plan,
     return failure();
   std::string reason;
   if (succeeded(tryAddPairLaunches(plan, *rowCopy, *rowPrepared, *colCopy,
-                                   *colPrepared, reason)))
-    return failure(
-        failed(addTransposedE2M1Copy(plan, *rowCopy, op.getData(),
-                                     op.getScale())) ||
-        failed(addTransposedE2M1Copy(plan, *colCopy, op.getColData(),
-                                     op.getColScale())));
+                                   *colPrepared, reason))) {
+    if (failed(
+            addTransposedE2M1Copy(plan, *rowCopy, op.getData(), op.getScale())))
+      return failure();
+    return addTransposedE2M1Copy(plan, *colCopy, op.getColData(),
+                                 op.getColScale());
+  }
   remarkPair(op, /*fused=*/false, reason);
   // Each copy reads the input by itself.
   if (failed(addPreparedLaunches(plan, *rowCopy, *rowPrepared)) ||
