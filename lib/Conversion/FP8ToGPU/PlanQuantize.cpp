@@ -539,12 +539,15 @@ LogicalResult tryAddPairLaunches(PlanBuilder &plan, const QuantizeLaunch &rowQ,
   int64_t rowAmax = rowQ.globalAmax.value_or(input);
   int64_t colAmax = rowAmax;
   OpBuilder builder = plan.getKernelBuilder();
+  // A launch whose first copy is `q` (prepared as `p`, amaxes in `amax`);
+  // the pair's parameters are the column-wise copy's.
   auto addLaunch = [&](const QuantizeConfig &kernelConfig,
-                       int64_t kernelTileRows) {
+                       int64_t kernelTileRows, const QuantizeLaunch &q,
+                       const PreparedLaunch &p, int64_t amax) {
     LLVM::LLVMFuncOp kernel =
         buildQuantizeKernel(builder, op->getLoc(), kernelConfig);
     plan.addKernelLaunch(
-        kernel, kernelConfig, {getTileCount(rowP.view, kernelTileRows), 1, 1},
+        kernel, kernelConfig, {getTileCount(p.view, kernelTileRows), 1, 1},
         kernelConfig.getSharedMemoryBytes(),
         [&](QuantizeParam param) -> LaunchParam {
           switch (param) {
@@ -559,7 +562,7 @@ LogicalResult tryAddPairLaunches(PlanBuilder &plan, const QuantizeLaunch &rowQ,
           case QuantizeParam::PairScaleKChunks:
             return getCopyArg(colQ, colP, colAmax, param);
           default:
-            return getCopyArg(rowQ, rowP, rowAmax, param);
+            return getCopyArg(q, p, amax, param);
           }
         },
         /*persistent=*/false);
@@ -573,28 +576,17 @@ LogicalResult tryAddPairLaunches(PlanBuilder &plan, const QuantizeLaunch &rowQ,
   if (!config.fused && !config.pair->fused && !sameBlocks) {
     QuantizeConfig amaxConfig = config;
     amaxConfig.phase = QuantizeConfig::Phase::Amax;
-    addLaunch(amaxConfig, amaxConfig.tileRows);
+    addLaunch(amaxConfig, amaxConfig.tileRows, rowQ, rowP, rowAmax);
   } else if (!config.fused || !config.pair->fused) {
     // The amaxes of one copy (or the same of both) by that copy's own amax
     // kernel.
     const QuantizeLaunch &q = config.fused ? colQ : rowQ;
     QuantizeConfig amaxConfig = q.config;
     amaxConfig.phase = QuantizeConfig::Phase::Amax;
-    const PreparedLaunch &p = config.fused ? colP : rowP;
-    int64_t amax = config.fused ? colAmax : rowAmax;
-    LLVM::LLVMFuncOp kernel =
-        buildQuantizeKernel(builder, op->getLoc(), amaxConfig);
-    plan.addKernelLaunch(
-        kernel, amaxConfig, {getTileCount(p.view, kRows), 1, 1},
-        amaxConfig.getSharedMemoryBytes(),
-        [&](QuantizeParam param) -> LaunchParam {
-          if (param == QuantizeParam::Input)
-            return BufferParam{input};
-          return getCopyArg(q, p, amax, param);
-        },
-        /*persistent=*/false);
+    addLaunch(amaxConfig, kRows, q, config.fused ? colP : rowP,
+              config.fused ? colAmax : rowAmax);
   }
-  addLaunch(config, tileRows);
+  addLaunch(config, tileRows, rowQ, rowP, rowAmax);
   remarkPair(cast<DynamicQuantizeOp>(op), /*fused=*/true,
              config.fused && config.pair->fused ? "" : " after one amax pass");
   return success();
