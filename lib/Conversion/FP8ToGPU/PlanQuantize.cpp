@@ -493,11 +493,8 @@ LogicalResult tryAddPairLaunches(PlanBuilder &plan, const QuantizeLaunch &rowQ,
              "their own";
     return failure();
   }
-  if (rowQ.config.format != colQ.config.format ||
-      rowQ.config.e8m0Scales != colQ.config.e8m0Scales) {
-    reason = "the copies have different code or scale formats";
-    return failure();
-  }
+  assert(rowQ.config.e8m0Scales == colQ.config.e8m0Scales &&
+         "the rule gives both copies' scales one type");
   // Tiles of 32 rows unless a copy's blocks need 128 to lie inside one.
   constexpr int64_t kRows = QuantizeConfig::kTileRows;
   constexpr int64_t kPairRows = QuantizeConfig::kPairTileRows;
@@ -516,13 +513,11 @@ LogicalResult tryAddPairLaunches(PlanBuilder &plan, const QuantizeLaunch &rowQ,
   config.fused = rowPart.has_value();
   config.tileBlockRows = rowPart.value_or(rowQ.config.tileBlockRows);
   const QuantizeConfig &colConfig = colQ.config;
-  config.pair = QuantizeConfig::Pair{colPart.value_or(colConfig.tileBlockRows),
-                                     colConfig.tileBlockCols,
-                                     colPart.has_value(),
-                                     colConfig.transposed,
-                                     colConfig.vectorStores,
-                                     colConfig.tcgen05Scales,
-                                     colConfig.scalesKAlongCols};
+  config.pair = QuantizeConfig::Pair{
+      colConfig.format,        colPart.value_or(colConfig.tileBlockRows),
+      colConfig.tileBlockCols, colPart.has_value(),
+      colConfig.transposed,    colConfig.vectorStores,
+      colConfig.tcgen05Scales, colConfig.scalesKAlongCols};
   if (failed(config.verify(reason)))
     return failure();
   // Two-level (NVFP4) copies both read the tensor's amax.

@@ -119,6 +119,8 @@ std::string QuantizeConfig::getKernelName() const {
     if (pair->fused)
       name += "_fused";
     if (phase == Phase::Quantize) {
+      if (pair->format != format)
+        name += ("_" + getKernelTag(pair->format)).str();
       if (pair->transposed)
         name += "_t";
       if (pair->vectorStores)
@@ -171,6 +173,7 @@ QuantizeConfig QuantizeConfig::getPairCopy() const {
   assert(pair && "not a paired configuration");
   QuantizeConfig copy = *this;
   copy.pair.reset();
+  copy.format = pair->format;
   copy.tileBlockRows = pair->tileBlockRows;
   copy.tileBlockCols = pair->tileBlockCols;
   copy.fused = pair->fused;

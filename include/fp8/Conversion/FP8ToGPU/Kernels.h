@@ -395,10 +395,11 @@ struct QuantizeConfig {
   bool batched = false;
   /// The column-wise copy of a dynamic_quantize written from the same read
   /// of the input as the row-wise one, which the fields above describe. Its
-  /// format, rule, overflow and scale type are the row-wise copy's; in the
-  /// Amax phase the kernel reduces the amaxes of both copies that need an
-  /// amax buffer.
+  /// rule, overflow and scale type are the row-wise copy's; in the Amax
+  /// phase the kernel reduces the amaxes of both copies that need an amax
+  /// buffer.
   struct Pair {
+    Format format = Format::E4M3;
     int64_t tileBlockRows = 1;
     int64_t tileBlockCols = 1;
     bool fused = true;
