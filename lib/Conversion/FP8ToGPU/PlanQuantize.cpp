@@ -7,7 +7,9 @@
 // fp8.dynamic_quantize, fp8.quantize and fp8.amax become the quantize
 // kernels of QuantizeConfig: one fused kernel when a scale block lies inside
 // one tile, else an amax kernel then a quantize kernel. A copy read only
-// through transposes is written transposed (cast+transpose). Tensors of
+// through transposes is written transposed (cast+transpose). The row-wise
+// and column-wise copies of one dynamic_quantize come from one read of the
+// input where a paired kernel can write both (tryAddPairLaunches). Tensors of
 // higher rank are matrices with their leading dimensions folded into the
 // rows, or batches of matrices (see getMatrixView).
 // fp8.compute_scale, between an fp8.amax and an fp8.quantize, is a kernel of
@@ -19,6 +21,9 @@
 
 #include "fp8/Dialect/FP8/IR/FormatInfo.h"
 #include "fp8/Dialect/FP8/Transforms/GraphUtils.h"
+
+#include "mlir/IR/Remarks.h"
+#include "llvm/Support/FormatVariadic.h"
 
 using namespace mlir;
 using namespace mlir::fp8;
@@ -218,7 +223,18 @@ LogicalResult getTcgen05Layout(PlanBuilder &plan, DynamicQuantizeOp op,
   return success();
 }
 
-LogicalResult addQuantizeLaunches(PlanBuilder &plan, QuantizeLaunch q) {
+/// What preparing a launch derives from its shapes: the matrices, the pitch
+/// of the codes, and a batch's strides between the scales and the amaxes of
+/// its matrices.
+struct PreparedLaunch {
+  MatrixView view;
+  int64_t pitch = 0;
+  int64_t scaleBatchStride = 0, amaxBatchStride = 0;
+};
+
+/// Completes `q.config` from the shapes, pads the rows of its codes and lays
+/// out its tcgen05 scales, without adding launches.
+FailureOr<PreparedLaunch> prepareLaunch(PlanBuilder &plan, QuantizeLaunch &q) {
   Operation *op = q.op;
   QuantizeConfig &config = q.config;
   auto inputType = cast<RankedTensorType>(q.input.getType());
@@ -227,7 +243,8 @@ LogicalResult addQuantizeLaunches(PlanBuilder &plan, QuantizeLaunch q) {
                     q.transposed || q.tcgen05Scales.has_value());
   if (failed(view))
     return failure();
-  int64_t input = plan.bufferOf(q.input);
+  PreparedLaunch prepared;
+  prepared.view = *view;
   int64_t batches = view->batches;
   int64_t rows = view->rows, cols = view->cols;
   int64_t blockRows = view->blockRows, blockCols = view->blockCols;
@@ -275,15 +292,16 @@ LogicalResult addQuantizeLaunches(PlanBuilder &plan, QuantizeLaunch q) {
   const FormatInfo &info = getFormatInfo(config.format);
   int64_t perRow16 = 128 / info.getBitWidth();
   int64_t rowLength = q.transposed ? rows : cols;
-  int64_t pitch = rowLength;
+  prepared.pitch = rowLength;
   PlanBuffer &data = plan.getBuffer(q.data);
   if (rowLength % perRow16 != 0 && !q.returned && !q.amaxOnly &&
       data.kind == PlanBuffer::Kind::Temp) {
-    pitch = llvm::alignTo(rowLength, perRow16);
-    data.pitch = pitch;
-    data.bytes = batches * (q.transposed ? cols : rows) * pitch * 16 / perRow16;
+    prepared.pitch = llvm::alignTo(rowLength, perRow16);
+    data.pitch = prepared.pitch;
+    data.bytes =
+        batches * (q.transposed ? cols : rows) * prepared.pitch * 16 / perRow16;
   }
-  config.vectorStores = pitch % perRow16 == 0;
+  config.vectorStores = prepared.pitch % perRow16 == 0;
   if (q.tcgen05Scales) {
     // The scale buffer takes the GEMM's layout, padding zero-filled.
     const Tcgen05ScaleLayout &layout = *q.tcgen05Scales;
@@ -299,82 +317,273 @@ LogicalResult addQuantizeLaunches(PlanBuilder &plan, QuantizeLaunch q) {
     return op->emitError() << "fp8 GPU lowering: quantizing by "
                            << formatGranularity(q.granularity) << ": "
                            << reason;
-
-  OpBuilder builder = plan.getKernelBuilder();
-  int64_t tiles = int64_t(llvm::divideCeil(rows, QuantizeConfig::kTileRows) *
-                          llvm::divideCeil(cols, QuantizeConfig::kTileCols));
-  int64_t amax = input; // unused by fused kernels
   // A batch's strides: its own blocks' amaxes and scales, or shared ones.
   int64_t blocks = int64_t(llvm::divideCeil(rows, blockRows) *
                            llvm::divideCeil(cols, blockCols));
   int64_t scaleBytes = config.e8m0Scales || config.twoLevel ? 1 : 4;
-  int64_t scaleBatchStride = 0, amaxBatchStride = 0;
   if (config.batched && !view->sharedBlocks) {
-    scaleBatchStride =
+    prepared.scaleBatchStride =
         q.tcgen05Scales ? q.tcgen05Scales->getBytes() : blocks * scaleBytes;
     if (!config.fused && !q.globalAmax)
-      amaxBatchStride = blocks * 4;
+      prepared.amaxBatchStride = blocks * 4;
   }
+  return prepared;
+}
+
+/// The argument of `param` for the copy `q` (prepared as `p`) whose amaxes,
+/// scales to apply or global amax are in buffer `amax`.
+LaunchParam getCopyArg(const QuantizeLaunch &q, const PreparedLaunch &p,
+                       int64_t amax, QuantizeParam param) {
+  switch (param) {
+  case QuantizeParam::Amax:
+  case QuantizeParam::PairAmax:
+    return BufferParam{amax};
+  case QuantizeParam::Codes:
+  case QuantizeParam::PairCodes:
+    return BufferParam{q.data};
+  case QuantizeParam::Scales:
+  case QuantizeParam::PairScales:
+    return BufferParam{q.scale};
+  case QuantizeParam::Rows:
+    return I32Param{p.view.rows};
+  case QuantizeParam::Cols:
+    return I32Param{p.view.cols};
+  case QuantizeParam::BlockRows:
+  case QuantizeParam::PairBlockRows:
+    return I32Param{p.view.blockRows};
+  case QuantizeParam::BlockCols:
+  case QuantizeParam::PairBlockCols:
+    return I32Param{p.view.blockCols};
+  case QuantizeParam::Pitch:
+  case QuantizeParam::PairPitch:
+    return I32Param{p.pitch};
+  case QuantizeParam::GlobalScale:
+    return BufferParam{q.givenGlobal ? *q.givenGlobal : *q.globalScale};
+  case QuantizeParam::RandomBits:
+    return BufferParam{*q.randomBits};
+  case QuantizeParam::ScaleKChunks:
+  case QuantizeParam::PairScaleKChunks:
+    return I32Param{q.tcgen05Scales->getKChunks()};
+  case QuantizeParam::ScaleBatchStride:
+    return I32Param{p.scaleBatchStride};
+  case QuantizeParam::AmaxBatchStride:
+    return I32Param{p.amaxBatchStride};
+  case QuantizeParam::Input:
+    break;
+  }
+  llvm_unreachable("the input is the launch's, not a copy's");
+}
+
+/// The tiles of a grid over [rows, cols] in tiles of `tileRows` rows.
+int64_t getTileCount(const MatrixView &view, int64_t tileRows) {
+  return int64_t(llvm::divideCeil(view.rows, tileRows) *
+                 llvm::divideCeil(view.cols, QuantizeConfig::kTileCols));
+}
+
+/// A zero-filled f32 buffer for the amaxes of the blocks of `q` (of each
+/// matrix of a batch with its own).
+int64_t addAmaxBuffer(PlanBuilder &plan, const PreparedLaunch &p) {
+  const MatrixView &view = p.view;
+  int64_t amaxBatches = p.amaxBatchStride ? view.batches : 1;
+  auto amaxType = RankedTensorType::get(
+      {amaxBatches * int64_t(llvm::divideCeil(view.rows, view.blockRows)),
+       int64_t(llvm::divideCeil(view.cols, view.blockCols))},
+      Float32Type::get(plan.getContext()));
+  int64_t amax = plan.addBuffer(PlanBuffer::Kind::Temp, amaxType);
+  plan.addFill(amax, 0);
+  return amax;
+}
+
+/// The launches of `q`, prepared as `p`: an amax kernel first unless the
+/// quantize kernel is fused or given its scales.
+LogicalResult addPreparedLaunches(PlanBuilder &plan, const QuantizeLaunch &q,
+                                  const PreparedLaunch &p) {
+  const QuantizeConfig &config = q.config;
+  int64_t input = plan.bufferOf(q.input);
+  int64_t amax = input; // unused by fused kernels
   auto getArg = [&](QuantizeParam param) -> LaunchParam {
-    switch (param) {
-    case QuantizeParam::Input:
+    if (param == QuantizeParam::Input)
       return BufferParam{input};
-    case QuantizeParam::Amax:
-      return BufferParam{amax};
-    case QuantizeParam::Codes:
-      return BufferParam{q.data};
-    case QuantizeParam::Scales:
-      return BufferParam{q.scale};
-    case QuantizeParam::Rows:
-      return I32Param{rows};
-    case QuantizeParam::Cols:
-      return I32Param{cols};
-    case QuantizeParam::BlockRows:
-      return I32Param{blockRows};
-    case QuantizeParam::BlockCols:
-      return I32Param{blockCols};
-    case QuantizeParam::Pitch:
-      return I32Param{pitch};
-    case QuantizeParam::GlobalScale:
-      return BufferParam{q.givenGlobal ? *q.givenGlobal : *q.globalScale};
-    case QuantizeParam::RandomBits:
-      return BufferParam{*q.randomBits};
-    case QuantizeParam::ScaleKChunks:
-      return I32Param{q.tcgen05Scales->getKChunks()};
-    case QuantizeParam::ScaleBatchStride:
-      return I32Param{scaleBatchStride};
-    case QuantizeParam::AmaxBatchStride:
-      return I32Param{amaxBatchStride};
-    }
-    llvm_unreachable("unknown quantize parameter");
+    return getCopyArg(q, p, amax, param);
   };
+  OpBuilder builder = plan.getKernelBuilder();
+  std::array<int64_t, 3> grid{getTileCount(p.view, QuantizeConfig::kTileRows),
+                              p.view.batches, 1};
   if (q.globalAmax) {
     amax = *q.globalAmax;
   } else if (q.givenScales) {
     amax = *q.givenScales;
   } else if (!config.fused) {
-    int64_t amaxBatches = amaxBatchStride ? batches : 1;
-    auto amaxType = RankedTensorType::get(
-        {amaxBatches * int64_t(llvm::divideCeil(rows, blockRows)),
-         int64_t(llvm::divideCeil(cols, blockCols))},
-        Float32Type::get(plan.getContext()));
-    amax =
-        q.amaxOnly ? q.data : plan.addBuffer(PlanBuffer::Kind::Temp, amaxType);
-    plan.addFill(amax, 0);
+    amax = q.amaxOnly ? q.data : addAmaxBuffer(plan, p);
+    if (q.amaxOnly)
+      plan.addFill(amax, 0);
     QuantizeConfig amaxConfig = config;
     amaxConfig.phase = QuantizeConfig::Phase::Amax;
     LLVM::LLVMFuncOp kernel =
-        buildQuantizeKernel(builder, op->getLoc(), amaxConfig);
-    plan.addKernelLaunch(kernel, amaxConfig, {tiles, batches, 1},
+        buildQuantizeKernel(builder, q.op->getLoc(), amaxConfig);
+    plan.addKernelLaunch(kernel, amaxConfig, grid,
                          amaxConfig.getSharedMemoryBytes(), getArg,
                          /*persistent=*/false);
   }
   if (q.amaxOnly)
     return success();
-  LLVM::LLVMFuncOp kernel = buildQuantizeKernel(builder, op->getLoc(), config);
-  plan.addKernelLaunch(kernel, config, {tiles, batches, 1},
-                       config.getSharedMemoryBytes(), getArg,
-                       /*persistent=*/false);
+  LLVM::LLVMFuncOp kernel =
+      buildQuantizeKernel(builder, q.op->getLoc(), config);
+  plan.addKernelLaunch(kernel, config, grid, config.getSharedMemoryBytes(),
+                       getArg, /*persistent=*/false);
+  return success();
+}
+
+LogicalResult addQuantizeLaunches(PlanBuilder &plan, QuantizeLaunch q) {
+  FailureOr<PreparedLaunch> prepared = prepareLaunch(plan, q);
+  if (failed(prepared))
+    return failure();
+  return addPreparedLaunches(plan, q, *prepared);
+}
+
+/// The rows of a tile of `tileRows` x kTileCols that the blocks of `q`
+/// (prepared as `p`) cover there, if the tile holds them whole: a fused
+/// kernel's block. Blocks of more rows than a sub-tile cover the tile.
+std::optional<int64_t> getFusedTileBlockRows(const QuantizeLaunch &q,
+                                             const PreparedLaunch &p,
+                                             int64_t tileRows) {
+  const MatrixView &view = p.view;
+  if (q.config.fused)
+    return q.config.tileBlockRows;
+  if (tileRows == QuantizeConfig::kTileRows ||
+      view.blockCols > QuantizeConfig::kTileCols)
+    return std::nullopt;
+  if (view.blockRows == tileRows ||
+      (view.blockRows == view.rows && view.rows <= tileRows))
+    return tileRows;
+  return std::nullopt;
+}
+
+/// The remark saying whether the copies of `op` come from one read.
+void remarkPair(DynamicQuantizeOp op, bool fused, StringRef detail) {
+  auto opts = remark::RemarkOpts::name(fused ? "quantize-pair-fused"
+                                             : "quantize-pair-not-fused")
+                  .category("fp8-gpu");
+  if (auto function = op->getParentOfType<func::FuncOp>())
+    opts = opts.function(function.getName());
+  std::string copies = llvm::formatv("row-wise {0} and column-wise {1} copies",
+                                     formatGranularity(op.getGranularity()),
+                                     formatGranularity(*op.getColGranularity()))
+                           .str();
+  if (fused)
+    remark::passed(op.getLoc(), opts) << remark::add(
+        "{0} written from one read of the input{1}", copies, detail.str());
+  else
+    remark::missed(op.getLoc(), opts)
+        << remark::add("{0} each read the input: {1}", copies, detail.str());
+}
+
+/// The launches of both copies of a dynamic_quantize from one read of the
+/// input: one paired kernel when each copy's blocks lie inside its tile,
+/// after one amax pass over the input for the copies whose blocks do not
+/// (shared by copies of the same blocks). Fails without adding anything,
+/// with the reason, when a kernel cannot pair them.
+LogicalResult tryAddPairLaunches(PlanBuilder &plan, const QuantizeLaunch &rowQ,
+                                 const PreparedLaunch &rowP,
+                                 const QuantizeLaunch &colQ,
+                                 const PreparedLaunch &colP,
+                                 std::string &reason) {
+  if (rowP.view.batched || colP.view.batched) {
+    reason = "the copies of a batch of matrices are written by kernels of "
+             "their own";
+    return failure();
+  }
+  assert(rowQ.config.e8m0Scales == colQ.config.e8m0Scales &&
+         "the rule gives both copies' scales one type");
+  // Tiles of 32 rows unless a copy's blocks need 128 to lie inside one.
+  constexpr int64_t kRows = QuantizeConfig::kTileRows;
+  constexpr int64_t kPairRows = QuantizeConfig::kPairTileRows;
+  auto needsPairRows = [&](const QuantizeLaunch &q, const PreparedLaunch &p) {
+    return !getFusedTileBlockRows(q, p, kRows) &&
+           getFusedTileBlockRows(q, p, kPairRows);
+  };
+  int64_t tileRows = needsPairRows(rowQ, rowP) || needsPairRows(colQ, colP)
+                         ? kPairRows
+                         : kRows;
+  std::optional<int64_t> rowPart = getFusedTileBlockRows(rowQ, rowP, tileRows);
+  std::optional<int64_t> colPart = getFusedTileBlockRows(colQ, colP, tileRows);
+
+  QuantizeConfig config = rowQ.config;
+  config.tileRows = tileRows;
+  config.fused = rowPart.has_value();
+  config.tileBlockRows = rowPart.value_or(rowQ.config.tileBlockRows);
+  const QuantizeConfig &colConfig = colQ.config;
+  config.pair = QuantizeConfig::Pair{
+      colConfig.format,        colPart.value_or(colConfig.tileBlockRows),
+      colConfig.tileBlockCols, colPart.has_value(),
+      colConfig.transposed,    colConfig.vectorStores,
+      colConfig.tcgen05Scales, colConfig.scalesKAlongCols};
+  if (failed(config.verify(reason)))
+    return failure();
+  // Two-level (NVFP4) copies both read the tensor's amax.
+  if (rowQ.globalAmax && (!config.fused || !config.pair->fused)) {
+    reason = "two-level (NVFP4) blocks must lie inside one tile";
+    return failure();
+  }
+
+  // One amax pass for the copies that need one: a paired kernel when both
+  // do with different blocks.
+  Operation *op = rowQ.op;
+  int64_t input = plan.bufferOf(rowQ.input);
+  // Unused by fused copies, except for the tensor's amax of NVFP4.
+  int64_t rowAmax = rowQ.globalAmax.value_or(input);
+  int64_t colAmax = rowAmax;
+  OpBuilder builder = plan.getKernelBuilder();
+  // A launch whose first copy is `q` (prepared as `p`, amaxes in `amax`);
+  // the pair's parameters are the column-wise copy's.
+  auto addLaunch = [&](const QuantizeConfig &kernelConfig,
+                       int64_t kernelTileRows, const QuantizeLaunch &q,
+                       const PreparedLaunch &p, int64_t amax) {
+    LLVM::LLVMFuncOp kernel =
+        buildQuantizeKernel(builder, op->getLoc(), kernelConfig);
+    plan.addKernelLaunch(
+        kernel, kernelConfig, {getTileCount(p.view, kernelTileRows), 1, 1},
+        kernelConfig.getSharedMemoryBytes(),
+        [&](QuantizeParam param) -> LaunchParam {
+          switch (param) {
+          case QuantizeParam::Input:
+            return BufferParam{input};
+          case QuantizeParam::PairAmax:
+          case QuantizeParam::PairCodes:
+          case QuantizeParam::PairScales:
+          case QuantizeParam::PairBlockRows:
+          case QuantizeParam::PairBlockCols:
+          case QuantizeParam::PairPitch:
+          case QuantizeParam::PairScaleKChunks:
+            return getCopyArg(colQ, colP, colAmax, param);
+          default:
+            return getCopyArg(q, p, amax, param);
+          }
+        },
+        /*persistent=*/false);
+  };
+  bool sameBlocks = rowP.view.blockRows == colP.view.blockRows &&
+                    rowP.view.blockCols == colP.view.blockCols;
+  if (!config.fused)
+    rowAmax = addAmaxBuffer(plan, rowP);
+  if (!config.pair->fused)
+    colAmax = !config.fused && sameBlocks ? rowAmax : addAmaxBuffer(plan, colP);
+  if (!config.fused && !config.pair->fused && !sameBlocks) {
+    QuantizeConfig amaxConfig = config;
+    amaxConfig.phase = QuantizeConfig::Phase::Amax;
+    addLaunch(amaxConfig, amaxConfig.tileRows, rowQ, rowP, rowAmax);
+  } else if (!config.fused || !config.pair->fused) {
+    // The amaxes of one copy (or the same of both) by that copy's own amax
+    // kernel.
+    const QuantizeLaunch &q = config.fused ? colQ : rowQ;
+    QuantizeConfig amaxConfig = q.config;
+    amaxConfig.phase = QuantizeConfig::Phase::Amax;
+    addLaunch(amaxConfig, kRows, q, config.fused ? colP : rowP,
+              config.fused ? colAmax : rowAmax);
+  }
+  addLaunch(config, tileRows, rowQ, rowP, rowAmax);
+  remarkPair(cast<DynamicQuantizeOp>(op), /*fused=*/true,
+             config.fused && config.pair->fused ? "" : " after one amax pass");
   return success();
 }
 
@@ -454,9 +663,9 @@ LogicalResult mlir::fp8::planDynamicQuantize(PlanBuilder &plan,
 
   // A copy read only through transposes is stored transposed: the K-major
   // operand of a GEMM, written by the quantization (cast+transpose).
-  auto quantizeCopy = [&](GranularityAttr granularity, Value data, Value scale,
+  auto describeCopy = [&](GranularityAttr granularity, Value data, Value scale,
                           Tcgen05ScaleLayoutAttr layout,
-                          bool transposed) -> LogicalResult {
+                          bool transposed) -> FailureOr<QuantizeLaunch> {
     // The op's frame of the copy; the planner may store it transposed.
     bool opTransposed = transposed;
     QuantizeLaunch q;
@@ -490,18 +699,50 @@ LogicalResult mlir::fp8::planDynamicQuantize(PlanBuilder &plan,
     config.e8m0Scales = isa<Float8E8M0FNUType>(
         cast<RankedTensorType>(scale.getType()).getElementType());
     if (failed(
-            getTcgen05Layout(plan, op, data, scale, layout, opTransposed, q)) ||
-        failed(addQuantizeLaunches(plan, q)))
+            getTcgen05Layout(plan, op, data, scale, layout, opTransposed, q)))
       return failure();
-    return addTransposedE2M1Copy(plan, q, data, scale);
+    return q;
   };
-  if (failed(quantizeCopy(op.getGranularity(), op.getData(), op.getScale(),
-                          op.getScaleLayoutAttr(), /*transposed=*/false)))
+  FailureOr<QuantizeLaunch> rowCopy =
+      describeCopy(op.getGranularity(), op.getData(), op.getScale(),
+                   op.getScaleLayoutAttr(), /*transposed=*/false);
+  if (failed(rowCopy))
     return failure();
-  if (GranularityAttr col = op.getColGranularityAttr())
-    return quantizeCopy(col, op.getColData(), op.getColScale(),
-                        op.getColScaleLayoutAttr(), op.getTransposed());
-  return success();
+  FailureOr<PreparedLaunch> rowPrepared = prepareLaunch(plan, *rowCopy);
+  if (failed(rowPrepared))
+    return failure();
+  GranularityAttr col = op.getColGranularityAttr();
+  if (!col) {
+    if (failed(addPreparedLaunches(plan, *rowCopy, *rowPrepared)))
+      return failure();
+    return addTransposedE2M1Copy(plan, *rowCopy, op.getData(), op.getScale());
+  }
+  FailureOr<QuantizeLaunch> colCopy =
+      describeCopy(col, op.getColData(), op.getColScale(),
+                   op.getColScaleLayoutAttr(), op.getTransposed());
+  if (failed(colCopy))
+    return failure();
+  FailureOr<PreparedLaunch> colPrepared = prepareLaunch(plan, *colCopy);
+  if (failed(colPrepared))
+    return failure();
+  std::string reason;
+  if (succeeded(tryAddPairLaunches(plan, *rowCopy, *rowPrepared, *colCopy,
+                                   *colPrepared, reason))) {
+    if (failed(
+            addTransposedE2M1Copy(plan, *rowCopy, op.getData(), op.getScale())))
+      return failure();
+    return addTransposedE2M1Copy(plan, *colCopy, op.getColData(),
+                                 op.getColScale());
+  }
+  remarkPair(op, /*fused=*/false, reason);
+  // Each copy reads the input by itself.
+  if (failed(addPreparedLaunches(plan, *rowCopy, *rowPrepared)) ||
+      failed(
+          addTransposedE2M1Copy(plan, *rowCopy, op.getData(), op.getScale())) ||
+      failed(addPreparedLaunches(plan, *colCopy, *colPrepared)))
+    return failure();
+  return addTransposedE2M1Copy(plan, *colCopy, op.getColData(),
+                               op.getColScale());
 }
 
 LogicalResult mlir::fp8::planQuantize(PlanBuilder &plan, QuantizeOp op) {

@@ -29,6 +29,12 @@
 // does.
 // A batched kernel quantizes matrix blockIdx.y of a batch as the kernel
 // quantizes one matrix.
+// A paired kernel (QuantizeConfig::pair) writes the row-wise and the
+// column-wise copy of a dynamic_quantize from one read: steps 1-3 run for
+// each copy on the runs each thread keeps in registers. Its tile may have 128
+// rows, four 32-row sub-tiles of one run per thread each, so that blocks of
+// 128 rows lie inside it: each sub-tile reduces its part of such a block,
+// and the parts' maximum gives the block's amax.
 //
 //===----------------------------------------------------------------------===//
 
@@ -70,6 +76,12 @@ public:
   void emit();
 
 private:
+  /// The arguments of one copy: its amax buffer, codes, scales, blocks,
+  /// pitch and (tcgen05Scales) chunks per band of the scale layout.
+  struct CopyArgs {
+    Value amaxBuffer, codes, scales, blockRows, blockCols, pitch, scaleKChunks;
+  };
+
   Value input, amaxBuffer, codes, scales, rows, cols, blockRows, blockCols;
   /// Elements between rows of the codes (the row length, or more for rows
   /// padded to 16 bytes).
@@ -77,14 +89,30 @@ private:
   /// NVFP4: the global decode scale output, or the given global encode
   /// scale; tcgen05Scales: chunks per band; stochastic: the random words.
   Value globalScale, scaleKChunks, randomBits;
+  /// The origin of the (sub-)tile the steps below work on.
   Value smem, tid, row0, col0;
+  /// The configuration of the copy being emitted: the kernel's, or that of
+  /// its column-wise copy (or of part of its blocks, see emitCopy).
+  const QuantizeConfig *current = &config;
 
-  int64_t blocksPerTileRow() const { return kTileCols / config.tileBlockCols; }
+  const QuantizeConfig &copy() const { return *current; }
+  void selectCopy(const QuantizeConfig &copyConfig, const CopyArgs &copyArgs);
+  /// Reduces, scales and quantizes (or only reduces, in the Amax phase) the
+  /// current copy of the tile whose runs of this thread are `values` (one per
+  /// sub-tile of kTileRows rows, at `runRows` and column `col`).
+  void emitCopy(ArrayRef<Value> values, ArrayRef<Value> runRows, Value tileRow0,
+                Value col);
+  /// |values|, with NaNs as 0 when they are ignored.
+  Value getMagnitudes(Value values);
+
+  int64_t blocksPerTileRow() const { return kTileCols / copy().tileBlockCols; }
+  /// A block spanning the sub-tiles counts once.
   int64_t blocksPerTile() const {
-    return kTileRows / config.tileBlockRows * blocksPerTileRow();
+    return std::max(kTileRows, copy().tileBlockRows) / copy().tileBlockRows *
+           blocksPerTileRow();
   }
   int64_t threadsPerBlock() const { return kThreads / blocksPerTile(); }
-  bool propagate() const { return config.nanPolicy == NanPolicy::Propagate; }
+  bool propagate() const { return copy().nanPolicy == NanPolicy::Propagate; }
 
   Value shared(int64_t offset, Value index, int64_t elementBytes) {
     return kb.byteOffset(kb.byteOffset(smem, offset),
@@ -140,7 +168,7 @@ private:
 };
 
 Value QuantizeEmitter::loadElements(Value row, Value col) {
-  return loadRun(input, getElementType(kb.b, config.input), kb.f32(), row, col);
+  return loadRun(input, getElementType(kb.b, copy().input), kb.f32(), row, col);
 }
 
 Value QuantizeEmitter::loadRun(Value base, Type element, Type result, Value row,
@@ -179,7 +207,7 @@ Value QuantizeEmitter::loadRun(Value base, Type element, Type result, Value row,
   };
   // Rows aligned for vector loads of the input are aligned for the random
   // words too: they are as wide or wider.
-  if (!config.vectorLoads)
+  if (!copy().vectorLoads)
     return scalarPath();
   Value whole = arith::AndIOp::create(
       kb.b, kb.loc, kb.ult(row, rows),
@@ -200,21 +228,21 @@ Value QuantizeEmitter::loadRun(Value base, Type element, Type result, Value row,
 
 std::pair<Value, Value> QuantizeEmitter::blockOrigin(Value j) {
   Value r = kb.add(row0, kb.mul(kb.udiv(j, kb.i32(blocksPerTileRow())),
-                                kb.i32(config.tileBlockRows)));
+                                kb.i32(copy().tileBlockRows)));
   Value c = kb.add(col0, kb.mul(kb.urem(j, kb.i32(blocksPerTileRow())),
-                                kb.i32(config.tileBlockCols)));
+                                kb.i32(copy().tileBlockCols)));
   return {r, c};
 }
 
 void QuantizeEmitter::reduceBlocks(Value magnitudes) {
   int64_t perBlock = threadsPerBlock();
-  int64_t blockElements = config.tileBlockRows * config.tileBlockCols;
+  int64_t blockElements = copy().tileBlockRows * copy().tileBlockCols;
   Value j = kb.udiv(tid, kb.i32(perBlock));
   Value part = kb.urem(tid, kb.i32(perBlock));
   Value blockRow = kb.mul(kb.udiv(j, kb.i32(blocksPerTileRow())),
-                          kb.i32(config.tileBlockRows));
+                          kb.i32(copy().tileBlockRows));
   Value blockCol = kb.mul(kb.urem(j, kb.i32(blocksPerTileRow())),
-                          kb.i32(config.tileBlockCols));
+                          kb.i32(copy().tileBlockCols));
   // Every thread stores its magnitudes, then reduces 16 of its block's.
   Value myRow = kb.udiv(tid, kb.i32(kThreadsPerRow));
   Value myCol =
@@ -227,8 +255,8 @@ void QuantizeEmitter::reduceBlocks(Value magnitudes) {
   Value max = kb.f32(0.0f);
   for (int64_t step = 0; step < blockElements / perBlock; ++step) {
     Value e = kb.add(part, kb.i32(step * perBlock));
-    Value r = kb.add(blockRow, kb.udiv(e, kb.i32(config.tileBlockCols)));
-    Value c = kb.add(blockCol, kb.urem(e, kb.i32(config.tileBlockCols)));
+    Value r = kb.add(blockRow, kb.udiv(e, kb.i32(copy().tileBlockCols)));
+    Value c = kb.add(blockCol, kb.urem(e, kb.i32(copy().tileBlockCols)));
     Value v = kb.load(
         kb.f32(),
         shared(kAbsOffset, kb.add(kb.mul(r, kb.i32(kTileCols)), c), 4), 4);
@@ -265,21 +293,21 @@ void QuantizeEmitter::moveToMatrix(Value batch) {
     buffer = kb.byteOffset(buffer, kb.mul(batch, bytes));
   };
   int64_t inputBytes =
-      getElementType(kb.b, config.input).getIntOrFloatBitWidth() / 8;
+      getElementType(kb.b, copy().input).getIntOrFloatBitWidth() / 8;
   advance(input,
           kb.mul(kb.mul(kb.zext64(rows), kb.zext64(cols)), kb.i64(inputBytes)));
   advance(amaxBuffer, kb.zext64(getArg(QuantizeParam::AmaxBatchStride)));
-  if (config.phase == QuantizeConfig::Phase::Amax)
+  if (copy().phase == QuantizeConfig::Phase::Amax)
     return;
   // Rows of codes, each `pitch` codes long (E2M1 packs two per byte).
   Value codeBytes =
-      kb.mul(kb.zext64(config.transposed ? cols : rows), kb.zext64(pitch));
-  if (config.format == Format::E2M1)
+      kb.mul(kb.zext64(copy().transposed ? cols : rows), kb.zext64(pitch));
+  if (copy().format == Format::E2M1)
     codeBytes = kb.lshr(codeBytes, kb.i64(1));
   advance(codes, codeBytes);
   advance(scales, kb.zext64(getArg(QuantizeParam::ScaleBatchStride)));
   // One random word per input element, in the whole tensor's order.
-  if (config.stochastic)
+  if (copy().stochastic)
     advance(randomBits,
             kb.mul(kb.zext64(rows), kb.mul(kb.zext64(cols), kb.i64(4))));
 }
@@ -308,13 +336,13 @@ void QuantizeEmitter::emitScales() {
     Value blocksPerCol = kb.ceilDiv(rows, blockRows);
     Value blockR = kb.udiv(kb.minU(r, kb.sub(rows, kb.i32(1))), blockRows);
     Value blockC = kb.udiv(kb.minU(c, kb.sub(cols, kb.i32(1))), blockCols);
-    if (config.givenScales) {
+    if (copy().givenScales) {
       Value index = kb.add(kb.mul(blockR, blocksPerRow), blockC);
       kb.store(loadGivenMultiplier(index), shared(kBlockOffset, tid, 4), 4);
       return;
     }
     Value amax;
-    if (config.fused) {
+    if (copy().fused) {
       amax = kb.load(kb.f32(), shared(kBlockOffset, tid, 4), 4);
     } else {
       Value index = kb.add(kb.mul(blockR, blocksPerRow), blockC);
@@ -322,9 +350,9 @@ void QuantizeEmitter::emitScales() {
           kb.f32(),
           kb.byteOffset(amaxBuffer, kb.mul(kb.zext64(index), kb.i64(4))), 4);
     }
-    Value global = config.twoLevel ? emitGlobalScale() : Value();
+    Value global = copy().twoLevel ? emitGlobalScale() : Value();
     Value scale =
-        emitScaleRule(kb.b, kb.loc, config.rule, config.format, amax, global);
+        emitScaleRule(kb.b, kb.loc, copy().rule, copy().format, amax, global);
     Value multiplier = emitEncodeMultiplier(kb.b, kb.loc, scale, global);
     kb.store(multiplier, shared(kBlockOffset, tid, 4), 4);
     // The tile holding the block's first element stores its scale.
@@ -335,13 +363,13 @@ void QuantizeEmitter::emitScales() {
                               kb.eq(kb.urem(r, blockRows), kb.i32(0)),
                               kb.eq(kb.urem(c, blockCols), kb.i32(0))));
     kb.ifThen(owner, [&] {
-      if (config.tcgen05Scales)
+      if (copy().tcgen05Scales)
         return emitTcgen05ScaleStore(kb.bitcast(kb.i8(), scale), r, c, blockR,
                                      blockC);
-      Value index = config.transposed
+      Value index = copy().transposed
                         ? kb.add(kb.mul(blockC, blocksPerCol), blockR)
                         : kb.add(kb.mul(blockR, blocksPerRow), blockC);
-      if (config.e8m0Scales || config.twoLevel) {
+      if (copy().e8m0Scales || copy().twoLevel) {
         Value code = kb.bitcast(kb.i8(), scale);
         kb.store(code, kb.byteOffset(scales, kb.zext64(index)), 1);
       } else {
@@ -351,7 +379,7 @@ void QuantizeEmitter::emitScales() {
       }
     });
   });
-  if (config.twoLevel && !config.givenScales) {
+  if (copy().twoLevel && !copy().givenScales) {
     // The first CTA stores the global decode scale 1/S.
     Value first = arith::AndIOp::create(kb.b, kb.loc, kb.eq(tid, kb.i32(0)),
                                         kb.eq(kb.blockId(), kb.i32(0)));
@@ -363,7 +391,7 @@ void QuantizeEmitter::emitScales() {
 }
 
 Value QuantizeEmitter::loadGivenMultiplier(Value index) {
-  if (!config.e8m0Scales && !config.twoLevel) {
+  if (!copy().e8m0Scales && !copy().twoLevel) {
     Value scale = kb.load(
         kb.f32(),
         kb.byteOffset(amaxBuffer, kb.mul(kb.zext64(index), kb.i64(4))), 4);
@@ -371,7 +399,7 @@ Value QuantizeEmitter::loadGivenMultiplier(Value index) {
   }
   // E8M0 codes, or E4M3 codes under the global encode scale S.
   Value code = kb.load(kb.i8(), kb.byteOffset(amaxBuffer, kb.zext64(index)), 1);
-  if (config.e8m0Scales)
+  if (copy().e8m0Scales)
     return emitEncodeMultiplier(
         kb.b, kb.loc, kb.bitcast(kb.b.getType<Float8E8M0FNUType>(), code));
   return emitEncodeMultiplier(
@@ -381,17 +409,17 @@ Value QuantizeEmitter::loadGivenMultiplier(Value index) {
 
 Value QuantizeEmitter::emitGlobalScale() {
   Value amax = kb.load(kb.f32(), amaxBuffer, 4);
-  return emitScaleRule(kb.b, kb.loc, config.rule, Format::E2M1, amax);
+  return emitScaleRule(kb.b, kb.loc, copy().rule, Format::E2M1, amax);
 }
 
 void QuantizeEmitter::emitTcgen05ScaleStore(Value code, Value r, Value c,
                                             Value blockR, Value blockC) {
   // Operand rows run across K; the block covers `extent` of them.
-  bool kAlongCols = config.scalesKAlongCols;
+  bool kAlongCols = copy().scalesKAlongCols;
   Value first = kAlongCols ? r : c;
   Value kBlock = kAlongCols ? blockC : blockR;
   Value operandRows = kAlongCols ? rows : cols;
-  int64_t extent = kAlongCols ? config.tileBlockRows : config.tileBlockCols;
+  int64_t extent = kAlongCols ? copy().tileBlockRows : copy().tileBlockCols;
   // getScaleSmemOffset (ScaleFactorLayout.h) over the whole operand: chunk
   // (row / 128) * kChunks + kBlock / 4, byte 16 * (row % 32) +
   // 4 * (row % 128 / 32) + kBlock % 4.
@@ -430,7 +458,7 @@ void QuantizeEmitter::emitE2M1Codes(ArrayRef<Value> scaled,
   SmallVector<Value> pairs;
   for (int64_t i = 0; i < kBytes; ++i) {
     Value pair;
-    if (config.stochastic) {
+    if (copy().stochastic) {
       // The soft conversion makes NaN +0 itself.
       auto code = [&](int64_t j) -> Value {
         return arith::ExtUIOp::create(kb.b, kb.loc, kb.i8(),
@@ -451,7 +479,7 @@ void QuantizeEmitter::emitE2M1Codes(ArrayRef<Value> scaled,
         LLVM::InsertElementOp::create(kb.b, kb.loc, packed, pair, kb.i32(i));
   }
 
-  if (!config.transposed)
+  if (!copy().transposed)
     return storeRun(packed, row, rows, col, cols);
   // Transposed: one code per byte, packed again after the transposition.
   Value myRow = kb.udiv(tid, kb.i32(kThreadsPerRow));
@@ -484,7 +512,7 @@ void QuantizeEmitter::emitE2M1Codes(ArrayRef<Value> scaled,
 
 void QuantizeEmitter::storeRun(Value vector, Value r, Value rowCount,
                                Value start, Value rowLength) {
-  int64_t codesPerByte = config.format == Format::E2M1 ? 2 : 1;
+  int64_t codesPerByte = copy().format == Format::E2M1 ? 2 : 1;
   int64_t bytes = kPerThread / codesPerByte;
   Value base = kb.add(kb.mul(kb.zext64(r), kb.zext64(pitch)), kb.zext64(start));
   if (codesPerByte == 2)
@@ -502,7 +530,7 @@ void QuantizeEmitter::storeRun(Value vector, Value r, Value rowCount,
       });
     }
   };
-  if (!config.vectorStores)
+  if (!copy().vectorStores)
     return scalarStores();
   Value whole = arith::AndIOp::create(kb.b, kb.loc, rowIn,
                                       kb.cmp(arith::CmpIPredicate::ule,
@@ -517,19 +545,19 @@ void QuantizeEmitter::storeRun(Value vector, Value r, Value rowCount,
 }
 
 Value QuantizeEmitter::softCode(Type type, Value v, Value rbits) {
-  Value q = config.stochastic
+  Value q = copy().stochastic
                 ? ConvertOp::create(kb.b, kb.loc, type, v, rbits,
-                                    Rounding::Stochastic, config.overflow)
+                                    Rounding::Stochastic, copy().overflow)
                 : ConvertOp::create(kb.b, kb.loc, type, v, Rounding::RNE,
-                                    config.overflow);
+                                    copy().overflow);
   return kb.bitcast(kb.b.getIntegerType(type.getIntOrFloatBitWidth()), q);
 }
 
 Value QuantizeEmitter::convertPair(Value lo, Value hi, Value loBits,
                                    Value hiBits) {
-  if (config.overflow == Overflow::Saturate && !config.stochastic)
-    return kb.cvtSatFinite(lo, hi, config.format);
-  Type narrow = config.format == Format::E4M3
+  if (copy().overflow == Overflow::Saturate && !copy().stochastic)
+    return kb.cvtSatFinite(lo, hi, copy().format);
+  Type narrow = copy().format == Format::E4M3
                     ? Type(kb.b.getType<Float8E4M3FNType>())
                     : Type(kb.b.getType<Float8E5M2Type>());
   auto code = [&](Value v, Value rbits) {
@@ -547,14 +575,14 @@ void QuantizeEmitter::emitCodes(Value values, Value words, Value row,
   Value myRow = kb.udiv(tid, kb.i32(kThreadsPerRow));
   Value myCol =
       kb.mul(kb.urem(tid, kb.i32(kThreadsPerRow)), kb.i32(kPerThread));
-  Value blockRow = kb.udiv(myRow, kb.i32(config.tileBlockRows));
+  Value blockRow = kb.udiv(myRow, kb.i32(copy().tileBlockRows));
   SmallVector<Value> scaled;
   Value multiplier;
   for (int64_t i = 0; i < kPerThread; ++i) {
     // 16 aligned columns share one block when blocks are 16 or wider.
-    if (i == 0 || config.tileBlockCols < kPerThread) {
+    if (i == 0 || copy().tileBlockCols < kPerThread) {
       Value blockCol =
-          kb.udiv(kb.add(myCol, kb.i32(i)), kb.i32(config.tileBlockCols));
+          kb.udiv(kb.add(myCol, kb.i32(i)), kb.i32(copy().tileBlockCols));
       Value j = kb.add(kb.mul(blockRow, kb.i32(blocksPerTileRow())), blockCol);
       multiplier = kb.load(kb.f32(), shared(kBlockOffset, j, 4), 4);
     }
@@ -563,10 +591,10 @@ void QuantizeEmitter::emitCodes(Value values, Value words, Value row,
   }
   // The random word of each element (stochastic rounding).
   SmallVector<Value> bits(kPerThread);
-  if (config.stochastic)
+  if (copy().stochastic)
     for (int64_t i = 0; i < kPerThread; ++i)
       bits[i] = LLVM::ExtractElementOp::create(kb.b, kb.loc, words, kb.i32(i));
-  if (config.format == Format::E2M1)
+  if (copy().format == Format::E2M1)
     return emitE2M1Codes(scaled, bits, row, col);
   auto pairs = VectorType::get({kPerThread / 2}, kb.i16());
   Value packed = LLVM::UndefOp::create(kb.b, kb.loc, pairs);
@@ -579,7 +607,7 @@ void QuantizeEmitter::emitCodes(Value values, Value words, Value row,
   auto bytes = VectorType::get({kPerThread}, kb.i8());
   Value codeBytes = LLVM::BitcastOp::create(kb.b, kb.loc, bytes, packed);
 
-  if (!config.transposed) {
+  if (!copy().transposed) {
     storeRun(codeBytes, row, rows, col, cols);
     return;
   }
@@ -613,19 +641,106 @@ void QuantizeEmitter::storeTransposed(
   storeRun(column, kb.add(col0, outRow), cols, kb.add(row0, half), rows);
 }
 
+void QuantizeEmitter::selectCopy(const QuantizeConfig &copyConfig,
+                                 const CopyArgs &copyArgs) {
+  current = &copyConfig;
+  amaxBuffer = copyArgs.amaxBuffer;
+  codes = copyArgs.codes;
+  scales = copyArgs.scales;
+  blockRows = copyArgs.blockRows;
+  blockCols = copyArgs.blockCols;
+  pitch = copyArgs.pitch;
+  scaleKChunks = copyArgs.scaleKChunks;
+}
+
+Value QuantizeEmitter::getMagnitudes(Value values) {
+  Value magnitudes = kb.absBits(values);
+  if (propagate())
+    return magnitudes;
+  // NaN elements do not count.
+  Value isNaN = arith::CmpFOp::create(kb.b, kb.loc, arith::CmpFPredicate::UNO,
+                                      magnitudes, magnitudes);
+  Value zeros = arith::ConstantOp::create(
+      kb.b, kb.loc,
+      DenseElementsAttr::get(cast<ShapedType>(magnitudes.getType()),
+                             kb.b.getF32FloatAttr(0.0f).getValue()));
+  return kb.select(isNaN, zeros, magnitudes);
+}
+
+void QuantizeEmitter::emitCopy(ArrayRef<Value> values, ArrayRef<Value> runRows,
+                               Value tileRow0, Value col) {
+  bool amaxPhase = copy().phase == QuantizeConfig::Phase::Amax;
+  bool reduce = amaxPhase || copy().fused;
+  auto subTileOrigin = [&](int64_t s) {
+    return s == 0 ? tileRow0 : kb.add(tileRow0, kb.i32(s * kTileRows));
+  };
+  auto emitCodesOf = [&](int64_t s) {
+    Value words;
+    if (copy().stochastic)
+      words = loadRun(randomBits, kb.i32(), kb.i32(), runRows[s], col);
+    emitCodes(values[s], words, runRows[s], col);
+  };
+  if (copy().tileBlockRows <= kTileRows) {
+    for (int64_t s = 0, e = values.size(); s < e; ++s) {
+      // The previous sub-tile's steps read shared memory until here.
+      if (s > 0)
+        kb.barrier();
+      row0 = subTileOrigin(s);
+      if (reduce)
+        reduceBlocks(getMagnitudes(values[s]));
+      if (amaxPhase) {
+        emitAmaxUpdate();
+        continue;
+      }
+      emitScales();
+      emitCodesOf(s);
+    }
+    return;
+  }
+  // Fused blocks spanning every sub-tile: each sub-tile reduces its part of
+  // them, and the thread owning block `tid` keeps the maximum of its parts
+  // (in the order of the rows, as the amax kernel's atomics would see them:
+  // the maximum does not depend on it).
+  const QuantizeConfig &whole = copy();
+  QuantizeConfig part = whole;
+  part.tileBlockRows = kTileRows;
+  current = &part;
+  Value amax = kb.f32(0.0f);
+  for (int64_t s = 0, e = values.size(); s < e; ++s) {
+    if (s > 0)
+      kb.barrier();
+    row0 = subTileOrigin(s);
+    reduceBlocks(getMagnitudes(values[s]));
+    // Slot `tid` is this thread's own: it is rewritten only after the next
+    // reduction's barrier.
+    amax = kb.maxf(amax, kb.load(kb.f32(), shared(kBlockOffset, tid, 4), 4),
+                   propagate());
+  }
+  current = &whole;
+  row0 = tileRow0;
+  kb.store(amax, shared(kBlockOffset, tid, 4), 4);
+  emitScales();
+  for (int64_t s = 0, e = values.size(); s < e; ++s) {
+    // Transposed codes reuse the shared tile of codes.
+    if (s > 0)
+      kb.barrier();
+    row0 = subTileOrigin(s);
+    emitCodesOf(s);
+  }
+}
+
 void QuantizeEmitter::emit() {
   input = getArg(QuantizeParam::Input);
-  amaxBuffer = getArg(QuantizeParam::Amax);
-  codes = getArg(QuantizeParam::Codes);
-  scales = getArg(QuantizeParam::Scales);
   rows = getArg(QuantizeParam::Rows);
   cols = getArg(QuantizeParam::Cols);
-  blockRows = getArg(QuantizeParam::BlockRows);
-  blockCols = getArg(QuantizeParam::BlockCols);
-  pitch = getArg(QuantizeParam::Pitch);
   globalScale = getArg(QuantizeParam::GlobalScale);
   randomBits = getArg(QuantizeParam::RandomBits);
-  scaleKChunks = getArg(QuantizeParam::ScaleKChunks);
+  CopyArgs rowCopy{
+      getArg(QuantizeParam::Amax),        getArg(QuantizeParam::Codes),
+      getArg(QuantizeParam::Scales),      getArg(QuantizeParam::BlockRows),
+      getArg(QuantizeParam::BlockCols),   getArg(QuantizeParam::Pitch),
+      getArg(QuantizeParam::ScaleKChunks)};
+  selectCopy(config, rowCopy);
   smem = kb.dynamicSharedMemory(func);
   tid = kb.threadId();
   if (config.batched)
@@ -633,36 +748,32 @@ void QuantizeEmitter::emit() {
 
   Value tilesPerRow = kb.ceilDiv(cols, kb.i32(kTileCols));
   Value tile = kb.blockId();
-  row0 = kb.mul(kb.udiv(tile, tilesPerRow), kb.i32(kTileRows));
+  Value tileRow0 = kb.mul(kb.udiv(tile, tilesPerRow), kb.i32(config.tileRows));
   col0 = kb.mul(kb.urem(tile, tilesPerRow), kb.i32(kTileCols));
-  Value row = kb.add(row0, kb.udiv(tid, kb.i32(kThreadsPerRow)));
   Value col = kb.add(
       col0, kb.mul(kb.urem(tid, kb.i32(kThreadsPerRow)), kb.i32(kPerThread)));
-  Value values = loadElements(row, col);
-
-  bool reduce = config.phase == QuantizeConfig::Phase::Amax || config.fused;
-  if (reduce) {
-    Value magnitudes = kb.absBits(values);
-    if (!propagate()) {
-      // NaN elements do not count.
-      Value isNaN = arith::CmpFOp::create(
-          kb.b, kb.loc, arith::CmpFPredicate::UNO, magnitudes, magnitudes);
-      Value zeros = arith::ConstantOp::create(
-          kb.b, kb.loc,
-          DenseElementsAttr::get(cast<ShapedType>(magnitudes.getType()),
-                                 kb.b.getF32FloatAttr(0.0f).getValue()));
-      magnitudes = kb.select(isNaN, zeros, magnitudes);
-    }
-    reduceBlocks(magnitudes);
+  // One read: the runs of every sub-tile stay in registers for both copies.
+  SmallVector<Value> values, runRows;
+  Value myRow = kb.udiv(tid, kb.i32(kThreadsPerRow));
+  for (int64_t s = 0; s < config.tileRows / kTileRows; ++s) {
+    Value origin = s == 0 ? tileRow0 : kb.add(tileRow0, kb.i32(s * kTileRows));
+    runRows.push_back(kb.add(origin, myRow));
+    values.push_back(loadElements(runRows.back(), col));
   }
-  if (config.phase == QuantizeConfig::Phase::Amax) {
-    emitAmaxUpdate();
-  } else {
-    emitScales();
-    Value words;
-    if (config.stochastic)
-      words = loadRun(randomBits, kb.i32(), kb.i32(), row, col);
-    emitCodes(values, words, row, col);
+  emitCopy(values, runRows, tileRow0, col);
+  if (config.pair) {
+    QuantizeConfig pairCopy = config.getPairCopy();
+    selectCopy(pairCopy, CopyArgs{getArg(QuantizeParam::PairAmax),
+                                  getArg(QuantizeParam::PairCodes),
+                                  getArg(QuantizeParam::PairScales),
+                                  getArg(QuantizeParam::PairBlockRows),
+                                  getArg(QuantizeParam::PairBlockCols),
+                                  getArg(QuantizeParam::PairPitch),
+                                  getArg(QuantizeParam::PairScaleKChunks)});
+    // The row-wise copy's steps read shared memory until here.
+    kb.barrier();
+    emitCopy(values, runRows, tileRow0, col);
+    current = &config;
   }
   LLVM::ReturnOp::create(kb.b, kb.loc, ValueRange{});
   expandForNVVM(func);

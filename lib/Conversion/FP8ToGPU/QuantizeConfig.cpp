@@ -39,7 +39,25 @@ LogicalResult QuantizeConfig::verify(std::string &reason) const {
              "scales of blocks inside a tile";
     return failure();
   }
-  if (!isPowerOf2(tileBlockRows) || kTileRows % tileBlockRows != 0 ||
+  if (pair) {
+    if (givenScales || stochastic || batched) {
+      reason = "a paired kernel quantizes one matrix by measured scales";
+      return failure();
+    }
+    if (tileRows != kTileRows && tileRows != kPairTileRows) {
+      reason = llvm::formatv("a paired tile has {0} or {1} rows", kTileRows,
+                             kPairTileRows);
+      return failure();
+    }
+    if (failed(getPairCopy().verify(reason)))
+      return failure();
+  }
+  // Blocks inside a sub-tile, or fused blocks spanning every sub-tile.
+  if (tileBlockRows > kTileRows && (tileBlockRows != tileRows || !fused)) {
+    reason = "only fused blocks span the sub-tiles of a paired tile";
+    return failure();
+  }
+  if (!isPowerOf2(tileBlockRows) || tileRows % tileBlockRows != 0 ||
       !isPowerOf2(tileBlockCols) || kTileCols % tileBlockCols != 0) {
     reason = llvm::formatv("scale blocks must tile the {0} x {1} quantize "
                            "tile: rows of 1, 2, .., 32 or multiples of 32, "
@@ -52,7 +70,7 @@ LogicalResult QuantizeConfig::verify(std::string &reason) const {
     return failure();
   }
   if (phase == Phase::Amax && fused) {
-    reason = "a fused kernel has no separate amax phase";
+    reason = "a fused kernel (or copy of a pair) has no separate amax phase";
     return failure();
   }
   if (givenScales && (phase != Phase::Quantize || fused)) {
@@ -93,6 +111,25 @@ std::string QuantizeConfig::getKernelName() const {
     if (tcgen05Scales)
       name += scalesKAlongCols ? "_tmemsf" : "_tmemsft";
   }
+  if (pair) {
+    // The column-wise copy's blocks and flags, then the tile's rows.
+    name += llvm::formatv("_pair_b{0}x{1}", pair->tileBlockRows,
+                          pair->tileBlockCols)
+                .str();
+    if (pair->fused)
+      name += "_fused";
+    if (phase == Phase::Quantize) {
+      if (pair->format != format)
+        name += ("_" + getKernelTag(pair->format)).str();
+      if (pair->transposed)
+        name += "_t";
+      if (pair->vectorStores)
+        name += "_vs";
+      if (pair->tcgen05Scales)
+        name += pair->scalesKAlongCols ? "_tmemsf" : "_tmemsft";
+    }
+    name += llvm::formatv("_r{0}", tileRows).str();
+  }
   name += nanPolicy == NanPolicy::Propagate ? "_nanprop" : "_nanignore";
   if (vectorLoads)
     name += "_vl";
@@ -108,6 +145,8 @@ SmallVector<QuantizeParam> QuantizeConfig::getParams() const {
                                       P::Cols,  P::BlockRows, P::BlockCols};
     if (batched)
       params.push_back(P::AmaxBatchStride);
+    if (pair)
+      params.append({P::PairAmax, P::PairBlockRows, P::PairBlockCols});
     return params;
   }
   SmallVector<QuantizeParam> params{P::Input,     P::Amax,      P::Codes,
@@ -121,7 +160,28 @@ SmallVector<QuantizeParam> QuantizeConfig::getParams() const {
     params.push_back(P::RandomBits);
   if (batched)
     params.append({P::ScaleBatchStride, P::AmaxBatchStride});
+  if (pair) {
+    params.append({P::PairAmax, P::PairCodes, P::PairScales, P::PairBlockRows,
+                   P::PairBlockCols, P::PairPitch});
+    if (pair->tcgen05Scales)
+      params.push_back(P::PairScaleKChunks);
+  }
   return params;
+}
+
+QuantizeConfig QuantizeConfig::getPairCopy() const {
+  assert(pair && "not a paired configuration");
+  QuantizeConfig copy = *this;
+  copy.pair.reset();
+  copy.format = pair->format;
+  copy.tileBlockRows = pair->tileBlockRows;
+  copy.tileBlockCols = pair->tileBlockCols;
+  copy.fused = pair->fused;
+  copy.transposed = pair->transposed;
+  copy.vectorStores = pair->vectorStores;
+  copy.tcgen05Scales = pair->tcgen05Scales;
+  copy.scalesKAlongCols = pair->scalesKAlongCols;
+  return copy;
 }
 
 KernelParamKind mlir::fp8::getParamKind(QuantizeParam param) {
@@ -132,6 +192,9 @@ KernelParamKind mlir::fp8::getParamKind(QuantizeParam param) {
   case QuantizeParam::Scales:
   case QuantizeParam::GlobalScale:
   case QuantizeParam::RandomBits:
+  case QuantizeParam::PairAmax:
+  case QuantizeParam::PairCodes:
+  case QuantizeParam::PairScales:
     return KernelParamKind::Buffer;
   case QuantizeParam::Rows:
   case QuantizeParam::Cols:
@@ -141,6 +204,10 @@ KernelParamKind mlir::fp8::getParamKind(QuantizeParam param) {
   case QuantizeParam::ScaleKChunks:
   case QuantizeParam::ScaleBatchStride:
   case QuantizeParam::AmaxBatchStride:
+  case QuantizeParam::PairBlockRows:
+  case QuantizeParam::PairBlockCols:
+  case QuantizeParam::PairPitch:
+  case QuantizeParam::PairScaleKChunks:
     return KernelParamKind::I32;
   }
   llvm_unreachable("unknown quantize parameter");

@@ -26,6 +26,7 @@
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/IR/Builders.h"
 
+#include <optional>
 #include <string>
 
 namespace mlir::fp8 {
@@ -128,6 +129,16 @@ enum class QuantizeParam {
   /// the matrices share them.
   ScaleBatchStride,
   AmaxBatchStride,
+  /// A paired kernel's column-wise copy (QuantizeConfig::pair): its amax
+  /// buffer, codes, scales, blocks, pitch and scale chunks, as the row-wise
+  /// copy's above.
+  PairAmax,
+  PairCodes,
+  PairScales,
+  PairBlockRows,
+  PairBlockCols,
+  PairPitch,
+  PairScaleKChunks,
 };
 KernelParamKind getParamKind(QuantizeParam param);
 
@@ -382,8 +393,29 @@ struct QuantizeConfig {
   /// with the strides of the parameters), and each matrix is quantized as
   /// the kernel quantizes one.
   bool batched = false;
+  /// The column-wise copy of a dynamic_quantize written from the same read
+  /// of the input as the row-wise one, which the fields above describe. Its
+  /// rule, overflow and scale type are the row-wise copy's; in the Amax
+  /// phase the kernel reduces the amaxes of both copies that need an amax
+  /// buffer.
+  struct Pair {
+    Format format = Format::E4M3;
+    int64_t tileBlockRows = 1;
+    int64_t tileBlockCols = 1;
+    bool fused = true;
+    bool transposed = false;
+    bool vectorStores = false;
+    bool tcgen05Scales = false;
+    bool scalesKAlongCols = true;
+  };
+  std::optional<Pair> pair;
+  /// Rows of the tile: kTileRows, or kPairTileRows for a pair whose blocks
+  /// of that many rows lie inside one tile. A thread holds one run of each
+  /// of its tile's kTileRows-row sub-tiles in registers.
+  int64_t tileRows = kTileRows;
 
   static constexpr int64_t kTileRows = 32;
+  static constexpr int64_t kPairTileRows = 128;
   static constexpr int64_t kTileCols = 128;
   static constexpr int64_t kThreads = 256;
   /// Consecutive elements of a row that one thread reads.
@@ -394,6 +426,9 @@ struct QuantizeConfig {
   LogicalResult verify(std::string &reason) const;
   /// Shared memory in bytes.
   int64_t getSharedMemoryBytes() const;
+  /// The configuration of the kernel's column-wise copy alone: the pair's
+  /// fields in place of the row-wise copy's.
+  QuantizeConfig getPairCopy() const;
   std::string getKernelName() const;
   /// The kernel's parameters, in order.
   SmallVector<QuantizeParam> getParams() const;

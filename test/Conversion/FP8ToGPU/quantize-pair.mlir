@@ -1,0 +1,135 @@
+// The row-wise and column-wise copies of a dynamic_quantize come from one
+// read of the input: one paired kernel when the tile holds both copies'
+// blocks (32 x 128 tiles, or 128 x 128 for 128-row blocks), after one amax
+// pass when a copy's blocks need the amax of whole rows, columns or the
+// tensor. Batches of matrices keep a kernel per copy, with a remark.
+// RUN: rm -rf %t && fp8-opt %s --fp8-gpu-pipeline="chip=sm_90a artifacts=%t ptxas=none" -o /dev/null
+// RUN: FileCheck %s --input-file=%t/fp8_kernels.ptx
+// RUN: not grep __nv_ %t/fp8_kernels.ptx
+// RUN: fp8-opt %s --convert-fp8-to-gpu=chip=sm_90a | FileCheck %s --check-prefix=PLAN
+// RUN: fp8-opt %s --convert-fp8-to-gpu=chip=sm_90a --remarks-filter=fp8-gpu \
+// RUN:   --remark-format=emitRemark -o /dev/null 2>&1 | FileCheck %s --check-prefix=REMARK
+
+
+// One read: four 32-row runs per thread (two 16-byte loads each, guarded
+// scalars at ragged edges), both
+// copies' codes, the transposed one through shared memory, and no amax
+// atomics.
+// CHECK-LABEL: .entry fp8_quantize_bf16_e4m3_b1x128_pow2_sat_fused_vs_pair_b128x1_fused_t_vs_r128_nanignore_vl(
+// CHECK-COUNT-8: ld.global.v4.b32
+// CHECK-NOT: ld.global.v4
+// CHECK-NOT: atom.global
+// CHECK-DAG: shfl.sync.bfly.b32
+// CHECK-DAG: cvt.rn.satfinite.e4m3x2.f32
+// CHECK-DAG: ld.shared.b8
+// CHECK-DAG: st.global.v4.b32
+// CHECK-LABEL: .entry fp8_quantize_bf16_e4m3_b1x32_e8m0_rceil_sat_e8m0_fused_vs_pair_b32x1_fused_t_vs_r32_nanignore_vl(
+// CHECK-COUNT-2: ld.global.v4.b32
+// CHECK-NOT: ld.global.v4
+// CHECK-NOT: atom.global
+// CHECK-DAG: ld.shared.b8
+// CHECK-DAG: st.global.b8
+// CHECK-LABEL: .entry fp8_quantize_bf16_e4m3_b1x16_pow2_sat_fused_vs_pair_b16x1_fused_vs_r32_nanignore_vl(
+// CHECK-NOT: atom.global
+// Row and column amaxes from the same read.
+// CHECK-LABEL: .entry fp8_amax_bf16_b1x128_pair_b32x1_r32_nanignore_vl(
+// CHECK-COUNT-2: ld.global.v4.b32
+// CHECK-NOT: ld.global.v4
+// CHECK-COUNT-2: atom.global.max.u32
+// CHECK-LABEL: .entry fp8_quantize_bf16_e4m3_b1x128_ratio_sat_vs_pair_b32x1_t_vs_r32_nanignore_vl(
+// CHECK-NOT: atom.global
+// CHECK-LABEL: .entry fp8_amax_bf16_b32x128_nanignore_vl(
+// CHECK-LABEL: .entry fp8_quantize_bf16_e4m3_b32x128_ratio_sat_vs_pair_b32x128_t_vs_r32_nanignore_vl(
+// CHECK-LABEL: .entry fp8_quantize_bf16_e4m3_b128x128_pow2_sat_fused_vs_pair_b128x128_fused_t_r128_nanignore_vl(
+// CHECK-NOT: atom.global
+// CHECK-LABEL: .entry fp8_amax_bf16_b1x128_nanignore_vl(
+// CHECK-LABEL: .entry fp8_quantize_bf16_e4m3_b1x128_ratio_sat_vs_pair_b128x1_fused_t_vs_r128_nanignore_vl(
+// CHECK-NOT: atom.global
+// CHECK-LABEL: .entry fp8_quantize_bf16_e4m3_b1x32_e8m0_rceil_sat_e8m0_fused_vs_pair_b32x1_fused_e5m2_t_vs_r32_nanignore_vl(
+// CHECK-DAG: cvt.rn.satfinite.e4m3x2.f32
+// CHECK-DAG: cvt.rn.satfinite.e5m2x2.f32
+
+// Plans, by function name. Batched: one kernel per copy.
+// PLAN-LABEL: batched = {buffers
+// PLAN-SAME: kernel = "fp8_quantize_bf16_e4m3_b1x32_e8m0_rceil_sat_e8m0_fused_vs_nanignore_vl"
+// PLAN-SAME: grid = [4, 2, 1], kernel = "fp8_quantize_bf16_e4m3_b32x1_e8m0_rceil_sat_e8m0_fused_t_vs_nanignore_vl_batched"
+// PLAN-LABEL: blocks16 = {buffers
+// PLAN-SAME: launches = [{block = [256, 1, 1], cluster = [1, 1, 1], grid = [4, 1, 1], kernel = "fp8_quantize_bf16_e4m3_b1x16_pow2_sat_fused_vs_pair_b16x1_fused_vs_r32_nanignore_vl", kind = "kernel", params = [{{[^]]*}}], persistent = false, shared_bytes = 21536 : i64}]
+// 256 x 512 in 128 x 128 tiles; the transposed codes have rows of 256.
+// PLAN-LABEL: deepseek = {buffers
+// PLAN-SAME: launches = [{block = [256, 1, 1], cluster = [1, 1, 1], grid = [8, 1, 1], kernel = "fp8_quantize_bf16_e4m3_b1x128_pow2_sat_fused_vs_pair_b128x1_fused_t_vs_r128_nanignore_vl", kind = "kernel", params = [{{[^]]*}}{kind = "i32", value = 128 : i64}, {kind = "i32", value = 1 : i64}, {kind = "i32", value = 256 : i64}], persistent = false, shared_bytes = 21536 : i64}]
+// The row-wise copy's amax kernel alone, then the pair; 2 x 4 tiles of 32 x
+// 128 for the amaxes, 1 x 4 of 128 x 128 for the pair.
+// PLAN-LABEL: mixed = {buffers
+// PLAN-SAME: launches = [{buffer = 5 : i64, byte = 0 : i64, kind = "fill"}, {block = [256, 1, 1], cluster = [1, 1, 1], grid = [8, 1, 1], kernel = "fp8_amax_bf16_b1x128_nanignore_vl", kind = "kernel", params = [{{[^]]*}}], persistent = false, shared_bytes = 21536 : i64}, {block = [256, 1, 1], cluster = [1, 1, 1], grid = [4, 1, 1], kernel = "fp8_quantize_bf16_e4m3_b1x128_ratio_sat_vs_pair_b128x1_fused_t_vs_r128_nanignore_vl", kind = "kernel", params = [{buffer = 0 : i64, kind = "buffer"}, {buffer = 5 : i64, kind = "buffer"}, {{[^]]*}}], persistent = false, shared_bytes = 21536 : i64}]
+// PLAN-LABEL: mxfp8 = {buffers
+// PLAN-SAME: launches = [{block = [256, 1, 1], cluster = [1, 1, 1], grid = [4, 1, 1], kernel = "fp8_quantize_bf16_e4m3_b1x32_e8m0_rceil_sat_e8m0_fused_vs_pair_b32x1_fused_t_vs_r32_nanignore_vl", kind = "kernel", params = [{{[^]]*}}], persistent = false, shared_bytes = 21536 : i64}]
+// Per row and per column: both amax buffers zero-filled, one paired amax
+// kernel, one paired quantize kernel reading both.
+// PLAN-LABEL: rowwise = {buffers
+// PLAN-SAME: launches = [{buffer = 5 : i64, byte = 0 : i64, kind = "fill"}, {buffer = 6 : i64, byte = 0 : i64, kind = "fill"}, {block = [256, 1, 1], cluster = [1, 1, 1], grid = [32, 1, 1], kernel = "fp8_amax_bf16_b1x128_pair_b32x1_r32_nanignore_vl", kind = "kernel", params = [{buffer = 0 : i64, kind = "buffer"}, {buffer = 5 : i64, kind = "buffer"}, {{[^]]*}}{buffer = 6 : i64, kind = "buffer"}{{[^]]*}}], persistent = false, shared_bytes = 21536 : i64}, {block = [256, 1, 1], cluster = [1, 1, 1], grid = [32, 1, 1], kernel = "fp8_quantize_bf16_e4m3_b1x128_ratio_sat_vs_pair_b32x1_t_vs_r32_nanignore_vl", kind = "kernel", params = [{buffer = 0 : i64, kind = "buffer"}, {buffer = 5 : i64, kind = "buffer"}, {{[^]]*}}{buffer = 6 : i64, kind = "buffer"}{{[^]]*}}], persistent = false, shared_bytes = 21536 : i64}]
+// Per tensor: one amax, which both copies read.
+// PLAN-LABEL: tensor = {buffers
+// PLAN-SAME: launches = [{buffer = 5 : i64, byte = 0 : i64, kind = "fill"}, {block = [256, 1, 1], cluster = [1, 1, 1], grid = [32, 1, 1], kernel = "fp8_amax_bf16_b32x128_nanignore_vl", kind = "kernel", params = [{{[^]]*}}], persistent = false, shared_bytes = 21536 : i64}, {block = [256, 1, 1], cluster = [1, 1, 1], grid = [32, 1, 1], kernel = "fp8_quantize_bf16_e4m3_b32x128_ratio_sat_vs_pair_b32x128_t_vs_r32_nanignore_vl", kind = "kernel", params = [{buffer = 0 : i64, kind = "buffer"}, {buffer = 5 : i64, kind = "buffer"}, {{[^]]*}}{buffer = 5 : i64, kind = "buffer"}{{[^]]*}}], persistent = false, shared_bytes = 21536 : i64}]
+// 2 x 3 tiles of 128 x 128.
+// PLAN-LABEL: weight = {buffers
+// PLAN-SAME: launches = [{block = [256, 1, 1], cluster = [1, 1, 1], grid = [6, 1, 1], kernel = "fp8_quantize_bf16_e4m3_b128x128_pow2_sat_fused_vs_pair_b128x128_fused_t_r128_nanignore_vl", kind = "kernel", params = [{{[^]]*}}], persistent = false, shared_bytes = 21536 : i64}]
+
+// REMARK: remark: [Passed] quantize-pair-fused | Category:fp8-gpu | Function=deepseek | Remark="row-wise <1x128> and column-wise <128x1> copies written from one read of the input"
+// REMARK: remark: [Passed] quantize-pair-fused | Category:fp8-gpu | Function=mxfp8 | Remark="row-wise <1x32> and column-wise <32x1> copies written from one read of the input"
+// REMARK: remark: [Passed] quantize-pair-fused | Category:fp8-gpu | Function=blocks16 | Remark="row-wise <1x16> and column-wise <16x1> copies written from one read of the input"
+// REMARK: remark: [Passed] quantize-pair-fused | Category:fp8-gpu | Function=rowwise | Remark="row-wise <1x*> and column-wise <*x1> copies written from one read of the input after one amax pass"
+// REMARK: remark: [Passed] quantize-pair-fused | Category:fp8-gpu | Function=tensor | Remark="row-wise <tensor> and column-wise <tensor> copies written from one read of the input after one amax pass"
+// REMARK: remark: [Missed] quantize-pair-not-fused | Category:fp8-gpu | Function=batched | Remark="row-wise <1x1x32> and column-wise <1x32x1> copies each read the input: the copies of a batch of matrices are written by kernels of their own"
+// REMARK: remark: [Passed] quantize-pair-fused | Category:fp8-gpu | Function=weight | Remark="row-wise <128x128> and column-wise <128x128> copies written from one read of the input"
+// REMARK: remark: [Passed] quantize-pair-fused | Category:fp8-gpu | Function=mixed | Remark="row-wise <1x*> and column-wise <*x1> copies written from one read of the input after one amax pass"
+// REMARK: remark: [Passed] quantize-pair-fused | Category:fp8-gpu | Function=formats | Remark="row-wise <1x32> and column-wise <32x1> copies written from one read of the input"
+
+func.func @deepseek(%x: tensor<256x512xbf16>) -> (tensor<256x512xf8E4M3FN>, tensor<256x4xf32>, tensor<512x256xf8E4M3FN>, tensor<512x2xf32>) {
+  %q, %s, %qt, %st = fp8.dynamic_quantize %x by <1x128> colwise <128x1> transposed rule <pow2> : tensor<256x512xbf16> -> tensor<256x512xf8E4M3FN>, tensor<256x4xf32> colwise tensor<512x256xf8E4M3FN>, tensor<512x2xf32>
+  return %q, %s, %qt, %st : tensor<256x512xf8E4M3FN>, tensor<256x4xf32>, tensor<512x256xf8E4M3FN>, tensor<512x2xf32>
+}
+
+func.func @mxfp8(%x: tensor<64x256xbf16>) -> (tensor<64x256xf8E4M3FN>, tensor<64x8xf8E8M0FNU>, tensor<256x64xf8E4M3FN>, tensor<256x2xf8E8M0FNU>) {
+  %q, %s, %qt, %st = fp8.dynamic_quantize %x by <1x32> colwise <32x1> transposed rule <e8m0_rceil> : tensor<64x256xbf16> -> tensor<64x256xf8E4M3FN>, tensor<64x8xf8E8M0FNU> colwise tensor<256x64xf8E4M3FN>, tensor<256x2xf8E8M0FNU>
+  return %q, %s, %qt, %st : tensor<64x256xf8E4M3FN>, tensor<64x8xf8E8M0FNU>, tensor<256x64xf8E4M3FN>, tensor<256x2xf8E8M0FNU>
+}
+
+func.func @blocks16(%x: tensor<64x256xbf16>) -> (tensor<64x256xf8E4M3FN>, tensor<64x16xf32>, tensor<64x256xf8E4M3FN>, tensor<4x256xf32>) {
+  %q, %s, %qc, %sc = fp8.dynamic_quantize %x by <1x16> colwise <16x1> rule <pow2> : tensor<64x256xbf16> -> tensor<64x256xf8E4M3FN>, tensor<64x16xf32> colwise tensor<64x256xf8E4M3FN>, tensor<4x256xf32>
+  return %q, %s, %qc, %sc : tensor<64x256xf8E4M3FN>, tensor<64x16xf32>, tensor<64x256xf8E4M3FN>, tensor<4x256xf32>
+}
+
+func.func @rowwise(%x: tensor<256x512xbf16>) -> (tensor<256x512xf8E4M3FN>, tensor<256x1xf32>, tensor<512x256xf8E4M3FN>, tensor<512x1xf32>) {
+  %q, %s, %qt, %st = fp8.dynamic_quantize %x by <1x*> colwise <*x1> transposed rule <ratio> : tensor<256x512xbf16> -> tensor<256x512xf8E4M3FN>, tensor<256x1xf32> colwise tensor<512x256xf8E4M3FN>, tensor<512x1xf32>
+  return %q, %s, %qt, %st : tensor<256x512xf8E4M3FN>, tensor<256x1xf32>, tensor<512x256xf8E4M3FN>, tensor<512x1xf32>
+}
+
+func.func @tensor(%x: tensor<256x512xbf16>) -> (tensor<256x512xf8E4M3FN>, tensor<1x1xf32>, tensor<512x256xf8E4M3FN>, tensor<1x1xf32>) {
+  %q, %s, %qt, %st = fp8.dynamic_quantize %x by <tensor> colwise <tensor> transposed rule <ratio> : tensor<256x512xbf16> -> tensor<256x512xf8E4M3FN>, tensor<1x1xf32> colwise tensor<512x256xf8E4M3FN>, tensor<1x1xf32>
+  return %q, %s, %qt, %st : tensor<256x512xf8E4M3FN>, tensor<1x1xf32>, tensor<512x256xf8E4M3FN>, tensor<1x1xf32>
+}
+
+func.func @batched(%x: tensor<2x64x256xbf16>) -> (tensor<2x64x256xf8E4M3FN>, tensor<2x64x8xf8E8M0FNU>, tensor<2x256x64xf8E4M3FN>, tensor<2x256x2xf8E8M0FNU>) {
+  %q, %s, %qt, %st = fp8.dynamic_quantize %x by <1x1x32> colwise <1x32x1> transposed rule <e8m0_rceil> : tensor<2x64x256xbf16> -> tensor<2x64x256xf8E4M3FN>, tensor<2x64x8xf8E8M0FNU> colwise tensor<2x256x64xf8E4M3FN>, tensor<2x256x2xf8E8M0FNU>
+  return %q, %s, %qt, %st : tensor<2x64x256xf8E4M3FN>, tensor<2x64x8xf8E8M0FNU>, tensor<2x256x64xf8E4M3FN>, tensor<2x256x2xf8E8M0FNU>
+}
+
+// DeepSeek's 128x128 weight blocks on a ragged [200, 320] weight and its
+// transposed copy (a 72-row block in the second tile row).
+func.func @weight(%w: tensor<200x320xbf16>) -> (tensor<200x320xf8E4M3FN>, tensor<2x3xf32>, tensor<320x200xf8E4M3FN>, tensor<3x2xf32>) {
+  %q, %s, %qt, %st = fp8.dynamic_quantize %w by <128x128> colwise <128x128> transposed rule <pow2> : tensor<200x320xbf16> -> tensor<200x320xf8E4M3FN>, tensor<2x3xf32> colwise tensor<320x200xf8E4M3FN>, tensor<3x2xf32>
+  return %q, %s, %qt, %st : tensor<200x320xf8E4M3FN>, tensor<2x3xf32>, tensor<320x200xf8E4M3FN>, tensor<3x2xf32>
+}
+
+// Rows of 512 need an amax pass; columns of 64 lie inside a 128-row tile.
+func.func @mixed(%x: tensor<64x512xbf16>) -> (tensor<64x512xf8E4M3FN>, tensor<64x1xf32>, tensor<512x64xf8E4M3FN>, tensor<512x1xf32>) {
+  %q, %s, %qt, %st = fp8.dynamic_quantize %x by <1x*> colwise <*x1> transposed rule <ratio> : tensor<64x512xbf16> -> tensor<64x512xf8E4M3FN>, tensor<64x1xf32> colwise tensor<512x64xf8E4M3FN>, tensor<512x1xf32>
+  return %q, %s, %qt, %st : tensor<64x512xf8E4M3FN>, tensor<64x1xf32>, tensor<512x64xf8E4M3FN>, tensor<512x1xf32>
+}
+
+// Codes of two formats under one rule: each copy's conversion.
+func.func @formats(%x: tensor<64x256xbf16>) -> (tensor<64x256xf8E4M3FN>, tensor<64x8xf8E8M0FNU>, tensor<256x64xf8E5M2>, tensor<256x2xf8E8M0FNU>) {
+  %q, %s, %qt, %st = fp8.dynamic_quantize %x by <1x32> colwise <32x1> transposed rule <e8m0_rceil> : tensor<64x256xbf16> -> tensor<64x256xf8E4M3FN>, tensor<64x8xf8E8M0FNU> colwise tensor<256x64xf8E5M2>, tensor<256x2xf8E8M0FNU>
+  return %q, %s, %qt, %st : tensor<64x256xf8E4M3FN>, tensor<64x8xf8E8M0FNU>, tensor<256x64xf8E5M2>, tensor<256x2xf8E8M0FNU>
+}
