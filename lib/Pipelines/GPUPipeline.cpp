@@ -22,7 +22,8 @@ void fp8::buildFP8GPUGraphPipeline(OpPassManager &pm,
   // the CPU reference runs, one read per tensor, quantization before layout
   // ops, frozen weights as FP8 constants, K-major operands (or an error),
   // transposed copies folded into their quantization, elementwise chains
-  // fused, block scales stored as the GEMMs read them.
+  // fused (into the GEMMs' epilogues where they follow one), block scales
+  // stored as the GEMMs read them.
   pm.addPass(fp8::createFP8DecomposeAggregates());
   pm.addPass(fp8::createFP8FuseDynamicQuantize());
   pm.addPass(fp8::createFP8PropagateScales());
@@ -34,8 +35,10 @@ void fp8::buildFP8GPUGraphPipeline(OpPassManager &pm,
   pm.addPass(fp8::createFP8FuseDynamicQuantize());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
-  // Chains of elementwise ops as one generic each: one kernel per chain.
+  // Chains of elementwise ops as one generic each: one kernel per chain,
+  // then a chain that reads a GEMM's product in that GEMM's epilogue.
   pm.addPass(fp8::createFP8FuseElementwise());
+  pm.addPass(fp8::createFP8FuseEpilogue());
   // Last, on the quantizations the fusions left: scales stored as the GEMMs
   // that read them copy them.
   fp8::FP8AssignScaleLayoutsOptions scaleLayouts;

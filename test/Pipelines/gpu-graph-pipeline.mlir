@@ -23,6 +23,7 @@
 // STAGES-NEXT:   canonicalize{{.*}},
 // STAGES-NEXT:   cse,
 // STAGES-NEXT:   fp8-fuse-elementwise,
+// STAGES-NEXT:   fp8-fuse-epilogue,
 // STAGES-NEXT:   fp8-assign-scale-layouts{chip=sm_100a}
 // ONLY-NEXT:   {{^}})
 // FULL-SAME:   ,

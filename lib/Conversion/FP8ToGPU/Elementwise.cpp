@@ -145,7 +145,11 @@ LogicalResult mlir::fp8::verifyClonableBody(Operation *op, std::string &reason,
       reason = "its body uses a value defined outside that is not a constant";
       return failure();
     }
-  for (Operation &bodyOp : op->getRegion(0).front().without_terminator()) {
+  // Every op but the last, the body's yield (a terminator of linalg ops,
+  // fp8.yield of an epilogue).
+  Block &body = op->getRegion(0).front();
+  for (Operation &bodyOp :
+       llvm::make_range(body.begin(), std::prev(body.end()))) {
     if (isa<linalg::IndexOp>(bodyOp)) {
       if (indices)
         continue;

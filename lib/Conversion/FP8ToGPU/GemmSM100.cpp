@@ -315,7 +315,7 @@ void GemmEmitter::emitStores(ArrayRef<Value> values, Value row, Value col0) {
     return kb.byteOffset(out, kb.mul(offset, kb.i64(elementBytes)));
   };
   auto narrow = [&](Value v) -> Value {
-    if (element.isF32())
+    if (v.getType() == element)
       return v;
     return arith::TruncFOp::create(kb.b, kb.loc, element, v);
   };
@@ -435,9 +435,10 @@ void GemmEmitter::emitEpilogue(Value warp) {
         if (batch && config.scaling == GemmScaling::Tensor)
           tileFactor = loadTensorFactor();
         Value row = kb.add(m0, kb.add(partition, lane));
+        Value clampedRow = kb.minU(row, maxRow);
         Value rowScale;
         if (config.scaling == GemmScaling::RowCol)
-          rowScale = loadF32(scaleA, kb.minU(row, maxRow));
+          rowScale = loadF32(scaleA, clampedRow);
         Value accColumn = kb.mul(acc, kb.i32(config.blockN));
         int64_t chunks = config.blockN / kLdColumns;
         // This thread's amax over the tile.
@@ -473,13 +474,17 @@ void GemmEmitter::emitEpilogue(Value warp) {
               v = kb.mulf(v, kb.mulf(rowScale, loadF32(scaleB, col)));
             if (config.bias)
               v = addBias(v, col);
+            if (config.epilogue)
+              v = applyEpilogue(v, clampedRow, col);
+            // The amax of what is stored (an epilogue's results).
             if (config.outAmax) {
               Value in =
                   arith::AndIOp::create(kb.b, kb.loc, kb.ult(row, m),
                                         kb.ult(kb.add(col0, kb.i32(j)), n));
-              amax = foldAmax(amax, v, in);
+              amax = foldAmax(amax, kb.extToF32(v), in);
             }
-            values.push_back(v);
+            // FP8 codes encode f32 values.
+            values.push_back(config.fp8Out ? kb.extToF32(v) : v);
           }
           emitStores(values, row, col0);
         }

@@ -54,6 +54,8 @@ LogicalResult GemmSM100Config::verify(std::string &reason) const {
   };
   if (wideOperands && (scaling != GemmScaling::Tensor || fp8Out))
     return fail("high-precision GEMMs have no scales or FP8 results");
+  if (failed(verifyEpilogue(reason)))
+    return failure();
   bool fp4 =
       !wideOperands && (aFormat == Format::E2M1 || bFormat == Format::E2M1);
   for (Format format : {aFormat, bFormat})

@@ -390,19 +390,31 @@ void GemmEmitter::emitEpilogue(Value acc, Value rowBase, Value colBase,
       for (int64_t j = 0; j < 2; ++j)
         pair[j] = addBias(pair[j], kb.minU(kb.add(col, kb.i32(j)), maxCol));
     }
-    if (config.outAmax) {
+    if (config.epilogue) {
+      // The elements the epilogue yields; the amax is theirs, in bounds.
+      for (int64_t j = 0; j < 2; ++j) {
+        Value c = kb.add(col, kb.i32(j));
+        pair[j] =
+            applyEpilogue(pair[j], kb.minU(row, maxRow), kb.minU(c, maxCol));
+        if (config.outAmax)
+          amax = foldAmax(amax, kb.extToF32(pair[j]),
+                          arith::AndIOp::create(kb.b, kb.loc, kb.ult(row, m),
+                                                kb.ult(c, n)));
+      }
+    } else if (config.outAmax) {
       for (Value v : pair)
         amax = foldAmax(amax, v, inBounds);
     }
     Value vector;
     if (config.fp8Out) {
-      vector = convertToFP8(pair[0], pair[1], outFactor);
+      vector =
+          convertToFP8(kb.extToF32(pair[0]), kb.extToF32(pair[1]), outFactor);
     } else {
       auto vectorType = VectorType::get({2}, element);
       vector = LLVM::UndefOp::create(kb.b, kb.loc, vectorType);
       for (int64_t j = 0; j < 2; ++j) {
         Value v = pair[j];
-        if (!element.isF32())
+        if (v.getType() != element)
           v = arith::TruncFOp::create(kb.b, kb.loc, element, v);
         vector =
             LLVM::InsertElementOp::create(kb.b, kb.loc, vector, v, kb.i32(j));

@@ -34,6 +34,8 @@ LogicalResult GemmSM90Config::verify(std::string &reason) const {
       if (format != Format::E4M3 && format != Format::E5M2)
         return fail("sm_90a wgmma multiplies e4m3 and e5m2 operands only");
   }
+  if (failed(verifyEpilogue(reason)))
+    return failure();
   if (globalScales)
     return fail("global scales come with e4m3 block scales (NVFP4), which "
                 "the sm_90a GEMM does not apply");

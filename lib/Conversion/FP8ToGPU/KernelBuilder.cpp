@@ -9,7 +9,10 @@
 #include "fp8/Dialect/FP8/Transforms/Passes.h"
 
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/xxhash.h"
 
 using namespace mlir;
 using namespace mlir::fp8;
@@ -112,4 +115,33 @@ void mlir::fp8::expandForNVVM(LLVM::LLVMFuncOp kernel) {
     op->getResult(0).replaceAllUsesWith(replacement);
     op->erase();
   }
+}
+
+std::string mlir::fp8::getBodyDigest(Block &body) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  DenseMap<Value, unsigned> ids;
+  for (BlockArgument arg : body.getArguments()) {
+    ids[arg] = ids.size();
+    os << arg.getType() << ",";
+  }
+  for (Operation &op : body) {
+    os << ";" << op.getName() << "(";
+    for (Value operand : op.getOperands()) {
+      Attribute constant;
+      if (auto it = ids.find(operand); it != ids.end())
+        os << "%" << it->second;
+      else if (matchPattern(operand, m_Constant(&constant)))
+        os << constant;
+      else
+        os << "?";
+      os << ",";
+    }
+    os << ")" << op.getAttrDictionary() << ":";
+    for (Value result : op.getResults()) {
+      ids[result] = ids.size();
+      os << result.getType() << ",";
+    }
+  }
+  return llvm::utohexstr(llvm::xxh3_64bits(text), /*LowerCase=*/true);
 }

@@ -183,6 +183,13 @@ public:
     return arith::BitcastOp::create(b, loc, type, x);
   }
 
+  /// `x`, an f32, bf16 or f16 scalar, as f32 (exactly).
+  Value extToF32(Value x) {
+    if (x.getType().isF32())
+      return x;
+    return arith::ExtFOp::create(b, loc, f32(), x);
+  }
+
   /// The larger of `x` and `y`: NaN if either is (max.NaN), or, for inputs
   /// that are never NaN, by comparison (arith.maxnumf would become a
   /// libdevice call in convert-gpu-to-nvvm).
@@ -382,6 +389,12 @@ LogicalResult verifyClonableBody(Operation *op, std::string &reason,
 /// comparison, absf by the sign bit, fma as LLVM's. Returns the first op
 /// left that would still need libdevice, or null.
 Operation *expandClonedBodyForNVVM(LLVM::LLVMFuncOp kernel);
+
+/// A digest of the scalar body `body` (its ops, their operands by position,
+/// attributes and types, and the values of constants it captures) that
+/// names the kernels cloning it: equal bodies share a kernel, different
+/// ones do not.
+std::string getBodyDigest(Block &body);
 
 /// (tile row, tile column) of persistent tile index `t` in an output of
 /// `tilesM` x `tilesN` tiles, ordered in groups of `groupRows` tile rows so

@@ -11,6 +11,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "KernelBuilder.h"
 #include "PlanBuilder.h"
 
 #include "fp8/Dialect/FP8/IR/FormatInfo.h"
@@ -97,6 +98,69 @@ LogicalResult getGemmResult(ScaledMatmulOp op, WideElement &out,
   return success();
 }
 
+/// The epilogue of `op` as the GEMM kernels apply it: its body cloned, each
+/// input read by the result's row, column, both or neither.
+LogicalResult getGemmEpilogue(ScaledMatmulOp op,
+                              std::optional<GemmEpilogue> &epilogue,
+                              std::string &reason) {
+  if (!op.hasEpilogue())
+    return success();
+  if (failed(verifyClonableBody(op, reason))) {
+    reason = "its epilogue: " + reason;
+    return failure();
+  }
+  GemmEpilogue result;
+  result.product = *getWideElement(op.getEpilogueInputType());
+  result.body = &op.getEpilogue().front();
+  MLIRContext *ctx = op.getContext();
+  auto d = [&](unsigned i) { return getAffineDimExpr(i, ctx); };
+  // One map per input (none without inputs).
+  SmallVector<AffineMap> maps;
+  if (ArrayAttr attr = op.getEpilogueMapsAttr())
+    maps = llvm::to_vector(attr.getAsValueRange<AffineMapAttr>());
+  for (auto [input, map] : llvm::zip_equal(op.getEpilogueIns(), maps)) {
+    auto type = cast<RankedTensorType>(input.getType());
+    std::optional<WideElement> element = getWideElement(type.getElementType());
+    if (!element || !type.hasStaticShape()) {
+      llvm::raw_string_ostream(reason)
+          << "its epilogue reads " << type
+          << ": the GEMM kernels read static f32, bf16 or f16 inputs";
+      return failure();
+    }
+    GemmEpilogue::Read read;
+    if (map.getNumResults() == 0)
+      read = GemmEpilogue::Read::Scalar;
+    else if (map == AffineMap::get(2, 0, {d(0), d(1)}, ctx))
+      read = GemmEpilogue::Read::Matrix;
+    else if (map == AffineMap::get(2, 0, {d(0)}, ctx))
+      read = GemmEpilogue::Read::Row;
+    else if (map == AffineMap::get(2, 0, {d(1)}, ctx))
+      read = GemmEpilogue::Read::Column;
+    else {
+      llvm::raw_string_ostream(reason)
+          << "its epilogue reads an input through " << map
+          << "; the GEMM kernels read inputs of one matrix's result only";
+      return failure();
+    }
+    result.inputs.push_back({*element, read});
+  }
+  result.tag = getBodyDigest(*result.body);
+  epilogue = std::move(result);
+  return success();
+}
+
+/// Expands the epilogue body cloned into `kernel` for the NVVM lowering;
+/// fails, erasing the kernel, when an op would need libdevice.
+LogicalResult expandEpilogue(ScaledMatmulOp op, LLVM::LLVMFuncOp kernel) {
+  Operation *left = expandClonedBodyForNVVM(kernel);
+  if (!left)
+    return success();
+  kernel.erase();
+  return op.emitError() << "fp8 GPU lowering: the epilogue's '"
+                        << left->getName()
+                        << "' has no GPU lowering without libdevice";
+}
+
 /// What the chips' planners choose for a GEMM launch: the operands' tensor
 /// maps, the buffers of their scales and, in a batch, the bytes from one
 /// matrix's scales to the next.
@@ -118,10 +182,10 @@ int64_t getScaleBatchStride(Value scale) {
 }
 
 /// The argument of GEMM parameter `param` of `op`; the rest comes from the
-/// op.
+/// op. `epilogueInputs` counts the epilogue inputs already passed.
 LaunchParam getGemmArg(PlanBuilder &plan, ScaledMatmulOp op,
                        const ScaledGemmShape &g, const GemmOperands &operands,
-                       GemmParam param) {
+                       GemmParam param, unsigned &epilogueInputs) {
   auto buffer = [&](Value value) -> LaunchParam {
     return BufferParam{plan.bufferOf(value)};
   };
@@ -162,6 +226,8 @@ LaunchParam getGemmArg(PlanBuilder &plan, ScaledMatmulOp op,
     return I32Param{operands.scaleABatchStride};
   case GemmParam::ScaleBBatchStride:
     return I32Param{operands.scaleBBatchStride};
+  case GemmParam::EpilogueInput:
+    return buffer(op.getEpilogueIns()[epilogueInputs++]);
   }
   llvm_unreachable("unknown GEMM parameter");
 }
@@ -177,6 +243,8 @@ LogicalResult planSM90Gemm(PlanBuilder &plan, ScaledMatmulOp op) {
   if (failed(getGemmResult(op, config.out, config.fp8Out, config.bias, reason)))
     return op.emitError() << "fp8 GPU lowering: " << reason;
   config.outAmax = bool(op.getAmax());
+  if (failed(getGemmEpilogue(op, config.epilogue, reason)))
+    return op.emitError() << "fp8 GPU lowering: " << reason;
   config.promoteInterval = op.getPromoteInterval();
   // Global (NVFP4) scales come with E2M1 operands, which legality rejects.
   assert(!op.getLhsGlobalScale() && !op.getRhsGlobalScale());
@@ -224,6 +292,8 @@ LogicalResult planSM90Gemm(PlanBuilder &plan, ScaledMatmulOp op) {
                         "per-tensor GEMMs only");
   OpBuilder builder = plan.getKernelBuilder();
   LLVM::LLVMFuncOp kernel = buildGemmSM90Kernel(builder, op.getLoc(), config);
+  if (config.epilogue && failed(expandEpilogue(op, kernel)))
+    return failure();
   GemmOperands operands{
       plan.getTensorMap(a, g.m, g.k, config.blockM, GemmSM90Config::kBlockK,
                         /*bits=*/8, g.batches),
@@ -239,7 +309,9 @@ LogicalResult planSM90Gemm(PlanBuilder &plan, ScaledMatmulOp op) {
   plan.addKernelLaunch(
       kernel, config, {std::min(tiles, plan.getNumSMs()), 1, 1},
       config.getSharedMemoryBytes(),
-      [&](GemmParam param) { return getGemmArg(plan, op, g, operands, param); },
+      [&, epilogueInputs = 0u](GemmParam param) mutable {
+        return getGemmArg(plan, op, g, operands, param, epilogueInputs);
+      },
       /*persistent=*/true);
   return success();
 }
@@ -268,6 +340,8 @@ FailureOr<SM100Gemm> configureSM100Gemm(ScaledMatmulOp op,
   if (failed(getGemmResult(op, config.out, config.fp8Out, config.bias, reason)))
     return failure();
   config.outAmax = bool(op.getAmax());
+  if (failed(getGemmEpilogue(op, config.epilogue, reason)))
+    return failure();
   auto resultType = cast<RankedTensorType>(op.getResult().getType());
   config.vectorStores = g.n * resultType.getElementTypeBitWidth() / 8 % 16 == 0;
 
@@ -419,6 +493,8 @@ LogicalResult planSM100Gemm(PlanBuilder &plan, ScaledMatmulOp op) {
 
   OpBuilder builder = plan.getKernelBuilder();
   LLVM::LLVMFuncOp kernel = buildGemmSM100Kernel(builder, op.getLoc(), config);
+  if (config.epilogue && failed(expandEpilogue(op, kernel)))
+    return failure();
 
   int64_t sa, sb;
   if (config.scaling == GemmScaling::Block) {
@@ -462,7 +538,9 @@ LogicalResult planSM100Gemm(PlanBuilder &plan, ScaledMatmulOp op) {
   plan.addKernelLaunch(
       kernel, config, {std::min(tiles, plan.getNumSMs()), 1, 1},
       config.getSharedMemoryBytes(),
-      [&](GemmParam param) { return getGemmArg(plan, op, g, operands, param); },
+      [&, epilogueInputs = 0u](GemmParam param) mutable {
+        return getGemmArg(plan, op, g, operands, param, epilogueInputs);
+      },
       /*persistent=*/true);
   return success();
 }

@@ -22,7 +22,6 @@
 #include "fp8/Dialect/FP8/IR/FormatInfo.h"
 #include "fp8/Dialect/FP8/Transforms/GraphUtils.h"
 
-#include "mlir/IR/Remarks.h"
 #include "llvm/Support/FormatVariadic.h"
 
 using namespace mlir;
@@ -461,11 +460,8 @@ std::optional<int64_t> getFusedTileBlockRows(const QuantizeLaunch &q,
 
 /// The remark saying whether the copies of `op` come from one read.
 void remarkPair(DynamicQuantizeOp op, bool fused, StringRef detail) {
-  auto opts = remark::RemarkOpts::name(fused ? "quantize-pair-fused"
-                                             : "quantize-pair-not-fused")
-                  .category("fp8-gpu");
-  if (auto function = op->getParentOfType<func::FuncOp>())
-    opts = opts.function(function.getName());
+  remark::RemarkOpts opts = getFP8GPURemarkOpts(
+      op, fused ? "quantize-pair-fused" : "quantize-pair-not-fused");
   std::string copies = llvm::formatv("row-wise {0} and column-wise {1} copies",
                                      formatGranularity(op.getGranularity()),
                                      formatGranularity(*op.getColGranularity()))
@@ -726,20 +722,16 @@ LogicalResult mlir::fp8::planDynamicQuantize(PlanBuilder &plan,
   if (failed(colPrepared))
     return failure();
   std::string reason;
-  if (succeeded(tryAddPairLaunches(plan, *rowCopy, *rowPrepared, *colCopy,
-                                   *colPrepared, reason))) {
-    if (failed(
-            addTransposedE2M1Copy(plan, *rowCopy, op.getData(), op.getScale())))
+  if (failed(tryAddPairLaunches(plan, *rowCopy, *rowPrepared, *colCopy,
+                                *colPrepared, reason))) {
+    remarkPair(op, /*fused=*/false, reason);
+    // Each copy reads the input by itself.
+    if (failed(addPreparedLaunches(plan, *rowCopy, *rowPrepared)) ||
+        failed(addPreparedLaunches(plan, *colCopy, *colPrepared)))
       return failure();
-    return addTransposedE2M1Copy(plan, *colCopy, op.getColData(),
-                                 op.getColScale());
   }
-  remarkPair(op, /*fused=*/false, reason);
-  // Each copy reads the input by itself.
-  if (failed(addPreparedLaunches(plan, *rowCopy, *rowPrepared)) ||
-      failed(
-          addTransposedE2M1Copy(plan, *rowCopy, op.getData(), op.getScale())) ||
-      failed(addPreparedLaunches(plan, *colCopy, *colPrepared)))
+  if (failed(
+          addTransposedE2M1Copy(plan, *rowCopy, op.getData(), op.getScale())))
     return failure();
   return addTransposedE2M1Copy(plan, *colCopy, op.getColData(),
                                op.getColScale());

@@ -84,6 +84,19 @@ LogicalResult QuantizeConfig::verify(std::string &reason) const {
   return success();
 }
 
+/// The kernel-name tags of how a copy is stored: transposed, by vector
+/// stores, its scales in the tcgen05 layout (K along columns or rows).
+static void appendStoreTags(std::string &name, bool transposed,
+                            bool vectorStores, bool tcgen05Scales,
+                            bool scalesKAlongCols) {
+  if (transposed)
+    name += "_t";
+  if (vectorStores)
+    name += "_vs";
+  if (tcgen05Scales)
+    name += scalesKAlongCols ? "_tmemsf" : "_tmemsft";
+}
+
 std::string QuantizeConfig::getKernelName() const {
   std::string name =
       llvm::formatv("fp8_{0}_{1}", phase == Phase::Amax ? "amax" : "quantize",
@@ -104,12 +117,8 @@ std::string QuantizeConfig::getKernelName() const {
       name += twoLevel ? "_given2l" : "_given";
     if (stochastic)
       name += "_sr";
-    if (transposed)
-      name += "_t";
-    if (vectorStores)
-      name += "_vs";
-    if (tcgen05Scales)
-      name += scalesKAlongCols ? "_tmemsf" : "_tmemsft";
+    appendStoreTags(name, transposed, vectorStores, tcgen05Scales,
+                    scalesKAlongCols);
   }
   if (pair) {
     // The column-wise copy's blocks and flags, then the tile's rows.
@@ -121,12 +130,8 @@ std::string QuantizeConfig::getKernelName() const {
     if (phase == Phase::Quantize) {
       if (pair->format != format)
         name += ("_" + getKernelTag(pair->format)).str();
-      if (pair->transposed)
-        name += "_t";
-      if (pair->vectorStores)
-        name += "_vs";
-      if (pair->tcgen05Scales)
-        name += pair->scalesKAlongCols ? "_tmemsf" : "_tmemsft";
+      appendStoreTags(name, pair->transposed, pair->vectorStores,
+                      pair->tcgen05Scales, pair->scalesKAlongCols);
     }
     name += llvm::formatv("_r{0}", tileRows).str();
   }

@@ -14,7 +14,6 @@
 #include "fp8/Conversion/FP8ToGPU/Kernels.h"
 
 #include "llvm/Support/FormatVariadic.h"
-#include "llvm/Support/xxhash.h"
 
 using namespace mlir;
 using namespace mlir::fp8;
@@ -81,15 +80,9 @@ std::string ReductionConfig::getKernelName() const {
   if (vectorLoads)
     name += "_vl";
   if (prologue) {
-    // Ops cloned from the body make the kernel: name it by their text, so
-    // that equal bodies share one kernel.
-    std::string text;
-    llvm::raw_string_ostream os(text);
-    OpPrintingFlags flags;
-    flags.printGenericOpForm().useLocalScope().elideLargeElementsAttrs();
-    for (Operation &op : prologue->getRegion(0).front())
-      op.print(os, flags);
-    name += "_p" + llvm::utohexstr(llvm::xxh3_64bits(text), /*LowerCase=*/true);
+    // Ops cloned from the body make the kernel: name it by them, so that
+    // equal bodies share one kernel.
+    name += "_p" + getBodyDigest(prologue->getRegion(0).front());
   }
   return name;
 }

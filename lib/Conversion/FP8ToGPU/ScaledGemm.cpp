@@ -15,6 +15,8 @@
 
 #include "fp8/Conversion/FP8ToGPU/Kernels.h"
 
+#include "mlir/IR/IRMapping.h"
+#include "mlir/Transforms/RegionUtils.h"
 #include "llvm/Support/FormatVariadic.h"
 
 using namespace mlir;
@@ -33,6 +35,7 @@ KernelParamKind mlir::fp8::getParamKind(GemmParam param) {
   case GemmParam::GlobalScaleB:
   case GemmParam::OutScale:
   case GemmParam::Amax:
+  case GemmParam::EpilogueInput:
     return KernelParamKind::Buffer;
   case GemmParam::M:
   case GemmParam::N:
@@ -63,7 +66,24 @@ SmallVector<GemmParam> ScaledGemmConfig::getParams() const {
     params.push_back(GemmParam::Batches);
   if (batched && !wideOperands)
     params.append({GemmParam::ScaleABatchStride, GemmParam::ScaleBBatchStride});
+  if (epilogue)
+    params.append(epilogue->inputs.size(), GemmParam::EpilogueInput);
   return params;
+}
+
+LogicalResult ScaledGemmConfig::verifyEpilogue(std::string &reason) const {
+  if (!epilogue)
+    return success();
+  if (batched) {
+    reason = "an epilogue computes a result of one matrix";
+    return failure();
+  }
+  if (!epilogue->body ||
+      epilogue->body->getNumArguments() != epilogue->inputs.size() + 1) {
+    reason = "the epilogue body takes the product and one value per input";
+    return failure();
+  }
+  return success();
 }
 
 int64_t ScaledGemmConfig::getOperandBits() const {
@@ -107,6 +127,9 @@ std::string ScaledGemmConfig::getKernelNameEpilogue() const {
     name += ("_bias" + getKernelTag(*bias)).str();
   if (outAmax)
     name += "_amax";
+  if (epilogue)
+    name +=
+        ("_epi" + getKernelTag(epilogue->product) + "_" + epilogue->tag).str();
   return name;
 }
 
@@ -134,7 +157,14 @@ GemmEmitterBase<Config>::GemmEmitterBase(KernelBuilder &kb,
       amaxOut(this->getArg(GemmParam::Amax)), m(this->getArg(GemmParam::M)),
       n(this->getArg(GemmParam::N)), k(this->getArg(GemmParam::K)),
       scaleABatchStride(this->getArg(GemmParam::ScaleABatchStride)),
-      scaleBBatchStride(this->getArg(GemmParam::ScaleBBatchStride)) {}
+      scaleBBatchStride(this->getArg(GemmParam::ScaleBBatchStride)) {
+  // The epilogue's inputs are the last parameters.
+  if (config.epilogue) {
+    size_t count = config.epilogue->inputs.size();
+    for (BlockArgument arg : func.getArguments().take_back(count))
+      epilogueInputs.push_back(arg);
+  }
+}
 
 template <typename Config>
 void GemmEmitterBase<Config>::emitTileGrid(int64_t blockM, int64_t blockN,
@@ -223,6 +253,48 @@ Value GemmEmitterBase<Config>::addBias(Value v, Value col) {
   if (!type.isF32())
     b = arith::ExtFOp::create(kb.b, kb.loc, kb.f32(), b);
   return kb.addf(v, b);
+}
+
+template <typename Config>
+Value GemmEmitterBase<Config>::applyEpilogue(Value v, Value row, Value col) {
+  const GemmEpilogue &epilogue = *config.epilogue;
+  Type product = getElementType(kb.b, epilogue.product);
+  if (!product.isF32())
+    v = arith::TruncFOp::create(kb.b, kb.loc, product, v);
+  Block *body = epilogue.body;
+  IRMapping mapping;
+  mapping.map(body->getArgument(0), v);
+  for (auto [i, input] : llvm::enumerate(epilogue.inputs)) {
+    Type type = getElementType(kb.b, input.element);
+    int64_t bytes = type.getIntOrFloatBitWidth() / 8;
+    Value index;
+    switch (input.read) {
+    case GemmEpilogue::Read::Matrix:
+      index = kb.add(kb.mul(kb.zext64(row), kb.zext64(n)), kb.zext64(col));
+      break;
+    case GemmEpilogue::Read::Row:
+      index = kb.zext64(row);
+      break;
+    case GemmEpilogue::Read::Column:
+      index = kb.zext64(col);
+      break;
+    case GemmEpilogue::Read::Scalar:
+      index = kb.i64(0);
+      break;
+    }
+    Value address =
+        kb.byteOffset(epilogueInputs[i], kb.mul(index, kb.i64(bytes)));
+    mapping.map(body->getArgument(i + 1), kb.load(type, address, bytes));
+  }
+  // Constants the body captures are cloned with it.
+  SetVector<Value> captured;
+  getUsedValuesDefinedAbove(*body->getParent(), captured);
+  for (Value value : captured)
+    mapping.map(value, kb.b.clone(*value.getDefiningOp())->getResult(0));
+  // The ops before the last, fp8.yield of the element.
+  for (Operation &op : llvm::make_range(body->begin(), std::prev(body->end())))
+    kb.b.clone(op, mapping);
+  return mapping.lookupOrDefault(body->back().getOperand(0));
 }
 
 template <typename Config>

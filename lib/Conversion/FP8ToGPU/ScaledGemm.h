@@ -59,6 +59,11 @@ protected:
   /// `amax` with |v| folded in where `in` (NaN ignored: a comparison with
   /// NaN keeps the old value).
   Value foldAmax(Value amax, Value v, Value in);
+  /// The result element of product value `v` (f32, scaled, bias added) at
+  /// (`row`, `col`), both inside the matrix, through the epilogue: `v`
+  /// rounded to the epilogue's product type, the body cloned with the
+  /// inputs' elements there. The caller stores it (of type `out`).
+  Value applyEpilogue(Value v, Value row, Value col);
   /// Folds this thread's `amax` into the amax output: one atomic per warp.
   void emitAmaxAtomic(Value amax, Value lane);
   /// The FP8 codes of fl32(lo * factor) and fl32(hi * factor), in memory
@@ -70,6 +75,8 @@ protected:
       amaxOut, m, n, k, scaleABatchStride, scaleBBatchStride;
   // Output tiles (rows and columns of tiles, all tiles) and K steps.
   Value tilesM, tilesN, numTiles, kTiles;
+  // The epilogue's inputs, in the order of config.epilogue->inputs.
+  SmallVector<Value> epilogueInputs;
   // Batched kernels: the tiles of one matrix.
   Value tilesPerBatch;
   Value smem;

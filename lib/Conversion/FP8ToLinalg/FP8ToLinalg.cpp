@@ -17,6 +17,7 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/AffineMap.h"
+#include "mlir/IR/IRMapping.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/DialectConversion.h"
 
@@ -410,11 +411,82 @@ struct DynamicQuantizeLowering : OpRewritePattern<DynamicQuantizeOp> {
 // fp8.scaled_matmul
 //===----------------------------------------------------------------------===//
 
+/// A scaled matmul with an epilogue as the product, rounded to the
+/// epilogue's input type, and a linalg.generic running the epilogue body on
+/// every element: the ops the epilogue was fused from.
+struct ScaledMatmulEpilogueLowering : OpRewritePattern<ScaledMatmulOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(ScaledMatmulOp op,
+                                PatternRewriter &rewriter) const override {
+    if (!op.hasEpilogue())
+      return failure();
+    Location loc = op.getLoc();
+    RankedTensorType resultType = op.getResult().getType();
+    auto product = ScaledMatmulOp::create(
+        rewriter, loc, resultType.clone(op.getEpilogueInputType()),
+        /*amax=*/Type(), op.getLhs(), op.getRhs(), op.getLhsScale(),
+        op.getRhsScale(), op.getLhsGlobalScale(), op.getRhsGlobalScale(),
+        op.getBias(), /*out_scale=*/Value(), /*epilogue_ins=*/ValueRange(),
+        op.getLhsGranularityAttr(), op.getRhsGranularityAttr(),
+        op.getTransposeLhsAttr(), op.getTransposeRhsAttr(),
+        op.getPromoteIntervalAttr(), op.getRecipeAttr(), op.getRoleAttr(),
+        /*epilogue_maps=*/ArrayAttr());
+    int64_t rank = resultType.getRank();
+    SmallVector<Value> inputs{product.getResult()};
+    llvm::append_range(inputs, op.getEpilogueIns());
+    SmallVector<AffineMap> maps{
+        AffineMap::getMultiDimIdentityMap(rank, getContext())};
+    // No maps without inputs.
+    if (ArrayAttr inputMaps = op.getEpilogueMapsAttr())
+      llvm::append_range(maps, inputMaps.getAsValueRange<AffineMapAttr>());
+    maps.push_back(maps.front());
+    // The yielded elements; an FP8 result encodes them after.
+    RankedTensorType yieldedType = resultType.clone(op.getEpilogueResultType());
+    Value init = createEmptyLike(rewriter, loc, product.getResult(),
+                                 yieldedType.getElementType());
+    Block &epilogue = op.getEpilogue().front();
+    auto generic = linalg::GenericOp::create(
+        rewriter, loc, yieldedType, inputs, init, maps, parallelIterators(rank),
+        [&](OpBuilder &b, Location loc, ValueRange args) {
+          IRMapping mapping;
+          mapping.map(epilogue.getArguments(), args.drop_back());
+          for (Operation &bodyOp : op.getEpilogueOps())
+            b.clone(bodyOp, mapping);
+          linalg::YieldOp::create(
+              b, loc, mapping.lookupOrDefault(op.getEpilogueYieldedValue()));
+        });
+    Value yielded = generic.getResult(0);
+    SmallVector<Value> results{yielded};
+    if (yieldedType != resultType) {
+      Value outScale = reshapeSingle(rewriter, loc, op.getOutScale(),
+                                     allOnesType(rank, rewriter.getF32Type()));
+      results[0] =
+          QuantizeOp::create(rewriter, loc, resultType, yielded, outScale,
+                             /*global_scale=*/Value(), /*rbits=*/Value(),
+                             GranularityAttr::getTensor(getContext()),
+                             Overflow::Saturate, Rounding::RNE);
+    }
+    if (Value amax = op.getAmax()) {
+      // The amax of the result's elements, reshaped as the op's.
+      Value tensorAmax = AmaxOp::create(
+          rewriter, loc, allOnesType(rank, rewriter.getF32Type()), yielded,
+          GranularityAttr::getTensor(getContext()), NanPolicy::Ignore);
+      results.push_back(reshapeSingle(rewriter, loc, tensorAmax,
+                                      cast<RankedTensorType>(amax.getType())));
+    }
+    rewriter.replaceOp(op, results);
+    return success();
+  }
+};
+
 struct ScaledMatmulLowering : OpRewritePattern<ScaledMatmulOp> {
   using OpRewritePattern::OpRewritePattern;
 
   LogicalResult matchAndRewrite(ScaledMatmulOp op,
                                 PatternRewriter &rewriter) const override {
+    if (op.hasEpilogue())
+      return failure();
     Location loc = op.getLoc();
     MLIRContext *ctx = getContext();
     Type f32 = rewriter.getF32Type();
@@ -854,11 +926,12 @@ struct ConvertFP8ToLinalgPass
 } // namespace
 
 void mlir::fp8::populateFP8ToLinalgPatterns(RewritePatternSet &patterns) {
-  patterns.add<AmaxLowering, ComputeScaleLowering, QuantizeLowering,
-               DequantizeLowering, DynamicQuantizeLowering,
-               ScaledMatmulLowering, UpdateDelayedScaleLowering,
-               ExpandQuantizeLowering, ExpandDequantizeLowering>(
-      patterns.getContext());
+  patterns
+      .add<AmaxLowering, ComputeScaleLowering, QuantizeLowering,
+           DequantizeLowering, DynamicQuantizeLowering, ScaledMatmulLowering,
+           ScaledMatmulEpilogueLowering, UpdateDelayedScaleLowering,
+           ExpandQuantizeLowering, ExpandDequantizeLowering>(
+          patterns.getContext());
 }
 
 void mlir::fp8::configureFP8ToLinalgTarget(ConversionTarget &target) {

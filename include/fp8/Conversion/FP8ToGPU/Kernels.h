@@ -92,6 +92,8 @@ enum class GemmParam {
   Batches,
   ScaleABatchStride,
   ScaleBBatchStride,
+  /// The inputs of an epilogue (`epilogue`), one parameter each, last.
+  EpilogueInput,
 };
 KernelParamKind getParamKind(GemmParam param);
 
@@ -244,6 +246,30 @@ enum class GemmScaling {
 /// is one 128-byte swizzle span whatever the element width, and every MMA
 /// reads 32 bytes of it, so the shared-memory layout and descriptors are
 /// those of the 8-bit GEMMs.
+/// The epilogue of a GEMM (the region of an fp8.scaled_matmul): each result
+/// element is the scalar body applied to the product, rounded to `product`,
+/// and to the element of each input at the result's position.
+struct GemmEpilogue {
+  /// How an input is indexed by the result's (row, column).
+  enum class Read {
+    Matrix, // [M, N], at (row, column)
+    Row,    // [M], at row: one value per row of the result
+    Column, // [N], at column: a row vector broadcast down the rows
+    Scalar, // a single element
+  };
+  struct Input {
+    WideElement element;
+    Read read;
+  };
+  WideElement product = WideElement::F32;
+  SmallVector<Input> inputs;
+  /// The body: arguments (product, inputs...), fp8.yield of the element.
+  /// Its values captured from outside are constants, cloned with it.
+  Block *body = nullptr;
+  /// Distinguishes bodies in the kernel's name (a digest of the body).
+  std::string tag;
+};
+
 struct ScaledGemmConfig {
   using Param = GemmParam;
 
@@ -269,9 +295,17 @@ struct ScaledGemmConfig {
   /// maps, so that ragged tiles read zeros rather than the next matrix) and
   /// C [batches, M, N], with one bias and one amax for all of them.
   bool batched = false;
+  /// An epilogue computing the result from the product: after the scales
+  /// and the bias, each value is rounded to the epilogue's product type and
+  /// passed through its body, which yields the `out` element, or the value
+  /// `fp8Out` encodes; `outAmax` is then the amax of the body's results. Not
+  /// batched.
+  std::optional<GemmEpilogue> epilogue;
 
   /// The kernel's parameters, in order.
   SmallVector<GemmParam> getParams() const;
+  /// Fails with a reason when the epilogue does not go with the rest.
+  LogicalResult verifyEpilogue(std::string &reason) const;
   /// Bits of one operand element of A (8 for FP8, 4 for E2M1).
   int64_t getOperandBits() const;
   /// Elements of K in `bytes` of an operand row.

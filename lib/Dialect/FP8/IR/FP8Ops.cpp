@@ -565,6 +565,106 @@ LogicalResult ScaledMatmulOp::verify() {
   if (getAmax() &&
       failed(verifySingleElement(*this, "amax result", getAmax().getType())))
     return failure();
+  if (!hasEpilogue() && (!getEpilogueIns().empty() || getEpilogueMapsAttr()))
+    return emitOpError() << "`epilogue_ins` and `epilogue_maps` come with an "
+                            "`epilogue` region";
+  return success();
+}
+
+FloatType ScaledMatmulOp::getEpilogueInputType() {
+  assert(hasEpilogue() && "no epilogue");
+  return cast<FloatType>(getEpilogue().front().getArgument(0).getType());
+}
+
+llvm::iterator_range<Block::iterator> ScaledMatmulOp::getEpilogueOps() {
+  Block &body = getEpilogue().front();
+  return llvm::make_range(body.begin(), std::prev(body.end()));
+}
+
+Value ScaledMatmulOp::getEpilogueYieldedValue() {
+  return cast<YieldOp>(getEpilogue().front().back()).getValues().front();
+}
+
+LogicalResult ScaledMatmulOp::verifyRegions() {
+  if (!hasEpilogue())
+    return success();
+  RankedTensorType resultType = getResult().getType();
+  Type resultElement = resultType.getElementType();
+  // FP8 results encode what the epilogue yields (with out_scale).
+  bool narrowResult =
+      !isa<Float32Type, BFloat16Type, Float16Type>(resultElement);
+  OperandRange inputs = getEpilogueIns();
+  SmallVector<AffineMap> maps;
+  if (ArrayAttr attr = getEpilogueMapsAttr())
+    maps = llvm::to_vector(attr.getAsValueRange<AffineMapAttr>());
+  if (maps.size() != inputs.size())
+    return emitOpError() << "`epilogue_maps` needs one map per epilogue "
+                            "input: "
+                         << inputs.size() << " inputs, " << maps.size()
+                         << " maps";
+  int64_t rank = resultType.getRank();
+  for (auto [i, input, map] : llvm::enumerate(inputs, maps)) {
+    auto type = cast<RankedTensorType>(input.getType());
+    if (map.getNumDims() != rank || map.getNumSymbols() != 0 ||
+        !map.isProjectedPermutation(/*allowZeroInResults=*/false) ||
+        map.getNumResults() != type.getRank())
+      return emitOpError() << "epilogue map #" << i << " "
+                           << AffineMapAttr::get(map) << " must pick "
+                           << type.getRank() << " of the result's " << rank
+                           << " indices for input " << type;
+    for (auto [d, expr] : llvm::enumerate(map.getResults())) {
+      int64_t dim = cast<AffineDimExpr>(expr).getPosition();
+      if (failed(verifyCompatibleShape({resultType.getDimSize(dim)},
+                                       {type.getDimSize(d)})))
+        return emitOpError()
+               << "epilogue input #" << i << " " << type << " has "
+               << type.getDimSize(d) << " elements along dimension " << d
+               << ", which " << AffineMapAttr::get(map)
+               << " reads as result dimension " << dim << " of "
+               << resultType.getDimSize(dim);
+    }
+  }
+  Block &body = getEpilogue().front();
+  if (body.getNumArguments() != inputs.size() + 1)
+    return emitOpError() << "the epilogue block takes the product and one "
+                            "element per epilogue input: "
+                         << inputs.size() + 1 << " arguments, got "
+                         << body.getNumArguments();
+  Type product = body.getArgument(0).getType();
+  if (!isa<Float32Type, BFloat16Type, Float16Type>(product))
+    return emitOpError() << "the epilogue's first argument (the product, "
+                            "rounded to its type) is f32, bf16 or f16, got "
+                         << product;
+  for (auto [i, input] : llvm::enumerate(inputs)) {
+    Type element = cast<RankedTensorType>(input.getType()).getElementType();
+    Type arg = body.getArgument(i + 1).getType();
+    if (arg != element)
+      return emitOpError() << "epilogue argument #" << i + 1 << " is " << arg
+                           << ", but epilogue input #" << i << " holds "
+                           << element;
+  }
+  auto yield = body.empty() ? YieldOp() : dyn_cast<YieldOp>(body.back());
+  if (!yield)
+    return emitOpError() << "the epilogue must end in `fp8.yield`";
+  if (narrowResult) {
+    if (yield.getValues().size() != 1 ||
+        !isa<Float32Type, BFloat16Type, Float16Type>(
+            yield.getValues()[0].getType()))
+      return yield.emitOpError()
+             << "yields one f32, bf16 or f16 element, which out_scale "
+                "encodes as "
+             << resultElement;
+  } else if (yield.getValues().size() != 1 ||
+             yield.getValues()[0].getType() != resultElement) {
+    return yield.emitOpError()
+           << "yields one element of the result's type " << resultElement;
+  }
+  return success();
+}
+
+LogicalResult YieldOp::verify() {
+  if (getOperation() != &getOperation()->getBlock()->back())
+    return emitOpError() << "must be the last op of the epilogue";
   return success();
 }
 

@@ -510,9 +510,10 @@ void FP8AutocastPass::convert(Contraction &c, StringRef function,
   auto matmul = ScaledMatmulOp::create(
       b, loc, productType, /*amax=*/Type(), lhs.data, rhs.data, lhs.scale,
       rhs.scale, lhs.global, rhs.global, /*bias=*/Value(),
-      /*out_scale=*/Value(), plan.lhs.granularity, plan.rhs.granularity,
-      c.transposeLhs, c.transposeRhs, options.promoteInterval, recipeAttr,
-      GemmRoleAttr::get(ctx, role));
+      /*out_scale=*/Value(), /*epilogue_ins=*/ValueRange(),
+      plan.lhs.granularity, plan.rhs.granularity, c.transposeLhs,
+      c.transposeRhs, options.promoteInterval, recipeAttr,
+      GemmRoleAttr::get(ctx, role), /*epilogue_maps=*/ArrayAttr());
   Value result = matmul.getResult();
   if (accumulate) {
     // C = init + A x B, in f32.

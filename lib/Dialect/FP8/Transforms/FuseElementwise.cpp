@@ -12,11 +12,11 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "fp8/Dialect/FP8/Transforms/GraphUtils.h"
 #include "fp8/Dialect/FP8/Transforms/Passes.h"
 
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/IR/PatternMatch.h"
-#include "mlir/IR/Remarks.h"
 
 namespace mlir::fp8 {
 #define GEN_PASS_DEF_FP8FUSEELEMENTWISE
@@ -24,55 +24,9 @@ namespace mlir::fp8 {
 } // namespace mlir::fp8
 
 using namespace mlir;
+using namespace mlir::fp8;
 
 namespace {
-
-constexpr StringLiteral kCategory = "fp8-gpu";
-
-/// Whether `op` computes each element of its results from the elements of
-/// its inputs at the same (or a broadcast) position, with nothing else: the
-/// ops a fused chain may hold; otherwise `reason` completes "the op ...".
-/// Transposes stay for the quantize kernels,
-/// which fold them into their copies; fills are folded where they are read.
-bool isFusableElementwise(Operation *op, std::string &reason) {
-  auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
-  if (!linalgOp || !linalgOp.hasPureTensorSemantics()) {
-    reason = "is not a linalg op on tensors";
-    return false;
-  }
-  if (isa<linalg::TransposeOp, linalg::FillOp>(op)) {
-    reason = "is a layout op or a fill";
-    return false;
-  }
-  if (linalgOp.getNumReductionLoops() != 0) {
-    reason = "reduces";
-    return false;
-  }
-  if (linalgOp.hasIndexSemantics()) {
-    reason = "reads loop indices";
-    return false;
-  }
-  if (op->getNumRegions() != 1 || op->getRegion(0).empty()) {
-    reason = "has no scalar body";
-    return false;
-  }
-  for (OpOperand &init : linalgOp.getDpsInitsMutable())
-    if (linalgOp.payloadUsesValueFromOperand(&init)) {
-      reason = "reads its initial value";
-      return false;
-    }
-  for (AffineMap map : linalgOp.getIndexingMapsArray())
-    if (!map.isProjectedPermutation()) {
-      reason = "has an indexing map that is not a projected permutation";
-      return false;
-    }
-  for (OpOperand &init : linalgOp.getDpsInitsMutable())
-    if (!linalgOp.getMatchingIndexingMap(&init).isPermutation()) {
-      reason = "has a result that not every loop indexes";
-      return false;
-    }
-  return true;
-}
 
 /// Whether the body of `op` yields one of its inputs unchanged (a broadcast
 /// or a copy), so that recomputing it in every consumer is an indexed read.
@@ -120,14 +74,6 @@ bool fusesInto(OpOperand &operand, std::string &reason) {
   return true;
 }
 
-/// A short name of `op` for remarks: its fp8.name, or its op name.
-std::string describe(Operation *op) {
-  std::string text = op->getName().getStringRef().str();
-  if (auto name = op->getAttrOfType<StringAttr>("fp8.name"))
-    text += " '" + name.str() + "'";
-  return text;
-}
-
 struct FP8FuseElementwisePass
     : fp8::impl::FP8FuseElementwiseBase<FP8FuseElementwisePass> {
   void runOnOperation() override;
@@ -147,14 +93,6 @@ struct FP8FuseElementwisePass
   DenseSet<std::pair<Value, Location>> reported;
 };
 
-/// The remark options of a decision about `op`: category and function.
-remark::RemarkOpts remarkAt(Operation *op, StringRef name) {
-  remark::RemarkOpts opts = remark::RemarkOpts::name(name).category(kCategory);
-  if (auto function = op->getParentOfType<FunctionOpInterface>())
-    opts = opts.function(function.getName());
-  return opts;
-}
-
 linalg::GenericOp FP8FuseElementwisePass::generalize(IRRewriter &rewriter,
                                                      linalg::LinalgOp op) {
   if (auto generic = dyn_cast<linalg::GenericOp>(op.getOperation()))
@@ -169,11 +107,12 @@ void FP8FuseElementwisePass::remarkMissed(OpOperand &operand,
                                           StringRef reason) {
   if (!reported.insert({operand.get(), operand.getOwner()->getLoc()}).second)
     return;
-  remark::missed(operand.getOwner()->getLoc(),
-                 remarkAt(operand.getOwner(), "elementwise-not-fused"))
+  remark::missed(
+      operand.getOwner()->getLoc(),
+      getFP8GPURemarkOpts(operand.getOwner(), "elementwise-not-fused"))
       << remark::add("{0} not fused into {1}: {2}",
-                     describe(operand.get().getDefiningOp()),
-                     describe(operand.getOwner()), reason.str());
+                     describeForRemarks(operand.get().getDefiningOp()),
+                     describeForRemarks(operand.getOwner()), reason.str());
 }
 
 linalg::GenericOp FP8FuseElementwisePass::fuseOne(IRRewriter &rewriter,
@@ -186,7 +125,7 @@ linalg::GenericOp FP8FuseElementwisePass::fuseOne(IRRewriter &rewriter,
       continue;
     }
     Operation *producer = operand->get().getDefiningOp();
-    std::string producerName = describe(producer);
+    std::string producerName = describeForRemarks(producer);
     // A broadcast read elsewhere too is recomputed: this consumer gets a
     // copy of its own.
     if (!producer->getResult(0).hasOneUse()) {
@@ -208,8 +147,10 @@ linalg::GenericOp FP8FuseElementwisePass::fuseOne(IRRewriter &rewriter,
       remarkMissed(*operand, "linalg elementwise fusion failed");
       continue;
     }
-    remark::passed(consumer->getLoc(), remarkAt(consumer, "elementwise-fused"))
-        << remark::add("{0} fused into {1}", producerName, describe(consumer));
+    remark::passed(consumer->getLoc(),
+                   getFP8GPURemarkOpts(consumer, "elementwise-fused"))
+        << remark::add("{0} fused into {1}", producerName,
+                       describeForRemarks(consumer));
     for (auto [original, replacement] : fused->replacements)
       rewriter.replaceUsesWithIf(original, replacement, [&](OpOperand &use) {
         return use.getOwner() != genericProducer;

@@ -10,6 +10,7 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Matchers.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 
 using namespace mlir;
 
@@ -106,4 +107,58 @@ Value mlir::fp8::reshapeSingle(OpBuilder &b, Location loc, Value tensor,
     return tensor;
   return tensor::FromElementsOp::create(b, loc, type,
                                         extractSingle(b, loc, tensor));
+}
+
+remark::RemarkOpts fp8::getFP8GPURemarkOpts(Operation *op, StringRef name) {
+  remark::RemarkOpts opts = remark::RemarkOpts::name(name).category("fp8-gpu");
+  if (auto function = op->getParentOfType<FunctionOpInterface>())
+    opts = opts.function(function.getName());
+  return opts;
+}
+
+bool fp8::isFusableElementwise(Operation *op, std::string &reason) {
+  auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
+  if (!linalgOp || !linalgOp.hasPureTensorSemantics()) {
+    reason = "is not a linalg op on tensors";
+    return false;
+  }
+  if (isa<linalg::TransposeOp, linalg::FillOp>(op)) {
+    reason = "is a layout op or a fill";
+    return false;
+  }
+  if (linalgOp.getNumReductionLoops() != 0) {
+    reason = "reduces";
+    return false;
+  }
+  if (linalgOp.hasIndexSemantics()) {
+    reason = "reads loop indices";
+    return false;
+  }
+  if (op->getNumRegions() != 1 || op->getRegion(0).empty()) {
+    reason = "has no scalar body";
+    return false;
+  }
+  for (OpOperand &init : linalgOp.getDpsInitsMutable())
+    if (linalgOp.payloadUsesValueFromOperand(&init)) {
+      reason = "reads its initial value";
+      return false;
+    }
+  for (AffineMap map : linalgOp.getIndexingMapsArray())
+    if (!map.isProjectedPermutation()) {
+      reason = "has an indexing map that is not a projected permutation";
+      return false;
+    }
+  for (OpOperand &init : linalgOp.getDpsInitsMutable())
+    if (!linalgOp.getMatchingIndexingMap(&init).isPermutation()) {
+      reason = "has a result that not every loop indexes";
+      return false;
+    }
+  return true;
+}
+
+std::string fp8::describeForRemarks(Operation *op) {
+  std::string text = op->getName().getStringRef().str();
+  if (auto name = op->getAttrOfType<StringAttr>("fp8.name"))
+    text += " '" + name.str() + "'";
+  return text;
 }

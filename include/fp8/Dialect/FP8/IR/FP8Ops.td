@@ -329,7 +329,7 @@ def FP8_ConvertOp : FP8_Op<"convert", [Pure, SameOperandsAndResultShape]
 //===----------------------------------------------------------------------===//
 
 def FP8_ScaledMatmulOp
-    : FP8_Op<"scaled_matmul", [Pure, AttrSizedOperandSegments]> {
+    : FP8_Op<"scaled_matmul", [Pure, AttrSizedOperandSegments, NoTerminator]> {
   let summary = "Matrix product of scaled low-precision operands";
   let description = [{
     Computes `C = deq(A) x deq(B)` with f32 accumulation, where `deq` applies
@@ -357,6 +357,39 @@ def FP8_ScaledMatmulOp
         : tensor<256x512xf8E4M3FN>, tensor<384x512xf8E4M3FN>,
           tensor<256x4xf32>, tensor<3x4xf32> -> tensor<256x384xbf16>
     ```
+
+    An optional `epilogue` region computes each element of the result from
+    the product: the product is first rounded to the type of the region's
+    first argument (f32, bf16 or f16, as an unfused product would be stored),
+    then the region runs once per element of the result, its first argument
+    that rounded product and one argument per `epilogue_ins` operand, the
+    element read through the operand's map in `epilogue_maps` (maps of the
+    result's indices: the identity for a tensor of the result's shape,
+    `(m, n) -> (n)` for a row vector broadcast down the columns, and so on).
+    `fp8.yield` returns the result element. The region holds what a
+    `linalg.generic` body would (arith and math ops, constants); it is
+    exactly the elementwise ops that followed the product, fused
+    (fp8-fuse-epilogue), and computes bit-identically to them. Its `amax` is
+    that of the yielded elements (NaN ignored), as `fp8.amax` of them would
+    compute it. An FP8 result encodes the yielded f32, bf16 or f16 element
+    with `out_scale` (as `fp8.quantize` by the tensor, saturating, would);
+    any other result has the yielded type.
+
+    ```mlir
+    %y = fp8.scaled_matmul %a, %b scales(%sa, %sb) by(<tensor>, <tensor>)
+        transpose_rhs
+        epilogue_ins(%bias : tensor<384xbf16>)
+        epilogue_maps([affine_map<(m, n) -> (n)>])
+        : tensor<256x512xf8E4M3FN>, tensor<384x512xf8E4M3FN>,
+          tensor<1x1xf32>, tensor<1x1xf32> -> tensor<256x384xbf16>
+        epilogue {
+        ^bb0(%c: bf16, %b: bf16):
+          %s = arith.addf %c, %b : bf16
+          %zero = arith.constant 0.0 : bf16
+          %r = arith.maximumf %s, %zero : bf16
+          fp8.yield %r : bf16
+        }
+    ```
   }];
   let arguments = (ins
     FP8_NarrowTensor:$lhs,
@@ -367,16 +400,19 @@ def FP8_ScaledMatmulOp
     Optional<FP8_F32Tensor>:$rhs_global_scale,
     Optional<FP8_WideTensor>:$bias,
     Optional<FP8_F32Tensor>:$out_scale,
+    Variadic<AnyRankedTensor>:$epilogue_ins,
     FP8_GranularityAttr:$lhs_granularity,
     FP8_GranularityAttr:$rhs_granularity,
     UnitAttr:$transpose_lhs,
     UnitAttr:$transpose_rhs,
     DefaultValuedAttr<ConfinedAttr<I64Attr, [IntNonNegative]>, "4">:$promote_interval,
     OptionalAttr<FP8_RecipeAttr>:$recipe,
-    OptionalAttr<FP8_GemmRoleAttr>:$role);
+    OptionalAttr<FP8_GemmRoleAttr>:$role,
+    OptionalAttr<AffineMapArrayAttr>:$epilogue_maps);
   let results = (outs
     RankedTensorOf<[FP8_WideFloat, FP8_NarrowFloat]>:$result,
     Optional<FP8_F32Tensor>:$amax);
+  let regions = (region MaxSizedRegion<1>:$epilogue);
   let assemblyFormat = [{
     $lhs `,` $rhs `scales` `(` $lhs_scale `,` $rhs_scale `)`
     `by` `(` $lhs_granularity `,` $rhs_granularity `)`
@@ -387,9 +423,42 @@ def FP8_ScaledMatmulOp
     (`transpose_lhs` $transpose_lhs^)?
     (`transpose_rhs` $transpose_rhs^)?
     (`promote_interval` `(` $promote_interval^ `)`)?
+    (`epilogue_ins` `(` $epilogue_ins^ `:` type($epilogue_ins) `)`)?
+    (`epilogue_maps` `(` $epilogue_maps^ `)`)?
     attr-dict `:` type($lhs) `,` type($rhs) `,` type($lhs_scale) `,`
     type($rhs_scale) `->` type($result) (`,` `amax` type($amax)^)?
+    (`epilogue` $epilogue^)?
   }];
+  let hasVerifier = 1;
+  let hasRegionVerifier = 1;
+  let extraClassDeclaration = [{
+    /// Whether the op applies an epilogue region to its product.
+    bool hasEpilogue() { return !getEpilogue().empty(); }
+    /// The type the product is rounded to before the epilogue runs.
+    FloatType getEpilogueInputType();
+    /// The epilogue's ops before its fp8.yield.
+    llvm::iterator_range<Block::iterator> getEpilogueOps();
+    /// The epilogue's result element.
+    Value getEpilogueYieldedValue();
+    /// The type of the element the epilogue yields.
+    Type getEpilogueResultType() { return getEpilogueYieldedValue().getType(); }
+  }];
+}
+
+// The epilogue region is declared without a terminator and fp8.yield is not
+// one: libFP8MLIR-C.so holds a copy of MLIR's TypeID of the Terminator trait
+// that differs from libMLIR.so's, so that MLIR's verifier, called through
+// the C API, would not see fp8.yield as a terminator. The region verifier
+// checks that fp8.yield comes last; it has effects, so that nothing erases
+// it as dead.
+def FP8_YieldOp : FP8_Op<"yield", [HasParent<"ScaledMatmulOp">]> {
+  let summary = "Result element of an fp8.scaled_matmul epilogue";
+  let description = [{
+    Ends the `epilogue` region of `fp8.scaled_matmul`: its one operand is
+    the element of the result, of the result's element type.
+  }];
+  let arguments = (ins Variadic<AnyType>:$values);
+  let assemblyFormat = "$values attr-dict `:` type($values)";
   let hasVerifier = 1;
 }
 

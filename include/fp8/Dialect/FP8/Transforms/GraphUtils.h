@@ -9,6 +9,7 @@
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Remarks.h"
 #include "mlir/IR/Value.h"
 
 namespace mlir::fp8 {
@@ -46,6 +47,21 @@ Value extractSingle(OpBuilder &b, Location loc, Value tensor);
 /// any rank): `tensor` itself when it has that type.
 Value reshapeSingle(OpBuilder &b, Location loc, Value tensor,
                     RankedTensorType type);
+
+/// The options of an optimization remark `name` about `op` in the category
+/// of the GPU graph's fusions and refusals (`-remarks-filter=fp8-gpu`),
+/// naming the function that holds `op`.
+remark::RemarkOpts getFP8GPURemarkOpts(Operation *op, StringRef name);
+
+/// Whether `op` computes each element of its results from the elements of
+/// its inputs at the same (or a broadcast) position, with nothing else: the
+/// linalg ops that fuse into a chain or an epilogue. Otherwise `reason`
+/// completes "the op ...". Transposes stay for the quantize kernels, which
+/// fold them into their copies; fills are folded where they are read.
+bool isFusableElementwise(Operation *op, std::string &reason);
+
+/// A short name of `op` for remarks: its op name and its fp8.name if any.
+std::string describeForRemarks(Operation *op);
 
 } // namespace mlir::fp8
 

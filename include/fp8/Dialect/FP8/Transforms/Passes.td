@@ -381,6 +381,68 @@ def FP8FuseElementwise : Pass<"fp8-fuse-elementwise"> {
   ];
 }
 
+def FP8FuseEpilogue : Pass<"fp8-fuse-epilogue"> {
+  let summary = "Fuse the elementwise consumer of a scaled matmul into its epilogue";
+  let description = [{
+    A GEMM's result is usually read once, by an elementwise chain (bias,
+    activation, residual add, scaling, cast: one `linalg.generic` after
+    `fp8-fuse-elementwise`). Run as its own kernel, the chain reads the
+    product back from memory and writes its result again. This pass moves
+    the chain into the `epilogue` region of the `fp8.scaled_matmul`, so that
+    the GEMM kernel applies it to each element before storing it: one write
+    of the result, no write and read of the product.
+
+    The epilogue computes exactly what the chain did: the product is first
+    rounded to the type the GEMM stored (the region's first argument), then
+    the chain's scalar body runs unchanged, reading its other inputs through
+    their indexing maps. Fused and unfused graphs are bit-identical on
+    `fp8-cpu-pipeline` and in the GPU kernels.
+
+    A consumer fuses when it is the product's only user, is elementwise
+    (parallel loops, a body of scalar ops that neither reads loop indices
+    nor its initial value), has one result of f32, bf16 or f16, reads the
+    product through the identity map, and reads its other inputs (f32, bf16
+    or f16 tensors) either whole, at the result's position, or broadcast
+    (row and column vectors, scalars), never transposed. The GEMM must have
+    no `amax` and no `out_scale` and multiply one matrix (batched GEMMs keep
+    their consumers as kernels). Each fusion, and each GEMM whose consumer
+    does not fuse, is a remark (category `fp8-gpu`) that says which ops and
+    why.
+
+    Then a per-tensor `fp8.dynamic_quantize` of a GEMM's result (current
+    scaling) takes its amax from the GEMM: the GEMM returns the amax of the
+    elements it stores (its epilogue's results; an identity epilogue when it
+    had none), and the quantization becomes the `fp8.compute_scale` and
+    `fp8.quantize` it stands for, so that the result is read once, to
+    quantize it, instead of twice. Not with a column-wise copy or NaN
+    propagation (remark `amax-not-in-epilogue`); each such fusion is a remark
+    `amax-in-epilogue`.
+
+    A per-tensor `fp8.quantize` of a GEMM's result by a given scale
+    (delayed scaling), when nothing but `fp8.amax` ops read that result
+    too, moves into the GEMM as well: the GEMM's epilogue yields the values,
+    `out_scale` encodes them (saturating, round to nearest even, as the
+    quantization did) and its `amax` replaces the amaxes, so that the high-
+    precision result is never stored (remarks `codes-in-epilogue`,
+    `codes-not-in-epilogue`).
+
+    Before:
+    ```mlir
+    %p = fp8.scaled_matmul %a, %b ... -> tensor<64x512xf32>
+    %y = linalg.generic {... (d0, d1) -> (d1) ...}
+        ins(%p, %bias : tensor<64x512xf32>, tensor<512xf32>) ... {
+      ... arith.addf, arith.maximumf ...
+    }
+    ```
+    After: one `fp8.scaled_matmul ... epilogue_ins(%bias ...)` whose
+    `epilogue` region adds and takes the maximum.
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::math::MathDialect",
+  ];
+}
+
 def FP8LegalizeLayout : Pass<"fp8-legalize-layout"> {
   let summary = "Check scaled GEMMs against a chip's tensor cores; fix operand majorness";
   let description = [{
