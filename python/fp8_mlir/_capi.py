@@ -45,8 +45,10 @@ class StringRef(ctypes.Structure):
 
     @classmethod
     def of(cls, text):
+        # NUL-terminated all the same: some callees (the ExecutionEngine's
+        # shared-library paths) read the data as a C string.
         data = text.encode() if isinstance(text, str) else bytes(text)
-        buffer = ctypes.create_string_buffer(data, len(data))
+        buffer = ctypes.create_string_buffer(data)
         ref = cls(ctypes.cast(buffer, ctypes.c_void_p), len(data))
         ref._keep = buffer
         return ref

@@ -217,7 +217,9 @@ class Program:
         paths = [os.path.join(libdir, name) for name in
                  ("libmlir_c_runner_utils.so", "libmlir_runner_utils.so")]
         paths = [p for p in paths if os.path.exists(p)]
-        refs = (StringRef * len(paths))(*[StringRef.of(p) for p in paths])
+        # The array copies the references; the list keeps their buffers.
+        path_refs = [StringRef.of(p) for p in paths]
+        refs = (StringRef * len(paths))(*path_refs)
         self._engine = lib.mlirExecutionEngineCreate(lowered._handle, opt_level, len(paths),
                                                      refs, False, False)
         if not self._engine.ptr:
