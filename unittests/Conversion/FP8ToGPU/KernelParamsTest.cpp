@@ -13,6 +13,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "fp8/Conversion/FP8ToGPU/Kernels.h"
+#include "fp8/Dialect/FP8/IR/FP8Ops.h"
 #include "fp8/InitAll.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -152,6 +153,76 @@ TEST_F(KernelParamsTest, GemmSM90Kernel) {
   config.outAmax = true;
   expectValid(config);
   expectKernelTakesParams(config, buildGemmSM90Kernel);
+}
+
+TEST_F(KernelParamsTest, GemmEpilogueInputsComeLast) {
+  // The epilogue of a scaled matmul: the product (bf16), a residual and a
+  // row vector, FP8 codes of the yielded f32 values with their amax.
+  OwningOpRef<ModuleOp> source = parseSourceString<ModuleOp>(
+      R"mlir(
+      func.func @f(%a: tensor<128x128xf8E4M3FN>, %s: tensor<1x1xf32>,
+                   %r: tensor<128x128xf32>, %v: tensor<128xbf16>)
+          -> (tensor<128x128xf8E4M3FN>, tensor<1x1xf32>) {
+        %y, %m = fp8.scaled_matmul %a, %a scales(%s, %s) by(<tensor>, <tensor>)
+            out_scale(%s : tensor<1x1xf32>) transpose_rhs
+            epilogue_ins(%r, %v : tensor<128x128xf32>, tensor<128xbf16>)
+            epilogue_maps([affine_map<(m, n) -> (m, n)>,
+                           affine_map<(m, n) -> (n)>])
+            : tensor<128x128xf8E4M3FN>, tensor<128x128xf8E4M3FN>,
+              tensor<1x1xf32>, tensor<1x1xf32>
+              -> tensor<128x128xf8E4M3FN>, amax tensor<1x1xf32>
+            epilogue {
+            ^bb0(%c: bf16, %x: f32, %b: bf16):
+              %s0 = arith.addf %c, %b : bf16
+              %w = arith.extf %s0 : bf16 to f32
+              %t = arith.addf %w, %x : f32
+              fp8.yield %t : f32
+            }
+        return %y, %m : tensor<128x128xf8E4M3FN>, tensor<1x1xf32>
+      })mlir",
+      &context);
+  ASSERT_TRUE(source);
+  ScaledMatmulOp op;
+  source->walk([&](ScaledMatmulOp found) { op = found; });
+  ASSERT_TRUE(op);
+  GemmEpilogue epilogue;
+  epilogue.product = WideElement::BF16;
+  epilogue.inputs = {{WideElement::F32, GemmEpilogue::Read::Matrix},
+                     {WideElement::BF16, GemmEpilogue::Read::Column}};
+  epilogue.body = &op.getEpilogue().front();
+  epilogue.tag = "t";
+
+  using P = GemmParam;
+  GemmSM90Config sm90;
+  sm90.fp8Out = Format::E4M3;
+  sm90.outAmax = true;
+  sm90.epilogue = epilogue;
+  EXPECT_EQ(sm90.getParams(),
+            (SmallVector<P>{P::TensorMapA, P::TensorMapB, P::Out, P::ScaleA,
+                            P::ScaleB, P::OutScale, P::Amax, P::M, P::N, P::K,
+                            P::EpilogueInput, P::EpilogueInput}));
+  EXPECT_NE(sm90.getKernelName().find("_amax_epibf16_t_"), std::string::npos)
+      << sm90.getKernelName();
+  expectValid(sm90);
+  expectKernelTakesParams(sm90, buildGemmSM90Kernel);
+
+  GemmSM100Config sm100;
+  sm100.fp8Out = Format::E4M3;
+  sm100.outAmax = true;
+  sm100.epilogue = epilogue;
+  expectValid(sm100);
+  expectKernelTakesParams(sm100, buildGemmSM100Kernel);
+
+  // Batches have no epilogue; a body must take the product and the inputs.
+  std::string reason;
+  GemmSM90Config batched = sm90;
+  batched.batched = true;
+  EXPECT_TRUE(failed(batched.verify(reason)));
+  EXPECT_NE(reason.find("one matrix"), std::string::npos) << reason;
+  GemmSM90Config missing = sm90;
+  missing.epilogue->inputs.pop_back();
+  EXPECT_TRUE(failed(missing.verify(reason)));
+  EXPECT_NE(reason.find("one value per input"), std::string::npos) << reason;
 }
 
 TEST_F(KernelParamsTest, GemmSM90RejectsGlobalScales) {
