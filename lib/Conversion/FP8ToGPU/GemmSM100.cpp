@@ -488,8 +488,16 @@ void GemmEmitter::emitEpilogue(Value warp) {
           }
           emitStores(values, row, col0);
         }
-        if (config.outAmax)
+        if (config.rowAmax) {
+          // This thread holds its row of the tile: one atomic per row.
+          kb.ifThen(kb.ult(row, m), [&] {
+            kb.atomicMaxNonNegative(
+                kb.byteOffset(amaxOut, kb.mul(kb.zext64(row), kb.i64(4))),
+                amax);
+          });
+        } else if (config.outAmax) {
           emitAmaxAtomic(amax, lane);
+        }
         return {kb.add(args[0], kb.i32(1))};
       });
 }

@@ -365,13 +365,15 @@ void GemmEmitter::emitEpilogue(Value acc, Value rowBase, Value colBase,
   int64_t elementBytes =
       config.fp8Out ? 1 : (config.out == WideElement::F32 ? 4 : 2);
   Value outFactor = config.fp8Out ? kb.load(kb.f32(), outScale, 4) : Value();
-  // The running amax of this thread's results.
-  Value amax = kb.f32(0.0f);
+  // The running amax of this thread's results: [0] of all of them, or of
+  // each of its two rows (rowBase and rowBase + 8) with rowAmax.
+  Value amaxes[2] = {kb.f32(0.0f), kb.f32(0.0f)};
   Value laneCol = kb.mul(kb.urem(lane, kb.i32(4)), kb.i32(2));
   Value maxRow = kb.sub(m, kb.i32(1));
   Value maxCol = kb.sub(n, kb.i32(1));
   for (int64_t i = 0; i < accCount(); i += 2) {
     Value row = kb.add(rowBase, kb.i32(8 * ((i >> 1) & 1)));
+    Value &amax = amaxes[config.rowAmax ? (i >> 1) & 1 : 0];
     Value col = kb.add(colBase, kb.add(laneCol, kb.i32(8 * (i >> 2))));
     Value inBounds =
         arith::AndIOp::create(kb.b, kb.loc, kb.ult(row, m), kb.ult(col, n));
@@ -427,8 +429,23 @@ void GemmEmitter::emitEpilogue(Value acc, Value rowBase, Value colBase,
       kb.store(vector, address, 2 * elementBytes);
     });
   }
-  if (config.outAmax)
-    emitAmaxAtomic(amax, lane);
+  if (config.rowAmax) {
+    // A row's values lie in the four lanes of a quad: reduce them, then one
+    // atomic per row.
+    for (int64_t half = 0; half < 2; ++half) {
+      Value rowAmax = kb.warpMax(amaxes[half], 4, /*propagateNaN=*/false);
+      Value row = kb.add(rowBase, kb.i32(8 * half));
+      Value first = kb.eq(kb.urem(lane, kb.i32(4)), kb.i32(0));
+      kb.ifThen(arith::AndIOp::create(kb.b, kb.loc, first, kb.ult(row, m)),
+                [&] {
+                  kb.atomicMaxNonNegative(
+                      kb.byteOffset(amaxOut, kb.mul(kb.zext64(row), kb.i64(4))),
+                      rowAmax);
+                });
+    }
+  } else if (config.outAmax) {
+    emitAmaxAtomic(amaxes[0], lane);
+  }
 }
 
 void GemmEmitter::emit() {

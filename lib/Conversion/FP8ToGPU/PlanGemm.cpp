@@ -52,7 +52,8 @@ std::optional<GemmScaling> classifyScaling(const ScaledGemmShape &g) {
 /// is a power of two that E8M0 holds, so that the sm_100a GEMM applies it
 /// as an E8M0 code, exactly: a constant holding such values, or the decode
 /// scales of a quantization in the graph by rule pow2 whose margin keeps
-/// them in range.
+/// them in range (or of the scale computation a quantization was split
+/// into when its amax comes from a GEMM).
 bool hasE8M0Pow2Scales(Value scale) {
   while (auto transpose = scale.getDefiningOp<linalg::TransposeOp>())
     scale = transpose.getInput();
@@ -61,15 +62,25 @@ bool hasE8M0Pow2Scales(Value scale) {
     return llvm::all_of(constant.getValues<APFloat>(), [](const APFloat &v) {
       return host::isE8M0Value(v.convertToFloat());
     });
-  auto quantize = scale.getDefiningOp<DynamicQuantizeOp>();
-  if (!quantize)
+  ScaleRuleAttr rule;
+  Format format;
+  if (auto quantize = scale.getDefiningOp<DynamicQuantizeOp>()) {
+    rule = quantize.getRule();
+    Value data = scale == quantize.getScale() ? quantize.getData()
+                                              : quantize.getColData();
+    format = *getFormat(getElementTypeOrSelf(data.getType()));
+  } else if (auto computed = scale.getDefiningOp<ComputeScaleOp>()) {
+    // A quantization split around an amax from a GEMM's epilogue: its
+    // decode scales.
+    if (scale != computed.getScaleInv())
+      return false;
+    rule = computed.getRule();
+    format = computed.getFormat();
+  } else {
     return false;
-  ScaleRuleAttr rule = quantize.getRule();
+  }
   if (rule.getKind() != ScaleRuleKind::Pow2)
     return false;
-  Value data =
-      scale == quantize.getScale() ? quantize.getData() : quantize.getColData();
-  Format format = *getFormat(getElementTypeOrSelf(data.getType()));
   return host::pow2DecodeScalesFitE8M0(format, rule.getMargin(),
                                        rule.getEps().convertToFloat());
 }
@@ -147,6 +158,12 @@ LogicalResult getGemmEpilogue(ScaledMatmulOp op,
   result.tag = getBodyDigest(*result.body);
   epilogue = std::move(result);
   return success();
+}
+
+/// Whether `op` returns the amax of each row of its result ([M, 1], M > 1).
+bool hasRowAmax(ScaledMatmulOp op) {
+  Value amax = op.getAmax();
+  return amax && cast<RankedTensorType>(amax.getType()).getNumElements() != 1;
 }
 
 /// Expands the epilogue body cloned into `kernel` for the NVVM lowering;
@@ -243,6 +260,7 @@ LogicalResult planSM90Gemm(PlanBuilder &plan, ScaledMatmulOp op) {
   if (failed(getGemmResult(op, config.out, config.fp8Out, config.bias, reason)))
     return op.emitError() << "fp8 GPU lowering: " << reason;
   config.outAmax = bool(op.getAmax());
+  config.rowAmax = hasRowAmax(op);
   if (failed(getGemmEpilogue(op, config.epilogue, reason)))
     return op.emitError() << "fp8 GPU lowering: " << reason;
   config.promoteInterval = op.getPromoteInterval();
@@ -340,6 +358,7 @@ FailureOr<SM100Gemm> configureSM100Gemm(ScaledMatmulOp op,
   if (failed(getGemmResult(op, config.out, config.fp8Out, config.bias, reason)))
     return failure();
   config.outAmax = bool(op.getAmax());
+  config.rowAmax = hasRowAmax(op);
   if (failed(getGemmEpilogue(op, config.epilogue, reason)))
     return failure();
   auto resultType = cast<RankedTensorType>(op.getResult().getType());

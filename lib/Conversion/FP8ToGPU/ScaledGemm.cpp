@@ -72,6 +72,10 @@ SmallVector<GemmParam> ScaledGemmConfig::getParams() const {
 }
 
 LogicalResult ScaledGemmConfig::verifyEpilogue(std::string &reason) const {
+  if (rowAmax && (!epilogue || !outAmax)) {
+    reason = "row amaxes come from an epilogue's results";
+    return failure();
+  }
   if (!epilogue)
     return success();
   if (batched) {
@@ -126,7 +130,7 @@ std::string ScaledGemmConfig::getKernelNameEpilogue() const {
   if (bias)
     name += ("_bias" + getKernelTag(*bias)).str();
   if (outAmax)
-    name += "_amax";
+    name += rowAmax ? "_rowamax" : "_amax";
   if (epilogue)
     name +=
         ("_epi" + getKernelTag(epilogue->product) + "_" + epilogue->tag).str();

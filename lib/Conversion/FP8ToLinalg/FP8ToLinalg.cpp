@@ -468,12 +468,20 @@ struct ScaledMatmulEpilogueLowering : OpRewritePattern<ScaledMatmulOp> {
                              Overflow::Saturate, Rounding::RNE);
     }
     if (Value amax = op.getAmax()) {
-      // The amax of the result's elements, reshaped as the op's.
-      Value tensorAmax = AmaxOp::create(
-          rewriter, loc, allOnesType(rank, rewriter.getF32Type()), yielded,
-          GranularityAttr::getTensor(getContext()), NanPolicy::Ignore);
-      results.push_back(reshapeSingle(rewriter, loc, tensorAmax,
-                                      cast<RankedTensorType>(amax.getType())));
+      // The amax of the yielded elements: of each row ([M, 1], M > 1), or of
+      // all of them, reshaped as the op's.
+      auto amaxType = cast<RankedTensorType>(amax.getType());
+      if (amaxType.getNumElements() != 1) {
+        results.push_back(AmaxOp::create(
+            rewriter, loc, amaxType, yielded,
+            GranularityAttr::get(getContext(), {1, GranularityAttr::kFull}),
+            NanPolicy::Ignore));
+      } else {
+        Value tensorAmax = AmaxOp::create(
+            rewriter, loc, allOnesType(rank, rewriter.getF32Type()), yielded,
+            GranularityAttr::getTensor(getContext()), NanPolicy::Ignore);
+        results.push_back(reshapeSingle(rewriter, loc, tensorAmax, amaxType));
+      }
     }
     rewriter.replaceOp(op, results);
     return success();

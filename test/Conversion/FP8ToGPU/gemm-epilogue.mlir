@@ -28,6 +28,11 @@
 // SM90-NOT: fp8_amax
 // SM90-LABEL: residual_rowscale = {buffers
 // SM90-SAME: launches = [{block = [384, 1, 1], {{[^}]*}}kernel = "fp8_gemm_sm90a_e4m3e4m3_f32_rowcol_p4_epif32_{{[0-9a-f]+}}_128x128_s7", kind = "kernel", params = [{{.*}}{kind = "i32", value = 512 : i64}, {buffer = 4 : i64, kind = "buffer"}, {buffer = 5 : i64, kind = "buffer"}], persistent = true, shared_bytes = {{[0-9]+}} : i64}]}
+// SM90-LABEL: rowwise_quantize = {buffers
+// SM90-SAME: kind = "fill"
+// SM90-SAME: kernel = "fp8_gemm_sm90a_e4m3e4m3_bf16_tensor_p4_rowamax_epibf16_{{[0-9a-f]+}}_128x128_s7"
+// SM90-SAME: kernel = "fp8_compute_scale_ratio_e4m3_inv"
+// SM90-SAME: kernel = "fp8_quantize_bf16_e4m3_b1x128_sat_given_vs_nanprop_vl"
 // SM100-LABEL: bias_gelu = {buffers
 // SM100-SAME: launches = [{{{[^}]*}}kernel = "fp8_gemm_sm100a_e4m3e4m3_bf16_tensor_epibf16_{{[0-9a-f]+}}_128x128_s7", kind = "kernel", params = [{{.*}}{kind = "i32", value = 512 : i64}, {buffer = 4 : i64, kind = "buffer"}], persistent = true, shared_bytes = {{[0-9]+}} : i64}]}
 // SM100-LABEL: residual_rowscale = {buffers
@@ -102,4 +107,11 @@ func.func @relu_quantize(%a: tensor<256x512xf8E4M3FN>, %b: tensor<384x512xf8E4M3
   } -> tensor<256x384xbf16>
   %q, %s = fp8.dynamic_quantize %y by <tensor> rule <ratio> : tensor<256x384xbf16> -> tensor<256x384xf8E4M3FN>, tensor<1x1xf32>
   return %q, %s : tensor<256x384xf8E4M3FN>, tensor<1x1xf32>
+}
+
+// Row-wise scaling: the amax of each row, one atomic per row and tile.
+func.func @rowwise_quantize(%a: tensor<256x512xf8E4M3FN>, %b: tensor<384x512xf8E4M3FN>, %sa: tensor<1x1xf32>, %sb: tensor<1x1xf32>) -> (tensor<256x384xf8E4M3FN>, tensor<256x1xf32>) {
+  %p = fp8.scaled_matmul %a, %b scales(%sa, %sb) by(<tensor>, <tensor>) transpose_rhs : tensor<256x512xf8E4M3FN>, tensor<384x512xf8E4M3FN>, tensor<1x1xf32>, tensor<1x1xf32> -> tensor<256x384xbf16>
+  %q, %s = fp8.dynamic_quantize %p by <1x*> rule <ratio> : tensor<256x384xbf16> -> tensor<256x384xf8E4M3FN>, tensor<256x1xf32>
+  return %q, %s : tensor<256x384xf8E4M3FN>, tensor<256x1xf32>
 }

@@ -3,8 +3,9 @@
 // after an f32 product, and a residual add and a column scaling after a
 // product rounded to bf16. The per-tensor quantization of the GELU's result
 // takes its amax from the first GEMM's epilogue, with the same codes and
-// scale; a third GEMM writes e5m2 codes by a given scale and their amax
-// from its epilogue, as the quantization and the amax did. Both graphs run through fp8-cpu-pipeline and print their results
+// scale; so does the row-wise quantization of the second result, from the
+// amax of each row; a third GEMM writes e5m2 codes by a given scale and
+// their amax from its epilogue, as the quantization and the amax did. Both graphs run through fp8-cpu-pipeline and print their results
 // as integers.
 // REQUIRES: mlir-runner
 // RUN: fp8-opt %s --fp8-fuse-elementwise --fp8-fuse-epilogue | FileCheck %s --check-prefix=IR
@@ -20,6 +21,7 @@
 // IR: fp8.yield
 // IR: fp8.scaled_matmul {{.*}} epilogue_ins({{.*}} : tensor<4x16xbf16>, tensor<4xf32>)
 // IR-SAME: epilogue_maps([#[[ID:.*]], #[[COL:.*]]])
+// IR-SAME: amax tensor<4x1xf32>
 // IR: ^bb0(%{{.*}}: bf16, %{{.*}}: bf16, %{{.*}}: f32):
 // IR-NOT: linalg.
 // IR: fp8.compute_scale
@@ -30,9 +32,12 @@
 // IR: return
 
 // The bits of 4x16 results, twice, the codes of the first and its scale,
-// the third GEMM's codes and amax.
+// the codes of the second and its row scales, the third GEMM's codes and
+// amax.
 // CHECK-COUNT-3: rank = 2 offset = 0 sizes = [4, 16]
 // CHECK: rank = 2 offset = 0 sizes = [1, 1]
+// CHECK: rank = 2 offset = 0 sizes = [4, 16]
+// CHECK: rank = 2 offset = 0 sizes = [4, 1]
 // CHECK: rank = 2 offset = 0 sizes = [4, 16]
 // CHECK: rank = 2 offset = 0 sizes = [1, 1]
 
@@ -46,7 +51,8 @@ func.func @layer(%x: tensor<4x64xf32>, %w: tensor<16x64xf32>,
                  %bias: tensor<16xf32>, %res: tensor<4x16xbf16>,
                  %colScale: tensor<4xf32>)
     -> (tensor<4x16xf32>, tensor<4x16xf32>, tensor<4x16xf8E4M3FN>,
-        tensor<1x1xf32>, tensor<4x16xf8E5M2>, tensor<1x1xf32>) {
+        tensor<1x1xf32>, tensor<4x16xf8E4M3FN>, tensor<4x1xf32>,
+        tensor<4x16xf8E5M2>, tensor<1x1xf32>) {
   %half = arith.constant 0.5 : f32
   %one = arith.constant 1.0 : f32
   %c0 = arith.constant 0.7978845608 : f32
@@ -105,9 +111,12 @@ func.func @layer(%x: tensor<4x64xf32>, %w: tensor<16x64xf32>,
   %c3 = fp8.quantize %p3, %enc by <tensor>
       : tensor<4x16xbf16>, tensor<1x1xf32> -> tensor<4x16xf8E5M2>
   %a3 = fp8.amax %p3 by <tensor> : tensor<4x16xbf16> -> tensor<1x1xf32>
-  return %g, %o, %q, %qs, %c3, %a3
+  %qo, %qos = fp8.dynamic_quantize %o by <1x*> rule <pow2>
+      : tensor<4x16xf32> -> tensor<4x16xf8E4M3FN>, tensor<4x1xf32>
+  return %g, %o, %q, %qs, %qo, %qos, %c3, %a3
       : tensor<4x16xf32>, tensor<4x16xf32>, tensor<4x16xf8E4M3FN>,
-        tensor<1x1xf32>, tensor<4x16xf8E5M2>, tensor<1x1xf32>
+        tensor<1x1xf32>, tensor<4x16xf8E4M3FN>, tensor<4x1xf32>,
+        tensor<4x16xf8E5M2>, tensor<1x1xf32>
 }
 
 // Deterministic inputs from the indices.
@@ -191,6 +200,22 @@ func.func @printScalar(%s: tensor<1x1xf32>) {
   return
 }
 
+// The bits of a column of f32.
+func.func @printRows(%s: tensor<4x1xf32>) {
+  %es = tensor.empty() : tensor<4x1xi32>
+  %sbits = linalg.generic {indexing_maps = [#id, #id],
+                           iterator_types = ["parallel", "parallel"]}
+      ins(%s : tensor<4x1xf32>) outs(%es : tensor<4x1xi32>) {
+  ^bb0(%in: f32, %out: i32):
+    %b = arith.bitcast %in : f32 to i32
+    linalg.yield %b : i32
+  } -> tensor<4x1xi32>
+  %sm = bufferization.to_buffer %sbits : tensor<4x1xi32> to memref<4x1xi32>
+  %si = memref.cast %sm : memref<4x1xi32> to memref<*xi32>
+  call @printMemrefI32(%si) : (memref<*xi32>) -> ()
+  return
+}
+
 func.func @main() {
   %c4 = arith.constant 4 : index
   %c16 = arith.constant 16 : index
@@ -221,15 +246,18 @@ func.func @main() {
     linalg.yield %n : bf16
   } -> tensor<4x16xbf16>
   %colScale = arith.constant dense<[1.0, 0.7, -3.0, 0.001]> : tensor<4xf32>
-  %g, %o, %q, %qs, %c3, %a3 = call @layer(%x, %w, %bias, %res, %colScale)
+  %g, %o, %q, %qs, %qo, %qos, %c3, %a3 = call @layer(%x, %w, %bias, %res, %colScale)
       : (tensor<4x64xf32>, tensor<16x64xf32>, tensor<16xf32>,
          tensor<4x16xbf16>, tensor<4xf32>)
       -> (tensor<4x16xf32>, tensor<4x16xf32>, tensor<4x16xf8E4M3FN>,
-          tensor<1x1xf32>, tensor<4x16xf8E5M2>, tensor<1x1xf32>)
+          tensor<1x1xf32>, tensor<4x16xf8E4M3FN>, tensor<4x1xf32>,
+          tensor<4x16xf8E5M2>, tensor<1x1xf32>)
   call @print(%g) : (tensor<4x16xf32>) -> ()
   call @print(%o) : (tensor<4x16xf32>) -> ()
   call @printCodes(%q) : (tensor<4x16xf8E4M3FN>) -> ()
   call @printScalar(%qs) : (tensor<1x1xf32>) -> ()
+  call @printCodes(%qo) : (tensor<4x16xf8E4M3FN>) -> ()
+  call @printRows(%qos) : (tensor<4x1xf32>) -> ()
   call @printCodes5(%c3) : (tensor<4x16xf8E5M2>) -> ()
   call @printScalar(%a3) : (tensor<1x1xf32>) -> ()
   return

@@ -291,6 +291,9 @@ struct ScaledGemmConfig {
   /// Also the amax of the f32 results (before out_scale, NaN ignored),
   /// folded into a zero-filled f32 with atomic max.
   bool outAmax = false;
+  /// With an epilogue and outAmax: the amax of each row instead, into a
+  /// zero-filled f32 [M] (one atomic per row and tile).
+  bool rowAmax = false;
   /// A batch of GEMMs: A [batches, M, K], B [batches, N, K] (3-D tensor
   /// maps, so that ragged tiles read zeros rather than the next matrix) and
   /// C [batches, M, N], with one bias and one amax for all of them.

@@ -562,9 +562,23 @@ LogicalResult ScaledMatmulOp::verify() {
   if (getOutScale() &&
       failed(verifySingleElement(*this, "out_scale", getOutScale().getType())))
     return failure();
-  if (getAmax() &&
-      failed(verifySingleElement(*this, "amax result", getAmax().getType())))
-    return failure();
+  if (Value amax = getAmax()) {
+    // With an epilogue, the amax of each row ([M, 1]) is one too.
+    auto amaxType = cast<RankedTensorType>(amax.getType());
+    bool perRow = hasEpilogue() && rank == 2 && amaxType.getRank() == 2 &&
+                  amaxType.getDimSize(1) == 1 &&
+                  amaxType.getDimSize(0) == resultType.getDimSize(0);
+    if (!perRow) {
+      if (!hasSingleElement(amaxType))
+        return emitOpError()
+               << "amax result must hold exactly one element (e.g. "
+                  "tensor<1x1xf32>)"
+               << (hasEpilogue() && rank == 2
+                       ? ", or one per row of the result ([M, 1])"
+                       : "")
+               << ", got " << amaxType;
+    }
+  }
   if (!hasEpilogue() && (!getEpilogueIns().empty() || getEpilogueMapsAttr()))
     return emitOpError() << "`epilogue_ins` and `epilogue_maps` come with an "
                             "`epilogue` region";

@@ -104,9 +104,15 @@ std::string whyNotFusable(ScaledMatmulOp gemm, Operation *consumer) {
 std::string whyNoProducerAmax(DynamicQuantizeOp quantize, ScaledMatmulOp gemm) {
   if (quantize.getGlobalScale())
     return "NVFP4's two-level scales need the amax of every block";
-  if (!quantize.getGranularity().isTensor())
-    return "the epilogue computes per-tensor amaxes only, not those of rows "
-           "or blocks";
+  // One amax for the tensor or for each row ([M, 1] scales).
+  GranularityAttr granularity = quantize.getGranularity();
+  ArrayRef<int64_t> scaleShape = quantize.getScale().getType().getShape();
+  bool perRow = granularity.getBlock().size() == 2 &&
+                granularity.getBlock()[0] == 1 && scaleShape.size() == 2 &&
+                scaleShape[1] == 1;
+  if (!granularity.isTensor() && !perRow)
+    return "the epilogue computes amaxes per tensor and per row, not per "
+           "block";
   if (quantize.getColGranularity())
     return "it also writes a column-wise copy";
   if (quantize.getNanPolicy() != NanPolicy::Ignore)

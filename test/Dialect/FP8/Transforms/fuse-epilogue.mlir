@@ -71,7 +71,7 @@ func.func @residual(%a: tensor<64x128xf8E4M3FN>, %b: tensor<32x128xf8E4M3FN>, %s
 // CHECK-COUNT-5: fp8.scaled_matmul
 // CHECK-NOT: epilogue
 // REMARK-DAG: remark: [Missed] epilogue-not-fused | Category:fp8-gpu | Function=not_fused | Remark="fp8.scaled_matmul 'twice': nothing fused into its epilogue: its product has several users"
-// REMARK-DAG: remark: [Missed] amax-not-in-epilogue | Category:fp8-gpu | Function=not_fused | Remark="fp8.dynamic_quantize computes the amax of fp8.scaled_matmul 'quantized' itself: the epilogue computes per-tensor amaxes only, not those of rows or blocks"
+// REMARK-DAG: remark: [Missed] amax-not-in-epilogue | Category:fp8-gpu | Function=not_fused | Remark="fp8.dynamic_quantize computes the amax of fp8.scaled_matmul 'quantized' itself: the epilogue computes amaxes per tensor and per row, not per block"
 // REMARK-DAG: remark: [Missed] epilogue-not-fused | Category:fp8-gpu | Function=not_fused | Remark="fp8.scaled_matmul 'transposed': nothing fused into its epilogue: the consumer reads an input transposed"
 // REMARK-DAG: remark: [Missed] epilogue-not-fused | Category:fp8-gpu | Function=not_fused | Remark="fp8.scaled_matmul 'indices': nothing fused into its epilogue: the consumer reads loop indices"
 // REMARK-DAG: remark: [Missed] epilogue-not-fused | Category:fp8-gpu | Function=not_fused | Remark="fp8.scaled_matmul 'batched': nothing fused into its epilogue: batched GEMMs keep their elementwise consumers as kernels"
@@ -81,12 +81,12 @@ func.func @residual(%a: tensor<64x128xf8E4M3FN>, %b: tensor<32x128xf8E4M3FN>, %s
 #id3 = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
 func.func @not_fused(%a: tensor<32x128xf8E4M3FN>, %b: tensor<32x128xf8E4M3FN>, %s: tensor<1x1xf32>, %x: tensor<32x32xf32>,
                      %a3: tensor<2x32x128xf8E4M3FN>, %s3: tensor<1x1x1xf32>)
-    -> (tensor<32x32xf32>, tensor<32x32xf32>, tensor<32x32xf8E4M3FN>, tensor<32x1xf32>, tensor<32x32xf32>, tensor<32x32xf32>, tensor<2x32x32xf32>, tensor<32x32xf32>) {
+    -> (tensor<32x32xf32>, tensor<32x32xf32>, tensor<32x32xf8E4M3FN>, tensor<32x2xf32>, tensor<32x32xf32>, tensor<32x32xf32>, tensor<2x32x32xf32>, tensor<32x32xf32>) {
   %e = tensor.empty() : tensor<32x32xf32>
   %p0 = fp8.scaled_matmul %a, %b scales(%s, %s) by(<tensor>, <tensor>) transpose_rhs {fp8.name = "twice"} : tensor<32x128xf8E4M3FN>, tensor<32x128xf8E4M3FN>, tensor<1x1xf32>, tensor<1x1xf32> -> tensor<32x32xf32>
   %y0 = linalg.exp ins(%p0 : tensor<32x32xf32>) outs(%e : tensor<32x32xf32>) -> tensor<32x32xf32>
   %p1 = fp8.scaled_matmul %a, %b scales(%s, %s) by(<tensor>, <tensor>) transpose_rhs {fp8.name = "quantized"} : tensor<32x128xf8E4M3FN>, tensor<32x128xf8E4M3FN>, tensor<1x1xf32>, tensor<1x1xf32> -> tensor<32x32xf32>
-  %q, %qs = fp8.dynamic_quantize %p1 by <1x32> rule <ratio> : tensor<32x32xf32> -> tensor<32x32xf8E4M3FN>, tensor<32x1xf32>
+  %q, %qs = fp8.dynamic_quantize %p1 by <1x16> rule <ratio> : tensor<32x32xf32> -> tensor<32x32xf8E4M3FN>, tensor<32x2xf32>
   %p2 = fp8.scaled_matmul %a, %b scales(%s, %s) by(<tensor>, <tensor>) transpose_rhs {fp8.name = "transposed"} : tensor<32x128xf8E4M3FN>, tensor<32x128xf8E4M3FN>, tensor<1x1xf32>, tensor<1x1xf32> -> tensor<32x32xf32>
   %y2 = linalg.generic {indexing_maps = [#id, #t, #id], iterator_types = ["parallel", "parallel"]}
       ins(%p2, %x : tensor<32x32xf32>, tensor<32x32xf32>) outs(%e : tensor<32x32xf32>) {
@@ -114,7 +114,7 @@ func.func @not_fused(%a: tensor<32x128xf8E4M3FN>, %b: tensor<32x128xf8E4M3FN>, %
     linalg.yield %n : f32
   } -> tensor<2x32x32xf32>
   %p5 = fp8.scaled_matmul %a, %b scales(%s, %s) by(<tensor>, <tensor>) transpose_rhs {fp8.name = "returned"} : tensor<32x128xf8E4M3FN>, tensor<32x128xf8E4M3FN>, tensor<1x1xf32>, tensor<1x1xf32> -> tensor<32x32xf32>
-  return %p0, %y0, %q, %qs, %y2, %y3, %y4, %p5 : tensor<32x32xf32>, tensor<32x32xf32>, tensor<32x32xf8E4M3FN>, tensor<32x1xf32>, tensor<32x32xf32>, tensor<32x32xf32>, tensor<2x32x32xf32>, tensor<32x32xf32>
+  return %p0, %y0, %q, %qs, %y2, %y3, %y4, %p5 : tensor<32x32xf32>, tensor<32x32xf32>, tensor<32x32xf8E4M3FN>, tensor<32x2xf32>, tensor<32x32xf32>, tensor<32x32xf32>, tensor<2x32x32xf32>, tensor<32x32xf32>
 }
 
 // -----
@@ -163,23 +163,23 @@ func.func @amax_in_epilogue(%a: tensor<64x128xf8E4M3FN>, %b: tensor<32x128xf8E4M
 // -----
 
 // The quantization computes its amax itself when it also writes a
-// column-wise copy, propagates NaN, or scales rows or blocks.
+// column-wise copy, propagates NaN, or scales blocks of a row.
 // CHECK-LABEL: func.func @amax_not_in_epilogue
 // CHECK-NOT: amax tensor
 // CHECK-COUNT-3: fp8.dynamic_quantize
 // REMARK-DAG: remark: [Missed] amax-not-in-epilogue | Category:fp8-gpu | Function=amax_not_in_epilogue | Remark="fp8.dynamic_quantize computes the amax of fp8.scaled_matmul 'colwise' itself: it also writes a column-wise copy"
 // REMARK-DAG: remark: [Missed] amax-not-in-epilogue | Category:fp8-gpu | Function=amax_not_in_epilogue | Remark="fp8.dynamic_quantize computes the amax of fp8.scaled_matmul 'nan' itself: it propagates NaN, which the GEMM's amax ignores"
-// REMARK-DAG: remark: [Missed] amax-not-in-epilogue | Category:fp8-gpu | Function=amax_not_in_epilogue | Remark="fp8.dynamic_quantize computes the amax of fp8.scaled_matmul 'rows' itself: the epilogue computes per-tensor amaxes only, not those of rows or blocks"
+// REMARK-DAG: remark: [Missed] amax-not-in-epilogue | Category:fp8-gpu | Function=amax_not_in_epilogue | Remark="fp8.dynamic_quantize computes the amax of fp8.scaled_matmul 'blocks' itself: the epilogue computes amaxes per tensor and per row, not per block"
 // REMARK-NOT: amax-in-epilogue
 func.func @amax_not_in_epilogue(%a: tensor<64x128xf8E4M3FN>, %b: tensor<32x128xf8E4M3FN>, %s: tensor<1x1xf32>)
-    -> (tensor<64x32xf8E4M3FN>, tensor<1x1xf32>, tensor<32x64xf8E4M3FN>, tensor<1x1xf32>, tensor<64x32xf8E4M3FN>, tensor<1x1xf32>, tensor<64x32xf8E4M3FN>, tensor<64x1xf32>) {
+    -> (tensor<64x32xf8E4M3FN>, tensor<1x1xf32>, tensor<32x64xf8E4M3FN>, tensor<1x1xf32>, tensor<64x32xf8E4M3FN>, tensor<1x1xf32>, tensor<64x32xf8E4M3FN>, tensor<64x2xf32>) {
   %p0 = fp8.scaled_matmul %a, %b scales(%s, %s) by(<tensor>, <tensor>) transpose_rhs {fp8.name = "colwise"} : tensor<64x128xf8E4M3FN>, tensor<32x128xf8E4M3FN>, tensor<1x1xf32>, tensor<1x1xf32> -> tensor<64x32xf32>
   %q0, %s0, %c0, %cs0 = fp8.dynamic_quantize %p0 by <tensor> colwise <tensor> transposed rule <ratio> : tensor<64x32xf32> -> tensor<64x32xf8E4M3FN>, tensor<1x1xf32> colwise tensor<32x64xf8E4M3FN>, tensor<1x1xf32>
   %p1 = fp8.scaled_matmul %a, %b scales(%s, %s) by(<tensor>, <tensor>) transpose_rhs {fp8.name = "nan"} : tensor<64x128xf8E4M3FN>, tensor<32x128xf8E4M3FN>, tensor<1x1xf32>, tensor<1x1xf32> -> tensor<64x32xf32>
   %q1, %s1 = fp8.dynamic_quantize %p1 by <tensor> rule <ratio> nan <propagate> : tensor<64x32xf32> -> tensor<64x32xf8E4M3FN>, tensor<1x1xf32>
-  %p2 = fp8.scaled_matmul %a, %b scales(%s, %s) by(<tensor>, <tensor>) transpose_rhs {fp8.name = "rows"} : tensor<64x128xf8E4M3FN>, tensor<32x128xf8E4M3FN>, tensor<1x1xf32>, tensor<1x1xf32> -> tensor<64x32xf32>
-  %q2, %s2 = fp8.dynamic_quantize %p2 by <1x32> rule <ratio> : tensor<64x32xf32> -> tensor<64x32xf8E4M3FN>, tensor<64x1xf32>
-  return %q0, %s0, %c0, %cs0, %q1, %s1, %q2, %s2 : tensor<64x32xf8E4M3FN>, tensor<1x1xf32>, tensor<32x64xf8E4M3FN>, tensor<1x1xf32>, tensor<64x32xf8E4M3FN>, tensor<1x1xf32>, tensor<64x32xf8E4M3FN>, tensor<64x1xf32>
+  %p2 = fp8.scaled_matmul %a, %b scales(%s, %s) by(<tensor>, <tensor>) transpose_rhs {fp8.name = "blocks"} : tensor<64x128xf8E4M3FN>, tensor<32x128xf8E4M3FN>, tensor<1x1xf32>, tensor<1x1xf32> -> tensor<64x32xf32>
+  %q2, %s2 = fp8.dynamic_quantize %p2 by <1x16> rule <ratio> : tensor<64x32xf32> -> tensor<64x32xf8E4M3FN>, tensor<64x2xf32>
+  return %q0, %s0, %c0, %cs0, %q1, %s1, %q2, %s2 : tensor<64x32xf8E4M3FN>, tensor<1x1xf32>, tensor<32x64xf8E4M3FN>, tensor<1x1xf32>, tensor<64x32xf8E4M3FN>, tensor<1x1xf32>, tensor<64x32xf8E4M3FN>, tensor<64x2xf32>
 }
 
 // -----
@@ -230,4 +230,21 @@ func.func @codes_not_in_epilogue(%a: tensor<64x128xf8E4M3FN>, %b: tensor<32x128x
   %p2 = fp8.scaled_matmul %a, %b scales(%s, %s) by(<tensor>, <tensor>) transpose_rhs {fp8.name = "stochastic"} : tensor<64x128xf8E4M3FN>, tensor<32x128xf8E4M3FN>, tensor<1x1xf32>, tensor<1x1xf32> -> tensor<64x32xf32>
   %q2 = fp8.quantize %p2, %scale by <tensor> rounding <stochastic> rbits(%bits : tensor<64x32xi32>) : tensor<64x32xf32>, tensor<1x1xf32> -> tensor<64x32xf8E4M3FN>
   return %q, %p, %q2 : tensor<64x32xf8E4M3FN>, tensor<64x32xf32>, tensor<64x32xf8E4M3FN>
+}
+
+// -----
+
+// Row-wise scaling: the GEMM returns the amax of each row of its result.
+// CHECK-LABEL: func.func @row_amax_in_epilogue
+// CHECK: %[[Y:.*]], %[[AMAX:.*]] = fp8.scaled_matmul
+// CHECK-SAME: -> tensor<64x32xbf16>, amax tensor<64x1xf32> epilogue {
+// CHECK: %[[S:.*]], %[[SINV:.*]] = fp8.compute_scale %[[AMAX]] rule <ratio> for <e4m3> : tensor<64x1xf32> -> tensor<64x1xf32>, tensor<64x1xf32>
+// CHECK: %[[Q:.*]] = fp8.quantize %[[Y]], %[[S]] by <1x*>
+// CHECK: return %[[Q]], %[[SINV]]
+// REMARK-DAG: remark: [Passed] amax-in-epilogue | Category:fp8-gpu | Function=row_amax_in_epilogue | Remark="the amax of fp8.dynamic_quantize comes from the epilogue of fp8.scaled_matmul"
+func.func @row_amax_in_epilogue(%a: tensor<64x128xf8E4M3FN>, %b: tensor<32x128xf8E4M3FN>, %s: tensor<1x1xf32>)
+    -> (tensor<64x32xf8E4M3FN>, tensor<64x1xf32>) {
+  %p = fp8.scaled_matmul %a, %b scales(%s, %s) by(<tensor>, <tensor>) transpose_rhs : tensor<64x128xf8E4M3FN>, tensor<32x128xf8E4M3FN>, tensor<1x1xf32>, tensor<1x1xf32> -> tensor<64x32xbf16>
+  %q, %qs = fp8.dynamic_quantize %p by <1x*> rule <ratio> : tensor<64x32xbf16> -> tensor<64x32xf8E4M3FN>, tensor<64x1xf32>
+  return %q, %qs : tensor<64x32xf8E4M3FN>, tensor<64x1xf32>
 }

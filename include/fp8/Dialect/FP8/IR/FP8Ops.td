@@ -371,7 +371,7 @@ def FP8_ScaledMatmulOp
     exactly the elementwise ops that followed the product, fused
     (fp8-fuse-epilogue), and computes bit-identically to them. Its `amax` is
     that of the yielded elements (NaN ignored), as `fp8.amax` of them would
-    compute it. An FP8 result encodes the yielded f32, bf16 or f16 element
+    compute it: of all of them (one element), or of each row (`[M, 1]`). An FP8 result encodes the yielded f32, bf16 or f16 element
     with `out_scale` (as `fp8.quantize` by the tensor, saturating, would);
     any other result has the yielded type.
 

@@ -409,13 +409,15 @@ def FP8FuseEpilogue : Pass<"fp8-fuse-epilogue"> {
     does not fuse, is a remark (category `fp8-gpu`) that says which ops and
     why.
 
-    Then a per-tensor `fp8.dynamic_quantize` of a GEMM's result (current
-    scaling) takes its amax from the GEMM: the GEMM returns the amax of the
-    elements it stores (its epilogue's results; an identity epilogue when it
-    had none), and the quantization becomes the `fp8.compute_scale` and
+    Then a per-tensor or per-row `fp8.dynamic_quantize` of a GEMM's result
+    (current or row-wise scaling) takes its amax from the GEMM: the GEMM
+    returns the amax of the elements it stores, of all or of each row (its
+    epilogue's results; an identity epilogue when it had none), and the
+    quantization becomes the `fp8.compute_scale` and
     `fp8.quantize` it stands for, so that the result is read once, to
-    quantize it, instead of twice. Not with a column-wise copy or NaN
-    propagation (remark `amax-not-in-epilogue`); each such fusion is a remark
+    quantize it, instead of twice. Not with a column-wise copy, NaN
+    propagation or blocks shorter than a row (remark
+    `amax-not-in-epilogue`); each such fusion is a remark
     `amax-in-epilogue`.
 
     A per-tensor `fp8.quantize` of a GEMM's result by a given scale
