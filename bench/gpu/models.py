@@ -32,7 +32,10 @@ Two steps, like the GEMM scripts:
     after each, so that the comparison checks graph replays. --time N also
     times every function, after its check: the median of N runs (CUDA
     events, L2 flushed before each), launch by launch and, with --graph, as
-    graph replays, which shows what launch overhead costs small layers.
+    graph replays, which shows what launch overhead costs small layers;
+    and, as the baseline of the speed targets (docs/perf.md), the same
+    model in bf16 with PyTorch ops under torch.compile (fp8_mlir.graph's
+    evaluate_torch), on the same inputs.
 
   * `run --dry-run` needs no GPU and no torch: it checks every manifest's
     signature, rebuilds the inputs, and, where `prepare --stand-ins` stored
@@ -600,6 +603,11 @@ class GpuExecutor:
                 torch.cuda.synchronize()
                 results.append([self.numpy(o, t) for o, t in zip(outs, program.outputs)])
             timing = self.time(launch) if self.args.time else None
+        if timing is not None:
+            try:
+                timing["torch_compile_bf16"] = self.baseline(cell, function, feeds)
+            except Exception as e:  # the table says why there is no baseline
+                timing["baseline_error"] = (str(e).splitlines() or [type(e).__name__])[0]
         del ins, outs
         torch.cuda.empty_cache()  # the real sizes' buffers, before the next cell's
         return results, timing
@@ -614,6 +622,25 @@ class GpuExecutor:
             timing["graph"] = time_gpu(torch, lambda: launch(graph=True), flush, 2,
                                        n)["median_ms"]
         return timing
+
+    def baseline(self, cell, function, feeds):
+        """Median milliseconds of torch.compile of the same model in bf16
+        (fp8_mlir.graph's evaluate_torch on the same inputs), the baseline
+        of the speed targets; None for functions that are not a generated
+        model's."""
+        torch, n = self.torch, self.args.time
+        graph = model_graph(cell["example"], cell["size"], function["name"])
+        if graph is None:
+            return None
+        names = [p.attrs["name"] for p in graph.params]
+        inputs = [torch.from_numpy(np.ascontiguousarray(a)).cuda().to(torch.bfloat16)
+                  for a in feeds]
+        compiled = torch.compile(
+            lambda *tensors: graph.evaluate_torch(torch, dict(zip(names, tensors))))
+        compiled(*inputs)  # compiles
+        torch.cuda.synchronize()
+        flush = torch.empty(256 << 20, dtype=torch.uint8, device="cuda")
+        return time_gpu(torch, lambda: compiled(*inputs), flush, 2, n)["median_ms"]
 
     def numpy(self, tensor, t):
         if t.dtype in self.dtypes:
@@ -927,8 +954,12 @@ def timings_section(args, index, results):
              % (args.time, "" if args.graph else "; `--graph` adds CUDA graph replays"), ""]
     if args.dry_run:
         return lines + ["Dry run: nothing is timed."]
+    lines += ["torch.compile bf16: the same model in bf16 with PyTorch ops, compiled "
+              "(fp8_mlir.graph's evaluate_torch); `vs bf16` is its time over ours (the CUDA "
+              "graph's where timed), the speed-up the targets of docs/perf.md ask for.", ""]
     lines += ["| example | size | recipe | chip | function | launches | launch by launch "
-              "| CUDA graph | speed-up |", "|---|---|---|---|---|---|---|---|---|"]
+              "| CUDA graph | speed-up | torch.compile bf16 | vs bf16 |",
+              "|---|---|---|---|---|---|---|---|---|---|---|"]
     for cell in index["cells"]:
         for name, info in results.get(cell["id"], {}).get("functions", {}).items():
             timing = info.get("timing_ms")
@@ -937,10 +968,19 @@ def timings_section(args, index, results):
             launches = manifest_launches(os.path.join(args.artifacts, next(
                 f["manifest"] for f in cell["functions"] if f["name"] == name)))
             eager, graph = timing["eager"] * 1e3, timing.get("graph")
-            lines.append("| %s | %s | %s | %s | %s | %s | %.1f | %s | %s |" % (
+            ours = timing["eager"] if graph is None else graph
+            bf16 = timing.get("torch_compile_bf16")
+            if bf16 is None:
+                baseline = "- (%s)" % timing["baseline_error"] if timing.get(
+                    "baseline_error") else "-"
+                versus = "-"
+            else:
+                baseline, versus = "%.1f" % (bf16 * 1e3), "%.2fx" % (bf16 / ours)
+            lines.append("| %s | %s | %s | %s | %s | %s | %.1f | %s | %s | %s | %s |" % (
                 cell["example"], cell["size"], cell["recipe"], cell["chip"], name, launches,
                 eager, "-" if graph is None else "%.1f" % (graph * 1e3),
-                "-" if graph is None else "%.2fx" % (timing["eager"] / graph)))
+                "-" if graph is None else "%.2fx" % (timing["eager"] / graph),
+                baseline, versus))
     return lines
 
 

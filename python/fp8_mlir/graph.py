@@ -394,6 +394,82 @@ class Graph:
             values[t.id] = r
         return [values[o.id] for o in self.outputs]
 
+    def evaluate_torch(self, torch, feeds):
+        """The outputs computed by PyTorch ops from `feeds` (input name ->
+        tensor, all of one dtype and device): the same model in the feeds'
+        precision, the baseline a framework would run (`torch.compile` of
+        this function, say). Contractions run as `@` in that dtype."""
+        F = torch.nn.functional
+        values = {}
+        for t in self.nodes:
+            v = [values[i.id] for i in t.inputs]
+            a = t.attrs
+            if t.op == "input":
+                r = feeds[a["name"]]
+            elif t.op == "matmul":
+                x = v[0].transpose(-1, -2) if a["ta"] else v[0]
+                w = v[1].transpose(-1, -2) if a["tb"] else v[1]
+                r = x @ w
+            elif t.op == "add":
+                r = v[0] + v[1]
+            elif t.op == "sub":
+                r = v[0] - v[1]
+            elif t.op == "mul":
+                r = v[0] * v[1]
+            elif t.op == "scale":
+                r = v[0] * a["factor"]
+            elif t.op == "div":
+                r = v[0] / v[1]
+            elif t.op == "shift":
+                r = v[0] + a["value"]
+            elif t.op == "gelu":
+                r = F.gelu(v[0])
+            elif t.op == "relu":
+                r = torch.relu(v[0])
+            elif t.op == "relu_grad":
+                r = torch.where(v[0] > 0, v[1], torch.zeros_like(v[1]))
+            elif t.op == "silu":
+                r = F.silu(v[0])
+            elif t.op == "silu_grad":
+                sig = torch.sigmoid(v[0])
+                r = v[1] * sig * (1.0 + v[0] * (1.0 - sig))
+            elif t.op == "tanh":
+                r = torch.tanh(v[0])
+            elif t.op == "tanh_grad":
+                r = v[1] * (1.0 - v[0] * v[0])
+            elif t.op == "log_softmax":
+                r = torch.log_softmax(v[0], dim=-1)
+            elif t.op == "gelu_grad":
+                x = v[0]
+                r = v[1] * (0.5 * (1.0 + torch.erf(x / math.sqrt(2.0))) +
+                            x * torch.exp(-0.5 * x * x) / math.sqrt(2.0 * math.pi))
+            elif t.op == "softmax":
+                r = torch.softmax(v[0], dim=-1)
+            elif t.op == "rsqrt":
+                r = torch.rsqrt(v[0] + a["eps"])
+            elif t.op == "rsqrt_grad":
+                r = -0.5 * v[1] * v[0] ** 3
+            elif t.op == "reduce_sum":
+                r = v[0].sum(dim=tuple(a["dims"]))
+            elif t.op == "broadcast":
+                r = v[0]
+                for d in sorted(a["dims"]):
+                    r = r.unsqueeze(d)
+                r = r.expand(t.shape)
+            elif t.op == "transpose":
+                r = v[0].permute(a["perm"])
+            elif t.op == "reshape":
+                r = v[0].reshape(t.shape)
+            elif t.op == "causal_fill":
+                s = t.shape[-1]
+                above = torch.ones((t.shape[-2], s), dtype=torch.bool,
+                                   device=v[0].device).triu(1)
+                r = v[0].masked_fill(above, a["value"])
+            else:
+                raise NotImplementedError(t.op)
+            values[t.id] = r
+        return [values[o.id] for o in self.outputs]
+
     # -- MLIR ----------------------------------------------------------------
 
     def emit(self, matmul_operands=F32):
