@@ -2,12 +2,12 @@
 # element types, scalars, rank-0 and multiple results, results that alias an
 # argument, state kept across calls, and argument checks.
 # RUN: %host_env %python %s 2>&1 | FileCheck %s
-# The runner utilities load (their paths reach the ExecutionEngine whole):
-# CHECK-NOT: Failed to create MemoryBuffer
+
+import ctypes
 
 import numpy as np
 
-from fp8_mlir import compiler, numerics
+from fp8_mlir import _capi, compiler, numerics
 from fp8_mlir.graph import Graph
 
 SOURCE = """
@@ -33,8 +33,16 @@ func.func @dequantize(%q: tensor<2x32xf8E4M3FN>, %s: tensor<2x1xf8E8M0FNU>) -> t
 }
 """
 
+# Strings handed to MLIR end in a NUL beyond their length: the
+# ExecutionEngine reads the runner utilities' paths as C strings.
+path = _capi.StringRef.of("libmlir_runner_utils.so")
+print(ctypes.sizeof(path._keep) == path.length + 1,
+      ctypes.string_at(path.data) == b"libmlir_runner_utils.so")
+# CHECK: True True
+
 program = compiler.jit(compiler.parse(SOURCE, "types.mlir"))
 print(sorted(program.functions))
+# CHECK-NOT: Failed to create MemoryBuffer
 # CHECK: ['dequantize', 'quantize', 'same', 'types']
 
 a = np.array([[1.0, 1.00390625, -3.5], [0.1, 2.0, 300.0]], np.float32)

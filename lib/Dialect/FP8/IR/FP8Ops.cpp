@@ -585,6 +585,11 @@ LogicalResult ScaledMatmulOp::verify() {
   return success();
 }
 
+/// f32, bf16 or f16: what an epilogue's product and yield may be.
+static bool isWideElement(Type type) {
+  return isa<Float32Type, BFloat16Type, Float16Type>(type);
+}
+
 FloatType ScaledMatmulOp::getEpilogueInputType() {
   assert(hasEpilogue() && "no epilogue");
   return cast<FloatType>(getEpilogue().front().getArgument(0).getType());
@@ -605,8 +610,7 @@ LogicalResult ScaledMatmulOp::verifyRegions() {
   RankedTensorType resultType = getResult().getType();
   Type resultElement = resultType.getElementType();
   // FP8 results encode what the epilogue yields (with out_scale).
-  bool narrowResult =
-      !isa<Float32Type, BFloat16Type, Float16Type>(resultElement);
+  bool narrowResult = !isWideElement(resultElement);
   OperandRange inputs = getEpilogueIns();
   SmallVector<AffineMap> maps;
   if (ArrayAttr attr = getEpilogueMapsAttr())
@@ -645,7 +649,7 @@ LogicalResult ScaledMatmulOp::verifyRegions() {
                          << inputs.size() + 1 << " arguments, got "
                          << body.getNumArguments();
   Type product = body.getArgument(0).getType();
-  if (!isa<Float32Type, BFloat16Type, Float16Type>(product))
+  if (!isWideElement(product))
     return emitOpError() << "the epilogue's first argument (the product, "
                             "rounded to its type) is f32, bf16 or f16, got "
                          << product;
@@ -662,8 +666,7 @@ LogicalResult ScaledMatmulOp::verifyRegions() {
     return emitOpError() << "the epilogue must end in `fp8.yield`";
   if (narrowResult) {
     if (yield.getValues().size() != 1 ||
-        !isa<Float32Type, BFloat16Type, Float16Type>(
-            yield.getValues()[0].getType()))
+        !isWideElement(yield.getValues()[0].getType()))
       return yield.emitOpError()
              << "yields one f32, bf16 or f16 element, which out_scale "
                 "encodes as "

@@ -46,10 +46,6 @@ struct Contraction {
   RankedTensorType resultType;
 };
 
-bool isWideFloat(Type type) {
-  return type.isF32() || type.isBF16() || type.isF16();
-}
-
 /// Matches `op` as a contraction fp8.scaled_matmul can express, or says why
 /// not.
 FailureOr<Contraction> matchContraction(linalg::LinalgOp op,

@@ -32,10 +32,6 @@ using namespace mlir::fp8;
 
 namespace {
 
-bool isWideFloat(Type type) {
-  return isa<Float32Type, BFloat16Type, Float16Type>(type);
-}
-
 /// Whether `map`, of the result's indices, reads an input at the result's
 /// position or broadcast along some of its dimensions: the result
 /// dimensions it picks, in order.
@@ -180,27 +176,38 @@ struct FP8FuseEpiloguePass
   void fuseCodes(IRRewriter &rewriter, QuantizeOp quantize);
 };
 
-/// `gemm` again at the insertion point of `rewriter`, with `resultType`, an
-/// amax result of `amaxType` (if set) and `outScale`, its epilogue moved
-/// over (the identity on its stored type when it had none).
+/// `gemm` again at the insertion point of `rewriter` with `resultType`, an
+/// amax result of `amaxType` (if set), `outScale` and the epilogue inputs
+/// `inputs` read through `maps`, and an empty epilogue region.
+ScaledMatmulOp cloneGemm(IRRewriter &rewriter, ScaledMatmulOp gemm,
+                         RankedTensorType resultType, Type amaxType,
+                         Value outScale, ValueRange inputs, ArrayAttr maps) {
+  auto result = ScaledMatmulOp::create(
+      rewriter, gemm.getLoc(), resultType, amaxType, gemm.getLhs(),
+      gemm.getRhs(), gemm.getLhsScale(), gemm.getRhsScale(),
+      gemm.getLhsGlobalScale(), gemm.getRhsGlobalScale(), gemm.getBias(),
+      outScale, inputs, gemm.getLhsGranularityAttr(),
+      gemm.getRhsGranularityAttr(), gemm.getTransposeLhsAttr(),
+      gemm.getTransposeRhsAttr(), gemm.getPromoteIntervalAttr(),
+      gemm.getRecipeAttr(), gemm.getRoleAttr(), maps);
+  result->setDiscardableAttrs(gemm->getDiscardableAttrDictionary());
+  return result;
+}
+
+/// `gemm` again (cloneGemm) with its epilogue moved over, or the identity
+/// on its stored type when it had none.
 ScaledMatmulOp recreateWithEpilogue(IRRewriter &rewriter, ScaledMatmulOp gemm,
                                     RankedTensorType resultType, Type amaxType,
                                     Value outScale) {
-  Location loc = gemm.getLoc();
-  auto result = ScaledMatmulOp::create(
-      rewriter, loc, resultType, amaxType, gemm.getLhs(), gemm.getRhs(),
-      gemm.getLhsScale(), gemm.getRhsScale(), gemm.getLhsGlobalScale(),
-      gemm.getRhsGlobalScale(), gemm.getBias(), outScale, gemm.getEpilogueIns(),
-      gemm.getLhsGranularityAttr(), gemm.getRhsGranularityAttr(),
-      gemm.getTransposeLhsAttr(), gemm.getTransposeRhsAttr(),
-      gemm.getPromoteIntervalAttr(), gemm.getRecipeAttr(), gemm.getRoleAttr(),
-      gemm.getEpilogueMapsAttr());
-  result->setDiscardableAttrs(gemm->getDiscardableAttrDictionary());
+  ScaledMatmulOp result =
+      cloneGemm(rewriter, gemm, resultType, amaxType, outScale,
+                gemm.getEpilogueIns(), gemm.getEpilogueMapsAttr());
   if (gemm.hasEpilogue()) {
     result.getEpilogue().takeBody(gemm.getEpilogue());
   } else {
     OpBuilder::InsertionGuard guard(rewriter);
     Type stored = gemm.getResult().getType().getElementType();
+    Location loc = gemm.getLoc();
     Block *body =
         rewriter.createBlock(&result.getEpilogue(), {}, {stored}, {loc});
     YieldOp::create(rewriter, loc, body->getArgument(0));
@@ -333,39 +340,32 @@ void FP8FuseEpiloguePass::fuse(IRRewriter &rewriter, ScaledMatmulOp gemm) {
   // The epilogue's inputs: the consumer's inputs other than the product.
   SmallVector<Value> inputs;
   SmallVector<AffineMap> maps;
-  Block &body = consumer->getRegion(0).front();
+  for (OpOperand *operand : linalgOp.getDpsInputOperands()) {
+    if (operand->get() == product)
+      continue;
+    inputs.push_back(operand->get());
+    maps.push_back(linalgOp.getMatchingIndexingMap(operand));
+  }
   auto resultType = cast<RankedTensorType>(consumer->getResult(0).getType());
-  Type productElement = gemm.getResult().getType().getElementType();
-  auto fused = ScaledMatmulOp::create(
-      rewriter, gemm.getLoc(), resultType, /*amax=*/Type(), gemm.getLhs(),
-      gemm.getRhs(), gemm.getLhsScale(), gemm.getRhsScale(),
-      gemm.getLhsGlobalScale(), gemm.getRhsGlobalScale(), gemm.getBias(),
-      /*out_scale=*/Value(), /*epilogue_ins=*/ValueRange(),
-      gemm.getLhsGranularityAttr(), gemm.getRhsGranularityAttr(),
-      gemm.getTransposeLhsAttr(), gemm.getTransposeRhsAttr(),
-      gemm.getPromoteIntervalAttr(), gemm.getRecipeAttr(), gemm.getRoleAttr(),
-      /*epilogue_maps=*/ArrayAttr());
-  for (NamedAttribute attr : gemm->getDiscardableAttrs())
-    fused->setAttr(attr.getName(), attr.getValue());
-  Block *epilogue = rewriter.createBlock(&fused.getEpilogue(), {},
-                                         {productElement}, {gemm.getLoc()});
+  ScaledMatmulOp fused = cloneGemm(
+      rewriter, gemm, resultType, /*amaxType=*/Type(),
+      /*outScale=*/Value(), inputs, rewriter.getAffineMapArrayAttr(maps));
+  // The consumer's body, its block arguments those of the epilogue.
+  Block &body = consumer->getRegion(0).front();
+  Block *epilogue = rewriter.createBlock(
+      &fused.getEpilogue(), {}, {gemm.getResult().getType().getElementType()},
+      {gemm.getLoc()});
   IRMapping mapping;
   for (OpOperand *operand : linalgOp.getDpsInputOperands()) {
     BlockArgument arg = body.getArgument(operand->getOperandNumber());
-    if (operand->get() == product) {
-      mapping.map(arg, epilogue->getArgument(0));
-      continue;
-    }
-    inputs.push_back(operand->get());
-    maps.push_back(linalgOp.getMatchingIndexingMap(operand));
-    mapping.map(arg, epilogue->addArgument(arg.getType(), arg.getLoc()));
+    mapping.map(arg, operand->get() == product
+                         ? epilogue->getArgument(0)
+                         : epilogue->addArgument(arg.getType(), arg.getLoc()));
   }
   for (Operation &op : body.without_terminator())
     rewriter.clone(op, mapping);
   YieldOp::create(rewriter, consumer->getLoc(),
                   mapping.lookupOrDefault(body.getTerminator()->getOperand(0)));
-  fused.getEpilogueInsMutable().assign(inputs);
-  fused.setEpilogueMapsAttr(rewriter.getAffineMapArrayAttr(maps));
 
   remark::passed(gemm.getLoc(), getFP8GPURemarkOpts(gemm, "epilogue-fused"))
       << remark::add("{0} fused into the epilogue of {1}", consumerName,

@@ -116,6 +116,10 @@ remark::RemarkOpts fp8::getFP8GPURemarkOpts(Operation *op, StringRef name) {
   return opts;
 }
 
+bool fp8::isWideFloat(Type type) {
+  return isa<Float32Type, BFloat16Type, Float16Type>(type);
+}
+
 bool fp8::isFusableElementwise(Operation *op, std::string &reason) {
   auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
   if (!linalgOp || !linalgOp.hasPureTensorSemantics()) {

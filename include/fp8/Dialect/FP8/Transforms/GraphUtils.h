@@ -53,6 +53,10 @@ Value reshapeSingle(OpBuilder &b, Location loc, Value tensor,
 /// naming the function that holds `op`.
 remark::RemarkOpts getFP8GPURemarkOpts(Operation *op, StringRef name);
 
+/// Whether `type` is f32, bf16 or f16: the wide element types of GEMM
+/// operands, results and of what the quantizations read.
+bool isWideFloat(Type type);
+
 /// Whether `op` computes each element of its results from the elements of
 /// its inputs at the same (or a broadcast) position, with nothing else: the
 /// linalg ops that fuse into a chain or an epilogue. Otherwise `reason`
