@@ -4,7 +4,9 @@ graph and a backward graph (fp8_mlir.graph), with seeded inputs.
 
 Weights are stored [in, out] and applied as x @ W; the backward graphs return
 the forward output, then the gradients of sum(y * d_0) with respect to the
-input and every parameter.
+input and every parameter. train_step() writes one more function, an AdamW
+step over every parameter (docs/numerics.md section 15), and adamw_reference()
+is its numpy counterpart.
 """
 
 import inspect
@@ -13,7 +15,8 @@ import zlib
 
 import numpy as np
 
-from fp8_mlir.graph import Graph
+from fp8_mlir import numerics
+from fp8_mlir.graph import Graph, tensor_type
 
 # Tokens, model width, heads, MLP width: small enough for the CPU pipeline,
 # with contraction dims of 32 to 512 (partial DeepSeek 128 blocks included).
@@ -132,3 +135,137 @@ def feeds(graph, seed=0):
                 value = value * np.where(outliers, np.exp2(rng.uniform(4, 6, p.shape[-1])), 1.0)
         result[name] = value.astype(np.float32)
     return result
+
+
+# -- training state ------------------------------------------------------------
+
+# AdamW's hyperparameters (torch.optim.AdamW's defaults), and the
+# decoupled weight decay of matrices; vectors (biases, LayerNorm gains and
+# shifts) are not decayed, as usual for transformers.
+ADAM_B1, ADAM_B2, ADAM_EPS = 0.9, 0.999, 1e-8
+WEIGHT_DECAY = 0.01
+
+
+def parameters(forward):
+    """The trained inputs of a forward graph: every input but x, in order."""
+    return [p for p in forward.params if p.attrs["name"] != "x"]
+
+
+def decay_of(shape, wd=WEIGHT_DECAY):
+    """The weight decay of a parameter of `shape`: wd for matrices (rank 2
+    and up), 0 for vectors."""
+    return wd if len(shape) >= 2 else 0.0
+
+
+def _hex(value):
+    """An f32 as MLIR's hexadecimal float literal (0x3F666666)."""
+    return "0x%08X" % numerics.f32_bits(value)
+
+
+def train_step(forward, backward, b1=ADAM_B1, b2=ADAM_B2, eps=ADAM_EPS, wd=WEIGHT_DECAY):
+    """The text of func.func @<model>_train_step: the backward graph, then one
+    AdamW step of every parameter on f32 state.
+
+        @<model>_train_step(x, d_0, params..., first moments (<p>_m)...,
+                            second moments (<p>_v)..., lr, b1t, b2t)
+            -> (y, new params..., new first moments..., new second moments...)
+
+    params in the order of forward.params, lr and the bias corrections
+    b1t = 1 - b1^t, b2t = 1 - b2^t as tensor<f32> (the caller counts the
+    steps). Each parameter gets one linalg.generic, parallel over its shape,
+    ins(w, g, m, v, lr, b1t, b2t) outs(three tensor.empty()), results (w, m,
+    v), whose body is the AdamW step of docs/numerics.md section 15 as one
+    f32 arith op per rounding (no fma): b1, b2, eps, the weight decay and
+    fl(1 - b1), fl(1 - b2) are f32 constants of the body. Matrices are decayed
+    by `wd`, vectors not (decay_of); fp8-optimizer rewrites these generics to
+    keep the state in FP8."""
+    model = forward.name.rsplit("_", 1)[0]
+    x = forward.params[0]
+    d_0 = backward.params[-1]
+    assert x.attrs["name"] == "x" and d_0.attrs["name"] == "d_0"
+    params = parameters(forward)
+    names = [p.attrs["name"] for p in params]
+    types = [p.type for p in params]
+    scalar = tensor_type(())
+    args = [f"%x: {x.type}", f"%d_0: {d_0.type}"]
+    for suffix in ("", "_m", "_v"):
+        args += [f"%{n}{suffix}: {t}" for n, t in zip(names, types)]
+    args += [f"%lr: {scalar}", f"%b1t: {scalar}", f"%b2t: {scalar}"]
+    y_type = forward.outputs[0].type
+    results = [y_type] + types * 3
+    # The function's values; those of the bodies are all %u_..., and none may
+    # be defined twice (MLIR rejects a redefinition, in a nested region too).
+    taken = ["x", "d_0", "lr", "b1t", "b2t", "bwd"]
+    taken += [n + s for s in ("", "_m", "_v") for n in names]
+    taken += [f"{k}{i}" for i in range(len(params)) for k in ("ew", "em", "ev", "step")]
+    if len(set(taken)) != len(taken) or any(n.startswith("u_") for n in taken):
+        raise ValueError(f"parameter names of {model} collide with the train step's values")
+
+    one = numerics.f32(1)
+    lines = [f"func.func @{model}_train_step({', '.join(args)}) -> ({', '.join(results)}) {{"]
+    bwd_args = ", ".join(["%x"] + ["%" + n for n in names] + ["%d_0"])
+    bwd_types = ", ".join(p.type for p in backward.params)
+    bwd_results = ", ".join(o.type for o in backward.outputs)
+    lines.append(f"  %bwd:{len(backward.outputs)} = func.call @{backward.name}({bwd_args}) : "
+                 f"({bwd_types}) -> ({bwd_results})")
+    for i, (p, name) in enumerate(zip(params, names)):
+        t = p.type
+        dims = [f"d{k}" for k in range(len(p.shape))]
+        ident = f"affine_map<({', '.join(dims)}) -> ({', '.join(dims)})>"
+        point = f"affine_map<({', '.join(dims)}) -> ()>"
+        maps = ", ".join([ident] * 4 + [point] * 3 + [ident] * 3)
+        iters = ", ".join(['"parallel"'] * len(p.shape))
+        for k in "wmv":
+            lines.append(f"  %e{k}{i} = tensor.empty() : {t}")
+        constants = {"one": one, "b1": b1, "omb1": one - numerics.f32(b1), "b2": b2,
+                     "omb2": one - numerics.f32(b2), "eps": eps, "wd": decay_of(p.shape, wd)}
+        lines += [
+            f"  %step{i}:3 = linalg.generic {{indexing_maps = [{maps}], iterator_types = "
+            f"[{iters}]}} ins(%{name}, %bwd#{2 + i}, %{name}_m, %{name}_v, %lr, %b1t, %b2t : "
+            f"{t}, {t}, {t}, {t}, {scalar}, {scalar}, {scalar}) "
+            f"outs(%ew{i}, %em{i}, %ev{i} : {t}, {t}, {t}) {{",
+            "  ^bb0(%u_w: f32, %u_g: f32, %u_m: f32, %u_v: f32, %u_lr: f32, %u_b1t: f32, "
+            "%u_b2t: f32, %u_wo: f32, %u_mo: f32, %u_vo: f32):"]
+        lines += [f"    %u_{k} = arith.constant {_hex(v)} : f32" for k, v in constants.items()]
+        body = [
+            "%u_lrwd = arith.mulf %u_lr, %u_wd",
+            "%u_decay = arith.subf %u_one, %u_lrwd",
+            "%u_wdw = arith.mulf %u_w, %u_decay",
+            "%u_m1 = arith.mulf %u_b1, %u_m",
+            "%u_m2 = arith.mulf %u_omb1, %u_g",
+            "%u_mn = arith.addf %u_m1, %u_m2",
+            "%u_v1 = arith.mulf %u_b2, %u_v",
+            "%u_v2 = arith.mulf %u_omb2, %u_g",
+            "%u_v3 = arith.mulf %u_v2, %u_g",
+            "%u_vn = arith.addf %u_v1, %u_v3",
+            "%u_r = math.sqrt %u_vn",
+            "%u_rb2t = math.sqrt %u_b2t",
+            "%u_r2 = arith.divf %u_r, %u_rb2t",
+            "%u_d = arith.addf %u_r2, %u_eps",
+            "%u_md = arith.divf %u_mn, %u_d",
+            "%u_step = arith.divf %u_lr, %u_b1t",
+            "%u_up = arith.mulf %u_step, %u_md",
+            "%u_wn = arith.subf %u_wdw, %u_up",
+        ]
+        lines += [f"    {b} : f32" for b in body]
+        lines += ["    linalg.yield %u_wn, %u_mn, %u_vn : f32, f32, f32",
+                  f"  }} -> ({t}, {t}, {t})"]
+    values = ["%bwd#0"] + [f"%step{i}#{k}" for k in range(3) for i in range(len(params))]
+    lines.append(f"  return {', '.join(values)} : {', '.join(results)}")
+    lines.append("}")
+    return "\n".join(lines) + "\n"
+
+
+def adamw_reference(forward, params, grads, m, v, lr, b1t, b2t, b1=ADAM_B1, b2=ADAM_B2,
+                    eps=ADAM_EPS, wd=WEIGHT_DECAY):
+    """train_step()'s AdamW step in numpy (numerics.adamw_step, f32, bit for
+    bit): params, grads, m and v map parameter names to float32 arrays;
+    returns the new (params, m, v) as dicts."""
+    new = ({}, {}, {})
+    for p in parameters(forward):
+        name = p.attrs["name"]
+        step = numerics.adamw_step(params[name], grads[name], m[name], v[name], lr, b1, b2,
+                                   eps, decay_of(p.shape, wd), b1t, b2t)
+        for out, value in zip(new, step):
+            out[name] = value
+    return new

@@ -613,6 +613,76 @@ def FP8QuantizeConstants : Pass<"fp8-quantize-constants"> {
   ];
 }
 
+def FP8Optimizer : Pass<"fp8-optimizer", "::mlir::ModuleOp"> {
+  let summary = "Store the state of Adam/AdamW steps in FP8 by a named recipe";
+  let description = [{
+    Finds Adam and AdamW steps written in plain linalg and arith and stores
+    their optimizer state (and, for FP8-LM, the master weight) in low
+    precision plus scales, as the recipe says (docs/numerics.md sections 14
+    and 15). The step's arithmetic is left as written; the pass decodes the
+    stored state where the function starts and encodes the new state where
+    the step computes it.
+
+    A step is a `linalg.generic` with parallel loops and three results whose
+    roles follow from the body's dataflow: two results are moving averages
+    of the same input, `beta * state + f(grad)` with `beta` not read from a
+    tensor (the first and second moments `m` and `v`; `v` is the one under a
+    `math.sqrt`), and the third depends on the gradient, both moments and
+    one more input (the weight). The four are f32 tensors of one shape read
+    through the identity map; other inputs (hyperparameters as 0-d tensors)
+    may be anything. The state is *threaded*: the old weight and moments are
+    arguments of the enclosing function and the new ones are among its
+    results. The pass replaces each such argument and result in place by its
+    stored parts and marks them with `fp8.optimizer_state` (the role and the
+    part), so that the caller feeds one step's state to the next:
+
+    | recipe | weight | `m` | `v` |
+    |---|---|---|---|
+    | `coat` | f32, unchanged | `fp8.expand_quantize` by `<group>`: codes, amax (f32), exponent (i8) | same |
+    | `fp8lm` | f16 and an f32 decode scale (power of two, per tensor) | E4M3 codes and a decode scale (`pow2`, current amax) | f16 and a decode scale |
+
+    `coat` groups are `group` consecutive elements of the last dimension
+    (COAT's 1x128 with the default); `expansion-limit=0` switches the range
+    expansion off (plain per-group scaling). Functions that are called
+    within the module keep their signature, and a step whose state is not
+    threaded is left in f32; both are remarks (category `fp8-optimizer`),
+    as is every step the pass rewrites.
+
+    Before (one parameter):
+    ```mlir
+    func.func @step(%w: tensor<64x256xf32>, %g: tensor<64x256xf32>,
+                    %m: tensor<64x256xf32>, %v: tensor<64x256xf32>, ...)
+        -> (tensor<64x256xf32>, tensor<64x256xf32>, tensor<64x256xf32>) {
+      %r:3 = linalg.generic ... ins(%w, %g, %m, %v, ...) ... {
+        ... %mn = b1 * m + (1 - b1) * g, %vn = b2 * v + (1 - b2) * g * g,
+        ... %wn = w - lr / b1t * mn / (sqrt(vn) / sqrt(b2t) + eps) ...
+      }
+      return %r#0, %r#1, %r#2 : ...
+    }
+    ```
+    After `fp8-optimizer=recipe=coat`, `%m` and `%v` are each three
+    arguments (`tensor<64x256xf8E4M3FN>`, `tensor<64x2xf32>`,
+    `tensor<64x2xi8>`) decoded by `fp8.expand_dequantize`, and the new
+    moments are returned as the three results of `fp8.expand_quantize`.
+  }];
+  let options = [
+    Option<"recipe", "recipe", "std::string", /*default=*/"\"coat\"",
+           "The state recipe: coat or fp8lm">,
+    Option<"group", "group", "int64_t", /*default=*/"128",
+           "coat: elements per group along the last dimension">,
+    Option<"expansionLimit", "expansion-limit", "int32_t", /*default=*/"5",
+           "coat: the largest |j| of the expansion k = 2^j, 0 to 8 (0: none)">,
+    Option<"format", "format", "std::string", /*default=*/"\"e4m3\"",
+           "The FP8 format of the moments stored as codes: e4m3 or e5m2">,
+  ];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::fp8::FP8Dialect",
+    "::mlir::linalg::LinalgDialect",
+    "::mlir::tensor::TensorDialect",
+  ];
+}
+
 def FP8IsolateGlobalState : Pass<"fp8-isolate-global-state"> {
   let summary = "Copy ml_program global state at loads and stores before bufferization";
   let description = [{
