@@ -5,7 +5,10 @@
 # builds the runtime with cmake (CUDA toolkit only, no LLVM/MLIR) into
 # build-gpu-rt/, then runs bench/gpu/check_and_bench.py, which writes
 # $OUT/report.md (and results.json, sass/, sanitizer/) when OUT is set, else
-# prints the report.
+# prints the report. When $ART/optimizer/ is there too (made by
+# `bench/gpu/optimizer.py compile`), it then runs `optimizer.py run` (the COAT
+# AdamW step kernel: bit-exact check and bandwidth), whose report goes to
+# $OUT/optimizer/optimizer.md (and results.json) or stdout.
 #
 #   bench/gpu/run.sh [--dry-run] [--only REGEX] [other check_and_bench.py options]
 #
@@ -69,6 +72,17 @@ echo "== checking and benchmarking (commit $COMMIT)"
 "$PYTHON" bench/gpu/check_and_bench.py --artifacts "$ART" --lib "$BUILD/lib/libfp8rt.so" \
   --fp8-run "$BUILD/bin/fp8-run" --commit "$COMMIT" "$@"
 STATUS=$?
+
+if [ -f "$ART/optimizer/index.json" ]; then
+  echo "== the COAT AdamW step (bench/gpu/optimizer.py)"
+  OPTIMIZER_ARGS=()
+  for arg in "$@"; do
+    [ "$arg" = "--dry-run" ] && OPTIMIZER_ARGS+=(--dry-run)
+  done
+  "$PYTHON" bench/gpu/optimizer.py run --artifacts "$ART/optimizer" --lib "$BUILD/lib/libfp8rt.so" \
+    --runtime-build "$BUILD" ${OUT:+--out "$OUT/optimizer"} \
+    ${OPTIMIZER_ARGS[@]+"${OPTIMIZER_ARGS[@]}"} || STATUS=1
+fi
 echo "run.sh: done in $(( $(date +%s) - START )) s; exit status $STATUS" \
      "(0: every check passed, 1: some failed or were skipped; see the report)"
 exit $STATUS

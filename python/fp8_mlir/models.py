@@ -162,6 +162,60 @@ def _hex(value):
     return "0x%08X" % numerics.f32_bits(value)
 
 
+def adamw_generic(result, ins, outs, t, rank, b1=ADAM_B1, b2=ADAM_B2, eps=ADAM_EPS,
+                  wd=WEIGHT_DECAY):
+    """The lines (indented by two) of one AdamW step as train_step() writes
+    it: `%<result>:3 = linalg.generic` parallel over `rank` loops, ins(w, g,
+    m, v, lr, b1t, b2t) and outs(three f32 tensors), the SSA names in `ins`
+    and `outs` without their `%`; w, g, m, v and the outs have the tensor
+    type `t`, lr, b1t and b2t are tensor<f32>. The results are the new (w,
+    m, v). The body is the AdamW step of docs/numerics.md section 15 as one
+    f32 arith op per rounding (no fma); b1, b2, eps, the weight decay `wd`
+    and fl(1 - b1), fl(1 - b2) are f32 constants of the body, whose values
+    are all named %u_... (the caller's must not be)."""
+    scalar = tensor_type(())
+    dims = [f"d{k}" for k in range(rank)]
+    ident = f"affine_map<({', '.join(dims)}) -> ({', '.join(dims)})>"
+    point = f"affine_map<({', '.join(dims)}) -> ()>"
+    maps = ", ".join([ident] * 4 + [point] * 3 + [ident] * 3)
+    iters = ", ".join(['"parallel"'] * rank)
+    one = numerics.f32(1)
+    constants = {"one": one, "b1": b1, "omb1": one - numerics.f32(b1), "b2": b2,
+                 "omb2": one - numerics.f32(b2), "eps": eps, "wd": wd}
+    lines = [
+        f"  %{result}:3 = linalg.generic {{indexing_maps = [{maps}], iterator_types = "
+        f"[{iters}]}} ins({', '.join('%' + v for v in ins)} : "
+        f"{t}, {t}, {t}, {t}, {scalar}, {scalar}, {scalar}) "
+        f"outs({', '.join('%' + v for v in outs)} : {t}, {t}, {t}) {{",
+        "  ^bb0(%u_w: f32, %u_g: f32, %u_m: f32, %u_v: f32, %u_lr: f32, %u_b1t: f32, "
+        "%u_b2t: f32, %u_wo: f32, %u_mo: f32, %u_vo: f32):"]
+    lines += [f"    %u_{k} = arith.constant {_hex(v)} : f32" for k, v in constants.items()]
+    body = [
+        "%u_lrwd = arith.mulf %u_lr, %u_wd",
+        "%u_decay = arith.subf %u_one, %u_lrwd",
+        "%u_wdw = arith.mulf %u_w, %u_decay",
+        "%u_m1 = arith.mulf %u_b1, %u_m",
+        "%u_m2 = arith.mulf %u_omb1, %u_g",
+        "%u_mn = arith.addf %u_m1, %u_m2",
+        "%u_v1 = arith.mulf %u_b2, %u_v",
+        "%u_v2 = arith.mulf %u_omb2, %u_g",
+        "%u_v3 = arith.mulf %u_v2, %u_g",
+        "%u_vn = arith.addf %u_v1, %u_v3",
+        "%u_r = math.sqrt %u_vn",
+        "%u_rb2t = math.sqrt %u_b2t",
+        "%u_r2 = arith.divf %u_r, %u_rb2t",
+        "%u_d = arith.addf %u_r2, %u_eps",
+        "%u_md = arith.divf %u_mn, %u_d",
+        "%u_step = arith.divf %u_lr, %u_b1t",
+        "%u_up = arith.mulf %u_step, %u_md",
+        "%u_wn = arith.subf %u_wdw, %u_up",
+    ]
+    lines += [f"    {b} : f32" for b in body]
+    lines += ["    linalg.yield %u_wn, %u_mn, %u_vn : f32, f32, f32",
+              f"  }} -> ({t}, {t}, {t})"]
+    return lines
+
+
 def train_step(forward, backward, b1=ADAM_B1, b2=ADAM_B2, eps=ADAM_EPS, wd=WEIGHT_DECAY):
     """The text of func.func @<model>_train_step: the backward graph, then one
     AdamW step of every parameter on f32 state.
@@ -176,7 +230,8 @@ def train_step(forward, backward, b1=ADAM_B1, b2=ADAM_B2, eps=ADAM_EPS, wd=WEIGH
     ins(w, g, m, v, lr, b1t, b2t) outs(three tensor.empty()), results (w, m,
     v), whose body is the AdamW step of docs/numerics.md section 15 as one
     f32 arith op per rounding (no fma): b1, b2, eps, the weight decay and
-    fl(1 - b1), fl(1 - b2) are f32 constants of the body. Matrices are decayed
+    fl(1 - b1), fl(1 - b2) are f32 constants of the body (adamw_generic,
+    which bench/gpu/optimizer.py uses for a step alone). Matrices are decayed
     by `wd`, vectors not (decay_of); fp8-optimizer rewrites these generics to
     keep the state in FP8."""
     model = forward.name.rsplit("_", 1)[0]
@@ -201,7 +256,6 @@ def train_step(forward, backward, b1=ADAM_B1, b2=ADAM_B2, eps=ADAM_EPS, wd=WEIGH
     if len(set(taken)) != len(taken) or any(n.startswith("u_") for n in taken):
         raise ValueError(f"parameter names of {model} collide with the train step's values")
 
-    one = numerics.f32(1)
     lines = [f"func.func @{model}_train_step({', '.join(args)}) -> ({', '.join(results)}) {{"]
     bwd_args = ", ".join(["%x"] + ["%" + n for n in names] + ["%d_0"])
     bwd_types = ", ".join(p.type for p in backward.params)
@@ -210,46 +264,12 @@ def train_step(forward, backward, b1=ADAM_B1, b2=ADAM_B2, eps=ADAM_EPS, wd=WEIGH
                  f"({bwd_types}) -> ({bwd_results})")
     for i, (p, name) in enumerate(zip(params, names)):
         t = p.type
-        dims = [f"d{k}" for k in range(len(p.shape))]
-        ident = f"affine_map<({', '.join(dims)}) -> ({', '.join(dims)})>"
-        point = f"affine_map<({', '.join(dims)}) -> ()>"
-        maps = ", ".join([ident] * 4 + [point] * 3 + [ident] * 3)
-        iters = ", ".join(['"parallel"'] * len(p.shape))
         for k in "wmv":
             lines.append(f"  %e{k}{i} = tensor.empty() : {t}")
-        constants = {"one": one, "b1": b1, "omb1": one - numerics.f32(b1), "b2": b2,
-                     "omb2": one - numerics.f32(b2), "eps": eps, "wd": decay_of(p.shape, wd)}
-        lines += [
-            f"  %step{i}:3 = linalg.generic {{indexing_maps = [{maps}], iterator_types = "
-            f"[{iters}]}} ins(%{name}, %bwd#{2 + i}, %{name}_m, %{name}_v, %lr, %b1t, %b2t : "
-            f"{t}, {t}, {t}, {t}, {scalar}, {scalar}, {scalar}) "
-            f"outs(%ew{i}, %em{i}, %ev{i} : {t}, {t}, {t}) {{",
-            "  ^bb0(%u_w: f32, %u_g: f32, %u_m: f32, %u_v: f32, %u_lr: f32, %u_b1t: f32, "
-            "%u_b2t: f32, %u_wo: f32, %u_mo: f32, %u_vo: f32):"]
-        lines += [f"    %u_{k} = arith.constant {_hex(v)} : f32" for k, v in constants.items()]
-        body = [
-            "%u_lrwd = arith.mulf %u_lr, %u_wd",
-            "%u_decay = arith.subf %u_one, %u_lrwd",
-            "%u_wdw = arith.mulf %u_w, %u_decay",
-            "%u_m1 = arith.mulf %u_b1, %u_m",
-            "%u_m2 = arith.mulf %u_omb1, %u_g",
-            "%u_mn = arith.addf %u_m1, %u_m2",
-            "%u_v1 = arith.mulf %u_b2, %u_v",
-            "%u_v2 = arith.mulf %u_omb2, %u_g",
-            "%u_v3 = arith.mulf %u_v2, %u_g",
-            "%u_vn = arith.addf %u_v1, %u_v3",
-            "%u_r = math.sqrt %u_vn",
-            "%u_rb2t = math.sqrt %u_b2t",
-            "%u_r2 = arith.divf %u_r, %u_rb2t",
-            "%u_d = arith.addf %u_r2, %u_eps",
-            "%u_md = arith.divf %u_mn, %u_d",
-            "%u_step = arith.divf %u_lr, %u_b1t",
-            "%u_up = arith.mulf %u_step, %u_md",
-            "%u_wn = arith.subf %u_wdw, %u_up",
-        ]
-        lines += [f"    {b} : f32" for b in body]
-        lines += ["    linalg.yield %u_wn, %u_mn, %u_vn : f32, f32, f32",
-                  f"  }} -> ({t}, {t}, {t})"]
+        lines += adamw_generic(f"step{i}", [name, f"bwd#{2 + i}", f"{name}_m", f"{name}_v",
+                                            "lr", "b1t", "b2t"],
+                               [f"ew{i}", f"em{i}", f"ev{i}"], t, len(p.shape),
+                               b1, b2, eps, decay_of(p.shape, wd))
     values = ["%bwd#0"] + [f"%step{i}#{k}" for k in range(3) for i in range(len(params))]
     lines.append(f"  return {', '.join(values)} : {', '.join(results)}")
     lines.append("}")

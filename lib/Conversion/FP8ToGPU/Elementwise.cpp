@@ -83,6 +83,35 @@ struct ExpandAbsF : OpRewritePattern<math::AbsFOp> {
     return success();
   }
 };
+/// math.copysign of f32 by the sign bit (convert-gpu-to-nvvm would call
+/// libdevice).
+struct ExpandCopySign : OpRewritePattern<math::CopySignOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(math::CopySignOp op,
+                                PatternRewriter &rewriter) const override {
+    if (!op.getType().isF32())
+      return failure();
+    Location loc = op.getLoc();
+    Type i32 = rewriter.getI32Type();
+    auto constant = [&](uint32_t bits) {
+      return arith::ConstantOp::create(
+          rewriter, loc,
+          rewriter.getI32IntegerAttr(static_cast<int32_t>(bits)));
+    };
+    Value magnitude = arith::AndIOp::create(
+        rewriter, loc,
+        arith::BitcastOp::create(rewriter, loc, i32, op.getLhs()),
+        constant(0x7FFFFFFFu));
+    Value sign = arith::AndIOp::create(
+        rewriter, loc,
+        arith::BitcastOp::create(rewriter, loc, i32, op.getRhs()),
+        constant(0x80000000u));
+    rewriter.replaceOpWithNewOp<arith::BitcastOp>(
+        op, op.getType(), arith::OrIOp::create(rewriter, loc, magnitude, sign));
+    return success();
+  }
+};
+
 struct ExpandFma : OpRewritePattern<math::FmaOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(math::FmaOp op,
@@ -177,7 +206,7 @@ Operation *mlir::fp8::expandClonedBodyForNVVM(LLVM::LLVMFuncOp kernel) {
   MLIRContext *context = kernel.getContext();
   patterns.add<ExpandNumMinMax<arith::MaxNumFOp, arith::CmpFPredicate::OGT>,
                ExpandNumMinMax<arith::MinNumFOp, arith::CmpFPredicate::OLT>,
-               ExpandAbsF, ExpandFma, ExpandRsqrt>(context);
+               ExpandAbsF, ExpandCopySign, ExpandFma, ExpandRsqrt>(context);
   patterns.add<MathToIntrinsic<math::SqrtOp>>(context, "llvm.sqrt.f32");
   patterns.add<MathToIntrinsic<math::FloorOp>>(context, "llvm.floor.f32");
   patterns.add<MathToIntrinsic<math::CeilOp>>(context, "llvm.ceil.f32");
@@ -185,6 +214,8 @@ Operation *mlir::fp8::expandClonedBodyForNVVM(LLVM::LLVMFuncOp kernel) {
                                                    "llvm.roundeven.f32");
   patterns.add<MathToIntrinsic<math::TruncOp>>(context, "llvm.trunc.f32");
   (void)applyPatternsGreedily(kernel, std::move(patterns));
+  // The small-float casts' math.ctlz as LLVM's intrinsic.
+  expandForNVVM(kernel);
   // What is left would need libdevice, which the pipeline does not link.
   Operation *left = nullptr;
   kernel.walk([&](Operation *inner) {
@@ -277,48 +308,15 @@ mlir::fp8::buildElementwiseKernel(OpBuilder &builder, Operation *op,
   builder.setInsertionPointToStart(&entry);
   KernelBuilder kb(builder, loc);
 
-  // Element strides of an operand's (row-major) tensor.
-  auto strides = [](RankedTensorType type) {
-    SmallVector<int64_t> result(type.getRank(), 1);
-    for (int64_t d = type.getRank() - 2; d >= 0; --d)
-      result[d] = result[d + 1] * type.getDimSize(d + 1);
-    return result;
-  };
-  auto elementBytes = [](Type type) {
-    return std::max<int64_t>(1, (type.getIntOrFloatBitWidth() + 7) / 8);
-  };
-  // The i64 element offset of an operand at loop indices `ivs`.
   auto offsetOf = [&](AffineMap map, RankedTensorType type,
                       ArrayRef<Value> ivs) {
-    SmallVector<int64_t> s = strides(type);
-    Value offset = kb.i64(0);
-    for (auto [i, expr] : llvm::enumerate(map.getResults())) {
-      unsigned dim = cast<AffineDimExpr>(expr).getPosition();
-      offset = kb.add(offset, kb.mul(kb.zext64(ivs[dim]), kb.i64(s[i])));
-    }
-    return offset;
+    return getElementOffset(kb, map, type, ivs);
   };
-  auto load = [&](Value base, Type element, Value offset) -> Value {
-    Type stored = element;
-    if (isSoftFloatType(element) || element.isIndex())
-      stored = builder.getIntegerType(elementBytes(element) * 8);
-    int64_t bytes = elementBytes(element);
-    Value v = kb.load(
-        stored, kb.byteOffset(base, kb.mul(offset, kb.i64(bytes))), bytes);
-    if (stored != element)
-      v = element.isIndex()
-              ? arith::IndexCastOp::create(builder, loc, element, v).getResult()
-              : kb.bitcast(element, v);
-    return v;
+  auto load = [&](Value base, Type element, Value offset) {
+    return loadElement(kb, base, element, offset);
   };
   auto store = [&](Value base, Value v, Value offset) {
-    Type element = v.getType();
-    int64_t bytes = elementBytes(element);
-    if (isSoftFloatType(element))
-      v = kb.bitcast(builder.getIntegerType(bytes * 8), v);
-    else if (element.isIndex())
-      v = arith::IndexCastOp::create(builder, loc, builder.getI64Type(), v);
-    kb.store(v, kb.byteOffset(base, kb.mul(offset, kb.i64(bytes))), bytes);
+    storeElement(kb, base, v, offset);
   };
 
   Value first = kb.add(kb.mul(kb.blockId(), kb.i32(kThreads)), kb.threadId());

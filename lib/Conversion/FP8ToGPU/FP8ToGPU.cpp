@@ -109,6 +109,10 @@ LogicalResult planOp(PlanBuilder &plan, Operation *op) {
     return planComputeScale(plan, computeScale);
   if (auto generate = dyn_cast<tensor::GenerateOp>(op))
     return planGenerate(plan, generate);
+  if (auto decode = dyn_cast<ExpandDequantizeOp>(op))
+    return planExpandDequantize(plan, decode);
+  if (auto encode = dyn_cast<ExpandQuantizeOp>(op))
+    return planExpandQuantize(plan, encode);
   if (auto update = dyn_cast<UpdateDelayedScaleOp>(op))
     return planUpdateDelayedScale(plan, update);
   if (auto load = dyn_cast<ml_program::GlobalLoadOp>(op))
@@ -124,11 +128,55 @@ LogicalResult planOp(PlanBuilder &plan, Operation *op) {
       return planContraction(plan, linalgOp);
     if (linalgOp.getNumReductionLoops() != 0)
       return planReduction(plan, linalgOp);
+    if (isGroupStateStep(linalgOp))
+      return planGroupStateStep(plan, linalgOp);
     return planElementwise(plan, linalgOp);
   }
   return op->emitError() << "fp8 GPU lowering: '" << op->getName()
                          << "' has no " << getChipName(plan.getChip())
                          << " lowering";
+}
+
+/// Rewrites every fp8.dequantize by one f32 scale in `func` into the
+/// elementwise linalg.generic it computes, `fl32(float(q) * d)` rounded to
+/// the result type, which the planner gives an elementwise kernel.
+void decomposeTensorDequantizes(func::FuncOp func) {
+  SmallVector<DequantizeOp> dequantizes;
+  func.walk([&](DequantizeOp op) {
+    if (op.getGranularity().isTensor() && !op.getGlobalScale() &&
+        op.getScale().getType().getElementType().isF32() &&
+        op.getType().hasStaticShape())
+      dequantizes.push_back(op);
+  });
+  for (DequantizeOp op : dequantizes) {
+    OpBuilder b(op);
+    Location loc = op.getLoc();
+    RankedTensorType type = op.getType();
+    Value scale = tensor::CollapseShapeOp::create(
+        b, loc, RankedTensorType::get({}, b.getF32Type()), op.getScale(),
+        ArrayRef<ReassociationIndices>{});
+    Value init =
+        tensor::EmptyOp::create(b, loc, type.getShape(), type.getElementType());
+    AffineMap identity = b.getMultiDimIdentityMap(type.getRank());
+    auto generic = linalg::GenericOp::create(
+        b, loc, type, ValueRange{op.getInput(), scale}, init,
+        ArrayRef<AffineMap>{identity,
+                            AffineMap::get(type.getRank(), 0, b.getContext()),
+                            identity},
+        SmallVector<utils::IteratorType>(type.getRank(),
+                                         utils::IteratorType::parallel),
+        [&](OpBuilder &nb, Location nloc, ValueRange args) {
+          Value wide =
+              arith::ExtFOp::create(nb, nloc, nb.getF32Type(), args[0]);
+          Value value = arith::MulFOp::create(nb, nloc, wide, args[1]);
+          if (!type.getElementType().isF32())
+            value =
+                arith::TruncFOp::create(nb, nloc, type.getElementType(), value);
+          linalg::YieldOp::create(nb, nloc, value);
+        });
+    op.replaceAllUsesWith(generic.getResult(0));
+    op.erase();
+  }
 }
 
 /// Plans `func`, an entry point with its calls inlined: its arguments are
@@ -143,6 +191,7 @@ LogicalResult planFunction(PlanBuilder &plan) {
   }
   if (!func.getBody().hasOneBlock())
     return func.emitError("fp8 GPU lowering: control flow is not supported");
+  decomposeTensorDequantizes(func);
   for (Operation &op : func.getBody().front().without_terminator())
     if (failed(planOp(plan, &op)))
       return failure();

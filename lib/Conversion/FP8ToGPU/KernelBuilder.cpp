@@ -7,6 +7,7 @@
 #include "KernelBuilder.h"
 
 #include "fp8/Dialect/FP8/Transforms/Passes.h"
+#include "fp8/Dialect/FP8/Utils/SoftFloat.h"
 
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/IR/Matchers.h"
@@ -86,6 +87,45 @@ LLVM::LLVMFuncOp mlir::fp8::createKernel(OpBuilder &builder, Location loc,
   func.addEntryBlock(builder);
   builder.setInsertionPointToEnd(module.getBody());
   return func;
+}
+
+Value mlir::fp8::loadElement(KernelBuilder &kb, Value base, Type element,
+                             Value offset) {
+  Type stored = element;
+  int64_t bytes = getElementBytes(element);
+  if (isSoftFloatType(element) || element.isIndex())
+    stored = kb.b.getIntegerType(bytes * 8);
+  Value v = kb.load(stored, kb.byteOffset(base, kb.mul(offset, kb.i64(bytes))),
+                    bytes);
+  if (stored == element)
+    return v;
+  if (element.isIndex())
+    return arith::IndexCastOp::create(kb.b, kb.loc, element, v);
+  return kb.bitcast(element, v);
+}
+
+Value mlir::fp8::getElementOffset(KernelBuilder &kb, AffineMap map,
+                                  RankedTensorType type, ArrayRef<Value> ivs) {
+  SmallVector<int64_t> strides(type.getRank(), 1);
+  for (int64_t d = type.getRank() - 2; d >= 0; --d)
+    strides[d] = strides[d + 1] * type.getDimSize(d + 1);
+  Value offset = kb.i64(0);
+  for (auto [i, expr] : llvm::enumerate(map.getResults())) {
+    unsigned dim = cast<AffineDimExpr>(expr).getPosition();
+    offset = kb.add(offset, kb.mul(kb.zext64(ivs[dim]), kb.i64(strides[i])));
+  }
+  return offset;
+}
+
+void mlir::fp8::storeElement(KernelBuilder &kb, Value base, Value value,
+                             Value offset) {
+  Type element = value.getType();
+  int64_t bytes = getElementBytes(element);
+  if (isSoftFloatType(element))
+    value = kb.bitcast(kb.b.getIntegerType(bytes * 8), value);
+  else if (element.isIndex())
+    value = arith::IndexCastOp::create(kb.b, kb.loc, kb.i64(), value);
+  kb.store(value, kb.byteOffset(base, kb.mul(offset, kb.i64(bytes))), bytes);
 }
 
 void mlir::fp8::expandForNVVM(LLVM::LLVMFuncOp kernel) {

@@ -370,6 +370,25 @@ private:
   KernelArgs<Param> args;
 };
 
+/// Bytes of one element of `type` in memory (small floats take a byte each).
+inline int64_t getElementBytes(Type type) {
+  return std::max<int64_t>(1, (type.getIntOrFloatBitWidth() + 7) / 8);
+}
+
+/// Element `offset` (i64, counted in elements) of the buffer at `base`, of
+/// type `element`: small floats and index values go through integers of
+/// their width in memory.
+Value loadElement(KernelBuilder &kb, Value base, Type element, Value offset);
+
+/// The i64 offset, in elements, of the element of a row-major tensor of
+/// `type` that `map` (a projected permutation of the loop indices) reads at
+/// the i32 loop indices `ivs`.
+Value getElementOffset(KernelBuilder &kb, AffineMap map, RankedTensorType type,
+                       ArrayRef<Value> ivs);
+
+/// Stores `value` as element `offset` (i64) of the buffer at `base`.
+void storeElement(KernelBuilder &kb, Value base, Value value, Value offset);
+
 /// Rewrites in `kernel` what the NVVM lowering would leave to libdevice,
 /// which the pipeline does not link, or not lower at all: fp8.convert and
 /// small-float casts become integer arithmetic, arith.minnumf and math.ctlz

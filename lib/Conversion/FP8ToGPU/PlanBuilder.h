@@ -10,7 +10,7 @@
 // of each value, the facts one op's planning leaves for a later op's); the
 // planners of each op family (PlanGemm.cpp, PlanQuantize.cpp,
 // PlanState.cpp, PlanElementwise.cpp, PlanReduction.cpp, PlanLayout.cpp,
-// PlanContraction.cpp) use
+// PlanContraction.cpp, PlanGroupState.cpp) use
 // it and are declared at the end.
 //
 //===----------------------------------------------------------------------===//
@@ -128,6 +128,9 @@ public:
   llvm::DenseMap<int64_t, Tcgen05ScaleLayout> tcgen05ScaleBuffers;
   /// The state buffer of each ml_program global.
   llvm::StringMap<int64_t> states;
+  /// fp8.expand_quantize ops that the kernel of the step computing their
+  /// input writes (PlanGroupState.cpp).
+  llvm::DenseSet<Operation *> foldedGroupOps;
   /// Elementwise kernels generated so far in this function.
   int64_t elementwiseCount = 0;
 
@@ -161,6 +164,15 @@ LogicalResult planUpdateDelayedScale(PlanBuilder &plan,
 /// PlanElementwise.cpp.
 LogicalResult planElementwise(PlanBuilder &plan, linalg::LinalgOp op);
 LogicalResult planGenerate(PlanBuilder &plan, tensor::GenerateOp op);
+
+/// PlanGroupState.cpp: range-expanded group state (COAT). A step is an
+/// elementwise linalg.generic that reads fp8.expand_dequantize results or
+/// whose results fp8.expand_quantize encodes, all by the same groups along
+/// the last dimension; its kernel decodes and encodes them itself.
+bool isGroupStateStep(linalg::LinalgOp op);
+LogicalResult planGroupStateStep(PlanBuilder &plan, linalg::LinalgOp op);
+LogicalResult planExpandDequantize(PlanBuilder &plan, ExpandDequantizeOp op);
+LogicalResult planExpandQuantize(PlanBuilder &plan, ExpandQuantizeOp op);
 
 /// PlanReduction.cpp: linalg ops that reduce and are not contractions.
 LogicalResult planReduction(PlanBuilder &plan, linalg::LinalgOp op);

@@ -713,38 +713,6 @@ struct UpdateDelayedScaleLowering : OpRewritePattern<UpdateDelayedScaleOp> {
 // fp8.expand_quantize and fp8.expand_dequantize
 //===----------------------------------------------------------------------===//
 
-/// Exponents of fp8.expand_dequantize count as at most this many steps.
-constexpr int64_t kMaxExpansionSteps = 8;
-
-/// `y^(2^j)` for a constant `j`: `j` f32 squarings or `-j` square roots.
-Value emitExpansion(OpBuilder &b, Location loc, Value y, int64_t j) {
-  for (int64_t i = 0; i < j; ++i)
-    y = arith::MulFOp::create(b, loc, y, y);
-  for (int64_t i = 0; i < -j; ++i)
-    y = math::SqrtOp::create(b, loc, y);
-  return y;
-}
-
-/// `y^(2^(sign * j))` for an i8 value `j`, clamped to `[-steps, steps]`; the
-/// steps are selected rather than branched so that every element runs the
-/// same straight-line code.
-Value emitDynamicExpansion(OpBuilder &b, Location loc, Value y, Value j,
-                           int64_t steps, bool inverse) {
-  for (int64_t i = 1; i <= steps; ++i) {
-    Value up = arith::ConstantIntOp::create(b, loc, b.getI8Type(), i);
-    Value down = arith::ConstantIntOp::create(b, loc, b.getI8Type(), -i);
-    Value square = arith::MulFOp::create(b, loc, y, y);
-    Value root = math::SqrtOp::create(b, loc, y);
-    Value positive =
-        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, j, up);
-    Value negative =
-        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sle, j, down);
-    y = arith::SelectOp::create(b, loc, positive, inverse ? root : square, y);
-    y = arith::SelectOp::create(b, loc, negative, inverse ? square : root, y);
-  }
-  return y;
-}
-
 Value f32Constant(OpBuilder &b, Location loc, float value) {
   return arith::ConstantOp::create(b, loc, b.getF32FloatAttr(value));
 }
@@ -842,49 +810,17 @@ struct ExpandQuantizeLowering : OpRewritePattern<ExpandQuantizeOp> {
         ArrayRef<AffineMap>{scaleIdentity, scaleIdentity, scaleIdentity},
         parallelIterators(scaleRank),
         [&](OpBuilder &b, Location loc, ValueRange args) {
-          Value ratio = arith::DivFOp::create(b, loc, args[1], args[0]);
-          Value target = f32Constant(b, loc, fmax * fmax / 2);
-          Value one = f32Constant(b, loc, 1.0f);
-          Value j = arith::ConstantIntOp::create(b, loc, i8, -limit);
-          for (int64_t candidate = -limit + 1; candidate <= limit;
-               ++candidate) {
-            Value smallest = arith::MulFOp::create(
-                b, loc, emitExpansion(b, loc, ratio, candidate), target);
-            Value fits = arith::CmpFOp::create(
-                b, loc, arith::CmpFPredicate::OGE, smallest, one);
-            j = arith::SelectOp::create(
-                b, loc, fits,
-                arith::ConstantIntOp::create(b, loc, i8, candidate), j);
-          }
-          Value empty =
-              arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, args[0],
-                                    f32Constant(b, loc, 0.0f));
-          Value zero = arith::ConstantIntOp::create(b, loc, i8, 0);
           linalg::YieldOp::create(
               b, loc,
-              arith::SelectOp::create(b, loc, empty, zero, j).getResult());
+              emitExpansionExponent(b, loc, args[0], args[1], fmax, limit));
         });
     Value exponents = exponent.getResult(0);
 
     Value data = buildGroupElementwise(
         rewriter, loc, input, {amax, exponents}, granularity, narrow,
         [&](OpBuilder &b, Location loc, Value x, ValueRange group) -> Value {
-          Value wide = toF32(b, loc, x);
-          Value magnitude = math::AbsFOp::create(b, loc, wide);
-          Value zero = f32Constant(b, loc, 0.0f);
-          // 0 / 0 in a group of zeros would be NaN; a zero encodes as zero.
-          Value isZero = arith::CmpFOp::create(
-              b, loc, arith::CmpFPredicate::OEQ, magnitude, zero);
-          Value y = arith::SelectOp::create(
-              b, loc, isZero, zero,
-              arith::DivFOp::create(b, loc, magnitude, group[0]));
-          Value expanded = emitDynamicExpansion(b, loc, y, group[1], limit,
-                                                /*inverse=*/false);
-          Value scaled = arith::MulFOp::create(b, loc, expanded,
-                                               f32Constant(b, loc, fmax));
-          Value signed_ = math::CopySignOp::create(b, loc, scaled, wide);
-          return ConvertOp::create(b, loc, narrow, signed_, Rounding::RNE,
-                                   Overflow::Saturate);
+          return emitExpandEncode(b, loc, toF32(b, loc, x), group[0], group[1],
+                                  narrow, limit);
         });
     replaceWithCasts(rewriter, op, {data, amax, exponents});
     return success();
@@ -903,15 +839,9 @@ struct ExpandDequantizeLowering : OpRewritePattern<ExpandDequantizeOp> {
         rewriter, op.getLoc(), op.getInput(), {op.getAmax(), op.getExponent()},
         op.getGranularity(), wide,
         [&](OpBuilder &b, Location loc, Value q, ValueRange group) -> Value {
-          Value value = toF32(b, loc, q);
-          Value magnitude = math::AbsFOp::create(b, loc, value);
-          Value y = arith::DivFOp::create(b, loc, magnitude,
-                                          f32Constant(b, loc, fmax));
-          Value restored = emitDynamicExpansion(
-              b, loc, y, group[1], kMaxExpansionSteps, /*inverse=*/true);
-          Value scaled = arith::MulFOp::create(b, loc, restored, group[0]);
           return fromF32(b, loc, wide,
-                         math::CopySignOp::create(b, loc, scaled, value));
+                         emitExpandDecode(b, loc, toF32(b, loc, q), group[0],
+                                          group[1], fmax));
         });
     replaceWithCasts(rewriter, op, result);
     return success();

@@ -293,22 +293,31 @@ SmallVector<Type> getPartTypes(Storage storage, RankedTensorType type,
   llvm_unreachable("unknown storage");
 }
 
-/// A linalg.generic that maps every element of `input` by `body` to a
-/// tensor of `type`.
-Value mapElements(OpBuilder &b, Location loc, Value input,
+/// The single element of `tensor` (all extents 1) as a 0-d tensor.
+Value toScalarTensor(OpBuilder &b, Location loc, Value tensor) {
+  auto type = cast<RankedTensorType>(tensor.getType());
+  return tensor::CollapseShapeOp::create(
+      b, loc, RankedTensorType::get({}, type.getElementType()), tensor,
+      ArrayRef<ReassociationIndices>{});
+}
+
+/// A linalg.generic that maps every element of `input`, with the 0-d tensor
+/// `scalar`, by `body` to a tensor of `type`.
+Value mapElements(OpBuilder &b, Location loc, Value input, Value scalar,
                   RankedTensorType type,
-                  function_ref<Value(OpBuilder &, Location, Value)> body) {
+                  function_ref<Value(OpBuilder &, Location, ValueRange)> body) {
   Value init =
       tensor::EmptyOp::create(b, loc, type.getShape(), type.getElementType());
   AffineMap identity = b.getMultiDimIdentityMap(type.getRank());
+  AffineMap broadcast = AffineMap::get(type.getRank(), 0, b.getContext());
   SmallVector<utils::IteratorType> iterators(type.getRank(),
                                              utils::IteratorType::parallel);
   return linalg::GenericOp::create(
-             b, loc, type, input, init, ArrayRef<AffineMap>{identity, identity},
-             iterators,
+             b, loc, type, ValueRange{input, scalar}, init,
+             ArrayRef<AffineMap>{identity, broadcast, identity}, iterators,
              [&](OpBuilder &nested, Location nestedLoc, ValueRange args) {
                linalg::YieldOp::create(nested, nestedLoc,
-                                       body(nested, nestedLoc, args[0]));
+                                       body(nested, nestedLoc, args));
              })
       .getResult(0);
 }
@@ -325,15 +334,15 @@ Value decodeState(OpBuilder &b, Location loc, Storage storage, ValueRange parts,
   case Storage::TensorCodes:
     return DequantizeOp::create(b, loc, type, parts[0], parts[1], Value(),
                                 GranularityAttr::getTensor(ctx));
-  case Storage::ScaledF16: {
+  case Storage::ScaledF16:
     // fl32(float(w16) * (1/s)), with the stored decode scale 1/s.
-    Value inverse = extractSingle(b, loc, parts[1]);
     return mapElements(
-        b, loc, parts[0], type, [&](OpBuilder &nested, Location l, Value x) {
-          Value wide = arith::ExtFOp::create(nested, l, nested.getF32Type(), x);
-          return arith::MulFOp::create(nested, l, wide, inverse).getResult();
+        b, loc, parts[0], toScalarTensor(b, loc, parts[1]), type,
+        [](OpBuilder &nested, Location l, ValueRange args) {
+          Value wide =
+              arith::ExtFOp::create(nested, l, nested.getF32Type(), args[0]);
+          return arith::MulFOp::create(nested, l, wide, args[1]).getResult();
         });
-  }
   }
   llvm_unreachable("unknown storage");
 }
@@ -367,26 +376,36 @@ SmallVector<Value> encodeState(OpBuilder &b, Location loc, Storage storage,
     return {codes, scale.getScaleInv()};
   }
   case Storage::ScaledF16: {
-    // s = pow2(amax, 65504); w16 = RNE_f16(fl32(w * s)); stored: fl32(1/s).
+    // s = pow2(amax, 65504) and the stored fl32(1/s), as tensors of one
+    // element; then w16 = RNE_f16(fl32(w * s)).
+    auto scaleType = cast<RankedTensorType>(partTypes[1]);
     Value amax =
-        AmaxOp::create(b, loc, partTypes[1], value,
+        AmaxOp::create(b, loc, scaleType, value,
                        GranularityAttr::getTensor(ctx), NanPolicy::Ignore);
-    Value scale = emitRatioScale(b, loc, extractSingle(b, loc, amax), kF16Max,
-                                 /*margin=*/0, llvm::APFloat(0.0f),
-                                 /*truncateToPow2=*/true);
-    Value inverse = emitReciprocal(b, loc, scale);
+    Value init = tensor::EmptyOp::create(b, loc, scaleType.getShape(),
+                                         scaleType.getElementType());
+    AffineMap identity = b.getMultiDimIdentityMap(scaleType.getRank());
+    auto scales = linalg::GenericOp::create(
+        b, loc, TypeRange{scaleType, scaleType}, amax, ValueRange{init, init},
+        ArrayRef<AffineMap>{identity, identity, identity},
+        SmallVector<utils::IteratorType>(scaleType.getRank(),
+                                         utils::IteratorType::parallel),
+        [&](OpBuilder &nested, Location l, ValueRange args) {
+          Value scale =
+              emitRatioScale(nested, l, args[0], kF16Max, /*margin=*/0,
+                             llvm::APFloat(0.0f), /*truncateToPow2=*/true);
+          linalg::YieldOp::create(
+              nested, l, ValueRange{scale, emitReciprocal(nested, l, scale)});
+        });
     Value values = mapElements(
-        b, loc, value, cast<RankedTensorType>(partTypes[0]),
-        [&](OpBuilder &nested, Location l, Value x) {
-          Value scaled = arith::MulFOp::create(nested, l, x, scale);
+        b, loc, value, toScalarTensor(b, loc, scales.getResult(0)),
+        cast<RankedTensorType>(partTypes[0]),
+        [](OpBuilder &nested, Location l, ValueRange args) {
+          Value scaled = arith::MulFOp::create(nested, l, args[0], args[1]);
           return arith::TruncFOp::create(nested, l, nested.getF16Type(), scaled)
               .getResult();
         });
-    auto scaleType = cast<RankedTensorType>(partTypes[1]);
-    Value stored = tensor::FromElementsOp::create(
-        b, loc, scaleType,
-        SmallVector<Value>(scaleType.getNumElements(), inverse));
-    return {values, stored};
+    return {values, scales.getResult(1)};
   }
   }
   llvm_unreachable("unknown storage");

@@ -9,6 +9,7 @@
 #include "fp8/Dialect/FP8/IR/FormatInfo.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 
 #include <cfloat>
 #include <cmath>
@@ -220,4 +221,79 @@ Value mlir::fp8::emitDecodeMultiplier(OpBuilder &b, Location loc, Value scale,
   assert(isa<Float8E4M3FNType>(type) && globalScale &&
          "E4M3 block scales come with a global scale");
   return s.mulf(s.extf(scale), globalScale);
+}
+
+//===----------------------------------------------------------------------===//
+// Dynamic range expansion
+//===----------------------------------------------------------------------===//
+
+Value mlir::fp8::emitExpansion(OpBuilder &b, Location loc, Value y, int64_t j) {
+  for (int64_t i = 0; i < j; ++i)
+    y = arith::MulFOp::create(b, loc, y, y);
+  for (int64_t i = 0; i < -j; ++i)
+    y = math::SqrtOp::create(b, loc, y);
+  return y;
+}
+
+Value mlir::fp8::emitDynamicExpansion(OpBuilder &b, Location loc, Value y,
+                                      Value j, int64_t steps, bool inverse) {
+  for (int64_t i = 1; i <= steps; ++i) {
+    Value up = arith::ConstantIntOp::create(b, loc, b.getI8Type(), i);
+    Value down = arith::ConstantIntOp::create(b, loc, b.getI8Type(), -i);
+    Value square = arith::MulFOp::create(b, loc, y, y);
+    Value root = math::SqrtOp::create(b, loc, y);
+    Value positive =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, j, up);
+    Value negative =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sle, j, down);
+    y = arith::SelectOp::create(b, loc, positive, inverse ? root : square, y);
+    y = arith::SelectOp::create(b, loc, negative, inverse ? square : root, y);
+  }
+  return y;
+}
+
+Value mlir::fp8::emitExpansionExponent(OpBuilder &b, Location loc, Value amax,
+                                       Value amin, float fmax, int64_t limit) {
+  // Expansion is monotone in j, so the last passing candidate in ascending
+  // order is the exponent.
+  Scalar s{b, loc};
+  Type i8 = b.getI8Type();
+  Value ratio = s.divf(amin, amax);
+  Value target = s.f32(fmax * fmax / 2);
+  Value j = arith::ConstantIntOp::create(b, loc, i8, -limit);
+  for (int64_t candidate = -limit + 1; candidate <= limit; ++candidate) {
+    Value smallest = s.mulf(emitExpansion(b, loc, ratio, candidate), target);
+    Value fits = s.cmpf(arith::CmpFPredicate::OGE, smallest, s.f32(1.0f));
+    j = s.select(fits, arith::ConstantIntOp::create(b, loc, i8, candidate), j);
+  }
+  Value empty = s.cmpf(arith::CmpFPredicate::OEQ, amax, s.f32(0.0f));
+  return s.select(empty, arith::ConstantIntOp::create(b, loc, i8, 0), j);
+}
+
+Value mlir::fp8::emitExpandEncode(OpBuilder &b, Location loc, Value x,
+                                  Value amax, Value j, Type narrow,
+                                  int64_t limit) {
+  Scalar s{b, loc};
+  float fmax = getFormatInfo(*getFormat(narrow)).maxFinite;
+  Value magnitude = math::AbsFOp::create(b, loc, x);
+  Value zero = s.f32(0.0f);
+  // 0 / 0 in a group of zeros would be NaN; a zero encodes as zero.
+  Value isZero = s.cmpf(arith::CmpFPredicate::OEQ, magnitude, zero);
+  Value y = s.select(isZero, zero, s.divf(magnitude, amax));
+  Value expanded = emitDynamicExpansion(b, loc, y, j, limit,
+                                        /*inverse=*/false);
+  Value scaled = s.mulf(expanded, s.f32(fmax));
+  Value signed_ = math::CopySignOp::create(b, loc, scaled, x);
+  return ConvertOp::create(b, loc, narrow, signed_, Rounding::RNE,
+                           Overflow::Saturate);
+}
+
+Value mlir::fp8::emitExpandDecode(OpBuilder &b, Location loc, Value q,
+                                  Value amax, Value j, float fmax) {
+  Scalar s{b, loc};
+  Value magnitude = math::AbsFOp::create(b, loc, q);
+  Value y = s.divf(magnitude, s.f32(fmax));
+  Value restored = emitDynamicExpansion(b, loc, y, j, kMaxExpansionSteps,
+                                        /*inverse=*/true);
+  return math::CopySignOp::create(b, loc, s.mulf(restored, amax), q);
 }

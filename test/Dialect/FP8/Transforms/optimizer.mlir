@@ -49,30 +49,33 @@
 // FP8LM-SAME: %[[V16:[^:]*]]: tensor<4x200xf16> {fp8.optimizer_state = "v.values"},
 // FP8LM-SAME: %[[VS:[^:]*]]: tensor<1x1xf32> {fp8.optimizer_state = "v.scale"},
 // FP8LM-SAME: -> (tensor<4x200xf16> {fp8.optimizer_state = "weight.values"}, tensor<1x1xf32> {fp8.optimizer_state = "weight.scale"}, tensor<4x200xf8E4M3FN> {fp8.optimizer_state = "m.codes"}, tensor<1x1xf32> {fp8.optimizer_state = "m.scale"}, tensor<4x200xf16> {fp8.optimizer_state = "v.values"}, tensor<1x1xf32> {fp8.optimizer_state = "v.scale"})
-// Decoded: fl32(float(w16) * (1/s)) with the stored 1/s.
-// FP8LM: %[[WINV:.*]] = tensor.extract %[[WS]]
-// FP8LM: %[[W:.*]] = linalg.generic {{.*}} ins(%[[W16]] : tensor<4x200xf16>)
-// FP8LM: arith.extf
-// FP8LM: arith.mulf %{{.*}}, %[[WINV]] : f32
+// Decoded: fl32(float(w16) * (1/s)) with the stored 1/s, read as a 0-d tensor.
+// FP8LM: %[[WINV:.*]] = tensor.collapse_shape %[[WS]] [] : tensor<1x1xf32> into tensor<f32>
+// FP8LM: %[[W:.*]] = linalg.generic {{.*}} ins(%[[W16]], %[[WINV]] : tensor<4x200xf16>, tensor<f32>)
+// FP8LM: arith.extf %{{.*}} : f16 to f32
+// FP8LM: arith.mulf
 // FP8LM: %[[M:.*]] = fp8.dequantize %[[MQ]], %[[MS]] by <tensor>
-// FP8LM: %[[V:.*]] = linalg.generic {{.*}} ins(%[[V16]] : tensor<4x200xf16>)
+// FP8LM: %[[VINV:.*]] = tensor.collapse_shape %[[VS]] []
+// FP8LM: %[[V:.*]] = linalg.generic {{.*}} ins(%[[V16]], %[[VINV]] : tensor<4x200xf16>, tensor<f32>)
 // FP8LM: %[[R:.*]]:3 = linalg.generic
 // FP8LM-SAME: ins(%[[W]], %[[G]], %[[M]], %[[V]], {{.*}})
-// The new weight: s = pow2(amax, 65504) (mantissa bits cleared), f16 values of fl32(w * s).
+// The new weight: s = pow2(amax, 65504) (mantissa bits cleared) and 1/s, one
+// element each; then f16 values of fl32(w * s).
 // FP8LM: %[[WA:.*]] = fp8.amax %[[R]]#0 by <tensor>
+// FP8LM: %[[WSC:.*]]:2 = linalg.generic {{.*}} ins(%[[WA]] : tensor<1x1xf32>)
 // FP8LM: arith.constant 6.550400e+04 : f32
 // FP8LM: arith.andi %{{.*}}, %c-8388608_i32 : i32
-// FP8LM: %[[NW:.*]] = linalg.generic {{.*}} ins(%[[R]]#0 : tensor<4x200xf32>)
+// FP8LM: %[[WSS:.*]] = tensor.collapse_shape %[[WSC]]#0 []
+// FP8LM: %[[NW:.*]] = linalg.generic {{.*}} ins(%[[R]]#0, %[[WSS]] : tensor<4x200xf32>, tensor<f32>)
 // FP8LM: arith.truncf %{{.*}} : f32 to f16
-// FP8LM: %[[NWS:.*]] = tensor.from_elements
 // The new m: current scaling by a power of two.
 // FP8LM: %[[MA:.*]] = fp8.amax %[[R]]#1 by <tensor>
 // FP8LM: %[[SC:.*]], %[[SCI:.*]] = fp8.compute_scale %[[MA]] rule <pow2> for <e4m3>
 // FP8LM: %[[NM:.*]] = fp8.quantize %[[R]]#1, %[[SC]] by <tensor>
 // FP8LM: fp8.amax %[[R]]#2 by <tensor>
-// FP8LM: %[[NV:.*]] = linalg.generic {{.*}} ins(%[[R]]#2 : tensor<4x200xf32>)
-// FP8LM: %[[NVS:.*]] = tensor.from_elements
-// FP8LM: return %[[NW]], %[[NWS]], %[[NM]], %[[SCI]], %[[NV]], %[[NVS]] :
+// FP8LM: %[[VSC:.*]]:2 = linalg.generic
+// FP8LM: %[[NV:.*]] = linalg.generic {{.*}} ins(%[[R]]#2, %{{.*}} : tensor<4x200xf32>, tensor<f32>)
+// FP8LM: return %[[NW]], %[[WSC]]#1, %[[NM]], %[[SCI]], %[[NV]], %[[VSC]]#1 :
 
 // REMARK: remark: [Passed] state-stored | Category:fp8-optimizer | Function=step | Remark="the Adam step linalg.generic stores m and v by recipe coat"
 func.func @step(%w: tensor<4x200xf32>, %g: tensor<4x200xf32>, %m: tensor<4x200xf32>, %v: tensor<4x200xf32>, %lr: tensor<f32>, %b1t: tensor<f32>, %b2t: tensor<f32>)

@@ -68,6 +68,40 @@ Value emitDecodeMultiplier(OpBuilder &b, Location loc, Value scale,
 /// fl32(1 / x).
 Value emitReciprocal(OpBuilder &b, Location loc, Value x);
 
+//===----------------------------------------------------------------------===//
+// Dynamic range expansion (fp8.expand_quantize, numerics.md section 14)
+//===----------------------------------------------------------------------===//
+
+/// Exponents of fp8.expand_dequantize count as at most this many steps.
+constexpr int64_t kMaxExpansionSteps = 8;
+
+/// `E_j(y)` for a constant `j`: `j` f32 squarings or `-j` square roots.
+Value emitExpansion(OpBuilder &b, Location loc, Value y, int64_t j);
+
+/// `E_j(y)` (or `E_-j(y)` with `inverse`) for an i8 value `j` clamped to
+/// `[-steps, steps]`; the steps are selected rather than branched, so that
+/// every element runs the same straight-line code.
+Value emitDynamicExpansion(OpBuilder &b, Location loc, Value y, Value j,
+                           int64_t steps, bool inverse);
+
+/// A group's exponent `j` (i8) from its largest finite magnitude `amax` and
+/// smallest finite nonzero one `amin` (f32, +inf when none): the largest `j`
+/// in `[-limit, limit]` with `fl32(E_j(amin / amax) * fmax^2 / 2) >= 1`,
+/// `-limit` if none, 0 when `amax` is 0.
+Value emitExpansionExponent(OpBuilder &b, Location loc, Value amax, Value amin,
+                            float fmax, int64_t limit);
+
+/// The code of the f32 `x` in its group (`amax`, i8 exponent `j`):
+/// `RNE_sat(copysign(fl32(E_j(fl32(|x| / amax)) * fmax), x))` of type
+/// `narrow`, with `|x| / amax` read as 0 for a zero `x`.
+Value emitExpandEncode(OpBuilder &b, Location loc, Value x, Value amax, Value j,
+                       Type narrow, int64_t limit);
+
+/// The f32 value of a code `q` (widened to f32) in its group:
+/// `copysign(fl32(E_-j(fl32(|q| / fmax)) * amax), q)`.
+Value emitExpandDecode(OpBuilder &b, Location loc, Value q, Value amax, Value j,
+                       float fmax);
+
 } // namespace mlir::fp8
 
 #endif // FP8_DIALECT_FP8_UTILS_SCALERULES_H

@@ -1,0 +1,649 @@
+#!/usr/bin/env python3
+"""Checks the COAT AdamW step kernel bit for bit and measures its bandwidth.
+
+One AdamW step on one f32 parameter tensor (fp8_mlir.models.adamw_generic:
+the step of docs/numerics.md section 15 with b1 0.9, b2 0.999, eps 1e-8 and
+weight decay 0.01 as constants of the body), after `fp8-optimizer=recipe=coat`
+(both moments stored as E4M3 codes with an f32 amax and an i8 expansion
+exponent per group of 128 along the last dimension, numerics.md section 14),
+compiled by `fp8-gpu-pipeline` to one kernel (fp8_group_state_<function>_0: a
+warp per group decodes m and v, runs the step, reduces the group's amax and
+amin and encodes). Two steps, like the other GPU scripts (bench/gpu/README.md):
+
+  * on a development machine, `compile` writes and compiles two programs
+    into build-gpu/optimizer/ (PTX, cubin, manifests, index.json): the
+    timing shape (--shape, 8192 x 4096: 32M parameters) and the check shape
+    (--check-shape, 1000 x 1000: every row ends in a ragged group of
+    1000 - 7 * 128 = 104). For the check shape it also runs the same coat
+    module through the CPU pipeline in this process (fp8_mlir's compiler and
+    JIT) on seeded inputs and stores them and the CPU's outputs in check.npz:
+
+      python3 bench/gpu/optimizer.py compile [--shape 8192x4096] [--check-shape 1000x1000]
+
+  * on any CUDA machine with torch, from the repository root with that folder
+    copied along, `run` builds the runtime if needed (cmake), runs the check
+    program on the stored inputs and compares every output (w, and the codes,
+    amax and exponents of m and v) bit for bit with the CPU's, runs the
+    timing program once on random state and checks that it wrote every
+    output, then times it against a device-to-device copy of w (torch's
+    copy_), both the median of --repeats runs after --warmup runs, CUDA
+    events, L2 flushed between runs:
+
+      python3 bench/gpu/optimizer.py run [--out DIR]
+
+The step's bandwidth counts the bytes it must move: it reads w and g (4 bytes
+each), the codes of m and v (1 each) and their group state (amax and
+exponent: 5 bytes per group of 128 per moment), and writes w, both codes and
+both group states, 16 + 20/128 bytes per parameter for whole groups; the
+copy's, the bytes it reads and writes. The target is 80% of the copy's
+bandwidth. The report goes to DIR/optimizer.md (and results.json) or stdout;
+the exit status is 1 when an output differs from the CPU's by a bit or was
+not written, whatever the bandwidth.
+
+`run --dry-run` needs neither torch nor a GPU: it reads the manifests, checks
+their signatures and that each program is the single group-state kernel, and
+checks the stored CPU outputs against the numpy oracle
+(fp8_mlir.numerics.coat_adamw_step) on the first ORACLE_ROWS rows.
+"""
+
+import argparse
+import datetime
+import json
+import os
+import platform
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.join(ROOT, "runtime", "python"))
+sys.path.insert(0, os.path.join(ROOT, "python"))
+sys.path.insert(0, HERE)
+
+import numpy as np  # noqa: E402
+
+import fp8rt  # noqa: E402
+from compile import git  # noqa: E402  (bench/gpu/compile.py)
+from reductions import ensure_runtime, parse_shape  # noqa: E402
+
+from fp8_mlir import models  # noqa: E402
+from fp8_mlir import numerics  # noqa: E402
+
+TARGET = 0.8
+GROUP = 128
+KERNEL_PREFIX = "fp8_group_state_"
+# The step's hyperparameters (constants of the body) and the check's call:
+# lr, and the bias corrections of step T after STEPS_BEFORE steps from zero.
+HYPER = dict(b1=0.9, b2=0.999, eps=1e-8, wd=0.01)
+LR = 1e-3
+STEPS_BEFORE = 3
+T = STEPS_BEFORE + 1
+SEED = 0
+# The dry run's oracle loops per element in Python (about 0.07 s per row of
+# 1000): the first rows, which the inputs make the special ones (below),
+# cover zero groups, both ends of the scales and a zero last gradient, and
+# every row of the check shape ends in its ragged group.
+ORACLE_ROWS = 8
+# The arguments and results of the coat step in order (the pass replaces m
+# and v in place by their stored parts), with their manifest dtypes; "full"
+# is [rows, cols], "groups" [rows, ceil(cols / 128)], "scalar" a tensor<f32>.
+STATE = [("codes", "f8e4m3", "full"), ("amax", "f32", "groups"),
+         ("exponent", "i8", "groups")]
+INPUTS = ([("w", "f32", "full"), ("g", "f32", "full")]
+          + [("%s.%s" % (k, p), d, s) for k in "mv" for p, d, s in STATE]
+          + [(k, "f32", "scalar") for k in ("lr", "b1t", "b2t")])
+OUTPUTS = [("w", "f32", "full")] + [("%s.%s" % (k, p), d, s) for k in "mv" for p, d, s in STATE]
+# Output fill before a run: a value no kernel writes for finite inputs (a
+# NaN, the NaN code 0xFF, an exponent beyond the limit of 5).
+SENTINEL = {"f32": float("nan"), "f8e4m3": 255, "i8": 127}
+
+
+def groups_of(cols):
+    return -(-cols // GROUP)
+
+
+def shape_of(kind, rows, cols):
+    return {"full": [rows, cols], "groups": [rows, groups_of(cols)], "scalar": []}[kind]
+
+
+def generate_ir(function, rows, cols):
+    """func.func @<function>(w, g, m, v: f32 [rows, cols], lr, b1t, b2t:
+    tensor<f32>) -> (new w, m, v): one AdamW step linalg.generic."""
+    t = "tensor<%dx%dxf32>" % (rows, cols)
+    s = "tensor<f32>"
+    lines = ["func.func @%s(%%w: %s, %%g: %s, %%m: %s, %%v: %s, %%lr: %s, %%b1t: %s, "
+             "%%b2t: %s) -> (%s, %s, %s) {" % ((function,) + (t,) * 4 + (s,) * 3 + (t,) * 3),
+             "  %%e = tensor.empty() : %s" % t]
+    lines += models.adamw_generic("r", ["w", "g", "m", "v", "lr", "b1t", "b2t"],
+                                  ["e", "e", "e"], t, 2, **HYPER)
+    lines += ["  return %%r#0, %%r#1, %%r#2 : %s, %s, %s" % (t, t, t), "}", ""]
+    return "\n".join(lines)
+
+
+def bias_corrections(t):
+    """(b1t, b2t) = (1 - b1^t, 1 - b2^t) in f32 (as bench/examples/train.py)."""
+    return (np.array(1 - HYPER["b1"] ** t, np.float32),
+            np.array(1 - HYPER["b2"] ** t, np.float32))
+
+
+def check_inputs(rows, cols, step):
+    """Seeded inputs of the check: w ~ N(0, 1); gradients N(0, 1) times a
+    scale per row, 10^U(-6, 1), times a magnitude per element that stays
+    from step to step, 10^-U(0, s) with a spread s ~ U(0, 10) decades per
+    row (groups of narrow and of wide ranges: expansion exponents from -3
+    to 5), with 1% of the elements never given a gradient; the moments
+    after STEPS_BEFORE calls of `step` from zero (new gradients each; the
+    weights they return are dropped), then the gradient of step T. The
+    first rows are special: row 0 is N(0, 1); row 1 never gets a gradient
+    (m and v stay zero: groups of amax 0); row 2 has scale 1e-6 and row 3
+    scale 10, with a zero gradient at step T (m and v only decay); row 4
+    has gradients of magnitude 1 (random signs: v's groups are flat); row 5
+    spreads over 10 decades. Returns the inputs by name (INPUTS)."""
+    rng = np.random.default_rng(SEED)
+    w = rng.standard_normal((rows, cols)).astype(np.float32)
+    scale = 10.0 ** rng.uniform(-6, 1, rows)
+    spread = rng.uniform(0, 10, rows)
+    special = min(rows, 6)
+    scale[:special] = [1, 0, 1e-6, 10, 1, 1][:special]
+    spread[:special] = [0, 0, 0, 0, 0, 10][:special]
+    magnitude = scale[:, None] * 10.0 ** -(spread[:, None] * rng.random((rows, cols)))
+    never = rng.random((rows, cols)) < 0.01
+
+    def gradient():
+        g = rng.standard_normal((rows, cols))
+        if rows > 4:
+            g[4] = np.sign(g[4])
+        g = g * magnitude
+        g[never] = 0
+        return g.astype(np.float32)
+
+    groups = groups_of(cols)
+    zero = [np.zeros((rows, cols), np.uint8), np.zeros((rows, groups), np.float32),
+            np.zeros((rows, groups), np.int8)]
+    state = zero + [a.copy() for a in zero]
+    lr = np.array(LR, np.float32)
+    for t in range(1, STEPS_BEFORE + 1):
+        state = step(w, gradient(), *state, lr, *bias_corrections(t))[1:]
+    g = gradient()
+    if rows > 3:
+        g[3] = 0
+    values = [w, g] + list(state) + [lr] + list(bias_corrections(T))
+    return {name: value for (name, _, _), value in zip(INPUTS, values)}
+
+
+def cpu_reference(source, function, rows, cols):
+    """The check's inputs and the CPU pipeline's outputs (fp8-optimizer
+    recipe=coat, then fp8-cpu-pipeline through the JIT) as {name: array}."""
+    from fp8_mlir import compiler
+
+    module = compiler.parse(source, os.path.basename(function) + ".mlir")
+    module.run("fp8-optimizer{recipe=coat}")
+    step = compiler.jit(module)[function]
+    numpy_dtype = {"f32": "float32", "f8e4m3": "uint8", "i8": "int8"}
+    for what, want, got in (("arguments", INPUTS, step.signature.inputs),
+                            ("results", OUTPUTS, step.signature.results)):
+        element = {"f32": "f32", "f8e4m3": "f8E4M3FN", "i8": "i8"}
+        want = [(tuple(shape_of(k, rows, cols)), element[d]) for _, d, k in want]
+        got = [(tuple(t.shape), t.element) for t in got]
+        if want != got:
+            raise RuntimeError("@%s's %s after fp8-optimizer are %s, expected %s"
+                               % (function, what, got, want))
+    inputs = check_inputs(rows, cols, step)
+    outputs = step(*[inputs[name] for name, _, _ in INPUTS])
+    expected = {}
+    for (name, dtype, _), value in zip(OUTPUTS, outputs):
+        expected[name] = np.asarray(value).astype(numpy_dtype[dtype])
+    return inputs, expected
+
+
+def compile_all(args):
+    os.makedirs(args.artifacts, exist_ok=True)
+    entries, failed = [], 0
+    for role, (rows, cols) in (("check", args.check_shape), ("timing", args.shape)):
+        function = "adamw_" + role
+        source = os.path.join(args.artifacts, role + ".mlir")
+        with open(source, "w") as f:
+            f.write(generate_ir(function, rows, cols))
+        out_dir = os.path.join(args.artifacts, role)
+        command = [args.fp8_opt, source, "--fp8-optimizer=recipe=coat",
+                   "--fp8-gpu-pipeline=chip=%s num-sms=%d artifacts=%s"
+                   % (args.chip, args.num_sms, out_dir), "-o", os.devnull]
+        p = subprocess.run(command, capture_output=True, text=True)
+        status = "ok" if p.returncode == 0 else "failed"
+        failed += status != "ok"
+        print("%-7s %s %dx%d%s" % (status, role, rows, cols,
+                                   "" if status == "ok" else ": " + p.stderr.strip()))
+        entries.append(dict(id=role, function=function, rows=rows, cols=cols,
+                            groups=groups_of(cols),
+                            manifest=os.path.join(role, function + ".json"), status=status,
+                            error=None if status == "ok" else p.stderr.strip()))
+
+    rows, cols = args.check_shape
+    check = dict(file="check.npz", seed=SEED, lr=LR, steps_before=STEPS_BEFORE, t=T,
+                 hyper=HYPER, oracle_rows=min(ORACLE_ROWS, rows))
+    try:
+        inputs, expected = cpu_reference(generate_ir("adamw_check", rows, cols),
+                                         "adamw_check", rows, cols)
+        arrays = {"in_" + k: v for k, v in inputs.items()}
+        arrays.update({"out_" + k: v for k, v in expected.items()})
+        np.savez_compressed(os.path.join(args.artifacts, check["file"]), **arrays)
+        ranges = {k: [int(expected[k + ".exponent"].min()), int(expected[k + ".exponent"].max())]
+                  for k in "mv"}
+        check.update(status="ok", exponents=ranges,
+                     zero_groups={k: int((expected[k + ".amax"] == 0).sum()) for k in "mv"})
+        print("ok      CPU reference %dx%d (step %d after %d; exponents m %d..%d, v %d..%d)"
+              % (rows, cols, T, STEPS_BEFORE, *ranges["m"], *ranges["v"]))
+    except Exception as e:  # reported, and the exit status says so
+        check.update(status="failed", error=str(e))
+        failed += 1
+        print("failed  CPU reference %dx%d: %s" % (rows, cols, e))
+
+    index = dict(format="fp8-mlir-optimizer", chip=args.chip,
+                 commit=git("rev-parse", "HEAD") or "unknown",
+                 dirty=bool(git("status", "--porcelain", "--untracked-files=no")),
+                 entries=entries, check=check)
+    with open(os.path.join(args.artifacts, "index.json"), "w") as f:
+        json.dump(index, f, indent=1)
+    print("summary: %d compiled, %d failed; CPU reference %s"
+          % (sum(e["status"] == "ok" for e in entries),
+             sum(e["status"] != "ok" for e in entries), check["status"]))
+    return 1 if failed else 0
+
+
+def read_manifest(args, entry):
+    """(the manifest's inputs and outputs as [(dtype, shape)] through the
+    ctypes binding when it loads, the manifest's JSON)."""
+    path = os.path.join(args.artifacts, entry["manifest"])
+    with open(path) as f:
+        manifest = json.load(f)
+    try:
+        with fp8rt.Library(args.lib).load(path, manifest_only=True) as program:
+            io = [[(t.dtype, list(t.shape)) for t in ts]
+                  for ts in (program.inputs, program.outputs)]
+    except fp8rt.Fp8rtError:
+        io = [[(b["dtype"], b["shape"]) for b in manifest["buffers"] if b["kind"] == kind]
+              for kind in ("input", "output")]
+    return io, manifest
+
+
+def structure_errors(entry, io, manifest):
+    """What is wrong with a program's signature and launch list (empty when
+    it is the single group-state kernel of the coat step)."""
+    rows, cols = entry["rows"], entry["cols"]
+    errors = []
+    for what, got, want in (("inputs", io[0], INPUTS), ("outputs", io[1], OUTPUTS)):
+        want = [(d, shape_of(k, rows, cols)) for _, d, k in want]
+        if got != want:
+            errors.append("unexpected %s %s (expected %s)" % (what, got, want))
+    launches = manifest.get("launches", [])
+    kernels = [launch.get("kernel", launch.get("kind")) for launch in launches]
+    if len(launches) != 1 or launches[0].get("kind") != "kernel" \
+            or not str(kernels[0]).startswith(KERNEL_PREFIX):
+        errors.append("launches %s, expected one %s... kernel" % (kernels, KERNEL_PREFIX))
+    return errors
+
+
+def kernels_of(manifest):
+    launches = manifest.get("launches", [])
+    names = [launch.get("kernel", launch.get("kind")) for launch in launches]
+    return names[0] if len(names) == 1 else "%d launches: %s" % (len(names), ", ".join(names))
+
+
+def load_check(args, index):
+    with np.load(os.path.join(args.artifacts, index["check"]["file"])) as data:
+        inputs = {name: data["in_" + name] for name, _, _ in INPUTS}
+        expected = {name: data["out_" + name] for name, _, _ in OUTPUTS}
+    return inputs, expected
+
+
+def bit_differences(ours, expected):
+    """The number of elements whose bits differ, and the first one
+    (index, ours, expected) or None."""
+    ours, expected = np.asarray(ours), np.asarray(expected)
+    if ours.shape != expected.shape or ours.dtype.itemsize != expected.dtype.itemsize:
+        return ours.size or 1, "shape or dtype %s %s, expected %s %s" % (
+            ours.dtype, ours.shape, expected.dtype, expected.shape)
+    bits = "u%d" % ours.dtype.itemsize
+    differ = ours.view(bits) != expected.view(bits)
+    count = int(differ.sum())
+    if not count:
+        return 0, None
+    where = np.unravel_index(int(np.argmax(differ.reshape(-1))), differ.shape)
+    return count, dict(index=[int(i) for i in where], ours=ours[where].item(),
+                       expected=expected[where].item())
+
+
+def oracle_check(index, inputs, expected):
+    """The stored CPU outputs of the first rows against the numpy oracle,
+    bit for bit: {output: differing elements}."""
+    rows = index["check"]["oracle_rows"]
+    top = {k: v[:rows] if v.ndim else v for k, v in inputs.items()}
+    state = {k: tuple(top["%s.%s" % (k, p)] for p, _, _ in STATE) for k in "mv"}
+    w, m, v = numerics.coat_adamw_step(
+        top["w"], top["g"], state["m"], state["v"], [GROUP], top["lr"], HYPER["b1"],
+        HYPER["b2"], HYPER["eps"], HYPER["wd"], top["b1t"], top["b2t"])
+    numpy_dtype = {"f32": np.float32, "f8e4m3": np.uint8, "i8": np.int8}
+    oracle = [w] + list(m) + list(v)
+    differing = {}
+    for (name, dtype, _), value in zip(OUTPUTS, oracle):
+        count, _ = bit_differences(np.asarray(value).astype(numpy_dtype[dtype]),
+                                   expected[name][:rows])
+        differing[name] = count
+    return differing
+
+
+def dry_check(args, index, entry):
+    """Without a GPU: the manifest's signature and launch list, and for the
+    check program the stored CPU outputs against the oracle."""
+    io, manifest = read_manifest(args, entry)
+    result = dict(id=entry["id"], kernel=kernels_of(manifest))
+    errors = structure_errors(entry, io, manifest)
+    if entry["id"] == "check":
+        if index["check"]["status"] != "ok":
+            errors.append("no CPU reference: " + index["check"].get("error", "?"))
+        else:
+            inputs, expected = load_check(args, index)
+            for name, dtype, kind in INPUTS:
+                if list(inputs[name].shape) != shape_of(kind, entry["rows"], entry["cols"]):
+                    errors.append("check.npz: input %s has shape %s" % (
+                        name, list(inputs[name].shape)))
+            if not errors:
+                differing = oracle_check(index, inputs, expected)
+                result["oracle"] = differing
+                bad = {k: n for k, n in differing.items() if n}
+                last = index["check"]["oracle_rows"] - 1
+                if bad:
+                    errors.append("the CPU's outputs differ from the numpy oracle's in rows "
+                                  "0..%d: %s" % (last, ", ".join("%s %d" % kv
+                                                                 for kv in bad.items())))
+                else:
+                    result["note"] = "rows 0..%d of the CPU's outputs are the oracle's" % last
+    result.update(status="FAIL" if errors else "dry", error="; ".join(errors) or None)
+    return result
+
+
+def bytes_moved(rows, cols):
+    """What one step must read and write: w, g, the codes and the group
+    states in, w, the codes and the group states out."""
+    n, groups = rows * cols, rows * groups_of(cols)
+    return n * (4 + 4 + 1 + 1) + 2 * 5 * groups + n * (4 + 1 + 1) + 2 * 5 * groups
+
+
+class Gpu:
+    """torch and the runtime on the GPU."""
+
+    def __init__(self, args):
+        import torch
+
+        self.torch = torch
+        self.args = args
+        torch.cuda.init()
+        self.dtypes = {"f32": torch.float32, "f8e4m3": torch.uint8, "i8": torch.int8}
+        self.library = fp8rt.Library(args.lib)
+        self.flush = torch.empty(256 << 20, dtype=torch.uint8, device="cuda")
+
+    def environment(self):
+        torch = self.torch
+        p = torch.cuda.get_device_properties(0)
+        return dict(device=p.name, capability="%d.%d" % (p.major, p.minor),
+                    sms=p.multi_processor_count, torch=torch.__version__,
+                    cuda=torch.version.cuda, python=platform.python_version())
+
+    def device(self, array):
+        """A numpy array on the GPU (0-d arrays stay 0-d)."""
+        return self.torch.from_numpy(np.array(array, order="C", copy=True)).cuda()
+
+    def outputs(self, entry):
+        """The outputs, filled with SENTINEL."""
+        rows, cols = entry["rows"], entry["cols"]
+        outs = []
+        for _, dtype, kind in OUTPUTS:
+            out = self.torch.empty(shape_of(kind, rows, cols), dtype=self.dtypes[dtype],
+                                   device="cuda")
+            outs.append(out.fill_(SENTINEL[dtype]))
+        return outs
+
+    def load(self, entry, ins, outs):
+        program = self.library.load(os.path.join(self.args.artifacts, entry["manifest"]))
+        return program, program.bind(ins, outs, self.torch.cuda.current_stream())
+
+    def check(self, index, entry):
+        """The check program on the stored inputs against the CPU's outputs."""
+        torch = self.torch
+        inputs, expected = load_check(self.args, index)
+        ins = [self.device(inputs[name]) for name, _, _ in INPUTS]
+        outs = self.outputs(entry)
+        program, launch = self.load(entry, ins, outs)
+        try:
+            launch(sync=True)
+            torch.cuda.synchronize()
+            differing, first = {}, {}
+            for (name, _, _), out in zip(OUTPUTS, outs):
+                count, where = bit_differences(out.cpu().numpy(), expected[name])
+                differing[name] = count
+                if where is not None:
+                    first[name] = where
+        finally:
+            program.close()
+        ok = not any(differing.values())
+        return dict(id=entry["id"], check=dict(ok=ok, differing=differing, first=first),
+                    status="pass" if ok else "FAIL")
+
+    def timing_inputs(self, entry, scalars):
+        """Random inputs of the timing shape: w ~ N(0, 1), g N(0, 1) times
+        a scale per row 10^U(-6, 1), codes of any finite value (v's
+        non-negative), amax in [0.5, 1.5), exponents in -5..5."""
+        torch = self.torch
+        rows, cols = entry["rows"], entry["cols"]
+        groups = groups_of(cols)
+        gen = torch.Generator(device="cuda")
+        gen.manual_seed(1)
+        w = torch.randn((rows, cols), device="cuda", generator=gen)
+        scale = torch.exp2(torch.rand((rows, 1), device="cuda", generator=gen)
+                           * (7 * 3.3219281) - 6 * 3.3219281)
+        g = torch.randn((rows, cols), device="cuda", generator=gen) * scale
+        ins = [w, g]
+        for moment in "mv":
+            # 0..126: the magnitudes up to 448 (127 is the NaN code).
+            codes = torch.randint(0, 127, (rows, cols), device="cuda", generator=gen,
+                                  dtype=torch.uint8)
+            if moment == "m":
+                sign = torch.randint(0, 2, (rows, cols), device="cuda", generator=gen,
+                                     dtype=torch.uint8)
+                codes = codes + sign * 128
+            amax = torch.rand((rows, groups), device="cuda", generator=gen) + 0.5
+            exponents = torch.randint(-5, 6, (rows, groups), device="cuda", generator=gen,
+                                      dtype=torch.int8)
+            ins += [codes, amax, exponents]
+        ins += [self.device(s) for s in scalars]
+        return ins
+
+    def time(self, entry, scalars):
+        """The timing program: run once (every output must be written),
+        then timed against a copy of w."""
+        from check_and_bench import time_gpu
+
+        torch, args = self.torch, self.args
+        rows, cols = entry["rows"], entry["cols"]
+        ins = self.timing_inputs(entry, scalars)
+        outs = self.outputs(entry)
+        program, launch = self.load(entry, ins, outs)
+        try:
+            launch(sync=True)
+            torch.cuda.synchronize()
+            unwritten = {}
+            for (name, dtype, _), out in zip(OUTPUTS, outs):
+                values = out.cpu().numpy()
+                left = np.isnan(values) if dtype == "f32" else values == SENTINEL[dtype]
+                unwritten[name] = int(left.sum())
+            ours = time_gpu(torch, launch, self.flush, args.warmup, args.repeats)
+        finally:
+            program.close()
+        w = ins[0]
+        copy = torch.empty((rows, cols), dtype=torch.float32, device="cuda")
+        theirs = time_gpu(torch, lambda: copy.copy_(w), self.flush, args.warmup, args.repeats)
+        moved = bytes_moved(rows, cols)
+        result = dict(id=entry["id"], bytes=moved)
+        ok = not any(unwritten.values())
+        result["written"] = dict(ok=ok, unwritten=unwritten)
+        result["ours"] = dict(ours, gbps=moved / (ours["median_ms"] * 1e-3) / 1e9)
+        result["copy"] = dict(theirs, gbps=2 * rows * cols * 4 / (theirs["median_ms"] * 1e-3)
+                              / 1e9)
+        result["ratio"] = result["ours"]["gbps"] / result["copy"]["gbps"]
+        result["status"] = "pass" if ok else "FAIL"
+        return result
+
+
+def report(args, index, results, env):
+    lines = ["# fp8-mlir COAT AdamW step kernel: bit-exact check and bandwidth against a "
+             "device-to-device copy", ""]
+    check = index["check"]
+    if args.dry_run:
+        lines.append("Dry run: no GPU; manifests, launch lists and the CPU's outputs against "
+                     "the numpy oracle (rows 0..%d) checked only."
+                     % (check.get("oracle_rows", 0) - 1))
+    else:
+        lines.append("* Device: %s (compute capability %s, %d SMs), torch %s, CUDA %s"
+                     % (env["device"], env["capability"], env["sms"], env["torch"],
+                        env["cuda"]))
+    lines += ["* Date: %s" % datetime.date.today().isoformat(),
+              "* Kernels compiled at commit %s%s for %s" % (
+                  index["commit"], " (dirty)" if index.get("dirty") else "", index["chip"]),
+              "* Command: `%s`" % " ".join([os.path.basename(sys.argv[0])] + sys.argv[1:]),
+              "* The step: AdamW (b1 %g, b2 %g, eps %g, weight decay %g), lr %g, step %d; m "
+              "and v as E4M3 codes + f32 amax + i8 exponent per group of %d "
+              "(fp8-optimizer=recipe=coat)" % (HYPER["b1"], HYPER["b2"], HYPER["eps"],
+                                               HYPER["wd"], check["lr"], check["t"], GROUP),
+              "* Bytes moved per step: read w, g (4 + 4), m and v codes (1 + 1), their group "
+              "state (5 per group each); write w, the codes and the group states%s" % "".join(
+                  ": %.3f bytes per parameter at %dx%d" % (
+                      bytes_moved(e["rows"], e["cols"]) / (e["rows"] * e["cols"]), e["rows"],
+                      e["cols"]) for e in index["entries"] if e["id"] == "timing"),
+              "* Target: %d%% of the copy's bandwidth" % round(TARGET * 100), "",
+              "| program | shape | kernel | check | ours (us) | ours (GB/s) | copy (GB/s) "
+              "| ours / copy |", "|---|---|---|---|---|---|---|---|"]
+    details = []
+    for e in index["entries"]:
+        r = results.get(e["id"], dict(status="not compiled", error=e.get("error")))
+        shape = "%dx%d, %d groups/row" % (e["rows"], e["cols"], e["groups"])
+        kernel = r.get("kernel", "-")
+        if "check" in r:
+            bad = sum(r["check"]["differing"].values())
+            status = "bit-exact" if not bad else "**%d differ**" % bad
+            details.append((e["id"], r["check"]))
+        elif "written" in r:
+            left = sum(r["written"]["unwritten"].values())
+            status = "all written" if not left else "**%d not written**" % left
+        else:
+            error = (r.get("error") or r.get("note") or "").replace("\n", " ")
+            status = r["status"] + (": " + error if error else "")
+        if "ours" in r:
+            ratio = "%.0f%%%s" % (100 * r["ratio"], "" if r["ratio"] >= TARGET else
+                                  " (below target)")
+            lines.append("| %s | %s | %s | %s | %.1f | %.0f | %.0f | %s |" % (
+                e["id"], shape, kernel, status, 1e3 * r["ours"]["median_ms"],
+                r["ours"]["gbps"], r["copy"]["gbps"], ratio))
+        else:
+            lines.append("| %s | %s | %s | %s | - | - | - | - |" % (e["id"], shape, kernel,
+                                                                  status))
+    for role, c in details:
+        lines += ["", "Outputs of the %s program against the CPU pipeline's (elements whose "
+                  "bits differ):" % role, "",
+                  "| output | differing | first difference (index: ours / expected) |",
+                  "|---|---|---|"]
+        for name, count in c["differing"].items():
+            first = c["first"].get(name)
+            where = "-" if first is None else (
+                "%s: %r / %r" % (first["index"], first["ours"], first["expected"])
+                if isinstance(first, dict) else first)
+            lines.append("| %s | %d | %s |" % (name, count, where))
+    return "\n".join(lines) + "\n"
+
+
+def run_all(args):
+    index_path = os.path.join(args.artifacts, "index.json")
+    if not os.path.exists(index_path):
+        sys.exit("optimizer.py: no %s; run `optimizer.py compile` on a development "
+                 "machine and bring the folder along" % index_path)
+    with open(index_path) as f:
+        index = json.load(f)
+    results, env = {}, {}
+    entries = [e for e in index["entries"] if e["status"] == "ok"]
+    if args.dry_run:
+        for e in entries:
+            try:
+                results[e["id"]] = dry_check(args, index, e)
+            except Exception as ex:  # a failure is reported against its program
+                results[e["id"]] = dict(status="error", error=str(ex).splitlines()[0])
+    else:
+        args.lib = ensure_runtime(args.lib, args.runtime_build)
+        gpu = Gpu(args)
+        env = gpu.environment()
+        scalars = None
+        if index["check"]["status"] == "ok":
+            inputs, _ = load_check(args, index)
+            scalars = [inputs[k] for k in ("lr", "b1t", "b2t")]
+        for e in entries:
+            try:
+                io, manifest = read_manifest(args, e)
+                structure = structure_errors(e, io, manifest)
+                if structure:
+                    raise RuntimeError("; ".join(structure))
+                if e["id"] == "check":
+                    if scalars is None:
+                        raise RuntimeError("no CPU reference: " + index["check"]["error"])
+                    result = gpu.check(index, e)
+                else:
+                    lr = np.array(LR, np.float32)
+                    result = gpu.time(e, scalars or [lr, *bias_corrections(T)])
+                results[e["id"]] = dict(result, kernel=kernels_of(manifest))
+            except Exception as ex:  # a failure is reported against its program
+                results[e["id"]] = dict(status="error", error=str(ex).splitlines()[0])
+    text = report(args, index, results, env)
+    if args.out:
+        os.makedirs(args.out, exist_ok=True)
+        with open(os.path.join(args.out, "optimizer.md"), "w") as f:
+            f.write(text)
+        with open(os.path.join(args.out, "results.json"), "w") as f:
+            json.dump(dict(env=env, index=index, results=results), f, indent=1)
+    print(text)
+    bad = [e["id"] for e in index["entries"]
+           if results.get(e["id"], {}).get("status") not in ("pass", "dry")]
+    return 1 if bad else 0
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+    default_art = os.path.join(ROOT, "build-gpu", "optimizer")
+    c = sub.add_parser("compile", help="compile the step and compute the CPU reference "
+                       "(development machine)")
+    c.add_argument("--fp8-opt", default=os.environ.get(
+        "FP8_OPT", os.path.join(ROOT, "build", "bin", "fp8-opt")))
+    c.add_argument("--build", default=os.path.join(ROOT, "build"),
+                   help="the build whose libFP8MLIR-C.so runs the CPU pipeline")
+    c.add_argument("--artifacts", default=default_art)
+    c.add_argument("--shape", type=parse_shape, default=(8192, 4096),
+                   help="the timing shape (default 8192x4096)")
+    c.add_argument("--check-shape", type=parse_shape, default=(1000, 1000),
+                   help="the shape checked bit for bit (default 1000x1000)")
+    c.add_argument("--chip", default="sm_90a")
+    c.add_argument("--num-sms", type=int, default=132)
+    r = sub.add_parser("run", help="check and time it (CUDA machine with torch)")
+    r.add_argument("--artifacts", default=default_art)
+    r.add_argument("--lib", default=os.path.join(ROOT, "build-gpu-rt", "lib", "libfp8rt.so"))
+    r.add_argument("--runtime-build", default=os.path.join(ROOT, "build-gpu-rt"))
+    r.add_argument("--out", default=os.environ.get("OUT") or None)
+    r.add_argument("--repeats", type=int, default=30)
+    r.add_argument("--warmup", type=int, default=5)
+    r.add_argument("--dry-run", action="store_true")
+    args = parser.parse_args()
+    if args.command == "compile":
+        os.environ.setdefault("FP8_MLIR_LIBRARY",
+                              os.path.join(args.build, "lib", "libFP8MLIR-C.so"))
+        sys.exit(compile_all(args))
+    sys.exit(run_all(args))
+
+
+if __name__ == "__main__":
+    main()

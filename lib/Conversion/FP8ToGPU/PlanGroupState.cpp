@@ -1,0 +1,486 @@
+//===- PlanGroupState.cpp - Kernels of range-expanded group state ---------===//
+//
+// Part of fp8-mlir.
+//
+//===----------------------------------------------------------------------===//
+//
+// COAT's optimizer state on the GPU: fp8.expand_dequantize and
+// fp8.expand_quantize by groups along the last dimension (numerics.md
+// section 14). The decodes that feed an elementwise linalg.generic (an
+// Adam step after fp8-optimizer) and the encodes of its results become one
+// kernel with it: a warp owns a group; each lane decodes its elements,
+// runs the generic's body on them, and the warp reduces each encoded
+// result's largest and smallest magnitudes with shuffles, picks the
+// group's exponent and writes the codes, the amax and the exponent. Every
+// tensor of the step is read once and written once. An expand op outside
+// such a step gets a kernel of the same kind on its own.
+//
+// The scalar arithmetic is ScaleRules.h's, which the CPU reference lowering
+// uses too: the kernels compute its results bit for bit.
+//
+//===----------------------------------------------------------------------===//
+
+#include "KernelBuilder.h"
+#include "PlanBuilder.h"
+
+#include "fp8/Dialect/FP8/IR/FormatInfo.h"
+#include "fp8/Dialect/FP8/Utils/ScaleRules.h"
+
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/Transforms/RegionUtils.h"
+#include "llvm/Support/FormatVariadic.h"
+
+#include <limits>
+
+using namespace mlir;
+using namespace mlir::fp8;
+
+namespace {
+
+constexpr int64_t kThreads = 256;
+constexpr int64_t kWarpsPerBlock = kThreads / 32;
+/// Groups of up to this many elements: 16 per lane.
+constexpr int64_t kMaxGroup = 512;
+
+/// The group size of `granularity` over `shape` when its groups run along
+/// the last dimension only (block [1, .., 1, g]).
+std::optional<int64_t> getLastDimGroup(GranularityAttr granularity,
+                                       ArrayRef<int64_t> shape) {
+  if (shape.empty() || granularity.isTensor())
+    return std::nullopt;
+  SmallVector<int64_t> block = granularity.getBlockShape(shape);
+  for (int64_t extent : ArrayRef(block).drop_back())
+    if (extent != 1)
+      return std::nullopt;
+  return block.back();
+}
+
+/// One operand the kernel reads per element: a tensor through `map`, or the
+/// codes of `decode` with their group's amax and exponent.
+struct GroupInput {
+  Value value;
+  ExpandDequantizeOp decode;
+  AffineMap map;
+};
+
+/// One value the kernel computes per element: stored as it is (`wide`),
+/// encoded by `encode`, or both.
+struct GroupOutput {
+  Value value;
+  bool wide = false;
+  ExpandQuantizeOp encode;
+};
+
+/// What one kernel computes: `body` (a linalg.generic, or null: the one
+/// input is the one output) over a static `shape` in groups of `group`
+/// elements along its last dimension.
+struct GroupStateKernel {
+  Operation *body = nullptr;
+  SmallVector<int64_t> shape;
+  int64_t group = 0;
+  SmallVector<GroupInput> inputs;
+  SmallVector<GroupOutput> outputs;
+
+  /// The buffers the kernel takes, in order: per input its tensor or the
+  /// codes, amax and exponent; per output its wide tensor, then the codes,
+  /// amax and exponent.
+  SmallVector<Value> getParams() {
+    SmallVector<Value> params;
+    for (GroupInput &input : inputs) {
+      if (input.decode)
+        llvm::append_range(params, input.decode->getOperands());
+      else
+        params.push_back(input.value);
+    }
+    for (GroupOutput &output : outputs) {
+      if (output.wide)
+        params.push_back(output.value);
+      if (output.encode)
+        llvm::append_range(params, output.encode->getResults());
+    }
+    return params;
+  }
+};
+
+/// The group size that every expand op around `op` (decodes it reads,
+/// encodes of its results) uses, if they agree, `op` is an elementwise
+/// linalg.generic over their shape and any of them exists.
+std::optional<int64_t> getStepGroup(linalg::GenericOp op) {
+  if (op.getNumReductionLoops() != 0 || !op.hasPureTensorSemantics())
+    return std::nullopt;
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  if (llvm::any_of(ranges, ShapedType::isDynamic))
+    return std::nullopt;
+  std::optional<int64_t> group;
+  bool agree = true;
+  auto visit = [&](GranularityAttr granularity, RankedTensorType type,
+                   AffineMap map) {
+    std::optional<int64_t> g = getLastDimGroup(granularity, type.getShape());
+    if (!g || type.getShape() != ArrayRef(ranges) || !map.isIdentity() ||
+        (group && *group != *g))
+      agree = false;
+    group = g;
+  };
+  for (OpOperand *input : op.getDpsInputOperands())
+    if (auto decode = input->get().getDefiningOp<ExpandDequantizeOp>())
+      if (decode->hasOneUse())
+        visit(decode.getGranularity(), decode.getType(),
+              op.getMatchingIndexingMap(input));
+  for (OpResult result : op->getResults())
+    for (Operation *user : result.getUsers())
+      if (auto encode = dyn_cast<ExpandQuantizeOp>(user))
+        visit(encode.getGranularity(), encode.getInput().getType(),
+              op.getIndexingMapMatchingResult(result));
+  if (!agree || !group)
+    return std::nullopt;
+  return group;
+}
+
+/// The step generic `decode` is folded into, if any.
+linalg::GenericOp getFusingStep(ExpandDequantizeOp decode) {
+  if (!decode->hasOneUse())
+    return {};
+  auto step = dyn_cast<linalg::GenericOp>(*decode->getUsers().begin());
+  if (!step || !getStepGroup(step))
+    return {};
+  return step;
+}
+
+/// The f32 value of `value`.
+Value toF32(KernelBuilder &kb, Value value) { return kb.extToF32(value); }
+
+/// Builds the kernel `name` of `k`, or says why it cannot.
+FailureOr<LLVM::LLVMFuncOp> buildGroupStateKernel(OpBuilder &builder,
+                                                  GroupStateKernel &k,
+                                                  StringRef name,
+                                                  std::string &reason) {
+  if (k.group > kMaxGroup) {
+    reason = llvm::formatv("its groups of {0} elements are longer than {1}",
+                           k.group, kMaxGroup)
+                 .str();
+    return failure();
+  }
+  int64_t total = 1;
+  for (int64_t extent : k.shape)
+    total *= extent;
+  if (total >= (int64_t(1) << 31)) {
+    reason = "it has 2^31 elements or more";
+    return failure();
+  }
+  SetVector<Value> captured;
+  if (k.body) {
+    if (failed(verifyClonableBody(k.body, reason)))
+      return failure();
+    auto linalgOp = cast<linalg::LinalgOp>(k.body);
+    if (llvm::any_of(linalgOp.getRegionOutputArgs(),
+                     [](BlockArgument arg) { return !arg.use_empty(); })) {
+      reason = "its body reads the initial values of its results";
+      return failure();
+    }
+    getUsedValuesDefinedAbove(k.body->getRegion(0), captured);
+  }
+  Location loc = k.body ? k.body->getLoc() : k.outputs.front().value.getLoc();
+  OpBuilder::InsertionGuard guard(builder);
+  SmallVector<Value> params = k.getParams();
+  SmallVector<KernelParamKind> kinds(params.size(), KernelParamKind::Buffer);
+  LLVM::LLVMFuncOp func = createKernel(builder, loc, name, kinds, kThreads);
+  Block &entry = func.getBody().front();
+  builder.setInsertionPointToStart(&entry);
+  KernelBuilder kb(builder, loc);
+
+  int64_t cols = k.shape.back();
+  int64_t rows = total / std::max<int64_t>(cols, 1);
+  int64_t groupsPerRow = llvm::divideCeil(cols, k.group);
+  int64_t groups = rows * groupsPerRow;
+  int64_t perLane = llvm::divideCeil(k.group, 32);
+  auto rank = static_cast<int64_t>(k.shape.size());
+  auto iterationType = RankedTensorType::get(k.shape, kb.f32());
+  AffineMap identity = builder.getMultiDimIdentityMap(rank);
+  float inf = std::numeric_limits<float>::infinity();
+
+  Value lane = kb.urem(kb.threadId(), kb.i32(32));
+  Value warp = kb.add(kb.mul(kb.blockId(), kb.i32(kWarpsPerBlock)),
+                      kb.udiv(kb.threadId(), kb.i32(32)));
+  Value warps = kb.mul(kb.gridDim(), kb.i32(kWarpsPerBlock));
+  kb.forLoop(
+      warp, kb.i32(groups), warps, ValueRange{},
+      [&](Value group, ValueRange) -> SmallVector<Value> {
+        Value row = kb.udiv(group, kb.i32(groupsPerRow));
+        Value first =
+            kb.mul(kb.urem(group, kb.i32(groupsPerRow)), kb.i32(k.group));
+        SmallVector<Value> leading(rank - 1);
+        Value rest = row;
+        for (int64_t d = rank - 2; d >= 0; --d) {
+          leading[d] = kb.urem(rest, kb.i32(k.shape[d]));
+          rest = kb.udiv(rest, kb.i32(k.shape[d]));
+        }
+        Value groupOffset = kb.zext64(group);
+        // Each parameter's base pointer, in the order of getParams().
+        unsigned param = 0;
+        auto next = [&]() { return entry.getArgument(param++); };
+        struct InputBases {
+          Value data, amax, exponent;
+        };
+        SmallVector<InputBases> inputBases;
+        for (GroupInput &input : k.inputs) {
+          InputBases bases{next(), {}, {}};
+          if (input.decode) {
+            bases.amax = loadElement(kb, next(), kb.f32(), groupOffset);
+            bases.exponent = loadElement(kb, next(), kb.i8(), groupOffset);
+          }
+          inputBases.push_back(bases);
+        }
+        struct OutputBases {
+          Value wide, codes, amax, exponent;
+        };
+        SmallVector<OutputBases> outputBases;
+        for (GroupOutput &output : k.outputs) {
+          OutputBases bases;
+          if (output.wide)
+            bases.wide = next();
+          if (output.encode) {
+            bases.codes = next();
+            bases.amax = next();
+            bases.exponent = next();
+          }
+          outputBases.push_back(bases);
+        }
+
+        // Every element of the lane: its validity, offset and outputs.
+        SmallVector<Value> valid, offsets;
+        SmallVector<SmallVector<Value>> values(k.outputs.size());
+        for (int64_t i = 0; i < perLane; ++i) {
+          Value within = kb.add(lane, kb.i32(32 * i));
+          Value col = kb.add(first, within);
+          Value inRow = kb.ult(col, kb.i32(cols));
+          Value ok = 32 * i + 31 < k.group
+                         ? inRow
+                         : kb.andI(inRow, kb.ult(within, kb.i32(k.group)));
+          // Lanes past the group's end read its first element and store
+          // nothing.
+          SmallVector<Value> ivs(leading);
+          ivs.push_back(kb.select(ok, col, first));
+          Value offset = getElementOffset(kb, identity, iterationType, ivs);
+          valid.push_back(ok);
+          offsets.push_back(offset);
+
+          SmallVector<Value> loaded;
+          for (auto [input, bases] : llvm::zip_equal(k.inputs, inputBases)) {
+            if (!input.decode) {
+              auto type = cast<RankedTensorType>(input.value.getType());
+              loaded.push_back(
+                  loadElement(kb, bases.data, type.getElementType(),
+                              getElementOffset(kb, input.map, type, ivs)));
+              continue;
+            }
+            Type narrow = input.decode.getInput().getType().getElementType();
+            Value code = loadElement(kb, bases.data, narrow, offset);
+            float fmax = getFormatInfo(*getFormat(narrow)).maxFinite;
+            Value decoded = emitExpandDecode(builder, loc, toF32(kb, code),
+                                             bases.amax, bases.exponent, fmax);
+            Type wide = input.decode.getType().getElementType();
+            if (!wide.isF32())
+              decoded = arith::TruncFOp::create(builder, loc, wide, decoded);
+            loaded.push_back(decoded);
+          }
+          if (!k.body) {
+            values.front().push_back(loaded.front());
+            continue;
+          }
+          IRMapping mapping;
+          for (Value value : captured)
+            mapping.map(value,
+                        builder.clone(*value.getDefiningOp())->getResult(0));
+          Block &body = k.body->getRegion(0).front();
+          for (auto [arg, value] : llvm::zip(body.getArguments(), loaded))
+            mapping.map(arg, value);
+          for (Operation &op : body.without_terminator())
+            builder.clone(op, mapping);
+          Operation *yield = body.getTerminator();
+          for (auto [o, output] : llvm::enumerate(k.outputs)) {
+            unsigned number = cast<OpResult>(output.value).getResultNumber();
+            values[o].push_back(
+                mapping.lookupOrDefault(yield->getOperand(number)));
+          }
+        }
+
+        for (auto [o, output] : llvm::enumerate(k.outputs)) {
+          const OutputBases &bases = outputBases[o];
+          if (output.wide)
+            for (int64_t i = 0; i < perLane; ++i)
+              kb.ifThen(valid[i], [&] {
+                storeElement(kb, bases.wide, values[o][i], offsets[i]);
+              });
+          if (!output.encode)
+            continue;
+          // The group's largest finite magnitude and smallest finite
+          // nonzero one: exact, so any order of reduction gives them.
+          Value amax = kb.f32(0.0f), amin = kb.f32(inf);
+          for (int64_t i = 0; i < perLane; ++i) {
+            Value magnitude = kb.absBits(toF32(kb, values[o][i]));
+            Value counts = kb.andI(
+                valid[i],
+                arith::CmpFOp::create(builder, loc, arith::CmpFPredicate::OLT,
+                                      magnitude, kb.f32(inf)));
+            amax = kb.select(counts, kb.maxf(amax, magnitude, false), amax);
+            Value smaller = arith::CmpFOp::create(
+                builder, loc, arith::CmpFPredicate::OLT, magnitude, amin);
+            Value nonzero =
+                arith::CmpFOp::create(builder, loc, arith::CmpFPredicate::OGT,
+                                      magnitude, kb.f32(0.0f));
+            amin = kb.select(kb.andI(kb.andI(counts, nonzero), smaller),
+                             magnitude, amin);
+          }
+          amax = kb.warpMax(amax, 32, /*propagateNaN=*/false);
+          amin = kb.warpReduce(amin, 32, [&](Value x, Value y) {
+            Value less = arith::CmpFOp::create(builder, loc,
+                                               arith::CmpFPredicate::OLT, y, x);
+            return kb.select(less, y, x);
+          });
+          Type narrow = output.encode.getData().getType().getElementType();
+          float fmax = getFormatInfo(*getFormat(narrow)).maxFinite;
+          int64_t limit = output.encode.getLimit();
+          Value exponent =
+              emitExpansionExponent(builder, loc, amax, amin, fmax, limit);
+          for (int64_t i = 0; i < perLane; ++i) {
+            Value code = emitExpandEncode(builder, loc, toF32(kb, values[o][i]),
+                                          amax, exponent, narrow, limit);
+            kb.ifThen(valid[i],
+                      [&] { storeElement(kb, bases.codes, code, offsets[i]); });
+          }
+          kb.ifThen(kb.eq(lane, kb.i32(0)), [&] {
+            storeElement(kb, bases.amax, amax, groupOffset);
+            storeElement(kb, bases.exponent, exponent, groupOffset);
+          });
+        }
+        return {};
+      });
+  LLVM::ReturnOp::create(builder, loc, ValueRange{});
+
+  if (Operation *left = expandClonedBodyForNVVM(func)) {
+    reason = ("'" + left->getName().getStringRef() +
+              "' has no GPU lowering without libdevice")
+                 .str();
+    func.erase();
+    return failure();
+  }
+  return func;
+}
+
+/// Builds and launches the kernel of `k` for `op`.
+LogicalResult planGroupStateKernel(PlanBuilder &plan, Operation *op,
+                                   GroupStateKernel &k) {
+  std::string reason;
+  std::string name =
+      llvm::formatv("fp8_group_state_{0}_{1}", plan.getFunction().getName(),
+                    plan.elementwiseCount++)
+          .str();
+  OpBuilder builder = plan.getKernelBuilder();
+  FailureOr<LLVM::LLVMFuncOp> kernel =
+      buildGroupStateKernel(builder, k, name, reason);
+  if (failed(kernel))
+    return op->emitError() << "fp8 GPU lowering: '" << op->getName()
+                           << "' has no kernel: " << reason;
+  SmallVector<LaunchParam> params;
+  for (Value value : k.getParams())
+    params.push_back(BufferParam{plan.bufferOf(value)});
+  int64_t rows = 1;
+  for (int64_t extent : ArrayRef(k.shape).drop_back())
+    rows *= extent;
+  int64_t groups = rows * llvm::divideCeil(k.shape.back(), k.group);
+  int64_t blocks = std::max<int64_t>(
+      1, std::min<int64_t>(llvm::divideCeil(groups, kWarpsPerBlock),
+                           plan.getNumSMs() * 8));
+  plan.addKernelLaunch(*kernel, {blocks, 1, 1}, kThreads, /*sharedBytes=*/0,
+                       std::move(params), /*persistent=*/false);
+  return success();
+}
+
+} // namespace
+
+bool mlir::fp8::isGroupStateStep(linalg::LinalgOp op) {
+  auto generic = dyn_cast<linalg::GenericOp>(op.getOperation());
+  return generic && getStepGroup(generic).has_value();
+}
+
+LogicalResult mlir::fp8::planGroupStateStep(PlanBuilder &plan,
+                                            linalg::LinalgOp linalgOp) {
+  auto op = cast<linalg::GenericOp>(linalgOp.getOperation());
+  GroupStateKernel k;
+  k.body = op;
+  k.shape = op.getStaticLoopRanges();
+  k.group = *getStepGroup(op);
+  for (OpOperand *input : op.getDpsInputOperands()) {
+    GroupInput in{input->get(), {}, op.getMatchingIndexingMap(input)};
+    auto decode = input->get().getDefiningOp<ExpandDequantizeOp>();
+    if (decode && getFusingStep(decode) == op)
+      in.decode = decode;
+    else if (!in.map.isProjectedPermutation())
+      return op->emitError("fp8 GPU lowering: 'linalg.generic' has no kernel: "
+                           "an indexing map is not a projected permutation");
+    k.inputs.push_back(in);
+  }
+  for (OpResult result : op->getResults()) {
+    if (!op.getIndexingMapMatchingResult(result).isIdentity())
+      return op->emitError("fp8 GPU lowering: 'linalg.generic' has no kernel: "
+                           "a result is not written at the loop's position");
+    GroupOutput output{result};
+    for (Operation *user : result.getUsers()) {
+      auto encode = dyn_cast<ExpandQuantizeOp>(user);
+      if (!encode) {
+        output.wide = true;
+        continue;
+      }
+      plan.foldedGroupOps.insert(encode);
+      if (output.encode) {
+        // A second encode of the same values: an output of its own.
+        k.outputs.push_back(GroupOutput{result, false, encode});
+        continue;
+      }
+      output.encode = encode;
+    }
+    // A result nothing reads is still the op's result: store it.
+    if (!output.encode)
+      output.wide = true;
+    k.outputs.push_back(output);
+  }
+  return planGroupStateKernel(plan, op, k);
+}
+
+LogicalResult mlir::fp8::planExpandDequantize(PlanBuilder &plan,
+                                              ExpandDequantizeOp op) {
+  if (getFusingStep(op))
+    return success(); // decoded by the step's kernel
+  GroupStateKernel k;
+  k.shape = llvm::to_vector(op.getType().getShape());
+  std::optional<int64_t> group = getLastDimGroup(op.getGranularity(), k.shape);
+  if (!op.getType().hasStaticShape() || !group)
+    return op->emitError("fp8 GPU lowering: 'fp8.expand_dequantize' has no "
+                         "kernel: its groups must run along the last "
+                         "dimension of a static shape");
+  k.group = *group;
+  k.inputs.push_back(GroupInput{op.getResult(), op, {}});
+  k.outputs.push_back(GroupOutput{op.getResult(), /*wide=*/true, {}});
+  return planGroupStateKernel(plan, op, k);
+}
+
+LogicalResult mlir::fp8::planExpandQuantize(PlanBuilder &plan,
+                                            ExpandQuantizeOp op) {
+  if (plan.foldedGroupOps.contains(op))
+    return success(); // encoded by its step's kernel
+  auto type = op.getInput().getType();
+  GroupStateKernel k;
+  k.shape = llvm::to_vector(type.getShape());
+  std::optional<int64_t> group = getLastDimGroup(op.getGranularity(), k.shape);
+  if (!type.hasStaticShape() || !group)
+    return op->emitError("fp8 GPU lowering: 'fp8.expand_quantize' has no "
+                         "kernel: its groups must run along the last "
+                         "dimension of a static shape");
+  k.group = *group;
+  AffineMap identity =
+      AffineMap::getMultiDimIdentityMap(type.getRank(), op.getContext());
+  k.inputs.push_back(GroupInput{op.getInput(), {}, identity});
+  k.outputs.push_back(GroupOutput{op.getInput(), /*wide=*/false, op});
+  return planGroupStateKernel(plan, op, k);
+}

@@ -1,0 +1,120 @@
+// COAT's optimizer state on the GPU. An AdamW step whose moments
+// fp8-optimizer stored by groups of 128 (fp8.expand_dequantize into the step,
+// fp8.expand_quantize of its new moments) is one kernel: a warp per group
+// decodes, runs the step's body, reduces the group's largest and smallest
+// magnitudes with shuffles and encodes; the expand ops get no launches of
+// their own. Expand ops outside a step get a kernel of the same kind each, and
+// a per-tensor fp8.dequantize an elementwise kernel.
+// RUN: rm -rf %t && fp8-opt %s --fp8-gpu-pipeline="chip=sm_90a artifacts=%t ptxas=none" -o /dev/null
+// RUN: FileCheck %s --input-file=%t/fp8_kernels.ptx
+// RUN: not grep __nv_ %t/fp8_kernels.ptx
+// RUN: FileCheck %s --check-prefix=STEP --input-file=%t/step.json
+// RUN: FileCheck %s --check-prefix=ENCODE --input-file=%t/encode.json
+// RUN: FileCheck %s --check-prefix=DECODE --input-file=%t/decode.json
+// RUN: FileCheck %s --check-prefix=DEQUANT --input-file=%t/dequantize.json
+
+// The step: decodes (|q| / 448, then up to 8 square roots, selected), the AdamW body
+// without contraction into fma, shuffles for the amax and the smallest
+// magnitude, the exponent, the codes by integer rounding, and lane 0 writing
+// the group's amax and exponent.
+// CHECK-LABEL: .entry fp8_group_state_step_0(
+// CHECK-NOT: .entry
+// CHECK: ld.global.s8
+// CHECK: div.rn.f32 %r{{[0-9]+}}, %r{{[0-9]+}}, 0f43E00000;
+// CHECK: sqrt.rn.f32
+// CHECK-NOT: fma.rn.f32
+// CHECK: shfl.sync.bfly.b32
+// CHECK-NOT: fma.rn.f32
+// CHECK: st.global.b8
+// CHECK: st.global.b8
+// CHECK: st.global.b32
+// CHECK: ret;
+
+// One launch for the whole step: 8 groups (4 rows, 200 = 128 + 72 columns)
+// by 8 warps of one CTA; the parameters are w, g, m's codes, amax and
+// exponent, v's, the three hyperparameters, then the new w and the new
+// moments' codes, amax and exponent.
+// STEP:      "launches": [
+// STEP-NEXT:   {
+// STEP-NEXT:     "block": [
+// STEP-NEXT:       256,
+// STEP:          "grid": [
+// STEP-NEXT:       1,
+// STEP:          "kernel": "fp8_group_state_step_0",
+// STEP-COUNT-17: "buffer":
+// STEP-NOT:      "kernel":
+
+// ENCODE: "kernel": "fp8_group_state_encode_0",
+// ENCODE-NOT: "kernel":
+// DECODE: "kernel": "fp8_group_state_decode_0",
+// DECODE-NOT: "kernel":
+// DEQUANT: "kernel": "fp8_elementwise_dequantize_0",
+// DEQUANT-NOT: "kernel":
+
+#map = affine_map<(d0, d1) -> (d0, d1)>
+#map1 = affine_map<(d0, d1) -> ()>
+func.func @step(%arg0: tensor<4x200xf32>, %arg1: tensor<4x200xf32>, %arg2: tensor<4x200xf8E4M3FN> {fp8.optimizer_state = "m.codes"}, %arg3: tensor<4x2xf32> {fp8.optimizer_state = "m.amax"}, %arg4: tensor<4x2xi8> {fp8.optimizer_state = "m.exponent"}, %arg5: tensor<4x200xf8E4M3FN> {fp8.optimizer_state = "v.codes"}, %arg6: tensor<4x2xf32> {fp8.optimizer_state = "v.amax"}, %arg7: tensor<4x2xi8> {fp8.optimizer_state = "v.exponent"}, %arg8: tensor<f32>, %arg9: tensor<f32>, %arg10: tensor<f32>) -> (tensor<4x200xf32>, tensor<4x200xf8E4M3FN> {fp8.optimizer_state = "m.codes"}, tensor<4x2xf32> {fp8.optimizer_state = "m.amax"}, tensor<4x2xi8> {fp8.optimizer_state = "m.exponent"}, tensor<4x200xf8E4M3FN> {fp8.optimizer_state = "v.codes"}, tensor<4x2xf32> {fp8.optimizer_state = "v.amax"}, tensor<4x2xi8> {fp8.optimizer_state = "v.exponent"}) {
+  %0 = fp8.expand_dequantize %arg2, %arg3, %arg4 by <128> : tensor<4x200xf8E4M3FN>, tensor<4x2xf32>, tensor<4x2xi8> -> tensor<4x200xf32>
+  %1 = fp8.expand_dequantize %arg5, %arg6, %arg7 by <128> : tensor<4x200xf8E4M3FN>, tensor<4x2xf32>, tensor<4x2xi8> -> tensor<4x200xf32>
+  %2 = tensor.empty() : tensor<4x200xf32>
+  %3:3 = linalg.generic {indexing_maps = [#map, #map, #map, #map, #map1, #map1, #map1, #map, #map, #map], iterator_types = ["parallel", "parallel"]} ins(%arg0, %arg1, %0, %1, %arg8, %arg9, %arg10 : tensor<4x200xf32>, tensor<4x200xf32>, tensor<4x200xf32>, tensor<4x200xf32>, tensor<f32>, tensor<f32>, tensor<f32>) outs(%2, %2, %2 : tensor<4x200xf32>, tensor<4x200xf32>, tensor<4x200xf32>) {
+  ^bb0(%in: f32, %in_3: f32, %in_4: f32, %in_5: f32, %in_6: f32, %in_7: f32, %in_8: f32, %out: f32, %out_9: f32, %out_10: f32):
+    %cst = arith.constant 1.000000e+00 : f32
+    %cst_11 = arith.constant 0.00999999977 : f32
+    %cst_12 = arith.constant 0.899999976 : f32
+    %cst_13 = arith.constant 1.000000e-01 : f32
+    %cst_14 = arith.constant 9.990000e-01 : f32
+    %cst_15 = arith.constant 1.000000e-03 : f32
+    %cst_16 = arith.constant 9.99999993E-9 : f32
+    %4 = arith.mulf %in_6, %cst_11 : f32
+    %5 = arith.subf %cst, %4 : f32
+    %6 = arith.mulf %in, %5 : f32
+    %7 = arith.mulf %cst_12, %in_4 : f32
+    %8 = arith.mulf %cst_13, %in_3 : f32
+    %9 = arith.addf %7, %8 : f32
+    %10 = arith.mulf %cst_14, %in_5 : f32
+    %11 = arith.mulf %cst_15, %in_3 : f32
+    %12 = arith.mulf %11, %in_3 : f32
+    %13 = arith.addf %10, %12 : f32
+    %14 = math.sqrt %13 : f32
+    %15 = math.sqrt %in_8 : f32
+    %16 = arith.divf %14, %15 : f32
+    %17 = arith.addf %16, %cst_16 : f32
+    %18 = arith.divf %9, %17 : f32
+    %19 = arith.divf %in_6, %in_7 : f32
+    %20 = arith.mulf %19, %18 : f32
+    %21 = arith.subf %6, %20 : f32
+    linalg.yield %21, %9, %13 : f32, f32, f32
+  } -> (tensor<4x200xf32>, tensor<4x200xf32>, tensor<4x200xf32>)
+  %data, %amax, %exponent = fp8.expand_quantize %3#1 by <128> : tensor<4x200xf32> -> tensor<4x200xf8E4M3FN>, tensor<4x2xf32>, tensor<4x2xi8>
+  %data_0, %amax_1, %exponent_2 = fp8.expand_quantize %3#2 by <128> : tensor<4x200xf32> -> tensor<4x200xf8E4M3FN>, tensor<4x2xf32>, tensor<4x2xi8>
+  return %3#0, %data, %amax, %exponent, %data_0, %amax_1, %exponent_2 : tensor<4x200xf32>, tensor<4x200xf8E4M3FN>, tensor<4x2xf32>, tensor<4x2xi8>, tensor<4x200xf8E4M3FN>, tensor<4x2xf32>, tensor<4x2xi8>
+}
+
+
+// An E5M2 encode with a smaller limit, and a decode to bf16: kernels of their
+// own (ragged groups of 300 = 2 * 128 + 44).
+// CHECK-LABEL: .entry fp8_group_state_encode_0(
+// CHECK: shfl.sync.bfly.b32
+// CHECK-LABEL: .entry fp8_group_state_decode_0(
+// CHECK-NOT: shfl.sync
+// CHECK: sqrt.rn.f32
+// CHECK: ret;
+func.func @encode(%x: tensor<3x300xf32>) -> (tensor<3x300xf8E5M2>, tensor<3x3xf32>, tensor<3x3xi8>) {
+  %q, %a, %j = fp8.expand_quantize %x by <128> limit(3) : tensor<3x300xf32> -> tensor<3x300xf8E5M2>, tensor<3x3xf32>, tensor<3x3xi8>
+  return %q, %a, %j : tensor<3x300xf8E5M2>, tensor<3x3xf32>, tensor<3x3xi8>
+}
+func.func @decode(%q: tensor<3x300xf8E4M3FN>, %a: tensor<3x3xf32>, %j: tensor<3x3xi8>) -> tensor<3x300xbf16> {
+  %x = fp8.expand_dequantize %q, %a, %j by <128> : tensor<3x300xf8E4M3FN>, tensor<3x3xf32>, tensor<3x3xi8> -> tensor<3x300xbf16>
+  return %x : tensor<3x300xbf16>
+}
+
+// fl32(float(q) * d) of E4M3 codes: the code's integer decoding (clz for
+// subnormals), one multiply.
+// CHECK-LABEL: .entry fp8_elementwise_dequantize_0(
+// CHECK: clz.b32
+// CHECK: mul.rn.f32
+func.func @dequantize(%q: tensor<64x96xf8E4M3FN>, %s: tensor<1x1xf32>) -> tensor<64x96xf32> {
+  %x = fp8.dequantize %q, %s by <tensor> : tensor<64x96xf8E4M3FN>, tensor<1x1xf32> -> tensor<64x96xf32>
+  return %x : tensor<64x96xf32>
+}
