@@ -137,6 +137,9 @@ LogicalResult planOp(PlanBuilder &plan, Operation *op) {
                          << " lowering";
 }
 
+/// The attribute fp8-optimizer marks optimizer state with.
+constexpr StringLiteral kOptimizerStateAttr = "fp8.optimizer_state";
+
 /// Rewrites every fp8.dequantize by one f32 scale in `func` into the
 /// elementwise linalg.generic it computes, `fl32(float(q) * d)` rounded to
 /// the result type, which the planner gives an elementwise kernel.
@@ -187,6 +190,8 @@ LogicalResult planFunction(PlanBuilder &plan) {
     int64_t id = plan.addBuffer(PlanBuffer::Kind::Input,
                                 cast<RankedTensorType>(arg.getType()));
     plan.getBuffer(id).index = i;
+    if (auto role = func.getArgAttrOfType<StringAttr>(i, kOptimizerStateAttr))
+      plan.getBuffer(id).role = role.getValue().str();
     plan.setBuffer(arg, id);
   }
   if (!func.getBody().hasOneBlock())
@@ -209,6 +214,9 @@ LogicalResult planFunction(PlanBuilder &plan) {
                 "tensor whose rows are multiples of 16 bytes";
     buffer.kind = PlanBuffer::Kind::Output;
     buffer.index = i;
+    if (auto role =
+            func.getResultAttrOfType<StringAttr>(i, kOptimizerStateAttr))
+      buffer.role = role.getValue().str();
   }
   return success();
 }

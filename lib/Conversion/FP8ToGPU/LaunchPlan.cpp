@@ -142,6 +142,8 @@ private:
       entries.push_back({"layout", str(stringifyBufferLayout(buffer.layout))});
     if (!buffer.name.empty())
       entries.push_back({"name", str(buffer.name)});
+    if (!buffer.role.empty())
+      entries.push_back({"role", str(buffer.role)});
     if (buffer.value)
       entries.push_back({"value", buffer.value});
     return dict(entries);
@@ -330,6 +332,8 @@ private:
           stringifyBufferLayout);
     if (StringAttr name = get<StringAttr>(dict, at, "name", true))
       buffer.name = name.getValue().str();
+    if (StringAttr role = get<StringAttr>(dict, at, "role", true))
+      buffer.role = role.getValue().str();
     buffer.value = get<DenseElementsAttr>(dict, at, "value", true);
     return buffer;
   }
@@ -550,6 +554,23 @@ llvm::json::Value toJson(const CopyLaunch &copy) {
 
 } // namespace
 
+PlanMemory mlir::fp8::getPlanMemory(const LaunchPlan &plan) {
+  PlanMemory memory;
+  for (StringRef kind : {"input", "output", "temp", "constant", "state"})
+    memory.bytesByKind[kind] = 0;
+  for (const PlanBuffer &buffer : plan.buffers) {
+    memory.bytesByKind[stringifyBufferKind(buffer.kind)] += buffer.bytes;
+    memory.peakBytes += buffer.bytes;
+    if (buffer.kind != PlanBuffer::Kind::Input || buffer.role.empty())
+      continue;
+    StringRef role = StringRef(buffer.role).split('.').first;
+    memory.stateBytesByRole[role] += buffer.bytes;
+    if (buffer.role == "weight" || buffer.role == "weight.values")
+      memory.parameters += buffer.type.getNumElements();
+  }
+  return memory;
+}
+
 LogicalResult mlir::fp8::writeManifest(
     llvm::raw_ostream &os, StringRef name, const LaunchPlan &plan,
     StringRef ptxFile, StringRef cubinFile,
@@ -570,6 +591,8 @@ LogicalResult mlir::fp8::writeManifest(
       object["layout"] = stringifyBufferLayout(buffer.layout);
     if (!buffer.name.empty())
       object["name"] = buffer.name;
+    if (!buffer.role.empty())
+      object["role"] = buffer.role;
     if (buffer.value) {
       std::string file =
           writeConstant(buffer.id, getConstantBytes(buffer.value));
@@ -582,6 +605,19 @@ LogicalResult mlir::fp8::writeManifest(
   llvm::json::Array launches;
   for (const Launch &launch : plan.launches)
     launches.push_back(std::visit([](auto &l) { return toJson(l); }, launch));
+  PlanMemory memory = getPlanMemory(plan);
+  llvm::json::Object bytesByKind;
+  for (const auto &entry : memory.bytesByKind)
+    bytesByKind[entry.getKey()] = entry.getValue();
+  llvm::json::Object memoryObject{{"peak_bytes", memory.peakBytes},
+                                  {"bytes", std::move(bytesByKind)}};
+  if (!memory.stateBytesByRole.empty()) {
+    llvm::json::Object state;
+    for (const auto &entry : memory.stateBytesByRole)
+      state[entry.getKey()] = entry.getValue();
+    memoryObject["optimizer_state_bytes"] = std::move(state);
+    memoryObject["parameters"] = memory.parameters;
+  }
   llvm::json::Object modules{{"ptx", ptxFile}};
   if (!cubinFile.empty())
     modules["cubin"] = cubinFile;
@@ -590,6 +626,7 @@ LogicalResult mlir::fp8::writeManifest(
                               {"function", name},
                               {"chip", getChipName(plan.chip)},
                               {"modules", std::move(modules)},
+                              {"memory", std::move(memoryObject)},
                               {"buffers", std::move(buffers)},
                               {"launches", std::move(launches)}};
   os << llvm::formatv("{0:2}", llvm::json::Value(std::move(manifest)));

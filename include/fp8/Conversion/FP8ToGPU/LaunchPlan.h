@@ -27,6 +27,7 @@
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Diagnostics.h"
 #include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -77,6 +78,9 @@ struct PlanBuffer {
   Layout layout = Layout::RowMajor;
   /// State: the ml_program global.
   std::string name;
+  /// Input and Output: what the function's `fp8.optimizer_state` attribute
+  /// says it holds (`weight`, `m.codes`, ...), for memory accounting.
+  std::string role;
   /// Constant and State: the initial value.
   DenseElementsAttr value;
 };
@@ -152,6 +156,22 @@ llvm::StringRef stringifySwizzle(TensorMapParam::Swizzle swizzle);
 
 /// The runtime's name of an element type (f32, bf16, f8e4m3, i8, ...).
 std::string getManifestDType(Type type);
+
+/// Device memory of a plan, for its manifest's `memory` entry.
+struct PlanMemory {
+  /// Bytes of the buffers of each kind, by stringifyBufferKind.
+  llvm::StringMap<int64_t> bytesByKind;
+  /// The most device memory a run holds: every buffer at once (the runtime
+  /// allocates temporaries, constants and state for the program's life;
+  /// inputs and outputs are the caller's).
+  int64_t peakBytes = 0;
+  /// Bytes of the inputs that hold optimizer state, by role (the part of
+  /// `role` before its '.': weight, m, v), and the parameters: the elements
+  /// of the `weight` inputs.
+  llvm::StringMap<int64_t> stateBytesByRole;
+  int64_t parameters = 0;
+};
+PlanMemory getPlanMemory(const LaunchPlan &plan);
 
 /// Writes `plan` (of function `name`) as the runtime's JSON manifest.
 /// Constant and state values are written by `writeConstant(id, bytes)`,

@@ -228,6 +228,8 @@ std::optional<AdamStep> matchAdamStep(linalg::GenericOp op) {
 
 /// How one state tensor is stored.
 enum class Storage {
+  /// Kept as it is (COAT's weight): marked only.
+  Unchanged,
   /// fp8.expand_quantize by groups: codes, amax (f32), exponent (i8).
   Expanded,
   /// FP8 codes by a per-tensor pow2 scale of the current amax, and the f32
@@ -249,7 +251,10 @@ ArrayRef<StringRef> getPartNames(Storage storage) {
   static const StringRef expanded[] = {"codes", "amax", "exponent"};
   static const StringRef codes[] = {"codes", "scale"};
   static const StringRef f16[] = {"values", "scale"};
+  static const StringRef unchanged[] = {""};
   switch (storage) {
+  case Storage::Unchanged:
+    return unchanged;
   case Storage::Expanded:
     return expanded;
   case Storage::TensorCodes:
@@ -277,6 +282,8 @@ SmallVector<Type> getPartTypes(Storage storage, RankedTensorType type,
   MLIRContext *ctx = type.getContext();
   Type f32 = Float32Type::get(ctx);
   switch (storage) {
+  case Storage::Unchanged:
+    return {type};
   case Storage::Expanded: {
     SmallVector<int64_t> scaleShape =
         getGroupGranularity(ctx, options).getScaleShape(type.getShape());
@@ -327,6 +334,8 @@ Value decodeState(OpBuilder &b, Location loc, Storage storage, ValueRange parts,
                   RankedTensorType type, const StorageOptions &options) {
   MLIRContext *ctx = b.getContext();
   switch (storage) {
+  case Storage::Unchanged:
+    return parts[0];
   case Storage::Expanded:
     return ExpandDequantizeOp::create(b, loc, type, parts[0], parts[1],
                                       parts[2],
@@ -354,6 +363,8 @@ SmallVector<Value> encodeState(OpBuilder &b, Location loc, Storage storage,
   auto type = cast<RankedTensorType>(value.getType());
   SmallVector<Type> partTypes = getPartTypes(storage, type, options);
   switch (storage) {
+  case Storage::Unchanged:
+    return {value};
   case Storage::Expanded: {
     auto op = ExpandQuantizeOp::create(
         b, loc, partTypes[0], partTypes[1], partTypes[2], value,
@@ -453,7 +464,8 @@ FP8OptimizerPass::getThreadedStates(AdamStep step, func::FuncOp function,
   };
   SmallVector<Role> roles;
   if (isCoat) {
-    roles = {{step.firstMoment, step.newFirstMoment, Storage::Expanded, "m"},
+    roles = {{step.weight, step.newWeight, Storage::Unchanged, "weight"},
+             {step.firstMoment, step.newFirstMoment, Storage::Expanded, "m"},
              {step.secondMoment, step.newSecondMoment, Storage::Expanded, "v"}};
   } else {
     roles = {
@@ -493,8 +505,9 @@ void FP8OptimizerPass::rewriteFunction(func::FuncOp function,
   Block &entry = function.front();
   Operation *ret = entry.getTerminator();
   auto attrsFor = [&](StringRef role, StringRef part) {
+    std::string name = part.empty() ? role.str() : (role + "." + part).str();
     NamedAttribute attr(StringAttr::get(ctx, kStateAttrName),
-                        StringAttr::get(ctx, role + "." + part));
+                        StringAttr::get(ctx, name));
     return DictionaryAttr::get(ctx, attr);
   };
 

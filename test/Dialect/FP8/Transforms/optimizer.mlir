@@ -17,7 +17,7 @@
 // The step's arithmetic is unchanged: it reads the decoded state.
 
 // COAT-LABEL: func.func @step(
-// COAT-SAME: %[[W:[^:]*]]: tensor<4x200xf32>, %[[G:[^:]*]]: tensor<4x200xf32>,
+// COAT-SAME: %[[W:[^:]*]]: tensor<4x200xf32> {fp8.optimizer_state = "weight"}, %[[G:[^:]*]]: tensor<4x200xf32>,
 // COAT-SAME: %[[MQ:[^:]*]]: tensor<4x200xf8E4M3FN> {fp8.optimizer_state = "m.codes"},
 // COAT-SAME: %[[MA:[^:]*]]: tensor<4x2xf32> {fp8.optimizer_state = "m.amax"},
 // COAT-SAME: %[[MJ:[^:]*]]: tensor<4x2xi8> {fp8.optimizer_state = "m.exponent"},
@@ -25,7 +25,7 @@
 // COAT-SAME: %[[VA:[^:]*]]: tensor<4x2xf32> {fp8.optimizer_state = "v.amax"},
 // COAT-SAME: %[[VJ:[^:]*]]: tensor<4x2xi8> {fp8.optimizer_state = "v.exponent"},
 // COAT-SAME: %{{[^:]*}}: tensor<f32>, %{{[^:]*}}: tensor<f32>, %{{[^:]*}}: tensor<f32>)
-// COAT-SAME: -> (tensor<4x200xf32>, tensor<4x200xf8E4M3FN> {fp8.optimizer_state = "m.codes"}, tensor<4x2xf32> {fp8.optimizer_state = "m.amax"}, tensor<4x2xi8> {fp8.optimizer_state = "m.exponent"}, tensor<4x200xf8E4M3FN> {fp8.optimizer_state = "v.codes"}, tensor<4x2xf32> {fp8.optimizer_state = "v.amax"}, tensor<4x2xi8> {fp8.optimizer_state = "v.exponent"})
+// COAT-SAME: -> (tensor<4x200xf32> {fp8.optimizer_state = "weight"}, tensor<4x200xf8E4M3FN> {fp8.optimizer_state = "m.codes"}, tensor<4x2xf32> {fp8.optimizer_state = "m.amax"}, tensor<4x2xi8> {fp8.optimizer_state = "m.exponent"}, tensor<4x200xf8E4M3FN> {fp8.optimizer_state = "v.codes"}, tensor<4x2xf32> {fp8.optimizer_state = "v.amax"}, tensor<4x2xi8> {fp8.optimizer_state = "v.exponent"})
 // COAT: %[[M:.*]] = fp8.expand_dequantize %[[MQ]], %[[MA]], %[[MJ]] by <128> : {{.*}} -> tensor<4x200xf32>
 // COAT: %[[V:.*]] = fp8.expand_dequantize %[[VQ]], %[[VA]], %[[VJ]] by <128> : {{.*}} -> tensor<4x200xf32>
 // COAT: %[[R:.*]]:3 = linalg.generic
@@ -125,9 +125,9 @@ func.func @step(%w: tensor<4x200xf32>, %g: tensor<4x200xf32>, %m: tensor<4x200xf
 // 128 and 44.
 // COAT-LABEL: func.func @vector(
 // COAT-SAME: %{{[^:]*}}: tensor<300xf8E4M3FN> {fp8.optimizer_state = "v.codes"}, %{{[^:]*}}: tensor<3xf32> {fp8.optimizer_state = "v.amax"}, %{{[^:]*}}: tensor<3xi8> {fp8.optimizer_state = "v.exponent"},
-// COAT-SAME: %{{[^:]*}}: tensor<300xf32>,
+// COAT-SAME: %{{[^:]*}}: tensor<300xf32> {fp8.optimizer_state = "weight"}, %{{[^:]*}}: tensor<300xf32>,
 // COAT-SAME: %{{[^:]*}}: tensor<300xf8E4M3FN> {fp8.optimizer_state = "m.codes"}
-// COAT-SAME: -> (tensor<300xf8E4M3FN> {fp8.optimizer_state = "m.codes"}, tensor<3xf32> {fp8.optimizer_state = "m.amax"}, tensor<3xi8> {fp8.optimizer_state = "m.exponent"}, tensor<300xf8E4M3FN> {fp8.optimizer_state = "v.codes"}, tensor<3xf32> {fp8.optimizer_state = "v.amax"}, tensor<3xi8> {fp8.optimizer_state = "v.exponent"}, tensor<300xf32>)
+// COAT-SAME: -> (tensor<300xf8E4M3FN> {fp8.optimizer_state = "m.codes"}, tensor<3xf32> {fp8.optimizer_state = "m.amax"}, tensor<3xi8> {fp8.optimizer_state = "m.exponent"}, tensor<300xf8E4M3FN> {fp8.optimizer_state = "v.codes"}, tensor<3xf32> {fp8.optimizer_state = "v.amax"}, tensor<3xi8> {fp8.optimizer_state = "v.exponent"}, tensor<300xf32> {fp8.optimizer_state = "weight"})
 // FP8LM-LABEL: func.func @vector(
 // FP8LM-SAME: tensor<1xf32> {fp8.optimizer_state = "v.scale"}
 // REMARK: remark: [Passed] state-stored | Category:fp8-optimizer | Function=vector

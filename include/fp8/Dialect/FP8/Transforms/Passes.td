@@ -634,7 +634,9 @@ def FP8Optimizer : Pass<"fp8-optimizer", "::mlir::ModuleOp"> {
     arguments of the enclosing function and the new ones are among its
     results. The pass replaces each such argument and result in place by its
     stored parts and marks them with `fp8.optimizer_state` (the role and the
-    part), so that the caller feeds one step's state to the next:
+    part: `m.codes`, `weight.scale`, ...; a weight kept as it is is marked
+    `weight`), so that the caller feeds one step's state to the next and the
+    GPU manifest can count the state's bytes per parameter:
 
     | recipe | weight | `m` | `v` |
     |---|---|---|---|
