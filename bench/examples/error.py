@@ -25,6 +25,10 @@ batch_matmuls included. The gradient of the key bias is identically zero
 
   python3 bench/examples/error.py [--build build] [--models m,...]
                                   [--recipes r,...] [--markdown] [--check]
+                                  [--autocast-options "saved-activations=e4m3"]
+
+--autocast-options adds options to every FP8 recipe's fp8-autocast (for
+instance COAT's FP8 saved activations, docs/examples.md).
 
 --check fails when f32 or bf16 is off by more than its bound or a recipe
 exceeds the bounds in BOUNDS (the lit suite runs it per model).
@@ -87,7 +91,7 @@ def unit_feeds(graph):
     return feeds
 
 
-def measure(model, recipe, build):
+def measure(model, recipe, build, extra=""):
     """{'y': e, 'dx': e, 'dW median': e, 'dW worst': e} for one model and
     recipe."""
     path = os.path.join(ROOT, FILES[model])
@@ -106,7 +110,7 @@ def measure(model, recipe, build):
         reference = G.run(text, backward, feeds, build, passes=["--fp8-unit-scale"])
     else:
         feeds = models.feeds(backward)
-        passes = [f"--fp8-autocast=recipe={recipe}"]
+        passes = [f"--fp8-autocast=recipe={recipe} {extra}".strip()]
         reference = backward.evaluate(feeds)
         if recipe == "tensor-delayed":
             steps = 2
@@ -133,6 +137,8 @@ def main():
     parser.add_argument("--recipes", default=",".join(RECIPES))
     parser.add_argument("--markdown", action="store_true")
     parser.add_argument("--check", action="store_true")
+    parser.add_argument("--autocast-options", default="",
+                        help="more fp8-autocast options for the FP8 recipes")
     args = parser.parse_args()
 
     failures = []
@@ -144,7 +150,7 @@ def main():
         print(f"{'model':<16} {'recipe':<15} " + " ".join(f"{c:>10}" for c in columns))
     for model in args.models.split(","):
         for recipe in args.recipes.split(","):
-            errors = measure(model, recipe, args.build)
+            errors = measure(model, recipe, args.build, args.autocast_options)
             cells = [f"{100 * errors[c]:.3g}%" for c in columns]
             if args.markdown:
                 print(f"| {model} | {recipe} | " + " | ".join(cells) + " |")

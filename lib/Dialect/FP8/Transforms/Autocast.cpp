@@ -4,6 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "SavedActivations.h"
 #include "fp8/Dialect/FP8/IR/FP8Ops.h"
 #include "fp8/Dialect/FP8/IR/FormatInfo.h"
 #include "fp8/Dialect/FP8/Transforms/GraphUtils.h"
@@ -163,6 +164,8 @@ private:
   bool stateError = false;
   /// A contraction marked for FP8 could not be converted.
   bool markedFailure = false;
+  /// The format of saved activations, if they are stored in FP8.
+  std::optional<Format> savedFormat;
 };
 
 /// Parses an enum option, or reports the valid values.
@@ -246,6 +249,21 @@ LogicalResult FP8AutocastPass::parseOptions() {
     return module.emitError()
            << "fp8-autocast: promote-interval must be >= 0, got "
            << static_cast<int64_t>(promoteInterval);
+  if (StringRef(savedActivations) != "none") {
+    Format format;
+    static const std::pair<StringRef, Format> savedFormats[] = {
+        {"e4m3", Format::E4M3}, {"e5m2", Format::E5M2}};
+    if (failed(parseChoice<Format>(module, "saved-activations",
+                                   savedActivations, savedFormats, format)))
+      return failure();
+    savedFormat = format;
+  } else {
+    savedFormat.reset();
+  }
+  if (savedActivationGroup < 1)
+    return module.emitError()
+           << "fp8-autocast: saved-activation-group must be positive, got "
+           << static_cast<int64_t>(savedActivationGroup);
   options.margin = margin;
   options.history = history;
   options.promoteInterval = promoteInterval;
@@ -552,6 +570,18 @@ void FP8AutocastPass::runOnOperation() {
   for (FunctionOpInterface function : functions) {
     StringRef name = function.getName();
     cache.clear();
+    if (savedFormat) {
+      int64_t saved = quantizeSavedActivations(function, savedActivationGroup,
+                                               *savedFormat);
+      if (saved > 0)
+        remark::passed(function.getLoc(),
+                       remark::RemarkOpts::name("saved-activations")
+                           .category(kCategory)
+                           .function(name))
+            << remark::add("saved activations of non-linear layers in {0}: "
+                           "{1} bytes less",
+                           stringifyFormat(*savedFormat).str(), saved);
+    }
     SmallVector<linalg::LinalgOp> candidates;
     // Every contraction (dot products and matrix-vector products included,
     // so that each gets a remark) and whatever else could be a matmul.

@@ -199,6 +199,20 @@ def FP8Autocast : Pass<"fp8-autocast", "::mlir::ModuleOp"> {
     **Accumulation.** A contraction into a zero-filled (or empty) tensor
     becomes the scaled product; one into other values adds them in f32.
 
+    **Saved activations** (COAT's activation memory). The GEMMs' operands,
+    the linear layers' saved activations, are FP8 by the recipe. With
+    `saved-activations=e4m3` (or `e5m2`) the non-linear layers' ones are too:
+    every forward value that a gradient nonlinearity (an op marked
+    `fp8.unit_op` with a `*_grad` kind: GELU's input, softmax's output) reads
+    is quantized once by groups of `saved-activation-group` elements along
+    its last dimension (`pow2` scales of each group's amax) and dequantized
+    where the backward graph reads it. Gradients, which are never quantized
+    here, are the values computed from the ops marked `fp8.role` or
+    `fp8.unit_op` and from the contractions' gradient operands
+    (`fp8.grad_operand`). A remark `saved-activation` gives the bytes stored
+    before and after for each value, and one `saved-activations` the total
+    saved per function.
+
     **Explicit requests.** A contraction the pass cannot convert is left in
     high precision with a missed remark, unless the user marked it for FP8
     (`fp8.role` or the unit attribute `fp8.autocast`): then it is an error
@@ -255,6 +269,14 @@ def FP8Autocast : Pass<"fp8-autocast", "::mlir::ModuleOp"> {
            "Also convert contractions with a batch dimension (attention's "
            "QK^T and PV, forward and backward); by default they stay in high "
            "precision">,
+    Option<"savedActivations", "saved-activations", "std::string",
+           /*default=*/"\"none\"",
+           "Store the forward values that gradient nonlinearities read "
+           "(COAT's non-linear activations) as none, e4m3 or e5m2">,
+    Option<"savedActivationGroup", "saved-activation-group", "int64_t",
+           /*default=*/"128",
+           "Elements per scaling group of saved activations, along the last "
+           "dimension">,
   ];
   let dependentDialects = [
     "::mlir::fp8::FP8Dialect",
