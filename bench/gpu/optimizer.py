@@ -64,7 +64,7 @@ import numpy as np  # noqa: E402
 
 import fp8rt  # noqa: E402
 from compile import git  # noqa: E402  (bench/gpu/compile.py)
-from reductions import ensure_runtime, parse_shape  # noqa: E402
+from reductions import ensure_runtime, finish_run, parse_shape  # noqa: E402
 
 from fp8_mlir import models  # noqa: E402
 from fp8_mlir import numerics  # noqa: E402
@@ -599,17 +599,8 @@ def run_all(args):
                 results[e["id"]] = dict(result, kernel=kernels_of(manifest))
             except Exception as ex:  # a failure is reported against its program
                 results[e["id"]] = dict(status="error", error=str(ex).splitlines()[0])
-    text = report(args, index, results, env)
-    if args.out:
-        os.makedirs(args.out, exist_ok=True)
-        with open(os.path.join(args.out, "optimizer.md"), "w") as f:
-            f.write(text)
-        with open(os.path.join(args.out, "results.json"), "w") as f:
-            json.dump(dict(env=env, index=index, results=results), f, indent=1)
-    print(text)
-    bad = [e["id"] for e in index["entries"]
-           if results.get(e["id"], {}).get("status") not in ("pass", "dry")]
-    return 1 if bad else 0
+    return finish_run(args.out, "optimizer.md", report(args, index, results, env),
+                      env, index, results)
 
 
 def main():

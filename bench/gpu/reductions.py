@@ -272,12 +272,19 @@ def run_all(args):
                 results[e["id"]] = gpu_check_and_time(args, e, ctx)
             except Exception as ex:  # a failure is reported against its case
                 results[e["id"]] = dict(status="error", error=str(ex).splitlines()[0])
-    text = report(args, index, results, env)
-    if args.out:
-        os.makedirs(args.out, exist_ok=True)
-        with open(os.path.join(args.out, "reductions.md"), "w") as f:
+    return finish_run(args.out, "reductions.md", report(args, index, results, env),
+                      env, index, results)
+
+
+def finish_run(out, name, text, env, index, results):
+    """Prints the report `text`, writes it to OUT/`name` and the results to
+    OUT/results.json when `out` is set; the exit status: 1 unless every
+    entry passed (or is a dry run)."""
+    if out:
+        os.makedirs(out, exist_ok=True)
+        with open(os.path.join(out, name), "w") as f:
             f.write(text)
-        with open(os.path.join(args.out, "results.json"), "w") as f:
+        with open(os.path.join(out, "results.json"), "w") as f:
             json.dump(dict(env=env, index=index, results=results), f, indent=1)
     print(text)
     bad = [e["id"] for e in index["entries"]

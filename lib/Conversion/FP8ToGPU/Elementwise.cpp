@@ -225,6 +225,21 @@ Operation *mlir::fp8::expandClonedBodyForNVVM(LLVM::LLVMFuncOp kernel) {
   return left;
 }
 
+FailureOr<LLVM::LLVMFuncOp>
+mlir::fp8::finishClonedBodyKernel(OpBuilder &builder, Location loc,
+                                  LLVM::LLVMFuncOp kernel,
+                                  std::string &reason) {
+  LLVM::ReturnOp::create(builder, loc, ValueRange{});
+  if (Operation *left = expandClonedBodyForNVVM(kernel)) {
+    reason = ("'" + left->getName().getStringRef() +
+              "' has no GPU lowering without libdevice")
+                 .str();
+    kernel.erase();
+    return failure();
+  }
+  return kernel;
+}
+
 SmallVector<Value> mlir::fp8::getElementwiseParams(Operation *op) {
   SmallVector<Value> params;
   for (Value operand : op->getOperands())
@@ -382,14 +397,5 @@ mlir::fp8::buildElementwiseKernel(OpBuilder &builder, Operation *op,
         }
         return {};
       });
-  LLVM::ReturnOp::create(builder, loc, ValueRange{});
-
-  if (Operation *left = expandClonedBodyForNVVM(func)) {
-    reason = ("'" + left->getName().getStringRef() +
-              "' has no GPU lowering without libdevice")
-                 .str();
-    func.erase();
-    return failure();
-  }
-  return func;
+  return finishClonedBodyKernel(builder, loc, func, reason);
 }

@@ -409,6 +409,15 @@ LogicalResult verifyClonableBody(Operation *op, std::string &reason,
 /// left that would still need libdevice, or null.
 Operation *expandClonedBodyForNVVM(LLVM::LLVMFuncOp kernel);
 
+/// Ends `kernel`, whose body cloned linalg bodies, with a return at the
+/// builder's insertion point (the end of its entry block) and rewrites it by
+/// expandClonedBodyForNVVM; erases it and says why in `reason` when an op
+/// would still need libdevice.
+FailureOr<LLVM::LLVMFuncOp> finishClonedBodyKernel(OpBuilder &builder,
+                                                   Location loc,
+                                                   LLVM::LLVMFuncOp kernel,
+                                                   std::string &reason);
+
 /// A digest of the scalar body `body` (its ops, their operands by position,
 /// attributes and types, and the values of constants it captures) that
 /// names the kernels cloning it: equal bodies share a kernel, different

@@ -356,16 +356,7 @@ FailureOr<LLVM::LLVMFuncOp> buildGroupStateKernel(OpBuilder &builder,
         }
         return {};
       });
-  LLVM::ReturnOp::create(builder, loc, ValueRange{});
-
-  if (Operation *left = expandClonedBodyForNVVM(func)) {
-    reason = ("'" + left->getName().getStringRef() +
-              "' has no GPU lowering without libdevice")
-                 .str();
-    func.erase();
-    return failure();
-  }
-  return func;
+  return finishClonedBodyKernel(builder, loc, func, reason);
 }
 
 /// Builds and launches the kernel of `k` for `op`.
