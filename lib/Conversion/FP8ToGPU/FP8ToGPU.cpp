@@ -19,6 +19,7 @@
 #include "PlanBuilder.h"
 
 #include "fp8/Conversion/Passes.h"
+#include "fp8/Dialect/FP8/Transforms/GraphUtils.h"
 
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -141,43 +142,18 @@ LogicalResult planOp(PlanBuilder &plan, Operation *op) {
 constexpr StringLiteral kOptimizerStateAttr = "fp8.optimizer_state";
 
 /// Rewrites every fp8.dequantize by one f32 scale in `func` into the
-/// elementwise linalg.generic it computes, `fl32(float(q) * d)` rounded to
-/// the result type, which the planner gives an elementwise kernel.
+/// elementwise linalg.generic it computes, which the planner gives an
+/// elementwise kernel (fp8-fuse-elementwise has fused those that feed
+/// elementwise ops already).
 void decomposeTensorDequantizes(func::FuncOp func) {
   SmallVector<DequantizeOp> dequantizes;
   func.walk([&](DequantizeOp op) {
-    if (op.getGranularity().isTensor() && !op.getGlobalScale() &&
-        op.getScale().getType().getElementType().isF32() &&
-        op.getType().hasStaticShape())
+    if (isTensorDequantize(op))
       dequantizes.push_back(op);
   });
+  OpBuilder b(func.getContext());
   for (DequantizeOp op : dequantizes) {
-    OpBuilder b(op);
-    Location loc = op.getLoc();
-    RankedTensorType type = op.getType();
-    Value scale = tensor::CollapseShapeOp::create(
-        b, loc, RankedTensorType::get({}, b.getF32Type()), op.getScale(),
-        ArrayRef<ReassociationIndices>{});
-    Value init =
-        tensor::EmptyOp::create(b, loc, type.getShape(), type.getElementType());
-    AffineMap identity = b.getMultiDimIdentityMap(type.getRank());
-    auto generic = linalg::GenericOp::create(
-        b, loc, type, ValueRange{op.getInput(), scale}, init,
-        ArrayRef<AffineMap>{identity,
-                            AffineMap::get(type.getRank(), 0, b.getContext()),
-                            identity},
-        SmallVector<utils::IteratorType>(type.getRank(),
-                                         utils::IteratorType::parallel),
-        [&](OpBuilder &nb, Location nloc, ValueRange args) {
-          Value wide =
-              arith::ExtFOp::create(nb, nloc, nb.getF32Type(), args[0]);
-          Value value = arith::MulFOp::create(nb, nloc, wide, args[1]);
-          if (!type.getElementType().isF32())
-            value =
-                arith::TruncFOp::create(nb, nloc, type.getElementType(), value);
-          linalg::YieldOp::create(nb, nloc, value);
-        });
-    op.replaceAllUsesWith(generic.getResult(0));
+    op.replaceAllUsesWith(createTensorDequantizeGeneric(b, op));
     op.erase();
   }
 }

@@ -12,6 +12,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "fp8/Dialect/FP8/IR/FP8Ops.h"
 #include "fp8/Dialect/FP8/Transforms/GraphUtils.h"
 #include "fp8/Dialect/FP8/Transforms/Passes.h"
 
@@ -167,6 +168,19 @@ void FP8FuseElementwisePass::runOnOperation() {
   IRRewriter rewriter(&getContext());
   reported.clear();
   Operation *root = getOperation();
+
+  // A per-tensor dequantization that only an elementwise op reads is an
+  // elementwise producer like any other: its generic form fuses.
+  SmallVector<DequantizeOp> dequantizes;
+  root->walk([&](DequantizeOp op) {
+    std::string reason;
+    if (isTensorDequantize(op) && op->hasOneUse() &&
+        isFusableElementwise(*op->getUsers().begin(), reason))
+      dequantizes.push_back(op);
+  });
+  for (DequantizeOp op : dequantizes) {
+    rewriter.replaceOp(op, createTensorDequantizeGeneric(rewriter, op));
+  }
 
   // Consumers in program order; each absorbs its producers one at a time
   // until none fuses, so a chain ends as one generic at its last op.

@@ -5,8 +5,10 @@
 //===----------------------------------------------------------------------===//
 
 #include "fp8/Dialect/FP8/Transforms/GraphUtils.h"
+#include "fp8/Dialect/FP8/IR/FP8Ops.h"
 #include "fp8/Dialect/FP8/IR/FormatInfo.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Matchers.h"
@@ -165,4 +167,40 @@ std::string fp8::describeForRemarks(Operation *op) {
   if (auto name = op->getAttrOfType<StringAttr>("fp8.name"))
     text += " '" + name.str() + "'";
   return text;
+}
+
+bool fp8::isTensorDequantize(DequantizeOp op) {
+  return op.getGranularity().isTensor() && !op.getGlobalScale() &&
+         op.getScale().getType().getElementType().isF32() &&
+         op.getType().hasStaticShape();
+}
+
+Value fp8::createTensorDequantizeGeneric(OpBuilder &b, DequantizeOp op) {
+  assert(isTensorDequantize(op) && "not a per-tensor dequantization");
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPoint(op);
+  Location loc = op.getLoc();
+  RankedTensorType type = op.getType();
+  Value scale = tensor::CollapseShapeOp::create(
+      b, loc, RankedTensorType::get({}, b.getF32Type()), op.getScale(),
+      ArrayRef<ReassociationIndices>{});
+  Value init =
+      tensor::EmptyOp::create(b, loc, type.getShape(), type.getElementType());
+  AffineMap identity = b.getMultiDimIdentityMap(type.getRank());
+  auto generic = linalg::GenericOp::create(
+      b, loc, type, ValueRange{op.getInput(), scale}, init,
+      ArrayRef<AffineMap>{identity,
+                          AffineMap::get(type.getRank(), 0, b.getContext()),
+                          identity},
+      SmallVector<utils::IteratorType>(type.getRank(),
+                                       utils::IteratorType::parallel),
+      [&](OpBuilder &nb, Location nloc, ValueRange args) {
+        Value wide = arith::ExtFOp::create(nb, nloc, nb.getF32Type(), args[0]);
+        Value value = arith::MulFOp::create(nb, nloc, wide, args[1]);
+        if (!type.getElementType().isF32())
+          value =
+              arith::TruncFOp::create(nb, nloc, type.getElementType(), value);
+        linalg::YieldOp::create(nb, nloc, value);
+      });
+  return generic.getResult(0);
 }

@@ -123,3 +123,37 @@ func.func @not_fused(%x: tensor<8x8xf32>, %y: tensor<8x8xf32>) -> (tensor<8x8xf3
   %s = linalg.sub ins(%y, %mask : tensor<8x8xf32>, tensor<8x8xf32>) outs(%e : tensor<8x8xf32>) -> tensor<8x8xf32>
   return %a, %s : tensor<8x8xf32>, tensor<8x8xf32>
 }
+
+// -----
+
+// A per-tensor fp8.dequantize read only by an elementwise op (FP8-LM's first
+// moment read by its Adam step) fuses into it: the codes are widened and
+// multiplied by the 0-d scale inside the consumer's body. One read by two
+// ops, or a block-scaled one, stays an fp8.dequantize.
+// CHECK-LABEL: func.func @dequantize_into_step(
+// CHECK-SAME: %[[Q:[^:]*]]: tensor<4x200xf8E4M3FN>, %[[S:[^:]*]]: tensor<1x1xf32>, %[[G:[^:]*]]: tensor<4x200xf32>
+// CHECK: %[[S0:.*]] = tensor.collapse_shape %[[S]] [] : tensor<1x1xf32> into tensor<f32>
+// CHECK: %[[R:.*]] = linalg.generic {{.*}} ins(%[[Q]], %[[S0]], %[[G]] : tensor<4x200xf8E4M3FN>, tensor<f32>, tensor<4x200xf32>)
+// CHECK: arith.extf %{{.*}} : f8E4M3FN to f32
+// CHECK: arith.mulf
+// CHECK: arith.addf
+// CHECK-NOT: fp8.dequantize
+// CHECK: return %[[R]]
+func.func @dequantize_into_step(%q: tensor<4x200xf8E4M3FN>, %s: tensor<1x1xf32>, %g: tensor<4x200xf32>) -> tensor<4x200xf32> {
+  %m = fp8.dequantize %q, %s by <tensor> : tensor<4x200xf8E4M3FN>, tensor<1x1xf32> -> tensor<4x200xf32>
+  %e = tensor.empty() : tensor<4x200xf32>
+  %r = linalg.add ins(%m, %g : tensor<4x200xf32>, tensor<4x200xf32>) outs(%e : tensor<4x200xf32>) -> tensor<4x200xf32>
+  return %r : tensor<4x200xf32>
+}
+
+// CHECK-LABEL: func.func @dequantize_twice(
+// CHECK: fp8.dequantize
+// CHECK: fp8.dequantize {{.*}} by <1x128>
+func.func @dequantize_twice(%q: tensor<4x200xf8E4M3FN>, %s: tensor<1x1xf32>, %sb: tensor<4x2xf32>) -> (tensor<4x200xf32>, tensor<4x200xf32>) {
+  %m = fp8.dequantize %q, %s by <tensor> : tensor<4x200xf8E4M3FN>, tensor<1x1xf32> -> tensor<4x200xf32>
+  %b = fp8.dequantize %q, %sb by <1x128> : tensor<4x200xf8E4M3FN>, tensor<4x2xf32> -> tensor<4x200xf32>
+  %e = tensor.empty() : tensor<4x200xf32>
+  %r = linalg.add ins(%m, %m : tensor<4x200xf32>, tensor<4x200xf32>) outs(%e : tensor<4x200xf32>) -> tensor<4x200xf32>
+  %t = linalg.add ins(%b, %m : tensor<4x200xf32>, tensor<4x200xf32>) outs(%e : tensor<4x200xf32>) -> tensor<4x200xf32>
+  return %r, %t : tensor<4x200xf32>, tensor<4x200xf32>
+}

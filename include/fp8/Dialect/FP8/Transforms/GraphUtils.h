@@ -14,6 +14,19 @@
 
 namespace mlir::fp8 {
 
+class DequantizeOp;
+
+/// Whether `op` decodes by one f32 scale (granularity `tensor`, no global
+/// scale) into a static shape: what createTensorDequantizeGeneric rewrites.
+bool isTensorDequantize(DequantizeOp op);
+
+/// The elementwise linalg.generic that the per-tensor `op`
+/// (isTensorDequantize) computes, `fl32(float(q) * d)` rounded to the result
+/// type, created before `op`; returns its result. The scale is read as a 0-d
+/// tensor, so that elementwise fusion and the GPU's elementwise kernels take
+/// it.
+Value createTensorDequantizeGeneric(OpBuilder &b, DequantizeOp op);
+
 /// True when `init` is an empty tensor, zero-filled (`linalg.fill` of 0) or a
 /// zero constant: a contraction into it yields the product alone.
 bool isZeroInit(Value init);

@@ -380,7 +380,10 @@ def FP8FuseElementwise : Pass<"fp8-fuse-elementwise"> {
     Transposes stay (the quantize kernels fold them into their copies), as do
     fills, reductions and ops whose body reads its initial value or loop
     indices. Named elementwise ops (`linalg.add`, `linalg.broadcast`, ...)
-    become `linalg.generic` only when they fuse.
+    become `linalg.generic` only when they fuse. So does an `fp8.dequantize`
+    by one f32 scale that only an elementwise op reads (FP8-LM's first
+    moment read by its Adam step): the codes are widened and scaled in the
+    consumer's body, exactly as the op computes them.
 
     Each fusion, and each elementwise edge left unfused, is a remark
     (category `fp8-gpu`) that says which ops and why.
