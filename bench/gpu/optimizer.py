@@ -64,7 +64,7 @@ import numpy as np  # noqa: E402
 
 import fp8rt  # noqa: E402
 from compile import git  # noqa: E402  (bench/gpu/compile.py)
-from reductions import ensure_runtime, finish_run, parse_shape  # noqa: E402
+from reductions import ensure_runtime, finish_run, load_index, parse_shape  # noqa: E402
 
 from fp8_mlir import models  # noqa: E402
 from fp8_mlir import numerics  # noqa: E402
@@ -561,12 +561,7 @@ def report(args, index, results, env):
 
 
 def run_all(args):
-    index_path = os.path.join(args.artifacts, "index.json")
-    if not os.path.exists(index_path):
-        sys.exit("optimizer.py: no %s; run `optimizer.py compile` on a development "
-                 "machine and bring the folder along" % index_path)
-    with open(index_path) as f:
-        index = json.load(f)
+    index = load_index(args.artifacts, "optimizer.py")
     results, env = {}, {}
     entries = [e for e in index["entries"] if e["status"] == "ok"]
     if args.dry_run:

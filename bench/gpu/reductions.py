@@ -245,13 +245,19 @@ def report(args, index, results, env):
     return "\n".join(lines) + "\n"
 
 
-def run_all(args):
-    index_path = os.path.join(args.artifacts, "index.json")
+def load_index(artifacts, script):
+    """The index.json that `script compile` wrote into `artifacts`, or exit
+    saying how to make it."""
+    index_path = os.path.join(artifacts, "index.json")
     if not os.path.exists(index_path):
-        sys.exit("reductions.py: no %s; run `reductions.py compile` on a development "
-                 "machine and bring the folder along" % index_path)
+        sys.exit("%s: no %s; run `%s compile` on a development machine and bring "
+                 "the folder along" % (script, index_path, script))
     with open(index_path) as f:
-        index = json.load(f)
+        return json.load(f)
+
+
+def run_all(args):
+    index = load_index(args.artifacts, "reductions.py")
     results, env = {}, {}
     entries = [e for e in index["entries"] if e["status"] == "ok"]
     if args.dry_run:

@@ -138,9 +138,6 @@ LogicalResult planOp(PlanBuilder &plan, Operation *op) {
                          << " lowering";
 }
 
-/// The attribute fp8-optimizer marks optimizer state with.
-constexpr StringLiteral kOptimizerStateAttr = "fp8.optimizer_state";
-
 /// Rewrites every fp8.dequantize by one f32 scale in `func` into the
 /// elementwise linalg.generic it computes, which the planner gives an
 /// elementwise kernel (fp8-fuse-elementwise has fused those that feed
@@ -166,7 +163,8 @@ LogicalResult planFunction(PlanBuilder &plan) {
     int64_t id = plan.addBuffer(PlanBuffer::Kind::Input,
                                 cast<RankedTensorType>(arg.getType()));
     plan.getBuffer(id).index = i;
-    if (auto role = func.getArgAttrOfType<StringAttr>(i, kOptimizerStateAttr))
+    if (auto role =
+            func.getArgAttrOfType<StringAttr>(i, kOptimizerStateAttrName))
       plan.getBuffer(id).role = role.getValue().str();
     plan.setBuffer(arg, id);
   }
@@ -191,7 +189,7 @@ LogicalResult planFunction(PlanBuilder &plan) {
     buffer.kind = PlanBuffer::Kind::Output;
     buffer.index = i;
     if (auto role =
-            func.getResultAttrOfType<StringAttr>(i, kOptimizerStateAttr))
+            func.getResultAttrOfType<StringAttr>(i, kOptimizerStateAttrName))
       buffer.role = role.getValue().str();
   }
   return success();

@@ -556,8 +556,10 @@ llvm::json::Value toJson(const CopyLaunch &copy) {
 
 PlanMemory mlir::fp8::getPlanMemory(const LaunchPlan &plan) {
   PlanMemory memory;
-  for (StringRef kind : {"input", "output", "temp", "constant", "state"})
-    memory.bytesByKind[kind] = 0;
+  using Kind = PlanBuffer::Kind;
+  for (Kind kind :
+       {Kind::Input, Kind::Output, Kind::Temp, Kind::Constant, Kind::State})
+    memory.bytesByKind[stringifyBufferKind(kind)] = 0;
   for (const PlanBuffer &buffer : plan.buffers) {
     memory.bytesByKind[stringifyBufferKind(buffer.kind)] += buffer.bytes;
     memory.peakBytes += buffer.bytes;

@@ -147,9 +147,6 @@ linalg::GenericOp getFusingStep(ExpandDequantizeOp decode) {
   return step;
 }
 
-/// The f32 value of `value`.
-Value toF32(KernelBuilder &kb, Value value) { return kb.extToF32(value); }
-
 /// Builds the kernel `name` of `k`, or says why it cannot.
 FailureOr<LLVM::LLVMFuncOp> buildGroupStateKernel(OpBuilder &builder,
                                                   GroupStateKernel &k,
@@ -277,7 +274,7 @@ FailureOr<LLVM::LLVMFuncOp> buildGroupStateKernel(OpBuilder &builder,
             Type narrow = input.decode.getInput().getType().getElementType();
             Value code = loadElement(kb, bases.data, narrow, offset);
             float fmax = getFormatInfo(*getFormat(narrow)).maxFinite;
-            Value decoded = emitExpandDecode(builder, loc, toF32(kb, code),
+            Value decoded = emitExpandDecode(builder, loc, kb.extToF32(code),
                                              bases.amax, bases.exponent, fmax);
             Type wide = input.decode.getType().getElementType();
             if (!wide.isF32())
@@ -318,7 +315,7 @@ FailureOr<LLVM::LLVMFuncOp> buildGroupStateKernel(OpBuilder &builder,
           // nonzero one: exact, so any order of reduction gives them.
           Value amax = kb.f32(0.0f), amin = kb.f32(inf);
           for (int64_t i = 0; i < perLane; ++i) {
-            Value magnitude = kb.absBits(toF32(kb, values[o][i]));
+            Value magnitude = kb.absBits(kb.extToF32(values[o][i]));
             Value counts = kb.andI(
                 valid[i],
                 arith::CmpFOp::create(builder, loc, arith::CmpFPredicate::OLT,
@@ -344,8 +341,9 @@ FailureOr<LLVM::LLVMFuncOp> buildGroupStateKernel(OpBuilder &builder,
           Value exponent =
               emitExpansionExponent(builder, loc, amax, amin, fmax, limit);
           for (int64_t i = 0; i < perLane; ++i) {
-            Value code = emitExpandEncode(builder, loc, toF32(kb, values[o][i]),
-                                          amax, exponent, narrow, limit);
+            Value code =
+                emitExpandEncode(builder, loc, kb.extToF32(values[o][i]), amax,
+                                 exponent, narrow, limit);
             kb.ifThen(valid[i],
                       [&] { storeElement(kb, bases.codes, code, offsets[i]); });
           }

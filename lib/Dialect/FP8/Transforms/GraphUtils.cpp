@@ -111,11 +111,16 @@ Value mlir::fp8::reshapeSingle(OpBuilder &b, Location loc, Value tensor,
                                         extractSingle(b, loc, tensor));
 }
 
-remark::RemarkOpts fp8::getFP8GPURemarkOpts(Operation *op, StringRef name) {
-  remark::RemarkOpts opts = remark::RemarkOpts::name(name).category("fp8-gpu");
+remark::RemarkOpts fp8::getRemarkOpts(Operation *op, StringRef category,
+                                      StringRef name) {
+  remark::RemarkOpts opts = remark::RemarkOpts::name(name).category(category);
   if (auto function = op->getParentOfType<FunctionOpInterface>())
     opts = opts.function(function.getName());
   return opts;
+}
+
+remark::RemarkOpts fp8::getFP8GPURemarkOpts(Operation *op, StringRef name) {
+  return getRemarkOpts(op, "fp8-gpu", name);
 }
 
 bool fp8::isWideFloat(Type type) {

@@ -37,16 +37,8 @@ using namespace mlir::fp8;
 
 namespace {
 
-constexpr StringLiteral kStateAttrName = "fp8.optimizer_state";
+constexpr StringLiteral kCategory = "fp8-optimizer";
 constexpr float kF16Max = 65504.0f;
-
-remark::RemarkOpts getRemarkOpts(Operation *op, StringRef name) {
-  remark::RemarkOpts opts =
-      remark::RemarkOpts::name(name).category("fp8-optimizer");
-  if (auto function = op->getParentOfType<FunctionOpInterface>())
-    opts = opts.function(function.getName());
-  return opts;
-}
 
 //===----------------------------------------------------------------------===//
 // Recognizing a step
@@ -506,7 +498,7 @@ void FP8OptimizerPass::rewriteFunction(func::FuncOp function,
   Operation *ret = entry.getTerminator();
   auto attrsFor = [&](StringRef role, StringRef part) {
     std::string name = part.empty() ? role.str() : (role + "." + part).str();
-    NamedAttribute attr(StringAttr::get(ctx, kStateAttrName),
+    NamedAttribute attr(StringAttr::get(ctx, kOptimizerStateAttrName),
                         StringAttr::get(ctx, name));
     return DictionaryAttr::get(ctx, attr);
   };
@@ -650,7 +642,8 @@ void FP8OptimizerPass::runOnOperation() {
     if (steps.empty())
       continue;
     auto missed = [&](Operation *op, const Twine &why) {
-      remark::missed(op->getLoc(), getRemarkOpts(op, "state-not-stored"))
+      remark::missed(op->getLoc(),
+                     getRemarkOpts(op, kCategory, "state-not-stored"))
           << remark::add("the Adam step {0} keeps its f32 state: {1}",
                          describeForRemarks(op), why.str());
     };
@@ -685,7 +678,8 @@ void FP8OptimizerPass::runOnOperation() {
       }
       for (const ThreadedState &state : *threaded)
         claimed.insert(state.argument);
-      remark::passed(step.op.getLoc(), getRemarkOpts(step.op, "state-stored"))
+      remark::passed(step.op.getLoc(),
+                     getRemarkOpts(step.op, kCategory, "state-stored"))
           << remark::add("the Adam step {0} stores {1} by recipe {2}",
                          describeForRemarks(step.op),
                          isCoat ? "m and v" : "the weight, m and v",

@@ -50,11 +50,11 @@ int64_t mlir::fp8::quantizeSavedActivations(FunctionOpInterface function,
   SmallVector<Operation *> nonlinearities, roots;
   SmallVector<Value> seeds;
   function.walk([&](Operation *op) {
-    bool isUnit = unitOp.isAttrPresent(op);
-    if (isUnit && unitOp.getAttr(op).getValue().ends_with("_grad"))
+    bool isGradUnit = unitOp.isAttrPresent(op) &&
+                      unitOp.getAttr(op).getValue().ends_with("_grad");
+    if (isGradUnit)
       nonlinearities.push_back(op);
-    if (!role.isAttrPresent(op) &&
-        !(isUnit && unitOp.getAttr(op).getValue().ends_with("_grad")))
+    if (!role.isAttrPresent(op) && !isGradUnit)
       return;
     roots.push_back(op);
     if (IntegerAttr index = gradOperand.getAttr(op);

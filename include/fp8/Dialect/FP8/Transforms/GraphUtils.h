@@ -61,10 +61,19 @@ Value extractSingle(OpBuilder &b, Location loc, Value tensor);
 Value reshapeSingle(OpBuilder &b, Location loc, Value tensor,
                     RankedTensorType type);
 
-/// The options of an optimization remark `name` about `op` in the category
-/// of the GPU graph's fusions and refusals (`-remarks-filter=fp8-gpu`),
-/// naming the function that holds `op`.
+/// The options of an optimization remark `name` about `op` in `category`
+/// (what `-remarks-filter` selects), naming the function that holds `op`.
+remark::RemarkOpts getRemarkOpts(Operation *op, StringRef category,
+                                 StringRef name);
+
+/// getRemarkOpts in the category of the GPU graph's fusions and refusals
+/// (`-remarks-filter=fp8-gpu`).
 remark::RemarkOpts getFP8GPURemarkOpts(Operation *op, StringRef name);
+
+/// The function argument and result attribute by which fp8-optimizer marks
+/// the optimizer state it stores (`m.codes`, `weight.scale`, ...); the GPU
+/// lowering copies it into the manifest's buffer roles.
+constexpr llvm::StringLiteral kOptimizerStateAttrName = "fp8.optimizer_state";
 
 /// Whether `type` is f32, bf16 or f16: the wide element types of GEMM
 /// operands, results and of what the quantizations read.
