@@ -58,6 +58,11 @@ namespace {
 
 constexpr int64_t kEpilogueWarps = 4;
 constexpr int64_t kLdColumns = 32; // tcgen05.ld.32x32b.x32
+/// The register limit of kernels quantizing their results by blocks. Left
+/// to itself, ptxas gives a 192-thread kernel 64 registers (for occupancy
+/// the kernel's shared memory rules out), too few for a block's values and
+/// its scale; one CTA per SM can have 65536 / 192.
+constexpr int64_t kBlockCodesMaxRegisters = 255;
 
 /// The NVVM kind of an MMA without block scales, nullopt for the
 /// block-scaled kinds.
@@ -168,8 +173,12 @@ private:
   void emitMmas();
   void emitEpilogue(Value warp);
   /// FP8 results: codes of fl32(v * out_scale), 16 bytes at a time.
-  void emitCodeStores(ArrayRef<Value> values, Value row, Value col0);
-  void emitStores(ArrayRef<Value> values, Value row, Value col0);
+  /// Stores `values` of row `row` from column `col0` on; FP8 codes encode
+  /// them by `factor` (by out_scale when null).
+  void emitCodeStores(ArrayRef<Value> values, Value row, Value col0,
+                      Value factor);
+  void emitStores(ArrayRef<Value> values, Value row, Value col0,
+                  Value factor = {});
 };
 
 void GemmEmitter::emitLoads() {
@@ -305,9 +314,10 @@ void GemmEmitter::emitMmas() {
       });
 }
 
-void GemmEmitter::emitStores(ArrayRef<Value> values, Value row, Value col0) {
+void GemmEmitter::emitStores(ArrayRef<Value> values, Value row, Value col0,
+                             Value factor) {
   if (config.fp8Out)
-    return emitCodeStores(values, row, col0);
+    return emitCodeStores(values, row, col0, factor ? factor : outFactor);
   Type element = getElementType(kb.b, config.out);
   int64_t elementBytes = config.out == WideElement::F32 ? 4 : 2;
   auto address = [&](Value col) {
@@ -350,14 +360,14 @@ void GemmEmitter::emitStores(ArrayRef<Value> values, Value row, Value col0) {
   scalarStores();
 }
 
-void GemmEmitter::emitCodeStores(ArrayRef<Value> values, Value row,
-                                 Value col0) {
+void GemmEmitter::emitCodeStores(ArrayRef<Value> values, Value row, Value col0,
+                                 Value factor) {
   // Pairs through cvt.rn.satfinite, then the codes in memory order.
   int64_t count = values.size();
   auto pairs = VectorType::get({count / 2}, kb.i16());
   Value packed = LLVM::UndefOp::create(kb.b, kb.loc, pairs);
   for (int64_t j = 0; j < count / 2; ++j) {
-    Value code = convertToFP8(values[2 * j], values[2 * j + 1], outFactor);
+    Value code = convertToFP8(values[2 * j], values[2 * j + 1], factor);
     packed =
         LLVM::InsertElementOp::create(kb.b, kb.loc, packed, code, kb.i32(j));
   }
@@ -417,7 +427,7 @@ void GemmEmitter::emitEpilogue(Value warp) {
   if (config.globalScales)
     tensorFactor =
         kb.mulf(kb.load(kb.f32(), globalA, 4), kb.load(kb.f32(), globalB, 4));
-  if (config.fp8Out)
+  if (config.fp8Out && !config.resultBlock)
     outFactor = kb.load(kb.f32(), outScale, 4);
   Value maxRow = kb.sub(m, kb.i32(1));
   Value maxCol = kb.sub(n, kb.i32(1));
@@ -443,7 +453,10 @@ void GemmEmitter::emitEpilogue(Value warp) {
         int64_t chunks = config.blockN / kLdColumns;
         // This thread's amax over the tile.
         Value amax = kb.f32(0.0f);
-        for (int64_t chunk = 0; chunk < chunks; ++chunk) {
+        // The result values of columns `chunk` * 32 + [0, 32) of the tile
+        // (f32 for FP8 results), their amax folded into `chunkAmax` (if
+        // set). The last read (`release`) frees the accumulator.
+        auto readChunk = [&](int64_t chunk, Value *chunkAmax, bool release) {
           Value address = kb.add(
               tmemBase,
               kb.add(laneField, kb.add(accColumn, kb.i32(chunk * kLdColumns))));
@@ -453,7 +466,7 @@ void GemmEmitter::emitEpilogue(Value warp) {
                                         tmemPointer(address), Value());
           NVVM::Tcgen05WaitOp::create(kb.b, kb.loc,
                                       NVVM::Tcgen05WaitKind::LOAD);
-          if (chunk == chunks - 1) {
+          if (release) {
             // The accumulator is free for the next tile once every lane of
             // the four warps has read it.
             fence(NVVM::Tcgen05FenceKind::BEFORE_THREAD_SYNC);
@@ -477,16 +490,44 @@ void GemmEmitter::emitEpilogue(Value warp) {
             if (config.epilogue)
               v = applyEpilogue(v, clampedRow, col);
             // The amax of what is stored (an epilogue's results).
-            if (config.outAmax) {
+            if (chunkAmax) {
               Value in =
                   arith::AndIOp::create(kb.b, kb.loc, kb.ult(row, m),
                                         kb.ult(kb.add(col0, kb.i32(j)), n));
-              amax = foldAmax(amax, kb.extToF32(v), in);
+              *chunkAmax = foldAmax(*chunkAmax, kb.extToF32(v), in);
             }
             // FP8 codes encode f32 values.
             values.push_back(config.fp8Out ? kb.extToF32(v) : v);
           }
-          emitStores(values, row, col0);
+          return values;
+        };
+        auto chunkColumn = [&](int64_t chunk) {
+          return kb.add(n0, kb.i32(chunk * kLdColumns));
+        };
+        if (!config.resultBlock) {
+          for (int64_t chunk = 0; chunk < chunks; ++chunk)
+            emitStores(readChunk(chunk, config.outAmax ? &amax : nullptr,
+                                 /*release=*/chunk == chunks - 1),
+                       row, chunkColumn(chunk));
+        } else {
+          // Results quantized by blocks: this thread holds its row of each
+          // block, and keeps the block's values while it reads its chunks.
+          int64_t perBlock =
+              std::max<int64_t>(1, config.resultBlock / kLdColumns);
+          for (int64_t first = 0; first < chunks; first += perBlock) {
+            Value blockAmax = kb.f32(0.0f);
+            SmallVector<SmallVector<Value>> values;
+            for (int64_t chunk = first; chunk < first + perBlock; ++chunk)
+              values.push_back(
+                  readChunk(chunk, &blockAmax, chunk == chunks - 1));
+            Value blockCol = chunkColumn(first);
+            Value owner = arith::AndIOp::create(kb.b, kb.loc, kb.ult(row, m),
+                                                kb.ult(blockCol, n));
+            Value factor =
+                emitResultBlockScale(blockAmax, row, blockCol, owner);
+            for (auto [i, chunkValues] : llvm::enumerate(values))
+              emitStores(chunkValues, row, chunkColumn(first + i), factor);
+          }
         }
         if (config.rowAmax) {
           // This thread holds its row of the tile: one atomic per row.
@@ -503,6 +544,9 @@ void GemmEmitter::emitEpilogue(Value warp) {
 }
 
 void GemmEmitter::emit() {
+  if (config.resultBlock)
+    func->setAttr("nvvm.maxnreg",
+                  kb.b.getI32IntegerAttr(kBlockCodesMaxRegisters));
   stages = config.getStages();
   accumulators = config.getAccumulators();
   emitTileGrid(GemmSM100Config::kBlockM, config.blockN, config.getStageK());

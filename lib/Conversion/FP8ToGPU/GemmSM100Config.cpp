@@ -56,6 +56,9 @@ LogicalResult GemmSM100Config::verify(std::string &reason) const {
     return fail("high-precision GEMMs have no scales or FP8 results");
   if (failed(verifyEpilogue(reason)))
     return failure();
+  if (resultBlock > blockN)
+    return fail("an output tile must hold whole blocks of the result's "
+                "scales");
   bool fp4 =
       !wideOperands && (aFormat == Format::E2M1 || bFormat == Format::E2M1);
   for (Format format : {aFormat, bFormat})

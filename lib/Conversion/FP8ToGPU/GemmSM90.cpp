@@ -364,70 +364,133 @@ void GemmEmitter::emitEpilogue(Value acc, Value rowBase, Value colBase,
   Type element = getElementType(kb.b, config.out);
   int64_t elementBytes =
       config.fp8Out ? 1 : (config.out == WideElement::F32 ? 4 : 2);
-  Value outFactor = config.fp8Out ? kb.load(kb.f32(), outScale, 4) : Value();
+  Value outFactor = config.fp8Out && !config.resultBlock
+                        ? kb.load(kb.f32(), outScale, 4)
+                        : Value();
   // The running amax of this thread's results: [0] of all of them, or of
   // each of its two rows (rowBase and rowBase + 8) with rowAmax.
   Value amaxes[2] = {kb.f32(0.0f), kb.f32(0.0f)};
   Value laneCol = kb.mul(kb.urem(lane, kb.i32(4)), kb.i32(2));
   Value maxRow = kb.sub(m, kb.i32(1));
   Value maxCol = kb.sub(n, kb.i32(1));
-  for (int64_t i = 0; i < accCount(); i += 2) {
-    Value row = kb.add(rowBase, kb.i32(8 * ((i >> 1) & 1)));
+  // Accumulator elements i and i + 1 lie in row rowBase + 8 * ((i >> 1) & 1)
+  // and columns laneCol + 8 * (i >> 2) + {0, 1} of the tile.
+  struct Pair {
+    Value row, col, inBounds;
+    SmallVector<Value> values;
+  };
+  // The pair of results at accumulator element `i`, its amax folded in.
+  auto computePair = [&](int64_t i) {
+    Pair pair;
+    pair.row = kb.add(rowBase, kb.i32(8 * ((i >> 1) & 1)));
+    pair.col = kb.add(colBase, kb.add(laneCol, kb.i32(8 * (i >> 2))));
+    pair.inBounds = arith::AndIOp::create(kb.b, kb.loc, kb.ult(pair.row, m),
+                                          kb.ult(pair.col, n));
+    Value row = pair.row, col = pair.col;
     Value &amax = amaxes[config.rowAmax ? (i >> 1) & 1 : 0];
-    Value col = kb.add(colBase, kb.add(laneCol, kb.i32(8 * (i >> 2))));
-    Value inBounds =
-        arith::AndIOp::create(kb.b, kb.loc, kb.ult(row, m), kb.ult(col, n));
-    SmallVector<Value> pair{values[i], values[i + 1]};
+    SmallVector<Value> &v = pair.values;
+    v = {values[i], values[i + 1]};
     if (tensorFactor) {
-      for (Value &v : pair)
-        v = kb.mulf(v, tensorFactor);
+      for (Value &x : v)
+        x = kb.mulf(x, tensorFactor);
     } else if (config.scaling == GemmScaling::RowCol) {
       Value rowScale = loadScale(scaleA, kb.minU(row, maxRow));
       for (int64_t j = 0; j < 2; ++j) {
         Value c = kb.minU(kb.add(col, kb.i32(j)), maxCol);
-        pair[j] = kb.mulf(pair[j], kb.mulf(rowScale, loadScale(scaleB, c)));
+        v[j] = kb.mulf(v[j], kb.mulf(rowScale, loadScale(scaleB, c)));
       }
     }
     if (config.bias) {
       for (int64_t j = 0; j < 2; ++j)
-        pair[j] = addBias(pair[j], kb.minU(kb.add(col, kb.i32(j)), maxCol));
+        v[j] = addBias(v[j], kb.minU(kb.add(col, kb.i32(j)), maxCol));
     }
     if (config.epilogue) {
       // The elements the epilogue yields; the amax is theirs, in bounds.
       for (int64_t j = 0; j < 2; ++j) {
         Value c = kb.add(col, kb.i32(j));
-        pair[j] =
-            applyEpilogue(pair[j], kb.minU(row, maxRow), kb.minU(c, maxCol));
+        v[j] = applyEpilogue(v[j], kb.minU(row, maxRow), kb.minU(c, maxCol));
         if (config.outAmax)
-          amax = foldAmax(amax, kb.extToF32(pair[j]),
+          amax = foldAmax(amax, kb.extToF32(v[j]),
                           arith::AndIOp::create(kb.b, kb.loc, kb.ult(row, m),
                                                 kb.ult(c, n)));
       }
     } else if (config.outAmax) {
-      for (Value v : pair)
-        amax = foldAmax(amax, v, inBounds);
+      for (Value x : v)
+        amax = foldAmax(amax, x, pair.inBounds);
     }
+    return pair;
+  };
+  // Converts and stores `pair`; FP8 codes encode by `factor`.
+  auto storePair = [&](const Pair &pair, Value factor) {
     Value vector;
     if (config.fp8Out) {
-      vector =
-          convertToFP8(kb.extToF32(pair[0]), kb.extToF32(pair[1]), outFactor);
+      vector = convertToFP8(kb.extToF32(pair.values[0]),
+                            kb.extToF32(pair.values[1]), factor);
     } else {
       auto vectorType = VectorType::get({2}, element);
       vector = LLVM::UndefOp::create(kb.b, kb.loc, vectorType);
       for (int64_t j = 0; j < 2; ++j) {
-        Value v = pair[j];
+        Value v = pair.values[j];
         if (v.getType() != element)
           v = arith::TruncFOp::create(kb.b, kb.loc, element, v);
         vector =
             LLVM::InsertElementOp::create(kb.b, kb.loc, vector, v, kb.i32(j));
       }
     }
-    kb.ifThen(inBounds, [&] {
-      Value offset =
-          kb.add(kb.mul(kb.zext64(row), kb.zext64(n)), kb.zext64(col));
+    kb.ifThen(pair.inBounds, [&] {
+      Value offset = kb.add(kb.mul(kb.zext64(pair.row), kb.zext64(n)),
+                            kb.zext64(pair.col));
       Value address = kb.byteOffset(out, kb.mul(offset, kb.i64(elementBytes)));
       kb.store(vector, address, 2 * elementBytes);
     });
+  };
+  // Each pair is stored as soon as it is computed (few live registers),
+  // unless block scales need a block's values first.
+  if (!config.resultBlock) {
+    for (int64_t i = 0; i < accCount(); i += 2)
+      storePair(computePair(i), outFactor);
+  }
+
+  // Results quantized by blocks: the encode multiplier of each pair's block.
+  // A row's part of a block lies in the four lanes of a quad: each thread
+  // folds its values of each (row, block), the quad reduces them, and its
+  // first lane stores the block's decode scale.
+  if (config.resultBlock) {
+    SmallVector<Pair> pairs;
+    for (int64_t i = 0; i < accCount(); i += 2)
+      pairs.push_back(computePair(i));
+    int64_t blocks = config.blockN / config.resultBlock;
+    auto slot = [&](int64_t p) {
+      int64_t i = 2 * p;
+      return ((i >> 1) & 1) * blocks + 8 * (i >> 2) / config.resultBlock;
+    };
+    SmallVector<Value> blockAmaxes(2 * blocks, kb.f32(0.0f));
+    for (auto [p, pair] : llvm::enumerate(pairs)) {
+      for (int64_t j = 0; j < 2; ++j) {
+        Value in =
+            arith::AndIOp::create(kb.b, kb.loc, kb.ult(pair.row, m),
+                                  kb.ult(kb.add(pair.col, kb.i32(j)), n));
+        Value &amax = blockAmaxes[slot(p)];
+        amax = foldAmax(amax, kb.extToF32(pair.values[j]), in);
+      }
+    }
+    Value first = kb.eq(kb.urem(lane, kb.i32(4)), kb.i32(0));
+    SmallVector<Value> factors;
+    for (int64_t half = 0; half < 2; ++half) {
+      Value row = kb.add(rowBase, kb.i32(8 * half));
+      for (int64_t block = 0; block < blocks; ++block) {
+        Value amax = kb.warpMax(blockAmaxes[half * blocks + block], 4,
+                                /*propagateNaN=*/false);
+        Value blockCol = kb.add(colBase, kb.i32(block * config.resultBlock));
+        Value owner = arith::AndIOp::create(
+            kb.b, kb.loc, first,
+            arith::AndIOp::create(kb.b, kb.loc, kb.ult(row, m),
+                                  kb.ult(blockCol, n)));
+        factors.push_back(emitResultBlockScale(amax, row, blockCol, owner));
+      }
+    }
+    for (auto [p, pair] : llvm::enumerate(pairs))
+      storePair(pair, factors[slot(p)]);
   }
   if (config.rowAmax) {
     // A row's values lie in the four lanes of a quad: reduce them, then one

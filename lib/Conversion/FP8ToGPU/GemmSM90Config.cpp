@@ -45,6 +45,9 @@ LogicalResult GemmSM90Config::verify(std::string &reason) const {
     return fail("the sm_90a GEMM tiles 128 rows (two consumer warpgroups)");
   if (blockN != 64 && blockN != 128)
     return fail("the sm_90a GEMM tiles 64 or 128 columns");
+  if (resultBlock > blockN)
+    return fail("an output tile must hold whole blocks of the result's "
+                "scales");
   if (scaling == GemmScaling::Block) {
     if (kGroup != 32 && kGroup != 128)
       return fail(llvm::formatv("block scales along K every {0} elements; "

@@ -76,6 +76,12 @@ bool hasE8M0Pow2Scales(Value scale) {
       return false;
     rule = computed.getRule();
     format = computed.getFormat();
+  } else if (auto gemm = scale.getDefiningOp<ScaledMatmulOp>()) {
+    // A GEMM's result quantized by blocks: its block scales.
+    if (scale != gemm.getResultScale())
+      return false;
+    rule = gemm.getOutRuleAttr();
+    format = *getFormat(getElementTypeOrSelf(gemm.getResult().getType()));
   } else {
     return false;
   }
@@ -85,16 +91,14 @@ bool hasE8M0Pow2Scales(Value scale) {
                                        rule.getEps().convertToFloat());
 }
 
-/// The result and bias of a GEMM: f32/bf16/f16, or FP8 codes (e4m3, e5m2)
-/// with an out scale.
-LogicalResult getGemmResult(ScaledMatmulOp op, WideElement &out,
-                            std::optional<Format> &fp8Out,
-                            std::optional<WideElement> &bias,
+/// The result and bias of a GEMM into `config`: f32/bf16/f16, or FP8 codes
+/// (e4m3, e5m2) with an out scale or quantized by blocks of a row.
+LogicalResult getGemmResult(ScaledMatmulOp op, ScaledGemmConfig &config,
                             std::string &reason) {
   Type element =
       cast<RankedTensorType>(op.getResult().getType()).getElementType();
   if (std::optional<WideElement> wide = getWideElement(element)) {
-    out = *wide;
+    config.out = *wide;
   } else {
     std::optional<Format> format = getFormat(element);
     if (!format || (*format != Format::E4M3 && *format != Format::E5M2)) {
@@ -102,10 +106,23 @@ LogicalResult getGemmResult(ScaledMatmulOp op, WideElement &out,
           << "results of type " << element << " are not generated";
       return failure();
     }
-    fp8Out = *format;
+    config.fp8Out = *format;
+  }
+  if (GranularityAttr granularity = op.getOutGranularityAttr()) {
+    ArrayRef<int64_t> block = granularity.getBlock();
+    if (block.size() != 2 || block[0] != 1 ||
+        block[1] == GranularityAttr::kFull) {
+      reason = "results are quantized by blocks of one row (1x32, 1x128), "
+               "not " +
+               formatGranularity(granularity);
+      return failure();
+    }
+    config.resultBlock = block[1];
+    config.resultRule = op.getOutRuleAttr();
   }
   if (Value b = op.getBias())
-    bias = getWideElement(cast<RankedTensorType>(b.getType()).getElementType());
+    config.bias =
+        getWideElement(cast<RankedTensorType>(b.getType()).getElementType());
   return success();
 }
 
@@ -231,6 +248,8 @@ LaunchParam getGemmArg(PlanBuilder &plan, ScaledMatmulOp op,
     plan.addFill(amax, 0);
     return BufferParam{amax};
   }
+  case GemmParam::ResultScale:
+    return buffer(op.getResultScale());
   case GemmParam::M:
     return I32Param{g.m};
   case GemmParam::N:
@@ -257,7 +276,7 @@ LogicalResult planSM90Gemm(PlanBuilder &plan, ScaledMatmulOp op) {
   config.aFormat = *getFormat(getElementTypeOrSelf(op.getLhs().getType()));
   config.bFormat = *getFormat(getElementTypeOrSelf(op.getRhs().getType()));
   std::string reason;
-  if (failed(getGemmResult(op, config.out, config.fp8Out, config.bias, reason)))
+  if (failed(getGemmResult(op, config, reason)))
     return op.emitError() << "fp8 GPU lowering: " << reason;
   config.outAmax = bool(op.getAmax());
   config.rowAmax = hasRowAmax(op);
@@ -291,7 +310,9 @@ LogicalResult planSM90Gemm(PlanBuilder &plan, ScaledMatmulOp op) {
   // and 32 column scales live, which spills at 128 columns.
   bool narrowBlocks =
       config.scaling == GemmScaling::Block && config.kGroup == 32;
-  config.blockN = g.n <= 64 || narrowBlocks ? 64 : 128;
+  // Results quantized by blocks of 128 need tiles of 128 columns.
+  config.blockN =
+      (g.n <= 64 || narrowBlocks) && config.resultBlock < 128 ? 64 : 128;
   if (failed(config.verify(reason)))
     return op.emitError() << "fp8 GPU lowering: " << reason;
 
@@ -355,7 +376,7 @@ FailureOr<SM100Gemm> configureSM100Gemm(ScaledMatmulOp op,
   config.batched = g.batches > 1;
   config.aFormat = *getFormat(getElementTypeOrSelf(op.getLhs().getType()));
   config.bFormat = *getFormat(getElementTypeOrSelf(op.getRhs().getType()));
-  if (failed(getGemmResult(op, config.out, config.fp8Out, config.bias, reason)))
+  if (failed(getGemmResult(op, config, reason)))
     return failure();
   config.outAmax = bool(op.getAmax());
   config.rowAmax = hasRowAmax(op);
@@ -410,7 +431,10 @@ FailureOr<SM100Gemm> configureSM100Gemm(ScaledMatmulOp op,
       !config.globalScales)
     return fail("global scales need e4m3 block scales (NVFP4) on both "
                 "operands");
-  config.blockN = config.scaling == GemmScaling::Block || g.n > 64 ? 128 : 64;
+  config.blockN = config.scaling == GemmScaling::Block || g.n > 64 ||
+                          config.resultBlock > 64
+                      ? 128
+                      : 64;
   if (failed(config.verify(reason)))
     return failure();
   return gemm;

@@ -14,6 +14,7 @@
 #include "TmaPipeline.h"
 
 #include "fp8/Conversion/FP8ToGPU/Kernels.h"
+#include "fp8/Dialect/FP8/Utils/ScaleRules.h"
 
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Transforms/RegionUtils.h"
@@ -35,6 +36,7 @@ KernelParamKind mlir::fp8::getParamKind(GemmParam param) {
   case GemmParam::GlobalScaleB:
   case GemmParam::OutScale:
   case GemmParam::Amax:
+  case GemmParam::ResultScale:
   case GemmParam::EpilogueInput:
     return KernelParamKind::Buffer;
   case GemmParam::M:
@@ -57,10 +59,12 @@ SmallVector<GemmParam> ScaledGemmConfig::getParams() const {
     params.push_back(GemmParam::Bias);
   if (globalScales)
     params.append({GemmParam::GlobalScaleA, GemmParam::GlobalScaleB});
-  if (fp8Out)
+  if (fp8Out && !resultBlock)
     params.push_back(GemmParam::OutScale);
   if (outAmax)
     params.push_back(GemmParam::Amax);
+  if (resultBlock)
+    params.push_back(GemmParam::ResultScale);
   params.append({GemmParam::M, GemmParam::N, GemmParam::K});
   if (batched)
     params.push_back(GemmParam::Batches);
@@ -75,6 +79,17 @@ LogicalResult ScaledGemmConfig::verifyEpilogue(std::string &reason) const {
   if (rowAmax && (!epilogue || !outAmax)) {
     reason = "row amaxes come from an epilogue's results";
     return failure();
+  }
+  if (resultBlock) {
+    if (!epilogue || !fp8Out || outAmax || !resultRule) {
+      reason = "results quantized by blocks are FP8 codes of an epilogue's "
+               "results, with a scale rule and no amax";
+      return failure();
+    }
+    if (resultBlock != 32 && resultBlock != 128) {
+      reason = "results are quantized by blocks of 32 or 128 columns";
+      return failure();
+    }
   }
   if (!epilogue)
     return success();
@@ -134,6 +149,8 @@ std::string ScaledGemmConfig::getKernelNameEpilogue() const {
   if (epilogue)
     name +=
         ("_epi" + getKernelTag(epilogue->product) + "_" + epilogue->tag).str();
+  if (resultBlock)
+    name += ("_q" + Twine(resultBlock) + "_" + getKernelTag(resultRule)).str();
   return name;
 }
 
@@ -158,8 +175,10 @@ GemmEmitterBase<Config>::GemmEmitterBase(KernelBuilder &kb,
       globalA(this->getArg(GemmParam::GlobalScaleA)),
       globalB(this->getArg(GemmParam::GlobalScaleB)),
       outScale(this->getArg(GemmParam::OutScale)),
-      amaxOut(this->getArg(GemmParam::Amax)), m(this->getArg(GemmParam::M)),
-      n(this->getArg(GemmParam::N)), k(this->getArg(GemmParam::K)),
+      amaxOut(this->getArg(GemmParam::Amax)),
+      resultScale(this->getArg(GemmParam::ResultScale)),
+      m(this->getArg(GemmParam::M)), n(this->getArg(GemmParam::N)),
+      k(this->getArg(GemmParam::K)),
       scaleABatchStride(this->getArg(GemmParam::ScaleABatchStride)),
       scaleBBatchStride(this->getArg(GemmParam::ScaleBBatchStride)) {
   // The epilogue's inputs are the last parameters.
@@ -311,6 +330,31 @@ void GemmEmitterBase<Config>::emitAmaxAtomic(Value amax, Value lane) {
   Value warpAmax = kb.warpMax(amax, 32, /*propagateNaN=*/false);
   kb.ifThen(kb.eq(lane, kb.i32(0)),
             [&] { kb.atomicMaxNonNegative(amaxOut, warpAmax); });
+}
+
+template <typename Config>
+Value GemmEmitterBase<Config>::emitResultBlockScale(Value amax, Value row,
+                                                    Value blockCol,
+                                                    Value owner) {
+  // As the quantize kernels and fp8.dynamic_quantize's CPU lowering: the
+  // rule's scale, fl32(1 / s) stored for f32 rules, the E8M0 code else.
+  Value scale =
+      emitScaleRule(kb.b, kb.loc, config.resultRule, *config.fp8Out, amax);
+  Value multiplier = emitEncodeMultiplier(kb.b, kb.loc, scale);
+  kb.ifThen(owner, [&] {
+    Value width = kb.i32(config.resultBlock);
+    Value index =
+        kb.add(kb.mul(kb.zext64(row), kb.zext64(kb.ceilDiv(n, width))),
+               kb.zext64(kb.udiv(blockCol, width)));
+    if (scale.getType().isF32()) {
+      kb.store(emitReciprocal(kb.b, kb.loc, scale),
+               kb.byteOffset(resultScale, kb.mul(index, kb.i64(4))), 4);
+    } else {
+      kb.store(kb.bitcast(kb.i8(), scale), kb.byteOffset(resultScale, index),
+               1);
+    }
+  });
+  return multiplier;
 }
 
 template <typename Config>

@@ -66,13 +66,19 @@ protected:
   Value applyEpilogue(Value v, Value row, Value col);
   /// Folds this thread's `amax` into the amax output: one atomic per warp.
   void emitAmaxAtomic(Value amax, Value lane);
+  /// Results quantized by blocks (`resultBlock`): the scale of the block
+  /// of row `row` starting at column `blockCol` from its `amax` by the
+  /// rule, stored as its decode scale where `owner`; returns its encode
+  /// multiplier.
+  Value emitResultBlockScale(Value amax, Value row, Value blockCol,
+                             Value owner);
   /// The FP8 codes of fl32(lo * factor) and fl32(hi * factor), in memory
   /// order.
   Value convertToFP8(Value lo, Value hi, Value factor);
 
   // Parameters (null where the kernel does not take them).
   Value tmapA, tmapB, out, scaleA, scaleB, bias, globalA, globalB, outScale,
-      amaxOut, m, n, k, scaleABatchStride, scaleBBatchStride;
+      amaxOut, resultScale, m, n, k, scaleABatchStride, scaleBBatchStride;
   // Output tiles (rows and columns of tiles, all tiles) and K steps.
   Value tilesM, tilesN, numTiles, kTiles;
   // The epilogue's inputs, in the order of config.epilogue->inputs.

@@ -425,13 +425,15 @@ struct ScaledMatmulEpilogueLowering : OpRewritePattern<ScaledMatmulOp> {
     RankedTensorType resultType = op.getResult().getType();
     auto product = ScaledMatmulOp::create(
         rewriter, loc, resultType.clone(op.getEpilogueInputType()),
-        /*amax=*/Type(), op.getLhs(), op.getRhs(), op.getLhsScale(),
-        op.getRhsScale(), op.getLhsGlobalScale(), op.getRhsGlobalScale(),
-        op.getBias(), /*out_scale=*/Value(), /*epilogue_ins=*/ValueRange(),
-        op.getLhsGranularityAttr(), op.getRhsGranularityAttr(),
-        op.getTransposeLhsAttr(), op.getTransposeRhsAttr(),
-        op.getPromoteIntervalAttr(), op.getRecipeAttr(), op.getRoleAttr(),
-        /*epilogue_maps=*/ArrayAttr());
+        /*amax=*/Type(), /*result_scale=*/Type(), op.getLhs(), op.getRhs(),
+        op.getLhsScale(), op.getRhsScale(), op.getLhsGlobalScale(),
+        op.getRhsGlobalScale(), op.getBias(), /*out_scale=*/Value(),
+        /*epilogue_ins=*/ValueRange(), op.getLhsGranularityAttr(),
+        op.getRhsGranularityAttr(), op.getTransposeLhsAttr(),
+        op.getTransposeRhsAttr(), op.getPromoteIntervalAttr(),
+        op.getRecipeAttr(), op.getRoleAttr(),
+        /*epilogue_maps=*/ArrayAttr(), /*out_granularity=*/GranularityAttr(),
+        /*out_rule=*/ScaleRuleAttr());
     int64_t rank = resultType.getRank();
     SmallVector<Value> inputs{product.getResult()};
     llvm::append_range(inputs, op.getEpilogueIns());
@@ -458,6 +460,18 @@ struct ScaledMatmulEpilogueLowering : OpRewritePattern<ScaledMatmulOp> {
         });
     Value yielded = generic.getResult(0);
     SmallVector<Value> results{yielded};
+    if (GranularityAttr granularity = op.getOutGranularityAttr()) {
+      // Codes and block scales, as the quantization the GEMM took over.
+      auto quantized = DynamicQuantizeOp::create(
+          rewriter, loc, resultType, op.getResultScale().getType(),
+          /*global_scale=*/Type(), /*col_data=*/Type(), /*col_scale=*/Type(),
+          yielded, granularity, /*col_granularity=*/nullptr,
+          /*transposed=*/false, op.getOutRuleAttr(), Overflow::Saturate,
+          NanPolicy::Ignore, /*scale_layout=*/nullptr,
+          /*col_scale_layout=*/nullptr);
+      rewriter.replaceOp(op, {quantized.getData(), quantized.getScale()});
+      return success();
+    }
     if (yieldedType != resultType) {
       Value outScale = reshapeSingle(rewriter, loc, op.getOutScale(),
                                      allOnesType(rank, rewriter.getF32Type()));

@@ -82,6 +82,9 @@ enum class GemmParam {
   OutScale,
   /// The zero-filled f32 receiving the amax of the results (`outAmax`).
   Amax,
+  /// The decode scales of FP8 results quantized by blocks (`resultBlock`):
+  /// [M, ceil(N / resultBlock)], f32 or E8M0 per `resultRule`.
+  ResultScale,
   /// The extents, as i32.
   M,
   N,
@@ -294,6 +297,13 @@ struct ScaledGemmConfig {
   /// With an epilogue and outAmax: the amax of each row instead, into a
   /// zero-filled f32 [M] (one atomic per row and tile).
   bool rowAmax = false;
+  /// With an epilogue and fp8Out: the epilogue's results quantized by
+  /// blocks of this many columns of a row (32 or 128; 0: by out_scale), as
+  /// fp8.dynamic_quantize with `resultRule` would: the amax of each block
+  /// (NaN ignored), the rule's scale, saturating codes, and the block's
+  /// decode scale stored (f32, or the E8M0 code). A tile holds whole blocks.
+  int64_t resultBlock = 0;
+  ScaleRuleAttr resultRule;
   /// A batch of GEMMs: A [batches, M, K], B [batches, N, K] (3-D tensor
   /// maps, so that ragged tiles read zeros rather than the next matrix) and
   /// C [batches, M, N], with one bias and one amax for all of them.

@@ -551,10 +551,13 @@ LogicalResult ScaledMatmulOp::verify() {
                            << bias.getType();
   }
   bool narrowResult = fp8::getFormat(resultType.getElementType()).has_value();
-  if (narrowResult && !getOutScale())
+  if (failed(verifyResultQuantization()))
+    return failure();
+  if (narrowResult && !getOutScale() && !getOutGranularity())
     return emitOpError() << "a " << resultType.getElementType()
                          << " result needs an f32 encode scale: add "
-                            "`out_scale(%s : tensor<1x1xf32>)`";
+                            "`out_scale(%s : tensor<1x1xf32>)`, or block "
+                            "scales: `quantize by <1x128> rule <pow2>`";
   if (!narrowResult && getOutScale())
     return emitOpError() << "`out_scale` encodes narrow results only; a "
                          << resultType.getElementType()
@@ -582,6 +585,49 @@ LogicalResult ScaledMatmulOp::verify() {
   if (!hasEpilogue() && (!getEpilogueIns().empty() || getEpilogueMapsAttr()))
     return emitOpError() << "`epilogue_ins` and `epilogue_maps` come with an "
                             "`epilogue` region";
+  return success();
+}
+
+LogicalResult ScaledMatmulOp::verifyResultQuantization() {
+  GranularityAttr granularity = getOutGranularityAttr();
+  ScaleRuleAttr rule = getOutRuleAttr();
+  Value scale = getResultScale();
+  if (!granularity && !scale)
+    return success();
+  if (!granularity || !rule || !scale)
+    return emitOpError() << "a quantized result needs `quantize by <...> "
+                            "rule <...>` and a `scale` result type";
+  RankedTensorType resultType = getResult().getType();
+  std::optional<Format> format = fp8::getFormat(resultType.getElementType());
+  if (!format)
+    return emitOpError() << "`quantize by` encodes FP8 results, not "
+                         << resultType.getElementType();
+  ScaleRuleKind kind = rule.getKind();
+  if (std::optional<std::string> reason = checkRuleFormat(kind, *format))
+    return emitOpError() << *reason;
+  std::optional<ScaleRuleSignature> signature =
+      getRuleSignature(getContext(), kind);
+  if (!signature || signature->hasGlobalScale)
+    return emitOpError() << "rule " << stringifyScaleRuleKind(kind)
+                         << " cannot quantize a GEMM's result: it "
+                         << (signature ? "has a global scale"
+                                       : "is never computed");
+  auto scaleType = cast<RankedTensorType>(scale.getType());
+  if (scaleType.getElementType() != signature->blockScaleType)
+    return emitOpError() << "rule " << stringifyScaleRuleKind(kind)
+                         << " produces " << signature->blockScaleType
+                         << " scales, not " << scaleType.getElementType();
+  if (failed(granularity.verifyScaleShape([&] { return emitOpError(); },
+                                          "result", resultType, scaleType)))
+    return failure();
+  if (getOutScale() || getAmax())
+    return emitOpError() << "a result quantized by blocks takes no "
+                            "`out_scale` and returns no `amax`";
+  if (!hasEpilogue())
+    return emitOpError() << "`quantize by` encodes what the epilogue yields: "
+                            "add an epilogue (`fp8.yield` of its first "
+                            "argument, whose type is what the product is "
+                            "rounded to)";
   return success();
 }
 
@@ -668,9 +714,10 @@ LogicalResult ScaledMatmulOp::verifyRegions() {
     if (yield.getValues().size() != 1 ||
         !isWideElement(yield.getValues()[0].getType()))
       return yield.emitOpError()
-             << "yields one f32, bf16 or f16 element, which out_scale "
-                "encodes as "
-             << resultElement;
+             << "yields one f32, bf16 or f16 element, which "
+             << (getOutGranularity() ? "the block scales encode"
+                                     : "out_scale encodes")
+             << " as " << resultElement;
   } else if (yield.getValues().size() != 1 ||
              yield.getValues()[0].getType() != resultElement) {
     return yield.emitOpError()
@@ -791,6 +838,45 @@ OpFoldResult ExpandDequantizeOp::fold(FoldAdaptor adaptor) {
   const llvm::fltSemantics &sem =
       cast<FloatType>(resultType.getElementType()).getFloatSemantics();
   return DenseElementsAttr::get(resultType, APFloat::getZero(sem, *negative));
+}
+
+//===----------------------------------------------------------------------===//
+// Custom directives
+//===----------------------------------------------------------------------===//
+
+/// The optional results of fp8.scaled_matmul after its result type:
+/// `, amax <type>` and `, scale <type>`, each at most once, in that order.
+static ParseResult parseGemmResults(OpAsmParser &parser, Type &amax,
+                                    Type &scale) {
+  while (succeeded(parser.parseOptionalComma())) {
+    SMLoc loc = parser.getCurrentLocation();
+    StringRef keyword;
+    if (parser.parseKeyword(&keyword))
+      return failure();
+    if (keyword == "amax" && !amax && !scale) {
+      if (parser.parseType(amax))
+        return failure();
+      continue;
+    }
+    if (keyword == "scale" && !scale) {
+      if (parser.parseType(scale))
+        return failure();
+      continue;
+    }
+    return parser.emitError(loc)
+           << "after the result type come `, amax <type>` and then `, scale "
+              "<type>`, each at most once; got `"
+           << keyword << "`";
+  }
+  return success();
+}
+
+static void printGemmResults(OpAsmPrinter &printer, Operation *, Type amax,
+                             Type scale) {
+  if (amax)
+    printer << ", amax " << amax;
+  if (scale)
+    printer << ", scale " << scale;
 }
 
 #define GET_OP_CLASSES

@@ -522,12 +522,13 @@ void FP8AutocastPass::convert(Contraction &c, StringRef function,
                                     options.history, options.amaxAlgo,
                                     options.zeroAmax, options.promoteInterval);
   auto matmul = ScaledMatmulOp::create(
-      b, loc, productType, /*amax=*/Type(), lhs.data, rhs.data, lhs.scale,
-      rhs.scale, lhs.global, rhs.global, /*bias=*/Value(),
+      b, loc, productType, /*amax=*/Type(), /*result_scale=*/Type(), lhs.data,
+      rhs.data, lhs.scale, rhs.scale, lhs.global, rhs.global, /*bias=*/Value(),
       /*out_scale=*/Value(), /*epilogue_ins=*/ValueRange(),
       plan.lhs.granularity, plan.rhs.granularity, c.transposeLhs,
       c.transposeRhs, options.promoteInterval, recipeAttr,
-      GemmRoleAttr::get(ctx, role), /*epilogue_maps=*/ArrayAttr());
+      GemmRoleAttr::get(ctx, role), /*epilogue_maps=*/ArrayAttr(),
+      /*out_granularity=*/GranularityAttr(), /*out_rule=*/ScaleRuleAttr());
   Value result = matmul.getResult();
   if (accumulate) {
     // C = init + A x B, in f32.

@@ -22,6 +22,8 @@
 #include "mlir/IR/Matchers.h"
 #include "mlir/Transforms/RegionUtils.h"
 
+#include "llvm/Support/FormatVariadic.h"
+
 namespace mlir::fp8 {
 #define GEN_PASS_DEF_FP8FUSEEPILOGUE
 #include "fp8/Dialect/FP8/Transforms/Passes.h.inc"
@@ -51,7 +53,7 @@ bool isBroadcastMap(AffineMap map) {
 std::string whyNotFusable(ScaledMatmulOp gemm, Operation *consumer) {
   if (gemm.getAmax())
     return "the GEMM also returns the amax of its product";
-  if (gemm.getOutScale())
+  if (gemm.getOutScale() || gemm.getOutGranularity())
     return "the GEMM returns FP8 codes";
   if (gemm.getResult().getType().getRank() != 2)
     return "batched GEMMs keep their elementwise consumers as kernels";
@@ -113,7 +115,7 @@ std::string whyNoProducerAmax(DynamicQuantizeOp quantize, ScaledMatmulOp gemm) {
     return "it also writes a column-wise copy";
   if (quantize.getNanPolicy() != NanPolicy::Ignore)
     return "it propagates NaN, which the GEMM's amax ignores";
-  if (gemm.getAmax() || gemm.getOutScale())
+  if (gemm.getAmax() || gemm.getOutScale() || gemm.getOutGranularity())
     return "the GEMM already returns an amax or FP8 codes";
   if (gemm.getResult().getType().getRank() != 2)
     return "batched GEMMs have no epilogue";
@@ -127,7 +129,7 @@ std::string whyNoEpilogueCodes(QuantizeOp quantize, ScaledMatmulOp gemm,
                                SmallVectorImpl<AmaxOp> &amaxes) {
   if (!quantize.getGranularity().isTensor())
     return "the GEMM encodes by one scale per tensor only";
-  if (gemm.getAmax() || gemm.getOutScale())
+  if (gemm.getAmax() || gemm.getOutScale() || gemm.getOutGranularity())
     return "the GEMM already returns an amax or FP8 codes";
   if (gemm.getResult().getType().getRank() != 2)
     return "batched GEMMs have no epilogue";
@@ -161,6 +163,63 @@ std::string whyNoEpilogueCodes(QuantizeOp quantize, ScaledMatmulOp gemm,
   return "";
 }
 
+/// The width of the blocks of `quantize` when they are blocks of one row
+/// ([1, B] along the last of two dimensions, B not the whole dimension),
+/// else 0.
+int64_t getRowBlockWidth(DynamicQuantizeOp quantize) {
+  ArrayRef<int64_t> block = quantize.getGranularity().getBlock();
+  ArrayRef<int64_t> shape = quantize.getInput().getType().getShape();
+  if (block.size() != 2 || shape.size() != 2 || block[0] != 1 ||
+      block[1] == GranularityAttr::kFull || ShapedType::isDynamic(shape[1]))
+    return 0;
+  // A block covering the row is the row: its amax can come from the GEMM
+  // (fuseAmax) unless its width is one whose codes the GEMM writes.
+  if (block[1] >= shape[1] && block[1] != 32 && block[1] != 128)
+    return 0;
+  return block[1];
+}
+
+/// Why the codes and block scales of `quantize`, a quantization by blocks
+/// of `width` elements of a row of `gemm`'s result, cannot come from the
+/// GEMM's epilogue; empty when they can.
+std::string whyNoBlockCodes(DynamicQuantizeOp quantize, ScaledMatmulOp gemm,
+                            int64_t width) {
+  // The tiles of both GEMM kernels hold whole blocks of these widths.
+  if (width != 32 && width != 128)
+    return llvm::formatv("blocks of {0} elements: the GEMM tiles hold whole "
+                         "blocks of 32 or 128",
+                         width)
+        .str();
+  if (quantize.getGlobalScale())
+    return "NVFP4's two-level scales need the amax of the whole tensor";
+  if (quantize.getColGranularity())
+    return "it also writes a column-wise copy";
+  if (quantize.getNanPolicy() != NanPolicy::Ignore)
+    return "it propagates NaN, which the GEMM's amaxes ignore";
+  if (quantize.getOverflow() != Overflow::Saturate)
+    return "the GEMM encodes with saturation only";
+  if (quantize.getScaleLayoutAttr())
+    return "its scales are stored in the tcgen05 scale-factor layout";
+  Type code = quantize.getData().getType().getElementType();
+  if (!isa<Float8E4M3FNType, Float8E5M2Type>(code))
+    return "the GEMM writes e4m3 and e5m2 codes only";
+  if (gemm.getAmax() || gemm.getOutScale() || gemm.getOutGranularity())
+    return "the GEMM already returns an amax or FP8 codes";
+  if (gemm.getResult().getType().getRank() != 2)
+    return "batched GEMMs have no epilogue";
+  if (!gemm.getResult().hasOneUse())
+    return "the result has other readers, which need it in high precision";
+  // A GEMM scaling K by blocks of 32 tiles 64 columns on sm_90a.
+  if (width > 64 && gemm.getLhsGranularity().getBlock().size() == 2 &&
+      gemm.getLhsGranularity().getBlock()[1] == 32)
+    return "the GEMM scales K by blocks of 32, whose tiles of 64 columns "
+           "hold no block of 128";
+  int64_t n = quantize.getData().getType().getDimSize(1);
+  if (n % 16 != 0)
+    return "rows of FP8 codes must be multiples of 16 bytes";
+  return "";
+}
+
 struct FP8FuseEpiloguePass
     : fp8::impl::FP8FuseEpilogueBase<FP8FuseEpiloguePass> {
   void runOnOperation() override;
@@ -174,22 +233,39 @@ struct FP8FuseEpiloguePass
   /// given scale (delayed scaling), and the amax taken of it, from the
   /// GEMM's epilogue, or remarks why not.
   void fuseCodes(IRRewriter &rewriter, QuantizeOp quantize);
+  /// Writes the codes and block scales of a quantization by blocks of a
+  /// row of a GEMM's result from the GEMM's epilogue, or remarks why not.
+  void fuseBlockCodes(IRRewriter &rewriter, DynamicQuantizeOp quantize,
+                      int64_t width);
+};
+
+/// How a recreated GEMM encodes its result: by `outScale`, or by blocks
+/// (`quantize` of the result, returning scales of `scaleType`).
+struct ResultEncoding {
+  Value outScale;
+  DynamicQuantizeOp quantize;
 };
 
 /// `gemm` again at the insertion point of `rewriter` with `resultType`, an
-/// amax result of `amaxType` (if set), `outScale` and the epilogue inputs
-/// `inputs` read through `maps`, and an empty epilogue region.
+/// amax result of `amaxType` (if set), the result `encoding` and the
+/// epilogue inputs `inputs` read through `maps`, and an empty epilogue
+/// region.
 ScaledMatmulOp cloneGemm(IRRewriter &rewriter, ScaledMatmulOp gemm,
                          RankedTensorType resultType, Type amaxType,
-                         Value outScale, ValueRange inputs, ArrayAttr maps) {
+                         ResultEncoding encoding, ValueRange inputs,
+                         ArrayAttr maps) {
+  DynamicQuantizeOp quantize = encoding.quantize;
   auto result = ScaledMatmulOp::create(
-      rewriter, gemm.getLoc(), resultType, amaxType, gemm.getLhs(),
+      rewriter, gemm.getLoc(), resultType, amaxType,
+      quantize ? Type(quantize.getScale().getType()) : Type(), gemm.getLhs(),
       gemm.getRhs(), gemm.getLhsScale(), gemm.getRhsScale(),
       gemm.getLhsGlobalScale(), gemm.getRhsGlobalScale(), gemm.getBias(),
-      outScale, inputs, gemm.getLhsGranularityAttr(),
+      encoding.outScale, inputs, gemm.getLhsGranularityAttr(),
       gemm.getRhsGranularityAttr(), gemm.getTransposeLhsAttr(),
       gemm.getTransposeRhsAttr(), gemm.getPromoteIntervalAttr(),
-      gemm.getRecipeAttr(), gemm.getRoleAttr(), maps);
+      gemm.getRecipeAttr(), gemm.getRoleAttr(), maps,
+      quantize ? quantize.getGranularityAttr() : GranularityAttr(),
+      quantize ? quantize.getRuleAttr() : ScaleRuleAttr());
   result->setDiscardableAttrs(gemm->getDiscardableAttrDictionary());
   return result;
 }
@@ -198,9 +274,9 @@ ScaledMatmulOp cloneGemm(IRRewriter &rewriter, ScaledMatmulOp gemm,
 /// on its stored type when it had none.
 ScaledMatmulOp recreateWithEpilogue(IRRewriter &rewriter, ScaledMatmulOp gemm,
                                     RankedTensorType resultType, Type amaxType,
-                                    Value outScale) {
+                                    ResultEncoding encoding) {
   ScaledMatmulOp result =
-      cloneGemm(rewriter, gemm, resultType, amaxType, outScale,
+      cloneGemm(rewriter, gemm, resultType, amaxType, encoding,
                 gemm.getEpilogueIns(), gemm.getEpilogueMapsAttr());
   if (gemm.hasEpilogue()) {
     result.getEpilogue().takeBody(gemm.getEpilogue());
@@ -236,7 +312,7 @@ void FP8FuseEpiloguePass::fuseCodes(IRRewriter &rewriter, QuantizeOp quantize) {
     amaxType = amaxes.front().getType();
   ScaledMatmulOp codes =
       recreateWithEpilogue(rewriter, gemm, quantize.getOutput().getType(),
-                           amaxType, quantize.getScale());
+                           amaxType, {quantize.getScale(), {}});
   remark::passed(quantize.getLoc(),
                  getFP8GPURemarkOpts(quantize, "codes-in-epilogue"))
       << remark::add("{0}{1} fused into the epilogue of {2}: the GEMM writes "
@@ -270,7 +346,7 @@ void FP8FuseEpiloguePass::fuseAmax(IRRewriter &rewriter,
   auto amaxType = RankedTensorType::get(
       quantize.getScale().getType().getShape(), rewriter.getF32Type());
   ScaledMatmulOp withAmax = recreateWithEpilogue(
-      rewriter, gemm, gemm.getResult().getType(), amaxType, Value());
+      rewriter, gemm, gemm.getResult().getType(), amaxType, {});
   rewriter.replaceAllUsesWith(gemm.getResult(), withAmax.getResult());
   rewriter.eraseOp(gemm);
 
@@ -347,9 +423,9 @@ void FP8FuseEpiloguePass::fuse(IRRewriter &rewriter, ScaledMatmulOp gemm) {
     maps.push_back(linalgOp.getMatchingIndexingMap(operand));
   }
   auto resultType = cast<RankedTensorType>(consumer->getResult(0).getType());
-  ScaledMatmulOp fused = cloneGemm(
-      rewriter, gemm, resultType, /*amaxType=*/Type(),
-      /*outScale=*/Value(), inputs, rewriter.getAffineMapArrayAttr(maps));
+  ScaledMatmulOp fused =
+      cloneGemm(rewriter, gemm, resultType, /*amaxType=*/Type(),
+                /*encoding=*/{}, inputs, rewriter.getAffineMapArrayAttr(maps));
   // The consumer's body, its block arguments those of the epilogue.
   Block &body = consumer->getRegion(0).front();
   Block *epilogue = rewriter.createBlock(
@@ -387,8 +463,41 @@ void FP8FuseEpiloguePass::runOnOperation() {
   SmallVector<DynamicQuantizeOp> quantizations;
   getOperation()->walk(
       [&](DynamicQuantizeOp op) { quantizations.push_back(op); });
-  for (DynamicQuantizeOp quantize : quantizations)
-    fuseAmax(rewriter, quantize);
+  for (DynamicQuantizeOp quantize : quantizations) {
+    if (int64_t width = getRowBlockWidth(quantize))
+      fuseBlockCodes(rewriter, quantize, width);
+    else
+      fuseAmax(rewriter, quantize);
+  }
+}
+
+void FP8FuseEpiloguePass::fuseBlockCodes(IRRewriter &rewriter,
+                                         DynamicQuantizeOp quantize,
+                                         int64_t width) {
+  auto gemm = quantize.getInput().getDefiningOp<ScaledMatmulOp>();
+  if (!gemm)
+    return;
+  if (std::string reason = whyNoBlockCodes(quantize, gemm, width);
+      !reason.empty()) {
+    remark::missed(quantize.getLoc(),
+                   getFP8GPURemarkOpts(quantize, "block-codes-not-in-epilogue"))
+        << remark::add("{0} reads the result of {1}: {2}",
+                       describeForRemarks(quantize), describeForRemarks(gemm),
+                       reason);
+    return;
+  }
+  rewriter.setInsertionPoint(gemm);
+  ScaledMatmulOp codes =
+      recreateWithEpilogue(rewriter, gemm, quantize.getData().getType(),
+                           /*amaxType=*/Type(), {Value(), quantize});
+  remark::passed(quantize.getLoc(),
+                 getFP8GPURemarkOpts(quantize, "block-codes-in-epilogue"))
+      << remark::add("{0} fused into the epilogue of {1}: the GEMM writes the "
+                     "codes and the scales of blocks of {2}",
+                     describeForRemarks(quantize), describeForRemarks(codes),
+                     width);
+  rewriter.replaceOp(quantize, {codes.getResult(), codes.getResultScale()});
+  rewriter.eraseOp(gemm);
 }
 
 } // namespace

@@ -20,7 +20,7 @@ func.func @quantize_input_group(%x: tensor<4x8xf32>, %s: tensor<1x1xf32>) {
 
 func.func @matmul_groups(%a: tensor<4x4xf8E4M3FN>, %s: tensor<1x1xf32>) {
   // expected-error@+1 {{requires exactly one `rhs_scale` operand, got 0}}
-  %0 = "fp8.scaled_matmul"(%a, %a, %s, %s) <{lhs_granularity = #fp8.granularity<tensor>, rhs_granularity = #fp8.granularity<tensor>, operandSegmentSizes = array<i32: 1, 1, 1, 0, 1, 0, 0, 0, 0>}> ({}) : (tensor<4x4xf8E4M3FN>, tensor<4x4xf8E4M3FN>, tensor<1x1xf32>, tensor<1x1xf32>) -> tensor<4x4xf32>
+  %0 = "fp8.scaled_matmul"(%a, %a, %s, %s) <{lhs_granularity = #fp8.granularity<tensor>, rhs_granularity = #fp8.granularity<tensor>, operandSegmentSizes = array<i32: 1, 1, 1, 0, 1, 0, 0, 0, 0>, resultSegmentSizes = array<i32: 1, 0, 0>}> ({}) : (tensor<4x4xf8E4M3FN>, tensor<4x4xf8E4M3FN>, tensor<1x1xf32>, tensor<1x1xf32>) -> tensor<4x4xf32>
   return
 }
 

@@ -137,3 +137,74 @@ func.func @yield_outside(%x: f32) {
   // expected-error@+1 {{'fp8.yield' op expects parent op 'fp8.scaled_matmul'}}
   fp8.yield %x : f32
 }
+
+// -----
+
+func.func @quantize_without_epilogue(%a: tensor<16x64xf8E4M3FN>, %b: tensor<64x64xf8E4M3FN>, %s: tensor<1x1xf32>) {
+  // expected-error@+1 {{`quantize by` encodes what the epilogue yields: add an epilogue}}
+  %q, %qs = fp8.scaled_matmul %a, %b scales(%s, %s) by(<tensor>, <tensor>) quantize by <1x32> rule <pow2> transpose_rhs : tensor<16x64xf8E4M3FN>, tensor<64x64xf8E4M3FN>, tensor<1x1xf32>, tensor<1x1xf32> -> tensor<16x64xf8E4M3FN>, scale tensor<16x2xf32>
+  return
+}
+
+// -----
+
+func.func @quantize_wide_result(%a: tensor<16x64xf8E4M3FN>, %b: tensor<64x64xf8E4M3FN>, %s: tensor<1x1xf32>) {
+  // expected-error@+1 {{`quantize by` encodes FP8 results, not 'bf16'}}
+  %q, %qs = fp8.scaled_matmul %a, %b scales(%s, %s) by(<tensor>, <tensor>) quantize by <1x32> rule <pow2> transpose_rhs : tensor<16x64xf8E4M3FN>, tensor<64x64xf8E4M3FN>, tensor<1x1xf32>, tensor<1x1xf32> -> tensor<16x64xbf16>, scale tensor<16x2xf32> epilogue {
+  ^bb0(%c: bf16):
+    fp8.yield %c : bf16
+  }
+  return
+}
+
+// -----
+
+func.func @quantize_scale_type(%a: tensor<16x64xf8E4M3FN>, %b: tensor<64x64xf8E4M3FN>, %s: tensor<1x1xf32>) {
+  // expected-error@+1 {{rule e8m0_rceil produces 'f8E8M0FNU' scales, not 'f32'}}
+  %q, %qs = fp8.scaled_matmul %a, %b scales(%s, %s) by(<tensor>, <tensor>) quantize by <1x32> rule <e8m0_rceil> transpose_rhs : tensor<16x64xf8E4M3FN>, tensor<64x64xf8E4M3FN>, tensor<1x1xf32>, tensor<1x1xf32> -> tensor<16x64xf8E4M3FN>, scale tensor<16x2xf32> epilogue {
+  ^bb0(%c: bf16):
+    fp8.yield %c : bf16
+  }
+  return
+}
+
+// -----
+
+func.func @quantize_scale_shape(%a: tensor<16x64xf8E4M3FN>, %b: tensor<64x64xf8E4M3FN>, %s: tensor<1x1xf32>) {
+  // expected-error@+1 {{scale}}
+  %q, %qs = fp8.scaled_matmul %a, %b scales(%s, %s) by(<tensor>, <tensor>) quantize by <1x32> rule <pow2> transpose_rhs : tensor<16x64xf8E4M3FN>, tensor<64x64xf8E4M3FN>, tensor<1x1xf32>, tensor<1x1xf32> -> tensor<16x64xf8E4M3FN>, scale tensor<16x4xf32> epilogue {
+  ^bb0(%c: bf16):
+    fp8.yield %c : bf16
+  }
+  return
+}
+
+// -----
+
+func.func @quantize_global_rule(%a: tensor<16x64xf8E4M3FN>, %b: tensor<64x64xf8E4M3FN>, %s: tensor<1x1xf32>) {
+  // expected-error@+1 {{rule nvfp4 cannot quantize a GEMM's result}}
+  %q, %qs = fp8.scaled_matmul %a, %b scales(%s, %s) by(<tensor>, <tensor>) quantize by <1x16> rule <nvfp4> transpose_rhs : tensor<16x64xf8E4M3FN>, tensor<64x64xf8E4M3FN>, tensor<1x1xf32>, tensor<1x1xf32> -> tensor<16x64xf4E2M1FN>, scale tensor<16x4xf8E4M3FN> epilogue {
+  ^bb0(%c: bf16):
+    fp8.yield %c : bf16
+  }
+  return
+}
+
+// -----
+
+func.func @quantize_and_out_scale(%a: tensor<16x64xf8E4M3FN>, %b: tensor<64x64xf8E4M3FN>, %s: tensor<1x1xf32>) {
+  // expected-error@+1 {{a result quantized by blocks takes no `out_scale` and returns no `amax`}}
+  %q, %qs = fp8.scaled_matmul %a, %b scales(%s, %s) by(<tensor>, <tensor>) out_scale(%s : tensor<1x1xf32>) quantize by <1x32> rule <pow2> transpose_rhs : tensor<16x64xf8E4M3FN>, tensor<64x64xf8E4M3FN>, tensor<1x1xf32>, tensor<1x1xf32> -> tensor<16x64xf8E4M3FN>, scale tensor<16x2xf32> epilogue {
+  ^bb0(%c: bf16):
+    fp8.yield %c : bf16
+  }
+  return
+}
+
+// -----
+
+func.func @results_out_of_order(%a: tensor<16x64xf8E4M3FN>, %b: tensor<64x64xf8E4M3FN>, %s: tensor<1x1xf32>) {
+  // expected-error@+1 {{after the result type come `, amax <type>` and then `, scale <type>`, each at most once; got `amax`}}
+  %q, %qs = fp8.scaled_matmul %a, %b scales(%s, %s) by(<tensor>, <tensor>) quantize by <1x32> rule <pow2> transpose_rhs : tensor<16x64xf8E4M3FN>, tensor<64x64xf8E4M3FN>, tensor<1x1xf32>, tensor<1x1xf32> -> tensor<16x64xf8E4M3FN>, scale tensor<16x2xf32>, amax tensor<1x1xf32>
+  return
+}

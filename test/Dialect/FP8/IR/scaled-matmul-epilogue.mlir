@@ -74,3 +74,24 @@ func.func @codes(%a: tensor<16x64xf8E4M3FN>, %b: tensor<32x64xf8E4M3FN>,
       }
   return %y, %amax : tensor<16x32xf8E4M3FN>, tensor<1x1xf32>
 }
+
+// A result quantized by blocks: the codes and their E8M0 block scales.
+// CHECK-LABEL: func.func @block_codes
+// CHECK: fp8.scaled_matmul %{{.*}}, %{{.*}} scales(%{{.*}}, %{{.*}}) by(<1x32>, <1x32>) quantize by <1x32> rule <e8m0_rceil> transpose_rhs
+// CHECK-SAME: -> tensor<16x64xf8E4M3FN>, scale tensor<16x2xf8E8M0FNU> epilogue {
+// CHECK-NEXT: ^bb0(%[[P:.*]]: bf16):
+// CHECK-NEXT: fp8.yield %[[P]] : bf16
+func.func @block_codes(%a: tensor<16x64xf8E4M3FN>, %b: tensor<64x64xf8E4M3FN>,
+                       %sa: tensor<16x2xf8E8M0FNU>, %sb: tensor<64x2xf8E8M0FNU>)
+    -> (tensor<16x64xf8E4M3FN>, tensor<16x2xf8E8M0FNU>) {
+  %q, %s = fp8.scaled_matmul %a, %b scales(%sa, %sb) by(<1x32>, <1x32>)
+      quantize by <1x32> rule <e8m0_rceil> transpose_rhs
+      : tensor<16x64xf8E4M3FN>, tensor<64x64xf8E4M3FN>, tensor<16x2xf8E8M0FNU>,
+        tensor<64x2xf8E8M0FNU> -> tensor<16x64xf8E4M3FN>,
+        scale tensor<16x2xf8E8M0FNU>
+      epilogue {
+      ^bb0(%c: bf16):
+        fp8.yield %c : bf16
+      }
+  return %q, %s : tensor<16x64xf8E4M3FN>, tensor<16x2xf8E8M0FNU>
+}

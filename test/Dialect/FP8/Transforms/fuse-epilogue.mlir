@@ -71,7 +71,7 @@ func.func @residual(%a: tensor<64x128xf8E4M3FN>, %b: tensor<32x128xf8E4M3FN>, %s
 // CHECK-COUNT-5: fp8.scaled_matmul
 // CHECK-NOT: epilogue
 // REMARK-DAG: remark: [Missed] epilogue-not-fused | Category:fp8-gpu | Function=not_fused | Remark="fp8.scaled_matmul 'twice': nothing fused into its epilogue: its product has several users"
-// REMARK-DAG: remark: [Missed] amax-not-in-epilogue | Category:fp8-gpu | Function=not_fused | Remark="fp8.dynamic_quantize computes the amax of fp8.scaled_matmul 'quantized' itself: the epilogue computes amaxes per tensor and per row, not per block"
+// REMARK-DAG: remark: [Missed] block-codes-not-in-epilogue | Category:fp8-gpu | Function=not_fused | Remark="fp8.dynamic_quantize reads the result of fp8.scaled_matmul 'quantized': blocks of 16 elements: the GEMM tiles hold whole blocks of 32 or 128"
 // REMARK-DAG: remark: [Missed] epilogue-not-fused | Category:fp8-gpu | Function=not_fused | Remark="fp8.scaled_matmul 'transposed': nothing fused into its epilogue: the consumer reads an input transposed"
 // REMARK-DAG: remark: [Missed] epilogue-not-fused | Category:fp8-gpu | Function=not_fused | Remark="fp8.scaled_matmul 'indices': nothing fused into its epilogue: the consumer reads loop indices"
 // REMARK-DAG: remark: [Missed] epilogue-not-fused | Category:fp8-gpu | Function=not_fused | Remark="fp8.scaled_matmul 'batched': nothing fused into its epilogue: batched GEMMs keep their elementwise consumers as kernels"
@@ -163,13 +163,14 @@ func.func @amax_in_epilogue(%a: tensor<64x128xf8E4M3FN>, %b: tensor<32x128xf8E4M
 // -----
 
 // The quantization computes its amax itself when it also writes a
-// column-wise copy, propagates NaN, or scales blocks of a row.
+// column-wise copy or propagates NaN; blocks of a row narrower than 32 stay
+// a quantization of their own (block-codes-not-in-epilogue).
 // CHECK-LABEL: func.func @amax_not_in_epilogue
 // CHECK-NOT: amax tensor
 // CHECK-COUNT-3: fp8.dynamic_quantize
 // REMARK-DAG: remark: [Missed] amax-not-in-epilogue | Category:fp8-gpu | Function=amax_not_in_epilogue | Remark="fp8.dynamic_quantize computes the amax of fp8.scaled_matmul 'colwise' itself: it also writes a column-wise copy"
 // REMARK-DAG: remark: [Missed] amax-not-in-epilogue | Category:fp8-gpu | Function=amax_not_in_epilogue | Remark="fp8.dynamic_quantize computes the amax of fp8.scaled_matmul 'nan' itself: it propagates NaN, which the GEMM's amax ignores"
-// REMARK-DAG: remark: [Missed] amax-not-in-epilogue | Category:fp8-gpu | Function=amax_not_in_epilogue | Remark="fp8.dynamic_quantize computes the amax of fp8.scaled_matmul 'blocks' itself: the epilogue computes amaxes per tensor and per row, not per block"
+// REMARK-DAG: remark: [Missed] block-codes-not-in-epilogue | Category:fp8-gpu | Function=amax_not_in_epilogue | Remark="fp8.dynamic_quantize reads the result of fp8.scaled_matmul 'blocks': blocks of 16 elements: the GEMM tiles hold whole blocks of 32 or 128"
 // REMARK-NOT: amax-in-epilogue
 func.func @amax_not_in_epilogue(%a: tensor<64x128xf8E4M3FN>, %b: tensor<32x128xf8E4M3FN>, %s: tensor<1x1xf32>)
     -> (tensor<64x32xf8E4M3FN>, tensor<1x1xf32>, tensor<32x64xf8E4M3FN>, tensor<1x1xf32>, tensor<64x32xf8E4M3FN>, tensor<1x1xf32>, tensor<64x32xf8E4M3FN>, tensor<64x2xf32>) {
@@ -247,4 +248,51 @@ func.func @row_amax_in_epilogue(%a: tensor<64x128xf8E4M3FN>, %b: tensor<32x128xf
   %p = fp8.scaled_matmul %a, %b scales(%s, %s) by(<tensor>, <tensor>) transpose_rhs : tensor<64x128xf8E4M3FN>, tensor<32x128xf8E4M3FN>, tensor<1x1xf32>, tensor<1x1xf32> -> tensor<64x32xbf16>
   %q, %qs = fp8.dynamic_quantize %p by <1x*> rule <ratio> : tensor<64x32xbf16> -> tensor<64x32xf8E4M3FN>, tensor<64x1xf32>
   return %q, %qs : tensor<64x32xf8E4M3FN>, tensor<64x1xf32>
+}
+
+// -----
+
+// A quantization by blocks of a row of a GEMM's result (DeepSeek's 1x128
+// activations, MXFP8's 1x32) moves into the GEMM: its epilogue yields the
+// values and the GEMM returns the codes and the block scales; the result
+// is never stored in high precision. Not when the result has other readers
+// or a column-wise copy is written too.
+// CHECK-LABEL: func.func @block_codes
+// CHECK: %[[Q:.*]], %[[QS:.*]] = fp8.scaled_matmul {{.*}} by(<1x128>, <128x128>) quantize by <1x128> rule <pow2> transpose_rhs
+// CHECK-SAME: epilogue_ins
+// CHECK-SAME: -> tensor<64x256xf8E4M3FN>, scale tensor<64x2xf32> epilogue {
+// CHECK: arith.maximumf
+// CHECK: fp8.yield %{{.*}} : bf16
+// CHECK: fp8.scaled_matmul {{.*}} -> tensor<64x256xbf16>
+// CHECK: fp8.dynamic_quantize
+// CHECK: fp8.scaled_matmul {{.*}} -> tensor<64x256xbf16>
+// CHECK: fp8.dynamic_quantize {{.*}} colwise
+// CHECK: return %[[Q]], %[[QS]]
+// REMARK-DAG: remark: [Passed] block-codes-in-epilogue | Category:fp8-gpu | Function=block_codes | Remark="fp8.dynamic_quantize 'h' fused into the epilogue of fp8.scaled_matmul 'fc1': the GEMM writes the codes and the scales of blocks of 128"
+// REMARK-DAG: remark: [Missed] block-codes-not-in-epilogue | Category:fp8-gpu | Function=block_codes | Remark="fp8.dynamic_quantize reads the result of fp8.scaled_matmul 'read-twice': the result has other readers, which need it in high precision"
+// REMARK-DAG: remark: [Missed] block-codes-not-in-epilogue | Category:fp8-gpu | Function=block_codes | Remark="fp8.dynamic_quantize reads the result of fp8.scaled_matmul 'both-copies': it also writes a column-wise copy"
+#row = affine_map<(d0, d1) -> (d1)>
+#id = affine_map<(d0, d1) -> (d0, d1)>
+func.func @block_codes(%a: tensor<64x128xf8E4M3FN>, %b: tensor<256x128xf8E4M3FN>,
+                       %sa: tensor<64x1xf32>, %sb: tensor<2x1xf32>,
+                       %bias: tensor<256xbf16>)
+    -> (tensor<64x256xf8E4M3FN>, tensor<64x2xf32>, tensor<64x256xbf16>,
+        tensor<64x256xf8E4M3FN>, tensor<64x2xf32>, tensor<64x256xf8E4M3FN>,
+        tensor<64x2xf32>, tensor<256x64xf8E4M3FN>, tensor<256x1xf32>) {
+  %zero = arith.constant 0.0 : bf16
+  %e = tensor.empty() : tensor<64x256xbf16>
+  %p = fp8.scaled_matmul %a, %b scales(%sa, %sb) by(<1x128>, <128x128>) transpose_rhs {fp8.name = "fc1"} : tensor<64x128xf8E4M3FN>, tensor<256x128xf8E4M3FN>, tensor<64x1xf32>, tensor<2x1xf32> -> tensor<64x256xbf16>
+  %h = linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%p, %bias : tensor<64x256xbf16>, tensor<256xbf16>) outs(%e : tensor<64x256xbf16>) {
+  ^bb0(%in: bf16, %bv: bf16, %out: bf16):
+    %sum = arith.addf %in, %bv : bf16
+    %relu = arith.maximumf %sum, %zero : bf16
+    linalg.yield %relu : bf16
+  } -> tensor<64x256xbf16>
+  %q, %qs = fp8.dynamic_quantize %h by <1x128> rule <pow2> {fp8.name = "h"} : tensor<64x256xbf16> -> tensor<64x256xf8E4M3FN>, tensor<64x2xf32>
+  %p2 = fp8.scaled_matmul %a, %b scales(%sa, %sb) by(<1x128>, <128x128>) transpose_rhs {fp8.name = "read-twice"} : tensor<64x128xf8E4M3FN>, tensor<256x128xf8E4M3FN>, tensor<64x1xf32>, tensor<2x1xf32> -> tensor<64x256xbf16>
+  %q2, %qs2 = fp8.dynamic_quantize %p2 by <1x128> rule <pow2> : tensor<64x256xbf16> -> tensor<64x256xf8E4M3FN>, tensor<64x2xf32>
+  %p3 = fp8.scaled_matmul %a, %b scales(%sa, %sb) by(<1x128>, <128x128>) transpose_rhs {fp8.name = "both-copies"} : tensor<64x128xf8E4M3FN>, tensor<256x128xf8E4M3FN>, tensor<64x1xf32>, tensor<2x1xf32> -> tensor<64x256xbf16>
+  %q3, %qs3, %qc, %qcs = fp8.dynamic_quantize %p3 by <1x128> colwise <128x1> transposed rule <pow2> : tensor<64x256xbf16> -> tensor<64x256xf8E4M3FN>, tensor<64x2xf32> colwise tensor<256x64xf8E4M3FN>, tensor<256x1xf32>
+  return %q, %qs, %p2, %q2, %qs2, %q3, %qs3, %qc, %qcs : tensor<64x256xf8E4M3FN>, tensor<64x2xf32>, tensor<64x256xbf16>, tensor<64x256xf8E4M3FN>, tensor<64x2xf32>, tensor<64x256xf8E4M3FN>, tensor<64x2xf32>, tensor<256x64xf8E4M3FN>, tensor<256x1xf32>
 }

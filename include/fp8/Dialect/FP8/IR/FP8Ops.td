@@ -329,7 +329,8 @@ def FP8_ConvertOp : FP8_Op<"convert", [Pure, SameOperandsAndResultShape]
 //===----------------------------------------------------------------------===//
 
 def FP8_ScaledMatmulOp
-    : FP8_Op<"scaled_matmul", [Pure, AttrSizedOperandSegments, NoTerminator]> {
+    : FP8_Op<"scaled_matmul", [Pure, AttrSizedOperandSegments,
+                               AttrSizedResultSegments, NoTerminator]> {
   let summary = "Matrix product of scaled low-precision operands";
   let description = [{
     Computes `C = deq(A) x deq(B)` with f32 accumulation, where `deq` applies
@@ -375,6 +376,28 @@ def FP8_ScaledMatmulOp
     with `out_scale` (as `fp8.quantize` by the tensor, saturating, would);
     any other result has the yielded type.
 
+    With `quantize by <granularity> rule <rule>`, the FP8 result and its
+    `scale` result are instead the yielded elements quantized by blocks, as
+    `fp8.dynamic_quantize ... by <granularity> rule <rule>` of them would
+    quantize them (amax per block with NaN ignored, the rule's scale,
+    saturating round-to-nearest-even codes, decode scales returned): the
+    codes and scales of a block-scaled activation written by the GEMM that
+    produces it, without storing the high-precision values. It needs an
+    epilogue (whose first argument says what the product is rounded to) and
+    takes no `out_scale` or `amax`; the rule must not have a global scale.
+
+    ```mlir
+    %q, %s = fp8.scaled_matmul %a, %b scales(%sa, %sb) by(<1x128>, <128x128>)
+        transpose_rhs quantize by <1x128> rule <pow2>
+        : tensor<256x512xf8E4M3FN>, tensor<384x512xf8E4M3FN>,
+          tensor<256x4xf32>, tensor<3x4xf32> -> tensor<256x384xf8E4M3FN>,
+          scale tensor<256x3xf32>
+        epilogue {
+        ^bb0(%c: bf16):
+          fp8.yield %c : bf16
+        }
+    ```
+
     ```mlir
     %y = fp8.scaled_matmul %a, %b scales(%sa, %sb) by(<tensor>, <tensor>)
         transpose_rhs
@@ -408,10 +431,13 @@ def FP8_ScaledMatmulOp
     DefaultValuedAttr<ConfinedAttr<I64Attr, [IntNonNegative]>, "4">:$promote_interval,
     OptionalAttr<FP8_RecipeAttr>:$recipe,
     OptionalAttr<FP8_GemmRoleAttr>:$role,
-    OptionalAttr<AffineMapArrayAttr>:$epilogue_maps);
+    OptionalAttr<AffineMapArrayAttr>:$epilogue_maps,
+    OptionalAttr<FP8_GranularityAttr>:$out_granularity,
+    OptionalAttr<FP8_ScaleRuleAttr>:$out_rule);
   let results = (outs
     RankedTensorOf<[FP8_WideFloat, FP8_NarrowFloat]>:$result,
-    Optional<FP8_F32Tensor>:$amax);
+    Optional<FP8_F32Tensor>:$amax,
+    Optional<FP8_ScaleTensor>:$result_scale);
   let regions = (region MaxSizedRegion<1>:$epilogue);
   let assemblyFormat = [{
     $lhs `,` $rhs `scales` `(` $lhs_scale `,` $rhs_scale `)`
@@ -420,13 +446,15 @@ def FP8_ScaledMatmulOp
     (`rhs_global` `(` $rhs_global_scale^ `:` type($rhs_global_scale) `)`)?
     (`bias` `(` $bias^ `:` type($bias) `)`)?
     (`out_scale` `(` $out_scale^ `:` type($out_scale) `)`)?
+    (`quantize` `by` $out_granularity^ `rule` $out_rule)?
     (`transpose_lhs` $transpose_lhs^)?
     (`transpose_rhs` $transpose_rhs^)?
     (`promote_interval` `(` $promote_interval^ `)`)?
     (`epilogue_ins` `(` $epilogue_ins^ `:` type($epilogue_ins) `)`)?
     (`epilogue_maps` `(` $epilogue_maps^ `)`)?
     attr-dict `:` type($lhs) `,` type($rhs) `,` type($lhs_scale) `,`
-    type($rhs_scale) `->` type($result) (`,` `amax` type($amax)^)?
+    type($rhs_scale) `->` type($result)
+    `` custom<GemmResults>(type($amax), type($result_scale))
     (`epilogue` $epilogue^)?
   }];
   let hasVerifier = 1;
@@ -442,6 +470,8 @@ def FP8_ScaledMatmulOp
     Value getEpilogueYieldedValue();
     /// The type of the element the epilogue yields.
     Type getEpilogueResultType() { return getEpilogueYieldedValue().getType(); }
+    /// Checks `quantize by ... rule ...` against the results.
+    ::llvm::LogicalResult verifyResultQuantization();
   }];
 }
 

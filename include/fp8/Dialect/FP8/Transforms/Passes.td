@@ -441,9 +441,16 @@ def FP8FuseEpilogue : Pass<"fp8-fuse-epilogue"> {
     quantization becomes the `fp8.compute_scale` and
     `fp8.quantize` it stands for, so that the result is read once, to
     quantize it, instead of twice. Not with a column-wise copy, NaN
-    propagation or blocks shorter than a row (remark
-    `amax-not-in-epilogue`); each such fusion is a remark
-    `amax-in-epilogue`.
+    propagation (remark `amax-not-in-epilogue`); each such fusion is a
+    remark `amax-in-epilogue`.
+
+    A quantization by blocks of 32 or 128 elements of a row of a GEMM's
+    result (DeepSeek's 1x128 activations, MXFP8's 1x32) becomes the GEMM's
+    `quantize by <1xB> rule <...>`: the GEMM returns the codes and the block
+    scales, and its high-precision result is never stored. Only when the
+    result has no other reader, without a column-wise copy, NaN propagation,
+    a global scale or a non-saturating overflow (remarks
+    `block-codes-in-epilogue`, `block-codes-not-in-epilogue`).
 
     A per-tensor `fp8.quantize` of a GEMM's result by a given scale
     (delayed scaling), when nothing but `fp8.amax` ops read that result
