@@ -6,6 +6,9 @@
 
 #include "PlanBuilder.h"
 
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/xxhash.h"
+
 using namespace mlir;
 using namespace mlir::fp8;
 
@@ -14,6 +17,24 @@ PlanBuilder::PlanBuilder(func::FuncOp func, gpu::GPUModuleOp kernels, Chip chip,
     : func(func), kernels(kernels), numSMs(numSMs) {
   plan.chip = chip;
   plan.kernelModule = kernels.getName().str();
+}
+
+LLVM::LLVMFuncOp PlanBuilder::internKernel(LLVM::LLVMFuncOp kernel,
+                                           StringRef prefix) {
+  // The whole function, printed under the prefix's name.
+  kernel.setSymName(prefix);
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  kernel->print(os, OpPrintingFlags().printGenericOpForm().useLocalScope());
+  std::string name =
+      llvm::formatv("{0}_{1:x-16}", prefix, llvm::xxh3_64bits(text)).str();
+  if (auto existing = SymbolTable::lookupNearestSymbolFrom<LLVM::LLVMFuncOp>(
+          kernels, StringAttr::get(getContext(), name))) {
+    kernel.erase();
+    return existing;
+  }
+  kernel.setSymName(name);
+  return kernel;
 }
 
 int64_t PlanBuilder::addBuffer(PlanBuffer::Kind kind, RankedTensorType type) {

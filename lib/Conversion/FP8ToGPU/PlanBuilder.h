@@ -55,6 +55,11 @@ public:
   OpBuilder getKernelBuilder() {
     return OpBuilder::atBlockEnd(kernels.getBody());
   }
+  /// Names `kernel`, just built, `prefix` and a digest of its body, so that
+  /// equal kernels (of any function in the module) share a name; returns
+  /// the kernel of that name that existed already, erasing `kernel`, or
+  /// `kernel` renamed.
+  LLVM::LLVMFuncOp internKernel(LLVM::LLVMFuncOp kernel, StringRef prefix);
 
   //===--------------------------------------------------------------------===//
   // Buffers

@@ -9,7 +9,7 @@
 // RUN: FileCheck %s --input-file=%t/fp8_kernels.ptx
 // RUN: not grep __nv_ %t/fp8_kernels.ptx
 // RUN: FileCheck %s --check-prefix=STEP --input-file=%t/step.json
-// RUN: FileCheck %s --check-prefix=ENCODE --input-file=%t/encode.json
+// RUN: cat %t/encode.json %t/encode_twice.json | FileCheck %s --check-prefix=ENCODE
 // RUN: FileCheck %s --check-prefix=DECODE --input-file=%t/decode.json
 // RUN: FileCheck %s --check-prefix=DEQUANT --input-file=%t/dequantize.json
 
@@ -17,7 +17,7 @@
 // without contraction into fma, shuffles for the amax and the smallest
 // magnitude, the exponent, the codes by integer rounding, and lane 0 writing
 // the group's amax and exponent.
-// CHECK-LABEL: .entry fp8_group_state_step_0(
+// CHECK-LABEL: .entry fp8_group_state_4x200_{{[0-9a-f]+}}(
 // CHECK-NOT: .entry
 // CHECK: ld.global.s8
 // CHECK: div.rn.f32 %r{{[0-9]+}}, %r{{[0-9]+}}, 0f43E00000;
@@ -40,13 +40,17 @@
 // STEP-NEXT:       256,
 // STEP:          "grid": [
 // STEP-NEXT:       1,
-// STEP:          "kernel": "fp8_group_state_step_0",
+// STEP:          "kernel": "fp8_group_state_4x200_{{[0-9a-f]+}}",
 // STEP-COUNT-17: "buffer":
 // STEP-NOT:      "kernel":
 
-// ENCODE: "kernel": "fp8_group_state_encode_0",
+// ENCODE: "kernel": "fp8_group_state_3x300_[[ENC:[0-9a-f]+]]",
 // ENCODE-NOT: "kernel":
-// DECODE: "kernel": "fp8_group_state_decode_0",
+// ENCODE: "function": "encode_twice"
+// ENCODE: "kernel": "fp8_group_state_3x300_[[ENC]]",
+// ENCODE: "kernel": "fp8_group_state_3x300_[[ENC]]",
+// ENCODE-NOT: "kernel":
+// DECODE: "kernel": "fp8_group_state_3x300_{{[0-9a-f]+}}",
 // DECODE-NOT: "kernel":
 // DEQUANT: "kernel": "fp8_elementwise_dequantize_0",
 // DEQUANT-NOT: "kernel":
@@ -93,16 +97,23 @@ func.func @step(%arg0: tensor<4x200xf32>, %arg1: tensor<4x200xf32>, %arg2: tenso
 
 
 // An E5M2 encode with a smaller limit, and a decode to bf16: kernels of their
-// own (ragged groups of 300 = 2 * 128 + 44).
-// CHECK-LABEL: .entry fp8_group_state_encode_0(
+// own (ragged groups of 300 = 2 * 128 + 44), named by shape and a digest of
+// their code, so that the second encode of @encode_twice, equal to
+// @encode's, launches the same kernel.
+// CHECK-LABEL: .entry fp8_group_state_3x300_{{[0-9a-f]+}}(
 // CHECK: shfl.sync.bfly.b32
-// CHECK-LABEL: .entry fp8_group_state_decode_0(
+// CHECK-LABEL: .entry fp8_group_state_3x300_{{[0-9a-f]+}}(
 // CHECK-NOT: shfl.sync
 // CHECK: sqrt.rn.f32
 // CHECK: ret;
 func.func @encode(%x: tensor<3x300xf32>) -> (tensor<3x300xf8E5M2>, tensor<3x3xf32>, tensor<3x3xi8>) {
   %q, %a, %j = fp8.expand_quantize %x by <128> limit(3) : tensor<3x300xf32> -> tensor<3x300xf8E5M2>, tensor<3x3xf32>, tensor<3x3xi8>
   return %q, %a, %j : tensor<3x300xf8E5M2>, tensor<3x3xf32>, tensor<3x3xi8>
+}
+func.func @encode_twice(%x: tensor<3x300xf32>, %y: tensor<3x300xf32>) -> (tensor<3x300xf8E5M2>, tensor<3x3xf32>, tensor<3x3xi8>, tensor<3x300xf8E5M2>, tensor<3x3xf32>, tensor<3x3xi8>) {
+  %q, %a, %j = fp8.expand_quantize %x by <128> limit(3) : tensor<3x300xf32> -> tensor<3x300xf8E5M2>, tensor<3x3xf32>, tensor<3x3xi8>
+  %q2, %a2, %j2 = fp8.expand_quantize %y by <128> limit(3) : tensor<3x300xf32> -> tensor<3x300xf8E5M2>, tensor<3x3xf32>, tensor<3x3xi8>
+  return %q, %a, %j, %q2, %a2, %j2 : tensor<3x300xf8E5M2>, tensor<3x3xf32>, tensor<3x3xi8>, tensor<3x300xf8E5M2>, tensor<3x3xf32>, tensor<3x3xi8>
 }
 func.func @decode(%q: tensor<3x300xf8E4M3FN>, %a: tensor<3x3xf32>, %j: tensor<3x3xi8>) -> tensor<3x300xbf16> {
   %x = fp8.expand_dequantize %q, %a, %j by <128> : tensor<3x300xf8E4M3FN>, tensor<3x3xf32>, tensor<3x3xi8> -> tensor<3x300xbf16>
