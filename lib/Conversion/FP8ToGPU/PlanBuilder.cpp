@@ -19,6 +19,11 @@ PlanBuilder::PlanBuilder(func::FuncOp func, gpu::GPUModuleOp kernels, Chip chip,
   plan.kernelModule = kernels.getName().str();
 }
 
+std::string mlir::fp8::formatShapeTag(ArrayRef<int64_t> shape) {
+  return llvm::join(
+      llvm::map_range(shape, [](int64_t e) { return std::to_string(e); }), "x");
+}
+
 LLVM::LLVMFuncOp PlanBuilder::internKernel(LLVM::LLVMFuncOp kernel,
                                            StringRef prefix) {
   // The whole function, printed under the prefix's name.

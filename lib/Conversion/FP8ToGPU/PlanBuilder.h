@@ -41,6 +41,9 @@ constexpr llvm::StringLiteral kKernelModuleName = "fp8_kernels";
 /// values are read from buffers).
 std::optional<KernelParamKind> getParamKind(const LaunchParam &param);
 
+/// "128x512": a shape in kernel names.
+std::string formatShapeTag(ArrayRef<int64_t> shape);
+
 class PlanBuilder {
 public:
   PlanBuilder(func::FuncOp func, gpu::GPUModuleOp kernels, Chip chip,

@@ -20,9 +20,12 @@ using namespace mlir;
 using namespace mlir::fp8;
 
 /// The kernel of `op`, an elementwise linalg op or a tensor.generate, over
-/// `total` elements.
+/// the elements of `shape` (static).
 static LogicalResult planClonedBody(PlanBuilder &plan, Operation *op,
-                                    int64_t total) {
+                                    ArrayRef<int64_t> shape) {
+  int64_t total = 1;
+  for (int64_t extent : shape)
+    total *= extent;
   std::string reason;
   std::string name =
       llvm::formatv("fp8_elementwise_{0}_{1}", plan.getFunction().getName(),
@@ -34,6 +37,10 @@ static LogicalResult planClonedBody(PlanBuilder &plan, Operation *op,
   if (failed(kernel))
     return op->emitError() << "fp8 GPU lowering: '" << op->getName()
                            << "' has no kernel: " << reason;
+  // Equal kernels (of any function) share one, named by the shape and a
+  // digest of their code.
+  kernel =
+      plan.internKernel(*kernel, "fp8_elementwise_" + formatShapeTag(shape));
   SmallVector<LaunchParam> params;
   for (Value value : getElementwiseParams(op))
     params.push_back(BufferParam{plan.bufferOf(value)});
@@ -48,16 +55,14 @@ LogicalResult mlir::fp8::planElementwise(PlanBuilder &plan,
                                          linalg::LinalgOp linalgOp) {
   // Contractions and reductions are planned before elementwise ops.
   assert(linalgOp.getNumReductionLoops() == 0 && "not an elementwise op");
-  Operation *op = linalgOp;
-  int64_t total = 1;
-  for (int64_t r : linalgOp.getStaticLoopRanges())
-    total *= r;
-  return planClonedBody(plan, op, total);
+  return planClonedBody(plan, linalgOp, linalgOp.getStaticLoopRanges());
 }
 
 LogicalResult mlir::fp8::planGenerate(PlanBuilder &plan,
                                       tensor::GenerateOp op) {
   RankedTensorType type = op.getType();
-  return planClonedBody(plan, op,
-                        type.hasStaticShape() ? type.getNumElements() : 0);
+  if (!type.hasStaticShape())
+    return op.emitError() << "fp8 GPU lowering: 'tensor.generate' of " << type
+                          << " has no kernel: its shape is dynamic";
+  return planClonedBody(plan, op, type.getShape());
 }

@@ -373,10 +373,8 @@ LogicalResult planGroupStateKernel(PlanBuilder &plan, Operation *op,
                            << "' has no kernel: " << reason;
   // Equal steps (parameters of one shape and recipe) share a kernel, named
   // by its shape and a digest of its code.
-  std::string shape = llvm::join(
-      llvm::map_range(k.shape, [](int64_t e) { return std::to_string(e); }),
-      "x");
-  kernel = plan.internKernel(*kernel, "fp8_group_state_" + shape);
+  kernel =
+      plan.internKernel(*kernel, "fp8_group_state_" + formatShapeTag(k.shape));
   SmallVector<LaunchParam> params;
   for (Value value : k.getParams())
     params.push_back(BufferParam{plan.bufferOf(value)});

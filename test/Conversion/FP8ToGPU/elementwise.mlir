@@ -6,7 +6,7 @@
 
 // The mask compares the column (the linear index mod 64) with the row
 // (bits 6 to 11 of it) and selects -1e4 (0xC61C4000) above the diagonal.
-// CHECK-LABEL: .entry fp8_elementwise_causal_mask_0(
+// CHECK-LABEL: .entry fp8_elementwise_4x64x64_{{[0-9a-f]+}}(
 // CHECK: and.b32 %r[[COL:[0-9]+]], %r{{[0-9]+}}, 63;
 // CHECK: bfe.u32 %r[[ROW:[0-9]+]], %r{{[0-9]+}}, 6, 6;
 // CHECK: setp.gt.u32 %p[[ABOVE:[0-9]+]], %r[[COL]], %r[[ROW]];

@@ -6,7 +6,7 @@
 // RUN: FileCheck %s --input-file=%t/fp8_kernels.ptx
 // RUN: FileCheck %s --check-prefix=PLAN --input-file=%t/random_bits.json
 
-// CHECK-LABEL: .entry fp8_elementwise_random_bits_0(
+// CHECK-LABEL: .entry fp8_elementwise_64x96_{{[0-9a-f]+}}(
 // CHECK-DAG: xor.b32 {{.*}}, 7;
 // CHECK-DAG: shr.u32 {{.*}}, 16;
 // CHECK-DAG: mul.lo.s32 {{.*}}, -2048144789;
@@ -16,7 +16,7 @@
 // only buffer.
 // PLAN: "grid": [
 // PLAN-NEXT: 24,
-// PLAN: "kernel": "fp8_elementwise_random_bits_0"
+// PLAN: "kernel": "fp8_elementwise_64x96_{{[0-9a-f]+}}"
 // PLAN-NEXT: "kind": "kernel",
 // PLAN-NEXT: "params": [
 // PLAN-NEXT: {

@@ -52,7 +52,7 @@
 // ENCODE-NOT: "kernel":
 // DECODE: "kernel": "fp8_group_state_3x300_{{[0-9a-f]+}}",
 // DECODE-NOT: "kernel":
-// DEQUANT: "kernel": "fp8_elementwise_dequantize_0",
+// DEQUANT: "kernel": "fp8_elementwise_64x96_{{[0-9a-f]+}}",
 // DEQUANT-NOT: "kernel":
 
 #map = affine_map<(d0, d1) -> (d0, d1)>
@@ -122,7 +122,7 @@ func.func @decode(%q: tensor<3x300xf8E4M3FN>, %a: tensor<3x3xf32>, %j: tensor<3x
 
 // fl32(float(q) * d) of E4M3 codes: the code's integer decoding (clz for
 // subnormals), one multiply.
-// CHECK-LABEL: .entry fp8_elementwise_dequantize_0(
+// CHECK-LABEL: .entry fp8_elementwise_64x96_{{[0-9a-f]+}}(
 // CHECK: clz.b32
 // CHECK: mul.rn.f32
 func.func @dequantize(%q: tensor<64x96xf8E4M3FN>, %s: tensor<1x1xf32>) -> tensor<64x96xf32> {

@@ -112,7 +112,7 @@
 // The decomposed softmax: a row maximum (NaN loses), exp(x - max) whose
 // polynomial rounds by cvt.rmi, a row sum, the division.
 // CHECK-LABEL: .entry fp8_reduce_rows_f32_f32_maxnum_warp_vl(
-// CHECK-LABEL: .entry fp8_elementwise_softmax_1(
+// CHECK-LABEL: .entry fp8_elementwise_4x64x64_{{[0-9a-f]+}}(
 // CHECK: cvt.rmi.f32.f32
 // CHECK-LABEL: .entry fp8_reduce_rows_f32_f32_add_warp_vl(
 
@@ -137,7 +137,7 @@ func.func @row_sum(%x: tensor<512x1024xbf16>, %init: tensor<512xf32>) -> tensor<
 }
 
 // One CTA per row after the fill.
-// CTA:      "kernel": "fp8_elementwise_row_max_long_0",
+// CTA:      "kernel": "fp8_elementwise_64_{{[0-9a-f]+}}",
 // CTA:      "block": [
 // CTA-NEXT:   256,
 // CTA:      "grid": [
@@ -199,7 +199,7 @@ func.func @bias_grad(%dy: tensor<8192x4096xbf16>, %init: tensor<4096xbf16>) -> t
 }
 
 // The fill, then one reduction.
-// SMALL:     "kernel": "fp8_elementwise_bias_grad_small_0",
+// SMALL:     "kernel": "fp8_elementwise_128_{{[0-9a-f]+}}",
 // SMALL:     "grid": [
 // SMALL-NEXT:  1,
 // SMALL-NEXT:  1,
@@ -285,12 +285,12 @@ func.func @combiners(%x: tensor<16x4096xf32>, %y: tensor<512x64xf32>, %z: tensor
   return %p, %m, %n, %q : tensor<16xf32>, tensor<512xf32>, tensor<8xbf16>, tensor<512xf32>
 }
 
-// SOFTMAX:     "kernel": "fp8_elementwise_softmax_0",
+// SOFTMAX:     "kernel": "fp8_elementwise_4x64_{{[0-9a-f]+}}",
 // SOFTMAX:     "kernel": "fp8_reduce_rows_f32_f32_maxnum_warp_vl",
-// SOFTMAX:     "kernel": "fp8_elementwise_softmax_1",
-// SOFTMAX:     "kernel": "fp8_elementwise_softmax_2",
+// SOFTMAX:     "kernel": "fp8_elementwise_4x64x64_{{[0-9a-f]+}}",
+// SOFTMAX:     "kernel": "fp8_elementwise_4x64_{{[0-9a-f]+}}",
 // SOFTMAX:     "kernel": "fp8_reduce_rows_f32_f32_add_warp_vl",
-// SOFTMAX:     "kernel": "fp8_elementwise_softmax_3",
+// SOFTMAX:     "kernel": "fp8_elementwise_4x64x64_{{[0-9a-f]+}}",
 func.func @softmax(%x: tensor<4x64x64xf32>) -> tensor<4x64x64xf32> {
   %e = tensor.empty() : tensor<4x64x64xf32>
   %r = linalg.softmax dimension(2) ins(%x : tensor<4x64x64xf32>) outs(%e : tensor<4x64x64xf32>) -> tensor<4x64x64xf32>
