@@ -172,11 +172,11 @@ private:
   void emitLoads();
   void emitMmas();
   void emitEpilogue(Value warp);
-  /// FP8 results: codes of fl32(v * out_scale), 16 bytes at a time.
-  /// Stores `values` of row `row` from column `col0` on; FP8 codes encode
-  /// them by `factor` (by out_scale when null).
+  /// FP8 results: codes of fl32(v * factor), 16 bytes at a time.
   void emitCodeStores(ArrayRef<Value> values, Value row, Value col0,
                       Value factor);
+  /// Stores `values` of row `row` from column `col0` on; FP8 codes encode
+  /// them by `factor` (by out_scale when null).
   void emitStores(ArrayRef<Value> values, Value row, Value col0,
                   Value factor = {});
 };
