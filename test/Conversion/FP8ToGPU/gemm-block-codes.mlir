@@ -11,6 +11,8 @@
 // RUN: fp8-opt %s --fp8-gpu-graph-pipeline=chip=sm_100a --convert-fp8-to-gpu="chip=sm_100a entry-points=mxfp8,tensor_blocks" | FileCheck %s --check-prefix=SM100
 // RUN: rm -rf %t && fp8-opt %s --fp8-gpu-pipeline="chip=sm_90a artifacts=%t ptxas=none" -o /dev/null
 // RUN: FileCheck %s --check-prefix=PTX --input-file=%t/fp8_kernels.ptx
+// RUN: rm -rf %t.100 && fp8-opt %s --fp8-gpu-pipeline="chip=sm_100a artifacts=%t.100 ptxas=none entry-points=mxfp8,tensor_blocks" -o /dev/null
+// RUN: FileCheck %s --check-prefix=PTX100 --input-file=%t.100/fp8_kernels.ptx
 
 // GRAPH-LABEL: func.func @deepseek
 // GRAPH: fp8.scaled_matmul {{.*}} quantize by <1x128> rule <pow2> transpose_rhs epilogue_ins
@@ -43,6 +45,18 @@
 // SM100-SAME: launches = [{{{[^}]*}}kernel = "fp8_gemm_sm100a_e4m3e4m3_e5m2_tensor_epif32_{{[0-9a-f]+}}_q128_ratio_128x128_s7", kind = "kernel", params = [{{.*}}{buffer = 2 : i64, kind = "buffer"}, {buffer = 4 : i64, kind = "buffer"}, {kind = "i32", value = 200 : i64}
 // SM100-SAME: }]}
 // SM100-NOT: fp8_quantize
+
+// sm_100a: the kernels may use the registers one CTA per SM has (ptxas
+// would give a 192-thread kernel 64 and spill). Each row's block of 32 is
+// one tcgen05.ld; a block of 128 is four, read before its scale is stored.
+// PTX100-LABEL: .entry fp8_gemm_sm100a_e4m3e4m3_e4m3_block32e8m0_epibf16_{{[0-9a-f]+}}_q32_e8m0_rceil_128x128_s6(
+// PTX100: .maxnreg 255
+// PTX100-LABEL: .entry fp8_gemm_sm100a_e4m3e4m3_e5m2_tensor_epif32_{{[0-9a-f]+}}_q128_ratio_128x128_s7(
+// PTX100: .maxnreg 255
+// PTX100-COUNT-4: tcgen05.ld.sync.aligned.32x32b.x32.b32
+// PTX100-NOT: tcgen05.ld
+// PTX100: rcp.rn.f32 [[D:%r[0-9]+]],
+// PTX100-NEXT: st.global.b32 [%rd{{[0-9]+}}], [[D]];
 
 // sm_90a, 1x128 pow2 blocks: one block per row of the 128-column tile; the
 // quad reduces each of a thread's two rows' amaxes (xor 2, then 1), and its
