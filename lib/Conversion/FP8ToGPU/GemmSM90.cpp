@@ -379,6 +379,11 @@ void GemmEmitter::emitEpilogue(Value acc, Value rowBase, Value colBase,
     Value row, col, inBounds;
     SmallVector<Value> values;
   };
+  // Whether element j of a pair lies inside the matrix.
+  auto elementInBounds = [&](Value row, Value col, int64_t j) -> Value {
+    return arith::AndIOp::create(kb.b, kb.loc, kb.ult(row, m),
+                                 kb.ult(kb.add(col, kb.i32(j)), n));
+  };
   // The pair of results at accumulator element `i`, its amax folded in.
   auto computePair = [&](int64_t i) {
     Pair pair;
@@ -410,9 +415,8 @@ void GemmEmitter::emitEpilogue(Value acc, Value rowBase, Value colBase,
         Value c = kb.add(col, kb.i32(j));
         v[j] = applyEpilogue(v[j], kb.minU(row, maxRow), kb.minU(c, maxCol));
         if (config.outAmax)
-          amax = foldAmax(amax, kb.extToF32(v[j]),
-                          arith::AndIOp::create(kb.b, kb.loc, kb.ult(row, m),
-                                                kb.ult(c, n)));
+          amax =
+              foldAmax(amax, kb.extToF32(v[j]), elementInBounds(row, col, j));
       }
     } else if (config.outAmax) {
       for (Value x : v)
@@ -449,13 +453,11 @@ void GemmEmitter::emitEpilogue(Value acc, Value rowBase, Value colBase,
   if (!config.resultBlock) {
     for (int64_t i = 0; i < accCount(); i += 2)
       storePair(computePair(i), outFactor);
-  }
-
-  // Results quantized by blocks: the encode multiplier of each pair's block.
-  // A row's part of a block lies in the four lanes of a quad: each thread
-  // folds its values of each (row, block), the quad reduces them, and its
-  // first lane stores the block's decode scale.
-  if (config.resultBlock) {
+  } else {
+    // Results quantized by blocks: the encode multiplier of each pair's
+    // block. A row's part of a block lies in the four lanes of a quad: each
+    // thread folds its values of each (row, block), the quad reduces them,
+    // and its first lane stores the block's decode scale.
     SmallVector<Pair> pairs;
     for (int64_t i = 0; i < accCount(); i += 2)
       pairs.push_back(computePair(i));
@@ -467,11 +469,9 @@ void GemmEmitter::emitEpilogue(Value acc, Value rowBase, Value colBase,
     SmallVector<Value> blockAmaxes(2 * blocks, kb.f32(0.0f));
     for (auto [p, pair] : llvm::enumerate(pairs)) {
       for (int64_t j = 0; j < 2; ++j) {
-        Value in =
-            arith::AndIOp::create(kb.b, kb.loc, kb.ult(pair.row, m),
-                                  kb.ult(kb.add(pair.col, kb.i32(j)), n));
         Value &amax = blockAmaxes[slot(p)];
-        amax = foldAmax(amax, kb.extToF32(pair.values[j]), in);
+        amax = foldAmax(amax, kb.extToF32(pair.values[j]),
+                        elementInBounds(pair.row, pair.col, j));
       }
     }
     Value first = kb.eq(kb.urem(lane, kb.i32(4)), kb.i32(0));

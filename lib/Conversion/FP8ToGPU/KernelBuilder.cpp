@@ -7,6 +7,7 @@
 #include "KernelBuilder.h"
 
 #include "fp8/Dialect/FP8/Transforms/Passes.h"
+#include "fp8/Dialect/FP8/Utils/ScaleRules.h"
 #include "fp8/Dialect/FP8/Utils/SoftFloat.h"
 
 #include "mlir/Dialect/Math/IR/Math.h"
@@ -155,6 +156,16 @@ void mlir::fp8::expandForNVVM(LLVM::LLVMFuncOp kernel) {
     op->getResult(0).replaceAllUsesWith(replacement);
     op->erase();
   }
+}
+
+void mlir::fp8::storeDecodeScale(KernelBuilder &kb, Value scales, Value index,
+                                 Value scale) {
+  if (scale.getType().isF32()) {
+    kb.store(emitReciprocal(kb.b, kb.loc, scale),
+             kb.byteOffset(scales, kb.mul(index, kb.i64(4))), 4);
+    return;
+  }
+  kb.store(kb.bitcast(kb.i8(), scale), kb.byteOffset(scales, index), 1);
 }
 
 std::string mlir::fp8::getBodyDigest(Block &body) {

@@ -424,6 +424,12 @@ FailureOr<LLVM::LLVMFuncOp> finishClonedBodyKernel(OpBuilder &builder,
 /// ones do not.
 std::string getBodyDigest(Block &body);
 
+/// Stores element `index` (i64) of a decode-scale array from `scale`, what
+/// a scale rule gave (ScaleRules.h emitScaleRule): fl32(1 / s) as an f32 for
+/// f32 rules, the E8M0 or E4M3 code as a byte otherwise.
+void storeDecodeScale(KernelBuilder &kb, Value scales, Value index,
+                      Value scale);
+
 /// (tile row, tile column) of persistent tile index `t` in an output of
 /// `tilesM` x `tilesN` tiles, ordered in groups of `groupRows` tile rows so
 /// that tiles computed at the same time share operands in L2.

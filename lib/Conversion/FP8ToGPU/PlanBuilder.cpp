@@ -33,10 +33,10 @@ LLVM::LLVMFuncOp PlanBuilder::internKernel(LLVM::LLVMFuncOp kernel,
   kernel->print(os, OpPrintingFlags().printGenericOpForm().useLocalScope());
   std::string name =
       llvm::formatv("{0}_{1:x-16}", prefix, llvm::xxh3_64bits(text)).str();
-  if (auto existing = SymbolTable::lookupNearestSymbolFrom<LLVM::LLVMFuncOp>(
+  if (auto existing = SymbolTable::lookupSymbolIn(
           kernels, StringAttr::get(getContext(), name))) {
     kernel.erase();
-    return existing;
+    return cast<LLVM::LLVMFuncOp>(existing);
   }
   kernel.setSymName(name);
   return kernel;

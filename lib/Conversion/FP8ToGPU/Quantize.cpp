@@ -369,14 +369,7 @@ void QuantizeEmitter::emitScales() {
       Value index = copy().transposed
                         ? kb.add(kb.mul(blockC, blocksPerCol), blockR)
                         : kb.add(kb.mul(blockR, blocksPerRow), blockC);
-      if (copy().e8m0Scales || copy().twoLevel) {
-        Value code = kb.bitcast(kb.i8(), scale);
-        kb.store(code, kb.byteOffset(scales, kb.zext64(index)), 1);
-      } else {
-        Value decode = emitReciprocal(kb.b, kb.loc, scale);
-        kb.store(decode,
-                 kb.byteOffset(scales, kb.mul(kb.zext64(index), kb.i64(4))), 4);
-      }
+      storeDecodeScale(kb, scales, kb.zext64(index), scale);
     });
   });
   if (copy().twoLevel && !copy().givenScales) {

@@ -346,13 +346,7 @@ Value GemmEmitterBase<Config>::emitResultBlockScale(Value amax, Value row,
     Value index =
         kb.add(kb.mul(kb.zext64(row), kb.zext64(kb.ceilDiv(n, width))),
                kb.zext64(kb.udiv(blockCol, width)));
-    if (scale.getType().isF32()) {
-      kb.store(emitReciprocal(kb.b, kb.loc, scale),
-               kb.byteOffset(resultScale, kb.mul(index, kb.i64(4))), 4);
-    } else {
-      kb.store(kb.bitcast(kb.i8(), scale), kb.byteOffset(resultScale, index),
-               1);
-    }
+    storeDecodeScale(kb, resultScale, index, scale);
   });
   return multiplier;
 }

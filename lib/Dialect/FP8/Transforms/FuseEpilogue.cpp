@@ -48,12 +48,38 @@ bool isBroadcastMap(AffineMap map) {
   return map.getNumSymbols() == 0;
 }
 
+/// Whether `gemm` encodes its result (by out_scale or by blocks).
+bool returnsCodes(ScaledMatmulOp gemm) {
+  return gemm.getOutScale() || gemm.getOutGranularity();
+}
+
+/// Whether `gemm` returns more than its product: an amax or FP8 codes.
+bool returnsMoreThanProduct(ScaledMatmulOp gemm) {
+  return gemm.getAmax() || returnsCodes(gemm);
+}
+
+/// Why the GEMM kernels cannot write `codes` as their result; empty when
+/// they can.
+std::string whyNoGemmCodes(RankedTensorType codes) {
+  if (!isa<Float8E4M3FNType, Float8E5M2Type>(codes.getElementType()))
+    return "the GEMM writes e4m3 and e5m2 codes only";
+  // As LegalizeLayout requires of every GEMM result.
+  int64_t n = codes.getDimSize(1);
+  if (ShapedType::isDynamic(n) || n % 16 != 0)
+    return "rows of FP8 codes must be multiples of 16 bytes";
+  return "";
+}
+
+/// The widths of the row blocks whose codes the GEMM kernels write: their
+/// tiles hold whole blocks of these.
+bool isGemmBlockWidth(int64_t width) { return width == 32 || width == 128; }
+
 /// Why `consumer`, the user of `gemm`'s product, cannot become its epilogue;
 /// empty when it can.
 std::string whyNotFusable(ScaledMatmulOp gemm, Operation *consumer) {
   if (gemm.getAmax())
     return "the GEMM also returns the amax of its product";
-  if (gemm.getOutScale() || gemm.getOutGranularity())
+  if (returnsCodes(gemm))
     return "the GEMM returns FP8 codes";
   if (gemm.getResult().getType().getRank() != 2)
     return "batched GEMMs keep their elementwise consumers as kernels";
@@ -115,7 +141,7 @@ std::string whyNoProducerAmax(DynamicQuantizeOp quantize, ScaledMatmulOp gemm) {
     return "it also writes a column-wise copy";
   if (quantize.getNanPolicy() != NanPolicy::Ignore)
     return "it propagates NaN, which the GEMM's amax ignores";
-  if (gemm.getAmax() || gemm.getOutScale() || gemm.getOutGranularity())
+  if (returnsMoreThanProduct(gemm))
     return "the GEMM already returns an amax or FP8 codes";
   if (gemm.getResult().getType().getRank() != 2)
     return "batched GEMMs have no epilogue";
@@ -129,7 +155,7 @@ std::string whyNoEpilogueCodes(QuantizeOp quantize, ScaledMatmulOp gemm,
                                SmallVectorImpl<AmaxOp> &amaxes) {
   if (!quantize.getGranularity().isTensor())
     return "the GEMM encodes by one scale per tensor only";
-  if (gemm.getAmax() || gemm.getOutScale() || gemm.getOutGranularity())
+  if (returnsMoreThanProduct(gemm))
     return "the GEMM already returns an amax or FP8 codes";
   if (gemm.getResult().getType().getRank() != 2)
     return "batched GEMMs have no epilogue";
@@ -137,15 +163,11 @@ std::string whyNoEpilogueCodes(QuantizeOp quantize, ScaledMatmulOp gemm,
       quantize.getRounding() != Rounding::RNE ||
       quantize.getOverflow() != Overflow::Saturate)
     return "the GEMM encodes with round-to-nearest-even and saturation only";
-  Type code = quantize.getOutput().getType().getElementType();
-  if (!isa<Float8E4M3FNType, Float8E5M2Type>(code))
-    return "the GEMM writes e4m3 and e5m2 codes only";
   if (!quantize.getScale().getType().getElementType().isF32())
     return "the scale is not f32";
-  // As LegalizeLayout requires of every GEMM result.
-  int64_t n = quantize.getOutput().getType().getDimSize(1);
-  if (ShapedType::isDynamic(n) || n % 16 != 0)
-    return "rows of FP8 codes must be multiples of 16 bytes";
+  if (std::string reason = whyNoGemmCodes(quantize.getOutput().getType());
+      !reason.empty())
+    return reason;
   for (Operation *user : gemm.getResult().getUsers()) {
     if (user == quantize)
       continue;
@@ -174,7 +196,7 @@ int64_t getRowBlockWidth(DynamicQuantizeOp quantize) {
     return 0;
   // A block covering the row is the row: its amax can come from the GEMM
   // (fuseAmax) unless its width is one whose codes the GEMM writes.
-  if (block[1] >= shape[1] && block[1] != 32 && block[1] != 128)
+  if (block[1] >= shape[1] && !isGemmBlockWidth(block[1]))
     return 0;
   return block[1];
 }
@@ -184,8 +206,7 @@ int64_t getRowBlockWidth(DynamicQuantizeOp quantize) {
 /// GEMM's epilogue; empty when they can.
 std::string whyNoBlockCodes(DynamicQuantizeOp quantize, ScaledMatmulOp gemm,
                             int64_t width) {
-  // The tiles of both GEMM kernels hold whole blocks of these widths.
-  if (width != 32 && width != 128)
+  if (!isGemmBlockWidth(width))
     return llvm::formatv("blocks of {0} elements: the GEMM tiles hold whole "
                          "blocks of 32 or 128",
                          width)
@@ -200,10 +221,7 @@ std::string whyNoBlockCodes(DynamicQuantizeOp quantize, ScaledMatmulOp gemm,
     return "the GEMM encodes with saturation only";
   if (quantize.getScaleLayoutAttr())
     return "its scales are stored in the tcgen05 scale-factor layout";
-  Type code = quantize.getData().getType().getElementType();
-  if (!isa<Float8E4M3FNType, Float8E5M2Type>(code))
-    return "the GEMM writes e4m3 and e5m2 codes only";
-  if (gemm.getAmax() || gemm.getOutScale() || gemm.getOutGranularity())
+  if (returnsMoreThanProduct(gemm))
     return "the GEMM already returns an amax or FP8 codes";
   if (gemm.getResult().getType().getRank() != 2)
     return "batched GEMMs have no epilogue";
@@ -214,10 +232,7 @@ std::string whyNoBlockCodes(DynamicQuantizeOp quantize, ScaledMatmulOp gemm,
       gemm.getLhsGranularity().getBlock()[1] == 32)
     return "the GEMM scales K by blocks of 32, whose tiles of 64 columns "
            "hold no block of 128";
-  int64_t n = quantize.getData().getType().getDimSize(1);
-  if (n % 16 != 0)
-    return "rows of FP8 codes must be multiples of 16 bytes";
-  return "";
+  return whyNoGemmCodes(quantize.getData().getType());
 }
 
 struct FP8FuseEpiloguePass
@@ -239,8 +254,8 @@ struct FP8FuseEpiloguePass
                       int64_t width);
 };
 
-/// How a recreated GEMM encodes its result: by `outScale`, or by blocks
-/// (`quantize` of the result, returning scales of `scaleType`).
+/// How a recreated GEMM encodes its result: by `outScale`, or by blocks as
+/// `quantize` (a quantization of its result) does.
 struct ResultEncoding {
   Value outScale;
   DynamicQuantizeOp quantize;

@@ -171,7 +171,7 @@ func.func @quantize_scale_type(%a: tensor<16x64xf8E4M3FN>, %b: tensor<64x64xf8E4
 // -----
 
 func.func @quantize_scale_shape(%a: tensor<16x64xf8E4M3FN>, %b: tensor<64x64xf8E4M3FN>, %s: tensor<1x1xf32>) {
-  // expected-error@+1 {{scale}}
+  // expected-error@+1 {{scale shape [16, 4] of the result does not match granularity #fp8.granularity<1x32> on data of shape [16, 64]: expected [16, 2] (ceil(shape / block))}}
   %q, %qs = fp8.scaled_matmul %a, %b scales(%s, %s) by(<tensor>, <tensor>) quantize by <1x32> rule <pow2> transpose_rhs : tensor<16x64xf8E4M3FN>, tensor<64x64xf8E4M3FN>, tensor<1x1xf32>, tensor<1x1xf32> -> tensor<16x64xf8E4M3FN>, scale tensor<16x4xf32> epilogue {
   ^bb0(%c: bf16):
     fp8.yield %c : bf16
