@@ -58,6 +58,7 @@ void fp8::buildFP8GPUPipeline(OpPassManager &pm,
   fp8::ConvertFP8ToGPUOptions lower;
   lower.chip = options.chip;
   lower.numSMs = options.numSMs;
+  lower.reuseTemporaries = options.reuseTemporaries;
   lower.entryPoints.assign(options.entryPoints.begin(),
                            options.entryPoints.end());
   pm.addPass(fp8::createConvertFP8ToGPU(lower));

@@ -7,7 +7,9 @@
 #include "fp8rt/Manifest.h"
 #include "fp8rt/Json.h"
 
+#include <algorithm>
 #include <cerrno>
+#include <cstdint>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -250,7 +252,9 @@ private:
   bool readBuffer(const Value &value, const std::string &where, Buffer &buffer);
   bool checkIndices(const Value &root, BufferKind kind,
                     std::vector<int64_t> &ids);
+  bool readWorkspace(const Value &root);
   bool readLaunches(const Value &root);
+  bool checkWorkspace(const Value &root);
   bool readKernelLaunch(const Value &value, const std::string &where,
                         Launch &launch);
   bool readParam(const Value &value, const std::string &where, Param &param);
@@ -308,7 +312,8 @@ bool Reader::read(const Value &root) {
                          ? manifest.chip
                          : std::string("<unprintable>")) +
                     "\"; manifests are compiled for " + listNames(kChips));
-  return readModules(root) && readBuffers(root) && readLaunches(root);
+  return readModules(root) && readWorkspace(root) && readBuffers(root) &&
+         readLaunches(root) && checkWorkspace(root);
 }
 
 bool Reader::readModules(const Value &root) {
@@ -462,6 +467,30 @@ bool Reader::readBuffer(const Value &value, const std::string &where,
                 std::string("a ") + getBufferKindName(buffer.kind) +
                     " buffer has no file (only constants and state do)");
   }
+
+  if (const Value *offset = value.find("offset")) {
+    if (buffer.kind != BufferKind::Temp)
+      return fail(*offset, where + ".offset",
+                  std::string(getBufferKindName(buffer.kind)) +
+                      " buffers have no offset (only temps do, in the "
+                      "workspace)");
+    if (!getInteger(*offset, where + ".offset", 0,
+                    std::numeric_limits<int64_t>::max(), buffer.offset))
+      return false;
+    if (buffer.offset % kWorkspaceAlignment != 0)
+      return fail(*offset, where + ".offset",
+                  "offset " + std::to_string(buffer.offset) +
+                      " is not a multiple of " +
+                      std::to_string(kWorkspaceAlignment));
+    if (buffer.bytes > manifest.workspaceBytes ||
+        uint64_t(buffer.offset) > manifest.workspaceBytes - buffer.bytes)
+      return fail(*offset, where + ".offset",
+                  std::to_string(buffer.bytes) + " bytes at offset " +
+                      std::to_string(buffer.offset) +
+                      " do not fit the workspace of " +
+                      std::to_string(manifest.workspaceBytes) +
+                      " bytes (\"workspace_bytes\")");
+  }
   return true;
 }
 
@@ -578,6 +607,70 @@ bool Reader::getBufferId(const Value &object, const std::string &where,
                     ")");
   }
   id = value->getInteger();
+  return true;
+}
+
+/// The optional "workspace_bytes", read before the buffers that lie in it.
+bool Reader::readWorkspace(const Value &root) {
+  const Value *member = root.find("workspace_bytes");
+  int64_t bytes = 0;
+  if (member && !getInteger(*member, "workspace_bytes", 0,
+                            std::numeric_limits<int64_t>::max(), bytes))
+    return false;
+  manifest.workspaceBytes = uint64_t(bytes);
+  return true;
+}
+
+/// Temporaries in the workspace must not share bytes while both are live:
+/// from the first launch that names one to the last.
+bool Reader::checkWorkspace(const Value &root) {
+  size_t count = manifest.buffers.size();
+  std::vector<size_t> first(count, SIZE_MAX), last(count, 0);
+  auto use = [&](int64_t id, size_t launch) {
+    first[id] = std::min(first[id], launch);
+    last[id] = launch;
+  };
+  for (size_t i = 0; i < manifest.launches.size(); ++i) {
+    const Launch &launch = manifest.launches[i];
+    if (launch.kind == LaunchKind::Fill)
+      use(launch.buffer, i);
+    if (launch.kind == LaunchKind::Copy) {
+      use(launch.from, i);
+      use(launch.to, i);
+    }
+    for (const Param &param : launch.params) {
+      if (param.kind == ParamKind::Buffer)
+        use(param.buffer, i);
+      if (param.kind == ParamKind::TensorMap)
+        use(param.map.buffer, i);
+    }
+  }
+  std::vector<const Buffer *> placed;
+  for (const Buffer &buffer : manifest.buffers)
+    if (buffer.offset >= 0 && first[buffer.id] != SIZE_MAX)
+      placed.push_back(&buffer);
+  std::sort(placed.begin(), placed.end(), [](const Buffer *a, const Buffer *b) {
+    return a->offset < b->offset;
+  });
+  for (size_t i = 0; i < placed.size(); ++i) {
+    const Buffer &a = *placed[i];
+    uint64_t end = uint64_t(a.offset) + a.bytes;
+    for (size_t j = i + 1;
+         j < placed.size() && uint64_t(placed[j]->offset) < end; ++j) {
+      const Buffer &b = *placed[j];
+      if (!b.bytes || !a.bytes || last[a.id] < first[b.id] ||
+          last[b.id] < first[a.id])
+        continue;
+      size_t launch = std::max(first[a.id], first[b.id]);
+      return fail(
+          root.find("launches")->getElements()[launch],
+          manifest.launches[launch].where,
+          "temps " + std::to_string(a.id) + " and " + std::to_string(b.id) +
+              " share workspace bytes from offset " + std::to_string(b.offset) +
+              " and are both live here (a temp is live from the "
+              "first launch naming it to the last)");
+    }
+  }
   return true;
 }
 
@@ -1003,6 +1096,7 @@ std::string describeManifest(const Manifest &manifest) {
   os << "ptx: " << manifest.ptxFile << "\n";
   os << "cubin: " << (manifest.cubinFile.empty() ? "none" : manifest.cubinFile)
      << "\n";
+  os << "workspace: " << manifest.workspaceBytes << " bytes\n";
   auto describeBuffer = [&](const Buffer &b) {
     os << "buffer " << b.id << " " << b.dtype << " " << formatShape(b.shape)
        << " " << b.bytes << " bytes";
@@ -1014,6 +1108,8 @@ std::string describeManifest(const Manifest &manifest) {
       os << " (rows of " << b.pitch << ")";
     if (!b.name.empty())
       os << " @" << b.name;
+    if (b.offset >= 0)
+      os << " at workspace offset " << b.offset;
   };
   os << "inputs: " << manifest.inputs.size() << "\n";
   for (size_t i = 0; i < manifest.inputs.size(); ++i) {

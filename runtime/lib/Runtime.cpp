@@ -257,9 +257,12 @@ struct Program::Impl {
   std::string deviceName;
   CUmodule module = nullptr;
   const char *moduleKind = "none";
-  /// Device memory owned by the program (temporaries and constants), by
-  /// buffer id; 0 for inputs and outputs.
+  /// The address of device memory owned by the program (temporaries,
+  /// constants and state), by buffer id; 0 for inputs and outputs.
   std::vector<CUdeviceptr> owned;
+  /// What the program allocated (the workspace, constants, state, and
+  /// temporaries outside the workspace), freed with it.
+  std::vector<CUdeviceptr> allocations;
   /// One per launch (empty for fills).
   std::vector<KernelLaunch> kernels;
   /// Scratch: the address of every buffer in the current run.
@@ -284,9 +287,8 @@ struct Program::Impl {
         cuStreamDestroy(captureStream);
       if (module)
         cuModuleUnload(module);
-      for (CUdeviceptr pointer : owned)
-        if (pointer)
-          cuMemFree(pointer);
+      for (CUdeviceptr pointer : allocations)
+        cuMemFree(pointer);
     }
     if (retainedPrimary)
       cuDevicePrimaryCtxRelease(device);
@@ -597,23 +599,42 @@ bool Program::Impl::allocateBuffers(const Manifest &manifest,
                                     std::string &error) {
   owned.assign(manifest.buffers.size(), 0);
   addresses.assign(manifest.buffers.size(), 0);
+  // Temporaries start zeroed, so that padding no launch writes (rows padded
+  // for TMA) reads as zeros; constants and state are uploaded.
+  auto allocate = [&](size_t bytes, CUdeviceptr &pointer,
+                      const std::string &what, bool zero) {
+    if (CUresult r = cuMemAlloc(&pointer, bytes ? bytes : 1))
+      return failCuda(error, "cuMemAlloc", r,
+                      std::to_string(bytes) + " bytes for " + what);
+    allocations.push_back(pointer);
+    if (zero)
+      if (CUresult r = cuMemsetD8(pointer, 0, bytes ? bytes : 1))
+        return failCuda(error, "cuMemsetD8", r, what);
+    return true;
+  };
+  // Temporaries with an offset share the workspace (the manifest reader
+  // checked that no two are live at once where their bytes meet).
+  CUdeviceptr workspace = 0;
+  if (manifest.workspaceBytes &&
+      !allocate(manifest.workspaceBytes, workspace, "the workspace",
+                /*zero=*/true))
+    return false;
   for (const Buffer &buffer : manifest.buffers) {
     if (buffer.kind != BufferKind::Temp &&
         buffer.kind != BufferKind::Constant && buffer.kind != BufferKind::State)
       continue;
-    size_t bytes = buffer.bytes ? buffer.bytes : 1;
     CUdeviceptr &pointer = owned[buffer.id];
-    if (CUresult r = cuMemAlloc(&pointer, bytes))
-      return failCuda(error, "cuMemAlloc", r,
-                      std::to_string(bytes) + " bytes for " +
-                          getBufferKindName(buffer.kind) + " " +
-                          describeBuffer(buffer));
-    if (buffer.kind == BufferKind::Temp) {
-      if (CUresult r = cuMemsetD8(pointer, 0, bytes))
-        return failCuda(error, "cuMemsetD8", r,
-                        "temp " + describeBuffer(buffer));
+    if (buffer.kind == BufferKind::Temp && buffer.offset >= 0) {
+      pointer = workspace + CUdeviceptr(buffer.offset);
       continue;
     }
+    std::string what = std::string(getBufferKindName(buffer.kind)) + " " +
+                       describeBuffer(buffer);
+    if (!allocate(buffer.bytes, pointer, what,
+                  /*zero=*/buffer.kind == BufferKind::Temp))
+      return false;
+    if (buffer.kind == BufferKind::Temp)
+      continue;
     std::string contents;
     if (!readFile(joinPath(manifest.directory, buffer.file), contents, error))
       return false;
@@ -624,9 +645,7 @@ bool Program::Impl::allocateBuffers(const Manifest &manifest,
       return false;
     }
     if (CUresult r = cuMemcpyHtoD(pointer, contents.data(), buffer.bytes))
-      return failCuda(error, "cuMemcpyHtoD", r,
-                      std::string(getBufferKindName(buffer.kind)) + " " +
-                          describeBuffer(buffer));
+      return failCuda(error, "cuMemcpyHtoD", r, what);
   }
   return true;
 }

@@ -174,7 +174,7 @@ def dtype_bits(dtype):
     return int(m.group(1)) if m and int(m.group(1)) <= 64 else 0
 
 
-def check_buffer(b, count, seen):
+def check_buffer(b, count, seen, workspace):
     if not isinstance(b, dict):
         raise Invalid("a buffer is not an object")
     bid = member(b, "id", int)
@@ -231,6 +231,12 @@ def check_buffer(b, count, seen):
         name(b, "file")
     elif "file" in b:
         raise Invalid("file on a " + kind)
+    if "offset" in b:
+        if kind != "temp":
+            raise Invalid("offset on a " + kind)
+        offset = integer(b, "offset", 0, INT64_MAX)
+        if offset % 256 or offset + nbytes > workspace:
+            raise Invalid("offset outside the workspace or unaligned")
     return bid, dict(b, bits=bits, elements=elements)
 
 
@@ -362,10 +368,11 @@ def check_manifest(data, directory, modules):
     mods = member(m, "modules", dict)
     ptx = name(mods, "ptx")
     cubin = name(mods, "cubin", required=False)
+    workspace = integer(m, "workspace_bytes", 0, INT64_MAX, required=False) or 0
     raw = member(m, "buffers", list)
     buffers, seen = [None] * len(raw), set()
     for b in raw:
-        bid, info = check_buffer(b, len(raw), seen)
+        bid, info = check_buffer(b, len(raw), seen, workspace)
         buffers[bid] = info
     for kind in ("input", "output"):
         indices = sorted(b["index"] for b in buffers if b["kind"] == kind)
@@ -392,6 +399,29 @@ def check_manifest(data, directory, modules):
         if functions is not None and launch["kind"] == "kernel" and \
                 launch["kernel"] not in functions:
             raise Invalid("kernel not in the cubin")
+    check_workspace(buffers, launches)
+
+
+def check_workspace(buffers, launches):
+    """Temps in the workspace must not share a byte while both are live."""
+    live = {}
+    for i, launch in enumerate(launches):
+        if launch["kind"] == "fill":
+            used = [launch["buffer"]]
+        elif launch["kind"] == "copy":
+            used = [launch["from"], launch["to"]]
+        else:
+            used = [p["buffer"] for p in launch["params"]
+                    if p["kind"] in ("buffer", "tensor_map")]
+        for bid in used:
+            live[bid] = (live.get(bid, (i, i))[0], i)
+    placed = [b for b in buffers if "offset" in b and b["id"] in live and b["bytes"]]
+    for x in placed:
+        for y in placed:
+            if x["id"] < y["id"] and \
+                    x["offset"] < y["offset"] + y["bytes"] and y["offset"] < x["offset"] + x["bytes"] and \
+                    live[x["id"]][0] <= live[y["id"]][1] and live[y["id"]][0] <= live[x["id"]][1]:
+                raise Invalid("temps %d and %d share live bytes" % (x["id"], y["id"]))
 
 
 def cubin_functions(path):
@@ -670,7 +700,8 @@ def mutate_once(m, rng, kernels):
         return m, "function %r" % m["function"]
     if choice == 8 and buffers:
         b = rng.choice(buffers)
-        key = rng.choice(["dtype", "kind", "shape", "bytes", "index", "pitch", "file", "name"])
+        key = rng.choice(["dtype", "kind", "shape", "bytes", "index", "pitch", "file", "name",
+                          "offset"])
         if key in ("dtype", "kind", "file", "name"):
             b[key] = rng.choice(NAMES + list(DTYPE_BITS) + list(BUFFER_KINDS))
         elif key == "shape":
@@ -715,6 +746,9 @@ def mutate_once(m, rng, kernels):
         rng.shuffle(m["launches"])
         return m, "launches shuffled"
     if choice == 14:
+        if rng.random() < 0.5:
+            m["workspace_bytes"] = rng.choice(INTERESTING)
+            return m, "workspace_bytes %r" % (m["workspace_bytes"],)
         m["unknown_member"] = rng.choice(INTERESTING)
         return m, "unknown member added"
     if choice == 15 and kernel_launches:

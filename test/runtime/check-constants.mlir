@@ -9,6 +9,7 @@
 
 // CHECK:      ptx: fp8_kernels.ptx
 // CHECK-NEXT: cubin: none
+// CHECK-NEXT: workspace: 0 bytes
 // CHECK-NEXT: inputs: 3
 // CHECK:      outputs: 1
 // CHECK-NEXT:   output 0: buffer 5 f32 [128, 64] 32768 bytes

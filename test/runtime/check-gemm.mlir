@@ -12,6 +12,7 @@
 // CHECK-NEXT: chip: sm_90a
 // CHECK-NEXT: ptx: fp8_kernels.ptx
 // CHECK-NEXT: cubin: fp8_kernels.cubin
+// CHECK-NEXT: workspace: 0 bytes
 // CHECK-NEXT: inputs: 4
 // CHECK-NEXT:   input 0: buffer 0 f8e4m3 [256, 512] 131072 bytes
 // CHECK-NEXT:   input 1: buffer 1 f8e4m3 [384, 512] 196608 bytes

@@ -61,6 +61,13 @@ def ConvertFP8ToGPU : Pass<"convert-fp8-to-gpu", "::mlir::ModuleOp"> {
     maps the host builds), and buffer fills. `fp8-write-artifacts` writes it
     as JSON for the runtime (runtime/).
 
+    Temporaries live in one workspace, each at an offset aligned to 256
+    bytes. A temporary is live from the first launch that names it to the
+    last (launches run in order on one stream), and temporaries whose live
+    ranges are disjoint share bytes: largest first, each takes the lowest
+    offset that no temporary live during its range holds.
+    `reuse-temporaries=false` gives each temporary bytes of its own.
+
     Entry points:
 
     * `entry-points=f,g` names them. Each must be a `func.func` with a body
@@ -133,6 +140,11 @@ def ConvertFP8ToGPU : Pass<"convert-fp8-to-gpu", "::mlir::ModuleOp"> {
            "The target: sm_90a or sm_100a">,
     Option<"numSMs", "num-sms", "int64_t", /*default=*/"132",
            "Streaming multiprocessors of the device (persistent grids)">,
+    Option<"reuseTemporaries", "reuse-temporaries", "bool",
+           /*default=*/"true",
+           "Let temporaries that are never live at the same launch share "
+           "workspace bytes (off: each has bytes of its own, so that a "
+           "memory checker sees every temporary's bounds)">,
     ListOption<"entryPoints", "entry-points", "std::string",
                "The functions to compile, with the functions they call "
                "(default: every public function with statically shaped "

@@ -64,6 +64,11 @@ struct GPUPipelineOptions : public PassPipelineOptions<GPUPipelineOptions> {
       llvm::cl::desc("Streaming multiprocessors of the device (persistent "
                      "grids)"),
       llvm::cl::init(132)};
+  PassOptions::Option<bool> reuseTemporaries{
+      *this, "reuse-temporaries",
+      llvm::cl::desc("Let temporaries never live at once share workspace "
+                     "bytes (see convert-fp8-to-gpu)"),
+      llvm::cl::init(true)};
   PassOptions::Option<bool> compileTimes{
       *this, "compile-times",
       llvm::cl::desc("Keep the compile times gpu-module-to-binary records in "

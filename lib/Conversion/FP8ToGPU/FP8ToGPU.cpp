@@ -156,8 +156,10 @@ void decomposeTensorDequantizes(func::FuncOp func) {
 }
 
 /// Plans `func`, an entry point with its calls inlined: its arguments are
-/// the input buffers, its results the output buffers.
-LogicalResult planFunction(PlanBuilder &plan) {
+/// the input buffers, its results the output buffers, and its temporaries
+/// share one workspace (`reuseTemporaries`: bytes of temporaries never live
+/// at once are shared).
+LogicalResult planFunction(PlanBuilder &plan, bool reuseTemporaries) {
   func::FuncOp func = plan.getFunction();
   for (auto [i, arg] : llvm::enumerate(func.getArguments())) {
     int64_t id = plan.addBuffer(PlanBuffer::Kind::Input,
@@ -192,6 +194,7 @@ LogicalResult planFunction(PlanBuilder &plan) {
             func.getResultAttrOfType<StringAttr>(i, kOptimizerStateAttrName))
       buffer.role = role.getValue().str();
   }
+  assignWorkspace(plan.getPlan(), reuseTemporaries);
   return success();
 }
 
@@ -230,7 +233,7 @@ struct ConvertFP8ToGPUPass
       plans.append(existing.getValue());
     for (func::FuncOp func : *functions) {
       PlanBuilder plan(func, kernels, chip, numSMs);
-      if (failed(planFunction(plan)))
+      if (failed(planFunction(plan, reuseTemporaries)))
         return signalPassFailure();
       plans.set(func.getName(), plan.getPlan().toAttr(&getContext()));
     }

@@ -105,9 +105,12 @@ public:
          {"kernel_module", b.getStringAttr(plan.kernelModule)},
          {"buffers",
           array(plan.buffers, [&](const PlanBuffer &x) { return buffer(x); })},
-         {"launches", array(plan.launches, [&](const Launch &x) {
-            return std::visit([&](auto &l) { return launch(l); }, x);
-          })}});
+         {"launches", array(plan.launches,
+                            [&](const Launch &x) {
+                              return std::visit(
+                                  [&](auto &l) { return launch(l); }, x);
+                            })},
+         {"workspace_bytes", i64(plan.workspaceBytes)}});
   }
 
 private:
@@ -138,6 +141,8 @@ private:
       entries.push_back({"index", i64(*buffer.index)});
     if (buffer.pitch)
       entries.push_back({"pitch", i64(*buffer.pitch)});
+    if (buffer.offset)
+      entries.push_back({"offset", i64(*buffer.offset)});
     if (buffer.layout != PlanBuffer::Layout::RowMajor)
       entries.push_back({"layout", str(stringifyBufferLayout(buffer.layout))});
     if (!buffer.name.empty())
@@ -216,6 +221,8 @@ public:
     }
     plan.chip = *parsed;
     plan.kernelModule = module.getValue().str();
+    plan.workspaceBytes =
+        getOptionalInt(attr, "plan", "workspace_bytes").value_or(0);
     for (auto [i, entry] : llvm::enumerate(buffers)) {
       std::string at = llvm::formatv("buffers[{0}]", i);
       auto dictionary = dyn_cast<DictionaryAttr>(entry);
@@ -326,6 +333,7 @@ private:
     buffer.bytes = getInt(dict, at, "bytes");
     buffer.index = getOptionalInt(dict, at, "index");
     buffer.pitch = getOptionalInt(dict, at, "pitch");
+    buffer.offset = getOptionalInt(dict, at, "offset");
     if (dict.get("layout"))
       buffer.layout = getEnum<Layout>(
           dict, at, "layout", {Layout::RowMajor, Layout::Tcgen05ScaleFactors},
@@ -448,6 +456,18 @@ LaunchPlan::verify(function_ref<InFlightDiagnostic()> emitError) const {
                                 valued ? "lacks" : "has"));
     if (buffer.bytes <= 0)
       return fail(llvm::formatv("buffer {0} has {1} bytes", i, buffer.bytes));
+    bool temp = buffer.kind == PlanBuffer::Kind::Temp;
+    if (temp != buffer.offset.has_value())
+      return fail(llvm::formatv("buffer {0} ({1}) {2} an offset", i,
+                                stringifyBufferKind(buffer.kind),
+                                temp ? "lacks" : "has"));
+    if (temp && (*buffer.offset < 0 || *buffer.offset % kWorkspaceAlignment ||
+                 *buffer.offset > workspaceBytes - buffer.bytes))
+      return fail(llvm::formatv("temp buffer {0} at offset {1} ({2} bytes) is "
+                                "not {3}-byte aligned within the workspace of "
+                                "{4} bytes",
+                                i, *buffer.offset, buffer.bytes,
+                                kWorkspaceAlignment, workspaceBytes));
   }
   auto checkBuffer = [&](int64_t id, size_t launch) {
     if (id >= 0 && id < size)
@@ -475,6 +495,22 @@ LaunchPlan::verify(function_ref<InFlightDiagnostic()> emitError) const {
     }
     if (failed(result))
       return failure();
+  }
+  // Temporaries live at one launch must not share a byte.
+  SmallVector<std::optional<LiveRange>> ranges = getLiveRanges(*this);
+  for (const PlanBuffer &a : buffers) {
+    if (a.kind != PlanBuffer::Kind::Temp || !ranges[a.id])
+      continue;
+    for (const PlanBuffer &b : ArrayRef(buffers).drop_front(a.id + 1)) {
+      if (b.kind != PlanBuffer::Kind::Temp || !ranges[b.id] ||
+          !ranges[a.id]->overlaps(*ranges[b.id]))
+        continue;
+      if (*a.offset < *b.offset + b.bytes && *b.offset < *a.offset + a.bytes)
+        return fail(llvm::formatv(
+            "temp buffers {0} and {1} share workspace bytes while both are "
+            "live at launch {2}",
+            a.id, b.id, std::max(ranges[a.id]->first, ranges[b.id]->first)));
+    }
   }
   return success();
 }
@@ -560,9 +596,12 @@ PlanMemory mlir::fp8::getPlanMemory(const LaunchPlan &plan) {
   for (Kind kind :
        {Kind::Input, Kind::Output, Kind::Temp, Kind::Constant, Kind::State})
     memory.bytesByKind[stringifyBufferKind(kind)] = 0;
+  memory.workspaceBytes = plan.workspaceBytes;
+  memory.peakBytes = plan.workspaceBytes;
   for (const PlanBuffer &buffer : plan.buffers) {
     memory.bytesByKind[stringifyBufferKind(buffer.kind)] += buffer.bytes;
-    memory.peakBytes += buffer.bytes;
+    if (buffer.kind != PlanBuffer::Kind::Temp)
+      memory.peakBytes += buffer.bytes;
     if (buffer.kind != PlanBuffer::Kind::Input || buffer.role.empty())
       continue;
     StringRef role = StringRef(buffer.role).split('.').first;
@@ -589,6 +628,8 @@ LogicalResult mlir::fp8::writeManifest(
       object["index"] = *buffer.index;
     if (buffer.pitch)
       object["pitch"] = *buffer.pitch;
+    if (buffer.offset)
+      object["offset"] = *buffer.offset;
     if (buffer.layout != PlanBuffer::Layout::RowMajor)
       object["layout"] = stringifyBufferLayout(buffer.layout);
     if (!buffer.name.empty())
@@ -612,6 +653,7 @@ LogicalResult mlir::fp8::writeManifest(
   for (const auto &entry : memory.bytesByKind)
     bytesByKind[entry.getKey()] = entry.getValue();
   llvm::json::Object memoryObject{{"peak_bytes", memory.peakBytes},
+                                  {"workspace_bytes", memory.workspaceBytes},
                                   {"bytes", std::move(bytesByKind)}};
   if (!memory.stateBytesByRole.empty()) {
     llvm::json::Object state;
@@ -629,6 +671,7 @@ LogicalResult mlir::fp8::writeManifest(
                               {"chip", getChipName(plan.chip)},
                               {"modules", std::move(modules)},
                               {"memory", std::move(memoryObject)},
+                              {"workspace_bytes", plan.workspaceBytes},
                               {"buffers", std::move(buffers)},
                               {"launches", std::move(launches)}};
   os << llvm::formatv("{0:2}", llvm::json::Value(std::move(manifest)));

@@ -54,6 +54,7 @@ public:
   int64_t getNumSMs() const { return numSMs; }
   MLIRContext *getContext() { return func.getContext(); }
   const LaunchPlan &getPlan() const { return plan; }
+  LaunchPlan &getPlan() { return plan; }
   /// A builder at the end of the kernel module, where kernels are built.
   OpBuilder getKernelBuilder() {
     return OpBuilder::atBlockEnd(kernels.getBody());

@@ -100,7 +100,13 @@ struct Buffer {
   /// Constants and state: the file holding the (initial) bytes, relative to
   /// the manifest.
   std::string file;
+  /// Temporaries: where the bytes start in the workspace (a multiple of
+  /// kWorkspaceAlignment); -1 for a temporary allocated on its own.
+  int64_t offset = -1;
 };
+
+/// Alignment of temporaries in the workspace: that of cuMemAlloc.
+inline constexpr int64_t kWorkspaceAlignment = 256;
 
 enum class ParamKind { Buffer, I32, F32, TensorMap };
 enum class Swizzle { None, B32, B64, B128 };
@@ -185,6 +191,10 @@ struct Manifest {
   std::vector<int64_t> inputs;
   std::vector<int64_t> outputs;
   std::vector<Launch> launches;
+  /// Device memory holding the temporaries that have an offset. Two may
+  /// share bytes only if their live ranges (from the first launch that
+  /// names one to the last) are disjoint; the reader checks this.
+  uint64_t workspaceBytes = 0;
 
   const Buffer &getInput(size_t i) const { return buffers[inputs[i]]; }
   const Buffer &getOutput(size_t i) const { return buffers[outputs[i]]; }

@@ -29,21 +29,21 @@
 // SM90-LABEL: deepseek = {buffers
 // SM90-SAME: {bytes = 2400 : i64, id = [[SCALES:[0-9]+]] : i64, index = 1 : i64, kind = "output", type = tensor<200x3xf32>}
 // SM90-SAME: launches = [{block = [384, 1, 1], {{[^}]*}}kernel = "fp8_gemm_sm90a_e4m3e4m3_e4m3_block128f32sq_epibf16_{{[0-9a-f]+}}_q128_pow2_128x128_s7", kind = "kernel", params = [{{.*}}{buffer = 3 : i64, kind = "buffer"}, {buffer = [[SCALES]] : i64, kind = "buffer"}, {kind = "i32", value = 200 : i64}, {kind = "i32", value = 384 : i64}, {kind = "i32", value = 512 : i64}, {buffer = 4 : i64, kind = "buffer"}]
-// SM90-SAME: }]}
+// SM90-SAME: }], workspace_bytes = {{[0-9]+}} : i64}
 // SM90-LABEL: mxfp8 = {buffers
 // SM90-SAME: launches = [{block = [384, 1, 1], {{[^}]*}}kernel = "fp8_gemm_sm90a_e4m3e4m3_e4m3_block32e8m0_epibf16_{{[0-9a-f]+}}_q32_e8m0_rceil_128x64_s8", kind = "kernel", params = [{{.*}}{buffer = 3 : i64, kind = "buffer"}, {buffer = 5 : i64, kind = "buffer"}, {kind = "i32", value = 200 : i64}
-// SM90-SAME: }]}
+// SM90-SAME: }], workspace_bytes = {{[0-9]+}} : i64}
 // SM90-LABEL: tensor_blocks = {buffers
 // SM90-SAME: kernel = "fp8_gemm_sm90a_e4m3e4m3_e5m2_tensor_p4_epif32_{{[0-9a-f]+}}_q128_ratio_128x128_s7"
-// SM90-SAME: }]}
+// SM90-SAME: }], workspace_bytes = {{[0-9]+}} : i64}
 // SM90-NOT: fp8_quantize
 
 // SM100-LABEL: mxfp8 = {buffers
 // SM100-SAME: kernel = "fp8_gemm_sm100a_e4m3e4m3_e4m3_block32e8m0_epibf16_{{[0-9a-f]+}}_q32_e8m0_rceil_128x128_s6"
-// SM100-SAME: }]}
+// SM100-SAME: }], workspace_bytes = {{[0-9]+}} : i64}
 // SM100-LABEL: tensor_blocks = {buffers
 // SM100-SAME: launches = [{{{[^}]*}}kernel = "fp8_gemm_sm100a_e4m3e4m3_e5m2_tensor_epif32_{{[0-9a-f]+}}_q128_ratio_128x128_s7", kind = "kernel", params = [{{.*}}{buffer = 2 : i64, kind = "buffer"}, {buffer = 4 : i64, kind = "buffer"}, {kind = "i32", value = 200 : i64}
-// SM100-SAME: }]}
+// SM100-SAME: }], workspace_bytes = {{[0-9]+}} : i64}
 // SM100-NOT: fp8_quantize
 
 // sm_100a: the kernels may use the registers one CTA per SM has (ptxas

@@ -20,23 +20,23 @@
 // One launch per function: the GEMM, its epilogue inputs as its last
 // parameters.
 // SM90-LABEL: bias_gelu = {buffers
-// SM90-SAME: launches = [{block = [384, 1, 1], {{[^}]*}}kernel = "fp8_gemm_sm90a_e4m3e4m3_bf16_tensor_p4_epibf16_{{[0-9a-f]+}}_128x128_s7", kind = "kernel", params = [{{.*}}{kind = "i32", value = 512 : i64}, {buffer = 4 : i64, kind = "buffer"}], persistent = true, shared_bytes = {{[0-9]+}} : i64}]}
+// SM90-SAME: launches = [{block = [384, 1, 1], {{[^}]*}}kernel = "fp8_gemm_sm90a_e4m3e4m3_bf16_tensor_p4_epibf16_{{[0-9a-f]+}}_128x128_s7", kind = "kernel", params = [{{.*}}{kind = "i32", value = 512 : i64}, {buffer = 4 : i64, kind = "buffer"}], persistent = true, shared_bytes = {{[0-9]+}} : i64}], workspace_bytes = {{[0-9]+}} : i64}
 // SM90-LABEL: relu_quantize = {buffers
 // SM90-SAME: launches = [{buffer = [[AMAX:[0-9]+]] : i64, byte = 0 : i64, kind = "fill"}, {{{[^}]*}}kernel = "fp8_gemm_sm90a_e4m3e4m3_bf16_tensor_p4_amax_epibf16_{{[0-9a-f]+}}_128x128_s7", kind = "kernel", params = [{{.*}}{buffer = [[AMAX]] : i64, kind = "buffer"}, {kind = "i32", value = 256 : i64}
 // SM90-SAME: kernel = "fp8_compute_scale_ratio_e4m3_inv"
 // SM90-SAME: kernel = "fp8_quantize_bf16_e4m3_b32x128_sat_given_vs_nanprop_vl"
 // SM90-NOT: fp8_amax
 // SM90-LABEL: residual_rowscale = {buffers
-// SM90-SAME: launches = [{block = [384, 1, 1], {{[^}]*}}kernel = "fp8_gemm_sm90a_e4m3e4m3_f32_rowcol_p4_epif32_{{[0-9a-f]+}}_128x128_s7", kind = "kernel", params = [{{.*}}{kind = "i32", value = 512 : i64}, {buffer = 4 : i64, kind = "buffer"}, {buffer = 5 : i64, kind = "buffer"}], persistent = true, shared_bytes = {{[0-9]+}} : i64}]}
+// SM90-SAME: launches = [{block = [384, 1, 1], {{[^}]*}}kernel = "fp8_gemm_sm90a_e4m3e4m3_f32_rowcol_p4_epif32_{{[0-9a-f]+}}_128x128_s7", kind = "kernel", params = [{{.*}}{kind = "i32", value = 512 : i64}, {buffer = 4 : i64, kind = "buffer"}, {buffer = 5 : i64, kind = "buffer"}], persistent = true, shared_bytes = {{[0-9]+}} : i64}], workspace_bytes = {{[0-9]+}} : i64}
 // SM90-LABEL: rowwise_quantize = {buffers
 // SM90-SAME: kind = "fill"
 // SM90-SAME: kernel = "fp8_gemm_sm90a_e4m3e4m3_bf16_tensor_p4_rowamax_epibf16_{{[0-9a-f]+}}_128x128_s7"
 // SM90-SAME: kernel = "fp8_compute_scale_ratio_e4m3_inv"
 // SM90-SAME: kernel = "fp8_quantize_bf16_e4m3_b1x128_sat_given_vs_nanprop_vl"
 // SM100-LABEL: bias_gelu = {buffers
-// SM100-SAME: launches = [{{{[^}]*}}kernel = "fp8_gemm_sm100a_e4m3e4m3_bf16_tensor_epibf16_{{[0-9a-f]+}}_128x128_s7", kind = "kernel", params = [{{.*}}{kind = "i32", value = 512 : i64}, {buffer = 4 : i64, kind = "buffer"}], persistent = true, shared_bytes = {{[0-9]+}} : i64}]}
+// SM100-SAME: launches = [{{{[^}]*}}kernel = "fp8_gemm_sm100a_e4m3e4m3_bf16_tensor_epibf16_{{[0-9a-f]+}}_128x128_s7", kind = "kernel", params = [{{.*}}{kind = "i32", value = 512 : i64}, {buffer = 4 : i64, kind = "buffer"}], persistent = true, shared_bytes = {{[0-9]+}} : i64}], workspace_bytes = {{[0-9]+}} : i64}
 // SM100-LABEL: residual_rowscale = {buffers
-// SM100-SAME: launches = [{{{[^}]*}}kernel = "fp8_gemm_sm100a_e4m3e4m3_f32_rowcol_epif32_{{[0-9a-f]+}}_128x128_s7", kind = "kernel", params = [{{.*}}{kind = "i32", value = 512 : i64}, {buffer = 4 : i64, kind = "buffer"}, {buffer = 5 : i64, kind = "buffer"}], persistent = true, shared_bytes = {{[0-9]+}} : i64}]}
+// SM100-SAME: launches = [{{{[^}]*}}kernel = "fp8_gemm_sm100a_e4m3e4m3_f32_rowcol_epif32_{{[0-9a-f]+}}_128x128_s7", kind = "kernel", params = [{{.*}}{kind = "i32", value = 512 : i64}, {buffer = 4 : i64, kind = "buffer"}, {buffer = 5 : i64, kind = "buffer"}], persistent = true, shared_bytes = {{[0-9]+}} : i64}], workspace_bytes = {{[0-9]+}} : i64}
 
 // The GELU's erf by polynomial (no libdevice), the bf16 bias read per
 // column, pairs of bf16 results stored as 32 bits; the residual and row

@@ -79,7 +79,7 @@ func.func @codes(%q: tensor<64x128xf8E4M3FN>) -> tensor<128x64xf8E4M3FN> {
 // PLAN-LABEL: heads = {buffers
 // PLAN-SAME: grid = [8, 1, 1], kernel = "fp8_layout_copy_b4_r3_v4"
 // PLAN-SAME: params = [{buffer = 0 : i64, kind = "buffer"}, {buffer = 1 : i64, kind = "buffer"}, {kind = "i32", value = 0 : i64}, {kind = "i32", value = 0 : i64}, {kind = "i32", value = 4 : i64}, {kind = "i32", value = 64 : i64}, {kind = "i32", value = 32 : i64}, {kind = "i32", value = 32 : i64}, {kind = "i32", value = 128 : i64}, {kind = "i32", value = 1 : i64}, {kind = "i32", value = 2048 : i64}, {kind = "i32", value = 32 : i64}, {kind = "i32", value = 1 : i64}]
-// PLAN-SAME: shared_bytes = 0 : i64}]}
+// PLAN-SAME: shared_bytes = 0 : i64}], workspace_bytes = {{[0-9]+}} : i64}
 func.func @heads(%x: tensor<64x128xf32>) -> tensor<4x64x32xf32> {
   %s = tensor.expand_shape %x [[0], [1, 2]] output_shape [64, 4, 32] : tensor<64x128xf32> into tensor<64x4x32xf32>
   %e = tensor.empty() : tensor<4x64x32xf32>
@@ -128,7 +128,7 @@ func.func @reverse(%x: tensor<4x8x16xf32>) -> tensor<16x8x4xf32> {
 // PLAN-SAME: params = [{buffer = 0 : i64, kind = "buffer"}, {buffer = 3 : i64, kind = "buffer"}, {kind = "i32", value = 0 : i64}, {kind = "i32", value = 0 : i64}, {kind = "i32", value = 64 : i64}, {kind = "i32", value = 32 : i64}, {kind = "i32", value = 128 : i64}, {kind = "i32", value = 1 : i64}, {kind = "i32", value = 32 : i64}, {kind = "i32", value = 1 : i64}]
 // PLAN-NOT: kind = "copy"
 // PLAN-SAME: params = [{buffer = 3 : i64, kind = "buffer"}, {buffer = 2 : i64, kind = "buffer"}, {kind = "i32", value = 0 : i64}, {kind = "i32", value = 32 : i64}, {kind = "i32", value = 64 : i64}, {kind = "i32", value = 32 : i64}, {kind = "i32", value = 32 : i64}, {kind = "i32", value = 1 : i64}, {kind = "i32", value = 64 : i64}, {kind = "i32", value = 1 : i64}]
-// PLAN-SAME: shared_bytes = 0 : i64}]}
+// PLAN-SAME: shared_bytes = 0 : i64}], workspace_bytes = {{[0-9]+}} : i64}
 func.func @slices(%x: tensor<64x128xbf16>) -> tensor<64x64xbf16> {
   %h1 = tensor.extract_slice %x[0, 32] [64, 32] [1, 1] : tensor<64x128xbf16> to tensor<64x32xbf16>
   %e = tensor.empty() : tensor<64x64xbf16>

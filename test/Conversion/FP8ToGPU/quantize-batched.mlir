@@ -55,7 +55,7 @@ func.func @rows_and_given(%x: tensor<4x64x64xbf16>, %s: tensor<1x1x1xf32>) -> (t
 // block in each matrix, which folding the rows would mix up. The amaxes of
 // a matrix's 2 x 1 blocks are 8 bytes apart, and so are its scales.
 // PLAN-LABEL: squares_of_ragged_matrices = {buffers
-// PLAN-SAME: {bytes = 16 : i64, id = 3 : i64, kind = "temp", type = tensor<4x1xf32>}
+// PLAN-SAME: {bytes = 16 : i64, id = 3 : i64, kind = "temp", offset = 0 : i64, type = tensor<4x1xf32>}
 // PLAN-SAME: grid = [7, 2, 1], kernel = "fp8_amax_bf16_b32x128_nanignore_vl_batched"
 // PLAN-SAME: {kind = "i32", value = 200 : i64}, {kind = "i32", value = 64 : i64}, {kind = "i32", value = 128 : i64}, {kind = "i32", value = 64 : i64}, {kind = "i32", value = 8 : i64}]
 // PLAN-SAME: grid = [7, 2, 1], kernel = "fp8_quantize_bf16_e4m3_b32x128_pow2_sat_vs_nanignore_vl_batched"

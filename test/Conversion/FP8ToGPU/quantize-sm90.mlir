@@ -49,7 +49,7 @@
 // PLAN:      "kernel": "fp8_quantize_bf16_e4m3_b32x128_ratio_sat_vs_nanignore_vl"
 
 // MLIR-LABEL: tensor = {buffers
-// MLIR-SAME: {bytes = 4 : i64, id = 3 : i64, kind = "temp", type = tensor<1x1xf32>}
+// MLIR-SAME: {bytes = 4 : i64, id = 3 : i64, kind = "temp", offset = 0 : i64, type = tensor<1x1xf32>}
 // MLIR-SAME: launches = [{buffer = 3 : i64, byte = 0 : i64, kind = "fill"}
 // MLIR-SAME: grid = [32, 1, 1], kernel = "fp8_amax_bf16_b32x128_nanignore_vl"
 func.func @tensor(%x: tensor<256x512xbf16>) -> (tensor<256x512xf8E4M3FN>, tensor<1x1xf32>) {

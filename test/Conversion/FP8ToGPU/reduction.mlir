@@ -160,6 +160,7 @@ func.func @row_max_long(%x: tensor<64x8192xf32>) -> tensor<64xf32> {
 // the 66 partial rows.
 // SPLIT:      "bytes": 1081344,
 // SPLIT:      "kind": "temp",
+// SPLIT-NEXT: "offset": 0,
 // SPLIT-NEXT: "shape": [
 // SPLIT-NEXT:   1,
 // SPLIT-NEXT:   66,

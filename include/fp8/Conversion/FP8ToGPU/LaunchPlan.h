@@ -83,7 +83,15 @@ struct PlanBuffer {
   std::string role;
   /// Constant and State: the initial value.
   DenseElementsAttr value;
+  /// Temp: where its bytes start in the plan's workspace (a multiple of
+  /// kWorkspaceAlignment). Temporaries that are never live at the same
+  /// launch may share bytes.
+  std::optional<int64_t> offset;
 };
+
+/// Alignment of temporaries in the workspace: that of a buffer of its own
+/// (cuMemAlloc), so that TMA and vector accesses see the same addresses.
+constexpr int64_t kWorkspaceAlignment = 256;
 
 /// Kernel parameters, as the host passes them.
 struct BufferParam {
@@ -138,6 +146,8 @@ struct LaunchPlan {
   std::string kernelModule;
   std::vector<PlanBuffer> buffers;
   std::vector<Launch> launches;
+  /// Device memory holding every temporary, at their offsets.
+  int64_t workspaceBytes = 0;
 
   /// The attribute form kept in `fp8.plans`.
   DictionaryAttr toAttr(MLIRContext *context) const;
@@ -145,9 +155,28 @@ struct LaunchPlan {
   static FailureOr<LaunchPlan>
   fromAttr(DictionaryAttr attr, function_ref<InFlightDiagnostic()> emitError);
   /// Checks that buffer ids are their indices, inputs and outputs are
-  /// numbered, and every launch refers to existing buffers.
+  /// numbered, every launch refers to existing buffers, and temporaries lie
+  /// in the workspace, aligned, never sharing a byte while both are live.
   LogicalResult verify(function_ref<InFlightDiagnostic()> emitError) const;
 };
+
+/// The launches during which a buffer is used, first and last (inclusive).
+struct LiveRange {
+  size_t first = 0, last = 0;
+  bool overlaps(const LiveRange &other) const {
+    return first <= other.last && other.first <= last;
+  }
+};
+/// The live range of each buffer, by id: nullopt for a buffer no launch
+/// names. Launches run in order on one stream, so a temporary's bytes are
+/// free before its first launch and after its last.
+SmallVector<std::optional<LiveRange>> getLiveRanges(const LaunchPlan &plan);
+
+/// Places the temporaries in the workspace and sets `workspaceBytes`. With
+/// `reuse`, temporaries whose live ranges are disjoint may share bytes
+/// (greedy, largest first, each at the lowest offset free during its
+/// range); without it each has bytes of its own.
+void assignWorkspace(LaunchPlan &plan, bool reuse);
 
 llvm::StringRef stringifyBufferKind(PlanBuffer::Kind kind);
 llvm::StringRef stringifyBufferLayout(PlanBuffer::Layout layout);
@@ -161,9 +190,11 @@ std::string getManifestDType(Type type);
 struct PlanMemory {
   /// Bytes of the buffers of each kind, by stringifyBufferKind.
   llvm::StringMap<int64_t> bytesByKind;
-  /// The most device memory a run holds: every buffer at once (the runtime
-  /// allocates temporaries, constants and state for the program's life;
-  /// inputs and outputs are the caller's).
+  /// The bytes of the workspace holding the temporaries.
+  int64_t workspaceBytes = 0;
+  /// The device memory a run holds: inputs, outputs, constants, state and
+  /// the workspace (the runtime allocates the workspace, constants and state
+  /// for the program's life; inputs and outputs are the caller's).
   int64_t peakBytes = 0;
   /// Bytes of the inputs that hold optimizer state, by role (the part of
   /// `role` before its '.': weight, m, v), and the parameters: the elements
