@@ -240,11 +240,20 @@ mlir::fp8::finishClonedBodyKernel(OpBuilder &builder, Location loc,
   return kernel;
 }
 
+/// Whether the elementwise kernel of `op` loads `operand`: a tensor that
+/// the body reads (an init it ignores, such as a tensor.empty, is not).
+static bool isLoadedOperand(Operation *op, OpOperand &operand) {
+  if (!isa<RankedTensorType>(operand.get().getType()))
+    return false;
+  auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
+  return !linalgOp || !linalgOp.getMatchingBlockArgument(&operand).use_empty();
+}
+
 SmallVector<Value> mlir::fp8::getElementwiseParams(Operation *op) {
   SmallVector<Value> params;
-  for (Value operand : op->getOperands())
-    if (isa<RankedTensorType>(operand.getType()))
-      params.push_back(operand);
+  for (OpOperand &operand : op->getOpOperands())
+    if (isLoadedOperand(op, operand))
+      params.push_back(operand.get());
   llvm::append_range(params, op->getResults());
   return params;
 }
@@ -366,9 +375,9 @@ mlir::fp8::buildElementwiseKernel(OpBuilder &builder, Operation *op,
                 builder.clone(*operand.get().getDefiningOp())->getResult(0));
             continue;
           }
-          Value base = entry.getArgument(param++);
-          if (arg.use_empty())
+          if (!isLoadedOperand(op, operand))
             continue;
+          Value base = entry.getArgument(param++);
           AffineMap map = linalgOp.getMatchingIndexingMap(&operand);
           mapping.map(
               arg, load(base, type.getElementType(), offsetOf(map, type, ivs)));

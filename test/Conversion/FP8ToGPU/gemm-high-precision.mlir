@@ -36,12 +36,12 @@
 // SM100-NOT: .entry gemm_
 
 // A plain matmul: B is [K, N], copied to [N, K] by a transpose kernel; the
-// GEMM reads the copy (buffer 4). Tensor maps count bytes: 128 bytes (64
+// GEMM reads the copy (buffer 3). Tensor maps count bytes: 128 bytes (64
 // bf16) of K per box.
 // PLAN-LABEL: matmul_bf16 = {buffers
 // PLAN-SAME: kernel = "fp8_layout_transpose_b2
 // PLAN-SAME: kernel = "gemm_sm90a_bf16_f32_128x128_s7"
-// PLAN-SAME: {box = [128, 128], buffer = 4 : i64, dims = [256, 256]
+// PLAN-SAME: {box = [128, 128], buffer = 3 : i64, dims = [256, 256]
 func.func @matmul_bf16(%a: tensor<256x128xbf16>, %b: tensor<128x256xbf16>) -> tensor<256x256xf32> {
   %zero = arith.constant 0.0 : f32
   %e = tensor.empty() : tensor<256x256xf32>

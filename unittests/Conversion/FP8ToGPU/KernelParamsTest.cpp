@@ -507,7 +507,9 @@ TEST_F(KernelParamsTest, LayoutConfigurationsWithoutKernel) {
 }
 
 TEST_F(KernelParamsTest, ElementwiseKernel) {
-  // A broadcast bias add: two inputs, one init, one result.
+  // A broadcast bias add whose init (a tensor.empty) the body ignores: the
+  // kernel takes the two inputs and the result. An accumulation reads its
+  // init, which it takes too.
   OwningOpRef<ModuleOp> source = parseSourceString<ModuleOp>(
       R"mlir(
       func.func @f(%x: tensor<4x8xf32>, %bias: tensor<8xf32>)
@@ -524,29 +526,47 @@ TEST_F(KernelParamsTest, ElementwiseKernel) {
           %s = arith.addf %a, %c : f32
           linalg.yield %s : f32
         } -> tensor<4x8xf32>
-        return %sum : tensor<4x8xf32>
+        %acc = linalg.generic {
+            indexing_maps = [affine_map<(i, j) -> (i, j)>,
+                             affine_map<(i, j) -> (i, j)>],
+            iterator_types = ["parallel", "parallel"]}
+            ins(%x : tensor<4x8xf32>) outs(%sum : tensor<4x8xf32>) {
+        ^bb0(%a: f32, %out: f32):
+          %s = arith.addf %a, %out : f32
+          linalg.yield %s : f32
+        } -> tensor<4x8xf32>
+        return %acc : tensor<4x8xf32>
       })mlir",
       &context);
   ASSERT_TRUE(source);
-  Operation *generic = nullptr;
+  SmallVector<Operation *> generics;
   source->walk([&](Operation *op) {
     if (op->getName().getStringRef() == "linalg.generic")
-      generic = op;
+      generics.push_back(op);
   });
-  ASSERT_TRUE(generic);
-  SmallVector<Value> params = getElementwiseParams(generic);
-  ASSERT_EQ(params.size(), 4u);
-  EXPECT_EQ(params[0], generic->getOperand(0));
-  EXPECT_EQ(params[2], generic->getOperand(2));
-  EXPECT_EQ(params[3], generic->getResult(0));
+  ASSERT_EQ(generics.size(), 2u);
+  Operation *biasAdd = generics[0], *accumulate = generics[1];
+
+  SmallVector<Value> params = getElementwiseParams(biasAdd);
+  ASSERT_EQ(params.size(), 3u);
+  EXPECT_EQ(params[0], biasAdd->getOperand(0));
+  EXPECT_EQ(params[1], biasAdd->getOperand(1));
+  EXPECT_EQ(params[2], biasAdd->getResult(0));
+  SmallVector<Value> accumulateParams = getElementwiseParams(accumulate);
+  ASSERT_EQ(accumulateParams.size(), 3u);
+  EXPECT_EQ(accumulateParams[1], accumulate->getOperand(1));
 
   OpBuilder b = getBuilder();
   std::string reason;
-  FailureOr<LLVM::LLVMFuncOp> kernel =
-      buildElementwiseKernel(b, generic, "bias_add", reason);
-  ASSERT_TRUE(succeeded(kernel)) << reason;
-  expectSignature(*kernel, SmallVector<KernelParamKind>(
-                               params.size(), KernelParamKind::Buffer));
+  for (auto [op, name] :
+       {std::pair(biasAdd, "bias_add"), std::pair(accumulate, "accumulate")}) {
+    FailureOr<LLVM::LLVMFuncOp> kernel =
+        buildElementwiseKernel(b, op, name, reason);
+    ASSERT_TRUE(succeeded(kernel)) << reason;
+    expectSignature(
+        *kernel, SmallVector<KernelParamKind>(getElementwiseParams(op).size(),
+                                              KernelParamKind::Buffer));
+  }
 }
 
 } // namespace

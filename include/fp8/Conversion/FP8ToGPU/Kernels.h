@@ -679,8 +679,10 @@ LLVM::LLVMFuncOp buildLayoutKernel(OpBuilder &builder, Location loc,
                                    const LayoutConfig &config);
 
 /// The values whose buffers the elementwise kernel of `op` takes, in
-/// parameter order: its tensor operands (inputs, then inits), then its
-/// results. Every parameter is a KernelParamKind::Buffer.
+/// parameter order: the tensor operands its body reads (inputs, then inits;
+/// an init the body ignores, such as a tensor.empty, is not passed, so it
+/// needs no buffer), then its results. Every parameter is a
+/// KernelParamKind::Buffer.
 SmallVector<Value> getElementwiseParams(Operation *op);
 
 /// Builds kernel `name` computing the elementwise linalg op `op` (parallel
