@@ -385,9 +385,9 @@ func.func @attention_block_backward(%x: tensor<64x128xf32>, %ln_gamma: tensor<12
       linalg.yield %s : f32
     }
   %e86 = tensor.empty() : tensor<64x128xf32>
-  %v86 = linalg.mul ins(%v84, %v13 : tensor<64x128xf32>, tensor<64x128xf32>) outs(%e86 : tensor<64x128xf32>) -> tensor<64x128xf32>
+  %v86 = linalg.mul {fp8.unit_op = "layernorm_grad"} ins(%v84, %v13 : tensor<64x128xf32>, tensor<64x128xf32>) outs(%e86 : tensor<64x128xf32>) -> tensor<64x128xf32>
   %e87 = tensor.empty() : tensor<64x128xf32>
-  %v87 = linalg.mul ins(%v84, %v12 : tensor<64x128xf32>, tensor<64x128xf32>) outs(%e87 : tensor<64x128xf32>) -> tensor<64x128xf32>
+  %v87 = linalg.mul {fp8.unit_op = "layernorm_grad"} ins(%v84, %v12 : tensor<64x128xf32>, tensor<64x128xf32>) outs(%e87 : tensor<64x128xf32>) -> tensor<64x128xf32>
   %e88 = tensor.empty() : tensor<128xf32>
   %z88 = linalg.fill ins(%zero : f32) outs(%e88 : tensor<128xf32>) -> tensor<128xf32>
   %v88 = linalg.reduce ins(%v87 : tensor<64x128xf32>) outs(%z88 : tensor<128xf32>) dimensions = [0]
@@ -396,9 +396,9 @@ func.func @attention_block_backward(%x: tensor<64x128xf32>, %ln_gamma: tensor<12
       linalg.yield %s : f32
     }
   %e89 = tensor.empty() : tensor<64x128xf32>
-  %v89 = linalg.mul ins(%v86, %v11 : tensor<64x128xf32>, tensor<64x128xf32>) outs(%e89 : tensor<64x128xf32>) -> tensor<64x128xf32>
+  %v89 = linalg.mul {fp8.unit_op = "layernorm_grad"} ins(%v86, %v11 : tensor<64x128xf32>, tensor<64x128xf32>) outs(%e89 : tensor<64x128xf32>) -> tensor<64x128xf32>
   %e90 = tensor.empty() : tensor<64x128xf32>
-  %v90 = linalg.mul ins(%v86, %v6 : tensor<64x128xf32>, tensor<64x128xf32>) outs(%e90 : tensor<64x128xf32>) -> tensor<64x128xf32>
+  %v90 = linalg.mul {fp8.unit_op = "layernorm_grad"} ins(%v86, %v6 : tensor<64x128xf32>, tensor<64x128xf32>) outs(%e90 : tensor<64x128xf32>) -> tensor<64x128xf32>
   %e91 = tensor.empty() : tensor<64xf32>
   %z91 = linalg.fill ins(%zero : f32) outs(%e91 : tensor<64xf32>) -> tensor<64xf32>
   %v91 = linalg.reduce ins(%v90 : tensor<64x128xf32>) outs(%z91 : tensor<64xf32>) dimensions = [1]
@@ -426,9 +426,9 @@ func.func @attention_block_backward(%x: tensor<64x128xf32>, %ln_gamma: tensor<12
   %e94 = tensor.empty() : tensor<64x128xf32>
   %v94 = linalg.broadcast ins(%v93 : tensor<64xf32>) outs(%e94 : tensor<64x128xf32>) dimensions = [1]
   %e95 = tensor.empty() : tensor<64x128xf32>
-  %v95 = linalg.mul ins(%v94, %v6 : tensor<64x128xf32>, tensor<64x128xf32>) outs(%e95 : tensor<64x128xf32>) -> tensor<64x128xf32>
+  %v95 = linalg.mul {fp8.unit_op = "layernorm_grad"} ins(%v94, %v6 : tensor<64x128xf32>, tensor<64x128xf32>) outs(%e95 : tensor<64x128xf32>) -> tensor<64x128xf32>
   %e96 = tensor.empty() : tensor<64x128xf32>
-  %v96 = linalg.mul ins(%v94, %v6 : tensor<64x128xf32>, tensor<64x128xf32>) outs(%e96 : tensor<64x128xf32>) -> tensor<64x128xf32>
+  %v96 = linalg.mul {fp8.unit_op = "layernorm_grad"} ins(%v94, %v6 : tensor<64x128xf32>, tensor<64x128xf32>) outs(%e96 : tensor<64x128xf32>) -> tensor<64x128xf32>
   %e97 = tensor.empty() : tensor<64x128xf32>
   %v97 = linalg.add ins(%v89, %v95 : tensor<64x128xf32>, tensor<64x128xf32>) outs(%e97 : tensor<64x128xf32>) -> tensor<64x128xf32>
   %e98 = tensor.empty() : tensor<64x128xf32>

@@ -485,9 +485,9 @@ func.func @gpt2_layer_backward(%x: tensor<64x128xf32>, %ln1_gamma: tensor<128xf3
       linalg.yield %s : f32
     }
   %e88 = tensor.empty() : tensor<64x128xf32>
-  %v88 = linalg.mul ins(%v85, %v63 : tensor<64x128xf32>, tensor<64x128xf32>) outs(%e88 : tensor<64x128xf32>) -> tensor<64x128xf32>
+  %v88 = linalg.mul {fp8.unit_op = "layernorm_grad"} ins(%v85, %v63 : tensor<64x128xf32>, tensor<64x128xf32>) outs(%e88 : tensor<64x128xf32>) -> tensor<64x128xf32>
   %e89 = tensor.empty() : tensor<64x128xf32>
-  %v89 = linalg.mul ins(%v85, %v62 : tensor<64x128xf32>, tensor<64x128xf32>) outs(%e89 : tensor<64x128xf32>) -> tensor<64x128xf32>
+  %v89 = linalg.mul {fp8.unit_op = "layernorm_grad"} ins(%v85, %v62 : tensor<64x128xf32>, tensor<64x128xf32>) outs(%e89 : tensor<64x128xf32>) -> tensor<64x128xf32>
   %e90 = tensor.empty() : tensor<128xf32>
   %z90 = linalg.fill ins(%zero : f32) outs(%e90 : tensor<128xf32>) -> tensor<128xf32>
   %v90 = linalg.reduce ins(%v89 : tensor<64x128xf32>) outs(%z90 : tensor<128xf32>) dimensions = [0]
@@ -496,9 +496,9 @@ func.func @gpt2_layer_backward(%x: tensor<64x128xf32>, %ln1_gamma: tensor<128xf3
       linalg.yield %s : f32
     }
   %e91 = tensor.empty() : tensor<64x128xf32>
-  %v91 = linalg.mul ins(%v88, %v61 : tensor<64x128xf32>, tensor<64x128xf32>) outs(%e91 : tensor<64x128xf32>) -> tensor<64x128xf32>
+  %v91 = linalg.mul {fp8.unit_op = "layernorm_grad"} ins(%v88, %v61 : tensor<64x128xf32>, tensor<64x128xf32>) outs(%e91 : tensor<64x128xf32>) -> tensor<64x128xf32>
   %e92 = tensor.empty() : tensor<64x128xf32>
-  %v92 = linalg.mul ins(%v88, %v56 : tensor<64x128xf32>, tensor<64x128xf32>) outs(%e92 : tensor<64x128xf32>) -> tensor<64x128xf32>
+  %v92 = linalg.mul {fp8.unit_op = "layernorm_grad"} ins(%v88, %v56 : tensor<64x128xf32>, tensor<64x128xf32>) outs(%e92 : tensor<64x128xf32>) -> tensor<64x128xf32>
   %e93 = tensor.empty() : tensor<64xf32>
   %z93 = linalg.fill ins(%zero : f32) outs(%e93 : tensor<64xf32>) -> tensor<64xf32>
   %v93 = linalg.reduce ins(%v92 : tensor<64x128xf32>) outs(%z93 : tensor<64xf32>) dimensions = [1]
@@ -526,9 +526,9 @@ func.func @gpt2_layer_backward(%x: tensor<64x128xf32>, %ln1_gamma: tensor<128xf3
   %e96 = tensor.empty() : tensor<64x128xf32>
   %v96 = linalg.broadcast ins(%v95 : tensor<64xf32>) outs(%e96 : tensor<64x128xf32>) dimensions = [1]
   %e97 = tensor.empty() : tensor<64x128xf32>
-  %v97 = linalg.mul ins(%v96, %v56 : tensor<64x128xf32>, tensor<64x128xf32>) outs(%e97 : tensor<64x128xf32>) -> tensor<64x128xf32>
+  %v97 = linalg.mul {fp8.unit_op = "layernorm_grad"} ins(%v96, %v56 : tensor<64x128xf32>, tensor<64x128xf32>) outs(%e97 : tensor<64x128xf32>) -> tensor<64x128xf32>
   %e98 = tensor.empty() : tensor<64x128xf32>
-  %v98 = linalg.mul ins(%v96, %v56 : tensor<64x128xf32>, tensor<64x128xf32>) outs(%e98 : tensor<64x128xf32>) -> tensor<64x128xf32>
+  %v98 = linalg.mul {fp8.unit_op = "layernorm_grad"} ins(%v96, %v56 : tensor<64x128xf32>, tensor<64x128xf32>) outs(%e98 : tensor<64x128xf32>) -> tensor<64x128xf32>
   %e99 = tensor.empty() : tensor<64x128xf32>
   %v99 = linalg.add ins(%v91, %v97 : tensor<64x128xf32>, tensor<64x128xf32>) outs(%e99 : tensor<64x128xf32>) -> tensor<64x128xf32>
   %e100 = tensor.empty() : tensor<64x128xf32>
@@ -680,9 +680,9 @@ func.func @gpt2_layer_backward(%x: tensor<64x128xf32>, %ln1_gamma: tensor<128xf3
       linalg.yield %s : f32
     }
   %e141 = tensor.empty() : tensor<64x128xf32>
-  %v141 = linalg.mul ins(%v139, %v13 : tensor<64x128xf32>, tensor<64x128xf32>) outs(%e141 : tensor<64x128xf32>) -> tensor<64x128xf32>
+  %v141 = linalg.mul {fp8.unit_op = "layernorm_grad"} ins(%v139, %v13 : tensor<64x128xf32>, tensor<64x128xf32>) outs(%e141 : tensor<64x128xf32>) -> tensor<64x128xf32>
   %e142 = tensor.empty() : tensor<64x128xf32>
-  %v142 = linalg.mul ins(%v139, %v12 : tensor<64x128xf32>, tensor<64x128xf32>) outs(%e142 : tensor<64x128xf32>) -> tensor<64x128xf32>
+  %v142 = linalg.mul {fp8.unit_op = "layernorm_grad"} ins(%v139, %v12 : tensor<64x128xf32>, tensor<64x128xf32>) outs(%e142 : tensor<64x128xf32>) -> tensor<64x128xf32>
   %e143 = tensor.empty() : tensor<128xf32>
   %z143 = linalg.fill ins(%zero : f32) outs(%e143 : tensor<128xf32>) -> tensor<128xf32>
   %v143 = linalg.reduce ins(%v142 : tensor<64x128xf32>) outs(%z143 : tensor<128xf32>) dimensions = [0]
@@ -691,9 +691,9 @@ func.func @gpt2_layer_backward(%x: tensor<64x128xf32>, %ln1_gamma: tensor<128xf3
       linalg.yield %s : f32
     }
   %e144 = tensor.empty() : tensor<64x128xf32>
-  %v144 = linalg.mul ins(%v141, %v11 : tensor<64x128xf32>, tensor<64x128xf32>) outs(%e144 : tensor<64x128xf32>) -> tensor<64x128xf32>
+  %v144 = linalg.mul {fp8.unit_op = "layernorm_grad"} ins(%v141, %v11 : tensor<64x128xf32>, tensor<64x128xf32>) outs(%e144 : tensor<64x128xf32>) -> tensor<64x128xf32>
   %e145 = tensor.empty() : tensor<64x128xf32>
-  %v145 = linalg.mul ins(%v141, %v6 : tensor<64x128xf32>, tensor<64x128xf32>) outs(%e145 : tensor<64x128xf32>) -> tensor<64x128xf32>
+  %v145 = linalg.mul {fp8.unit_op = "layernorm_grad"} ins(%v141, %v6 : tensor<64x128xf32>, tensor<64x128xf32>) outs(%e145 : tensor<64x128xf32>) -> tensor<64x128xf32>
   %e146 = tensor.empty() : tensor<64xf32>
   %z146 = linalg.fill ins(%zero : f32) outs(%e146 : tensor<64xf32>) -> tensor<64xf32>
   %v146 = linalg.reduce ins(%v145 : tensor<64x128xf32>) outs(%z146 : tensor<64xf32>) dimensions = [1]
@@ -721,9 +721,9 @@ func.func @gpt2_layer_backward(%x: tensor<64x128xf32>, %ln1_gamma: tensor<128xf3
   %e149 = tensor.empty() : tensor<64x128xf32>
   %v149 = linalg.broadcast ins(%v148 : tensor<64xf32>) outs(%e149 : tensor<64x128xf32>) dimensions = [1]
   %e150 = tensor.empty() : tensor<64x128xf32>
-  %v150 = linalg.mul ins(%v149, %v6 : tensor<64x128xf32>, tensor<64x128xf32>) outs(%e150 : tensor<64x128xf32>) -> tensor<64x128xf32>
+  %v150 = linalg.mul {fp8.unit_op = "layernorm_grad"} ins(%v149, %v6 : tensor<64x128xf32>, tensor<64x128xf32>) outs(%e150 : tensor<64x128xf32>) -> tensor<64x128xf32>
   %e151 = tensor.empty() : tensor<64x128xf32>
-  %v151 = linalg.mul ins(%v149, %v6 : tensor<64x128xf32>, tensor<64x128xf32>) outs(%e151 : tensor<64x128xf32>) -> tensor<64x128xf32>
+  %v151 = linalg.mul {fp8.unit_op = "layernorm_grad"} ins(%v149, %v6 : tensor<64x128xf32>, tensor<64x128xf32>) outs(%e151 : tensor<64x128xf32>) -> tensor<64x128xf32>
   %e152 = tensor.empty() : tensor<64x128xf32>
   %v152 = linalg.add ins(%v144, %v150 : tensor<64x128xf32>, tensor<64x128xf32>) outs(%e152 : tensor<64x128xf32>) -> tensor<64x128xf32>
   %e153 = tensor.empty() : tensor<64x128xf32>

@@ -115,9 +115,12 @@ class Graph:
         assert a.shape == b.shape
         return self._node("sub", [a, b], a.shape)
 
-    def mul(self, a, b, unit_op=None):
+    def mul(self, a, b, unit_op=None, grad_unit_op=None):
+        """a * b; `unit_op` marks the op (fp8.unit_op), `grad_unit_op` the
+        two products its gradient takes."""
         assert a.shape == b.shape
-        return self._node("mul", [a, b], a.shape, unit_op=unit_op)
+        return self._node("mul", [a, b], a.shape, unit_op=unit_op,
+                          grad_unit_op=grad_unit_op)
 
     def scale(self, a, factor):
         return self._node("scale", [a], a.shape, factor=float(factor))
@@ -202,14 +205,20 @@ class Graph:
     def layernorm(self, x, gamma, beta, eps=1e-5):
         """LayerNorm over the last dimension of a 2-D tensor; without the
         affine step where gamma or beta is None."""
+        # The products' gradients are marked "layernorm_grad": they read the
+        # forward values a framework keeps for LayerNorm's backward (the
+        # centered input, the normalized output), which fp8-autocast's
+        # saved-activations option stores in FP8.
+        grad = "layernorm_grad"
         rows, width = x.shape
         mean = self.scale(self.reduce_sum(x, [1]), 1.0 / width)
         centered = self.sub(x, self.broadcast(mean, x.shape, [1]))
-        var = self.scale(self.reduce_sum(self.mul(centered, centered), [1]), 1.0 / width)
+        var = self.scale(self.reduce_sum(self.mul(centered, centered, grad_unit_op=grad), [1]),
+                         1.0 / width)
         rstd = self.rsqrt(var, eps)
-        y = self.mul(centered, self.broadcast(rstd, x.shape, [1]))
+        y = self.mul(centered, self.broadcast(rstd, x.shape, [1]), grad_unit_op=grad)
         if gamma is not None:
-            y = self.mul(y, self.broadcast(gamma, x.shape, [0]))
+            y = self.mul(y, self.broadcast(gamma, x.shape, [0]), grad_unit_op=grad)
         if beta is not None:
             y = self.add(y, self.broadcast(beta, x.shape, [0]))
         return y
@@ -242,7 +251,8 @@ class Graph:
         if op == "sub":
             return [dy, self.scale(dy, -1.0)]
         if op == "mul":
-            return [self.mul(dy, ins[1]), self.mul(dy, ins[0])]
+            mark = a["grad_unit_op"]
+            return [self.mul(dy, ins[1], unit_op=mark), self.mul(dy, ins[0], unit_op=mark)]
         if op == "scale":
             return [self.scale(dy, a["factor"])]
         if op == "div":

@@ -7,7 +7,8 @@
 // COAT keeps the activations that the backward pass reads in FP8: per tensor
 // for linear layers (fp8-autocast's GEMM operands already are) and per group
 // for non-linear layers. This file does the second half: a gradient
-// nonlinearity's forward inputs (GELU's input, softmax's output) are
+// nonlinearity's forward inputs (GELU's input, softmax's output, LayerNorm's
+// centered input and normalized output) are
 // quantized by groups along their last dimension and decoded where the
 // backward graph reads them, so that the stored copy is FP8.
 //
@@ -34,6 +35,17 @@ static int64_t getTensorBytes(ArrayRef<int64_t> shape, int64_t bits) {
   for (int64_t extent : shape)
     elements *= extent;
   return llvm::divideCeil(elements * bits, 8);
+}
+
+/// Whether `value` is a broadcast of a smaller tensor, which a framework
+/// keeps rather than the broadcast (LayerNorm's per-row statistics, its
+/// gain).
+static bool isBroadcast(Value value) {
+  Operation *op = value.getDefiningOp();
+  if (isa_and_nonnull<linalg::BroadcastOp>(op))
+    return true;
+  auto generic = dyn_cast_or_null<linalg::GenericOp>(op);
+  return generic && linalg::isaBroadcastOpInterface(generic).has_value();
 }
 
 int64_t mlir::fp8::quantizeSavedActivations(FunctionOpInterface function,
@@ -96,6 +108,8 @@ int64_t mlir::fp8::quantizeSavedActivations(FunctionOpInterface function,
       // An op's result that is also one of its inits (outs) is not read.
       if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
           linalgOp && linalgOp.isDpsInit(&operand))
+        continue;
+      if (isBroadcast(value))
         continue;
       auto [it, inserted] = decoded.try_emplace(value);
       if (inserted) {

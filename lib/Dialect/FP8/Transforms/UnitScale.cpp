@@ -74,6 +74,9 @@ UnitOp getUnitOp(UnitOpKind kind) {
   case UnitOpKind::Residual:
     return UnitOp::Residual;
   case UnitOpKind::None:
+  // LayerNorm's backward ops are marked for saved activations; their scale
+  // follows from the ops they are made of, which this pass leaves alone.
+  case UnitOpKind::LayerNormGrad:
     return UnitOp::None;
   }
   llvm_unreachable("unknown fp8.unit_op kind");

@@ -66,7 +66,7 @@ func.func @unit_scaled_kind(%a: tensor<4xf32>) -> tensor<4xf32> {
 // -----
 
 func.func @unit_op_value(%a: tensor<4xf32>) -> tensor<4xf32> {
-  // expected-error@+1 {{'fp8.unit_op' must be one of gelu, gelu_grad, softmax, softmax_grad, cross_entropy_grad, residual, none, got "relu"}}
+  // expected-error@+1 {{'fp8.unit_op' must be one of gelu, gelu_grad, softmax, softmax_grad, cross_entropy_grad, residual, layernorm_grad, none, got "relu"}}
   %0 = arith.negf %a {fp8.unit_op = "relu"} : tensor<4xf32>
   return %0 : tensor<4xf32>
 }
@@ -74,7 +74,7 @@ func.func @unit_op_value(%a: tensor<4xf32>) -> tensor<4xf32> {
 // -----
 
 func.func @unit_op_kind(%a: tensor<4xf32>) -> tensor<4xf32> {
-  // expected-error@+1 {{'fp8.unit_op' must be one of gelu, gelu_grad, softmax, softmax_grad, cross_entropy_grad, residual, none, got 3 : i64}}
+  // expected-error@+1 {{'fp8.unit_op' must be one of gelu, gelu_grad, softmax, softmax_grad, cross_entropy_grad, residual, layernorm_grad, none, got 3 : i64}}
   %0 = arith.negf %a {fp8.unit_op = 3} : tensor<4xf32>
   return %0 : tensor<4xf32>
 }

@@ -74,3 +74,35 @@ func.func @gelu_backward(%h: tensor<64x256xf32>, %w: tensor<256x128xf32>, %dy: t
   } -> tensor<64x256xf32>
   return %y, %dh : tensor<64x128xf32>, tensor<64x256xf32>
 }
+
+// LayerNorm's backward products (marked "layernorm_grad") read the centered
+// input %c, which is saved in FP8, and the broadcast of the per-row
+// reciprocal deviation %r, which is not: a framework keeps %r itself.
+// CHECK-LABEL: func.func @layernorm_backward(
+// CHECK-SAME: %[[X:[^:]*]]: tensor<64x256xf32>, %[[R:[^:]*]]: tensor<64xf32>
+// CHECK: %[[RB:.*]] = linalg.broadcast ins(%[[R]]
+// CHECK: %[[C:.*]] = linalg.sub
+// CHECK: %[[Q:.*]] = fp8.quantize %[[C]]
+// CHECK: %[[D:.*]] = fp8.dequantize %[[Q]]
+// CHECK: %[[Y:.*]] = linalg.mul ins(%[[C]], %[[RB]]
+// CHECK-NOT: fp8.quantize
+// CHECK: linalg.mul {fp8.unit_op = "layernorm_grad"} ins(%[[DY:.*]], %[[RB]] :
+// CHECK: linalg.mul {fp8.unit_op = "layernorm_grad"} ins(%[[DY]], %[[D]] :
+// REMARK: Function=layernorm_backward | Remark="linalg.sub read by linalg.mul is saved in e4m3 by groups of 128: 16896 bytes instead of 65536"
+// REMARK-NOT: Function=layernorm_backward | Remark="linalg.broadcast
+func.func @layernorm_backward(%x: tensor<64x256xf32>, %r: tensor<64xf32>, %m: tensor<64x256xf32>,
+                              %w: tensor<256x128xf32>, %dy: tensor<64x128xf32>)
+    -> (tensor<64x256xf32>, tensor<64x256xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<64x256xf32>
+  %rb = linalg.broadcast ins(%r : tensor<64xf32>) outs(%e : tensor<64x256xf32>) dimensions = [1]
+  %c = linalg.sub ins(%x, %m : tensor<64x256xf32>, tensor<64x256xf32>) outs(%e : tensor<64x256xf32>) -> tensor<64x256xf32>
+  %y = linalg.mul ins(%c, %rb : tensor<64x256xf32>, tensor<64x256xf32>) outs(%e : tensor<64x256xf32>) -> tensor<64x256xf32>
+  %zg = linalg.fill ins(%zero : f32) outs(%e : tensor<64x256xf32>) -> tensor<64x256xf32>
+  %dg = linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (m, n)>]
+      {fp8.role = #fp8.gemm_role<dgrad>, fp8.grad_operand = 0 : i64}
+      ins(%dy, %w : tensor<64x128xf32>, tensor<256x128xf32>) outs(%zg : tensor<64x256xf32>) -> tensor<64x256xf32>
+  %dc = linalg.mul {fp8.unit_op = "layernorm_grad"} ins(%dg, %rb : tensor<64x256xf32>, tensor<64x256xf32>) outs(%e : tensor<64x256xf32>) -> tensor<64x256xf32>
+  %dr = linalg.mul {fp8.unit_op = "layernorm_grad"} ins(%dg, %c : tensor<64x256xf32>, tensor<64x256xf32>) outs(%e : tensor<64x256xf32>) -> tensor<64x256xf32>
+  return %dc, %dr : tensor<64x256xf32>, tensor<64x256xf32>
+}

@@ -98,7 +98,8 @@ def FP8_UnitOpKind : I32EnumAttr<"UnitOpKind",
     I32EnumAttrCase<"SoftmaxGrad", 3, "softmax_grad">,
     I32EnumAttrCase<"CrossEntropyGrad", 4, "cross_entropy_grad">,
     I32EnumAttrCase<"Residual", 5, "residual">,
-    I32EnumAttrCase<"None", 6, "none">]> {
+    I32EnumAttrCase<"LayerNormGrad", 6, "layernorm_grad">,
+    I32EnumAttrCase<"None", 7, "none">]> {
   let genSpecializedAttr = 0;
   let cppNamespace = "::mlir::fp8";
 }

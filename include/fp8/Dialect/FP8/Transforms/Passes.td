@@ -203,10 +203,13 @@ def FP8Autocast : Pass<"fp8-autocast", "::mlir::ModuleOp"> {
     the linear layers' saved activations, are FP8 by the recipe. With
     `saved-activations=e4m3` (or `e5m2`) the non-linear layers' ones are too:
     every forward value that a gradient nonlinearity (an op marked
-    `fp8.unit_op` with a `*_grad` kind: GELU's input, softmax's output) reads
-    is quantized once by groups of `saved-activation-group` elements along
-    its last dimension (`pow2` scales of each group's amax) and dequantized
-    where the backward graph reads it. Gradients, which are never quantized
+    `fp8.unit_op` with a `*_grad` kind: GELU's input, softmax's output,
+    LayerNorm's centered input and normalized output) reads is quantized
+    once by groups of `saved-activation-group` elements along its last
+    dimension (`pow2` scales of each group's amax) and dequantized where the
+    backward graph reads it. Broadcasts (`linalg.broadcast`, or a generic
+    that only broadcasts) are left alone: a framework keeps their smaller
+    source, such as LayerNorm's per-row reciprocal deviation or its gain. Gradients, which are never quantized
     here, are the values computed from the ops marked `fp8.role` or
     `fp8.unit_op` and from the contractions' gradient operands
     (`fp8.grad_operand`). A remark `saved-activation` gives the bytes stored
@@ -316,6 +319,7 @@ def FP8UnitScale : Pass<"fp8-unit-scale"> {
     | `"gelu_grad"` | result / 0.675 |
     | `"softmax_grad"` | result * d / 1.65, d the extent of dimension `fp8.unit_dim` (default: the last) |
     | `"cross_entropy_grad"` | result * V / sqrt(V - 1), V the extent of the last dimension (sum reduction) |
+    | `"layernorm_grad"` | left alone (it marks LayerNorm's backward ops for `fp8-autocast`'s saved activations) |
     | `"none"` | left alone |
 
     `fp8.unit_scale = <float>` multiplies an op's result by an explicit
