@@ -6,6 +6,7 @@
 
 #include "fp8rt/Runtime.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <vector>
@@ -614,10 +615,15 @@ bool Program::Impl::allocateBuffers(const Manifest &manifest,
   };
   // Temporaries with an offset share the workspace (the manifest reader
   // checked that no two are live at once where their bytes meet).
+  // (Allocated when any temporary lies in it, empty ones included, so that
+  // none has a null address.)
   CUdeviceptr workspace = 0;
-  if (manifest.workspaceBytes &&
-      !allocate(manifest.workspaceBytes, workspace, "the workspace",
-                /*zero=*/true))
+  bool inWorkspace = std::any_of(
+      manifest.buffers.begin(), manifest.buffers.end(), [](const Buffer &b) {
+        return b.kind == BufferKind::Temp && b.offset >= 0;
+      });
+  if (inWorkspace && !allocate(manifest.workspaceBytes, workspace,
+                               "the workspace", /*zero=*/true))
     return false;
   for (const Buffer &buffer : manifest.buffers) {
     if (buffer.kind != BufferKind::Temp &&
