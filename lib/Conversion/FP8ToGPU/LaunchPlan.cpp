@@ -478,21 +478,10 @@ LaunchPlan::verify(function_ref<InFlightDiagnostic()> emitError) const {
   };
   for (auto [i, launch] : llvm::enumerate(launches)) {
     LogicalResult result = success();
-    if (auto *fill = std::get_if<FillLaunch>(&launch)) {
-      result = checkBuffer(fill->buffer, i);
-    } else if (auto *copy = std::get_if<CopyLaunch>(&launch)) {
-      result = success(succeeded(checkBuffer(copy->from, i)) &&
-                       succeeded(checkBuffer(copy->to, i)));
-    } else {
-      for (const LaunchParam &param : std::get<KernelLaunch>(launch).params) {
-        if (auto *p = std::get_if<BufferParam>(&param))
-          result = checkBuffer(p->buffer, i);
-        else if (auto *p = std::get_if<TensorMapParam>(&param))
-          result = checkBuffer(p->buffer, i);
-        if (failed(result))
-          break;
-      }
-    }
+    forEachLaunchBuffer(launch, [&, i = i](int64_t id) {
+      if (succeeded(result))
+        result = checkBuffer(id, i);
+    });
     if (failed(result))
       return failure();
   }

@@ -22,32 +22,35 @@
 using namespace mlir;
 using namespace mlir::fp8;
 
+void mlir::fp8::forEachLaunchBuffer(const Launch &launch,
+                                    llvm::function_ref<void(int64_t)> fn) {
+  if (auto *fill = std::get_if<FillLaunch>(&launch)) {
+    fn(fill->buffer);
+  } else if (auto *copy = std::get_if<CopyLaunch>(&launch)) {
+    fn(copy->from);
+    fn(copy->to);
+  } else {
+    for (const LaunchParam &param : std::get<KernelLaunch>(launch).params) {
+      if (auto *p = std::get_if<BufferParam>(&param))
+        fn(p->buffer);
+      else if (auto *p = std::get_if<TensorMapParam>(&param))
+        fn(p->buffer);
+    }
+  }
+}
+
 SmallVector<std::optional<LiveRange>>
 mlir::fp8::getLiveRanges(const LaunchPlan &plan) {
   SmallVector<std::optional<LiveRange>> ranges(plan.buffers.size());
-  auto use = [&](int64_t buffer, size_t launch) {
-    if (buffer < 0 || buffer >= int64_t(ranges.size()))
-      return;
-    std::optional<LiveRange> &range = ranges[buffer];
-    if (!range)
-      range = LiveRange{launch, launch};
-    range->last = launch;
-  };
-  for (auto [i, launch] : llvm::enumerate(plan.launches)) {
-    if (auto *fill = std::get_if<FillLaunch>(&launch)) {
-      use(fill->buffer, i);
-    } else if (auto *copy = std::get_if<CopyLaunch>(&launch)) {
-      use(copy->from, i);
-      use(copy->to, i);
-    } else {
-      for (const LaunchParam &param : std::get<KernelLaunch>(launch).params) {
-        if (auto *p = std::get_if<BufferParam>(&param))
-          use(p->buffer, i);
-        else if (auto *p = std::get_if<TensorMapParam>(&param))
-          use(p->buffer, i);
-      }
-    }
-  }
+  for (auto [i, launch] : llvm::enumerate(plan.launches))
+    forEachLaunchBuffer(launch, [&, i = i](int64_t buffer) {
+      assert(buffer >= 0 && buffer < int64_t(ranges.size()) &&
+             "a launch of an unverified plan");
+      std::optional<LiveRange> &range = ranges[buffer];
+      if (!range)
+        range = LiveRange{i, i};
+      range->last = i;
+    });
   return ranges;
 }
 

@@ -160,6 +160,11 @@ struct LaunchPlan {
   LogicalResult verify(function_ref<InFlightDiagnostic()> emitError) const;
 };
 
+/// Calls `fn` with the id of every buffer `launch` names: a fill's buffer,
+/// a copy's two, a kernel's buffer and tensor-map parameters.
+void forEachLaunchBuffer(const Launch &launch,
+                         llvm::function_ref<void(int64_t)> fn);
+
 /// The launches during which a buffer is used, first and last (inclusive).
 struct LiveRange {
   size_t first = 0, last = 0;
