@@ -59,6 +59,7 @@ void fp8::buildFP8GPUPipeline(OpPassManager &pm,
   lower.chip = options.chip;
   lower.numSMs = options.numSMs;
   lower.reuseTemporaries = options.reuseTemporaries;
+  lower.fusePrologues = options.fusePrologues;
   lower.entryPoints.assign(options.entryPoints.begin(),
                            options.entryPoints.end());
   pm.addPass(fp8::createConvertFP8ToGPU(lower));

@@ -68,6 +68,17 @@ def ConvertFP8ToGPU : Pass<"convert-fp8-to-gpu", "::mlir::ModuleOp"> {
     offset that no temporary live during its range holds.
     `reuse-temporaries=false` gives each temporary bytes of its own.
 
+    An elementwise op whose result only quantizations read (`fp8.quantize`,
+    `fp8.dynamic_quantize`, `fp8.amax`) has no kernel of its own: the
+    quantize kernels compute it where they load their input, so that its
+    result is never stored (a prologue). It must be a two-dimensional op
+    with a clonable body (arith and math ops, constants captured), reading
+    same-shape matrices, per-row or per-column vectors and scalars, whose
+    matrices hold at most three times the bytes of its result per element.
+    Every decision is a remark under `-remarks-filter=fp8-gpu`
+    (`prologue-fused`, or `prologue-not-fused` with the reason).
+    `fuse-prologues=false` keeps such ops as kernels of their own.
+
     Entry points:
 
     * `entry-points=f,g` names them. Each must be a `func.func` with a body
@@ -145,6 +156,9 @@ def ConvertFP8ToGPU : Pass<"convert-fp8-to-gpu", "::mlir::ModuleOp"> {
            "Let temporaries that are never live at the same launch share "
            "workspace bytes (off: each has bytes of its own, so that a "
            "memory checker sees every temporary's bounds)">,
+    Option<"fusePrologues", "fuse-prologues", "bool", /*default=*/"true",
+           "Compute an elementwise op whose result only quantizations read "
+           "in their kernels (off: a kernel of its own writes it)">,
     ListOption<"entryPoints", "entry-points", "std::string",
                "The functions to compile, with the functions they call "
                "(default: every public function with statically shaped "

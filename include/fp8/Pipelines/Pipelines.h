@@ -69,6 +69,12 @@ struct GPUPipelineOptions : public PassPipelineOptions<GPUPipelineOptions> {
       llvm::cl::desc("Let temporaries never live at once share workspace "
                      "bytes (see convert-fp8-to-gpu)"),
       llvm::cl::init(true)};
+  PassOptions::Option<bool> fusePrologues{
+      *this, "fuse-prologues",
+      llvm::cl::desc("Compute an elementwise op whose result only "
+                     "quantizations read in their kernels (see "
+                     "convert-fp8-to-gpu)"),
+      llvm::cl::init(true)};
   PassOptions::Option<bool> compileTimes{
       *this, "compile-times",
       llvm::cl::desc("Keep the compile times gpu-module-to-binary records in "

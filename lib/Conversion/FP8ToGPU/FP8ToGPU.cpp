@@ -131,6 +131,8 @@ LogicalResult planOp(PlanBuilder &plan, Operation *op) {
       return planReduction(plan, linalgOp);
     if (isGroupStateStep(linalgOp))
       return planGroupStateStep(plan, linalgOp);
+    if (planQuantizePrologue(plan, linalgOp))
+      return success();
     return planElementwise(plan, linalgOp);
   }
   return op->emitError() << "fp8 GPU lowering: '" << op->getName()
@@ -158,8 +160,10 @@ void decomposeTensorDequantizes(func::FuncOp func) {
 /// Plans `func`, an entry point with its calls inlined: its arguments are
 /// the input buffers, its results the output buffers, and its temporaries
 /// share one workspace (`reuseTemporaries`: bytes of temporaries never live
-/// at once are shared).
-LogicalResult planFunction(PlanBuilder &plan, bool reuseTemporaries) {
+/// at once are shared). `fusePrologues`: quantize kernels compute the
+/// elementwise ops only they read.
+LogicalResult planFunction(PlanBuilder &plan, bool reuseTemporaries,
+                           bool fusePrologues) {
   func::FuncOp func = plan.getFunction();
   for (auto [i, arg] : llvm::enumerate(func.getArguments())) {
     int64_t id = plan.addBuffer(PlanBuffer::Kind::Input,
@@ -173,6 +177,7 @@ LogicalResult planFunction(PlanBuilder &plan, bool reuseTemporaries) {
   if (!func.getBody().hasOneBlock())
     return func.emitError("fp8 GPU lowering: control flow is not supported");
   decomposeTensorDequantizes(func);
+  plan.fusePrologues = fusePrologues;
   for (Operation &op : func.getBody().front().without_terminator())
     if (failed(planOp(plan, &op)))
       return failure();
@@ -233,7 +238,7 @@ struct ConvertFP8ToGPUPass
       plans.append(existing.getValue());
     for (func::FuncOp func : *functions) {
       PlanBuilder plan(func, kernels, chip, numSMs);
-      if (failed(planFunction(plan, reuseTemporaries)))
+      if (failed(planFunction(plan, reuseTemporaries, fusePrologues)))
         return signalPassFailure();
       plans.set(func.getName(), plan.getPlan().toAttr(&getContext()));
     }

@@ -19,6 +19,22 @@
 using namespace mlir;
 using namespace mlir::fp8;
 
+std::optional<ElementRead> mlir::fp8::getElementRead(AffineMap map) {
+  if (map.getNumDims() != 2 || map.getNumSymbols() != 0)
+    return std::nullopt;
+  MLIRContext *ctx = map.getContext();
+  auto d = [&](unsigned i) { return getAffineDimExpr(i, ctx); };
+  if (map.getNumResults() == 0)
+    return ElementRead::Scalar;
+  if (map == AffineMap::get(2, 0, {d(0), d(1)}, ctx))
+    return ElementRead::Matrix;
+  if (map == AffineMap::get(2, 0, {d(0)}, ctx))
+    return ElementRead::Row;
+  if (map == AffineMap::get(2, 0, {d(1)}, ctx))
+    return ElementRead::Column;
+  return std::nullopt;
+}
+
 std::string mlir::fp8::getKernelTag(ScaleRuleAttr rule) {
   std::string text;
   llvm::raw_string_ostream(text) << Attribute(rule);

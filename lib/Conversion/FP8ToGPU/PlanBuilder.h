@@ -142,6 +142,12 @@ public:
   llvm::DenseSet<Operation *> foldedGroupOps;
   /// Elementwise kernels generated so far in this function.
   int64_t elementwiseCount = 0;
+  /// Compute the elementwise producers of quantizations in the quantize
+  /// kernels (convert-fp8-to-gpu's `fuse-prologues`).
+  bool fusePrologues = true;
+  /// The elementwise ops whose results only quantizations read, which their
+  /// kernels compute as prologues: no launch and no buffer of their own.
+  llvm::DenseMap<Value, Operation *> quantizePrologues;
 
 private:
   func::FuncOp func;
@@ -163,6 +169,10 @@ LogicalResult planDynamicQuantize(PlanBuilder &plan, DynamicQuantizeOp op);
 LogicalResult planQuantize(PlanBuilder &plan, QuantizeOp op);
 LogicalResult planAmax(PlanBuilder &plan, AmaxOp op);
 LogicalResult planComputeScale(PlanBuilder &plan, ComputeScaleOp op);
+/// Whether the quantize kernels reading the result of `op`, an elementwise
+/// linalg op, compute it (recorded in quantizePrologues); remarks why not
+/// when a quantization reads it.
+bool planQuantizePrologue(PlanBuilder &plan, linalg::LinalgOp op);
 
 /// PlanState.cpp.
 LogicalResult planGlobalLoad(PlanBuilder &plan, ml_program::GlobalLoadOp op);

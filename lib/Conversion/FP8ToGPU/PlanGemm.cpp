@@ -140,8 +140,6 @@ LogicalResult getGemmEpilogue(ScaledMatmulOp op,
   GemmEpilogue result;
   result.product = *getWideElement(op.getEpilogueInputType());
   result.body = &op.getEpilogue().front();
-  MLIRContext *ctx = op.getContext();
-  auto d = [&](unsigned i) { return getAffineDimExpr(i, ctx); };
   // One map per input (none without inputs).
   SmallVector<AffineMap> maps;
   if (ArrayAttr attr = op.getEpilogueMapsAttr())
@@ -155,22 +153,14 @@ LogicalResult getGemmEpilogue(ScaledMatmulOp op,
           << ": the GEMM kernels read static f32, bf16 or f16 inputs";
       return failure();
     }
-    GemmEpilogue::Read read;
-    if (map.getNumResults() == 0)
-      read = GemmEpilogue::Read::Scalar;
-    else if (map == AffineMap::get(2, 0, {d(0), d(1)}, ctx))
-      read = GemmEpilogue::Read::Matrix;
-    else if (map == AffineMap::get(2, 0, {d(0)}, ctx))
-      read = GemmEpilogue::Read::Row;
-    else if (map == AffineMap::get(2, 0, {d(1)}, ctx))
-      read = GemmEpilogue::Read::Column;
-    else {
+    std::optional<ElementRead> read = getElementRead(map);
+    if (!read) {
       llvm::raw_string_ostream(reason)
           << "its epilogue reads an input through " << map
           << "; the GEMM kernels read inputs of one matrix's result only";
       return failure();
     }
-    result.inputs.push_back({*element, read});
+    result.inputs.push_back({*element, *read});
   }
   result.tag = getBodyDigest(*result.body);
   epilogue = std::move(result);

@@ -14,14 +14,21 @@
 // rows, or batches of matrices (see getMatrixView).
 // fp8.compute_scale, between an fp8.amax and an fp8.quantize, is a kernel of
 // its own (ComputeScaleConfig).
+// An elementwise op whose result only quantizations read is computed by
+// their kernels where they load their input (planQuantizePrologue): its
+// result is never stored.
 //
 //===----------------------------------------------------------------------===//
 
+#include "KernelBuilder.h"
 #include "PlanBuilder.h"
 
 #include "fp8/Dialect/FP8/IR/FormatInfo.h"
 #include "fp8/Dialect/FP8/Transforms/GraphUtils.h"
+#include "fp8/Dialect/FP8/Utils/SoftFloat.h"
 
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"
 
 using namespace mlir;
@@ -231,6 +238,100 @@ struct PreparedLaunch {
   int64_t scaleBatchStride = 0, amaxBatchStride = 0;
 };
 
+/// The prologue of a quantize kernel reading the result of `op`, an
+/// elementwise op that planQuantizePrologue accepted.
+QuantizePrologue getQuantizePrologue(linalg::LinalgOp op) {
+  QuantizePrologue prologue;
+  prologue.body = op.getBlock();
+  int64_t cols =
+      cast<RankedTensorType>(op->getResult(0).getType()).getDimSize(1);
+  std::string reads;
+  for (OpOperand &operand : op->getOpOperands()) {
+    BlockArgument arg = op.getMatchingBlockArgument(&operand);
+    if (arg.use_empty())
+      continue;
+    QuantizePrologue::Input input;
+    input.element = arg.getType();
+    input.read = *getElementRead(op.getMatchingIndexingMap(&operand));
+    input.argument = arg.getArgNumber();
+    input.vectorLoads = input.read == ElementRead::Matrix &&
+                        cols * getElementBytes(input.element) % 16 == 0;
+    reads += "mrcs"[static_cast<int>(input.read)];
+    if (input.vectorLoads)
+      reads += "v";
+    prologue.inputs.push_back(input);
+  }
+  prologue.tag = "_" + reads + "_" + getBodyDigest(*prologue.body);
+  return prologue;
+}
+
+/// The values the prologue's inputs (PrologueInput parameters, in order)
+/// read: the loaded operands of `op`.
+SmallVector<Value> getPrologueOperands(linalg::LinalgOp op) {
+  SmallVector<Value> operands;
+  for (OpOperand &operand : op->getOpOperands())
+    if (!op.getMatchingBlockArgument(&operand).use_empty())
+      operands.push_back(operand.get());
+  return operands;
+}
+
+/// The arguments a launch quantizing `input` passes for its input: the
+/// buffer of `input` (Input), or, when a prologue computes it, those of the
+/// prologue's inputs (PrologueInput, in order).
+struct InputArgs {
+  InputArgs(PlanBuilder &plan, Value input) {
+    if (Operation *producer = plan.quantizePrologues.lookup(input)) {
+      for (Value operand :
+           getPrologueOperands(cast<linalg::LinalgOp>(producer)))
+        prologueInputs.push_back(plan.bufferOf(operand));
+      return;
+    }
+    this->input = plan.bufferOf(input);
+  }
+  /// The argument of `param`, Input or PrologueInput; each launch takes the
+  /// prologue's inputs from the first.
+  LaunchParam get(QuantizeParam param) {
+    if (param == QuantizeParam::Input)
+      return BufferParam{input};
+    assert(param == QuantizeParam::PrologueInput && "not an input parameter");
+    if (next == prologueInputs.size())
+      next = 0;
+    return BufferParam{prologueInputs[next++]};
+  }
+  /// A buffer the launch reads, for parameters its kernel ignores.
+  int64_t getAnyBuffer() const {
+    return input >= 0 ? input : prologueInputs.front();
+  }
+  int64_t input = -1;
+  SmallVector<int64_t> prologueInputs;
+  size_t next = 0;
+};
+
+/// buildQuantizeKernel; fails when the body of the kernel's prologue uses a
+/// math function that has no GPU lowering without libdevice.
+FailureOr<LLVM::LLVMFuncOp> buildQuantize(PlanBuilder &plan, Operation *op,
+                                          const QuantizeConfig &config) {
+  OpBuilder builder = plan.getKernelBuilder();
+  LLVM::LLVMFuncOp kernel = buildQuantizeKernel(builder, op->getLoc(), config);
+  if (!config.prologue)
+    return kernel;
+  Operation *left = nullptr;
+  kernel.walk([&](Operation *inner) {
+    if (!isa<math::MathDialect>(inner->getDialect()))
+      return WalkResult::advance();
+    left = inner;
+    return WalkResult::interrupt();
+  });
+  if (!left)
+    return kernel;
+  InFlightDiagnostic diag =
+      op->emitError() << "fp8 GPU lowering: the kernel of '" << op->getName()
+                      << "' computes its input, and '" << left->getName()
+                      << "' has no GPU lowering without libdevice";
+  kernel.erase();
+  return diag;
+}
+
 /// Completes `q.config` from the shapes, pads the rows of its codes and lays
 /// out its tcgen05 scales, without adding launches.
 FailureOr<PreparedLaunch> prepareLaunch(PlanBuilder &plan, QuantizeLaunch &q) {
@@ -255,6 +356,8 @@ FailureOr<PreparedLaunch> prepareLaunch(PlanBuilder &plan, QuantizeLaunch &q) {
     return op->emitError() << "fp8 GPU lowering: " << element
                            << " inputs are not quantized on the GPU";
   config.input = *wide;
+  if (Operation *producer = plan.quantizePrologues.lookup(q.input))
+    config.prologue = getQuantizePrologue(cast<linalg::LinalgOp>(producer));
   config.transposed = q.transposed;
   config.twoLevel = q.globalAmax.has_value() || q.givenGlobal.has_value();
   config.stochastic = q.randomBits.has_value();
@@ -398,14 +501,13 @@ int64_t addAmaxBuffer(PlanBuilder &plan, const PreparedLaunch &p) {
 LogicalResult addPreparedLaunches(PlanBuilder &plan, const QuantizeLaunch &q,
                                   const PreparedLaunch &p) {
   const QuantizeConfig &config = q.config;
-  int64_t input = plan.bufferOf(q.input);
-  int64_t amax = input; // unused by fused kernels
+  InputArgs inputArgs(plan, q.input);
+  int64_t amax = inputArgs.getAnyBuffer(); // unused by fused kernels
   auto getArg = [&](QuantizeParam param) -> LaunchParam {
-    if (param == QuantizeParam::Input)
-      return BufferParam{input};
+    if (param == QuantizeParam::Input || param == QuantizeParam::PrologueInput)
+      return inputArgs.get(param);
     return getCopyArg(q, p, amax, param);
   };
-  OpBuilder builder = plan.getKernelBuilder();
   std::array<int64_t, 3> grid{getTileCount(p.view, QuantizeConfig::kTileRows),
                               p.view.batches, 1};
   if (q.globalAmax) {
@@ -418,17 +520,19 @@ LogicalResult addPreparedLaunches(PlanBuilder &plan, const QuantizeLaunch &q,
       plan.addFill(amax, 0);
     QuantizeConfig amaxConfig = config;
     amaxConfig.phase = QuantizeConfig::Phase::Amax;
-    LLVM::LLVMFuncOp kernel =
-        buildQuantizeKernel(builder, q.op->getLoc(), amaxConfig);
-    plan.addKernelLaunch(kernel, amaxConfig, grid,
+    FailureOr<LLVM::LLVMFuncOp> kernel = buildQuantize(plan, q.op, amaxConfig);
+    if (failed(kernel))
+      return failure();
+    plan.addKernelLaunch(*kernel, amaxConfig, grid,
                          amaxConfig.getSharedMemoryBytes(), getArg,
                          /*persistent=*/false);
   }
   if (q.amaxOnly)
     return success();
-  LLVM::LLVMFuncOp kernel =
-      buildQuantizeKernel(builder, q.op->getLoc(), config);
-  plan.addKernelLaunch(kernel, config, grid, config.getSharedMemoryBytes(),
+  FailureOr<LLVM::LLVMFuncOp> kernel = buildQuantize(plan, q.op, config);
+  if (failed(kernel))
+    return failure();
+  plan.addKernelLaunch(*kernel, config, grid, config.getSharedMemoryBytes(),
                        getArg, /*persistent=*/false);
   return success();
 }
@@ -525,25 +629,26 @@ LogicalResult tryAddPairLaunches(PlanBuilder &plan, const QuantizeLaunch &rowQ,
   // One amax pass for the copies that need one: a paired kernel when both
   // do with different blocks.
   Operation *op = rowQ.op;
-  int64_t input = plan.bufferOf(rowQ.input);
+  InputArgs inputArgs(plan, rowQ.input);
   // Unused by fused copies, except for the tensor's amax of NVFP4.
-  int64_t rowAmax = rowQ.globalAmax.value_or(input);
+  int64_t rowAmax = rowQ.globalAmax.value_or(inputArgs.getAnyBuffer());
   int64_t colAmax = rowAmax;
-  OpBuilder builder = plan.getKernelBuilder();
   // A launch whose first copy is `q` (prepared as `p`, amaxes in `amax`);
   // the pair's parameters are the column-wise copy's.
   auto addLaunch = [&](const QuantizeConfig &kernelConfig,
                        int64_t kernelTileRows, const QuantizeLaunch &q,
                        const PreparedLaunch &p, int64_t amax) {
-    LLVM::LLVMFuncOp kernel =
-        buildQuantizeKernel(builder, op->getLoc(), kernelConfig);
+    FailureOr<LLVM::LLVMFuncOp> kernel = buildQuantize(plan, op, kernelConfig);
+    if (failed(kernel))
+      return failure();
     plan.addKernelLaunch(
-        kernel, kernelConfig, {getTileCount(p.view, kernelTileRows), 1, 1},
+        *kernel, kernelConfig, {getTileCount(p.view, kernelTileRows), 1, 1},
         kernelConfig.getSharedMemoryBytes(),
         [&](QuantizeParam param) -> LaunchParam {
           switch (param) {
           case QuantizeParam::Input:
-            return BufferParam{input};
+          case QuantizeParam::PrologueInput:
+            return inputArgs.get(param);
           case QuantizeParam::PairAmax:
           case QuantizeParam::PairCodes:
           case QuantizeParam::PairScales:
@@ -557,6 +662,7 @@ LogicalResult tryAddPairLaunches(PlanBuilder &plan, const QuantizeLaunch &rowQ,
           }
         },
         /*persistent=*/false);
+    return success();
   };
   bool sameBlocks = rowP.view.blockRows == colP.view.blockRows &&
                     rowP.view.blockCols == colP.view.blockCols;
@@ -567,17 +673,20 @@ LogicalResult tryAddPairLaunches(PlanBuilder &plan, const QuantizeLaunch &rowQ,
   if (!config.fused && !config.pair->fused && !sameBlocks) {
     QuantizeConfig amaxConfig = config;
     amaxConfig.phase = QuantizeConfig::Phase::Amax;
-    addLaunch(amaxConfig, amaxConfig.tileRows, rowQ, rowP, rowAmax);
+    if (failed(addLaunch(amaxConfig, amaxConfig.tileRows, rowQ, rowP, rowAmax)))
+      return failure();
   } else if (!config.fused || !config.pair->fused) {
     // The amaxes of one copy (or the same of both) by that copy's own amax
     // kernel.
     const QuantizeLaunch &q = config.fused ? colQ : rowQ;
     QuantizeConfig amaxConfig = q.config;
     amaxConfig.phase = QuantizeConfig::Phase::Amax;
-    addLaunch(amaxConfig, kRows, q, config.fused ? colP : rowP,
-              config.fused ? colAmax : rowAmax);
+    if (failed(addLaunch(amaxConfig, kRows, q, config.fused ? colP : rowP,
+                         config.fused ? colAmax : rowAmax)))
+      return failure();
   }
-  addLaunch(config, tileRows, rowQ, rowP, rowAmax);
+  if (failed(addLaunch(config, tileRows, rowQ, rowP, rowAmax)))
+    return failure();
   remarkPair(cast<DynamicQuantizeOp>(op), /*fused=*/true,
              config.fused && config.pair->fused ? "" : " after one amax pass");
   return success();
@@ -815,4 +924,114 @@ LogicalResult mlir::fp8::planComputeScale(PlanBuilder &plan,
       },
       /*persistent=*/false);
   return success();
+}
+
+/// The quantization that reads `use` as its input, if it is one.
+static Operation *getQuantizationReading(OpOperand &use) {
+  Operation *user = use.getOwner();
+  if (auto quantize = dyn_cast<DynamicQuantizeOp>(user))
+    return &quantize.getInputMutable() == &use ? user : nullptr;
+  if (auto quantize = dyn_cast<QuantizeOp>(user))
+    return &quantize.getInputMutable() == &use ? user : nullptr;
+  if (auto amax = dyn_cast<AmaxOp>(user))
+    return &amax.getInputMutable() == &use ? user : nullptr;
+  return nullptr;
+}
+
+/// Why the quantize kernels reading the result of `op`, an elementwise op,
+/// cannot compute it; empty when they can.
+static std::string whyNoQuantizePrologue(PlanBuilder &plan,
+                                         linalg::LinalgOp op) {
+  if (op->getNumResults() != 1)
+    return "it has several results";
+  Value result = op->getResult(0);
+  for (OpOperand &use : result.getUses())
+    if (!getQuantizationReading(use))
+      return ("its result is also read by '" +
+              use.getOwner()->getName().getStringRef() + "'")
+          .str();
+  auto type = cast<RankedTensorType>(result.getType());
+  if (type.getRank() != 2 || !type.hasStaticShape())
+    return "the kernels compute prologues of two static dimensions";
+  if (!getWideElement(type.getElementType()))
+    return "its result is not f32, bf16 or f16";
+  if (!op.getIndexingMapMatchingResult(cast<OpResult>(result)).isIdentity())
+    return "it writes its result through a permutation";
+  std::string reason;
+  if (failed(verifyClonableBody(op, reason)))
+    return reason;
+  int64_t matrixBytes = 0;
+  for (OpOperand &operand : op->getOpOperands()) {
+    auto operandType = dyn_cast<RankedTensorType>(operand.get().getType());
+    if (!operandType)
+      return "it has a scalar operand";
+    if (op.getMatchingBlockArgument(&operand).use_empty())
+      continue;
+    Type element = operandType.getElementType();
+    if (!getWideElement(element) &&
+        !(isSoftFloatType(element) && getElementBytes(element) == 1))
+      return llvm::formatv("it reads {0} elements; the kernels read f32, "
+                           "bf16, f16 and 8-bit floats",
+                           element)
+          .str();
+    std::optional<ElementRead> read =
+        getElementRead(op.getMatchingIndexingMap(&operand));
+    if (!read)
+      return "it reads an input through a map other than the identity, a "
+             "row, a column or none";
+    if (*read == ElementRead::Matrix)
+      matrixBytes += getElementBytes(element);
+  }
+  // Each kernel reading the result reads the matrices again: a per-tensor
+  // quantization reads its input twice (amax, then codes), against one
+  // write and two reads of a stored result.
+  int64_t resultBytes = getElementBytes(type.getElementType());
+  if (matrixBytes > 3 * resultBytes)
+    return llvm::formatv("it reads {0} bytes of matrices per element, more "
+                         "than three times the {1} of its result",
+                         matrixBytes, resultBytes)
+        .str();
+  // The kernels clone the body as elementwise kernels do: it must lower
+  // without libdevice.
+  OpBuilder builder = plan.getKernelBuilder();
+  FailureOr<LLVM::LLVMFuncOp> probe =
+      buildElementwiseKernel(builder, op, "fp8_prologue_probe", reason);
+  if (failed(probe))
+    return reason;
+  probe->erase();
+  return "";
+}
+
+bool mlir::fp8::planQuantizePrologue(PlanBuilder &plan, linalg::LinalgOp op) {
+  if (!plan.fusePrologues || op->getNumResults() == 0)
+    return false;
+  SmallVector<Operation *> quantizations;
+  for (OpOperand &use : op->getResult(0).getUses())
+    if (Operation *quantization = getQuantizationReading(use))
+      quantizations.push_back(quantization);
+  if (quantizations.empty())
+    return false;
+  // In the order of the function (uses are listed last first).
+  llvm::sort(quantizations,
+             [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
+  quantizations.erase(llvm::unique(quantizations), quantizations.end());
+  std::string reason = whyNoQuantizePrologue(plan, op);
+  std::string readers =
+      llvm::join(llvm::map_range(quantizations,
+                                 [](Operation *q) {
+                                   return q->getName().getStringRef().str();
+                                 }),
+                 ", ");
+  if (!reason.empty()) {
+    remark::missed(op->getLoc(), getFP8GPURemarkOpts(op, "prologue-not-fused"))
+        << remark::add("{0} not computed by the kernels of {1}: {2}",
+                       op->getName().getStringRef(), readers, reason);
+    return false;
+  }
+  plan.quantizePrologues[op->getResult(0)] = op;
+  remark::passed(op->getLoc(), getFP8GPURemarkOpts(op, "prologue-fused"))
+      << remark::add("{0} computed by the kernels of {1} where they load "
+                     "their input: its result is never stored",
+                     op->getName().getStringRef(), readers);
+  return true;
 }

@@ -29,6 +29,10 @@
 // does.
 // A batched kernel quantizes matrix blockIdx.y of a batch as the kernel
 // quantizes one matrix.
+// A kernel with a prologue (QuantizeConfig::prologue) loads the inputs of
+// the elementwise op producing its input instead, and computes each element
+// with a clone of the op's body: elements outside the matrix are 0 as
+// loaded ones are.
 // A paired kernel (QuantizeConfig::pair) writes the row-wise and the
 // column-wise copy of a dynamic_quantize from one read: steps 1-3 run for
 // each copy on the runs each thread keeps in registers. Its tile may have 128
@@ -43,6 +47,10 @@
 #include "fp8/Conversion/FP8ToGPU/Kernels.h"
 #include "fp8/Dialect/FP8/IR/FP8Ops.h"
 #include "fp8/Dialect/FP8/Utils/ScaleRules.h"
+#include "fp8/Dialect/FP8/Utils/SoftFloat.h"
+
+#include "mlir/IR/IRMapping.h"
+#include "mlir/Transforms/RegionUtils.h"
 
 using namespace mlir;
 using namespace mlir::fp8;
@@ -89,6 +97,8 @@ private:
   /// NVFP4: the global decode scale output, or the given global encode
   /// scale; tcgen05Scales: chunks per band; stochastic: the random words.
   Value globalScale, scaleKChunks, randomBits;
+  /// The inputs of the prologue, in its order.
+  SmallVector<Value> prologueInputs;
   /// The origin of the (sub-)tile the steps below work on.
   Value smem, tid, row0, col0;
   /// The configuration of the copy being emitted: the kernel's, or that of
@@ -123,7 +133,21 @@ private:
   /// The 16 elements of `element` at (row, col..col+15) of the [rows, cols]
   /// row-major `base` as a vector of `result` (the same type, or f32 that
   /// `element` extends to); 0 outside the matrix.
-  Value loadRun(Value base, Type element, Type result, Value row, Value col);
+  Value loadRun(Value base, Type element, Type result, Value row, Value col) {
+    return loadRun(base, element, result, row, col, rows, cols,
+                   copy().vectorLoads);
+  }
+  /// loadRun of a [rowCount, colCount] matrix, by 16-byte loads if
+  /// `vectorLoads` (its rows keep them aligned).
+  Value loadRun(Value base, Type element, Type result, Value row, Value col,
+                Value rowCount, Value colCount, bool vectorLoads);
+  /// The prologue's elements at (row, col..col+15) as f32: its body on the
+  /// elements of its inputs there, 0 outside the matrix.
+  Value computePrologue(Value row, Value col);
+  /// The 16 elements of prologue input `input` (at `base`) that the
+  /// elements at (row, col..col+15) read.
+  SmallVector<Value> loadPrologueInput(const QuantizePrologue::Input &input,
+                                       Value base, Value row, Value col);
   /// The encode multiplier of the given scale at `index` of the scales.
   Value loadGivenMultiplier(Value index);
   /// The magnitudes of the tile's block parts, reduced into shared memory
@@ -168,11 +192,86 @@ private:
 };
 
 Value QuantizeEmitter::loadElements(Value row, Value col) {
+  if (config.prologue)
+    return computePrologue(row, col);
   return loadRun(input, getElementType(kb.b, copy().input), kb.f32(), row, col);
 }
 
+SmallVector<Value>
+QuantizeEmitter::loadPrologueInput(const QuantizePrologue::Input &input,
+                                   Value base, Value row, Value col) {
+  // Byte-sized floats (codes) are loaded as their bytes.
+  Type stored = input.element;
+  if (isSoftFloatType(stored))
+    stored = kb.b.getIntegerType(getElementBytes(stored) * 8);
+  auto fromStored = [&](Value v) {
+    return stored == input.element ? v : kb.bitcast(input.element, v);
+  };
+  SmallVector<Value> elements;
+  switch (input.read) {
+  case ElementRead::Matrix:
+  case ElementRead::Column: {
+    // A row vector is a matrix of one row; a run at a multiple of 16
+    // columns of it is 16-byte aligned.
+    bool column = input.read == ElementRead::Column;
+    Value run =
+        loadRun(base, stored, stored, column ? kb.i32(0) : row, col,
+                column ? kb.i32(1) : rows, cols, column || input.vectorLoads);
+    for (int64_t i = 0; i < kPerThread; ++i)
+      elements.push_back(fromStored(
+          LLVM::ExtractElementOp::create(kb.b, kb.loc, run, kb.i32(i))));
+    return elements;
+  }
+  case ElementRead::Row:
+  case ElementRead::Scalar: {
+    // One value for the 16 elements (rows past the matrix read its last).
+    Value index = input.read == ElementRead::Row
+                      ? kb.zext64(kb.minU(row, kb.sub(rows, kb.i32(1))))
+                      : kb.i64(0);
+    Value v = loadElement(kb, base, input.element, index);
+    elements.assign(kPerThread, v);
+    return elements;
+  }
+  }
+  llvm_unreachable("unknown element read");
+}
+
+Value QuantizeEmitter::computePrologue(Value row, Value col) {
+  const QuantizePrologue &prologue = *config.prologue;
+  SmallVector<SmallVector<Value>> inputs;
+  for (auto [input, base] : llvm::zip_equal(prologue.inputs, prologueInputs))
+    inputs.push_back(loadPrologueInput(input, base, row, col));
+  // Constants the body captures are cloned once.
+  Block *body = prologue.body;
+  IRMapping constants;
+  SetVector<Value> captured;
+  getUsedValuesDefinedAbove(*body->getParent(), captured);
+  for (Value value : captured)
+    constants.map(value, kb.b.clone(*value.getDefiningOp())->getResult(0));
+  auto vectorType = VectorType::get({kPerThread}, kb.f32());
+  Value result = LLVM::UndefOp::create(kb.b, kb.loc, vectorType);
+  Value rowIn = kb.ult(row, rows);
+  for (int64_t i = 0; i < kPerThread; ++i) {
+    IRMapping mapping = constants;
+    for (auto [input, elements] : llvm::zip_equal(prologue.inputs, inputs))
+      mapping.map(body->getArgument(input.argument), elements[i]);
+    for (Operation &op : body->without_terminator())
+      kb.b.clone(op, mapping);
+    Value v = kb.extToF32(
+        mapping.lookupOrDefault(body->getTerminator()->getOperand(0)));
+    // As loaded elements: 0 outside the matrix, whatever the body makes of
+    // the zeros read there.
+    Value in = arith::AndIOp::create(kb.b, kb.loc, rowIn,
+                                     kb.ult(kb.add(col, kb.i32(i)), cols));
+    v = kb.select(in, v, kb.f32(0.0f));
+    result = LLVM::InsertElementOp::create(kb.b, kb.loc, result, v, kb.i32(i));
+  }
+  return result;
+}
+
 Value QuantizeEmitter::loadRun(Value base, Type element, Type result, Value row,
-                               Value col) {
+                               Value col, Value rowCount, Value colCount,
+                               bool vectorLoads) {
   int64_t elementBytes = element.getIntOrFloatBitWidth() / 8;
   auto loadedVector = VectorType::get({kPerThread}, element);
   auto resultVector = VectorType::get({kPerThread}, result);
@@ -182,17 +281,19 @@ Value QuantizeEmitter::loadRun(Value base, Type element, Type result, Value row,
     return arith::ExtFOp::create(kb.b, kb.loc, type, v);
   };
   auto offsetOf = [&](Value r, Value c) {
-    Value index = kb.add(kb.mul(kb.zext64(r), kb.zext64(cols)), kb.zext64(c));
+    Value index =
+        kb.add(kb.mul(kb.zext64(r), kb.zext64(colCount)), kb.zext64(c));
     return kb.mul(index, kb.i64(elementBytes));
   };
   auto scalarPath = [&]() -> Value {
     Value vector = LLVM::UndefOp::create(kb.b, kb.loc, resultVector);
-    Value maxRow = kb.sub(rows, kb.i32(1));
-    Value maxCol = kb.sub(cols, kb.i32(1));
-    Value rowIn = kb.ult(row, rows);
+    Value maxRow = kb.sub(rowCount, kb.i32(1));
+    Value maxCol = kb.sub(colCount, kb.i32(1));
+    Value rowIn = kb.ult(row, rowCount);
     for (int64_t i = 0; i < kPerThread; ++i) {
       Value c = kb.add(col, kb.i32(i));
-      Value in = arith::AndIOp::create(kb.b, kb.loc, rowIn, kb.ult(c, cols));
+      Value in =
+          arith::AndIOp::create(kb.b, kb.loc, rowIn, kb.ult(c, colCount));
       // Clamped addresses are always valid; elements outside become 0.
       Value address = kb.byteOffset(
           base, offsetOf(kb.minU(row, maxRow), kb.minU(c, maxCol)));
@@ -207,11 +308,12 @@ Value QuantizeEmitter::loadRun(Value base, Type element, Type result, Value row,
   };
   // Rows aligned for vector loads of the input are aligned for the random
   // words too: they are as wide or wider.
-  if (!copy().vectorLoads)
+  if (!vectorLoads)
     return scalarPath();
-  Value whole = arith::AndIOp::create(
-      kb.b, kb.loc, kb.ult(row, rows),
-      kb.cmp(arith::CmpIPredicate::ule, kb.add(col, kb.i32(kPerThread)), cols));
+  Value whole =
+      arith::AndIOp::create(kb.b, kb.loc, kb.ult(row, rowCount),
+                            kb.cmp(arith::CmpIPredicate::ule,
+                                   kb.add(col, kb.i32(kPerThread)), colCount));
   auto ifOp = scf::IfOp::create(kb.b, kb.loc, TypeRange{resultVector}, whole,
                                 /*withElseRegion=*/true);
   {
@@ -292,6 +394,7 @@ void QuantizeEmitter::moveToMatrix(Value batch) {
   auto advance = [&](Value &buffer, Value bytes) {
     buffer = kb.byteOffset(buffer, kb.mul(batch, bytes));
   };
+  // Kernels with a prologue are not batched.
   int64_t inputBytes =
       getElementType(kb.b, copy().input).getIntOrFloatBitWidth() / 8;
   advance(input,
@@ -728,6 +831,10 @@ void QuantizeEmitter::emit() {
   cols = getArg(QuantizeParam::Cols);
   globalScale = getArg(QuantizeParam::GlobalScale);
   randomBits = getArg(QuantizeParam::RandomBits);
+  // The prologue's inputs are the last parameters.
+  if (config.prologue)
+    llvm::append_range(prologueInputs, func.getArguments().take_back(
+                                           config.prologue->inputs.size()));
   CopyArgs rowCopy{
       getArg(QuantizeParam::Amax),        getArg(QuantizeParam::Codes),
       getArg(QuantizeParam::Scales),      getArg(QuantizeParam::BlockRows),
@@ -769,7 +876,12 @@ void QuantizeEmitter::emit() {
     current = &config;
   }
   LLVM::ReturnOp::create(kb.b, kb.loc, ValueRange{});
-  expandForNVVM(func);
+  // A prologue's math functions by polynomials, as elementwise kernels
+  // compute them; the planner checks that none is left.
+  if (config.prologue)
+    (void)expandClonedBodyForNVVM(func);
+  else
+    expandForNVVM(func);
 }
 
 } // namespace

@@ -77,6 +77,10 @@ LogicalResult QuantizeConfig::verify(std::string &reason) const {
     reason = "quantizing by given scales is one unfused quantize kernel";
     return failure();
   }
+  if (prologue && batched) {
+    reason = "a prologue reads its inputs as one matrix";
+    return failure();
+  }
   if (!rule && phase == Phase::Quantize && !givenScales) {
     reason = "a quantize kernel needs a scale rule";
     return failure();
@@ -140,37 +144,52 @@ std::string QuantizeConfig::getKernelName() const {
     name += "_vl";
   if (batched)
     name += "_batched";
+  if (prologue)
+    name += "_pro" + prologue->tag;
   return name;
 }
 
-SmallVector<QuantizeParam> QuantizeConfig::getParams() const {
+/// The parameters of the kernel of `config` without its prologue.
+static SmallVector<QuantizeParam>
+getParamsWithoutPrologue(const QuantizeConfig &config) {
   using P = QuantizeParam;
-  if (phase == Phase::Amax) {
+  if (config.phase == QuantizeConfig::Phase::Amax) {
     SmallVector<QuantizeParam> params{P::Input, P::Amax,      P::Rows,
                                       P::Cols,  P::BlockRows, P::BlockCols};
-    if (batched)
+    if (config.batched)
       params.push_back(P::AmaxBatchStride);
-    if (pair)
+    if (config.pair)
       params.append({P::PairAmax, P::PairBlockRows, P::PairBlockCols});
     return params;
   }
   SmallVector<QuantizeParam> params{P::Input,     P::Amax,      P::Codes,
                                     P::Scales,    P::Rows,      P::Cols,
                                     P::BlockRows, P::BlockCols, P::Pitch};
-  if (twoLevel)
+  if (config.twoLevel)
     params.push_back(P::GlobalScale);
-  if (tcgen05Scales)
+  if (config.tcgen05Scales)
     params.push_back(P::ScaleKChunks);
-  if (stochastic)
+  if (config.stochastic)
     params.push_back(P::RandomBits);
-  if (batched)
+  if (config.batched)
     params.append({P::ScaleBatchStride, P::AmaxBatchStride});
-  if (pair) {
+  if (config.pair) {
     params.append({P::PairAmax, P::PairCodes, P::PairScales, P::PairBlockRows,
                    P::PairBlockCols, P::PairPitch});
-    if (pair->tcgen05Scales)
+    if (config.pair->tcgen05Scales)
       params.push_back(P::PairScaleKChunks);
   }
+  return params;
+}
+
+SmallVector<QuantizeParam> QuantizeConfig::getParams() const {
+  using P = QuantizeParam;
+  SmallVector<QuantizeParam> params = getParamsWithoutPrologue(*this);
+  if (!prologue)
+    return params;
+  // The prologue's inputs in place of the input, last.
+  params.erase(llvm::find(params, P::Input));
+  params.append(prologue->inputs.size(), P::PrologueInput);
   return params;
 }
 
@@ -200,6 +219,7 @@ KernelParamKind mlir::fp8::getParamKind(QuantizeParam param) {
   case QuantizeParam::PairAmax:
   case QuantizeParam::PairCodes:
   case QuantizeParam::PairScales:
+  case QuantizeParam::PrologueInput:
     return KernelParamKind::Buffer;
   case QuantizeParam::Rows:
   case QuantizeParam::Cols:

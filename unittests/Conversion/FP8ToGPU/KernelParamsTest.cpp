@@ -312,6 +312,75 @@ TEST_F(KernelParamsTest, QuantizeKernels) {
     expectKernelTakesParams(config, buildQuantizeKernel);
 }
 
+TEST_F(KernelParamsTest, QuantizePrologueInputsReplaceTheInput) {
+  // A bias add computed where the kernels load their input: no Input, the
+  // prologue's two inputs last, in both phases and in a pair.
+  OwningOpRef<ModuleOp> source = parseSourceString<ModuleOp>(
+      R"mlir(
+      func.func @f(%x: tensor<4x8xbf16>, %b: tensor<8xbf16>,
+                   %e: tensor<4x8xbf16>) -> tensor<4x8xbf16> {
+        %y = linalg.generic {
+            indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>,
+                             affine_map<(d0, d1) -> (d1)>,
+                             affine_map<(d0, d1) -> (d0, d1)>],
+            iterator_types = ["parallel", "parallel"]}
+            ins(%x, %b : tensor<4x8xbf16>, tensor<8xbf16>)
+            outs(%e : tensor<4x8xbf16>) {
+          ^bb0(%in: bf16, %bias: bf16, %out: bf16):
+            %s = arith.addf %in, %bias : bf16
+            linalg.yield %s : bf16
+          } -> tensor<4x8xbf16>
+        return %y : tensor<4x8xbf16>
+      })mlir",
+      &context);
+  ASSERT_TRUE(source);
+  Block *body = nullptr;
+  source->walk([&](Operation *op) {
+    if (op->getName().getStringRef() == "linalg.generic")
+      body = &op->getRegion(0).front();
+  });
+  ASSERT_TRUE(body);
+  using P = QuantizeParam;
+  QuantizePrologue prologue;
+  prologue.body = body;
+  prologue.inputs = {{BFloat16Type::get(&context), ElementRead::Matrix, 0,
+                      /*vectorLoads=*/true},
+                     {BFloat16Type::get(&context), ElementRead::Column, 1}};
+  prologue.tag = "_mvc_test";
+
+  QuantizeConfig amax;
+  amax.phase = QuantizeConfig::Phase::Amax;
+  amax.fused = false;
+  amax.prologue = prologue;
+  expectValid(amax);
+  EXPECT_EQ(amax.getParams(),
+            (SmallVector<P>{P::Amax, P::Rows, P::Cols, P::BlockRows,
+                            P::BlockCols, P::PrologueInput, P::PrologueInput}));
+  EXPECT_NE(amax.getKernelName().find("_pro_mvc_test"), std::string::npos);
+
+  QuantizeConfig pair;
+  pair.rule = ScaleRuleAttr::get(&context, ScaleRuleKind::Pow2);
+  pair.tileBlockCols = 32;
+  pair.tileRows = QuantizeConfig::kTileRows;
+  pair.pair = QuantizeConfig::Pair{Format::E4M3, 32, 1, true, true};
+  pair.prologue = prologue;
+  expectValid(pair);
+  SmallVector<P> params = pair.getParams();
+  EXPECT_EQ(llvm::count(params, P::Input), 0);
+  EXPECT_EQ(ArrayRef<P>(params).take_back(3),
+            ArrayRef<P>({P::PairPitch, P::PrologueInput, P::PrologueInput}));
+
+  // Batched kernels read one matrix's prologue: refused.
+  QuantizeConfig batched = amax;
+  batched.batched = true;
+  std::string reason;
+  EXPECT_TRUE(failed(batched.verify(reason)));
+  EXPECT_NE(reason.find("prologue"), std::string::npos) << reason;
+
+  for (const QuantizeConfig &config : {amax, pair})
+    expectKernelTakesParams(config, buildQuantizeKernel);
+}
+
 TEST_F(KernelParamsTest, ComputeScaleKernels) {
   using P = ComputeScaleParam;
   // NVFP4's global scale and its reciprocal, then its block scales.

@@ -144,6 +144,9 @@ enum class QuantizeParam {
   PairBlockCols,
   PairPitch,
   PairScaleKChunks,
+  /// The inputs of a prologue (`prologue`), one buffer each, last; the
+  /// kernel then takes no Input.
+  PrologueInput,
 };
 KernelParamKind getParamKind(QuantizeParam param);
 
@@ -249,17 +252,25 @@ enum class GemmScaling {
 /// is one 128-byte swizzle span whatever the element width, and every MMA
 /// reads 32 bytes of it, so the shared-memory layout and descriptors are
 /// those of the 8-bit GEMMs.
+/// How a kernel that computes a scalar body per element of a [rows, cols]
+/// matrix reads an input of the body at the element's (row, column).
+enum class ElementRead {
+  Matrix, // [rows, cols], at (row, column)
+  Row,    // [rows], at row: one value per row
+  Column, // [cols], at column: a row vector broadcast down the rows
+  Scalar, // a single element
+};
+
+/// The ElementRead of an input that an elementwise op over two dimensions
+/// reads through `map`, if it is one of those.
+std::optional<ElementRead> getElementRead(AffineMap map);
+
 /// The epilogue of a GEMM (the region of an fp8.scaled_matmul): each result
 /// element is the scalar body applied to the product, rounded to `product`,
 /// and to the element of each input at the result's position.
 struct GemmEpilogue {
   /// How an input is indexed by the result's (row, column).
-  enum class Read {
-    Matrix, // [M, N], at (row, column)
-    Row,    // [M], at row: one value per row of the result
-    Column, // [N], at column: a row vector broadcast down the rows
-    Scalar, // a single element
-  };
+  using Read = ElementRead;
   struct Input {
     WideElement element;
     Read read;
@@ -393,6 +404,31 @@ LLVM::LLVMFuncOp buildGemmSM90Kernel(OpBuilder &builder, Location loc,
 /// each tile's part of a block and folds it into a zero-filled f32 amax
 /// buffer with an atomic max, then the Quantize kernel reads it. A block
 /// inside one tile is reduced and quantized by one fused Quantize kernel.
+/// An elementwise op computed by the quantize kernels that read its result,
+/// where they load their input (each element is the op's scalar body
+/// applied to the op's inputs at that position), so that the result is
+/// never stored: the producer of a quantization fused into it.
+struct QuantizePrologue {
+  struct Input {
+    /// f32, bf16, f16, or a type of a byte (FP8 codes).
+    Type element;
+    ElementRead read;
+    /// The body's argument it is.
+    unsigned argument = 0;
+    /// 16-byte loads of a thread's 16 elements where they lie inside the
+    /// matrix (Matrix inputs need rows of a multiple of 16 bytes).
+    bool vectorLoads = false;
+  };
+  SmallVector<Input> inputs;
+  /// The op's body: its arguments the inputs (and inits it ignores), its
+  /// terminator yielding the element, of the quantization's input type.
+  /// The values it captures from outside are constants, cloned with it.
+  Block *body = nullptr;
+  /// Distinguishes prologues in kernel names (the inputs' reads and types,
+  /// a digest of the body).
+  std::string tag;
+};
+
 struct QuantizeConfig {
   using Param = QuantizeParam;
 
@@ -460,6 +496,9 @@ struct QuantizeConfig {
   /// of that many rows lie inside one tile. A thread holds one run of each
   /// of its tile's kTileRows-row sub-tiles in registers.
   int64_t tileRows = kTileRows;
+  /// The elementwise op whose result this kernel quantizes, computed where
+  /// the kernel loads its input: the result is never stored.
+  std::optional<QuantizePrologue> prologue;
 
   static constexpr int64_t kTileRows = 32;
   static constexpr int64_t kPairTileRows = 128;
