@@ -581,13 +581,14 @@ void remarkPair(DynamicQuantizeOp op, bool fused, StringRef detail) {
 /// The launches of both copies of a dynamic_quantize from one read of the
 /// input: one paired kernel when each copy's blocks lie inside its tile,
 /// after one amax pass over the input for the copies whose blocks do not
-/// (shared by copies of the same blocks). Fails without adding anything,
-/// with the reason, when a kernel cannot pair them.
+/// (shared by copies of the same blocks; `amaxPass` says whether there is
+/// one). Fails without adding anything, with the reason, when a kernel
+/// cannot pair them.
 LogicalResult tryAddPairLaunches(PlanBuilder &plan, const QuantizeLaunch &rowQ,
                                  const PreparedLaunch &rowP,
                                  const QuantizeLaunch &colQ,
                                  const PreparedLaunch &colP,
-                                 std::string &reason) {
+                                 std::string &reason, bool &amaxPass) {
   if (rowP.view.batched || colP.view.batched) {
     reason = "the copies of a batch of matrices are written by kernels of "
              "their own";
@@ -687,9 +688,88 @@ LogicalResult tryAddPairLaunches(PlanBuilder &plan, const QuantizeLaunch &rowQ,
   }
   if (failed(addLaunch(config, tileRows, rowQ, rowP, rowAmax)))
     return failure();
-  remarkPair(cast<DynamicQuantizeOp>(op), /*fused=*/true,
-             config.fused && config.pair->fused ? "" : " after one amax pass");
+  amaxPass = !config.fused || !config.pair->fused;
   return success();
+}
+
+/// The launch writing the codes of `rowQ`, a quantization by given scales,
+/// and their transposed copy `colQ` from one read: one paired kernel whose
+/// copies read the same scales. Fails without adding anything, with the
+/// reason, when a kernel cannot pair them.
+LogicalResult
+tryAddGivenPairLaunch(PlanBuilder &plan, const QuantizeLaunch &rowQ,
+                      const PreparedLaunch &rowP, const QuantizeLaunch &colQ,
+                      const PreparedLaunch &colP, std::string &reason) {
+  QuantizeConfig config = rowQ.config;
+  const QuantizeConfig &colConfig = colQ.config;
+  config.pair =
+      QuantizeConfig::Pair{colConfig.format,        colConfig.tileBlockRows,
+                           colConfig.tileBlockCols,
+                           /*fused=*/false,         colConfig.transposed,
+                           colConfig.vectorStores,
+                           /*tcgen05Scales=*/false, colConfig.scalesKAlongCols};
+  if (rowP.view.batched || failed(config.verify(reason))) {
+    if (rowP.view.batched)
+      reason = "the copies of a batch of matrices are written by kernels of "
+               "their own";
+    return failure();
+  }
+  FailureOr<LLVM::LLVMFuncOp> kernel = buildQuantize(plan, rowQ.op, config);
+  if (failed(kernel))
+    return failure();
+  InputArgs inputArgs(plan, rowQ.input);
+  int64_t given = *rowQ.givenScales;
+  plan.addKernelLaunch(
+      *kernel, config,
+      {getTileCount(rowP.view, QuantizeConfig::kTileRows), 1, 1},
+      config.getSharedMemoryBytes(),
+      [&](QuantizeParam param) -> LaunchParam {
+        switch (param) {
+        case QuantizeParam::Input:
+        case QuantizeParam::PrologueInput:
+          return inputArgs.get(param);
+        case QuantizeParam::PairAmax:
+        case QuantizeParam::PairCodes:
+        case QuantizeParam::PairScales:
+        case QuantizeParam::PairBlockRows:
+        case QuantizeParam::PairBlockCols:
+        case QuantizeParam::PairPitch:
+        case QuantizeParam::PairScaleKChunks:
+          return getCopyArg(colQ, colP, given, param);
+        default:
+          return getCopyArg(rowQ, rowP, given, param);
+        }
+      },
+      /*persistent=*/false);
+  return success();
+}
+
+/// The transposes of `codes`, codes of one scale per matrix that are also
+/// read as they are: a copy the quantization can write transposed from the
+/// same read (the transposes then have no launch); empty otherwise.
+SmallVector<Operation *> getTransposedCopyReaders(Value codes) {
+  auto type = cast<RankedTensorType>(codes.getType());
+  if (type.getRank() != 2 || type.getElementType().isFloat(4))
+    return {};
+  SmallVector<Operation *> transposes = getTransposeUsers(codes);
+  if (transposes.empty() || readOnlyTransposed(codes))
+    return {};
+  return transposes;
+}
+
+/// The remark saying whether `op` writes the transposed copy of its codes.
+void remarkTransposedCopy(Operation *op, bool fused, StringRef detail) {
+  remark::RemarkOpts opts = getFP8GPURemarkOpts(
+      op, fused ? "quantize-transpose-fused" : "quantize-transpose-not-fused");
+  if (fused)
+    remark::passed(op->getLoc(), opts)
+        << remark::add("codes and their transposed copy written from one "
+                       "read of the input: no transpose kernel");
+  else
+    remark::missed(op->getLoc(), opts) << remark::add(
+        "the transposed copy of the codes is written by a kernel of its own: "
+        "{0}",
+        detail.str());
 }
 
 /// E2M1 codes `data`, stored as they are by `q`, that are also read through
@@ -817,6 +897,33 @@ LogicalResult mlir::fp8::planDynamicQuantize(PlanBuilder &plan,
   if (failed(rowPrepared))
     return failure();
   GranularityAttr col = op.getColGranularityAttr();
+  SmallVector<Operation *> transposes;
+  if (!col && op.getGranularity().isTensor() && !globalAmax)
+    transposes = getTransposedCopyReaders(op.getData());
+  if (!col && !transposes.empty()) {
+    // Codes by one scale read as they are and transposed: the pair of both
+    // layouts, the transposed copy's (equal) scale in the same buffer.
+    QuantizeLaunch colCopy = *rowCopy;
+    colCopy.transposed = true;
+    colCopy.data = foldTransposes(plan, transposes);
+    colCopy.returned = llvm::any_of(transposes, [](Operation *transpose) {
+      return isReturned(transpose->getResult(0));
+    });
+    FailureOr<PreparedLaunch> colPrepared = prepareLaunch(plan, colCopy);
+    if (failed(colPrepared))
+      return failure();
+    std::string reason;
+    bool amaxPass = false;
+    if (succeeded(tryAddPairLaunches(plan, *rowCopy, *rowPrepared, colCopy,
+                                     *colPrepared, reason, amaxPass))) {
+      remarkTransposedCopy(op, /*fused=*/true, "");
+      return success();
+    }
+    remarkTransposedCopy(op, /*fused=*/false, reason);
+    if (failed(addPreparedLaunches(plan, *rowCopy, *rowPrepared)))
+      return failure();
+    return addPreparedLaunches(plan, colCopy, *colPrepared);
+  }
   if (!col) {
     if (failed(addPreparedLaunches(plan, *rowCopy, *rowPrepared)))
       return failure();
@@ -831,8 +938,11 @@ LogicalResult mlir::fp8::planDynamicQuantize(PlanBuilder &plan,
   if (failed(colPrepared))
     return failure();
   std::string reason;
-  if (failed(tryAddPairLaunches(plan, *rowCopy, *rowPrepared, *colCopy,
-                                *colPrepared, reason))) {
+  bool amaxPass = false;
+  if (succeeded(tryAddPairLaunches(plan, *rowCopy, *rowPrepared, *colCopy,
+                                   *colPrepared, reason, amaxPass))) {
+    remarkPair(op, /*fused=*/true, amaxPass ? " after one amax pass" : "");
+  } else {
     remarkPair(op, /*fused=*/false, reason);
     // Each copy reads the input by itself.
     if (failed(addPreparedLaunches(plan, *rowCopy, *rowPrepared)) ||
@@ -875,6 +985,36 @@ LogicalResult mlir::fp8::planQuantize(PlanBuilder &plan, QuantizeOp op) {
   }
   q.scale = q.data;
   q.givenScales = plan.bufferOf(op.getScale());
+  SmallVector<Operation *> transposes;
+  if (q.granularity.isTensor() && !q.transposed && !q.randomBits &&
+      !q.givenGlobal)
+    transposes = getTransposedCopyReaders(result);
+  if (!transposes.empty()) {
+    // Codes by one given scale read as they are and transposed: one kernel
+    // writes both layouts.
+    FailureOr<PreparedLaunch> rowPrepared = prepareLaunch(plan, q);
+    if (failed(rowPrepared))
+      return failure();
+    QuantizeLaunch colQ = q;
+    colQ.transposed = true;
+    colQ.data = colQ.scale = foldTransposes(plan, transposes);
+    colQ.returned = llvm::any_of(transposes, [](Operation *transpose) {
+      return isReturned(transpose->getResult(0));
+    });
+    FailureOr<PreparedLaunch> colPrepared = prepareLaunch(plan, colQ);
+    if (failed(colPrepared))
+      return failure();
+    std::string reason;
+    if (succeeded(tryAddGivenPairLaunch(plan, q, *rowPrepared, colQ,
+                                        *colPrepared, reason))) {
+      remarkTransposedCopy(op, /*fused=*/true, "");
+      return success();
+    }
+    remarkTransposedCopy(op, /*fused=*/false, reason);
+    if (failed(addPreparedLaunches(plan, q, *rowPrepared)))
+      return failure();
+    return addPreparedLaunches(plan, colQ, *colPrepared);
+  }
   if (failed(addQuantizeLaunches(plan, q)))
     return failure();
   return addTransposedE2M1Copy(plan, q, result, Value());

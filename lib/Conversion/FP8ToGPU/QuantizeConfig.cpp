@@ -40,8 +40,9 @@ LogicalResult QuantizeConfig::verify(std::string &reason) const {
     return failure();
   }
   if (pair) {
-    if (givenScales || stochastic || batched) {
-      reason = "a paired kernel quantizes one matrix by measured scales";
+    if (stochastic || batched || (givenScales && twoLevel)) {
+      reason = "a paired kernel quantizes one matrix by measured scales or "
+               "given one-level scales, rounding to nearest even";
       return failure();
     }
     if (tileRows != kTileRows && tileRows != kPairTileRows) {

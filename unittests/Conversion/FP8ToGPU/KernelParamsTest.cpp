@@ -307,8 +307,28 @@ TEST_F(KernelParamsTest, QuantizeKernels) {
                             P::Cols, P::BlockRows, P::BlockCols, P::Pitch,
                             P::ScaleBatchStride, P::AmaxBatchStride}));
 
+  // Codes by a given scale with their transposed copy: both copies read
+  // the given scales (Amax, PairAmax); stochastic rounding is not paired.
+  QuantizeConfig givenPair;
+  givenPair.tileBlockRows = QuantizeConfig::kTileRows;
+  givenPair.fused = false;
+  givenPair.givenScales = true;
+  givenPair.pair = QuantizeConfig::Pair{Format::E5M2, QuantizeConfig::kTileRows,
+                                        QuantizeConfig::kTileCols,
+                                        /*fused=*/false, /*transposed=*/true};
+  expectValid(givenPair);
+  EXPECT_EQ(givenPair.getParams(),
+            (SmallVector<P>{P::Input, P::Amax, P::Codes, P::Scales, P::Rows,
+                            P::Cols, P::BlockRows, P::BlockCols, P::Pitch,
+                            P::PairAmax, P::PairCodes, P::PairScales,
+                            P::PairBlockRows, P::PairBlockCols, P::PairPitch}));
+  QuantizeConfig stochasticPair = givenPair;
+  stochasticPair.stochastic = true;
+  std::string reason;
+  EXPECT_TRUE(failed(stochasticPair.verify(reason)));
+
   for (const QuantizeConfig &config :
-       {amax, nvfp4, given, batchedAmax, batched})
+       {amax, nvfp4, given, batchedAmax, batched, givenPair})
     expectKernelTakesParams(config, buildQuantizeKernel);
 }
 
