@@ -482,6 +482,26 @@ int64_t getTileCount(const MatrixView &view, int64_t tileRows) {
                  llvm::divideCeil(view.cols, QuantizeConfig::kTileCols));
 }
 
+/// The configuration and grid of the kernel measuring the amaxes of
+/// `config` (its Amax phase), prepared as `p`, in tiles of `tileRows` rows:
+/// a grid-stride kernel of a few CTAs per SM when one block covers the
+/// matrix, else a CTA per tile.
+std::pair<QuantizeConfig, std::array<int64_t, 3>>
+getAmaxLaunch(PlanBuilder &plan, const QuantizeConfig &config,
+              const PreparedLaunch &p, int64_t tileRows) {
+  constexpr int64_t kCTAsPerSM = 4;
+  QuantizeConfig amaxConfig = config;
+  amaxConfig.phase = QuantizeConfig::Phase::Amax;
+  int64_t tiles = getTileCount(p.view, tileRows);
+  const MatrixView &view = p.view;
+  if (view.blockRows == view.rows && view.blockCols == view.cols &&
+      !view.batched && !config.pair && tileRows == QuantizeConfig::kTileRows) {
+    amaxConfig.wholeMatrixAmax = true;
+    tiles = std::min(tiles, plan.getNumSMs() * kCTAsPerSM);
+  }
+  return {amaxConfig, {tiles, view.batches, 1}};
+}
+
 /// A zero-filled f32 buffer for the amaxes of the blocks of `q` (of each
 /// matrix of a batch with its own).
 int64_t addAmaxBuffer(PlanBuilder &plan, const PreparedLaunch &p) {
@@ -518,12 +538,12 @@ LogicalResult addPreparedLaunches(PlanBuilder &plan, const QuantizeLaunch &q,
     amax = q.amaxOnly ? q.data : addAmaxBuffer(plan, p);
     if (q.amaxOnly)
       plan.addFill(amax, 0);
-    QuantizeConfig amaxConfig = config;
-    amaxConfig.phase = QuantizeConfig::Phase::Amax;
+    auto [amaxConfig, amaxGrid] =
+        getAmaxLaunch(plan, config, p, QuantizeConfig::kTileRows);
     FailureOr<LLVM::LLVMFuncOp> kernel = buildQuantize(plan, q.op, amaxConfig);
     if (failed(kernel))
       return failure();
-    plan.addKernelLaunch(*kernel, amaxConfig, grid,
+    plan.addKernelLaunch(*kernel, amaxConfig, amaxGrid,
                          amaxConfig.getSharedMemoryBytes(), getArg,
                          /*persistent=*/false);
   }
@@ -637,14 +657,13 @@ LogicalResult tryAddPairLaunches(PlanBuilder &plan, const QuantizeLaunch &rowQ,
   // A launch whose first copy is `q` (prepared as `p`, amaxes in `amax`);
   // the pair's parameters are the column-wise copy's.
   auto addLaunch = [&](const QuantizeConfig &kernelConfig,
-                       int64_t kernelTileRows, const QuantizeLaunch &q,
+                       std::array<int64_t, 3> grid, const QuantizeLaunch &q,
                        const PreparedLaunch &p, int64_t amax) {
     FailureOr<LLVM::LLVMFuncOp> kernel = buildQuantize(plan, op, kernelConfig);
     if (failed(kernel))
       return failure();
     plan.addKernelLaunch(
-        *kernel, kernelConfig, {getTileCount(p.view, kernelTileRows), 1, 1},
-        kernelConfig.getSharedMemoryBytes(),
+        *kernel, kernelConfig, grid, kernelConfig.getSharedMemoryBytes(),
         [&](QuantizeParam param) -> LaunchParam {
           switch (param) {
           case QuantizeParam::Input:
@@ -674,19 +693,22 @@ LogicalResult tryAddPairLaunches(PlanBuilder &plan, const QuantizeLaunch &rowQ,
   if (!config.fused && !config.pair->fused && !sameBlocks) {
     QuantizeConfig amaxConfig = config;
     amaxConfig.phase = QuantizeConfig::Phase::Amax;
-    if (failed(addLaunch(amaxConfig, amaxConfig.tileRows, rowQ, rowP, rowAmax)))
+    if (failed(addLaunch(amaxConfig,
+                         {getTileCount(rowP.view, amaxConfig.tileRows), 1, 1},
+                         rowQ, rowP, rowAmax)))
       return failure();
   } else if (!config.fused || !config.pair->fused) {
     // The amaxes of one copy (or the same of both) by that copy's own amax
     // kernel.
     const QuantizeLaunch &q = config.fused ? colQ : rowQ;
-    QuantizeConfig amaxConfig = q.config;
-    amaxConfig.phase = QuantizeConfig::Phase::Amax;
-    if (failed(addLaunch(amaxConfig, kRows, q, config.fused ? colP : rowP,
+    const PreparedLaunch &p = config.fused ? colP : rowP;
+    auto [amaxConfig, amaxGrid] = getAmaxLaunch(plan, q.config, p, kRows);
+    if (failed(addLaunch(amaxConfig, amaxGrid, q, p,
                          config.fused ? colAmax : rowAmax)))
       return failure();
   }
-  if (failed(addLaunch(config, tileRows, rowQ, rowP, rowAmax)))
+  if (failed(addLaunch(config, {getTileCount(rowP.view, tileRows), 1, 1}, rowQ,
+                       rowP, rowAmax)))
     return failure();
   amaxPass = !config.fused || !config.pair->fused;
   return success();

@@ -29,6 +29,10 @@
 // does.
 // A batched kernel quantizes matrix blockIdx.y of a batch as the kernel
 // quantizes one matrix.
+// The amax of a whole matrix (QuantizeConfig::wholeMatrixAmax) skips the
+// shared memory: a CTA walks tiles in a grid-stride loop, each thread
+// folding the magnitudes of its runs into a running maximum, and each warp
+// folds its threads' into the amax buffer with one atomic.
 // A kernel with a prologue (QuantizeConfig::prologue) loads the inputs of
 // the elementwise op producing its input instead, and computes each element
 // with a clone of the op's body: elements outside the matrix are 0 as
@@ -73,7 +77,9 @@ constexpr int64_t kSharedBytes = kWarpOffset + kThreads / 32 * 4;
 
 } // namespace
 
-int64_t QuantizeConfig::getSharedMemoryBytes() const { return kSharedBytes; }
+int64_t QuantizeConfig::getSharedMemoryBytes() const {
+  return wholeMatrixAmax ? 0 : kSharedBytes;
+}
 
 namespace {
 
@@ -84,6 +90,9 @@ public:
   void emit();
 
 private:
+  /// Returns from the kernel and expands what the NVVM lowering does not
+  /// lower.
+  void finish();
   /// The arguments of one copy: its amax buffer, codes, scales, blocks,
   /// pitch and (tcgen05Scales) chunks per band of the scale layout.
   struct CopyArgs {
@@ -158,6 +167,8 @@ private:
   /// Batched kernels: points the buffers at matrix `batch` of the batch.
   void moveToMatrix(Value batch);
   void emitAmaxUpdate();
+  /// The wholeMatrixAmax kernel's body.
+  void emitWholeMatrixAmax();
   void emitScales();
   /// The codes of this thread's `values`, stochastically rounded with
   /// `words` (16 x i32) when the configuration asks.
@@ -430,6 +441,44 @@ void QuantizeEmitter::emitAmaxUpdate() {
                               kb.load(kb.f32(), shared(kBlockOffset, tid, 4)));
     });
   });
+}
+
+void QuantizeEmitter::emitWholeMatrixAmax() {
+  Value tilesPerRow = kb.ceilDiv(cols, kb.i32(kTileCols));
+  Value tiles = kb.mul(kb.ceilDiv(rows, kb.i32(kTileRows)), tilesPerRow);
+  Value myRow = kb.udiv(tid, kb.i32(kThreadsPerRow));
+  Value myCol =
+      kb.mul(kb.urem(tid, kb.i32(kThreadsPerRow)), kb.i32(kPerThread));
+  // This thread's magnitudes of tile `tile` (0 past the matrix: a tile past
+  // the last starts below its rows).
+  auto loadMagnitudes = [&](Value tile) {
+    Value row =
+        kb.add(kb.mul(kb.udiv(tile, tilesPerRow), kb.i32(kTileRows)), myRow);
+    Value col =
+        kb.add(kb.mul(kb.urem(tile, tilesPerRow), kb.i32(kTileCols)), myCol);
+    return getMagnitudes(loadElements(row, col));
+  };
+  auto fold = [&](Value amax, Value magnitudes) {
+    for (int64_t i = 0; i < kPerThread; ++i)
+      amax = kb.maxf(
+          amax,
+          LLVM::ExtractElementOp::create(kb.b, kb.loc, magnitudes, kb.i32(i)),
+          propagate());
+    return amax;
+  };
+  // Two tiles per step: both loads are issued before either is folded.
+  Value gridTiles = kb.gridDim();
+  Value amax =
+      kb.forLoop(kb.blockId(), tiles, kb.mul(gridTiles, kb.i32(2)),
+                 ValueRange{kb.f32(0.0f)},
+                 [&](Value tile, ValueRange args) -> SmallVector<Value> {
+                   Value first = loadMagnitudes(tile);
+                   Value second = loadMagnitudes(kb.add(tile, gridTiles));
+                   return {fold(fold(args[0], first), second)};
+                 })[0];
+  amax = kb.warpMax(amax, 32, propagate());
+  kb.ifThen(kb.eq(kb.urem(tid, kb.i32(32)), kb.i32(0)),
+            [&] { kb.atomicMaxNonNegative(amaxBuffer, amax); });
 }
 
 void QuantizeEmitter::emitScales() {
@@ -846,6 +895,11 @@ void QuantizeEmitter::emit() {
   if (config.batched)
     moveToMatrix(kb.zext64(kb.blockIdY()));
 
+  if (config.wholeMatrixAmax) {
+    emitWholeMatrixAmax();
+    return finish();
+  }
+
   Value tilesPerRow = kb.ceilDiv(cols, kb.i32(kTileCols));
   Value tile = kb.blockId();
   Value tileRow0 = kb.mul(kb.udiv(tile, tilesPerRow), kb.i32(config.tileRows));
@@ -875,6 +929,10 @@ void QuantizeEmitter::emit() {
     emitCopy(values, runRows, tileRow0, col);
     current = &config;
   }
+  finish();
+}
+
+void QuantizeEmitter::finish() {
   LLVM::ReturnOp::create(kb.b, kb.loc, ValueRange{});
   // A prologue's math functions by polynomials, as elementwise kernels
   // compute them; the planner checks that none is left.

@@ -78,6 +78,10 @@ LogicalResult QuantizeConfig::verify(std::string &reason) const {
     reason = "quantizing by given scales is one unfused quantize kernel";
     return failure();
   }
+  if (wholeMatrixAmax && (phase != Phase::Amax || pair || batched)) {
+    reason = "a whole-matrix amax kernel reduces one matrix by itself";
+    return failure();
+  }
   if (prologue && batched) {
     reason = "a prologue reads its inputs as one matrix";
     return failure();
@@ -145,6 +149,8 @@ std::string QuantizeConfig::getKernelName() const {
     name += "_vl";
   if (batched)
     name += "_batched";
+  if (wholeMatrixAmax)
+    name += "_gs";
   if (prologue)
     name += "_pro" + prologue->tag;
   return name;

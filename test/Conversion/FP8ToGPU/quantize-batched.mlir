@@ -10,7 +10,7 @@
 
 // Kernels in the order of first use, plans by function name. Folded
 // matrices take the kernels of one matrix.
-// CHECK-LABEL: .entry fp8_amax_f32_b32x128_nanignore_vl(
+// CHECK-LABEL: .entry fp8_amax_f32_b32x128_nanignore_vl_gs(
 // CHECK-NOT: %ctaid.y
 // CHECK-LABEL: .entry fp8_quantize_f32_e4m3_b32x128_ratio_sat_vs_nanignore_vl(
 // CHECK-NOT: %ctaid.y
@@ -32,7 +32,7 @@
 
 // Per-tensor scales of 4 heads: one [256, 64] matrix, one amax.
 // PLAN-LABEL: per_tensor = {buffers
-// PLAN-SAME: grid = [8, 1, 1], kernel = "fp8_amax_f32_b32x128_nanignore_vl"
+// PLAN-SAME: grid = [8, 1, 1], kernel = "fp8_amax_f32_b32x128_nanignore_vl_gs"
 // PLAN-SAME: {kind = "i32", value = 256 : i64}, {kind = "i32", value = 64 : i64}, {kind = "i32", value = 256 : i64}, {kind = "i32", value = 64 : i64}]
 func.func @per_tensor(%x: tensor<4x64x64xf32>) -> (tensor<4x64x64xf8E4M3FN>, tensor<1x1x1xf32>) {
   %q, %s = fp8.dynamic_quantize %x by <tensor> rule <ratio> : tensor<4x64x64xf32> -> tensor<4x64x64xf8E4M3FN>, tensor<1x1x1xf32>

@@ -15,7 +15,7 @@
 // CHECK-DAG: cvt.rn.satfinite.e4m3x2.f32
 // CHECK-DAG: ld.shared.b8
 // CHECK-DAG: st.global.b8
-// CHECK-LABEL: .entry fp8_amax_bf16_b32x128_nanignore_vl(
+// CHECK-LABEL: .entry fp8_amax_bf16_b32x128_nanignore_vl_gs(
 // CHECK-LABEL: .entry fp8_quantize_bf16_e2m1_b1x16_nvfp4_sat_fused_vs_pair_b16x1_fused_t_vs_r32_nanignore_vl(
 // CHECK-COUNT-2: ld.global.v4.b32
 // CHECK-NOT: ld.global.v4
@@ -36,7 +36,7 @@
 // The tensor's amax, then one kernel writing both copies.
 // NV: "launches": [
 // NV: "kind": "fill"
-// NV: "kernel": "fp8_amax_bf16_b32x128_nanignore_vl",
+// NV: "kernel": "fp8_amax_bf16_b32x128_nanignore_vl_gs",
 // NV: "kernel": "fp8_quantize_bf16_e2m1_b1x16_nvfp4_sat_fused_vs_pair_b16x1_fused_t_vs_r32_nanignore_vl",
 // NV-NOT: "kernel": "fp8
 

@@ -38,7 +38,7 @@
 // CHECK-COUNT-2: atom.global.max.u32
 // CHECK-LABEL: .entry fp8_quantize_bf16_e4m3_b1x128_ratio_sat_vs_pair_b32x1_t_vs_r32_nanignore_vl(
 // CHECK-NOT: atom.global
-// CHECK-LABEL: .entry fp8_amax_bf16_b32x128_nanignore_vl(
+// CHECK-LABEL: .entry fp8_amax_bf16_b32x128_nanignore_vl_gs(
 // CHECK-LABEL: .entry fp8_quantize_bf16_e4m3_b32x128_ratio_sat_vs_pair_b32x128_t_vs_r32_nanignore_vl(
 // CHECK-LABEL: .entry fp8_quantize_bf16_e4m3_b128x128_pow2_sat_fused_vs_pair_b128x128_fused_t_r128_nanignore_vl(
 // CHECK-NOT: atom.global
@@ -70,7 +70,7 @@
 // PLAN-SAME: launches = [{buffer = 5 : i64, byte = 0 : i64, kind = "fill"}, {buffer = 6 : i64, byte = 0 : i64, kind = "fill"}, {block = [256, 1, 1], cluster = [1, 1, 1], grid = [32, 1, 1], kernel = "fp8_amax_bf16_b1x128_pair_b32x1_r32_nanignore_vl", kind = "kernel", params = [{buffer = 0 : i64, kind = "buffer"}, {buffer = 5 : i64, kind = "buffer"}, {{[^]]*}}{buffer = 6 : i64, kind = "buffer"}{{[^]]*}}], persistent = false, shared_bytes = 21536 : i64}, {block = [256, 1, 1], cluster = [1, 1, 1], grid = [32, 1, 1], kernel = "fp8_quantize_bf16_e4m3_b1x128_ratio_sat_vs_pair_b32x1_t_vs_r32_nanignore_vl", kind = "kernel", params = [{buffer = 0 : i64, kind = "buffer"}, {buffer = 5 : i64, kind = "buffer"}, {{[^]]*}}{buffer = 6 : i64, kind = "buffer"}{{[^]]*}}], persistent = false, shared_bytes = 21536 : i64}]
 // Per tensor: one amax, which both copies read.
 // PLAN-LABEL: tensor = {buffers
-// PLAN-SAME: launches = [{buffer = 5 : i64, byte = 0 : i64, kind = "fill"}, {block = [256, 1, 1], cluster = [1, 1, 1], grid = [32, 1, 1], kernel = "fp8_amax_bf16_b32x128_nanignore_vl", kind = "kernel", params = [{{[^]]*}}], persistent = false, shared_bytes = 21536 : i64}, {block = [256, 1, 1], cluster = [1, 1, 1], grid = [32, 1, 1], kernel = "fp8_quantize_bf16_e4m3_b32x128_ratio_sat_vs_pair_b32x128_t_vs_r32_nanignore_vl", kind = "kernel", params = [{buffer = 0 : i64, kind = "buffer"}, {buffer = 5 : i64, kind = "buffer"}, {{[^]]*}}{buffer = 5 : i64, kind = "buffer"}{{[^]]*}}], persistent = false, shared_bytes = 21536 : i64}]
+// PLAN-SAME: launches = [{buffer = 5 : i64, byte = 0 : i64, kind = "fill"}, {block = [256, 1, 1], cluster = [1, 1, 1], grid = [32, 1, 1], kernel = "fp8_amax_bf16_b32x128_nanignore_vl_gs", kind = "kernel", params = [{{[^]]*}}], persistent = false, shared_bytes = 0 : i64}, {block = [256, 1, 1], cluster = [1, 1, 1], grid = [32, 1, 1], kernel = "fp8_quantize_bf16_e4m3_b32x128_ratio_sat_vs_pair_b32x128_t_vs_r32_nanignore_vl", kind = "kernel", params = [{buffer = 0 : i64, kind = "buffer"}, {buffer = 5 : i64, kind = "buffer"}, {{[^]]*}}{buffer = 5 : i64, kind = "buffer"}{{[^]]*}}], persistent = false, shared_bytes = 21536 : i64}]
 // 2 x 3 tiles of 128 x 128.
 // PLAN-LABEL: weight = {buffers
 // PLAN-SAME: launches = [{block = [256, 1, 1], cluster = [1, 1, 1], grid = [6, 1, 1], kernel = "fp8_quantize_bf16_e4m3_b128x128_pow2_sat_fused_vs_pair_b128x128_fused_t_r128_nanignore_vl", kind = "kernel", params = [{{[^]]*}}], persistent = false, shared_bytes = 21536 : i64}]

@@ -14,10 +14,11 @@
 // RUN:   --remarks-filter=fp8-gpu --remark-format=emitRemark 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=OFF
 
-// The per-tensor amax and quantize kernels both compute tanh(h + b): four
-// 16-byte loads of h (rows of 272 bytes), one of b, per thread.
-// CHECK-LABEL: .entry fp8_amax_bf16_b32x128_nanignore_vl_pro_mvc_
-// CHECK-COUNT-4: ld.global.v4.b32
+// The per-tensor amax and quantize kernels both compute tanh(h + b): two
+// 16-byte loads of h (rows of 272 bytes) and two of b per run of a thread
+// (the amax kernel has two runs in flight).
+// CHECK-LABEL: .entry fp8_amax_bf16_b32x128_nanignore_vl_gs_pro_mvc_
+// CHECK-COUNT-8: ld.global.v4.b32
 // CHECK-NOT: ld.global.v4
 // CHECK: atom.global.max.u32
 // CHECK-LABEL: .entry fp8_quantize_bf16_e4m3_b32x128_ratio_sat_nanignore_vl_pro_mvc_
@@ -40,7 +41,7 @@
 // PLAN-LABEL: delayed = {buffers
 // PLAN-NOT: fp8_elementwise
 // PLAN-SAME: kernel = "fp8_quantize_f32_e4m3_b32x128_sat_given_vs_nanprop_vl_pro_mv_{{[0-9a-f]+}}"
-// PLAN-SAME: kernel = "fp8_amax_f32_b32x128_nanignore_vl_pro_mv_{{[0-9a-f]+}}"
+// PLAN-SAME: kernel = "fp8_amax_f32_b32x128_nanignore_vl_gs_pro_mv_{{[0-9a-f]+}}"
 // PLAN-LABEL: pair = {buffers
 // PLAN-NOT: fp8_elementwise
 // PLAN-SAME: grid = [8, 1, 1], kernel = "fp8_quantize_f32_e4m3_b1x128_pow2_sat_fused_vs_pair_b128x1_fused_t_vs_r128_nanignore_vl_pro_mvr_{{[0-9a-f]+}}", kind = "kernel", params = [{{[^]]*}}, {buffer = 0 : i64, kind = "buffer"}, {buffer = 1 : i64, kind = "buffer"}]
@@ -53,7 +54,7 @@
 // PLAN-LABEL: tanh = {buffers
 // PLAN-NOT: fp8_elementwise
 // PLAN-SAME: kind = "fill"
-// PLAN-SAME: grid = [14, 1, 1], kernel = "fp8_amax_bf16_b32x128_nanignore_vl_pro_mvc_[[TAG:[0-9a-f]+]]", kind = "kernel", params = [{buffer = [[AMAX:[0-9]+]] : i64, kind = "buffer"}, {kind = "i32", value = 200 : i64}, {kind = "i32", value = 136 : i64}, {{[^]]*}}, {buffer = 0 : i64, kind = "buffer"}, {buffer = 1 : i64, kind = "buffer"}]
+// PLAN-SAME: grid = [14, 1, 1], kernel = "fp8_amax_bf16_b32x128_nanignore_vl_gs_pro_mvc_[[TAG:[0-9a-f]+]]", kind = "kernel", params = [{buffer = [[AMAX:[0-9]+]] : i64, kind = "buffer"}, {kind = "i32", value = 200 : i64}, {kind = "i32", value = 136 : i64}, {{[^]]*}}, {buffer = 0 : i64, kind = "buffer"}, {buffer = 1 : i64, kind = "buffer"}]
 // PLAN-SAME: kernel = "fp8_quantize_bf16_e4m3_b32x128_ratio_sat_nanignore_vl_pro_mvc_[[TAG]]", kind = "kernel", params = [{buffer = [[AMAX]] : i64, kind = "buffer"}, {{[^]]*}}, {buffer = 0 : i64, kind = "buffer"}, {buffer = 1 : i64, kind = "buffer"}]
 // PLAN-LABEL: wide = {buffers
 // PLAN-SAME: kernel = "fp8_elementwise_64x128_
@@ -69,7 +70,7 @@
 // OFF-NOT: _pro_
 // OFF-LABEL: tanh = {buffers
 // OFF-SAME: kernel = "fp8_elementwise_200x136_
-// OFF-SAME: kernel = "fp8_amax_bf16_b32x128_nanignore_vl"
+// OFF-SAME: kernel = "fp8_amax_bf16_b32x128_nanignore_vl_gs"
 // OFF-NOT: _pro_
 
 #id = affine_map<(d0, d1) -> (d0, d1)>

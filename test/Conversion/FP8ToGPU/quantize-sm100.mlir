@@ -11,7 +11,7 @@
 // RUN: FileCheck %s --check-prefix=GEMM --input-file=%t/mxfp8_gemm.json
 // RUN: not fp8-opt %s --convert-fp8-to-gpu=chip=sm_90a 2>&1 | FileCheck %s --check-prefix=SM90
 
-// CHECK-LABEL: .entry fp8_amax_bf16_b32x128_nanignore_vl(
+// CHECK-LABEL: .entry fp8_amax_bf16_b32x128_nanignore_vl_gs(
 // CHECK-DAG: atom.global.max.u32
 // CHECK-LABEL: .entry fp8_quantize_bf16_e2m1_b1x16_nvfp4_sat_fused_vs_nanignore_vl(
 // CHECK-DAG: setp.num.f32
@@ -32,7 +32,7 @@
 // The plan: zero-filled global amax, the amax kernel over the whole tensor,
 // then the quantize kernel, whose last parameter (after the pitch) is the
 // global decode scale.
-// PLAN: "kernel": "fp8_amax_bf16_b32x128_nanignore_vl"
+// PLAN: "kernel": "fp8_amax_bf16_b32x128_nanignore_vl_gs"
 // PLAN: "kernel": "fp8_quantize_bf16_e2m1_b1x16_nvfp4_sat_fused_vs_nanignore_vl"
 // PLAN: "value": 16
 // PLAN-NEXT: },

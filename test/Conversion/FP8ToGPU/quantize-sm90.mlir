@@ -8,11 +8,17 @@
 // RUN: FileCheck %s --check-prefix=PLAN --input-file=%t/tensor.json
 // RUN: fp8-opt %s --convert-fp8-to-gpu=chip=sm_90a | FileCheck %s --check-prefix=MLIR
 
-// CHECK-LABEL: .entry fp8_amax_bf16_b32x128_nanignore_vl(
-// CHECK-DAG: ld.global.v4.b32
-// CHECK-DAG: shfl.sync.bfly.b32
-// CHECK-DAG: bar.sync 0;
-// CHECK-DAG: atom.global.max.u32
+// The per-tensor amax: a grid-stride loop, two runs of four 16-byte loads
+// in flight per thread, a warp reduction and one atomic per warp; no
+// shared memory, no barrier.
+// CHECK-LABEL: .entry fp8_amax_bf16_b32x128_nanignore_vl_gs(
+// CHECK-COUNT-4: ld.global.v4.b32
+// CHECK-NOT: bar.sync
+// CHECK-NOT: st.shared
+// CHECK: shfl.sync.bfly.b32
+// CHECK-NOT: bar.sync
+// CHECK: atom.global.max.u32
+// CHECK-NOT: bar.sync
 // CHECK-LABEL: .entry fp8_quantize_bf16_e4m3_b32x128_ratio_sat_vs_nanignore_vl(
 // CHECK-DAG: div.rn.f32
 // CHECK-DAG: cvt.rn.satfinite.e4m3x2.f32
@@ -44,17 +50,27 @@
 // PLAN-NEXT: "kind": "fill"
 // PLAN:      "grid": [
 // PLAN-NEXT:   32,
-// PLAN:      "kernel": "fp8_amax_bf16_b32x128_nanignore_vl"
-// PLAN:      "shared_bytes": 21536
+// PLAN:      "kernel": "fp8_amax_bf16_b32x128_nanignore_vl_gs"
+// PLAN:      "shared_bytes": 0
 // PLAN:      "kernel": "fp8_quantize_bf16_e4m3_b32x128_ratio_sat_vs_nanignore_vl"
+// PLAN:      "shared_bytes": 21536
 
 // MLIR-LABEL: tensor = {buffers
 // MLIR-SAME: {bytes = 4 : i64, id = 3 : i64, kind = "temp", offset = 0 : i64, type = tensor<1x1xf32>}
 // MLIR-SAME: launches = [{buffer = 3 : i64, byte = 0 : i64, kind = "fill"}
-// MLIR-SAME: grid = [32, 1, 1], kernel = "fp8_amax_bf16_b32x128_nanignore_vl"
+// MLIR-SAME: grid = [32, 1, 1], kernel = "fp8_amax_bf16_b32x128_nanignore_vl_gs"
 func.func @tensor(%x: tensor<256x512xbf16>) -> (tensor<256x512xf8E4M3FN>, tensor<1x1xf32>) {
   %q, %s = fp8.dynamic_quantize %x by <tensor> rule <ratio> : tensor<256x512xbf16> -> tensor<256x512xf8E4M3FN>, tensor<1x1xf32>
   return %q, %s : tensor<256x512xf8E4M3FN>, tensor<1x1xf32>
+}
+
+// A large per-tensor amax: 8192 tiles walked by 4 CTAs per SM (132).
+// MLIR-LABEL: tensor_large = {buffers
+// MLIR-SAME: grid = [528, 1, 1], kernel = "fp8_amax_bf16_b32x128_nanignore_vl_gs", kind = "kernel", params = [{{[^]]*}}], persistent = false, shared_bytes = 0 : i64}
+// MLIR-SAME: grid = [8192, 1, 1], kernel = "fp8_quantize_bf16_e4m3_b32x128_ratio_sat_vs_nanignore_vl"
+func.func @tensor_large(%x: tensor<4096x8192xbf16>) -> (tensor<4096x8192xf8E4M3FN>, tensor<1x1xf32>) {
+  %q, %s = fp8.dynamic_quantize %x by <tensor> rule <ratio> : tensor<4096x8192xbf16> -> tensor<4096x8192xf8E4M3FN>, tensor<1x1xf32>
+  return %q, %s : tensor<4096x8192xf8E4M3FN>, tensor<1x1xf32>
 }
 
 func.func @deepseek_activation(%x: tensor<200x320xbf16>) -> (tensor<200x320xf8E4M3FN>, tensor<200x3xf32>) {

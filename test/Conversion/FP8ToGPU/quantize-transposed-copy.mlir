@@ -34,7 +34,7 @@
 // PLAN-LABEL: tensor = {buffers
 // PLAN-NOT: fp8_layout
 // PLAN-SAME: kind = "fill"
-// PLAN-SAME: kernel = "fp8_amax_bf16_b32x128_nanignore_vl"
+// PLAN-SAME: kernel = "fp8_amax_bf16_b32x128_nanignore_vl_gs"
 // PLAN-SAME: kernel = "fp8_quantize_bf16_e4m3_b32x128_ratio_sat_vs_pair_b32x128_t_vs_r32_nanignore_vl"
 // PLAN-SAME: shared_bytes = 21536 : i64}], workspace_bytes
 

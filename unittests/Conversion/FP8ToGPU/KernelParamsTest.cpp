@@ -327,8 +327,20 @@ TEST_F(KernelParamsTest, QuantizeKernels) {
   std::string reason;
   EXPECT_TRUE(failed(stochasticPair.verify(reason)));
 
+  // The grid-stride amax of a whole matrix takes the amax kernel's
+  // parameters, and no shared memory; it measures one matrix alone.
+  QuantizeConfig wholeMatrix = amax;
+  wholeMatrix.wholeMatrixAmax = true;
+  expectValid(wholeMatrix);
+  EXPECT_EQ(wholeMatrix.getParams(), amax.getParams());
+  EXPECT_EQ(wholeMatrix.getSharedMemoryBytes(), 0);
+  EXPECT_NE(wholeMatrix.getKernelName(), amax.getKernelName());
+  QuantizeConfig wholeBatch = wholeMatrix;
+  wholeBatch.batched = true;
+  EXPECT_TRUE(failed(wholeBatch.verify(reason)));
+
   for (const QuantizeConfig &config :
-       {amax, nvfp4, given, batchedAmax, batched, givenPair})
+       {amax, nvfp4, given, batchedAmax, batched, givenPair, wholeMatrix})
     expectKernelTakesParams(config, buildQuantizeKernel);
 }
 

@@ -499,6 +499,11 @@ struct QuantizeConfig {
   /// The elementwise op whose result this kernel quantizes, computed where
   /// the kernel loads its input: the result is never stored.
   std::optional<QuantizePrologue> prologue;
+  /// Amax phase of one block covering the matrix (per tensor): each CTA
+  /// walks the tiles in a grid-stride loop, two runs per thread in flight,
+  /// keeps its threads' maxima in registers and folds them with one atomic
+  /// per warp; no shared memory, any grid.
+  bool wholeMatrixAmax = false;
 
   static constexpr int64_t kTileRows = 32;
   static constexpr int64_t kPairTileRows = 128;
