@@ -471,6 +471,7 @@ LaunchParam getCopyArg(const QuantizeLaunch &q, const PreparedLaunch &p,
   case QuantizeParam::AmaxBatchStride:
     return I32Param{p.amaxBatchStride};
   case QuantizeParam::Input:
+  case QuantizeParam::PrologueInput:
     break;
   }
   llvm_unreachable("the input is the launch's, not a copy's");
@@ -582,6 +583,46 @@ std::optional<int64_t> getFusedTileBlockRows(const QuantizeLaunch &q,
   return std::nullopt;
 }
 
+/// One copy of a launch: the quantization, as prepared, and the buffer of
+/// its amaxes (or given scales).
+struct LaunchCopy {
+  const QuantizeLaunch &q;
+  const PreparedLaunch &p;
+  int64_t amax;
+};
+
+/// A launch of the kernel of `config` whose first copy is `first` and whose
+/// pair's parameters (if any) are `second`'s, reading its input through
+/// `inputArgs`.
+LogicalResult addCopiesLaunch(PlanBuilder &plan, const QuantizeConfig &config,
+                              std::array<int64_t, 3> grid, InputArgs &inputArgs,
+                              LaunchCopy first, LaunchCopy second) {
+  FailureOr<LLVM::LLVMFuncOp> kernel = buildQuantize(plan, first.q.op, config);
+  if (failed(kernel))
+    return failure();
+  plan.addKernelLaunch(
+      *kernel, config, grid, config.getSharedMemoryBytes(),
+      [&](QuantizeParam param) -> LaunchParam {
+        switch (param) {
+        case QuantizeParam::Input:
+        case QuantizeParam::PrologueInput:
+          return inputArgs.get(param);
+        case QuantizeParam::PairAmax:
+        case QuantizeParam::PairCodes:
+        case QuantizeParam::PairScales:
+        case QuantizeParam::PairBlockRows:
+        case QuantizeParam::PairBlockCols:
+        case QuantizeParam::PairPitch:
+        case QuantizeParam::PairScaleKChunks:
+          return getCopyArg(second.q, second.p, second.amax, param);
+        default:
+          return getCopyArg(first.q, first.p, first.amax, param);
+        }
+      },
+      /*persistent=*/false);
+  return success();
+}
+
 /// The remark saying whether the copies of `op` come from one read.
 void remarkPair(DynamicQuantizeOp op, bool fused, StringRef detail) {
   remark::RemarkOpts opts = getFP8GPURemarkOpts(
@@ -649,7 +690,6 @@ LogicalResult tryAddPairLaunches(PlanBuilder &plan, const QuantizeLaunch &rowQ,
 
   // One amax pass for the copies that need one: a paired kernel when both
   // do with different blocks.
-  Operation *op = rowQ.op;
   InputArgs inputArgs(plan, rowQ.input);
   // Unused by fused copies, except for the tensor's amax of NVFP4.
   int64_t rowAmax = rowQ.globalAmax.value_or(inputArgs.getAnyBuffer());
@@ -659,30 +699,8 @@ LogicalResult tryAddPairLaunches(PlanBuilder &plan, const QuantizeLaunch &rowQ,
   auto addLaunch = [&](const QuantizeConfig &kernelConfig,
                        std::array<int64_t, 3> grid, const QuantizeLaunch &q,
                        const PreparedLaunch &p, int64_t amax) {
-    FailureOr<LLVM::LLVMFuncOp> kernel = buildQuantize(plan, op, kernelConfig);
-    if (failed(kernel))
-      return failure();
-    plan.addKernelLaunch(
-        *kernel, kernelConfig, grid, kernelConfig.getSharedMemoryBytes(),
-        [&](QuantizeParam param) -> LaunchParam {
-          switch (param) {
-          case QuantizeParam::Input:
-          case QuantizeParam::PrologueInput:
-            return inputArgs.get(param);
-          case QuantizeParam::PairAmax:
-          case QuantizeParam::PairCodes:
-          case QuantizeParam::PairScales:
-          case QuantizeParam::PairBlockRows:
-          case QuantizeParam::PairBlockCols:
-          case QuantizeParam::PairPitch:
-          case QuantizeParam::PairScaleKChunks:
-            return getCopyArg(colQ, colP, colAmax, param);
-          default:
-            return getCopyArg(q, p, amax, param);
-          }
-        },
-        /*persistent=*/false);
-    return success();
+    return addCopiesLaunch(plan, kernelConfig, grid, inputArgs, {q, p, amax},
+                           {colQ, colP, colAmax});
   };
   bool sameBlocks = rowP.view.blockRows == colP.view.blockRows &&
                     rowP.view.blockCols == colP.view.blockCols;
@@ -736,34 +754,11 @@ tryAddGivenPairLaunch(PlanBuilder &plan, const QuantizeLaunch &rowQ,
                "their own";
     return failure();
   }
-  FailureOr<LLVM::LLVMFuncOp> kernel = buildQuantize(plan, rowQ.op, config);
-  if (failed(kernel))
-    return failure();
   InputArgs inputArgs(plan, rowQ.input);
   int64_t given = *rowQ.givenScales;
-  plan.addKernelLaunch(
-      *kernel, config,
-      {getTileCount(rowP.view, QuantizeConfig::kTileRows), 1, 1},
-      config.getSharedMemoryBytes(),
-      [&](QuantizeParam param) -> LaunchParam {
-        switch (param) {
-        case QuantizeParam::Input:
-        case QuantizeParam::PrologueInput:
-          return inputArgs.get(param);
-        case QuantizeParam::PairAmax:
-        case QuantizeParam::PairCodes:
-        case QuantizeParam::PairScales:
-        case QuantizeParam::PairBlockRows:
-        case QuantizeParam::PairBlockCols:
-        case QuantizeParam::PairPitch:
-        case QuantizeParam::PairScaleKChunks:
-          return getCopyArg(colQ, colP, given, param);
-        default:
-          return getCopyArg(rowQ, rowP, given, param);
-        }
-      },
-      /*persistent=*/false);
-  return success();
+  return addCopiesLaunch(
+      plan, config, {getTileCount(rowP.view, QuantizeConfig::kTileRows), 1, 1},
+      inputArgs, {rowQ, rowP, given}, {colQ, colP, given});
 }
 
 /// The transposes of `codes`, codes of one scale per matrix that are also
@@ -792,6 +787,40 @@ void remarkTransposedCopy(Operation *op, bool fused, StringRef detail) {
         "the transposed copy of the codes is written by a kernel of its own: "
         "{0}",
         detail.str());
+}
+
+/// The launches of `rowQ` (prepared as `rowP`), codes by one scale per
+/// matrix that `transposes` also read transposed: one paired kernel writing
+/// both layouts where a kernel can, else a kernel per layout; remarks which.
+/// The transposed copy's scale (the same) goes to the same buffer.
+LogicalResult addTransposedCopyLaunches(PlanBuilder &plan,
+                                        const QuantizeLaunch &rowQ,
+                                        const PreparedLaunch &rowP,
+                                        ArrayRef<Operation *> transposes) {
+  QuantizeLaunch colQ = rowQ;
+  colQ.transposed = true;
+  colQ.data = foldTransposes(plan, transposes);
+  // Given scales: the scales parameter is unused, as the row copy's.
+  if (rowQ.givenScales)
+    colQ.scale = colQ.data;
+  colQ.returned = llvm::any_of(transposes, [](Operation *transpose) {
+    return isReturned(transpose->getResult(0));
+  });
+  FailureOr<PreparedLaunch> colP = prepareLaunch(plan, colQ);
+  if (failed(colP))
+    return failure();
+  std::string reason;
+  bool amaxPass = false;
+  LogicalResult paired =
+      rowQ.givenScales
+          ? tryAddGivenPairLaunch(plan, rowQ, rowP, colQ, *colP, reason)
+          : tryAddPairLaunches(plan, rowQ, rowP, colQ, *colP, reason, amaxPass);
+  remarkTransposedCopy(rowQ.op, succeeded(paired), reason);
+  if (succeeded(paired))
+    return success();
+  if (failed(addPreparedLaunches(plan, rowQ, rowP)))
+    return failure();
+  return addPreparedLaunches(plan, colQ, *colP);
 }
 
 /// E2M1 codes `data`, stored as they are by `q`, that are also read through
@@ -922,30 +951,8 @@ LogicalResult mlir::fp8::planDynamicQuantize(PlanBuilder &plan,
   SmallVector<Operation *> transposes;
   if (!col && op.getGranularity().isTensor() && !globalAmax)
     transposes = getTransposedCopyReaders(op.getData());
-  if (!col && !transposes.empty()) {
-    // Codes by one scale read as they are and transposed: the pair of both
-    // layouts, the transposed copy's (equal) scale in the same buffer.
-    QuantizeLaunch colCopy = *rowCopy;
-    colCopy.transposed = true;
-    colCopy.data = foldTransposes(plan, transposes);
-    colCopy.returned = llvm::any_of(transposes, [](Operation *transpose) {
-      return isReturned(transpose->getResult(0));
-    });
-    FailureOr<PreparedLaunch> colPrepared = prepareLaunch(plan, colCopy);
-    if (failed(colPrepared))
-      return failure();
-    std::string reason;
-    bool amaxPass = false;
-    if (succeeded(tryAddPairLaunches(plan, *rowCopy, *rowPrepared, colCopy,
-                                     *colPrepared, reason, amaxPass))) {
-      remarkTransposedCopy(op, /*fused=*/true, "");
-      return success();
-    }
-    remarkTransposedCopy(op, /*fused=*/false, reason);
-    if (failed(addPreparedLaunches(plan, *rowCopy, *rowPrepared)))
-      return failure();
-    return addPreparedLaunches(plan, colCopy, *colPrepared);
-  }
+  if (!col && !transposes.empty())
+    return addTransposedCopyLaunches(plan, *rowCopy, *rowPrepared, transposes);
   if (!col) {
     if (failed(addPreparedLaunches(plan, *rowCopy, *rowPrepared)))
       return failure();
@@ -1012,30 +1019,10 @@ LogicalResult mlir::fp8::planQuantize(PlanBuilder &plan, QuantizeOp op) {
       !q.givenGlobal)
     transposes = getTransposedCopyReaders(result);
   if (!transposes.empty()) {
-    // Codes by one given scale read as they are and transposed: one kernel
-    // writes both layouts.
-    FailureOr<PreparedLaunch> rowPrepared = prepareLaunch(plan, q);
-    if (failed(rowPrepared))
+    FailureOr<PreparedLaunch> prepared = prepareLaunch(plan, q);
+    if (failed(prepared))
       return failure();
-    QuantizeLaunch colQ = q;
-    colQ.transposed = true;
-    colQ.data = colQ.scale = foldTransposes(plan, transposes);
-    colQ.returned = llvm::any_of(transposes, [](Operation *transpose) {
-      return isReturned(transpose->getResult(0));
-    });
-    FailureOr<PreparedLaunch> colPrepared = prepareLaunch(plan, colQ);
-    if (failed(colPrepared))
-      return failure();
-    std::string reason;
-    if (succeeded(tryAddGivenPairLaunch(plan, q, *rowPrepared, colQ,
-                                        *colPrepared, reason))) {
-      remarkTransposedCopy(op, /*fused=*/true, "");
-      return success();
-    }
-    remarkTransposedCopy(op, /*fused=*/false, reason);
-    if (failed(addPreparedLaunches(plan, q, *rowPrepared)))
-      return failure();
-    return addPreparedLaunches(plan, colQ, *colPrepared);
+    return addTransposedCopyLaunches(plan, q, *prepared, transposes);
   }
   if (failed(addQuantizeLaunches(plan, q)))
     return failure();
