@@ -277,9 +277,11 @@ def compile_cell(args, cell):
     out_dir = os.path.join(args.out, directory)
     source = os.path.join(args.out, "sources", size, example + ".mlir")
     shutil.rmtree(out_dir, ignore_errors=True)  # nothing left from an earlier prepare
+    options = "chip=%s num-sms=%d artifacts=%s" % (chip, NUM_SMS[chip], out_dir)
+    if args.pipeline_options:
+        options += " " + args.pipeline_options
     command = [args.fp8_opt, source, "--fp8-autocast=recipe=" + recipe,
-               "--fp8-gpu-pipeline=chip=%s num-sms=%d artifacts=%s"
-               % (chip, NUM_SMS[chip], out_dir), "-o", os.devnull]
+               "--fp8-gpu-pipeline=" + options, "-o", os.devnull]
     start = time.time()
     p = subprocess.run(command, capture_output=True, text=True)
     entry = dict(id=key(size, example, recipe, chip), example=example, size=size,
@@ -447,7 +449,8 @@ def prepare(args):
     index = dict(format="fp8-mlir-models", version=1, commit=git("rev-parse", "HEAD") or
                  "unknown", dirty=bool(git("status", "--porcelain", "--untracked-files=no")),
                  date=datetime.date.today().isoformat(), sample=args.sample,
-                 reference_sizes=args.reference_sizes.split(","), cells=entries,
+                 reference_sizes=args.reference_sizes.split(","),
+                 pipeline_options=args.pipeline_options, cells=entries,
                  references=references, inputs=inputs)
     with open(os.path.join(args.out, "index.json"), "w") as f:
         json.dump(index, f, indent=1)
@@ -889,6 +892,8 @@ def report(args, index, results, env):
               "* Prepared at commit %s%s on %s; CPU references for sizes %s"
               % (index["commit"], " (dirty)" if index.get("dirty") else "", index["date"],
                  ", ".join(index["reference_sizes"])),
+              "* fp8-gpu-pipeline options: %s"
+              % (index.get("pipeline_options") or "the defaults"),
               "* Command: `%s`" % " ".join(["bench/gpu/models.py"] + sys.argv[1:]),
               "* Runs: %s" % ("each function replayed as one CUDA graph" if args.graph else
                               "launch by launch, synchronized after each launch"), "",
@@ -1044,6 +1049,10 @@ def main():
                    help="also store the CPU's outputs on inputs moved by one ulp, which "
                    "`run --dry-run` checks like a GPU's")
     p.add_argument("--strict", action="store_true", help="exit 1 if a cell does not compile")
+    p.add_argument("--pipeline-options", default="",
+                   help="more fp8-gpu-pipeline options, e.g. 'fuse-prologues=false "
+                        "reuse-temporaries=false' to rule a fusion or the shared "
+                        "workspace out when a program disagrees with the CPU")
     r = sub.add_parser("run", help="run and check on a GPU (any CUDA machine with torch)")
     r.add_argument("--artifacts", default=default_out)
     r.add_argument("--lib", default=os.path.join(ROOT, "build-gpu-rt", "lib", "libfp8rt.so"))
