@@ -216,13 +216,27 @@ Operation *mlir::fp8::expandClonedBodyForNVVM(LLVM::LLVMFuncOp kernel) {
   (void)applyPatternsGreedily(kernel, std::move(patterns));
   // The small-float casts' math.ctlz as LLVM's intrinsic.
   expandForNVVM(kernel);
-  // What is left would need libdevice, which the pipeline does not link.
+  return findLibdeviceOp(kernel);
+}
+
+Operation *mlir::fp8::findLibdeviceOp(LLVM::LLVMFuncOp kernel) {
+  // The pipeline does not link libdevice.
   Operation *left = nullptr;
   kernel.walk([&](Operation *inner) {
-    if (isa<math::MathDialect>(inner->getDialect()) && !left)
-      left = inner;
+    if (!isa<math::MathDialect>(inner->getDialect()))
+      return WalkResult::advance();
+    left = inner;
+    return WalkResult::interrupt();
   });
   return left;
+}
+
+void mlir::fp8::cloneCapturedConstants(OpBuilder &builder, Region &region,
+                                       IRMapping &mapping) {
+  SetVector<Value> captured;
+  getUsedValuesDefinedAbove(region, captured);
+  for (Value value : captured)
+    mapping.map(value, builder.clone(*value.getDefiningOp())->getResult(0));
 }
 
 FailureOr<LLVM::LLVMFuncOp>
@@ -317,9 +331,6 @@ mlir::fp8::buildElementwiseKernel(OpBuilder &builder, Operation *op,
   }
   if (failed(verifyClonableBody(op, reason, /*indices=*/true)))
     return failure();
-  // Values the body captures from outside are constants (cloned).
-  SetVector<Value> captured;
-  getUsedValuesDefinedAbove(op->getRegion(0), captured);
 
   if (LLVM::LLVMFuncOp existing = lookupKernel(builder, name))
     return existing;
@@ -355,10 +366,9 @@ mlir::fp8::buildElementwiseKernel(OpBuilder &builder, Operation *op,
           ivs[d] = kb.urem(rest, kb.i32(ranges[d]));
           rest = kb.udiv(rest, kb.i32(ranges[d]));
         }
+        // Values the body captures from outside are constants (cloned).
         IRMapping mapping;
-        for (Value value : captured)
-          mapping.map(value,
-                      builder.clone(*value.getDefiningOp())->getResult(0));
+        cloneCapturedConstants(builder, op->getRegion(0), mapping);
         Block *body = &op->getRegion(0).front();
         if (generate)
           for (auto [arg, iv] : llvm::zip(body->getArguments(), ivs))

@@ -402,6 +402,15 @@ void expandForNVVM(LLVM::LLVMFuncOp kernel);
 LogicalResult verifyClonableBody(Operation *op, std::string &reason,
                                  bool indices = false);
 
+/// Maps each value that `region` captures from outside (a constant, see
+/// verifyClonableBody) to a clone at the builder's insertion point.
+void cloneCapturedConstants(OpBuilder &builder, Region &region,
+                            IRMapping &mapping);
+
+/// The first op of `kernel` that the NVVM lowering would turn into a
+/// libdevice call (a math op left by expandClonedBodyForNVVM), or null.
+Operation *findLibdeviceOp(LLVM::LLVMFuncOp kernel);
+
 /// Rewrites the arith and math ops cloned from linalg bodies into `kernel`
 /// for the NVVM lowering without libdevice: math functions by polynomial
 /// approximation, small-float casts by integer code, maxnumf/minnumf by

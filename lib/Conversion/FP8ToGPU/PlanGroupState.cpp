@@ -165,7 +165,6 @@ FailureOr<LLVM::LLVMFuncOp> buildGroupStateKernel(OpBuilder &builder,
     reason = "it has 2^31 elements or more";
     return failure();
   }
-  SetVector<Value> captured;
   if (k.body) {
     if (failed(verifyClonableBody(k.body, reason)))
       return failure();
@@ -175,7 +174,6 @@ FailureOr<LLVM::LLVMFuncOp> buildGroupStateKernel(OpBuilder &builder,
       reason = "its body reads the initial values of its results";
       return failure();
     }
-    getUsedValuesDefinedAbove(k.body->getRegion(0), captured);
   }
   Location loc = k.body ? k.body->getLoc() : k.outputs.front().value.getLoc();
   OpBuilder::InsertionGuard guard(builder);
@@ -286,9 +284,7 @@ FailureOr<LLVM::LLVMFuncOp> buildGroupStateKernel(OpBuilder &builder,
             continue;
           }
           IRMapping mapping;
-          for (Value value : captured)
-            mapping.map(value,
-                        builder.clone(*value.getDefiningOp())->getResult(0));
+          cloneCapturedConstants(builder, k.body->getRegion(0), mapping);
           Block &body = k.body->getRegion(0).front();
           for (auto [arg, value] : llvm::zip(body.getArguments(), loaded))
             mapping.map(arg, value);

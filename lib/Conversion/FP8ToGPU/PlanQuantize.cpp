@@ -27,7 +27,6 @@
 #include "fp8/Dialect/FP8/Transforms/GraphUtils.h"
 #include "fp8/Dialect/FP8/Utils/SoftFloat.h"
 
-#include "mlir/Dialect/Math/IR/Math.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"
 
@@ -265,24 +264,16 @@ QuantizePrologue getQuantizePrologue(linalg::LinalgOp op) {
   return prologue;
 }
 
-/// The values the prologue's inputs (PrologueInput parameters, in order)
-/// read: the loaded operands of `op`.
-SmallVector<Value> getPrologueOperands(linalg::LinalgOp op) {
-  SmallVector<Value> operands;
-  for (OpOperand &operand : op->getOpOperands())
-    if (!op.getMatchingBlockArgument(&operand).use_empty())
-      operands.push_back(operand.get());
-  return operands;
-}
-
 /// The arguments a launch quantizing `input` passes for its input: the
 /// buffer of `input` (Input), or, when a prologue computes it, those of the
 /// prologue's inputs (PrologueInput, in order).
 struct InputArgs {
   InputArgs(PlanBuilder &plan, Value input) {
     if (Operation *producer = plan.quantizePrologues.lookup(input)) {
-      for (Value operand :
-           getPrologueOperands(cast<linalg::LinalgOp>(producer)))
+      // The operands its elementwise kernel would load (its parameters
+      // but its result).
+      for (Value operand : ArrayRef<Value>(getElementwiseParams(producer))
+                               .drop_back(producer->getNumResults()))
         prologueInputs.push_back(plan.bufferOf(operand));
       return;
     }
@@ -315,13 +306,7 @@ FailureOr<LLVM::LLVMFuncOp> buildQuantize(PlanBuilder &plan, Operation *op,
   LLVM::LLVMFuncOp kernel = buildQuantizeKernel(builder, op->getLoc(), config);
   if (!config.prologue)
     return kernel;
-  Operation *left = nullptr;
-  kernel.walk([&](Operation *inner) {
-    if (!isa<math::MathDialect>(inner->getDialect()))
-      return WalkResult::advance();
-    left = inner;
-    return WalkResult::interrupt();
-  });
+  Operation *left = findLibdeviceOp(kernel);
   if (!left)
     return kernel;
   InFlightDiagnostic diag =
@@ -583,6 +568,15 @@ std::optional<int64_t> getFusedTileBlockRows(const QuantizeLaunch &q,
   return std::nullopt;
 }
 
+/// The Pair fields of a paired kernel whose column-wise copy is `copy` (the
+/// inverse of QuantizeConfig::getPairCopy).
+QuantizeConfig::Pair getPairFields(const QuantizeConfig &copy) {
+  return QuantizeConfig::Pair{copy.format,        copy.tileBlockRows,
+                              copy.tileBlockCols, copy.fused,
+                              copy.transposed,    copy.vectorStores,
+                              copy.tcgen05Scales, copy.scalesKAlongCols};
+}
+
 /// One copy of a launch: the quantization, as prepared, and the buffer of
 /// its amaxes (or given scales).
 struct LaunchCopy {
@@ -674,12 +668,9 @@ LogicalResult tryAddPairLaunches(PlanBuilder &plan, const QuantizeLaunch &rowQ,
   config.tileRows = tileRows;
   config.fused = rowPart.has_value();
   config.tileBlockRows = rowPart.value_or(rowQ.config.tileBlockRows);
-  const QuantizeConfig &colConfig = colQ.config;
-  config.pair = QuantizeConfig::Pair{
-      colConfig.format,        colPart.value_or(colConfig.tileBlockRows),
-      colConfig.tileBlockCols, colPart.has_value(),
-      colConfig.transposed,    colConfig.vectorStores,
-      colConfig.tcgen05Scales, colConfig.scalesKAlongCols};
+  config.pair = getPairFields(colQ.config);
+  config.pair->tileBlockRows = colPart.value_or(colQ.config.tileBlockRows);
+  config.pair->fused = colPart.has_value();
   if (failed(config.verify(reason)))
     return failure();
   // Two-level (NVFP4) copies both read the tensor's amax.
@@ -740,20 +731,16 @@ LogicalResult
 tryAddGivenPairLaunch(PlanBuilder &plan, const QuantizeLaunch &rowQ,
                       const PreparedLaunch &rowP, const QuantizeLaunch &colQ,
                       const PreparedLaunch &colP, std::string &reason) {
-  QuantizeConfig config = rowQ.config;
-  const QuantizeConfig &colConfig = colQ.config;
-  config.pair =
-      QuantizeConfig::Pair{colConfig.format,        colConfig.tileBlockRows,
-                           colConfig.tileBlockCols,
-                           /*fused=*/false,         colConfig.transposed,
-                           colConfig.vectorStores,
-                           /*tcgen05Scales=*/false, colConfig.scalesKAlongCols};
-  if (rowP.view.batched || failed(config.verify(reason))) {
-    if (rowP.view.batched)
-      reason = "the copies of a batch of matrices are written by kernels of "
-               "their own";
+  if (rowP.view.batched) {
+    reason = "the copies of a batch of matrices are written by kernels of "
+             "their own";
     return failure();
   }
+  // Quantizing by given scales is never fused (prepareLaunch).
+  QuantizeConfig config = rowQ.config;
+  config.pair = getPairFields(colQ.config);
+  if (failed(config.verify(reason)))
+    return failure();
   InputArgs inputArgs(plan, rowQ.input);
   int64_t given = *rowQ.givenScales;
   return addCopiesLaunch(

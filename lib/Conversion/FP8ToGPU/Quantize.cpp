@@ -54,7 +54,6 @@
 #include "fp8/Dialect/FP8/Utils/SoftFloat.h"
 
 #include "mlir/IR/IRMapping.h"
-#include "mlir/Transforms/RegionUtils.h"
 
 using namespace mlir;
 using namespace mlir::fp8;
@@ -255,10 +254,7 @@ Value QuantizeEmitter::computePrologue(Value row, Value col) {
   // Constants the body captures are cloned once.
   Block *body = prologue.body;
   IRMapping constants;
-  SetVector<Value> captured;
-  getUsedValuesDefinedAbove(*body->getParent(), captured);
-  for (Value value : captured)
-    constants.map(value, kb.b.clone(*value.getDefiningOp())->getResult(0));
+  cloneCapturedConstants(kb.b, *body->getParent(), constants);
   auto vectorType = VectorType::get({kPerThread}, kb.f32());
   Value result = LLVM::UndefOp::create(kb.b, kb.loc, vectorType);
   Value rowIn = kb.ult(row, rows);

@@ -150,10 +150,7 @@ Value ReductionEmitter::term(Value element) {
     Value acc = body.getArguments().back();
     Operation *combinerOp = body.getTerminator()->getOperand(0).getDefiningOp();
     IRMapping mapping;
-    SetVector<Value> captured;
-    getUsedValuesDefinedAbove(op->getRegion(0), captured);
-    for (Value v : captured)
-      mapping.map(v, kb.b.clone(*v.getDefiningOp())->getResult(0));
+    cloneCapturedConstants(kb.b, op->getRegion(0), mapping);
     mapping.map(body.getArgument(0), element);
     for (Operation &bodyOp : body.without_terminator())
       if (&bodyOp != combinerOp)

@@ -310,10 +310,7 @@ Value GemmEmitterBase<Config>::applyEpilogue(Value v, Value row, Value col) {
     mapping.map(body->getArgument(i + 1), kb.load(type, address, bytes));
   }
   // Constants the body captures are cloned with it.
-  SetVector<Value> captured;
-  getUsedValuesDefinedAbove(*body->getParent(), captured);
-  for (Value value : captured)
-    mapping.map(value, kb.b.clone(*value.getDefiningOp())->getResult(0));
+  cloneCapturedConstants(kb.b, *body->getParent(), mapping);
   // The ops before the last, fp8.yield of the element.
   for (Operation &op : llvm::make_range(body->begin(), std::prev(body->end())))
     kb.b.clone(op, mapping);
