@@ -54,19 +54,29 @@ DESCRIPTIONS = {
 }
 
 
-def render(name, size="small", sizes=None, train_step=False):
+def render(name, size="small", sizes=None, train_step=False, storage="f32"):
     """The text of model `name` at `sizes` (default: the named size of
     models.SIZES); with train_step, the AdamW train step follows the forward
-    and backward graphs."""
+    and backward graphs. `storage` is the element type of every tensor
+    (fp8_mlir.graph's Graph.emit): f32, or bf16 as a mixed-precision
+    framework stores a model (no train step)."""
+    assert storage == "f32" or not train_step, "the train step keeps f32 state"
     sizes = sizes or models.SIZES[size]
     forward, backward = models.build(name, sizes)
     params = ", ".join(p.attrs["name"] for p in forward.params)
     variant, path = "", FILES[name]
-    if size != "small" or train_step:
-        options = generate_options(size, sizes) + (" --train-step" if train_step else "")
-        what = f"Size `{size}`" + (" with the train step" if train_step else "")
+    if size != "small" or train_step or storage != "f32":
+        options = (generate_options(size, sizes) + (" --train-step" if train_step else "")
+                   + (f" --storage {storage}" if storage != "f32" else ""))
+        what = (f"Size `{size}`" + (" with the train step" if train_step else "")
+                + (f" in {storage}" if storage != "f32" else ""))
         variant = f"""
 // {what}, not committed: examples/generate.py {options}"""
+        if storage != "f32":
+            variant += f"""
+// Every tensor is {storage}: elementwise ops compute in f32 and round their
+// result, contractions and sums accumulate in f32 and round, as eager
+// PyTorch computes in {storage}."""
         path = os.path.join("DIR", size, os.path.relpath(path, "examples"))
     step = ""
     if train_step:
@@ -100,7 +110,7 @@ def render(name, size="small", sizes=None, train_step=False):
 // Error of every recipe against float64: bench/examples/error.py.{step}
 
 """
-    text = header + forward.emit() + "\n" + backward.emit()
+    text = header + forward.emit(storage=storage) + "\n" + backward.emit(storage=storage)
     if train_step:
         text += "\n" + models.train_step(forward, backward)
     return text
@@ -147,8 +157,13 @@ def main():
     parser.add_argument("--train-step", action="store_true",
                         help="append @<model>_train_step, an AdamW step on f32 state "
                         "(needs --out)")
+    parser.add_argument("--storage", choices=("f32", "bf16"), default="f32",
+                        help="element type of every tensor (bf16: as a mixed-precision "
+                        "framework stores the model; needs --out)")
     args = parser.parse_args()
     sizes = requested_sizes(args, parser)
+    if args.storage != "f32" and (args.out is None or args.train_step):
+        parser.error("--storage bf16 needs --out and no --train-step")
     if args.out is None and any(size != "small" for size, _ in sizes):
         parser.error("sizes other than small are not committed: give --out")
     if args.out is None and args.train_step:
@@ -156,7 +171,7 @@ def main():
     stale = []
     for size, dims in sizes:
         for name, path in FILES.items():
-            text = render(name, size, dims, args.train_step)
+            text = render(name, size, dims, args.train_step, args.storage)
             full = (os.path.join(ROOT, path) if args.out is None
                     else os.path.join(args.out, size, os.path.relpath(path, "examples")))
             if args.check:

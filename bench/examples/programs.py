@@ -34,15 +34,17 @@ def sizes_of(example):
     return list(models.SIZES) if example in FILES else ["small"]
 
 
-def source(example, size="small"):
+def source(example, size="small", storage="f32"):
     """The MLIR text of an example: the committed file, or what
-    examples/generate.py writes for a real size."""
-    if size == "small":
+    examples/generate.py writes for a real size or another storage type
+    (`--storage bf16`)."""
+    if size == "small" and storage == "f32":
         with open(os.path.join(ROOT, EXAMPLES[example])) as f:
             return f.read()
     if example not in FILES:
-        raise ValueError(f"{example} has no size {size}")
-    return render(example, size)
+        raise ValueError(f"{example} has no size {size}" if storage == "f32"
+                         else f"{example} exists in f32 only")
+    return render(example, size, storage=storage)
 
 
 def autocast(recipe):

@@ -21,6 +21,7 @@ the same way. Contractions of the backward graph carry `fp8.role`
 """
 
 import math
+import re
 
 import numpy as np
 
@@ -32,6 +33,11 @@ F32 = "f32"
 
 def tensor_type(shape, element=F32):
     return recipes.tensor_type(shape, element)
+
+
+def _element(tensor_type_):
+    """The element type of a tensor type's text."""
+    return re.match(r"tensor<(?:[0-9]+x)*([^>]+)>", tensor_type_).group(1)
 
 
 def _map(dims, results):
@@ -326,17 +332,27 @@ class Graph:
 
     # -- numpy reference -----------------------------------------------------
 
-    def evaluate(self, feeds, matmul_operands=F32):
+    def evaluate(self, feeds, matmul_operands=F32, storage=F32):
         """The outputs in float64 for `feeds` (input name -> array). With
         matmul_operands="bf16" (or "f16"), contractions read their operands
         rounded to that type, as `emit(matmul_operands)` computes them: the
-        float64 values rounded to f32, then to the type."""
+        float64 values rounded to f32, then to the type. With 16-bit
+        `storage`, every input and every op's result is rounded so (through
+        f32), as `emit(storage=...)` stores them, and softmax rounds its
+        exponentials before summing them."""
         values = {}
+
+        def rounded(value, element):
+            return numerics.round_to(np.asarray(value, np.float64).astype(np.float32),
+                                     element).astype(np.float64)
 
         def operand(value):
             if matmul_operands == F32:
                 return value
-            return numerics.round_to(value.astype(np.float32), matmul_operands).astype(np.float64)
+            return rounded(value, matmul_operands)
+
+        def stored(value):
+            return value if storage == F32 else rounded(value, storage)
 
         for t in self.nodes:
             v = [values[i.id] for i in t.inputs]
@@ -381,7 +397,7 @@ class Graph:
             elif t.op == "gelu_grad":
                 r = v[1] * _gelu_derivative(v[0])
             elif t.op == "softmax":
-                e = np.exp(v[0] - v[0].max(axis=-1, keepdims=True))
+                e = stored(np.exp(v[0] - v[0].max(axis=-1, keepdims=True)))
                 r = e / e.sum(axis=-1, keepdims=True)
             elif t.op == "rsqrt":
                 r = 1.0 / np.sqrt(v[0] + np.float64(np.float32(a["eps"])))
@@ -401,7 +417,7 @@ class Graph:
                 r = np.where(above, a["value"], v[0])
             else:
                 raise NotImplementedError(t.op)
-            values[t.id] = r
+            values[t.id] = stored(r)
         return [values[o.id] for o in self.outputs]
 
     def evaluate_torch(self, torch, feeds):
@@ -482,89 +498,148 @@ class Graph:
 
     # -- MLIR ----------------------------------------------------------------
 
-    def emit(self, matmul_operands=F32):
-        """The graph as a func.func on f32 tensors. With matmul_operands="bf16"
-        (or "f16"), every contraction reads its operands rounded to that type
-        (arith.truncf) and accumulates in f32: the baseline of a model whose
-        GEMMs take 16-bit inputs."""
+    def emit(self, matmul_operands=F32, storage=F32):
+        """The graph as a func.func on tensors of `storage` (f32, or bf16 /
+        f16 as a mixed-precision framework stores them).
+
+        With matmul_operands="bf16" (or "f16") and f32 storage, every
+        contraction reads its operands rounded to that type (arith.truncf)
+        and accumulates in f32: the baseline of a model whose GEMMs take
+        16-bit inputs.
+
+        With 16-bit storage every tensor, input and output is of that type,
+        and every op computes as eager PyTorch does in it: elementwise ops
+        extend their operands to f32, compute in f32 and round the result
+        once; contractions accumulate in f32 and round their result;
+        reductions (sums, softmax's maximum and sum of exponentials)
+        accumulate in f32, and their results are rounded when stored."""
         lines = []
         zeros = set()
+        wide = storage != F32
+
+        def ty(x):
+            return tensor_type(x.shape if isinstance(x, Tensor) else x, storage)
 
         def line(text):
             lines.append("  " + text)
 
-        def zero_filled(t):
-            line(f"%e{t.id} = tensor.empty() : {t.type}")
+        def zero_filled(name, type_):
+            line(f"%e{name} = tensor.empty() : {type_}")
             if "zero" not in zeros:
                 zeros.add("zero")
                 lines.insert(0, "  %zero = arith.constant 0.000000e+00 : f32")
-            line(f"%z{t.id} = linalg.fill ins(%zero : f32) outs(%e{t.id} : {t.type}) -> {t.type}")
-            return f"%z{t.id}"
+            line(f"%z{name} = linalg.fill ins(%zero : f32) outs(%e{name} : {type_}) -> {type_}")
+            return f"%z{name}"
 
         def empty(t):
-            line(f"%e{t.id} = tensor.empty() : {t.type}")
+            line(f"%e{t.id} = tensor.empty() : {ty(t)}")
             return f"%e{t.id}"
 
-        def elementwise(t, body, attrs=""):
+        def block(args, body):
+            """A region's block for arguments (name, element): f32 values
+            of each (16-bit ones extended), then `body`."""
+            header = ", ".join(f"%{n}: f32" if e == "f32" else f"%{n}_s: {e}" for n, e in args)
+            extend = [f"%{n} = arith.extf %{n}_s : {e} to f32" for n, e in args if e != "f32"]
+            return header, extend + body
+
+        def yield_(body):
+            """`body`, whose last line yields an f32 value, with that value
+            rounded to storage."""
+            if not wide:
+                return body
+            value = re.fullmatch(r"linalg\.yield (%\w+) : f32", body[-1]).group(1)
+            return body[:-1] + [f"%yr = arith.truncf {value} : f32 to {storage}",
+                                f"linalg.yield %yr : {storage}"]
+
+        def elementwise(t, body, attrs="", inputs=None, result=None, maps=None, out=None):
+            inputs = operands(t) if inputs is None else inputs
             rank = len(t.shape)
             dims = [f"d{i}" for i in range(rank)]
             ident = _map(dims, dims)
-            maps = ", ".join([ident] * (len(t.inputs) + 1))
+            maps = ", ".join(maps or [ident] * (len(inputs) + 1))
             iters = ", ".join(['"parallel"'] * rank)
-            ins = ", ".join(i.name for i in t.inputs)
-            tys = ", ".join(i.type for i in t.inputs)
-            args = ", ".join(f"%in{k}: f32" for k in range(len(t.inputs)))
-            out = empty(t)
-            line(f"{t.name} = linalg.generic {{indexing_maps = [{maps}], iterator_types = [{iters}]}}"
-                 f" ins({ins} : {tys}) outs({out} : {t.type}){attrs} {{")
-            line(f"^bb0({args}, %out: f32):")
+            ins = ", ".join(n for n, _ in inputs)
+            tys = ", ".join(tp for _, tp in inputs)
+            if out is None:
+                out = empty(t)
+            else:
+                line(f"%e{out} = tensor.empty() : {ty(t)}")
+                out = f"%e{out}"
+            header, body = block([(f"in{k}", _element(tp)) for k, (_, tp) in enumerate(inputs)],
+                                 yield_(body))
+            line(f"{result or t.name} = linalg.generic {{indexing_maps = [{maps}], "
+                 f"iterator_types = [{iters}]}} ins({ins} : {tys}) outs({out} : {ty(t)}){attrs} {{")
+            line(f"^bb0({header}, %out: {storage}):")
             for b in body:
                 line("  " + b)
-            line(f"}} -> {t.type}")
+            line(f"}} -> {ty(t)}")
+
+        def operands(t):
+            return [(i.name, ty(i)) for i in t.inputs]
 
         def fconst(v):
             return f"{np.float32(v).item():.9e}"
 
-        def log_softmax(t):
-            # x - max - log(sum(exp(x - max))) over the last dim: a max
-            # reduction, a sum of exponentials, an elementwise result.
+        def row_softmax(t, log):
+            # (log_)softmax over the last dim: a maximum (exact in storage),
+            # then
+            #   softmax (16-bit storage; f32 storage keeps linalg.softmax):
+            #     e = exp(x - max) rounded to storage, the f32 sum of e, and
+            #     e / sum: one input per reduction, as the GPU's reduction
+            #     kernels take them;
+            #   log_softmax: the f32 sum of exp(x - max), then
+            #     x - max - log(sum).
             x = t.inputs[0]
             rank = len(t.shape)
             dims = [f"d{i}" for i in range(rank)]
             full, rows = _map(dims, dims), _map(dims, dims[:-1])
-            row_type = tensor_type(t.shape[:-1])
-            all_parallel = ", ".join(['"parallel"'] * rank)
+            row_type = ty(t.shape[:-1])
+            sum_type = tensor_type(t.shape[:-1])
             reduce_iters = ", ".join(['"parallel"'] * (rank - 1) + ['"reduction"'])
             line(f"%e{t.id}_r = tensor.empty() : {row_type}")
             line(f"%ninf{t.id} = arith.constant 0xFF800000 : f32")
-            line(f"%f{t.id}_m = linalg.fill ins(%ninf{t.id} : f32) outs(%e{t.id}_r : {row_type})"
-                 f" -> {row_type}")
-            line(f"%m{t.id} = linalg.reduce ins({x.name} : {x.type}) outs(%f{t.id}_m : {row_type})"
+            ninf = f"%ninf{t.id}"
+            if wide:
+                line(f"%ninfs{t.id} = arith.truncf %ninf{t.id} : f32 to {storage}")
+                ninf = f"%ninfs{t.id}"
+            line(f"%f{t.id}_m = linalg.fill ins({ninf} : {storage}) outs(%e{t.id}_r : "
+                 f"{row_type}) -> {row_type}")
+            line(f"%m{t.id} = linalg.reduce ins({x.name} : {ty(x)}) outs(%f{t.id}_m : {row_type})"
                  f" dimensions = [{rank - 1}]")
-            line("  (%in: f32, %acc: f32) {")
-            line("    %r = arith.maximumf %in, %acc : f32")
-            line("    linalg.yield %r : f32")
+            line(f"  (%in: {storage}, %acc: {storage}) {{")
+            line(f"    %r = arith.maximumf %in, %acc : {storage}")
+            line(f"    linalg.yield %r : {storage}")
             line("  }")
-            line(f"%zero{t.id} = arith.constant 0.000000e+00 : f32")
-            line(f"%f{t.id}_s = linalg.fill ins(%zero{t.id} : f32) outs(%e{t.id}_r : {row_type})"
-                 f" -> {row_type}")
-            line(f"%s{t.id} = linalg.generic {{indexing_maps = [{full}, {rows}, {rows}], "
-                 f"iterator_types = [{reduce_iters}]}} ins({x.name}, %m{t.id} : "
-                 f"{x.type}, {row_type}) outs(%f{t.id}_s : {row_type}) {{")
-            line("^bb0(%in0: f32, %in1: f32, %acc: f32):")
-            for b in ["%d = arith.subf %in0, %in1 : f32", "%e = math.exp %d : f32",
-                      "%y = arith.addf %acc, %e : f32", "linalg.yield %y : f32"]:
+            sums = zero_filled(f"{t.id}_s", sum_type)
+            if log:
+                summed = [(x.name, ty(x)), (f"%m{t.id}", row_type)]
+                maps, exp = [full, rows, rows], ["%d = arith.subf %in0, %in1 : f32",
+                                                 "%e = math.exp %d : f32",
+                                                 "%y = arith.addf %acc, %e : f32"]
+            else:
+                elementwise(t, ["%d = arith.subf %in0, %in1 : f32", "%y = math.exp %d : f32",
+                                "linalg.yield %y : f32"],
+                            inputs=[(x.name, ty(x)), (f"%m{t.id}", row_type)],
+                            result=f"%x{t.id}", maps=[full, rows, full], out=f"{t.id}x")
+                summed = [(f"%x{t.id}", ty(x))]
+                maps, exp = [full, rows], ["%y = arith.addf %acc, %in0 : f32"]
+            header, body = block([(f"in{k}", storage) for k in range(len(summed))], exp)
+            line(f"%s{t.id} = linalg.generic {{indexing_maps = [{', '.join(maps)}], "
+                 f"iterator_types = [{reduce_iters}]}} ins({', '.join(n for n, _ in summed)} : "
+                 f"{', '.join(tp for _, tp in summed)}) outs({sums} : {sum_type}) {{")
+            line(f"^bb0({header}, %acc: f32):")
+            for b in body + ["linalg.yield %y : f32"]:
                 line("  " + b)
-            line(f"}} -> {row_type}")
-            out = empty(t)
-            line(f"{t.name} = linalg.generic {{indexing_maps = [{full}, {rows}, {rows}, {full}], "
-                 f"iterator_types = [{all_parallel}]}} ins({x.name}, "
-                 f"%m{t.id}, %s{t.id} : {x.type}, {row_type}, {row_type}) outs({out} : {t.type}) {{")
-            line("^bb0(%in0: f32, %in1: f32, %in2: f32, %out: f32):")
-            for b in ["%d = arith.subf %in0, %in1 : f32", "%l = math.log %in2 : f32",
-                      "%y = arith.subf %d, %l : f32", "linalg.yield %y : f32"]:
-                line("  " + b)
-            line(f"}} -> {t.type}")
+            line(f"}} -> {sum_type}")
+            if log:
+                elementwise(t, ["%d = arith.subf %in0, %in1 : f32", "%l = math.log %in2 : f32",
+                                "%y = arith.subf %d, %l : f32", "linalg.yield %y : f32"],
+                            inputs=[(x.name, ty(x)), (f"%m{t.id}", row_type),
+                                    (f"%s{t.id}", sum_type)], maps=[full, rows, rows, full])
+            else:
+                elementwise(t, ["%y = arith.divf %in0, %in1 : f32", "linalg.yield %y : f32"],
+                            inputs=[(f"%x{t.id}", ty(x)), (f"%s{t.id}", sum_type)],
+                            maps=[full, rows, full])
 
         for t in self.nodes:
             a, ins = t.attrs, t.inputs
@@ -585,26 +660,36 @@ class Graph:
                 if a["name"]:
                     attrs.append(f'fp8.name = "{a["name"]}"')
                 attr = f" {{{', '.join(attrs)}}}" if attrs else ""
-                init = zero_filled(t)
-                names, types = [i.name for i in ins], [i.type for i in ins]
-                if matmul_operands != F32:
+                acc_type = tensor_type(t.shape)
+                init = zero_filled(f"{t.id}a" if wide else t.id, acc_type)
+                names, types = [i.name for i in ins], [ty(i) for i in ins]
+                if matmul_operands != F32 and not wide:
                     for k, i in enumerate(ins):
                         types[k] = tensor_type(i.shape, matmul_operands)
                         names[k] = f"%n{t.id}_{k}"
-                        line(f"{names[k]} = arith.truncf {i.name} : {i.type} to {types[k]}")
+                        line(f"{names[k]} = arith.truncf {i.name} : {ty(i)} to {types[k]}")
                 opname = "linalg.batch_matmul" if batch else "linalg.matmul"
-                line(f"{t.name} = {opname} indexing_maps = [{amap}, {bmap}, {cmap}]{attr}"
+                result = f"%acc{t.id}" if wide else t.name
+                line(f"{result} = {opname} indexing_maps = [{amap}, {bmap}, {cmap}]{attr}"
                      f" ins({names[0]}, {names[1]} : {types[0]}, {types[1]})"
-                     f" outs({init} : {t.type}) -> {t.type}")
+                     f" outs({init} : {acc_type}) -> {acc_type}")
+                if wide:  # the f32 accumulation rounded to storage
+                    elementwise(t, ["linalg.yield %in0 : f32"], inputs=[(result, acc_type)])
+            elif t.op in ("add", "sub", "div", "mul") and wide:
+                attr = (f' attrs = {{fp8.unit_op = "{a["unit_op"]}"}}'
+                        if t.op == "mul" and a["unit_op"] else "")
+                op = {"add": "addf", "sub": "subf", "div": "divf", "mul": "mulf"}[t.op]
+                elementwise(t, [f"%y = arith.{op} %in0, %in1 : f32", "linalg.yield %y : f32"],
+                            attrs=attr)
             elif t.op in ("add", "sub", "div"):
                 out = empty(t)
-                line(f"{t.name} = linalg.{t.op} ins({ins[0].name}, {ins[1].name} : {t.type}, "
-                     f"{t.type}) outs({out} : {t.type}) -> {t.type}")
+                line(f"{t.name} = linalg.{t.op} ins({ins[0].name}, {ins[1].name} : {ty(t)}, "
+                     f"{ty(t)}) outs({out} : {ty(t)}) -> {ty(t)}")
             elif t.op == "mul":
                 out = empty(t)
                 attr = f' {{fp8.unit_op = "{a["unit_op"]}"}}' if a["unit_op"] else ""
-                line(f"{t.name} = linalg.mul{attr} ins({ins[0].name}, {ins[1].name} : {t.type}, "
-                     f"{t.type}) outs({out} : {t.type}) -> {t.type}")
+                line(f"{t.name} = linalg.mul{attr} ins({ins[0].name}, {ins[1].name} : {ty(t)}, "
+                     f"{ty(t)}) outs({out} : {ty(t)}) -> {ty(t)}")
             elif t.op == "scale":
                 elementwise(t, [f"%c = arith.constant {fconst(a['factor'])} : f32",
                                 "%y = arith.mulf %in0, %c : f32", "linalg.yield %y : f32"])
@@ -669,12 +754,12 @@ class Graph:
                                 "%sq = arith.mulf %in0, %in0 : f32",
                                 "%d = arith.subf %one, %sq : f32",
                                 "%y = arith.mulf %in1, %d : f32", "linalg.yield %y : f32"])
-            elif t.op == "log_softmax":
-                log_softmax(t)
+            elif t.op == "log_softmax" or (t.op == "softmax" and wide):
+                row_softmax(t, log=t.op == "log_softmax")
             elif t.op == "softmax":
                 out = empty(t)
                 line(f"{t.name} = linalg.softmax dimension({len(t.shape) - 1}) ins({ins[0].name} : "
-                     f"{t.type}) outs({out} : {t.type}) -> {t.type}")
+                     f"{ty(t)}) outs({out} : {ty(t)}) -> {ty(t)}")
             elif t.op == "rsqrt":
                 elementwise(t, [f"%eps = arith.constant {fconst(a['eps'])} : f32",
                                 "%s = arith.addf %in0, %eps : f32",
@@ -686,30 +771,38 @@ class Graph:
                                 "%g = arith.mulf %in1, %r3 : f32",
                                 "%y = arith.mulf %g, %mh : f32", "linalg.yield %y : f32"])
             elif t.op == "reduce_sum":
-                init = zero_filled(t)
-                line(f"{t.name} = linalg.reduce ins({ins[0].name} : {ins[0].type}) outs({init} : "
-                     f"{t.type}) dimensions = [{', '.join(map(str, a['dims']))}]")
-                line("  (%in: f32, %acc: f32) {")
+                acc_type = tensor_type(t.shape)
+                init = zero_filled(f"{t.id}a" if wide else t.id, acc_type)
+                result = f"%acc{t.id}" if wide else t.name
+                line(f"{result} = linalg.reduce ins({ins[0].name} : {ty(ins[0])}) outs({init} : "
+                     f"{acc_type}) dimensions = [{', '.join(map(str, a['dims']))}]")
+                if wide:
+                    line(f"  (%in_s: {storage}, %acc: f32) {{")
+                    line(f"    %in = arith.extf %in_s : {storage} to f32")
+                else:
+                    line("  (%in: f32, %acc: f32) {")
                 line("    %s = arith.addf %in, %acc : f32")
                 line("    linalg.yield %s : f32")
                 line("  }")
+                if wide:  # the f32 sum rounded to storage
+                    elementwise(t, ["linalg.yield %in0 : f32"], inputs=[(result, acc_type)])
             elif t.op == "broadcast":
                 out = empty(t)
-                line(f"{t.name} = linalg.broadcast ins({ins[0].name} : {ins[0].type}) outs({out} : "
-                     f"{t.type}) dimensions = [{', '.join(map(str, a['dims']))}]")
+                line(f"{t.name} = linalg.broadcast ins({ins[0].name} : {ty(ins[0])}) outs({out} : "
+                     f"{ty(t)}) dimensions = [{', '.join(map(str, a['dims']))}]")
             elif t.op == "transpose":
                 out = empty(t)
-                line(f"{t.name} = linalg.transpose ins({ins[0].name} : {ins[0].type}) outs({out} : "
-                     f"{t.type}) permutation = [{', '.join(map(str, a['perm']))}]")
+                line(f"{t.name} = linalg.transpose ins({ins[0].name} : {ty(ins[0])}) outs({out} : "
+                     f"{ty(t)}) permutation = [{', '.join(map(str, a['perm']))}]")
             elif t.op == "reshape":
                 groups = "[" + ", ".join("[" + ", ".join(map(str, g)) + "]"
                                          for g in a["groups"]) + "]"
                 if len(t.shape) > len(ins[0].shape):
                     line(f"{t.name} = tensor.expand_shape {ins[0].name} {groups} output_shape "
-                         f"[{', '.join(map(str, t.shape))}] : {ins[0].type} into {t.type}")
+                         f"[{', '.join(map(str, t.shape))}] : {ty(ins[0])} into {ty(t)}")
                 else:
                     line(f"{t.name} = tensor.collapse_shape {ins[0].name} {groups} : "
-                         f"{ins[0].type} into {t.type}")
+                         f"{ty(ins[0])} into {ty(t)}")
             elif t.op == "causal_fill":
                 rank = len(t.shape)
                 elementwise(t, [f"%i = linalg.index {rank - 2} : index",
@@ -721,11 +814,11 @@ class Graph:
             else:
                 raise NotImplementedError(t.op)
 
-        args = ", ".join(f"{p.name}: {p.type}" for p in self.params)
-        results = ", ".join(o.type for o in self.outputs)
+        args = ", ".join(f"{p.name}: {ty(p)}" for p in self.params)
+        results = ", ".join(ty(o) for o in self.outputs)
         header = f"func.func @{self.name}({args}) -> ({results}) {{"
         ret = (f"  return {', '.join(o.name for o in self.outputs)} : "
-               f"{', '.join(o.type for o in self.outputs)}")
+               f"{', '.join(ty(o) for o in self.outputs)}")
         return "\n".join([header] + lines + [ret, "}"]) + "\n"
 
 
