@@ -79,6 +79,15 @@ def ConvertFP8ToGPU : Pass<"convert-fp8-to-gpu", "::mlir::ModuleOp"> {
     (`prologue-fused`, or `prologue-not-fused` with the reason).
     `fuse-prologues=false` keeps such ops as kernels of their own.
 
+    A contraction left in bf16, f16 or f32 runs as the chip's GEMM with
+    high-precision operands; the zero fill it accumulates into has no
+    kernel. When its product's one reader is an elementwise `linalg.generic`
+    (reading the product first, at the position it writes, and not its
+    init), the GEMM applies the generic's body in its epilogue, as
+    fp8.scaled_matmul's epilogue region, and the generic has no kernel of
+    its own; a batch's epilogue reads scalar inputs only. Remarks:
+    `epilogue-fused`, or `epilogue-not-fused` with the reason.
+
     Entry points:
 
     * `entry-points=f,g` names them. Each must be a `func.func` with a body

@@ -98,6 +98,12 @@ std::optional<LogicalResult> planWithoutKernel(PlanBuilder &plan,
 }
 
 LogicalResult planOp(PlanBuilder &plan, Operation *op) {
+  // Computed by the epilogue of the contraction before it.
+  if (plan.contractionEpilogues.contains(op))
+    return success();
+  if (auto fill = dyn_cast<linalg::FillOp>(op);
+      fill && isContractionZeroInit(fill))
+    return success();
   if (auto matmul = dyn_cast<ScaledMatmulOp>(op))
     return planScaledMatmul(plan, matmul);
   if (auto quantize = dyn_cast<DynamicQuantizeOp>(op))

@@ -58,11 +58,13 @@ namespace {
 
 constexpr int64_t kEpilogueWarps = 4;
 constexpr int64_t kLdColumns = 32; // tcgen05.ld.32x32b.x32
-/// The register limit of kernels quantizing their results by blocks. Left
-/// to itself, ptxas gives a 192-thread kernel 64 registers (for occupancy
-/// the kernel's shared memory rules out), too few for a block's values and
-/// its scale; one CTA per SM can have 65536 / 192.
-constexpr int64_t kBlockCodesMaxRegisters = 255;
+/// The register limit of kernels with an epilogue body or quantizing their
+/// results by blocks. Left to itself, ptxas gives a 192-thread kernel 64 to
+/// 96 registers (for occupancy the kernel's shared memory rules out), too
+/// few for a block's values and its scale, or for 32 columns of results
+/// through an epilogue reading bf16 inputs (it spilled); one CTA per SM can
+/// have 65536 / 192.
+constexpr int64_t kEpilogueMaxRegisters = 255;
 
 /// The NVVM kind of an MMA without block scales, nullopt for the
 /// block-scaled kinds.
@@ -544,9 +546,9 @@ void GemmEmitter::emitEpilogue(Value warp) {
 }
 
 void GemmEmitter::emit() {
-  if (config.resultBlock)
+  if (config.resultBlock || config.epilogue)
     func->setAttr("nvvm.maxnreg",
-                  kb.b.getI32IntegerAttr(kBlockCodesMaxRegisters));
+                  kb.b.getI32IntegerAttr(kEpilogueMaxRegisters));
   stages = config.getStages();
   accumulators = config.getAccumulators();
   emitTileGrid(GemmSM100Config::kBlockM, config.blockN, config.getStageK());

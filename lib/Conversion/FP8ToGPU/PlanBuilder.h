@@ -148,6 +148,10 @@ public:
   /// The elementwise ops whose results only quantizations read, which their
   /// kernels compute as prologues: no launch and no buffer of their own.
   llvm::DenseMap<Value, Operation *> quantizePrologues;
+  /// The elementwise ops that the GEMM of a high-precision contraction
+  /// computes in its epilogue, planned with the contraction: no launch of
+  /// their own, and the contraction's product is never stored.
+  llvm::DenseSet<Operation *> contractionEpilogues;
 
 private:
   func::FuncOp func;
@@ -207,6 +211,9 @@ FailureOr<int64_t> planPermutedCopy(PlanBuilder &plan, Operation *op,
 
 /// PlanContraction.cpp: contractions left in bf16, f16 or f32.
 LogicalResult planContraction(PlanBuilder &plan, linalg::LinalgOp op);
+/// Whether `fill` only writes the zero inits of high-precision contractions,
+/// whose GEMMs write A x B without reading them: it needs no kernel.
+bool isContractionZeroInit(linalg::FillOp fill);
 
 /// KernelTargets.cpp: the PTX features of the kernel module for `chip`, and
 /// the check that its target compiles every instruction the kernels use.

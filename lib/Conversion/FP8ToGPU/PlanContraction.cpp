@@ -19,12 +19,22 @@
 // reads of it. (16-bit wgmma could read MN-major tiles directly; tf32 and
 // the FP8 formats cannot.)
 //
+// The zero fill a contraction accumulates into has no kernel: the GEMM
+// writes A x B. When the product's one reader is an elementwise
+// linalg.generic (the rounding to the model's type, a scale), the GEMM
+// applies it in its epilogue, as fp8.scaled_matmul's epilogue region: the
+// product is never stored, and the generic has no kernel.
+//
 //===----------------------------------------------------------------------===//
 
+#include "KernelBuilder.h"
 #include "PlanBuilder.h"
+
+#include "fp8/Dialect/FP8/Transforms/GraphUtils.h"
 
 #include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
 #include "mlir/IR/Matchers.h"
+#include "mlir/IR/Remarks.h"
 #include "llvm/Support/FormatVariadic.h"
 
 using namespace mlir;
@@ -151,10 +161,88 @@ FailureOr<Contraction> describeContraction(PlanBuilder &plan,
   return c;
 }
 
-/// Records the launch of the GEMM `config` computing `c` into the result of
-/// `op`, over tiles of `blockM` x `blockN` and `boxK` elements of K.
+/// The elementwise consumer of `op`'s product that its GEMM applies in the
+/// epilogue (described in `epilogue`), or null with the reason in `why`.
+linalg::GenericOp getEpilogueConsumer(const Contraction &c, linalg::LinalgOp op,
+                                      std::optional<GemmEpilogue> &epilogue,
+                                      std::string &why) {
+  Value product = op->getResult(0);
+  auto fail = [&](const Twine &reason) -> linalg::GenericOp {
+    why = reason.str();
+    return {};
+  };
+  if (!product.hasOneUse())
+    return fail(llvm::formatv("its product has {0} readers",
+                              llvm::range_size(product.getUses())));
+  OpOperand &use = *product.use_begin();
+  auto consumer = dyn_cast<linalg::GenericOp>(use.getOwner());
+  if (!consumer)
+    return fail("its product is read by '" +
+                use.getOwner()->getName().getStringRef() +
+                "', which is not a linalg.generic");
+  if (consumer->getNumResults() != 1 ||
+      consumer.getNumLoops() != consumer.getNumParallelLoops())
+    return fail("'linalg.generic' is not elementwise with one result");
+  if (use.getOperandNumber() != 0 ||
+      !consumer.getMatchingIndexingMap(&use).isIdentity() ||
+      !consumer.getIndexingMapMatchingResult(consumer->getResult(0))
+           .isIdentity())
+    return fail("'linalg.generic' reads the product other than as its "
+                "first input, at the position it writes");
+  if (!consumer.getMatchingBlockArgument(consumer.getDpsInitOperand(0))
+           .use_empty())
+    return fail("'linalg.generic' reads its init");
+  if (failed(verifyClonableBody(consumer, why)))
+    return {};
+  auto type = cast<RankedTensorType>(consumer->getResult(0).getType());
+  std::optional<WideElement> out = getWideElement(type.getElementType());
+  if (!out)
+    return fail(llvm::formatv("'linalg.generic' writes {0} elements; the "
+                              "GEMMs write f32, bf16 or f16",
+                              type.getElementType()));
+  if (c.n * getElementBytes(type.getElementType()) % 16 != 0)
+    return fail("the GEMM writes rows of 16-byte multiples");
+  GemmEpilogue result;
+  result.product = c.result;
+  for (OpOperand *input : llvm::drop_begin(consumer.getDpsInputOperands())) {
+    auto inputType = dyn_cast<RankedTensorType>(input->get().getType());
+    std::optional<WideElement> element =
+        inputType && inputType.hasStaticShape()
+            ? getWideElement(inputType.getElementType())
+            : std::nullopt;
+    if (!element)
+      return fail("'linalg.generic' reads an input other than a static "
+                  "f32, bf16 or f16 tensor");
+    // The GEMM runs where the contraction is: its inputs must be ready.
+    if (Operation *producer = input->get().getDefiningOp();
+        producer && !producer->isBeforeInBlock(op))
+      return fail("'linalg.generic' reads a value computed after the "
+                  "contraction");
+    AffineMap map = consumer.getMatchingIndexingMap(input);
+    std::optional<ElementRead> read =
+        c.batches > 1
+            ? (map.getNumResults() == 0 ? std::optional(ElementRead::Scalar)
+                                        : std::nullopt)
+            : getElementRead(map);
+    if (!read)
+      return fail(c.batches > 1
+                      ? "the epilogue of a batch of GEMMs reads scalars only"
+                      : "'linalg.generic' reads an input through a map "
+                        "other than the identity, a row, a column or none");
+    result.inputs.push_back({*element, *read});
+  }
+  result.body = &consumer.getRegion().front();
+  result.tag = getBodyDigest(*result.body);
+  epilogue = std::move(result);
+  return consumer;
+}
+
+/// Records the launch of the GEMM `config` computing `c` into `out`, the
+/// result of `op` or of its epilogue's consumer, over tiles of `blockM` x
+/// `blockN` and `boxK` elements of K.
 template <typename Config>
-void addGemmLaunch(PlanBuilder &plan, linalg::LinalgOp op, const Contraction &c,
+void addGemmLaunch(PlanBuilder &plan, const Contraction &c,
+                   linalg::GenericOp consumer, Value out,
                    LLVM::LLVMFuncOp kernel, const Config &config,
                    int64_t blockM, int64_t blockN, int64_t boxK) {
   int64_t bits = config.getOperandBits();
@@ -162,20 +250,26 @@ void addGemmLaunch(PlanBuilder &plan, linalg::LinalgOp op, const Contraction &c,
       plan.getTensorMap(c.a, c.m, c.k, blockM, boxK, bits, c.batches);
   TensorMapParam b =
       plan.getTensorMap(c.b, c.n, c.k, blockN, boxK, bits, c.batches);
-  int64_t out = plan.bufferOf(op->getResult(0));
+  int64_t outBuffer = plan.bufferOf(out);
+  SmallVector<int64_t> epilogueInputs;
+  if (consumer)
+    for (OpOperand *input : llvm::drop_begin(consumer.getDpsInputOperands()))
+      epilogueInputs.push_back(plan.bufferOf(input->get()));
   int64_t tiles =
       c.batches * llvm::divideCeil(c.m, blockM) * llvm::divideCeil(c.n, blockN);
   plan.addKernelLaunch(
       kernel, config, {std::min(tiles, plan.getNumSMs()), 1, 1},
       config.getSharedMemoryBytes(),
-      [&](GemmParam param) -> LaunchParam {
+      [&, next = 0u](GemmParam param) mutable -> LaunchParam {
         switch (param) {
         case GemmParam::TensorMapA:
           return a;
         case GemmParam::TensorMapB:
           return b;
         case GemmParam::Out:
-          return BufferParam{out};
+          return BufferParam{outBuffer};
+        case GemmParam::EpilogueInput:
+          return BufferParam{epilogueInputs[next++]};
         case GemmParam::M:
           return I32Param{c.m};
         case GemmParam::N:
@@ -193,37 +287,116 @@ void addGemmLaunch(PlanBuilder &plan, linalg::LinalgOp op, const Contraction &c,
 
 } // namespace
 
+bool mlir::fp8::isContractionZeroInit(linalg::FillOp fill) {
+  Value zeros = fill->getResult(0);
+  if (zeros.use_empty() || !isZeroInit(zeros))
+    return false;
+  return llvm::all_of(zeros.getUses(), [](OpOperand &use) {
+    auto op = dyn_cast<linalg::LinalgOp>(use.getOwner());
+    return op && linalg::isaContractionOpInterface(op) && op.isDpsInit(&use);
+  });
+}
+
+namespace {
+
+/// Builds the chip's GEMM for `c` (and the epilogue in `config`) and
+/// records its launch; without libdevice for the epilogue's body, says why
+/// in `why` and builds nothing.
+template <typename Config, typename Build>
+LogicalResult addContractionGemm(PlanBuilder &plan, linalg::LinalgOp op,
+                                 const Contraction &c,
+                                 linalg::GenericOp consumer, Config &config,
+                                 Build build, int64_t blockM, int64_t blockN,
+                                 int64_t boxK, std::string &why) {
+  std::string reason;
+  if (failed(config.verify(reason))) {
+    if (config.epilogue) {
+      why = "the GEMM with it: " + reason;
+      return failure();
+    }
+    return op->emitError() << "fp8 GPU lowering: " << reason;
+  }
+  OpBuilder builder = plan.getKernelBuilder();
+  LLVM::LLVMFuncOp kernel = build(builder, op.getLoc(), config);
+  if (config.epilogue) {
+    if (Operation *left = expandClonedBodyForNVVM(kernel)) {
+      kernel.erase();
+      why = ("its body's '" + left->getName().getStringRef() +
+             "' has no GPU lowering without libdevice")
+                .str();
+      return failure();
+    }
+  }
+  addGemmLaunch(plan, c, consumer,
+                consumer ? consumer->getResult(0) : op->getResult(0), kernel,
+                config, blockM, blockN, boxK);
+  return success();
+}
+
+} // namespace
+
 LogicalResult mlir::fp8::planContraction(PlanBuilder &plan,
                                          linalg::LinalgOp op) {
   FailureOr<Contraction> c = describeContraction(plan, op);
   if (failed(c))
     return failure();
-  std::string reason;
-  OpBuilder builder = plan.getKernelBuilder();
-  if (plan.getChip() == Chip::SM100a) {
-    GemmSM100Config config;
-    config.wideOperands = c->operands;
-    config.out = c->result;
-    config.batched = c->batches > 1;
-    config.blockN = c->n > 64 ? 128 : 64;
-    if (failed(config.verify(reason)))
-      return op->emitError() << "fp8 GPU lowering: " << reason;
-    LLVM::LLVMFuncOp kernel =
-        buildGemmSM100Kernel(builder, op.getLoc(), config);
-    addGemmLaunch(plan, op, *c, kernel, config, GemmSM100Config::kBlockM,
-                  config.blockN, config.getStageK());
-    return success();
+  std::optional<GemmEpilogue> epilogue;
+  std::string why;
+  linalg::GenericOp consumer = getEpilogueConsumer(*c, op, epilogue, why);
+  // With the epilogue, then (when its body needs libdevice) without.
+  for (bool fused : {true, false}) {
+    if (fused && !consumer)
+      continue;
+    std::optional<WideElement> out =
+        fused ? getWideElement(
+                    getElementTypeOrSelf(consumer->getResult(0).getType()))
+              : c->result;
+    linalg::GenericOp applied = fused ? consumer : linalg::GenericOp();
+    LogicalResult built = failure();
+    std::string reason;
+    if (plan.getChip() == Chip::SM100a) {
+      GemmSM100Config config;
+      config.wideOperands = c->operands;
+      config.out = *out;
+      config.batched = c->batches > 1;
+      config.blockN = c->n > 64 ? 128 : 64;
+      if (fused)
+        config.epilogue = epilogue;
+      built = addContractionGemm(plan, op, *c, applied, config,
+                                 buildGemmSM100Kernel, GemmSM100Config::kBlockM,
+                                 config.blockN, config.getStageK(), reason);
+    } else {
+      GemmSM90Config config;
+      config.wideOperands = c->operands;
+      config.out = *out;
+      config.batched = c->batches > 1;
+      config.promoteInterval = 0;
+      config.blockN = c->n <= 64 ? 64 : 128;
+      if (fused)
+        config.epilogue = epilogue;
+      built = addContractionGemm(
+          plan, op, *c, applied, config, buildGemmSM90Kernel, config.blockM,
+          config.blockN, config.getKElements(GemmSM90Config::kBlockK), reason);
+    }
+    if (succeeded(built)) {
+      if (fused) {
+        plan.contractionEpilogues.insert(consumer);
+        remark::passed(op->getLoc(), getFP8GPURemarkOpts(op, "epilogue-fused"))
+            << remark::add("{0} fused into the epilogue of {1}",
+                           consumer->getName().getStringRef(),
+                           op->getName().getStringRef());
+      } else {
+        remark::missed(op->getLoc(),
+                       getFP8GPURemarkOpts(op, "epilogue-not-fused"))
+            << remark::add("{0}: nothing fused into its epilogue: {1}",
+                           op->getName().getStringRef(), why);
+      }
+      return success();
+    }
+    // An error was reported, or the epilogue's body needs libdevice.
+    if (reason.empty())
+      return failure();
+    why = reason;
   }
-  GemmSM90Config config;
-  config.wideOperands = c->operands;
-  config.out = c->result;
-  config.batched = c->batches > 1;
-  config.promoteInterval = 0;
-  config.blockN = c->n <= 64 ? 64 : 128;
-  if (failed(config.verify(reason)))
-    return op->emitError() << "fp8 GPU lowering: " << reason;
-  LLVM::LLVMFuncOp kernel = buildGemmSM90Kernel(builder, op.getLoc(), config);
-  addGemmLaunch(plan, op, *c, kernel, config, config.blockM, config.blockN,
-                config.getKElements(GemmSM90Config::kBlockK));
-  return success();
+  llvm_unreachable("the GEMM without an epilogue fails with an error");
 }

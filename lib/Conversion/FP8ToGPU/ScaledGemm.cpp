@@ -16,6 +16,7 @@
 #include "fp8/Conversion/FP8ToGPU/Kernels.h"
 #include "fp8/Dialect/FP8/Utils/ScaleRules.h"
 
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Transforms/RegionUtils.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -93,12 +94,21 @@ LogicalResult ScaledGemmConfig::verifyEpilogue(std::string &reason) const {
   }
   if (!epilogue)
     return success();
-  if (batched) {
-    reason = "an epilogue computes a result of one matrix";
+  if (batched &&
+      llvm::any_of(epilogue->inputs, [](const GemmEpilogue::Input &in) {
+        return in.read != GemmEpilogue::Read::Scalar;
+      })) {
+    reason = "the epilogue of a batch of GEMMs reads scalars only";
     return failure();
   }
-  if (!epilogue->body ||
-      epilogue->body->getNumArguments() != epilogue->inputs.size() + 1) {
+  // (product, inputs...), then a linalg.generic's init, which it must not
+  // read.
+  Block *body = epilogue->body;
+  size_t args = epilogue->inputs.size() + 1;
+  if (!body || !(body->getNumArguments() == args ||
+                 (body->getNumArguments() == args + 1 &&
+                  isa<linalg::GenericOp>(body->getParentOp()) &&
+                  body->getArguments().back().use_empty()))) {
     reason = "the epilogue body takes the product and one value per input";
     return failure();
   }

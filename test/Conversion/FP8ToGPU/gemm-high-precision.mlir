@@ -36,12 +36,13 @@
 // SM100-NOT: .entry gemm_
 
 // A plain matmul: B is [K, N], copied to [N, K] by a transpose kernel; the
-// GEMM reads the copy (buffer 3). Tensor maps count bytes: 128 bytes (64
-// bf16) of K per box.
+// GEMM reads the copy (buffer 2). The zero init has no kernel and no buffer:
+// the GEMM writes A x B. Tensor maps count bytes: 128 bytes (64 bf16) of K
+// per box.
 // PLAN-LABEL: matmul_bf16 = {buffers
-// PLAN-SAME: kernel = "fp8_layout_transpose_b2
+// PLAN-SAME: launches = [{block = [256, 1, 1], cluster = [1, 1, 1], grid = [32, 1, 1], kernel = "fp8_layout_transpose_b2
 // PLAN-SAME: kernel = "gemm_sm90a_bf16_f32_128x128_s7"
-// PLAN-SAME: {box = [128, 128], buffer = 3 : i64, dims = [256, 256]
+// PLAN-SAME: {box = [128, 128], buffer = 2 : i64, dims = [256, 256]
 func.func @matmul_bf16(%a: tensor<256x128xbf16>, %b: tensor<128x256xbf16>) -> tensor<256x256xf32> {
   %zero = arith.constant 0.0 : f32
   %e = tensor.empty() : tensor<256x256xf32>

@@ -213,12 +213,17 @@ TEST_F(KernelParamsTest, GemmEpilogueInputsComeLast) {
   expectValid(sm100);
   expectKernelTakesParams(sm100, buildGemmSM100Kernel);
 
-  // Batches have no epilogue; a body must take the product and the inputs.
+  // A batch's epilogue reads scalars only (one for all matrices); a body
+  // must take the product and the inputs.
   std::string reason;
   GemmSM90Config batched = sm90;
   batched.batched = true;
   EXPECT_TRUE(failed(batched.verify(reason)));
-  EXPECT_NE(reason.find("one matrix"), std::string::npos) << reason;
+  EXPECT_NE(reason.find("reads scalars only"), std::string::npos) << reason;
+  for (GemmEpilogue::Input &input : batched.epilogue->inputs)
+    input.read = GemmEpilogue::Read::Scalar;
+  expectValid(batched);
+  expectKernelTakesParams(batched, buildGemmSM90Kernel);
   GemmSM90Config missing = sm90;
   missing.epilogue->inputs.pop_back();
   EXPECT_TRUE(failed(missing.verify(reason)));

@@ -277,8 +277,10 @@ struct GemmEpilogue {
   };
   WideElement product = WideElement::F32;
   SmallVector<Input> inputs;
-  /// The body: arguments (product, inputs...), fp8.yield of the element.
-  /// Its values captured from outside are constants, cloned with it.
+  /// The body: arguments (product, inputs...), fp8.yield of the element
+  /// (or a linalg.generic's body, whose last argument, its init, is not
+  /// read, and linalg.yield). Its values captured from outside are
+  /// constants, cloned with it.
   Block *body = nullptr;
   /// Distinguishes bodies in the kernel's name (a digest of the body).
   std::string tag;
@@ -322,8 +324,8 @@ struct ScaledGemmConfig {
   /// An epilogue computing the result from the product: after the scales
   /// and the bias, each value is rounded to the epilogue's product type and
   /// passed through its body, which yields the `out` element, or the value
-  /// `fp8Out` encodes; `outAmax` is then the amax of the body's results. Not
-  /// batched.
+  /// `fp8Out` encodes; `outAmax` is then the amax of the body's results. A
+  /// batch's epilogue reads scalar inputs only.
   std::optional<GemmEpilogue> epilogue;
 
   /// The kernel's parameters, in order.
