@@ -31,7 +31,9 @@ CHIPS = ["sm_90a", "sm_100a"]
 
 def sizes_of(example):
     """The sizes an example exists in."""
-    return list(models.SIZES) if example in FILES else ["small"]
+    if example not in FILES:
+        return ["small"]
+    return [size for size in models.SIZES if models.has_size(example, size)]
 
 
 def source(example, size="small", storage="f32"):

@@ -6,7 +6,7 @@ Two steps, like the GEMM scripts:
 
   * `prepare`, on a development machine (fp8-opt and libFP8MLIR-C.so
     built): for every example of examples/ at every size of
-    examples/generate.py (small, gpt2-small, 4096), every recipe and every
+    examples/generate.py (small, gpt2-small, 4096, mlp-8k), every recipe and every
     chip, compiles `fp8-opt EXAMPLE --fp8-autocast=recipe=R
     --fp8-gpu-pipeline="chip=C artifacts=DIR"`; where a chip compiled, runs
     the same autocast graph through fp8-cpu-pipeline on the CPU (in-process)

@@ -23,13 +23,23 @@ from fp8_mlir.graph import Graph, tensor_type
 SEQ, WIDTH, HEADS, HIDDEN = 64, 128, 4, 512
 
 # The sizes examples/generate.py writes: the committed small examples, and
-# real sizes for GPU checks and benchmarks (a GPT-2-small layer, and a
-# 4096-wide one with heads of 128 as in 7B-class models).
+# real sizes for GPU checks and benchmarks (a GPT-2-small layer, a 4096-wide
+# one with heads of 128 as in 7B-class models, and the MLP of the first GPU
+# measurements: 8192 tokens, 4096 -> 16384 -> 4096).
 SIZES = {
     "small": dict(seq=SEQ, width=WIDTH, heads=HEADS, hidden=HIDDEN),
     "gpt2-small": dict(seq=1024, width=768, heads=12, hidden=3072),
     "4096": dict(seq=1024, width=4096, heads=32, hidden=16384),
+    "mlp-8k": dict(seq=8192, width=4096, heads=32, hidden=16384),
 }
+# Sizes that only some models take (8192 tokens of attention would hold
+# 32 x 8192 x 8192 scores per tensor, and their float64 check far more).
+SIZE_MODELS = {"mlp-8k": ("mlp_block",)}
+
+
+def has_size(name, size):
+    """Whether model `name` exists at `size` (a key of SIZES)."""
+    return name in SIZE_MODELS.get(size, (name,))
 
 
 def _mlp(g, x, prefix, width, hidden):
