@@ -76,8 +76,8 @@ def render(name, size="small", sizes=None, train_step=False, storage="f32"):
         if storage != "f32":
             variant += f"""
 // Every tensor is {storage}: elementwise ops compute in f32 and round their
-// result, contractions and sums accumulate in f32 and round, as eager
-// PyTorch computes in {storage}."""
+// result, contractions and sums accumulate in f32 and round, in the manner
+// of eager PyTorch in {storage}."""
         path = os.path.join("DIR", size, os.path.relpath(path, "examples"))
     step = ""
     if train_step:

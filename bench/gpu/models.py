@@ -141,7 +141,7 @@ within the recipe's bounds of bench/examples/error.py."""
 STORAGE_TEXT = {
     "f32": "f32 (the examples as committed)",
     "bf16": "bf16 (examples/generate.py --storage bf16: every tensor bf16, ops computing "
-            "in f32 and rounding, as eager PyTorch does in bf16)",
+            "in f32 and rounding once, in the manner of eager PyTorch in bf16)",
 }
 STORAGE_ALLOWANCE = {"f32": 0.0, "bf16": 0.02}
 

@@ -508,9 +508,10 @@ class Graph:
         16-bit inputs.
 
         With 16-bit storage every tensor, input and output is of that type,
-        and every op computes as eager PyTorch does in it: elementwise ops
-        extend their operands to f32, compute in f32 and round the result
-        once; contractions accumulate in f32 and round their result;
+        and every primitive computes in f32 and rounds once, in the manner
+        of eager PyTorch in that type: elementwise ops extend their operands
+        to f32, compute in f32 and round the result; contractions accumulate
+        in f32 and round their result;
         reductions (sums, softmax's maximum and sum of exponentials)
         accumulate in f32, and their results are rounded when stored."""
         lines = []
