@@ -511,9 +511,9 @@ class Graph:
         and every primitive computes in f32 and rounds once, in the manner
         of eager PyTorch in that type: elementwise ops extend their operands
         to f32, compute in f32 and round the result; contractions accumulate
-        in f32 and round their result;
-        reductions (sums, softmax's maximum and sum of exponentials)
-        accumulate in f32, and their results are rounded when stored."""
+        in f32 and round their result; reductions (sums, softmax's sum of
+        exponentials) accumulate in f32, and their results are rounded when
+        stored; softmax's maximum is taken in that type (exactly)."""
         lines = []
         zeros = set()
         wide = storage != F32
