@@ -85,7 +85,8 @@ def ConvertFP8ToGPU : Pass<"convert-fp8-to-gpu", "::mlir::ModuleOp"> {
     (reading the product first, at the position it writes, and not its
     init), the GEMM applies the generic's body in its epilogue, as
     fp8.scaled_matmul's epilogue region, and the generic has no kernel of
-    its own; a batch's epilogue reads scalar inputs only. Remarks:
+    its own; a batch's epilogue reads scalar inputs only, and the body may
+    read the element's row and column (a causal mask). Remarks:
     `epilogue-fused`, or `epilogue-not-fused` with the reason.
 
     Entry points:

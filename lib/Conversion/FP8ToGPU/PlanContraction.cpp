@@ -192,8 +192,15 @@ linalg::GenericOp getEpilogueConsumer(const Contraction &c, linalg::LinalgOp op,
   if (!consumer.getMatchingBlockArgument(consumer.getDpsInitOperand(0))
            .use_empty())
     return fail("'linalg.generic' reads its init");
-  if (failed(verifyClonableBody(consumer, why)))
+  // Its body may read the element's row and column (a causal mask).
+  if (failed(verifyClonableBody(consumer, why, /*indices=*/true)))
     return {};
+  int64_t loops = consumer.getNumLoops();
+  if (llvm::any_of(consumer.getBody()->getOps<linalg::IndexOp>(),
+                   [&](linalg::IndexOp index) {
+                     return int64_t(index.getDim()) < loops - 2;
+                   }))
+    return fail("'linalg.generic' reads the batch index");
   auto type = cast<RankedTensorType>(consumer->getResult(0).getType());
   std::optional<WideElement> out = getWideElement(type.getElementType());
   if (!out)

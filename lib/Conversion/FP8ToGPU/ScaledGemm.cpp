@@ -321,9 +321,25 @@ Value GemmEmitterBase<Config>::applyEpilogue(Value v, Value row, Value col) {
   }
   // Constants the body captures are cloned with it.
   cloneCapturedConstants(kb.b, *body->getParent(), mapping);
+  // A linalg.generic's body may read the element's row and column (its
+  // last two loop indices; the planner refuses a batch index).
+  int64_t loops = 0;
+  if (auto generic = dyn_cast<linalg::GenericOp>(body->getParentOp()))
+    loops = generic.getNumLoops();
   // The ops before the last, fp8.yield of the element.
-  for (Operation &op : llvm::make_range(body->begin(), std::prev(body->end())))
+  for (Operation &op :
+       llvm::make_range(body->begin(), std::prev(body->end()))) {
+    if (auto index = dyn_cast<linalg::IndexOp>(op)) {
+      assert(int64_t(index.getDim()) >= loops - 2 &&
+             "a GEMM epilogue reads the row and column indices only");
+      Value position = int64_t(index.getDim()) == loops - 1 ? col : row;
+      mapping.map(index.getResult(),
+                  arith::IndexCastOp::create(kb.b, kb.loc, kb.b.getIndexType(),
+                                             position));
+      continue;
+    }
     kb.b.clone(op, mapping);
+  }
   return mapping.lookupOrDefault(body->back().getOperand(0));
 }
 

@@ -62,7 +62,8 @@ protected:
   /// The result element of product value `v` (f32, scaled, bias added) at
   /// (`row`, `col`), both inside the matrix, through the epilogue: `v`
   /// rounded to the epilogue's product type, the body cloned with the
-  /// inputs' elements there. The caller stores it (of type `out`).
+  /// inputs' elements there (and a linalg.generic body's row and column
+  /// indices). The caller stores it (of type `out`).
   Value applyEpilogue(Value v, Value row, Value col);
   /// Folds this thread's `amax` into the amax output: one atomic per warp.
   void emitAmaxAtomic(Value amax, Value lane);

@@ -12,6 +12,27 @@
 // RUN: fp8-opt %s --convert-fp8-to-gpu=chip=sm_90a -remarks-filter=fp8-gpu -o /dev/null 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=REMARK
 
+// The epilogue knows the element's row and column, not which matrix of the
+// batch it is in.
+// REMARK: remark: [Missed] epilogue-not-fused | Category:fp8-gpu | Function=batched_batch_index | Remark="linalg.batch_matmul: nothing fused into its epilogue: 'linalg.generic' reads the batch index"
+func.func @batched_batch_index(%a: tensor<2x128x64xbf16>, %b: tensor<2x64x64xbf16>) -> tensor<2x128x64xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<2x128x64xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<2x128x64xf32>) -> tensor<2x128x64xf32>
+  %p = linalg.batch_matmul indexing_maps = [affine_map<(b, m, n, k) -> (b, m, k)>, affine_map<(b, m, n, k) -> (b, n, k)>, affine_map<(b, m, n, k) -> (b, m, n)>] ins(%a, %b : tensor<2x128x64xbf16>, tensor<2x64x64xbf16>) outs(%init : tensor<2x128x64xf32>) -> tensor<2x128x64xf32>
+  %o = tensor.empty() : tensor<2x128x64xf32>
+  %y = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel"]} ins(%p : tensor<2x128x64xf32>) outs(%o : tensor<2x128x64xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %b0 = linalg.index 0 : index
+    %c0 = arith.constant 0 : index
+    %first = arith.cmpi eq, %b0, %c0 : index
+    %z = arith.constant 0.000000e+00 : f32
+    %r = arith.select %first, %z, %in : f32
+    linalg.yield %r : f32
+  } -> tensor<2x128x64xf32>
+  return %y : tensor<2x128x64xf32>
+}
+
 // A batch's epilogue reads scalars only: a per-matrix input keeps the
 // consumer a kernel of its own, and the GEMM writes the f32 product.
 // PLAN-LABEL: batched_matrix_input = {buffers
@@ -34,9 +55,17 @@ func.func @batched_matrix_input(%a: tensor<2x128x64xbf16>, %b: tensor<2x64x64xbf
   return %y : tensor<2x128x64xbf16>
 }
 
-// A product read through loop indices (a causal mask), which GEMM epilogues
-// do not compute, stays in memory; so does one read twice (below).
-// REMARK: remark: [Missed] epilogue-not-fused | Category:fp8-gpu | Function=indices | Remark="linalg.matmul: nothing fused into its epilogue: its body reads loop indices"
+// A causal mask reads the element's row and column (its loop indices): the
+// epilogue compares the column with the row and selects -1e4 above the
+// diagonal.
+// PLAN-LABEL: indices = {buffers
+// PLAN-SAME: kernel = "gemm_sm90a_bf16_f32_epif32_{{[0-9a-f]+}}_128x64_s8"
+// PLAN-NOT: kernel = "fp8_elementwise
+// PLAN-SAME: workspace_bytes
+// REMARK: remark: [Passed] epilogue-fused | Category:fp8-gpu | Function=indices | Remark="linalg.generic fused into the epilogue of linalg.matmul"
+// SM90-LABEL: .entry gemm_sm90a_bf16_f32_epif32_{{[0-9a-f]+}}_128x64_s8(
+// SM90: setp.gt.u32 [[ABOVE:%p[0-9]+]], {{%r[0-9]+}}, {{%r[0-9]+}};
+// SM90-NEXT: selp.f32 {{%r[0-9]+}}, 0fC61C4000, {{%r[0-9]+}}, [[ABOVE]];
 func.func @indices(%x: tensor<128x64xbf16>, %w: tensor<64x64xbf16>) -> tensor<128x64xf32> {
   %zero = arith.constant 0.0 : f32
   %e = tensor.empty() : tensor<128x64xf32>

@@ -183,11 +183,13 @@ void FP8FuseElementwisePass::runOnOperation() {
   }
 
   // Consumers in program order; each absorbs its producers one at a time
-  // until none fuses, so a chain ends as one generic at its last op.
+  // until none fuses, so a chain ends as one generic at its last op. A
+  // consumer may read loop indices (a causal mask): its producers are
+  // evaluated at its own position.
   SmallVector<linalg::LinalgOp> consumers;
   root->walk([&](linalg::LinalgOp op) {
     std::string reason;
-    if (isFusableElementwise(op, reason))
+    if (isFusableElementwise(op, reason, /*indices=*/true))
       consumers.push_back(op);
   });
   for (linalg::LinalgOp op : consumers) {

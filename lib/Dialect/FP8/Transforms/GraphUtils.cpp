@@ -127,7 +127,8 @@ bool fp8::isWideFloat(Type type) {
   return isa<Float32Type, BFloat16Type, Float16Type>(type);
 }
 
-bool fp8::isFusableElementwise(Operation *op, std::string &reason) {
+bool fp8::isFusableElementwise(Operation *op, std::string &reason,
+                               bool indices) {
   auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
   if (!linalgOp || !linalgOp.hasPureTensorSemantics()) {
     reason = "is not a linalg op on tensors";
@@ -141,7 +142,7 @@ bool fp8::isFusableElementwise(Operation *op, std::string &reason) {
     reason = "reduces";
     return false;
   }
-  if (linalgOp.hasIndexSemantics()) {
+  if (linalgOp.hasIndexSemantics() && !indices) {
     reason = "reads loop indices";
     return false;
   }

@@ -126,6 +126,45 @@ func.func @not_fused(%x: tensor<8x8xf32>, %y: tensor<8x8xf32>) -> (tensor<8x8xf3
 
 // -----
 
+// A consumer that reads its loop indices (attention's causal mask) takes its
+// producer (the scores' scaling), evaluated at the consumer's position: one
+// generic reading the scores, with the mask's indices.
+// CHECK-LABEL: func.func @into_mask
+// CHECK-SAME: (%[[S:.*]]: tensor<2x8x8xf32>)
+// CHECK: %[[R:.*]] = linalg.generic
+// CHECK-SAME: ins(%[[S]] : tensor<2x8x8xf32>)
+// CHECK: arith.mulf
+// CHECK: linalg.index 1 : index
+// CHECK: linalg.index 2 : index
+// CHECK: arith.select
+// CHECK-NOT: linalg.generic
+// CHECK: return %[[R]]
+// REMARK: remark: [Passed] elementwise-fused | Category:fp8-gpu | Function=into_mask | Remark="linalg.generic fused into linalg.generic"
+#id3 = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+func.func @into_mask(%s: tensor<2x8x8xf32>) -> tensor<2x8x8xf32> {
+  %e = tensor.empty() : tensor<2x8x8xf32>
+  %scaled = linalg.generic {indexing_maps = [#id3, #id3], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%s : tensor<2x8x8xf32>) outs(%e : tensor<2x8x8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %c = arith.constant 1.250000e-01 : f32
+    %m = arith.mulf %in, %c : f32
+    linalg.yield %m : f32
+  } -> tensor<2x8x8xf32>
+  %masked = linalg.generic {indexing_maps = [#id3, #id3], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%scaled : tensor<2x8x8xf32>) outs(%e : tensor<2x8x8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %i = linalg.index 1 : index
+    %j = linalg.index 2 : index
+    %above = arith.cmpi ugt, %j, %i : index
+    %v = arith.constant -1.000000e+04 : f32
+    %r = arith.select %above, %v, %in : f32
+    linalg.yield %r : f32
+  } -> tensor<2x8x8xf32>
+  return %masked : tensor<2x8x8xf32>
+}
+
+// -----
+
 // A per-tensor fp8.dequantize read only by an elementwise op (FP8-LM's first
 // moment read by its Adam step) fuses into it: the codes are widened and
 // multiplied by the 0-d scale inside the consumer's body. One read by two

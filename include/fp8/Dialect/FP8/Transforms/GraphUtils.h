@@ -84,7 +84,10 @@ bool isWideFloat(Type type);
 /// linalg ops that fuse into a chain or an epilogue. Otherwise `reason`
 /// completes "the op ...". Transposes stay for the quantize kernels, which
 /// fold them into their copies; fills are folded where they are read.
-bool isFusableElementwise(Operation *op, std::string &reason);
+/// `indices`: its body may also read the loop indices (linalg.index, a
+/// causal mask), as a consumer that producers fuse into may.
+bool isFusableElementwise(Operation *op, std::string &reason,
+                          bool indices = false);
 
 /// A short name of `op` for remarks: its op name and its fp8.name if any.
 std::string describeForRemarks(Operation *op);

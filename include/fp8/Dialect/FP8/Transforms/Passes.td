@@ -382,8 +382,9 @@ def FP8FuseElementwise : Pass<"fp8-fuse-elementwise"> {
     (whose body yields an input unchanged) are the exception: they are
     recomputed in every elementwise consumer, which costs an indexed read.
     Transposes stay (the quantize kernels fold them into their copies), as do
-    fills, reductions and ops whose body reads its initial value or loop
-    indices. Named elementwise ops (`linalg.add`, `linalg.broadcast`, ...)
+    fills, reductions, ops whose body reads its initial value, and producers
+    that read loop indices; a consumer that reads them (a causal mask) takes
+    its producers, evaluated at its own position. Named elementwise ops (`linalg.add`, `linalg.broadcast`, ...)
     become `linalg.generic` only when they fuse. So does an `fp8.dequantize`
     by one f32 scale that only an elementwise op reads (FP8-LM's first
     moment read by its Adam step): the codes are widened and scaled in the
