@@ -172,7 +172,7 @@ def main():
     stale = []
     for size, dims in sizes:
         for name, path in FILES.items():
-            if size != "custom" and not models.has_size(name, size):
+            if not models.has_size(name, size):
                 continue
             text = render(name, size, dims, args.train_step, args.storage)
             full = (os.path.join(ROOT, path) if args.out is None

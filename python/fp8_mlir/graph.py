@@ -614,17 +614,17 @@ class Graph:
             sums = zero_filled(f"{t.id}_s", sum_type)
             if log:
                 summed = [(x.name, ty(x)), (f"%m{t.id}", row_type)]
-                maps, exp = [full, rows, rows], ["%d = arith.subf %in0, %in1 : f32",
-                                                 "%e = math.exp %d : f32",
-                                                 "%y = arith.addf %acc, %e : f32"]
+                maps, summand = [full, rows, rows], ["%d = arith.subf %in0, %in1 : f32",
+                                                     "%e = math.exp %d : f32",
+                                                     "%y = arith.addf %acc, %e : f32"]
             else:
                 elementwise(t, ["%d = arith.subf %in0, %in1 : f32", "%y = math.exp %d : f32",
                                 "linalg.yield %y : f32"],
                             inputs=[(x.name, ty(x)), (f"%m{t.id}", row_type)],
                             result=f"%x{t.id}", maps=[full, rows, full], out=f"{t.id}x")
                 summed = [(f"%x{t.id}", ty(x))]
-                maps, exp = [full, rows], ["%y = arith.addf %acc, %in0 : f32"]
-            header, body = block([(f"in{k}", storage) for k in range(len(summed))], exp)
+                maps, summand = [full, rows], ["%y = arith.addf %acc, %in0 : f32"]
+            header, body = block([(f"in{k}", storage) for k in range(len(summed))], summand)
             line(f"%s{t.id} = linalg.generic {{indexing_maps = [{', '.join(maps)}], "
                  f"iterator_types = [{reduce_iters}]}} ins({', '.join(n for n, _ in summed)} : "
                  f"{', '.join(tp for _, tp in summed)}) outs({sums} : {sum_type}) {{")

@@ -180,18 +180,19 @@ linalg::GenericOp getEpilogueConsumer(const Contraction &c, linalg::LinalgOp op,
     return fail("its product is read by '" +
                 use.getOwner()->getName().getStringRef() +
                 "', which is not a linalg.generic");
-  if (consumer->getNumResults() != 1 ||
-      consumer.getNumLoops() != consumer.getNumParallelLoops())
-    return fail("'linalg.generic' is not elementwise with one result");
+  // Elementwise, as fp8-fuse-elementwise's consumers (loop indices
+  // included), with one result.
+  std::string reason;
+  if (!isFusableElementwise(consumer, reason, /*indices=*/true))
+    return fail("'linalg.generic' " + reason);
+  if (consumer->getNumResults() != 1)
+    return fail("'linalg.generic' has several results");
   if (use.getOperandNumber() != 0 ||
       !consumer.getMatchingIndexingMap(&use).isIdentity() ||
       !consumer.getIndexingMapMatchingResult(consumer->getResult(0))
            .isIdentity())
     return fail("'linalg.generic' reads the product other than as its "
                 "first input, at the position it writes");
-  if (!consumer.getMatchingBlockArgument(consumer.getDpsInitOperand(0))
-           .use_empty())
-    return fail("'linalg.generic' reads its init");
   // Its body may read the element's row and column (a causal mask).
   if (failed(verifyClonableBody(consumer, why, /*indices=*/true)))
     return {};
@@ -306,38 +307,59 @@ bool mlir::fp8::isContractionZeroInit(linalg::FillOp fill) {
 
 namespace {
 
-/// Builds the chip's GEMM for `c` (and the epilogue in `config`) and
-/// records its launch; without libdevice for the epilogue's body, says why
-/// in `why` and builds nothing.
-template <typename Config, typename Build>
+/// Builds the chip's GEMM computing `c` into the product of `op`, or with
+/// `epilogue` into the result of `consumer`, and records its launch.
+/// Without an epilogue errors are reported; with one, a GEMM that refuses it
+/// or a body that needs libdevice fails silently, saying why in `why`.
 LogicalResult addContractionGemm(PlanBuilder &plan, linalg::LinalgOp op,
                                  const Contraction &c,
-                                 linalg::GenericOp consumer, Config &config,
-                                 Build build, int64_t blockM, int64_t blockN,
-                                 int64_t boxK, std::string &why) {
-  std::string reason;
-  if (failed(config.verify(reason))) {
-    if (config.epilogue) {
+                                 linalg::GenericOp consumer,
+                                 const std::optional<GemmEpilogue> &epilogue,
+                                 std::string &why) {
+  Value out = consumer ? consumer->getResult(0) : op->getResult(0);
+  // What both chips' configurations take from `c` (before the tile sizes,
+  // which depend on the operands).
+  auto configure = [&](auto &config) {
+    config.wideOperands = c.operands;
+    config.out = *getWideElement(getElementTypeOrSelf(out.getType()));
+    config.batched = c.batches > 1;
+    config.epilogue = epilogue;
+  };
+  auto finish = [&](auto &config, auto build, int64_t blockM, int64_t blockN,
+                    int64_t boxK) -> LogicalResult {
+    std::string reason;
+    if (failed(config.verify(reason))) {
+      if (!epilogue)
+        return op->emitError() << "fp8 GPU lowering: " << reason;
       why = "the GEMM with it: " + reason;
       return failure();
     }
-    return op->emitError() << "fp8 GPU lowering: " << reason;
-  }
-  OpBuilder builder = plan.getKernelBuilder();
-  LLVM::LLVMFuncOp kernel = build(builder, op.getLoc(), config);
-  if (config.epilogue) {
-    if (Operation *left = expandClonedBodyForNVVM(kernel)) {
+    OpBuilder builder = plan.getKernelBuilder();
+    LLVM::LLVMFuncOp kernel = build(builder, op.getLoc(), config);
+    if (Operation *left =
+            epilogue ? expandClonedBodyForNVVM(kernel) : nullptr) {
       kernel.erase();
       why = ("its body's '" + left->getName().getStringRef() +
              "' has no GPU lowering without libdevice")
                 .str();
       return failure();
     }
+    addGemmLaunch(plan, c, consumer, out, kernel, config, blockM, blockN, boxK);
+    return success();
+  };
+  if (plan.getChip() == Chip::SM100a) {
+    GemmSM100Config config;
+    configure(config);
+    config.blockN = c.n > 64 ? 128 : 64;
+    return finish(config, buildGemmSM100Kernel, GemmSM100Config::kBlockM,
+                  config.blockN, config.getStageK());
   }
-  addGemmLaunch(plan, c, consumer,
-                consumer ? consumer->getResult(0) : op->getResult(0), kernel,
-                config, blockM, blockN, boxK);
-  return success();
+  GemmSM90Config config;
+  configure(config);
+  config.promoteInterval = 0;
+  config.blockN = c.n <= 64 ? 64 : 128;
+  return finish(config, buildGemmSM90Kernel, config.blockM, config.blockN,
+                config.getKElements(GemmSM90Config::kBlockK));
 }
 
 } // namespace
@@ -349,61 +371,20 @@ LogicalResult mlir::fp8::planContraction(PlanBuilder &plan,
     return failure();
   std::optional<GemmEpilogue> epilogue;
   std::string why;
-  linalg::GenericOp consumer = getEpilogueConsumer(*c, op, epilogue, why);
-  // With the epilogue, then (when its body needs libdevice) without.
-  for (bool fused : {true, false}) {
-    if (fused && !consumer)
-      continue;
-    std::optional<WideElement> out =
-        fused ? getWideElement(
-                    getElementTypeOrSelf(consumer->getResult(0).getType()))
-              : c->result;
-    linalg::GenericOp applied = fused ? consumer : linalg::GenericOp();
-    LogicalResult built = failure();
-    std::string reason;
-    if (plan.getChip() == Chip::SM100a) {
-      GemmSM100Config config;
-      config.wideOperands = c->operands;
-      config.out = *out;
-      config.batched = c->batches > 1;
-      config.blockN = c->n > 64 ? 128 : 64;
-      if (fused)
-        config.epilogue = epilogue;
-      built = addContractionGemm(plan, op, *c, applied, config,
-                                 buildGemmSM100Kernel, GemmSM100Config::kBlockM,
-                                 config.blockN, config.getStageK(), reason);
-    } else {
-      GemmSM90Config config;
-      config.wideOperands = c->operands;
-      config.out = *out;
-      config.batched = c->batches > 1;
-      config.promoteInterval = 0;
-      config.blockN = c->n <= 64 ? 64 : 128;
-      if (fused)
-        config.epilogue = epilogue;
-      built = addContractionGemm(
-          plan, op, *c, applied, config, buildGemmSM90Kernel, config.blockM,
-          config.blockN, config.getKElements(GemmSM90Config::kBlockK), reason);
-    }
-    if (succeeded(built)) {
-      if (fused) {
-        plan.contractionEpilogues.insert(consumer);
-        remark::passed(op->getLoc(), getFP8GPURemarkOpts(op, "epilogue-fused"))
-            << remark::add("{0} fused into the epilogue of {1}",
-                           consumer->getName().getStringRef(),
-                           op->getName().getStringRef());
-      } else {
-        remark::missed(op->getLoc(),
-                       getFP8GPURemarkOpts(op, "epilogue-not-fused"))
-            << remark::add("{0}: nothing fused into its epilogue: {1}",
-                           op->getName().getStringRef(), why);
-      }
-      return success();
-    }
-    // An error was reported, or the epilogue's body needs libdevice.
-    if (reason.empty())
-      return failure();
-    why = reason;
+  // With the epilogue when it has one; without, when it does not or when
+  // the GEMM cannot apply it.
+  if (linalg::GenericOp consumer = getEpilogueConsumer(*c, op, epilogue, why);
+      consumer &&
+      succeeded(addContractionGemm(plan, op, *c, consumer, epilogue, why))) {
+    plan.contractionEpilogues.insert(consumer);
+    remark::passed(op->getLoc(), getFP8GPURemarkOpts(op, "epilogue-fused"))
+        << remark::add("{0} fused into the epilogue of {1}",
+                       consumer->getName().getStringRef(),
+                       op->getName().getStringRef());
+    return success();
   }
-  llvm_unreachable("the GEMM without an epilogue fails with an error");
+  remark::missed(op->getLoc(), getFP8GPURemarkOpts(op, "epilogue-not-fused"))
+      << remark::add("{0}: nothing fused into its epilogue: {1}",
+                     op->getName().getStringRef(), why);
+  return addContractionGemm(plan, op, *c, {}, std::nullopt, why);
 }
