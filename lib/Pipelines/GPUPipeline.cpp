@@ -60,6 +60,7 @@ void fp8::buildFP8GPUPipeline(OpPassManager &pm,
   lower.numSMs = options.numSMs;
   lower.reuseTemporaries = options.reuseTemporaries;
   lower.fusePrologues = options.fusePrologues;
+  lower.fuseRows = options.fuseRows;
   lower.entryPoints.assign(options.entryPoints.begin(),
                            options.entryPoints.end());
   pm.addPass(fp8::createConvertFP8ToGPU(lower));

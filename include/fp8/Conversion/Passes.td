@@ -89,6 +89,22 @@ def ConvertFP8ToGPU : Pass<"convert-fp8-to-gpu", "::mlir::ModuleOp"> {
     read the element's row and column (a causal mask). Remarks:
     `epilogue-fused`, or `epilogue-not-fused` with the reason.
 
+    A reduction of the last dimension of a space [..., cols] and the ops
+    around it that compute over the same rows form a row group, computed by
+    one kernel: a CTA per row loads each tensor of the row once, keeps its
+    elements in registers, and stores only the results that other ops read.
+    The group takes the readers of its values that are elementwise over the
+    space or over its rows (the space without its last dimension) or reduce
+    its last dimension, and the elementwise producers that only it reads. It
+    leaves out contractions and their readers, elementwise ops that
+    quantizations read (prologues), and ops that depend on the group through
+    another op; its results must be read after its last op, where the kernel
+    runs. A softmax (maximum, exp(x - max), sum, division) is one kernel, as
+    are a LayerNorm's statistics and the gradients of both. Rows longer than
+    16 elements in each of 512 threads stay kernels of their own. Remarks:
+    `rows-fused`, or `rows-not-fused` with the reason.
+    `fuse-rows=false` gives each op its kernel.
+
     Entry points:
 
     * `entry-points=f,g` names them. Each must be a `func.func` with a body
@@ -169,6 +185,10 @@ def ConvertFP8ToGPU : Pass<"convert-fp8-to-gpu", "::mlir::ModuleOp"> {
     Option<"fusePrologues", "fuse-prologues", "bool", /*default=*/"true",
            "Compute an elementwise op whose result only quantizations read "
            "in their kernels (off: a kernel of its own writes it)">,
+    Option<"fuseRows", "fuse-rows", "bool", /*default=*/"true",
+           "Compute a reduction of rows and the ops over the same rows "
+           "around it (a softmax, a LayerNorm) in one kernel that reads each "
+           "row once (off: a kernel per op)">,
     ListOption<"entryPoints", "entry-points", "std::string",
                "The functions to compile, with the functions they call "
                "(default: every public function with statically shaped "

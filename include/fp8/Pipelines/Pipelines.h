@@ -75,6 +75,11 @@ struct GPUPipelineOptions : public PassPipelineOptions<GPUPipelineOptions> {
                      "quantizations read in their kernels (see "
                      "convert-fp8-to-gpu)"),
       llvm::cl::init(true)};
+  PassOptions::Option<bool> fuseRows{
+      *this, "fuse-rows",
+      llvm::cl::desc("Compute a reduction of rows and the ops over the same "
+                     "rows around it in one kernel (see convert-fp8-to-gpu)"),
+      llvm::cl::init(true)};
   PassOptions::Option<bool> compileTimes{
       *this, "compile-times",
       llvm::cl::desc("Keep the compile times gpu-module-to-binary records in "

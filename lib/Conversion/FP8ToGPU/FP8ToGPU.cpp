@@ -98,6 +98,14 @@ std::optional<LogicalResult> planWithoutKernel(PlanBuilder &plan,
 }
 
 LogicalResult planOp(PlanBuilder &plan, Operation *op) {
+  // Computed by the kernel of a row group, launched at its last op.
+  if (auto it = plan.rowGroupOf.find(op); it != plan.rowGroupOf.end()) {
+    if (plan.rowGroups[it->second].group.ops.back() == op)
+      planRowGroup(plan, it->second);
+    return success();
+  }
+  if (plan.rowGroupFills.contains(op))
+    return success();
   // Computed by the epilogue of the contraction before it.
   if (plan.contractionEpilogues.contains(op))
     return success();
@@ -167,9 +175,10 @@ void decomposeTensorDequantizes(func::FuncOp func) {
 /// the input buffers, its results the output buffers, and its temporaries
 /// share one workspace (`reuseTemporaries`: bytes of temporaries never live
 /// at once are shared). `fusePrologues`: quantize kernels compute the
-/// elementwise ops only they read.
+/// elementwise ops only they read; `fuseRows`: row groups compute the ops
+/// over rows around reductions.
 LogicalResult planFunction(PlanBuilder &plan, bool reuseTemporaries,
-                           bool fusePrologues) {
+                           bool fusePrologues, bool fuseRows) {
   func::FuncOp func = plan.getFunction();
   for (auto [i, arg] : llvm::enumerate(func.getArguments())) {
     int64_t id = plan.addBuffer(PlanBuffer::Kind::Input,
@@ -184,6 +193,8 @@ LogicalResult planFunction(PlanBuilder &plan, bool reuseTemporaries,
     return func.emitError("fp8 GPU lowering: control flow is not supported");
   decomposeTensorDequantizes(func);
   plan.fusePrologues = fusePrologues;
+  plan.fuseRows = fuseRows;
+  formRowGroups(plan);
   for (Operation &op : func.getBody().front().without_terminator())
     if (failed(planOp(plan, &op)))
       return failure();
@@ -244,7 +255,7 @@ struct ConvertFP8ToGPUPass
       plans.append(existing.getValue());
     for (func::FuncOp func : *functions) {
       PlanBuilder plan(func, kernels, chip, numSMs);
-      if (failed(planFunction(plan, reuseTemporaries, fusePrologues)))
+      if (failed(planFunction(plan, reuseTemporaries, fusePrologues, fuseRows)))
         return signalPassFailure();
       plans.set(func.getName(), plan.getPlan().toAttr(&getContext()));
     }

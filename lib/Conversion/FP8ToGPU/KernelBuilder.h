@@ -454,6 +454,27 @@ inline std::pair<Value, Value> getGroupedTile(KernelBuilder &kb, Value t,
           kb.udiv(inGroup, rowsInGroup)};
 }
 
+/// The f32 identity of `combiner`: combining it with any value gives that
+/// value (-0 for sums, 1 for products, -inf for maxima, +inf for minima).
+Value getCombinerIdentity(KernelBuilder &kb, ReductionCombiner combiner);
+/// `x` and `y` (f32) combined by `combiner`.
+Value combineValues(KernelBuilder &kb, ReductionCombiner combiner, Value x,
+                    Value y);
+
+/// The body of a linalg op reducing into one init: ops computing a term
+/// from the elements read, then one combiner of the term and the
+/// accumulator (the init's block argument), yielded.
+struct ReductionBody {
+  ReductionCombiner combiner = ReductionCombiner::Add;
+  /// The yielded combiner, and the accumulator it reads.
+  Operation *combinerOp = nullptr;
+  BlockArgument accumulator;
+  /// The combiner's other operand.
+  Value term;
+};
+/// The reduction body of `op`, or failure with a reason.
+FailureOr<ReductionBody> matchReductionBody(Operation *op, std::string &reason);
+
 } // namespace mlir::fp8
 
 #endif // FP8_LIB_CONVERSION_FP8TOGPU_KERNELBUILDER_H

@@ -10,7 +10,7 @@
 // of each value, the facts one op's planning leaves for a later op's); the
 // planners of each op family (PlanGemm.cpp, PlanQuantize.cpp,
 // PlanState.cpp, PlanElementwise.cpp, PlanReduction.cpp, PlanLayout.cpp,
-// PlanContraction.cpp, PlanGroupState.cpp) use
+// PlanContraction.cpp, PlanGroupState.cpp, PlanRows.cpp) use
 // it and are declared at the end.
 //
 //===----------------------------------------------------------------------===//
@@ -152,6 +152,22 @@ public:
   /// computes in its epilogue, planned with the contraction: no launch of
   /// their own, and the contraction's product is never stored.
   llvm::DenseSet<Operation *> contractionEpilogues;
+  /// Gather ops over the rows of one space into row groups
+  /// (convert-fp8-to-gpu's `fuse-rows`).
+  bool fuseRows = true;
+  /// The row groups of the function (formRowGroups) and their kernels,
+  /// launched at each group's last op; its other ops have no launch and the
+  /// values only its ops read no buffer.
+  struct PlannedRowGroup {
+    RowGroup group;
+    LLVM::LLVMFuncOp kernel;
+  };
+  std::vector<PlannedRowGroup> rowGroups;
+  /// The row group of each op in one.
+  llvm::DenseMap<Operation *, int64_t> rowGroupOf;
+  /// linalg.fill ops only writing the initial values of reductions that
+  /// row groups compute (the kernels take the constant): no launch.
+  llvm::DenseSet<Operation *> rowGroupFills;
 
 private:
   func::FuncOp func;
@@ -208,6 +224,13 @@ std::optional<LogicalResult> planLayout(PlanBuilder &plan, Operation *op);
 /// buffer.
 FailureOr<int64_t> planPermutedCopy(PlanBuilder &plan, Operation *op,
                                     Value input, ArrayRef<int64_t> permutation);
+
+/// PlanRows.cpp: gathers, before the walk, the reductions of the last
+/// dimension of a space with the elementwise ops around them into row
+/// groups (RowGroup) and builds their kernels; remarks on each.
+void formRowGroups(PlanBuilder &plan);
+/// Records the launch of row group `index`.
+void planRowGroup(PlanBuilder &plan, int64_t index);
 
 /// PlanContraction.cpp: contractions left in bf16, f16 or f32.
 LogicalResult planContraction(PlanBuilder &plan, linalg::LinalgOp op);

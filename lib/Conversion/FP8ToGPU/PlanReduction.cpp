@@ -32,23 +32,6 @@ constexpr int64_t kMinSplitRows = 64;
 /// CTAs that keep every SM busy.
 constexpr int64_t kBlocksPerSM = 8;
 
-/// The combiner of the body op `op`, if it is one.
-std::optional<ReductionCombiner> getCombiner(Operation *op) {
-  if (isa<arith::AddFOp>(op))
-    return ReductionCombiner::Add;
-  if (isa<arith::MulFOp>(op))
-    return ReductionCombiner::Mul;
-  if (isa<arith::MaximumFOp>(op))
-    return ReductionCombiner::Maximum;
-  if (isa<arith::MinimumFOp>(op))
-    return ReductionCombiner::Minimum;
-  if (isa<arith::MaxNumFOp>(op))
-    return ReductionCombiner::MaxNum;
-  if (isa<arith::MinNumFOp>(op))
-    return ReductionCombiner::MinNum;
-  return std::nullopt;
-}
-
 /// Fills the combiner, element types and prologue of `config` from the body
 /// of `op`: ops computing a value from the input element, then one combiner
 /// of that value and the accumulator, yielded.
@@ -56,21 +39,11 @@ LogicalResult matchBody(linalg::LinalgOp op, ReductionConfig &config,
                         std::string &reason) {
   if (failed(verifyClonableBody(op, reason)))
     return failure();
-  Block *body = op.getBlock();
-  Value input = body->getArgument(0), acc = body->getArgument(1);
-  Value yielded = body->getTerminator()->getOperand(0);
-  Operation *combinerOp = yielded.getDefiningOp();
-  std::optional<ReductionCombiner> combiner;
-  if (combinerOp && combinerOp->getBlock() == body)
-    combiner = getCombiner(combinerOp);
-  if (!combiner || !acc.hasOneUse() || !yielded.hasOneUse() ||
-      *acc.getUsers().begin() != combinerOp ||
-      combinerOp->getOperand(0) == combinerOp->getOperand(1)) {
-    reason = "its body does not yield one addf, mulf, maximumf, minimumf, "
-             "maxnumf or minnumf of the accumulator and a value of the input "
-             "element";
+  FailureOr<ReductionBody> match = matchReductionBody(op, reason);
+  if (failed(match))
     return failure();
-  }
+  Block *body = op.getBlock();
+  Value input = body->getArgument(0), acc = match->accumulator;
   Type inputType =
       cast<ShapedType>(op.getDpsInputs()[0].getType()).getElementType();
   std::optional<WideElement> in = getWideElement(inputType);
@@ -89,14 +62,13 @@ LogicalResult matchBody(linalg::LinalgOp op, ReductionConfig &config,
                  .str();
     return failure();
   }
-  config.combiner = *combiner;
+  config.combiner = match->combiner;
   config.input = *in;
   config.out = *out;
   // The combiner reads the element itself, or its extension to f32 (what
   // the kernels combine anyway), or what other ops of the body compute from
   // it: those run in the kernel.
-  Value element = combinerOp->getOperand(0) == acc ? combinerOp->getOperand(1)
-                                                   : combinerOp->getOperand(0);
+  Value element = match->term;
   auto extension = element.getDefiningOp<arith::ExtFOp>();
   bool extended = extension && extension.getIn() == input &&
                   element.getType().isF32() && element.hasOneUse();

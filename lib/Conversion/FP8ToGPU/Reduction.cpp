@@ -96,41 +96,11 @@ private:
 };
 
 Value ReductionEmitter::identity() {
-  switch (config.combiner) {
-  case ReductionCombiner::Add:
-    // -0 + x is x for every x, -0 included.
-    return kb.f32(-0.0f);
-  case ReductionCombiner::Mul:
-    return kb.f32(1.0f);
-  case ReductionCombiner::Maximum:
-  case ReductionCombiner::MaxNum:
-    return kb.f32(-INFINITY);
-  case ReductionCombiner::Minimum:
-  case ReductionCombiner::MinNum:
-    return kb.f32(INFINITY);
-  }
-  llvm_unreachable("unknown combiner");
+  return getCombinerIdentity(kb, config.combiner);
 }
 
 Value ReductionEmitter::combine(Value x, Value y) {
-  OpBuilder &b = kb.b;
-  switch (config.combiner) {
-  case ReductionCombiner::Add:
-    return kb.addf(x, y);
-  case ReductionCombiner::Mul:
-    return kb.mulf(x, y);
-  case ReductionCombiner::Maximum:
-    return arith::MaximumFOp::create(b, kb.loc, x, y);
-  case ReductionCombiner::Minimum:
-    return arith::MinimumFOp::create(b, kb.loc, x, y);
-  // LLVM's maxnum/minnum select to max.f32/min.f32, which return the
-  // operand that is not NaN; arith's would call libdevice.
-  case ReductionCombiner::MaxNum:
-    return LLVM::MaxNumOp::create(b, kb.loc, x, y);
-  case ReductionCombiner::MinNum:
-    return LLVM::MinNumOp::create(b, kb.loc, x, y);
-  }
-  llvm_unreachable("unknown combiner");
+  return combineValues(kb, config.combiner, x, y);
 }
 
 ReductionEmitter::Accumulators ReductionEmitter::combineAll(ArrayRef<Value> x,
@@ -354,6 +324,95 @@ void ReductionEmitter::emitColumns() {
 }
 
 } // namespace
+
+Value mlir::fp8::getCombinerIdentity(KernelBuilder &kb,
+                                     ReductionCombiner combiner) {
+  switch (combiner) {
+  case ReductionCombiner::Add:
+    // -0 + x is x for every x, -0 included.
+    return kb.f32(-0.0f);
+  case ReductionCombiner::Mul:
+    return kb.f32(1.0f);
+  case ReductionCombiner::Maximum:
+  case ReductionCombiner::MaxNum:
+    return kb.f32(-INFINITY);
+  case ReductionCombiner::Minimum:
+  case ReductionCombiner::MinNum:
+    return kb.f32(INFINITY);
+  }
+  llvm_unreachable("unknown combiner");
+}
+
+Value mlir::fp8::combineValues(KernelBuilder &kb, ReductionCombiner combiner,
+                               Value x, Value y) {
+  OpBuilder &b = kb.b;
+  switch (combiner) {
+  case ReductionCombiner::Add:
+    return kb.addf(x, y);
+  case ReductionCombiner::Mul:
+    return kb.mulf(x, y);
+  case ReductionCombiner::Maximum:
+    return arith::MaximumFOp::create(b, kb.loc, x, y);
+  case ReductionCombiner::Minimum:
+    return arith::MinimumFOp::create(b, kb.loc, x, y);
+  // LLVM's maxnum/minnum select to max.f32/min.f32, which return the
+  // operand that is not NaN; arith's would call libdevice.
+  case ReductionCombiner::MaxNum:
+    return LLVM::MaxNumOp::create(b, kb.loc, x, y);
+  case ReductionCombiner::MinNum:
+    return LLVM::MinNumOp::create(b, kb.loc, x, y);
+  }
+  llvm_unreachable("unknown combiner");
+}
+
+/// The combiner of the body op `op`, if it is one.
+static std::optional<ReductionCombiner> getCombiner(Operation *op) {
+  if (isa<arith::AddFOp>(op))
+    return ReductionCombiner::Add;
+  if (isa<arith::MulFOp>(op))
+    return ReductionCombiner::Mul;
+  if (isa<arith::MaximumFOp>(op))
+    return ReductionCombiner::Maximum;
+  if (isa<arith::MinimumFOp>(op))
+    return ReductionCombiner::Minimum;
+  if (isa<arith::MaxNumFOp>(op))
+    return ReductionCombiner::MaxNum;
+  if (isa<arith::MinNumFOp>(op))
+    return ReductionCombiner::MinNum;
+  return std::nullopt;
+}
+
+FailureOr<ReductionBody> mlir::fp8::matchReductionBody(Operation *op,
+                                                       std::string &reason) {
+  auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
+  if (!linalgOp || linalgOp.getNumDpsInits() != 1) {
+    reason = "it does not reduce into one init";
+    return failure();
+  }
+  Block *body = linalgOp.getBlock();
+  BlockArgument acc =
+      linalgOp.getMatchingBlockArgument(linalgOp.getDpsInitOperand(0));
+  Value yielded = body->getTerminator()->getOperand(0);
+  Operation *combinerOp = yielded.getDefiningOp();
+  std::optional<ReductionCombiner> combiner;
+  if (combinerOp && combinerOp->getBlock() == body)
+    combiner = getCombiner(combinerOp);
+  if (!combiner || !acc.hasOneUse() || !yielded.hasOneUse() ||
+      *acc.getUsers().begin() != combinerOp ||
+      combinerOp->getOperand(0) == combinerOp->getOperand(1)) {
+    reason = "its body does not yield one addf, mulf, maximumf, minimumf, "
+             "maxnumf or minnumf of the accumulator and a value of the input "
+             "element";
+    return failure();
+  }
+  ReductionBody result;
+  result.combiner = *combiner;
+  result.combinerOp = combinerOp;
+  result.accumulator = acc;
+  result.term = combinerOp->getOperand(0) == acc ? combinerOp->getOperand(1)
+                                                 : combinerOp->getOperand(0);
+  return result;
+}
 
 LLVM::LLVMFuncOp
 mlir::fp8::buildReductionKernel(OpBuilder &builder, Location loc,

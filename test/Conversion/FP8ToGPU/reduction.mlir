@@ -4,7 +4,7 @@
 // 16-byte loads where rows are 16-byte multiples, scalar loads otherwise;
 // f32 accumulation; the op's initial value combined last; a body's ops
 // before the combiner run on every element; softmax as its decomposition.
-// RUN: rm -rf %t && fp8-opt %s --fp8-gpu-pipeline="chip=sm_90a artifacts=%t ptxas=none" -o /dev/null
+// RUN: rm -rf %t && fp8-opt %s --fp8-gpu-pipeline="chip=sm_90a artifacts=%t ptxas=none fuse-rows=false" -o /dev/null
 // RUN: FileCheck %s --input-file=%t/fp8_kernels.ptx
 // RUN: not grep __nv_ %t/fp8_kernels.ptx
 // RUN: FileCheck %s --check-prefix=ROWS --input-file=%t/row_sum.json

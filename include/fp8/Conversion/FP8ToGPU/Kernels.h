@@ -743,6 +743,46 @@ FailureOr<LLVM::LLVMFuncOp> buildElementwiseKernel(OpBuilder &builder,
                                                    StringRef name,
                                                    std::string &reason);
 
+/// Linalg ops that one kernel computes a row at a time (PlanRows.cpp forms
+/// them, docs/gpu.md): elementwise ops over an iteration space [..., cols]
+/// or over its rows (the space without its last dimension), and reductions
+/// of its last dimension, such as a softmax or a LayerNorm and their
+/// gradients. A CTA computes one row: it loads each tensor of the row once,
+/// keeps the elements in registers, reduces with its warps and shared
+/// memory, and stores only the results that other ops read.
+struct RowGroup {
+  /// The iteration space [..., cols].
+  SmallVector<int64_t> shape;
+  /// The ops, in the order of their block.
+  SmallVector<Operation *> ops;
+  /// The tensors from outside the group that the ops read, then the ops'
+  /// results that other ops read or the function returns: the kernel's
+  /// parameters, in order, each a KernelParamKind::Buffer.
+  SmallVector<Value> inputs, outputs;
+  /// Threads per CTA (a power of two from 32 to kMaxThreads) and the
+  /// consecutive elements of a row that one access reads or writes (16
+  /// bytes at most).
+  int64_t threads = 32, width = 1;
+
+  static constexpr int64_t kMaxThreads = 512;
+  /// Elements of a row that one thread holds, at most.
+  static constexpr int64_t kMaxElementsPerThread = 16;
+
+  int64_t getRows() const;
+  int64_t getChunks() const { return shape.back() / width; }
+  /// Accesses of `width` elements per thread and row.
+  int64_t getSteps() const;
+  /// Dynamic shared memory: one f32 per warp and reduction.
+  int64_t getSharedMemoryBytes() const;
+};
+
+/// Builds kernel `name` computing `group`, launched with a CTA of
+/// `group.threads` threads per row. Fails with a reason when an op's body
+/// has no GPU lowering without libdevice.
+FailureOr<LLVM::LLVMFuncOp> buildRowKernel(OpBuilder &builder,
+                                           const RowGroup &group,
+                                           StringRef name, std::string &reason);
+
 //===----------------------------------------------------------------------===//
 // Reductions
 //===----------------------------------------------------------------------===//
