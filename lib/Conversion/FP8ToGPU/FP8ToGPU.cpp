@@ -104,7 +104,8 @@ LogicalResult planOp(PlanBuilder &plan, Operation *op) {
       planRowGroup(plan, it->second);
     return success();
   }
-  if (plan.rowGroupFills.contains(op))
+  if (plan.reductionInitFills.contains(op) ||
+      plan.reductionEpilogues.contains(op))
     return success();
   // Computed by the epilogue of the contraction before it.
   if (plan.contractionEpilogues.contains(op))
@@ -195,6 +196,7 @@ LogicalResult planFunction(PlanBuilder &plan, bool reuseTemporaries,
   plan.fusePrologues = fusePrologues;
   plan.fuseRows = fuseRows;
   formRowGroups(plan);
+  collectReductionInitFills(plan);
   for (Operation &op : func.getBody().front().without_terminator())
     if (failed(planOp(plan, &op)))
       return failure();

@@ -474,6 +474,9 @@ struct ReductionBody {
 };
 /// The reduction body of `op`, or failure with a reason.
 FailureOr<ReductionBody> matchReductionBody(Operation *op, std::string &reason);
+/// The constant that a linalg.fill of a scalar constant writes into
+/// `value`, if that is where `value` comes from (a reduction's init).
+std::optional<double> getFilledConstant(Value value);
 
 } // namespace mlir::fp8
 

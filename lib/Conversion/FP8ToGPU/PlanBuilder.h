@@ -165,9 +165,13 @@ public:
   std::vector<PlannedRowGroup> rowGroups;
   /// The row group of each op in one.
   llvm::DenseMap<Operation *, int64_t> rowGroupOf;
-  /// linalg.fill ops only writing the initial values of reductions that
-  /// row groups compute (the kernels take the constant): no launch.
-  llvm::DenseSet<Operation *> rowGroupFills;
+  /// linalg.fill ops only writing the initial values of reductions (their
+  /// kernels and row groups take the constant): no launch, no buffer.
+  llvm::DenseSet<Operation *> reductionInitFills;
+  /// Elementwise ops that the kernels of the reductions before them compute
+  /// from each result before storing it (a rounding of f32 sums): no launch
+  /// of their own, and the reduction's result is never stored.
+  llvm::DenseSet<Operation *> reductionEpilogues;
 
 private:
   func::FuncOp func;
@@ -215,6 +219,9 @@ LogicalResult planExpandQuantize(PlanBuilder &plan, ExpandQuantizeOp op);
 
 /// PlanReduction.cpp: linalg ops that reduce and are not contractions.
 LogicalResult planReduction(PlanBuilder &plan, linalg::LinalgOp op);
+/// Records in reductionInitFills the constant fills whose every reader is a
+/// reduction taking the tensor as its init (after formRowGroups).
+void collectReductionInitFills(PlanBuilder &plan);
 
 /// PlanLayout.cpp: transposes, broadcasts, slices and reshapes; nullopt for
 /// other ops.

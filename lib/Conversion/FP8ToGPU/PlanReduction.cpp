@@ -18,6 +18,9 @@
 #include "KernelBuilder.h"
 #include "PlanBuilder.h"
 
+#include "fp8/Dialect/FP8/Transforms/GraphUtils.h"
+
+#include "mlir/IR/Remarks.h"
 #include "llvm/Support/FormatVariadic.h"
 
 using namespace mlir;
@@ -145,7 +148,63 @@ FailureOr<ReductionShape> matchShape(linalg::LinalgOp op, std::string &reason) {
   return result;
 }
 
+/// The elementwise generic that the kernel reducing into `op`'s result
+/// computes before storing it, if there is one: the result's only reader,
+/// reading nothing else, at the position it writes, with a body of arith ops
+/// (no libdevice) storing f32, bf16 or f16.
+linalg::GenericOp getEpilogue(PlanBuilder &plan, linalg::LinalgOp op) {
+  Value result = op->getResult(0);
+  if (!result.hasOneUse())
+    return {};
+  auto consumer = dyn_cast<linalg::GenericOp>(*result.getUsers().begin());
+  if (!consumer || plan.rowGroupOf.contains(consumer) ||
+      !consumer.hasPureTensorSemantics() ||
+      consumer.getNumReductionLoops() != 0 || consumer->getNumResults() != 1 ||
+      !getWideElement(getElementTypeOrSelf(consumer->getResult(0))) ||
+      !consumer.getIndexingMapMatchingResult(consumer->getResult(0))
+           .isIdentity())
+    return {};
+  for (OpOperand &operand : consumer->getOpOperands()) {
+    if (consumer.getMatchingBlockArgument(&operand).use_empty())
+      continue;
+    if (operand.get() != result ||
+        !consumer.getMatchingIndexingMap(&operand).isIdentity())
+      return {};
+  }
+  std::string reason;
+  if (failed(verifyClonableBody(consumer, reason)) ||
+      llvm::any_of(consumer.getBlock()->without_terminator(),
+                   [](Operation &bodyOp) {
+                     return !isa<arith::ArithDialect>(bodyOp.getDialect());
+                   }))
+    return {};
+  return consumer;
+}
+
 } // namespace
+
+void mlir::fp8::collectReductionInitFills(PlanBuilder &plan) {
+  for (Operation &op : plan.getFunction().getBody().front()) {
+    auto fill = dyn_cast<linalg::FillOp>(op);
+    if (!fill || fill->getResult(0).use_empty() ||
+        !getFilledConstant(fill->getResult(0)))
+      continue;
+    // Every reader is a reduction (of a row group, or planned by
+    // planReduction) taking the tensor as its init, or an op of a row group
+    // that does not read it.
+    bool onlyInits = llvm::all_of(fill->getUses(), [&](OpOperand &use) {
+      auto user = dyn_cast<linalg::LinalgOp>(use.getOwner());
+      if (!user || !user.isDpsInit(&use) ||
+          linalg::isaContractionOpInterface(user))
+        return false;
+      return user.getNumReductionLoops() != 0 ||
+             (plan.rowGroupOf.contains(user) &&
+              user.getMatchingBlockArgument(&use).use_empty());
+    });
+    if (onlyInits)
+      plan.reductionInitFills.insert(fill);
+  }
+}
 
 LogicalResult mlir::fp8::planReduction(PlanBuilder &plan, linalg::LinalgOp op) {
   auto fail = [&](const Twine &reason) {
@@ -168,8 +227,25 @@ LogicalResult mlir::fp8::planReduction(PlanBuilder &plan, linalg::LinalgOp op) {
   config.vectorLoads = shape->cols * config.getInputBytes() % 16 == 0;
 
   int64_t input = plan.bufferOf(op.getDpsInputs()[0]);
-  int64_t init = plan.bufferOf(op.getDpsInits()[0]);
-  int64_t out = plan.bufferOf(op->getResult(0));
+  // A filled constant init is combined as a constant.
+  std::optional<double> filled = getFilledConstant(op.getDpsInits()[0]);
+  int64_t init = filled ? -1 : plan.bufferOf(op.getDpsInits()[0]);
+  if (filled)
+    config.initValue = static_cast<float>(*filled);
+  linalg::GenericOp epilogue = getEpilogue(plan, op);
+  config.epilogue = epilogue;
+  std::string why;
+  if (failed(config.verify(why)))
+    return fail(why);
+  int64_t out =
+      plan.bufferOf(epilogue ? epilogue->getResult(0) : op->getResult(0));
+  if (epilogue) {
+    plan.reductionEpilogues.insert(epilogue);
+    remark::passed(op.getLoc(), getFP8GPURemarkOpts(op, "epilogue-fused"))
+        << remark::add("{0} fused into the epilogue of {1}",
+                       epilogue->getName().getStringRef(),
+                       op->getName().getStringRef());
+  }
   OpBuilder builder = plan.getKernelBuilder();
   // Builds and launches the kernel of `c` reading `from` as [batches, rows,
   // cols] with `splits` splits of the rows into `partials`.
@@ -242,6 +318,8 @@ LogicalResult mlir::fp8::planReduction(PlanBuilder &plan, linalg::LinalgOp op) {
   int64_t partials = plan.addBuffer(PlanBuffer::Kind::Temp, partialType);
   ReductionConfig split = config;
   split.partial = true;
+  split.initValue = std::nullopt;
+  split.epilogue = nullptr;
   if (failed(launch(split, input, shape->rows, splits, partials)))
     return failure();
   // The splits' f32 values, reduced like any columns.

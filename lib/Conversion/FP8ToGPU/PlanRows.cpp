@@ -51,8 +51,7 @@ enum class RowRole {
 
 /// A constant linalg.fill: a reduction initialized by it reads the constant.
 bool isConstantFill(Value value) {
-  auto fill = value.getDefiningOp<linalg::FillOp>();
-  return fill && matchPattern(fill.getInputs()[0], m_Constant());
+  return getFilledConstant(value).has_value();
 }
 
 class RowGroupBuilder {
@@ -389,22 +388,6 @@ void mlir::fp8::formRowGroups(PlanBuilder &plan) {
                        group->ops.size(), group->shape.back(), group->threads,
                        group->inputs.size(), group->outputs.size());
     plan.rowGroups.push_back({std::move(*group), kernel});
-  }
-  // Fills that only initialize the groups' reductions.
-  for (Operation &op : block) {
-    auto fill = dyn_cast<linalg::FillOp>(op);
-    if (!fill || !isConstantFill(fill->getResult(0)) ||
-        fill->getResult(0).use_empty())
-      continue;
-    bool onlyInits = llvm::all_of(fill->getUses(), [&](OpOperand &use) {
-      auto user = dyn_cast<linalg::LinalgOp>(use.getOwner());
-      if (!user || !plan.rowGroupOf.contains(user) || !user.isDpsInit(&use))
-        return false;
-      return user.getNumReductionLoops() != 0 ||
-             user.getMatchingBlockArgument(&use).use_empty();
-    });
-    if (onlyInits)
-      plan.rowGroupFills.insert(fill);
   }
 }
 

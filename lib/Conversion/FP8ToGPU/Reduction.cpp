@@ -22,6 +22,7 @@
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/IR/IRMapping.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/Transforms/RegionUtils.h"
 
 #include <cmath>
@@ -47,7 +48,7 @@ public:
     else
       emitColumns();
     LLVM::ReturnOp::create(kb.b, kb.loc, ValueRange{});
-    if (config.prologue)
+    if (config.prologue || config.epilogue)
       (void)expandClonedBodyForNVVM(func);
   }
 
@@ -195,24 +196,39 @@ ReductionEmitter::accumulate(Value count, function_ref<Value(Value)> address,
 void ReductionEmitter::storeResults(ArrayRef<Value> totals,
                                     Value elementIndex) {
   int64_t count = totals.size();
-  unsigned alignment = count * outBytes();
-  SmallVector<Value> inits = loadElements(
-      outType(), count,
-      elementAddress(getArg(P::Init), elementIndex, outBytes()), alignment);
+  SmallVector<Value> inits;
+  if (config.initValue)
+    inits.assign(count, kb.f32(*config.initValue));
+  else
+    inits =
+        loadElements(outType(), count,
+                     elementAddress(getArg(P::Init), elementIndex, outBytes()),
+                     count * outBytes());
   SmallVector<Value> results;
   for (auto [init, total] : llvm::zip_equal(inits, totals)) {
-    Value wide =
-        init.getType().isF32()
-            ? init
-            : arith::ExtFOp::create(kb.b, kb.loc, kb.f32(), init).getResult();
-    Value result = combine(wide, total);
+    Value result = combine(kb.extToF32(init), total);
     if (!outType().isF32())
       result = arith::TruncFOp::create(kb.b, kb.loc, outType(), result);
+    if (Operation *op = config.epilogue) {
+      // The epilogue's body on the result, its only read.
+      auto linalgOp = cast<linalg::LinalgOp>(op);
+      IRMapping mapping;
+      cloneCapturedConstants(kb.b, op->getRegion(0), mapping);
+      for (OpOperand &operand : op->getOpOperands()) {
+        BlockArgument arg = linalgOp.getMatchingBlockArgument(&operand);
+        if (!arg.use_empty())
+          mapping.map(arg, result);
+      }
+      for (Operation &bodyOp : linalgOp.getBlock()->without_terminator())
+        kb.b.clone(bodyOp, mapping);
+      result = mapping.lookupOrDefault(
+          linalgOp.getBlock()->getTerminator()->getOperand(0));
+    }
     results.push_back(result);
   }
-  storeElements(results,
-                elementAddress(getArg(P::Out), elementIndex, outBytes()),
-                alignment);
+  int64_t bytes = getElementBytes(results.front().getType());
+  storeElements(results, elementAddress(getArg(P::Out), elementIndex, bytes),
+                count * bytes);
 }
 
 void ReductionEmitter::emitRows() {
@@ -412,6 +428,14 @@ FailureOr<ReductionBody> mlir::fp8::matchReductionBody(Operation *op,
   result.term = combinerOp->getOperand(0) == acc ? combinerOp->getOperand(1)
                                                  : combinerOp->getOperand(0);
   return result;
+}
+
+std::optional<double> mlir::fp8::getFilledConstant(Value value) {
+  auto fill = value.getDefiningOp<linalg::FillOp>();
+  FloatAttr constant;
+  if (!fill || !matchPattern(fill.getInputs()[0], m_Constant(&constant)))
+    return std::nullopt;
+  return constant.getValueAsDouble();
 }
 
 LLVM::LLVMFuncOp

@@ -43,6 +43,11 @@ LogicalResult ReductionConfig::verify(std::string &reason) const {
                            kThreads);
     return failure();
   }
+  if (epilogue &&
+      !getWideElement(getElementTypeOrSelf(epilogue->getResult(0).getType()))) {
+    reason = "an epilogue stores f32, bf16 or f16 results";
+    return failure();
+  }
   if (axis == Axis::Rows && partial) {
     reason = "rows are reduced in one launch; only column reductions split "
              "into partials";
@@ -84,17 +89,30 @@ std::string ReductionConfig::getKernelName() const {
     // equal bodies share one kernel.
     name += "_p" + getBodyDigest(prologue->getRegion(0).front());
   }
+  if (partial)
+    return name;
+  if (initValue)
+    name +=
+        llvm::formatv("_i{0:x-8}", llvm::bit_cast<uint32_t>(*initValue)).str();
+  if (epilogue)
+    name += "_e" + getBodyDigest(epilogue->getRegion(0).front());
   return name;
 }
 
 SmallVector<ReductionParam> ReductionConfig::getParams() const {
   using P = ReductionParam;
-  if (axis == Axis::Rows)
-    return {P::Input, P::Init, P::Out, P::Rows, P::Cols};
   if (partial)
     return {P::Input, P::Partials, P::Batches, P::Rows, P::Cols, P::SplitRows};
-  return {P::Input, P::Init, P::Out,      P::Batches,
-          P::Rows,  P::Cols, P::SplitRows};
+  SmallVector<P> params = {P::Input};
+  if (!initValue)
+    params.push_back(P::Init);
+  params.push_back(P::Out);
+  if (axis == Axis::Rows)
+    llvm::append_range(params, ArrayRef<P>{P::Rows, P::Cols});
+  else
+    llvm::append_range(params,
+                       ArrayRef<P>{P::Batches, P::Rows, P::Cols, P::SplitRows});
+  return params;
 }
 
 KernelParamKind mlir::fp8::getParamKind(ReductionParam param) {

@@ -24,7 +24,6 @@
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/IR/IRMapping.h"
-#include "mlir/IR/Matchers.h"
 
 #include <map>
 
@@ -322,14 +321,10 @@ void RowEmitter::reduce(linalg::LinalgOp op) {
   }
   // The initial value last: a filled constant, or read.
   OpOperand *initOperand = op.getDpsInitOperand(0);
-  Value init;
-  auto fill = initOperand->get().getDefiningOp<linalg::FillOp>();
-  if (fill && !members.contains(fill) &&
-      matchPattern(fill.getInputs()[0], m_Constant()))
-    init = kb.b.clone(*fill.getInputs()[0].getDefiningOp())->getResult(0);
-  else
-    init = readRow(*initOperand);
-  Value result = combine(kb.extToF32(init), total);
+  std::optional<double> filled = getFilledConstant(initOperand->get());
+  Value init = filled ? kb.f32(static_cast<float>(*filled))
+                      : kb.extToF32(readRow(*initOperand));
+  Value result = combine(init, total);
   Type type = body.accumulator.getType();
   if (!type.isF32())
     result = arith::TruncFOp::create(kb.b, kb.loc, type, result);

@@ -2,8 +2,10 @@
 // long), columns by 8 row lanes x 32 column groups per CTA, split over the
 // grid into f32 partials when the columns alone would not fill the GPU;
 // 16-byte loads where rows are 16-byte multiples, scalar loads otherwise;
-// f32 accumulation; the op's initial value combined last; a body's ops
-// before the combiner run on every element; softmax as its decomposition.
+// f32 accumulation; the op's initial value combined last (a filled constant
+// as a constant); a body's ops before the combiner run on every element, an
+// elementwise reader of the result before it is stored; softmax as its
+// decomposition.
 // RUN: rm -rf %t && fp8-opt %s --fp8-gpu-pipeline="chip=sm_90a artifacts=%t ptxas=none fuse-rows=false" -o /dev/null
 // RUN: FileCheck %s --input-file=%t/fp8_kernels.ptx
 // RUN: not grep __nv_ %t/fp8_kernels.ptx
@@ -11,6 +13,7 @@
 // RUN: FileCheck %s --check-prefix=CTA --input-file=%t/row_max_long.json
 // RUN: FileCheck %s --check-prefix=SPLIT --input-file=%t/bias_grad.json
 // RUN: FileCheck %s --check-prefix=SMALL --input-file=%t/bias_grad_small.json
+// RUN: FileCheck %s --check-prefix=ROUNDED --input-file=%t/bias_grad_rounded.json
 // RUN: FileCheck %s --check-prefix=SOFTMAX --input-file=%t/softmax.json
 
 // A warp per bf16 row into f32 sums: 16-byte loads, a butterfly of shuffles,
@@ -28,8 +31,9 @@
 // CHECK: ret;
 
 // The maximum of few long rows, by a CTA each: warps in order through shared
-// memory, max.f32 (NaN loses) without libdevice.
-// CHECK-LABEL: .entry fp8_reduce_rows_f32_f32_maxnum_cta_vl(
+// memory, max.f32 (NaN loses) without libdevice; the filled init, the lowest
+// f32, is a constant of the kernel (named by its bits), combined last.
+// CHECK-LABEL: .entry fp8_reduce_rows_f32_f32_maxnum_cta_vl_iff7fffff(
 // CHECK-NOT: .entry
 // CHECK: ld.global.v4.b32
 // CHECK: max.f32
@@ -37,7 +41,8 @@
 // CHECK: st.shared.b32
 // CHECK: bar.sync 0;
 // CHECK: ld.shared.v4.b32
-// CHECK: max.f32
+// CHECK-NOT: ld.global
+// CHECK: max.f32 {{.*}}, 0fFF7FFFFF;
 // CHECK: st.global.b32
 // CHECK: ret;
 
@@ -60,9 +65,22 @@
 // CHECK: st.global.v2.b32
 // CHECK: ret;
 
-// Small f32 column sums (and the middle dimension of [heads, tokens,
-// width]): one launch, the init added last.
-// CHECK-LABEL: .entry fp8_reduce_cols_f32_f32_add_vl(
+// Small f32 column sums: one launch, the filled zeros added last as a
+// constant.
+// CHECK-LABEL: .entry fp8_reduce_cols_f32_f32_add_vl_i00000000(
+
+// Column sums in f32 rounded to bf16 by the generic that reads them: the
+// kernel finishing the partials (named by the f32 sums and the generic's
+// body) rounds before it stores (no kernel for the generic, no buffer for
+// the f32 sums).
+// CHECK-LABEL: .entry fp8_reduce_cols_f32_f32_add_vl_i00000000_e{{[0-9a-f]+}}(
+// CHECK-NOT: .entry
+// CHECK: bar.sync 0;
+// CHECK-NOT: ld.global
+// CHECK: cvt.rn.bf16x2.f32
+// CHECK: st.global.v2.b32
+// CHECK: ret;
+
 
 // Ragged f16 rows (37 elements, 74 bytes): scalar loads only.
 // CHECK-LABEL: .entry fp8_reduce_rows_f16_f16_add_warp(
@@ -74,6 +92,9 @@
 // CHECK: st.global.b16
 // CHECK: ret;
 
+// The middle dimension of [heads, tokens, width]: one launch, the init read
+// and added last.
+// CHECK-LABEL: .entry fp8_reduce_cols_f32_f32_add_vl(
 // Sums of squares (RMSNorm): the body's multiply runs on every element.
 // CHECK-LABEL: .entry fp8_reduce_rows_f32_f32_add_warp_vl_p
 // CHECK-NOT: .entry
@@ -109,12 +130,13 @@
 // CHECK-LABEL: .entry fp8_reduce_rows_f32_f32_minnum_warp_vl(
 // CHECK: min.f32
 
-// The decomposed softmax: a row maximum (NaN loses), exp(x - max) whose
-// polynomial rounds by cvt.rmi, a row sum, the division.
-// CHECK-LABEL: .entry fp8_reduce_rows_f32_f32_maxnum_warp_vl(
+// The decomposed softmax: a row maximum (NaN loses, from a NaN init),
+// exp(x - max) whose polynomial rounds by cvt.rmi, a row sum from zeros,
+// the division.
+// CHECK-LABEL: .entry fp8_reduce_rows_f32_f32_maxnum_warp_vl_iffc00000(
 // CHECK-LABEL: .entry fp8_elementwise_4x64x64_{{[0-9a-f]+}}(
 // CHECK: cvt.rmi.f32.f32
-// CHECK-LABEL: .entry fp8_reduce_rows_f32_f32_add_warp_vl(
+// CHECK-LABEL: .entry fp8_reduce_rows_f32_f32_add_warp_vl_i00000000(
 
 // Eight rows per CTA; the input, init and result, then the extents.
 // ROWS:      "grid": [
@@ -136,14 +158,29 @@ func.func @row_sum(%x: tensor<512x1024xbf16>, %init: tensor<512xf32>) -> tensor<
   return %r : tensor<512xf32>
 }
 
-// One CTA per row after the fill.
-// CTA:      "kernel": "fp8_elementwise_64_{{[0-9a-f]+}}",
+// One CTA per row; no fill, no init buffer: the input and the result, then
+// the extents.
+// CTA-NOT:  "kernel":
 // CTA:      "block": [
 // CTA-NEXT:   256,
 // CTA:      "grid": [
 // CTA-NEXT:   64,
-// CTA:      "kernel": "fp8_reduce_rows_f32_f32_maxnum_cta_vl",
+// CTA:      "kernel": "fp8_reduce_rows_f32_f32_maxnum_cta_vl_iff7fffff",
+// CTA-NEXT: "kind": "kernel",
+// CTA-NEXT: "params": [
+// CTA-NEXT:   {
+// CTA-NEXT:     "buffer": 0,
+// CTA-NEXT:     "kind": "buffer"
+// CTA-NEXT:   },
+// CTA-NEXT:   {
+// CTA-NEXT:     "buffer": [[OUT:[0-9]+]],
+// CTA-NEXT:     "kind": "buffer"
+// CTA-NEXT:   },
+// CTA-NEXT:   {
+// CTA-NEXT:     "kind": "i32",
+// CTA-NEXT:     "value": 64
 // CTA:      "shared_bytes": 32
+// CTA-NOT:  "kernel":
 func.func @row_max_long(%x: tensor<64x8192xf32>) -> tensor<64xf32> {
   %lowest = arith.constant -3.40282347E+38 : f32
   %e = tensor.empty() : tensor<64xf32>
@@ -199,13 +236,13 @@ func.func @bias_grad(%dy: tensor<8192x4096xbf16>, %init: tensor<4096xbf16>) -> t
   return %r : tensor<4096xbf16>
 }
 
-// The fill, then one reduction.
-// SMALL:     "kernel": "fp8_elementwise_128_{{[0-9a-f]+}}",
+// One reduction: the filled zeros need no kernel.
+// SMALL-NOT: "kernel":
 // SMALL:     "grid": [
 // SMALL-NEXT:  1,
 // SMALL-NEXT:  1,
 // SMALL-NEXT:  1
-// SMALL:     "kernel": "fp8_reduce_cols_f32_f32_add_vl",
+// SMALL:     "kernel": "fp8_reduce_cols_f32_f32_add_vl_i00000000",
 // SMALL-NOT: "kernel":
 func.func @bias_grad_small(%dy: tensor<64x128xf32>) -> tensor<128xf32> {
   %zero = arith.constant 0.0 : f32
@@ -217,6 +254,33 @@ func.func @bias_grad_small(%dy: tensor<64x128xf32>) -> tensor<128xf32> {
       linalg.yield %s : f32
     }
   return %r : tensor<128xf32>
+}
+
+// bf16 column sums accumulated in f32 and rounded by a generic, as a bf16
+// model's bias gradient: the partials, then their reduction, which rounds;
+// no fill, no kernel for the rounding.
+// ROUNDED-NOT: "kernel":
+// ROUNDED:     "kernel": "fp8_reduce_cols_bf16_add_partial_vl",
+// ROUNDED:     "kernel": "fp8_reduce_cols_f32_f32_add_vl_i00000000_e{{[0-9a-f]+}}",
+// ROUNDED-NOT: "kernel":
+func.func @bias_grad_rounded(%dy: tensor<8192x4096xbf16>) -> tensor<4096xbf16> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<4096xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<4096xf32>) -> tensor<4096xf32>
+  %r = linalg.reduce ins(%dy : tensor<8192x4096xbf16>) outs(%init : tensor<4096xf32>) dimensions = [0]
+    (%in: bf16, %acc: f32) {
+      %x = arith.extf %in : bf16 to f32
+      %s = arith.addf %x, %acc : f32
+      linalg.yield %s : f32
+    }
+  %b = tensor.empty() : tensor<4096xbf16>
+  %t = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}
+      ins(%r : tensor<4096xf32>) outs(%b : tensor<4096xbf16>) {
+  ^bb0(%a: f32, %o: bf16):
+    %c = arith.truncf %a : f32 to bf16
+    linalg.yield %c : bf16
+  } -> tensor<4096xbf16>
+  return %t : tensor<4096xbf16>
 }
 
 func.func @ragged(%x: tensor<100x37xf16>, %init: tensor<100xf16>) -> tensor<100xf16> {
@@ -286,12 +350,12 @@ func.func @combiners(%x: tensor<16x4096xf32>, %y: tensor<512x64xf32>, %z: tensor
   return %p, %m, %n, %q : tensor<16xf32>, tensor<512xf32>, tensor<8xbf16>, tensor<512xf32>
 }
 
-// SOFTMAX:     "kernel": "fp8_elementwise_4x64_{{[0-9a-f]+}}",
-// SOFTMAX:     "kernel": "fp8_reduce_rows_f32_f32_maxnum_warp_vl",
+// SOFTMAX-NOT: "kernel":
+// SOFTMAX:     "kernel": "fp8_reduce_rows_f32_f32_maxnum_warp_vl_iffc00000",
 // SOFTMAX:     "kernel": "fp8_elementwise_4x64x64_{{[0-9a-f]+}}",
-// SOFTMAX:     "kernel": "fp8_elementwise_4x64_{{[0-9a-f]+}}",
-// SOFTMAX:     "kernel": "fp8_reduce_rows_f32_f32_add_warp_vl",
+// SOFTMAX:     "kernel": "fp8_reduce_rows_f32_f32_add_warp_vl_i00000000",
 // SOFTMAX:     "kernel": "fp8_elementwise_4x64x64_{{[0-9a-f]+}}",
+// SOFTMAX-NOT: "kernel":
 func.func @softmax(%x: tensor<4x64x64xf32>) -> tensor<4x64x64xf32> {
   %e = tensor.empty() : tensor<4x64x64xf32>
   %r = linalg.softmax dimension(2) ins(%x : tensor<4x64x64xf32>) outs(%e : tensor<4x64x64xf32>) -> tensor<4x64x64xf32>

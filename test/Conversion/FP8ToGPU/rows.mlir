@@ -6,7 +6,8 @@
 // a softmax gradient (the product it sums is computed in the kernel), and
 // ragged rows. Refused: rows too long for registers, a result read before
 // the group's last op. The fills of the reductions' initial values have no
-// kernel; fuse-rows=false keeps a kernel per op.
+// kernel; fuse-rows=false keeps a kernel per op (the reduction kernels take
+// the filled constants too).
 // RUN: rm -rf %t && fp8-opt %s --fp8-gpu-pipeline="chip=sm_90a artifacts=%t ptxas=none" \
 // RUN:   -remarks-filter=fp8-gpu -o /dev/null 2> %t.remarks
 // RUN: FileCheck %s --input-file=%t/fp8_kernels.ptx
@@ -60,12 +61,12 @@
 // SOFTMAX:      "kernel": "fp8_rows_4x64x64_{{[0-9a-f]+}}",
 // SOFTMAX:      "shared_bytes": 0
 // SOFTMAX-NOT:  "kernel":
-// OFF: "kernel": "fp8_elementwise_4x64_{{[0-9a-f]+}}",
-// OFF: "kernel": "fp8_reduce_rows_f32_f32_maxnum_warp_vl",
-// OFF: "kernel": "fp8_elementwise_4x64x64_{{[0-9a-f]+}}",
-// OFF: "kernel": "fp8_elementwise_4x64_{{[0-9a-f]+}}",
-// OFF: "kernel": "fp8_reduce_rows_f32_f32_add_warp_vl",
-// OFF: "kernel": "fp8_elementwise_4x64x64_{{[0-9a-f]+}}",
+// OFF-NOT: "kernel":
+// OFF:     "kernel": "fp8_reduce_rows_f32_f32_maxnum_warp_vl_iffc00000",
+// OFF:     "kernel": "fp8_elementwise_4x64x64_{{[0-9a-f]+}}",
+// OFF:     "kernel": "fp8_reduce_rows_f32_f32_add_warp_vl_i00000000",
+// OFF:     "kernel": "fp8_elementwise_4x64x64_{{[0-9a-f]+}}",
+// OFF-NOT: "kernel":
 func.func @softmax(%x: tensor<4x64x64xf32>) -> tensor<4x64x64xf32> {
   %e = tensor.empty() : tensor<4x64x64xf32>
   %r = linalg.softmax dimension(2) ins(%x : tensor<4x64x64xf32>) outs(%e : tensor<4x64x64xf32>) -> tensor<4x64x64xf32>
@@ -299,11 +300,12 @@ func.func @ragged(%x: tensor<50x102xf32>) -> tensor<50x102xf32> {
 
 // f32 rows of 16384 would need 32 registers per thread of 512: the
 // reductions and elementwise ops keep kernels of their own.
-// LONG: "kernel": "fp8_reduce_rows_f32_f32_maxnum_cta_vl",
-// LONG: "kernel": "fp8_elementwise_4x16384_{{[0-9a-f]+}}",
-// LONG: "kernel": "fp8_reduce_rows_f32_f32_add_cta_vl",
-// LONG: "kernel": "fp8_elementwise_4x16384_{{[0-9a-f]+}}",
-// LONG-NOT: "kernel": "fp8_rows
+// LONG-NOT: "kernel":
+// LONG:     "kernel": "fp8_reduce_rows_f32_f32_maxnum_cta_vl_iffc00000",
+// LONG:     "kernel": "fp8_elementwise_4x16384_{{[0-9a-f]+}}",
+// LONG:     "kernel": "fp8_reduce_rows_f32_f32_add_cta_vl_i00000000",
+// LONG:     "kernel": "fp8_elementwise_4x16384_{{[0-9a-f]+}}",
+// LONG-NOT: "kernel":
 func.func @long_rows(%x: tensor<4x16384xf32>) -> tensor<4x16384xf32> {
   %e = tensor.empty() : tensor<4x16384xf32>
   %r = linalg.softmax dimension(1) ins(%x : tensor<4x16384xf32>) outs(%e : tensor<4x16384xf32>) -> tensor<4x16384xf32>
@@ -313,7 +315,7 @@ func.func @long_rows(%x: tensor<4x16384xf32>) -> tensor<4x16384xf32> {
 // exp(x - max) is also read, through a transpose, before the division (the
 // group's last op): the kernel, launched at the division, would come too
 // late for it, so nothing is fused.
-// EARLY: "kernel": "fp8_reduce_rows_f32_f32_maximum_warp_vl",
+// EARLY: "kernel": "fp8_reduce_rows_f32_f32_maximum_warp_vl_iff800000",
 // EARLY-NOT: "kernel": "fp8_rows
 func.func @read_early(%x: tensor<64x64xf32>) -> (tensor<64x64xf32>, tensor<64x64xf32>) {
   %ninf = arith.constant 0xFF800000 : f32

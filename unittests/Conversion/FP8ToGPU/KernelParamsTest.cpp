@@ -25,6 +25,8 @@
 #include "mlir/Parser/Parser.h"
 #include "gtest/gtest.h"
 
+#include <cmath>
+
 using namespace mlir;
 using namespace mlir::fp8;
 
@@ -498,7 +500,24 @@ TEST_F(KernelParamsTest, ReductionKernels) {
             (SmallVector<P>{P::Input, P::Init, P::Out, P::Batches, P::Rows,
                             P::Cols, P::SplitRows}));
 
-  for (const ReductionConfig &config : {rows, cta, partial, finish})
+  // Filled zeros as the init: no Init buffer, the constant in the name.
+  ReductionConfig zeros = finish;
+  zeros.initValue = 0.0f;
+  expectValid(zeros);
+  EXPECT_EQ(zeros.getParams(),
+            (SmallVector<P>{P::Input, P::Out, P::Batches, P::Rows, P::Cols,
+                            P::SplitRows}));
+  EXPECT_NE(zeros.getKernelName().find("_i00000000"), std::string::npos)
+      << zeros.getKernelName();
+  ReductionConfig lowest = rows;
+  lowest.initValue = -INFINITY;
+  EXPECT_EQ(lowest.getParams(),
+            (SmallVector<P>{P::Input, P::Out, P::Rows, P::Cols}));
+  EXPECT_NE(lowest.getKernelName().find("_iff800000"), std::string::npos)
+      << lowest.getKernelName();
+
+  for (const ReductionConfig &config :
+       {rows, cta, partial, finish, zeros, lowest})
     expectKernelTakesParams(config, buildReductionKernel);
 }
 
@@ -552,6 +571,65 @@ TEST_F(KernelParamsTest, ReductionPrologueNamesTheKernel) {
   EXPECT_NE(squares.getKernelName(), magnitudes.getKernelName());
   EXPECT_NE(squares.getKernelName().find("_p"), std::string::npos);
   for (const ReductionConfig &config : {squares, magnitudes})
+    expectKernelTakesParams(config, buildReductionKernel);
+}
+
+TEST_F(KernelParamsTest, ReductionEpilogueNamesTheKernel) {
+  // f32 sums rounded to bf16 or scaled by a reader: named by its body; an
+  // i32 result is refused.
+  OwningOpRef<ModuleOp> source = parseSourceString<ModuleOp>(
+      R"mlir(
+      func.func @f(%s: tensor<4xf32>, %b: tensor<4xbf16>, %i: tensor<4xi32>)
+          -> (tensor<4xbf16>, tensor<4xbf16>, tensor<4xi32>) {
+        %r = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>,
+                                              affine_map<(d0) -> (d0)>],
+                             iterator_types = ["parallel"]}
+            ins(%s : tensor<4xf32>) outs(%b : tensor<4xbf16>) {
+          ^bb0(%a: f32, %o: bf16):
+            %t = arith.truncf %a : f32 to bf16
+            linalg.yield %t : bf16
+          } -> tensor<4xbf16>
+        %h = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>,
+                                              affine_map<(d0) -> (d0)>],
+                             iterator_types = ["parallel"]}
+            ins(%s : tensor<4xf32>) outs(%b : tensor<4xbf16>) {
+          ^bb0(%a: f32, %o: bf16):
+            %c = arith.constant 0.5 : f32
+            %m = arith.mulf %a, %c : f32
+            %t = arith.truncf %m : f32 to bf16
+            linalg.yield %t : bf16
+          } -> tensor<4xbf16>
+        %n = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>,
+                                              affine_map<(d0) -> (d0)>],
+                             iterator_types = ["parallel"]}
+            ins(%s : tensor<4xf32>) outs(%i : tensor<4xi32>) {
+          ^bb0(%a: f32, %o: i32):
+            %t = arith.fptosi %a : f32 to i32
+            linalg.yield %t : i32
+          } -> tensor<4xi32>
+        return %r, %h, %n : tensor<4xbf16>, tensor<4xbf16>, tensor<4xi32>
+      })mlir",
+      &context);
+  ASSERT_TRUE(source);
+  SmallVector<Operation *> generics;
+  source->walk([&](Operation *op) {
+    if (op->getName().getStringRef() == "linalg.generic")
+      generics.push_back(op);
+  });
+  ASSERT_EQ(generics.size(), 3u);
+  ReductionConfig rounded, halved, integers;
+  rounded.axis = halved.axis = ReductionConfig::Axis::Columns;
+  rounded.epilogue = generics[0];
+  halved.epilogue = generics[1];
+  integers.epilogue = generics[2];
+  expectValid(rounded);
+  expectValid(halved);
+  EXPECT_NE(rounded.getKernelName(), halved.getKernelName());
+  EXPECT_NE(rounded.getKernelName().find("_e"), std::string::npos);
+  std::string reason;
+  EXPECT_TRUE(failed(integers.verify(reason)));
+  EXPECT_NE(reason.find("epilogue"), std::string::npos) << reason;
+  for (const ReductionConfig &config : {rounded, halved})
     expectKernelTakesParams(config, buildReductionKernel);
 }
 

@@ -859,6 +859,14 @@ struct ReductionConfig {
   /// the kernel runs a clone of those ops on every element. Null when the
   /// combiner takes the elements as read.
   Operation *prologue = nullptr;
+  /// The op's initial values are this constant (a filled tensor): combined
+  /// without an Init buffer (unused by `partial` kernels).
+  std::optional<float> initValue;
+  /// An elementwise op over the result whose only read is the result, at the
+  /// element it writes (a rounding of f32 sums to bf16): the kernel stores
+  /// what a clone of its body computes from each result, of its type, into
+  /// Out (unused by `partial` kernels).
+  Operation *epilogue = nullptr;
 
   static constexpr int64_t kThreads = 256;
   /// Columns: threads along the rows and along the columns of a CTA.
