@@ -502,11 +502,34 @@ int64_t addAmaxBuffer(PlanBuilder &plan, const PreparedLaunch &p) {
   return amax;
 }
 
+/// Takes blocks of kPairTileRows rows (DeepSeek's 128 x 128 weight blocks)
+/// whole into tiles of that many rows, so that one fused kernel measures and
+/// quantizes them in one read instead of an amax pass first; the config
+/// stays as it was when that cannot be.
+void useTallTiles(const QuantizeLaunch &q, const PreparedLaunch &p,
+                  QuantizeConfig &config) {
+  constexpr int64_t kRows = QuantizeConfig::kPairTileRows;
+  const MatrixView &view = p.view;
+  if (config.fused || q.givenScales || q.amaxOnly || q.globalAmax ||
+      q.tcgen05Scales || view.batched || view.sharedBlocks ||
+      view.blockRows != kRows || view.blockCols > QuantizeConfig::kTileCols)
+    return;
+  QuantizeConfig tall = config;
+  tall.tileRows = kRows;
+  tall.tileBlockRows = kRows;
+  tall.fused = true;
+  std::string reason;
+  if (succeeded(tall.verify(reason)))
+    config = tall;
+}
+
 /// The launches of `q`, prepared as `p`: an amax kernel first unless the
-/// quantize kernel is fused or given its scales.
+/// quantize kernel is fused (in tall tiles where that makes it so) or given
+/// its scales.
 LogicalResult addPreparedLaunches(PlanBuilder &plan, const QuantizeLaunch &q,
                                   const PreparedLaunch &p) {
-  const QuantizeConfig &config = q.config;
+  QuantizeConfig config = q.config;
+  useTallTiles(q, p, config);
   InputArgs inputArgs(plan, q.input);
   int64_t amax = inputArgs.getAnyBuffer(); // unused by fused kernels
   auto getArg = [&](QuantizeParam param) -> LaunchParam {
@@ -514,7 +537,7 @@ LogicalResult addPreparedLaunches(PlanBuilder &plan, const QuantizeLaunch &q,
       return inputArgs.get(param);
     return getCopyArg(q, p, amax, param);
   };
-  std::array<int64_t, 3> grid{getTileCount(p.view, QuantizeConfig::kTileRows),
+  std::array<int64_t, 3> grid{getTileCount(p.view, config.tileRows),
                               p.view.batches, 1};
   if (q.globalAmax) {
     amax = *q.globalAmax;

@@ -143,6 +143,8 @@ std::string QuantizeConfig::getKernelName() const {
                       pair->tcgen05Scales, pair->scalesKAlongCols);
     }
     name += llvm::formatv("_r{0}", tileRows).str();
+  } else if (tileRows != kTileRows) {
+    name += llvm::formatv("_r{0}", tileRows).str();
   }
   name += nanPolicy == NanPolicy::Propagate ? "_nanprop" : "_nanignore";
   if (vectorLoads)

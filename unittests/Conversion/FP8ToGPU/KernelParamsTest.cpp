@@ -346,8 +346,26 @@ TEST_F(KernelParamsTest, QuantizeKernels) {
   wholeBatch.batched = true;
   EXPECT_TRUE(failed(wholeBatch.verify(reason)));
 
+  // 128 x 128 blocks fused in tiles of 128 rows, named so; blocks of 128
+  // rows in 32-row tiles must be measured by an amax kernel first.
+  QuantizeConfig tall;
+  tall.rule = ScaleRuleAttr::get(&context, ScaleRuleKind::Pow2);
+  tall.tileRows = QuantizeConfig::kPairTileRows;
+  tall.tileBlockRows = QuantizeConfig::kPairTileRows;
+  tall.tileBlockCols = QuantizeConfig::kTileCols;
+  tall.transposed = true;
+  expectValid(tall);
+  EXPECT_NE(tall.getKernelName().find("_b128x128_"), std::string::npos);
+  EXPECT_NE(tall.getKernelName().find("_r128"), std::string::npos);
+  EXPECT_EQ(tall.getParams(),
+            (SmallVector<P>{P::Input, P::Amax, P::Codes, P::Scales, P::Rows,
+                            P::Cols, P::BlockRows, P::BlockCols, P::Pitch}));
+  QuantizeConfig shortTile = tall;
+  shortTile.tileRows = QuantizeConfig::kTileRows;
+  EXPECT_TRUE(failed(shortTile.verify(reason)));
+
   for (const QuantizeConfig &config :
-       {amax, nvfp4, given, batchedAmax, batched, givenPair, wholeMatrix})
+       {amax, nvfp4, given, batchedAmax, batched, givenPair, wholeMatrix, tall})
     expectKernelTakesParams(config, buildQuantizeKernel);
 }
 

@@ -494,9 +494,10 @@ struct QuantizeConfig {
     bool scalesKAlongCols = true;
   };
   std::optional<Pair> pair;
-  /// Rows of the tile: kTileRows, or kPairTileRows for a pair whose blocks
-  /// of that many rows lie inside one tile. A thread holds one run of each
-  /// of its tile's kTileRows-row sub-tiles in registers.
+  /// Rows of the tile: kTileRows, or kPairTileRows when blocks of that many
+  /// rows (DeepSeek's 128 x 128 weight blocks, a pair's 128 x 1 copy) lie
+  /// inside one tile, fused. A thread holds one run of each of its tile's
+  /// kTileRows-row sub-tiles in registers.
   int64_t tileRows = kTileRows;
   /// The elementwise op whose result this kernel quantizes, computed where
   /// the kernel loads its input: the result is never stored.
