@@ -3,10 +3,10 @@
 
 Two steps, like the GEMM scripts (bench/gpu/README.md):
 
-  * on a development machine, `compile` writes row sums, row maxima and
-    column sums (bias gradients) of a bf16 matrix, 8192 x 4096 by default,
-    and compiles them with fp8-opt into build-gpu/reductions/ (PTX, cubin,
-    manifests, index.json);
+  * on a development machine, `compile` writes row sums, row maxima, column
+    sums (bias gradients) and the softmax along rows (one row-group kernel)
+    of a bf16 matrix, 8192 x 4096 by default, and compiles them with fp8-opt
+    into build-gpu/reductions/ (PTX, cubin, manifests, index.json);
 
       python3 bench/gpu/reductions.py compile [--shape 8192x4096] [--chip sm_90a]
 
@@ -25,13 +25,16 @@ the target is 80% of the copy's. Correctness: a sum passes when
 |ours - ref| <= gamma(R + 1) (|init| + sum |x|) + u |ref| per element, with R
 the reduced extent, gamma(n) = n 2^-24 / (1 - n 2^-24) the f32 accumulation
 bound of docs/numerics.md section 11 (any order) and u the rounding of the
-result type (2^-24 f32, 2^-8 bf16); a maximum must be exact. The report
+result type (2^-24 f32, 2^-8 bf16); a maximum must be exact; a softmax
+element within 2^-6 of float64's, relatively (its bf16 roundings), plus
+2^-126. The report
 goes to DIR/reductions.md (and results.json) or stdout; the exit status is
 1 when a result is wrong, whatever the bandwidth.
 
 `run --dry-run` needs neither torch nor a GPU: it reads the manifests and
 checks that the float32 sums numpy computes (another order) pass the same
-tolerance.
+tolerance, and that a model of the softmax's bf16 roundings passes its
+bound (and that the softmax is one row-group kernel).
 """
 
 import argparse
@@ -57,18 +60,93 @@ UNIT = {"f32": 2.0 ** -24, "bf16": 2.0 ** -8}
 TORCH_DTYPES = ("bf16", "f32")
 
 # (id, reduced dimension, combiner, result type): the rows of softmax and
-# layernorm, and the columns of a bias gradient.
+# layernorm, the columns of a bias gradient, and a whole bf16 softmax as a
+# bf16 model writes it (maximum, exp(x - max) rounded to bf16, f32 sum,
+# division), which the pipeline compiles into one row-group kernel.
 CASES = (
     ("rows_sum", 1, "add", "f32"),
     ("rows_max", 1, "max", "bf16"),
     ("cols_sum", 0, "add", "f32"),
+    ("softmax", 1, "softmax", "bf16"),
 )
+# A softmax element's relative bound against float64: the roundings of
+# exp(x - max) and of the quotient to bf16 (2^-8 each), the sum's, and the
+# polynomial exp's, with room; plus the smallest normal f32 for underflow.
+SOFTMAX_RELATIVE = 2.0 ** -6
+SOFTMAX_ABSOLUTE = 2.0 ** -126
+
+
+def generate_softmax_ir(rows, cols):
+    """A function (x: bf16 [rows, cols]) -> its bf16 softmax along rows."""
+    t, r = "tensor<{0}x{1}xbf16>".format(rows, cols), "{0}".format(rows)
+    maps = ("affine_map<(d0, d1) -> (d0, d1)>", "affine_map<(d0, d1) -> (d0)>")
+    return "\n".join([
+        "func.func @softmax(%x: {0}) -> {0} {{".format(t),
+        "  %ninf = arith.constant 0xFF80 : bf16",
+        "  %zero = arith.constant 0.0 : f32",
+        "  %e = tensor.empty() : {0}".format(t),
+        "  %me = tensor.empty() : tensor<{0}xbf16>".format(r),
+        "  %mi = linalg.fill ins(%ninf : bf16) outs(%me : tensor<{0}xbf16>) -> "
+        "tensor<{0}xbf16>".format(r),
+        "  %m = linalg.reduce ins(%x : {0}) outs(%mi : tensor<{1}xbf16>) dimensions = [1]"
+        .format(t, r),
+        "    (%in: bf16, %acc: bf16) {",
+        "      %v = arith.maximumf %in, %acc : bf16",
+        "      linalg.yield %v : bf16",
+        "    }",
+        "  %p = linalg.generic {{indexing_maps = [{0}, {1}, {0}], iterator_types = "
+        "[\"parallel\", \"parallel\"]}} ins(%x, %m : {2}, tensor<{3}xbf16>) outs(%e : {2}) {{"
+        .format(maps[0], maps[1], t, r),
+        "  ^bb0(%a: bf16, %b: bf16, %o: bf16):",
+        "    %a32 = arith.extf %a : bf16 to f32",
+        "    %b32 = arith.extf %b : bf16 to f32",
+        "    %d = arith.subf %a32, %b32 : f32",
+        "    %y = math.exp %d : f32",
+        "    %v = arith.truncf %y : f32 to bf16",
+        "    linalg.yield %v : bf16",
+        "  }} -> {0}".format(t),
+        "  %se = tensor.empty() : tensor<{0}xf32>".format(r),
+        "  %si = linalg.fill ins(%zero : f32) outs(%se : tensor<{0}xf32>) -> "
+        "tensor<{0}xf32>".format(r),
+        "  %s = linalg.generic {{indexing_maps = [{0}, {1}], iterator_types = "
+        "[\"parallel\", \"reduction\"]}} ins(%p : {2}) outs(%si : tensor<{3}xf32>) {{"
+        .format(maps[0], maps[1], t, r),
+        "  ^bb0(%a: bf16, %acc: f32):",
+        "    %a32 = arith.extf %a : bf16 to f32",
+        "    %v = arith.addf %acc, %a32 : f32",
+        "    linalg.yield %v : f32",
+        "  }} -> tensor<{0}xf32>".format(r),
+        "  %y = linalg.generic {{indexing_maps = [{0}, {1}, {0}], iterator_types = "
+        "[\"parallel\", \"parallel\"]}} ins(%p, %s : {2}, tensor<{3}xf32>) outs(%e : {2}) {{"
+        .format(maps[0], maps[1], t, r),
+        "  ^bb0(%a: bf16, %b: f32, %o: bf16):",
+        "    %a32 = arith.extf %a : bf16 to f32",
+        "    %q = arith.divf %a32, %b : f32",
+        "    %v = arith.truncf %q : f32 to bf16",
+        "    linalg.yield %v : bf16",
+        "  }} -> {0}".format(t),
+        "  return %y : {0}".format(t),
+        "}",
+        ""])
+
+
+def round_bf16(x):
+    """float32 `x` rounded to the nearest bf16 (ties to even), as float32."""
+    bits = np.asarray(x, dtype=np.float32).view(np.uint32).astype(np.uint64)
+    bits = (bits + 0x7FFF + ((bits >> 16) & 1)) & 0xFFFF0000
+    return bits.astype(np.uint32).view(np.float32)
+
+
+def softmax_bound(ref):
+    return SOFTMAX_RELATIVE * abs(ref) + SOFTMAX_ABSOLUTE
 
 
 def generate_ir(case, rows, cols):
     """A function (x: bf16 [rows, cols], init) -> init combined with x along
     the case's dimension."""
     name, dim, combiner, out = case
+    if combiner == "softmax":
+        return generate_softmax_ir(rows, cols)
     kept = rows if dim == 1 else cols
     op = {"add": "arith.addf", "max": "arith.maxnumf"}[combiner]
     body = ["%e = arith.extf %in : bf16 to f32" if out == "f32" else None,
@@ -156,6 +234,8 @@ def dry_check(args, entry):
         inputs = [(b["dtype"], b["shape"]) for b in manifest["buffers"] if b["kind"] == "input"]
     rows, cols = entry["rows"], entry["cols"]
     kept = rows if entry["dim"] == 1 else cols
+    if entry["combiner"] == "softmax":
+        return dry_check_softmax(path, inputs, rows, cols)
     if inputs != [("bf16", [rows, cols]), (entry["out"], [kept])]:
         return dict(status="FAIL", error="unexpected inputs %s" % inputs)
     if entry["combiner"] != "add":
@@ -171,7 +251,62 @@ def dry_check(args, entry):
                 error=None if bad == 0 else "numpy's sums exceed the tolerance")
 
 
+def dry_check_softmax(path, inputs, rows, cols):
+    """The softmax's manifest: one input, one row-group kernel; and numpy's
+    model of its bf16 roundings (another summation order) within the bound
+    the GPU must meet."""
+    if inputs != [("bf16", [rows, cols])]:
+        return dict(status="FAIL", error="unexpected inputs %s" % inputs)
+    with open(path) as f:
+        kernels = [l["kernel"] for l in json.load(f)["launches"] if l["kind"] == "kernel"]
+    if len(kernels) != 1 or not kernels[0].startswith("fp8_rows_"):
+        return dict(status="FAIL", error="not one row-group kernel: %s" % kernels)
+    rng = np.random.default_rng(0)
+    x = round_bf16(4 * rng.standard_normal((rows, cols)).astype(np.float32))
+    p = round_bf16(np.exp(x - x.max(axis=1, keepdims=True)))
+    ours = round_bf16(p / p.sum(axis=1, keepdims=True, dtype=np.float32))
+    x64 = x.astype(np.float64)
+    e = np.exp(x64 - x64.max(axis=1, keepdims=True))
+    ref = e / e.sum(axis=1, keepdims=True)
+    bad = int((np.abs(ours - ref) > softmax_bound(ref)).sum())
+    return dict(status="dry" if bad == 0 else "FAIL",
+                error=None if bad == 0 else "numpy's bf16 model exceeds the bound")
+
+
+def gpu_check_softmax(args, entry, ctx):
+    """The row-group softmax against float64, timed against a copy (it reads
+    and writes the matrix once each, as the copy does)."""
+    import torch
+    from check_and_bench import time_gpu
+
+    rows, cols = entry["rows"], entry["cols"]
+    gen = torch.Generator(device="cuda").manual_seed(0)
+    x = (4 * torch.randn(rows, cols, device="cuda", generator=gen)).to(torch.bfloat16)
+    out = torch.full((rows, cols), float("nan"), device="cuda", dtype=torch.bfloat16)
+    program = ctx["library"].load(os.path.join(args.artifacts, entry["manifest"]))
+    launch = program.bind([x], [out], torch.cuda.current_stream())
+    launch(sync=True)
+    torch.cuda.synchronize()
+    ref = torch.softmax(x.double(), dim=1)
+    err = (out.double() - ref).abs()
+    bad = int((~(err <= SOFTMAX_RELATIVE * ref.abs() + SOFTMAX_ABSOLUTE)).sum())
+    result = dict(id=entry["id"], check=dict(ok=bad == 0, violations=bad,
+                                              worst=float(err.max())))
+    moved = 2 * x.numel() * 2
+    ours = time_gpu(torch, launch, ctx["flush"], args.warmup, args.repeats)
+    copy = torch.empty_like(x)
+    theirs = time_gpu(torch, lambda: copy.copy_(x), ctx["flush"], args.warmup, args.repeats)
+    result["ours"] = dict(ours, gbps=moved / (ours["median_ms"] * 1e-3) / 1e9)
+    result["copy"] = dict(theirs, gbps=moved / (theirs["median_ms"] * 1e-3) / 1e9)
+    result["ratio"] = result["ours"]["gbps"] / result["copy"]["gbps"]
+    result["status"] = "pass" if bad == 0 else "FAIL"
+    program.close()
+    return result
+
+
 def gpu_check_and_time(args, entry, ctx):
+    if entry["combiner"] == "softmax":
+        return gpu_check_softmax(args, entry, ctx)
     import torch
     from check_and_bench import time_gpu
 
