@@ -256,6 +256,10 @@ void RowGroupBuilder::grow(linalg::LinalgOp seed) {
 }
 
 FailureOr<RowGroup> RowGroupBuilder::finish(std::string &reason) {
+  if (llvm::is_contained(shape, 0)) {
+    reason = "its space is empty";
+    return failure();
+  }
   RowGroup group;
   group.shape = shape;
   for (auto &[op, role] : members)
