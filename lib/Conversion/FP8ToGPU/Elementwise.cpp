@@ -239,6 +239,31 @@ void mlir::fp8::cloneCapturedConstants(OpBuilder &builder, Region &region,
     mapping.map(value, builder.clone(*value.getDefiningOp())->getResult(0));
 }
 
+SmallVector<Value> mlir::fp8::cloneBody(OpBuilder &builder, Block &body,
+                                        IRMapping &mapping,
+                                        ArrayRef<Value> indices,
+                                        Operation *skip) {
+  cloneCapturedConstants(builder, *body.getParent(), mapping);
+  // Every op but the last, the body's yield (a terminator of linalg ops,
+  // fp8.yield of an epilogue, which is no terminator).
+  for (Operation &op : llvm::make_range(body.begin(), std::prev(body.end()))) {
+    if (&op == skip)
+      continue;
+    if (auto index = dyn_cast<linalg::IndexOp>(op)) {
+      Value iv = indices[index.getDim()];
+      assert(iv && "a linalg.index of a loop without an index");
+      mapping.map(index.getResult(),
+                  arith::IndexCastOp::create(builder, op.getLoc(),
+                                             builder.getIndexType(), iv));
+      continue;
+    }
+    builder.clone(op, mapping);
+  }
+  return llvm::map_to_vector(body.back().getOperands(), [&](Value v) {
+    return mapping.lookupOrDefault(v);
+  });
+}
+
 FailureOr<LLVM::LLVMFuncOp>
 mlir::fp8::finishClonedBodyKernel(OpBuilder &builder, Location loc,
                                   LLVM::LLVMFuncOp kernel,
@@ -366,9 +391,7 @@ mlir::fp8::buildElementwiseKernel(OpBuilder &builder, Operation *op,
           ivs[d] = kb.urem(rest, kb.i32(ranges[d]));
           rest = kb.udiv(rest, kb.i32(ranges[d]));
         }
-        // Values the body captures from outside are constants (cloned).
         IRMapping mapping;
-        cloneCapturedConstants(builder, op->getRegion(0), mapping);
         Block *body = &op->getRegion(0).front();
         if (generate)
           for (auto [arg, iv] : llvm::zip(body->getArguments(), ivs))
@@ -392,26 +415,16 @@ mlir::fp8::buildElementwiseKernel(OpBuilder &builder, Operation *op,
           mapping.map(
               arg, load(base, type.getElementType(), offsetOf(map, type, ivs)));
         }
+        // Values the body captures from outside are constants (cloned);
         // linalg.index reads the thread's loop indices (a causal mask).
-        for (Operation &bodyOp : body->without_terminator()) {
-          if (auto index = dyn_cast<linalg::IndexOp>(bodyOp)) {
-            mapping.map(index.getResult(),
-                        arith::IndexCastOp::create(builder, loc,
-                                                   builder.getIndexType(),
-                                                   ivs[index.getDim()]));
-            continue;
-          }
-          builder.clone(bodyOp, mapping);
-        }
-        Operation *yield = body->getTerminator();
+        SmallVector<Value> yielded = cloneBody(builder, *body, mapping, ivs);
         for (auto [i, result] : llvm::enumerate(op->getResults())) {
           auto type = cast<RankedTensorType>(result.getType());
           AffineMap map = generate ? AffineMap::getMultiDimIdentityMap(
                                          ranges.size(), op->getContext())
                                    : linalgOp.getIndexingMapMatchingResult(
                                          cast<OpResult>(result));
-          store(entry.getArgument(param + i),
-                mapping.lookupOrDefault(yield->getOperand(i)),
+          store(entry.getArgument(param + i), yielded[i],
                 offsetOf(map, type, ivs));
         }
         return {};

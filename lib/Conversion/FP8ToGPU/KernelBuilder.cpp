@@ -121,6 +121,31 @@ Value mlir::fp8::loadElement(KernelBuilder &kb, Value base, Type element,
   return kb.bitcast(element, v);
 }
 
+SmallVector<Value> mlir::fp8::loadElements(KernelBuilder &kb, Type type,
+                                           int64_t count, Value address,
+                                           unsigned alignment) {
+  if (count == 1)
+    return {kb.load(type, address, alignment)};
+  Value vector = kb.load(VectorType::get({count}, type), address, alignment);
+  SmallVector<Value> elements;
+  for (int64_t i = 0; i < count; ++i)
+    elements.push_back(
+        LLVM::ExtractElementOp::create(kb.b, kb.loc, vector, kb.i32(i)));
+  return elements;
+}
+
+void mlir::fp8::storeElements(KernelBuilder &kb, ArrayRef<Value> values,
+                              Value address, unsigned alignment) {
+  if (values.size() == 1)
+    return kb.store(values[0], address, alignment);
+  auto type = VectorType::get({int64_t(values.size())}, values[0].getType());
+  Value vector = LLVM::UndefOp::create(kb.b, kb.loc, type);
+  for (auto [i, value] : llvm::enumerate(values))
+    vector =
+        LLVM::InsertElementOp::create(kb.b, kb.loc, vector, value, kb.i32(i));
+  kb.store(vector, address, alignment);
+}
+
 Value mlir::fp8::getElementOffset(KernelBuilder &kb, AffineMap map,
                                   RankedTensorType type, ArrayRef<Value> ivs) {
   SmallVector<int64_t> strides(type.getRank(), 1);

@@ -407,6 +407,25 @@ LogicalResult verifyClonableBody(Operation *op, std::string &reason,
 void cloneCapturedConstants(OpBuilder &builder, Region &region,
                             IRMapping &mapping);
 
+/// Clones the scalar body `body` of a linalg op (or of an epilogue region)
+/// at the builder's insertion point: the constants its region captures, then
+/// its ops but the last (its yield) and `skip`, extending `mapping` (which
+/// maps the block arguments it reads). Each linalg.index reads
+/// `indices[dim]`, an i32 loop index. Returns the values the yield yields,
+/// mapped.
+SmallVector<Value> cloneBody(OpBuilder &builder, Block &body,
+                             IRMapping &mapping, ArrayRef<Value> indices = {},
+                             Operation *skip = nullptr);
+
+/// `count` elements of `type` at `address`: one load, of a vector when
+/// `count` > 1.
+SmallVector<Value> loadElements(KernelBuilder &kb, Type type, int64_t count,
+                                Value address, unsigned alignment);
+/// Stores `values`, of one type, at `address`: one store, of a vector when
+/// there are several.
+void storeElements(KernelBuilder &kb, ArrayRef<Value> values, Value address,
+                   unsigned alignment);
+
 /// The first op of `kernel` that the NVVM lowering would turn into a
 /// libdevice call (a math op left by expandClonedBodyForNVVM), or null.
 Operation *findLibdeviceOp(LLVM::LLVMFuncOp kernel);

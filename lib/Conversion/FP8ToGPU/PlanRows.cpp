@@ -49,11 +49,6 @@ enum class RowRole {
   Reduction,
 };
 
-/// A constant linalg.fill: a reduction initialized by it reads the constant.
-bool isConstantFill(Value value) {
-  return getFilledConstant(value).has_value();
-}
-
 class RowGroupBuilder {
 public:
   RowGroupBuilder(PlanBuilder &plan,
@@ -199,7 +194,7 @@ bool RowGroupBuilder::tryAdd(Operation *candidate) {
   for (OpOperand &operand : op->getOpOperands()) {
     bool read = !op.getMatchingBlockArgument(&operand).use_empty();
     bool init = op.isDpsInit(&operand);
-    if (init && *role == RowRole::Reduction && isConstantFill(operand.get()))
+    if (init && *role == RowRole::Reduction && getFilledConstant(operand.get()))
       continue;
     if (!read && !(init && *role == RowRole::Reduction))
       continue;
@@ -275,7 +270,7 @@ FailureOr<RowGroup> RowGroupBuilder::finish(std::string &reason) {
       Value value = operand.get();
       // A reduction's init is read unless it is a filled constant.
       bool read = reduction && op.isDpsInit(&operand)
-                      ? !isConstantFill(value)
+                      ? !getFilledConstant(value)
                       : !op.getMatchingBlockArgument(&operand).use_empty();
       if (!read || members.contains(value.getDefiningOp()))
         continue;

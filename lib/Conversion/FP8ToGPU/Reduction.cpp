@@ -74,11 +74,6 @@ private:
   Accumulators accumulate(Value count, function_ref<Value(Value)> address,
                           Accumulators accumulators);
 
-  /// `count` elements of `type` at `address` (a vector load when `count` >
-  /// 1), and the store of `values` there.
-  SmallVector<Value> loadElements(Type type, int64_t count, Value address,
-                                  unsigned alignment);
-  void storeElements(ArrayRef<Value> values, Value address, unsigned alignment);
   /// Combines the op's initial values from element `elementIndex` (i32 or
   /// i64) on with `totals` and stores the results there, in the type of the
   /// results.
@@ -117,48 +112,15 @@ Value ReductionEmitter::term(Value element) {
   if (Operation *op = config.prologue) {
     // The body's ops but the combiner, on this element; the combiner's
     // other operand is the term.
+    std::string reason;
+    ReductionBody match = *matchReductionBody(op, reason);
     Block &body = op->getRegion(0).front();
-    Value acc = body.getArguments().back();
-    Operation *combinerOp = body.getTerminator()->getOperand(0).getDefiningOp();
     IRMapping mapping;
-    cloneCapturedConstants(kb.b, op->getRegion(0), mapping);
     mapping.map(body.getArgument(0), element);
-    for (Operation &bodyOp : body.without_terminator())
-      if (&bodyOp != combinerOp)
-        kb.b.clone(bodyOp, mapping);
-    Value operand = combinerOp->getOperand(0) == acc
-                        ? combinerOp->getOperand(1)
-                        : combinerOp->getOperand(0);
-    value = mapping.lookupOrDefault(operand);
+    cloneBody(kb.b, body, mapping, {}, match.combinerOp);
+    value = mapping.lookupOrDefault(match.term);
   }
-  if (!value.getType().isF32())
-    value = arith::ExtFOp::create(kb.b, kb.loc, kb.f32(), value);
-  return value;
-}
-
-SmallVector<Value> ReductionEmitter::loadElements(Type type, int64_t count,
-                                                  Value address,
-                                                  unsigned alignment) {
-  if (count == 1)
-    return {kb.load(type, address, alignment)};
-  Value vector = kb.load(VectorType::get({count}, type), address, alignment);
-  SmallVector<Value> elements;
-  for (int64_t i = 0; i < count; ++i)
-    elements.push_back(
-        LLVM::ExtractElementOp::create(kb.b, kb.loc, vector, kb.i32(i)));
-  return elements;
-}
-
-void ReductionEmitter::storeElements(ArrayRef<Value> values, Value address,
-                                     unsigned alignment) {
-  if (values.size() == 1)
-    return kb.store(values[0], address, alignment);
-  auto type = VectorType::get({int64_t(values.size())}, values[0].getType());
-  Value vector = LLVM::UndefOp::create(kb.b, kb.loc, type);
-  for (auto [i, value] : llvm::enumerate(values))
-    vector =
-        LLVM::InsertElementOp::create(kb.b, kb.loc, vector, value, kb.i32(i));
-  kb.store(vector, address, alignment);
+  return kb.extToF32(value);
 }
 
 ReductionEmitter::Accumulators
@@ -170,7 +132,8 @@ ReductionEmitter::accumulate(Value count, function_ref<Value(Value)> address,
   auto steps = [&](ValueRange carried, ArrayRef<Value> js) {
     SmallVector<SmallVector<Value>> loaded;
     for (Value j : js)
-      loaded.push_back(loadElements(inputType(), width, address(j), alignment));
+      loaded.push_back(
+          loadElements(kb, inputType(), width, address(j), alignment));
     Accumulators result(carried);
     for (ArrayRef<Value> elements : loaded)
       for (auto [i, element] : llvm::enumerate(elements)) {
@@ -201,7 +164,7 @@ void ReductionEmitter::storeResults(ArrayRef<Value> totals,
     inits.assign(count, kb.f32(*config.initValue));
   else
     inits =
-        loadElements(outType(), count,
+        loadElements(kb, outType(), count,
                      elementAddress(getArg(P::Init), elementIndex, outBytes()),
                      count * outBytes());
   SmallVector<Value> results;
@@ -213,21 +176,17 @@ void ReductionEmitter::storeResults(ArrayRef<Value> totals,
       // The epilogue's body on the result, its only read.
       auto linalgOp = cast<linalg::LinalgOp>(op);
       IRMapping mapping;
-      cloneCapturedConstants(kb.b, op->getRegion(0), mapping);
-      for (OpOperand &operand : op->getOpOperands()) {
-        BlockArgument arg = linalgOp.getMatchingBlockArgument(&operand);
-        if (!arg.use_empty())
+      for (OpOperand &operand : op->getOpOperands())
+        if (BlockArgument arg = linalgOp.getMatchingBlockArgument(&operand);
+            !arg.use_empty())
           mapping.map(arg, result);
-      }
-      for (Operation &bodyOp : linalgOp.getBlock()->without_terminator())
-        kb.b.clone(bodyOp, mapping);
-      result = mapping.lookupOrDefault(
-          linalgOp.getBlock()->getTerminator()->getOperand(0));
+      result = cloneBody(kb.b, *linalgOp.getBlock(), mapping).front();
     }
     results.push_back(result);
   }
   int64_t bytes = getElementBytes(results.front().getType());
-  storeElements(results, elementAddress(getArg(P::Out), elementIndex, bytes),
+  storeElements(kb, results,
+                elementAddress(getArg(P::Out), elementIndex, bytes),
                 count * bytes);
 }
 
@@ -312,17 +271,17 @@ void ReductionEmitter::emitColumns() {
     return elementAddress(
         smem, kb.add(kb.mul(lane, kb.i32(kColLanes)), colLane), slotBytes);
   };
-  storeElements(totals, slot(rowLane), std::min<unsigned>(slotBytes, 16));
+  storeElements(kb, totals, slot(rowLane), std::min<unsigned>(slotBytes, 16));
   kb.barrier();
   kb.ifThen(
       arith::AndIOp::create(kb.b, kb.loc, active, kb.eq(rowLane, kb.i32(0))),
       [&] {
-        Accumulators sums = loadElements(kb.f32(), width, slot(kb.i32(0)),
+        Accumulators sums = loadElements(kb, kb.f32(), width, slot(kb.i32(0)),
                                          std::min<unsigned>(slotBytes, 16));
         for (int64_t l = 1; l < kRowLanes; ++l)
-          sums =
-              combineAll(sums, loadElements(kb.f32(), width, slot(kb.i32(l)),
-                                            std::min<unsigned>(slotBytes, 16)));
+          sums = combineAll(sums,
+                            loadElements(kb, kb.f32(), width, slot(kb.i32(l)),
+                                         std::min<unsigned>(slotBytes, 16)));
         if (config.partial) {
           // Partials [batches, splits, cols].
           Value splits = kb.ceilDiv(rows, splitRows);
@@ -330,7 +289,7 @@ void ReductionEmitter::emitColumns() {
               kb.add(kb.mul(kb.zext64(kb.add(kb.mul(batch, splits), split)),
                             kb.zext64(cols)),
                      kb.zext64(column));
-          storeElements(sums, elementAddress(getArg(P::Partials), index, 4),
+          storeElements(kb, sums, elementAddress(getArg(P::Partials), index, 4),
                         std::min<unsigned>(slotBytes, 16));
           return;
         }

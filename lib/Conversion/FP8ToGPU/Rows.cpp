@@ -25,8 +25,6 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/IR/IRMapping.h"
 
-#include <map>
-
 using namespace mlir;
 using namespace mlir::fp8;
 
@@ -51,12 +49,6 @@ int64_t RowGroup::getSharedMemoryBytes() const {
 }
 
 namespace {
-
-/// Whether a row's elements of `type` move `width` at a time as vectors
-/// (other types element by element).
-bool isVectorElement(Type type) {
-  return type.isF32() || type.isBF16() || type.isF16();
-}
 
 class RowEmitter {
 public:
@@ -93,10 +85,6 @@ private:
   void computeElement(linalg::LinalgOp op, int64_t k);
   void computeRow(linalg::LinalgOp op);
   void reduce(linalg::LinalgOp op);
-  /// Clones the body of `op` but `skip` after `mapping`, its linalg.index
-  /// ops reading `ivs`.
-  void cloneBody(linalg::LinalgOp op, IRMapping &mapping, ArrayRef<Value> ivs,
-                 Operation *skip = nullptr);
   void store(Value value, ArrayRef<Value> slots);
 
   /// The i64 offset, in elements, of chunk `j`'s first element.
@@ -127,7 +115,7 @@ private:
   llvm::DenseMap<Value, SmallVector<Value>> elements;
   llvm::DenseMap<Value, Value> rowValues;
   /// Loads through maps: (tensor, map, slot or -1 for loads of the row).
-  std::map<std::tuple<void *, const void *, int64_t>, Value> loads;
+  llvm::DenseMap<std::tuple<Value, AffineMap, int64_t>, Value> loads;
   int64_t reductions = 0;
 };
 
@@ -169,18 +157,13 @@ Value RowEmitter::read(OpOperand &operand, int64_t k) {
       Value base = params.lookup(value);
       for (int64_t j = 0; j < group.getSteps(); ++j) {
         Value offset = getChunkOffset(j);
-        if (width == 1 || !isVectorElement(element)) {
-          for (int64_t i = 0; i < width; ++i)
-            slots.push_back(
-                loadElement(kb, base, element, kb.add(offset, kb.i64(i))));
-          continue;
-        }
-        Value vector = kb.load(VectorType::get({width}, element),
-                               getElementAddress(base, element, offset),
-                               width * getElementBytes(element));
-        for (int64_t i = 0; i < width; ++i)
-          slots.push_back(
-              LLVM::ExtractElementOp::create(kb.b, kb.loc, vector, kb.i32(i)));
+        if (width == 1)
+          slots.push_back(loadElement(kb, base, element, offset));
+        else
+          llvm::append_range(
+              slots, loadElements(kb, element, width,
+                                  getElementAddress(base, element, offset),
+                                  width * getElementBytes(element)));
       }
     }
     return slots[k];
@@ -188,9 +171,7 @@ Value RowEmitter::read(OpOperand &operand, int64_t k) {
   // Broadcast vectors and the like, element by element; those that do not
   // vary along the row once.
   bool perRow = !map.isFunctionOfDim(map.getNumDims() - 1);
-  auto key = std::make_tuple(value.getAsOpaquePointer(),
-                             map.getAsOpaquePointer(), perRow ? -1 : k);
-  Value &loaded = loads[key];
+  Value &loaded = loads[{value, map, perRow ? -1 : k}];
   if (!loaded)
     loaded = loadThrough(value, map, getIndices(k));
   return loaded;
@@ -202,9 +183,7 @@ Value RowEmitter::readRow(OpOperand &operand) {
     return getRowValue(value);
   auto op = cast<linalg::LinalgOp>(operand.getOwner());
   AffineMap map = op.getMatchingIndexingMap(&operand);
-  auto key = std::make_tuple(value.getAsOpaquePointer(),
-                             map.getAsOpaquePointer(), int64_t(-1));
-  Value &loaded = loads[key];
+  Value &loaded = loads[{value, map, -1}];
   if (!loaded)
     loaded = loadThrough(value, map, rowIndices);
   return loaded;
@@ -230,22 +209,6 @@ Value RowEmitter::getRowValue(Value value) {
   return rowValues.lookup(value);
 }
 
-void RowEmitter::cloneBody(linalg::LinalgOp op, IRMapping &mapping,
-                           ArrayRef<Value> ivs, Operation *skip) {
-  cloneCapturedConstants(kb.b, op->getRegion(0), mapping);
-  for (Operation &bodyOp : op.getBlock()->without_terminator()) {
-    if (&bodyOp == skip)
-      continue;
-    if (auto index = dyn_cast<linalg::IndexOp>(bodyOp)) {
-      mapping.map(index.getResult(),
-                  arith::IndexCastOp::create(kb.b, kb.loc, kb.b.getIndexType(),
-                                             ivs[index.getDim()]));
-      continue;
-    }
-    kb.b.clone(bodyOp, mapping);
-  }
-}
-
 void RowEmitter::computeElement(linalg::LinalgOp op, int64_t k) {
   IRMapping mapping;
   for (OpOperand &operand : op->getOpOperands()) {
@@ -253,14 +216,13 @@ void RowEmitter::computeElement(linalg::LinalgOp op, int64_t k) {
     if (!arg.use_empty())
       mapping.map(arg, read(operand, k));
   }
-  cloneBody(op, mapping, getIndices(k));
-  Operation *yield = op.getBlock()->getTerminator();
-  for (auto [result, yielded] :
-       llvm::zip_equal(op->getResults(), yield->getOperands())) {
+  SmallVector<Value> yielded =
+      cloneBody(kb.b, *op.getBlock(), mapping, getIndices(k));
+  for (auto [result, value] : llvm::zip_equal(op->getResults(), yielded)) {
     SmallVector<Value> &slots = elements[result];
     if (slots.empty())
       slots.resize(getSlots());
-    slots[k] = mapping.lookupOrDefault(yielded);
+    slots[k] = value;
   }
 }
 
@@ -271,11 +233,10 @@ void RowEmitter::computeRow(linalg::LinalgOp op) {
     if (!arg.use_empty())
       mapping.map(arg, readRow(operand));
   }
-  cloneBody(op, mapping, rowIndices);
-  Operation *yield = op.getBlock()->getTerminator();
-  for (auto [result, yielded] :
-       llvm::zip_equal(op->getResults(), yield->getOperands()))
-    rowValues[result] = mapping.lookupOrDefault(yielded);
+  SmallVector<Value> yielded =
+      cloneBody(kb.b, *op.getBlock(), mapping, rowIndices);
+  for (auto [result, value] : llvm::zip_equal(op->getResults(), yielded))
+    rowValues[result] = value;
 }
 
 void RowEmitter::reduce(linalg::LinalgOp op) {
@@ -294,7 +255,7 @@ void RowEmitter::reduce(linalg::LinalgOp op) {
       if (!arg.use_empty())
         mapping.map(arg, read(*operand, k));
     }
-    cloneBody(op, mapping, getIndices(k), body.combinerOp);
+    cloneBody(kb.b, *op.getBlock(), mapping, getIndices(k), body.combinerOp);
     Value term = kb.extToF32(mapping.lookupOrDefault(body.term));
     if (Value exists = valid[k / width])
       term = kb.select(exists, term, identity);
@@ -338,18 +299,11 @@ void RowEmitter::store(Value value, ArrayRef<Value> slots) {
     ArrayRef<Value> chunk = slots.slice(j * width, width);
     Value offset = getChunkOffset(j);
     auto write = [&] {
-      if (width == 1 || !isVectorElement(element)) {
-        for (auto [i, v] : llvm::enumerate(chunk))
-          storeElement(kb, base, v, kb.add(offset, kb.i64(i)));
-        return;
-      }
-      auto type = VectorType::get({width}, element);
-      Value vector = LLVM::UndefOp::create(kb.b, kb.loc, type);
-      for (auto [i, v] : llvm::enumerate(chunk))
-        vector =
-            LLVM::InsertElementOp::create(kb.b, kb.loc, vector, v, kb.i32(i));
-      kb.store(vector, getElementAddress(base, element, offset),
-               width * getElementBytes(element));
+      if (width == 1)
+        storeElement(kb, base, chunk.front(), offset);
+      else
+        storeElements(kb, chunk, getElementAddress(base, element, offset),
+                      width * getElementBytes(element));
     };
     if (valid[j])
       kb.ifThen(valid[j], write);

@@ -319,28 +319,15 @@ Value GemmEmitterBase<Config>::applyEpilogue(Value v, Value row, Value col) {
         kb.byteOffset(epilogueInputs[i], kb.mul(index, kb.i64(bytes)));
     mapping.map(body->getArgument(i + 1), kb.load(type, address, bytes));
   }
-  // Constants the body captures are cloned with it.
-  cloneCapturedConstants(kb.b, *body->getParent(), mapping);
   // A linalg.generic's body may read the element's row and column (its
   // last two loop indices; the planner refuses a batch index).
-  int64_t loops = 0;
-  if (auto generic = dyn_cast<linalg::GenericOp>(body->getParentOp()))
-    loops = generic.getNumLoops();
-  // The ops before the last, fp8.yield of the element.
-  for (Operation &op :
-       llvm::make_range(body->begin(), std::prev(body->end()))) {
-    if (auto index = dyn_cast<linalg::IndexOp>(op)) {
-      assert(int64_t(index.getDim()) >= loops - 2 &&
-             "a GEMM epilogue reads the row and column indices only");
-      Value position = int64_t(index.getDim()) == loops - 1 ? col : row;
-      mapping.map(index.getResult(),
-                  arith::IndexCastOp::create(kb.b, kb.loc, kb.b.getIndexType(),
-                                             position));
-      continue;
-    }
-    kb.b.clone(op, mapping);
+  SmallVector<Value> indices;
+  if (auto generic = dyn_cast<linalg::GenericOp>(body->getParentOp())) {
+    indices.resize(generic.getNumLoops());
+    indices[indices.size() - 2] = row;
+    indices.back() = col;
   }
-  return mapping.lookupOrDefault(body->back().getOperand(0));
+  return cloneBody(kb.b, *body, mapping, indices).front();
 }
 
 template <typename Config>

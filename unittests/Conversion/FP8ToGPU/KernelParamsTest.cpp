@@ -100,8 +100,22 @@ protected:
     EXPECT_TRUE(succeeded(config.verify(reason))) << reason;
   }
 
+  /// The ops named `name` in `source`, in order, parsed into a module that
+  /// the fixture keeps; none when it does not parse.
+  SmallVector<Operation *> parseOps(StringRef source, StringRef name) {
+    parsed = parseSourceString<ModuleOp>(source, &context);
+    SmallVector<Operation *> ops;
+    if (parsed)
+      parsed->walk([&](Operation *op) {
+        if (op->getName().getStringRef() == name)
+          ops.push_back(op);
+      });
+    return ops;
+  }
+
   MLIRContext context;
   OwningOpRef<ModuleOp> module;
+  OwningOpRef<ModuleOp> parsed;
   gpu::GPUModuleOp kernels;
 };
 
@@ -372,7 +386,7 @@ TEST_F(KernelParamsTest, QuantizeKernels) {
 TEST_F(KernelParamsTest, QuantizePrologueInputsReplaceTheInput) {
   // A bias add computed where the kernels load their input: no Input, the
   // prologue's two inputs last, in both phases and in a pair.
-  OwningOpRef<ModuleOp> source = parseSourceString<ModuleOp>(
+  SmallVector<Operation *> generics = parseOps(
       R"mlir(
       func.func @f(%x: tensor<4x8xbf16>, %b: tensor<8xbf16>,
                    %e: tensor<4x8xbf16>) -> tensor<4x8xbf16> {
@@ -389,14 +403,9 @@ TEST_F(KernelParamsTest, QuantizePrologueInputsReplaceTheInput) {
           } -> tensor<4x8xbf16>
         return %y : tensor<4x8xbf16>
       })mlir",
-      &context);
-  ASSERT_TRUE(source);
-  Block *body = nullptr;
-  source->walk([&](Operation *op) {
-    if (op->getName().getStringRef() == "linalg.generic")
-      body = &op->getRegion(0).front();
-  });
-  ASSERT_TRUE(body);
+      "linalg.generic");
+  ASSERT_EQ(generics.size(), 1u);
+  Block *body = &generics[0]->getRegion(0).front();
   using P = QuantizeParam;
   QuantizePrologue prologue;
   prologue.body = body;
@@ -555,7 +564,7 @@ TEST_F(KernelParamsTest, ReductionRejectsOtherRowGroups) {
 TEST_F(KernelParamsTest, ReductionPrologueNamesTheKernel) {
   // Sums of squares and sums of magnitudes: one kernel each, named by the
   // ops cloned from the body.
-  OwningOpRef<ModuleOp> source = parseSourceString<ModuleOp>(
+  SmallVector<Operation *> reductions = parseOps(
       R"mlir(
       func.func @f(%x: tensor<4x8xf32>, %init: tensor<4xf32>)
           -> (tensor<4xf32>, tensor<4xf32>) {
@@ -575,13 +584,7 @@ TEST_F(KernelParamsTest, ReductionPrologueNamesTheKernel) {
           }
         return %sq, %abs : tensor<4xf32>, tensor<4xf32>
       })mlir",
-      &context);
-  ASSERT_TRUE(source);
-  SmallVector<Operation *> reductions;
-  source->walk([&](Operation *op) {
-    if (op->getName().getStringRef() == "linalg.reduce")
-      reductions.push_back(op);
-  });
+      "linalg.reduce");
   ASSERT_EQ(reductions.size(), 2u);
   ReductionConfig squares, magnitudes;
   squares.prologue = reductions[0];
@@ -595,7 +598,7 @@ TEST_F(KernelParamsTest, ReductionPrologueNamesTheKernel) {
 TEST_F(KernelParamsTest, ReductionEpilogueNamesTheKernel) {
   // f32 sums rounded to bf16 or scaled by a reader: named by its body; an
   // i32 result is refused.
-  OwningOpRef<ModuleOp> source = parseSourceString<ModuleOp>(
+  SmallVector<Operation *> generics = parseOps(
       R"mlir(
       func.func @f(%s: tensor<4xf32>, %b: tensor<4xbf16>, %i: tensor<4xi32>)
           -> (tensor<4xbf16>, tensor<4xbf16>, tensor<4xi32>) {
@@ -627,13 +630,7 @@ TEST_F(KernelParamsTest, ReductionEpilogueNamesTheKernel) {
           } -> tensor<4xi32>
         return %r, %h, %n : tensor<4xbf16>, tensor<4xbf16>, tensor<4xi32>
       })mlir",
-      &context);
-  ASSERT_TRUE(source);
-  SmallVector<Operation *> generics;
-  source->walk([&](Operation *op) {
-    if (op->getName().getStringRef() == "linalg.generic")
-      generics.push_back(op);
-  });
+      "linalg.generic");
   ASSERT_EQ(generics.size(), 3u);
   ReductionConfig rounded, halved, integers;
   rounded.axis = halved.axis = ReductionConfig::Axis::Columns;
@@ -712,7 +709,7 @@ TEST_F(KernelParamsTest, ElementwiseKernel) {
   // A broadcast bias add whose init (a tensor.empty) the body ignores: the
   // kernel takes the two inputs and the result. An accumulation reads its
   // init, which it takes too.
-  OwningOpRef<ModuleOp> source = parseSourceString<ModuleOp>(
+  SmallVector<Operation *> generics = parseOps(
       R"mlir(
       func.func @f(%x: tensor<4x8xf32>, %bias: tensor<8xf32>)
           -> tensor<4x8xf32> {
@@ -739,13 +736,7 @@ TEST_F(KernelParamsTest, ElementwiseKernel) {
         } -> tensor<4x8xf32>
         return %acc : tensor<4x8xf32>
       })mlir",
-      &context);
-  ASSERT_TRUE(source);
-  SmallVector<Operation *> generics;
-  source->walk([&](Operation *op) {
-    if (op->getName().getStringRef() == "linalg.generic")
-      generics.push_back(op);
-  });
+      "linalg.generic");
   ASSERT_EQ(generics.size(), 2u);
   Operation *biasAdd = generics[0], *accumulate = generics[1];
 

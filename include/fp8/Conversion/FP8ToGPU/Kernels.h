@@ -762,7 +762,8 @@ struct RowGroup {
   SmallVector<Value> inputs, outputs;
   /// Threads per CTA (a power of two from 32 to kMaxThreads) and the
   /// consecutive elements of a row that one access reads or writes (16
-  /// bytes at most).
+  /// bytes at most; more than 1 only when every tensor read or written whole
+  /// is of f32, bf16 or f16, which move as vectors).
   int64_t threads = 32, width = 1;
 
   static constexpr int64_t kMaxThreads = 512;
