@@ -49,6 +49,9 @@ constexpr int64_t kConsumerWarps = 8;
 constexpr int64_t kProducerRegisters = 40;
 constexpr int64_t kConsumerRegisters = 232;
 constexpr int64_t kMaxRegisters = 168; // at launch: 65536 / 384, rounded to 8
+// Epilogue pairs (two results each) whose bias and input loads are issued
+// before the first of them is stored.
+constexpr int64_t kPairsInFlight = 8;
 
 NVVM::WGMMATypes wgmmaType(Format format) {
   return format == Format::E4M3 ? NVVM::WGMMATypes::e4m3
@@ -378,19 +381,35 @@ void GemmEmitter::emitEpilogue(Value acc, Value rowBase, Value colBase,
   struct Pair {
     Value row, col, inBounds;
     SmallVector<Value> values;
+    // Loaded before the values are computed: the bias of each element and
+    // the elements of the epilogue's inputs.
+    SmallVector<Value> biases;
+    SmallVector<SmallVector<Value>> inputs;
   };
   // Whether element j of a pair lies inside the matrix.
   auto elementInBounds = [&](Value row, Value col, int64_t j) -> Value {
     return arith::AndIOp::create(kb.b, kb.loc, kb.ult(row, m),
                                  kb.ult(kb.add(col, kb.i32(j)), n));
   };
-  // The pair of results at accumulator element `i`, its amax folded in.
-  auto computePair = [&](int64_t i) {
+  // The position of the pair at accumulator element `i` and its loads.
+  auto loadPair = [&](int64_t i) {
     Pair pair;
     pair.row = kb.add(rowBase, kb.i32(8 * ((i >> 1) & 1)));
     pair.col = kb.add(colBase, kb.add(laneCol, kb.i32(8 * (i >> 2))));
     pair.inBounds = arith::AndIOp::create(kb.b, kb.loc, kb.ult(pair.row, m),
                                           kb.ult(pair.col, n));
+    for (int64_t j = 0; j < 2; ++j) {
+      Value col = kb.minU(kb.add(pair.col, kb.i32(j)), maxCol);
+      if (config.bias)
+        pair.biases.push_back(loadBias(col));
+      if (config.epilogue)
+        pair.inputs.push_back(
+            loadEpilogueInputs(kb.minU(pair.row, maxRow), col));
+    }
+    return pair;
+  };
+  // The values of `pair` (at accumulator element `i`), its amax folded in.
+  auto computePair = [&](Pair &pair, int64_t i) {
     Value row = pair.row, col = pair.col;
     Value &amax = amaxes[config.rowAmax ? (i >> 1) & 1 : 0];
     SmallVector<Value> &v = pair.values;
@@ -407,13 +426,14 @@ void GemmEmitter::emitEpilogue(Value acc, Value rowBase, Value colBase,
     }
     if (config.bias) {
       for (int64_t j = 0; j < 2; ++j)
-        v[j] = addBias(v[j], kb.minU(kb.add(col, kb.i32(j)), maxCol));
+        v[j] = kb.addf(v[j], pair.biases[j]);
     }
     if (config.epilogue) {
       // The elements the epilogue yields; the amax is theirs, in bounds.
       for (int64_t j = 0; j < 2; ++j) {
         Value c = kb.add(col, kb.i32(j));
-        v[j] = applyEpilogue(v[j], kb.minU(row, maxRow), kb.minU(c, maxCol));
+        v[j] = applyEpilogue(v[j], kb.minU(row, maxRow), kb.minU(c, maxCol),
+                             pair.inputs[j]);
         if (config.outAmax)
           amax =
               foldAmax(amax, kb.extToF32(v[j]), elementInBounds(row, col, j));
@@ -422,7 +442,6 @@ void GemmEmitter::emitEpilogue(Value acc, Value rowBase, Value colBase,
       for (Value x : v)
         amax = foldAmax(amax, x, pair.inBounds);
     }
-    return pair;
   };
   // Converts and stores `pair`; FP8 codes encode by `factor`.
   auto storePair = [&](const Pair &pair, Value factor) {
@@ -448,19 +467,32 @@ void GemmEmitter::emitEpilogue(Value acc, Value rowBase, Value colBase,
       kb.store(vector, address, 2 * elementBytes);
     });
   };
-  // Each pair is stored as soon as it is computed (few live registers),
-  // unless block scales need a block's values first.
+  // Pairs are stored as soon as they are computed (few live registers),
+  // unless block scales need a block's values first. Their loads go first,
+  // kPairsInFlight pairs at a time: a store may alias them, so a load after
+  // a store waits for it, and one warp per scheduler runs the epilogue with
+  // no other warp to hide the latency.
   if (!config.resultBlock) {
-    for (int64_t i = 0; i < accCount(); i += 2)
-      storePair(computePair(i), outFactor);
+    for (int64_t first = 0; first < accCount(); first += 2 * kPairsInFlight) {
+      int64_t last = std::min<int64_t>(accCount(), first + 2 * kPairsInFlight);
+      SmallVector<Pair> pairs;
+      for (int64_t i = first; i < last; i += 2)
+        pairs.push_back(loadPair(i));
+      for (auto [p, pair] : llvm::enumerate(pairs)) {
+        computePair(pair, first + 2 * p);
+        storePair(pair, outFactor);
+      }
+    }
   } else {
     // Results quantized by blocks: the encode multiplier of each pair's
     // block. A row's part of a block lies in the four lanes of a quad: each
     // thread folds its values of each (row, block), the quad reduces them,
     // and its first lane stores the block's decode scale.
     SmallVector<Pair> pairs;
-    for (int64_t i = 0; i < accCount(); i += 2)
-      pairs.push_back(computePair(i));
+    for (int64_t i = 0; i < accCount(); i += 2) {
+      pairs.push_back(loadPair(i));
+      computePair(pairs.back(), i);
+    }
     int64_t blocks = config.blockN / config.resultBlock;
     auto slot = [&](int64_t p) {
       int64_t i = 2 * p;

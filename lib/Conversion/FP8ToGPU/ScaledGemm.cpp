@@ -278,26 +278,21 @@ Value GemmEmitterBase<Config>::loadF32(Value array, Value index) {
 }
 
 template <typename Config>
-Value GemmEmitterBase<Config>::addBias(Value v, Value col) {
+Value GemmEmitterBase<Config>::loadBias(Value col) {
   Type type = getElementType(kb.b, *config.bias);
   int64_t bytes = type.getIntOrFloatBitWidth() / 8;
   Value b = kb.load(
       type, kb.byteOffset(bias, kb.mul(kb.zext64(col), kb.i64(bytes))), bytes);
   if (!type.isF32())
     b = arith::ExtFOp::create(kb.b, kb.loc, kb.f32(), b);
-  return kb.addf(v, b);
+  return b;
 }
 
 template <typename Config>
-Value GemmEmitterBase<Config>::applyEpilogue(Value v, Value row, Value col) {
-  const GemmEpilogue &epilogue = *config.epilogue;
-  Type product = getElementType(kb.b, epilogue.product);
-  if (!product.isF32())
-    v = arith::TruncFOp::create(kb.b, kb.loc, product, v);
-  Block *body = epilogue.body;
-  IRMapping mapping;
-  mapping.map(body->getArgument(0), v);
-  for (auto [i, input] : llvm::enumerate(epilogue.inputs)) {
+SmallVector<Value> GemmEmitterBase<Config>::loadEpilogueInputs(Value row,
+                                                               Value col) {
+  SmallVector<Value> elements;
+  for (auto [i, input] : llvm::enumerate(config.epilogue->inputs)) {
     Type type = getElementType(kb.b, input.element);
     int64_t bytes = type.getIntOrFloatBitWidth() / 8;
     Value index;
@@ -317,8 +312,23 @@ Value GemmEmitterBase<Config>::applyEpilogue(Value v, Value row, Value col) {
     }
     Value address =
         kb.byteOffset(epilogueInputs[i], kb.mul(index, kb.i64(bytes)));
-    mapping.map(body->getArgument(i + 1), kb.load(type, address, bytes));
+    elements.push_back(kb.load(type, address, bytes));
   }
+  return elements;
+}
+
+template <typename Config>
+Value GemmEmitterBase<Config>::applyEpilogue(Value v, Value row, Value col,
+                                             ValueRange inputs) {
+  const GemmEpilogue &epilogue = *config.epilogue;
+  Type product = getElementType(kb.b, epilogue.product);
+  if (!product.isF32())
+    v = arith::TruncFOp::create(kb.b, kb.loc, product, v);
+  Block *body = epilogue.body;
+  IRMapping mapping;
+  mapping.map(body->getArgument(0), v);
+  for (auto [i, element] : llvm::enumerate(inputs))
+    mapping.map(body->getArgument(i + 1), element);
   // A linalg.generic's body may read the element's row and column (its
   // last two loop indices; the planner refuses a batch index).
   SmallVector<Value> indices;

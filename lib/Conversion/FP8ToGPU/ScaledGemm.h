@@ -54,8 +54,10 @@ protected:
   Value getSharedDescriptor(uint64_t constant, Value pointer, int64_t offset);
   /// Element `index` of an f32 array.
   Value loadF32(Value array, Value index);
+  /// The bias of column `col` (clamped into the matrix), as f32.
+  Value loadBias(Value col);
   /// `v` plus the bias of column `col` (clamped into the matrix).
-  Value addBias(Value v, Value col);
+  Value addBias(Value v, Value col) { return kb.addf(v, loadBias(col)); }
   /// `amax` with |v| folded in where `in` (NaN ignored: a comparison with
   /// NaN keeps the old value).
   Value foldAmax(Value amax, Value v, Value in);
@@ -64,7 +66,16 @@ protected:
   /// rounded to the epilogue's product type, the body cloned with the
   /// inputs' elements there (and a linalg.generic body's row and column
   /// indices). The caller stores it (of type `out`).
-  Value applyEpilogue(Value v, Value row, Value col);
+  Value applyEpilogue(Value v, Value row, Value col) {
+    return applyEpilogue(v, row, col, loadEpilogueInputs(row, col));
+  }
+  /// The elements of the epilogue's inputs at (`row`, `col`), both inside
+  /// the matrix, in the order of config.epilogue->inputs. Loading them
+  /// apart from applyEpilogue lets a caller issue the loads of several
+  /// elements before it stores any result (which may alias them).
+  SmallVector<Value> loadEpilogueInputs(Value row, Value col);
+  /// applyEpilogue with the inputs' elements `inputs` already loaded.
+  Value applyEpilogue(Value v, Value row, Value col, ValueRange inputs);
   /// Folds this thread's `amax` into the amax output: one atomic per warp.
   void emitAmaxAtomic(Value amax, Value lane);
   /// Results quantized by blocks (`resultBlock`): the scale of the block
