@@ -109,6 +109,10 @@ SAMPLE_STRIDE = 2654435761  # a prime: i * stride mod n visits n distinct positi
 # E2M1).
 LIMITS = {"nvfp4": (2.0 ** -5, 2.0 ** -2)}
 DEFAULT_LIMITS = (2.0 ** -8, 2.0 ** -4)
+# Drift: how much larger than the CPU's our error against float64 may be,
+# relatively (TOLERANCE_TEXT). Measured on an H100 (docs/perf.md,
+# 2026-11-26): 0.48 to 1.06 times the CPU's over 407 outputs.
+DRIFT_SLACK = 2.0 ** -3
 
 TOLERANCE_TEXT = """\
 Each output of our kernels is compared with the CPU pipeline's output of the
@@ -131,7 +135,26 @@ whole output's RMS. The error of each whole output against the float64 graph
 is reported beside the CPU pipeline's, and may exceed it only by what the
 Frobenius limit allows (err(cpu) + f (1 + err(cpu))), which checks outputs
 stored as samples everywhere; for sizes without a CPU reference it must stay
-within the recipe's bounds of bench/examples/error.py."""
+within the recipe's bounds of bench/examples/error.py.
+
+Drift. Backward programs quantize gradients computed from other gradients
+(E5M2, two mantissa bits) by scales computed from their amaxes: an ulp of
+difference upstream (another summation order, another exp or erf, a bf16
+rounding the other way) can move a scale and so redraw the rounding of a
+whole tensor's codes, and the output then differs from the CPU's by about
+as much as both differ from the exact result, beyond the tolerances above.
+On an H100 every backward program failed them so, also with f32 storage and
+with the row groups and prologues turned off, while each output's error
+against float64 stayed 0.48 to 1.06 times the CPU's (docs/perf.md,
+2026-11-26). Such an output, floating-point, with NaN and infinity where
+the CPU has them and whole (its float64 error known), is reported as drift
+instead of a failure when its error against float64 is at most the CPU's
+times 1 + 2^-3, plus f: as close to the exact result as the CPU's, up to the
+fluctuation of redrawn rounding noise. A wrong tile, scale or region moves
+the error far beyond that. An output that is zero in exact arithmetic (the
+key bias gradient: softmax ignores a shift of its row) is rounding noise
+alone and drifts freely; its NaN and infinity must still be the CPU's.
+Codes, scales and integers never drift."""
 
 
 # What `prepare --storage` compiles; bf16 storage rounds every tensor of the
@@ -358,16 +381,25 @@ def model_graph(example, size, function):
     return forward if kind == "forward" else backward
 
 
-def evaluate(example, size, function, feeds, storage="f32"):
+def evaluate(example, size, function, feeds, storage="f32", torch=None, device="cuda"):
     """The float64 graph's outputs of a function, or None. With 16-bit
     storage the program reads its inputs rounded to it: so does the graph,
-    so that the errors are the computation's."""
+    so that the errors are the computation's. With `torch`, the graph runs
+    as PyTorch ops in float64 on `device` (evaluate_torch): the same
+    function to float64's rounding, in a fraction of a second where numpy
+    takes a minute or more at the real sizes."""
     graph = model_graph(example, size, function)
     if graph is None:
         return None
     if storage != "f32":
         feeds = [numerics.round_to(np.asarray(a, np.float32), storage) for a in feeds]
-    return graph.evaluate(dict(zip((p.attrs["name"] for p in graph.params), feeds)))
+    names = [p.attrs["name"] for p in graph.params]
+    if torch is None:
+        return graph.evaluate(dict(zip(names, feeds)))
+    tensors = [torch.from_numpy(np.asarray(a, np.float64)).to(device) for a in feeds]
+    with torch.no_grad():
+        outputs = graph.evaluate_torch(torch, dict(zip(names, tensors)))
+    return [o.cpu().numpy() for o in outputs]
 
 
 def float64_errors(exact, outputs):
@@ -556,9 +588,10 @@ class Float64:
     """The float64 graph's outputs per example, size and function (for the
     error reports), computed once."""
 
-    def __init__(self, storage="f32"):
+    def __init__(self, storage="f32", torch=None):
         self.cache = {}
         self.storage = storage
+        self.torch = torch  # evaluates on the GPU where given
 
     def get(self, cell, function, feeds):
         program = key(cell["size"], cell["example"])
@@ -567,7 +600,7 @@ class Float64:
         outputs = self.cache[program]
         if function not in outputs:
             outputs[function] = evaluate(cell["example"], cell["size"], function, feeds,
-                                         self.storage)
+                                         self.storage, self.torch)
         return outputs[function]
 
 
@@ -766,8 +799,16 @@ def run_cell(executor, inputs, float64, index, cell):
             result["functions"][name] = dict(status="dry")
             result["status"] = "dry" if result["status"] == "pass" else result["status"]
             continue
-        checks, failures = [], []
+        checks, failures, drifts = [], [], []
+        # Against float64 when the outputs are whole (not a dry run's samples).
+        exact = float64.get(cell, name, feeds)
+        whole = exact is not None and all(
+            np.shape(o) == np.shape(r) for o, r in zip(runs[-1], exact))
+        cpu_float64 = reference["functions"][name]["float64"] if reference else None
         for step, outs in enumerate(runs):
+            # Each call's errors against float64 (the graph has no state: a
+            # delayed scale changes only the rounding).
+            errors = float64_errors(exact, outs) if whole else None
             for i, ours in enumerate(outs):
                 label = "result %d%s" % (i, " (call %d)" % (step + 1) if steps > 1 else "")
                 if not reference:
@@ -776,26 +817,55 @@ def run_cell(executor, inputs, float64, index, cell):
                 check = compare(record, expected[key(name, step, i)], ours, cell["recipe"])
                 check["label"] = label
                 checks.append(check)
-                if not check["ok"]:
+                if check["ok"]:
+                    continue
+                if errors is not None and is_drift(check, errors[i], cpu_float64[i],
+                                                   limits(cell["recipe"])[0]):
+                    check["drift"] = True
+                    drifts.append(describe(label, check) + drift_text(errors[i],
+                                                                      cpu_float64[i]))
+                else:
                     failures.append(describe(label, check))
-        info = dict(checks=checks, failures=failures)
+        info = dict(checks=checks, failures=failures, drifts=drifts)
         if timing:
             info["timing_ms"] = timing
-        # Against float64 when the outputs are whole (not a dry run's samples).
-        exact = float64.get(cell, name, feeds)
-        if exact is not None and all(np.shape(o) == np.shape(r) for o, r in zip(runs[-1], exact)):
+        if whole:
             info["float64"] = float64_errors(exact, runs[-1])
             if reference:
-                info["cpu_float64"] = reference["functions"][name]["float64"]
-                failures += float64_consistency_failures(info["float64"], info["cpu_float64"],
+                info["cpu_float64"] = cpu_float64
+                failures += float64_consistency_failures(info["float64"], cpu_float64,
                                                          limits(cell["recipe"])[0])
             elif bounds:
                 failures += float64_bound_failures(info["float64"], bounds)
-        info["status"] = "FAIL" if failures else "pass"
+        info["status"] = "FAIL" if failures else "drift" if drifts else "pass"
         if failures:
             result["status"] = "FAIL"
+        elif drifts and result["status"] == "pass":
+            result["status"] = "drift"
         result["functions"][name] = info
     return result
+
+
+def is_drift(check, ours_error, cpu_error, fro_limit):
+    """Whether an f32/bf16/f16 output beyond the tolerances against the CPU
+    is FP8 drift (TOLERANCE_TEXT): NaN and infinity where the CPU has them,
+    and an error against float64 at most DRIFT_SLACK above the CPU's own
+    (plus the Frobenius limit): our result is as close to the exact one as
+    the CPU's, up to the fluctuation of a redrawn rounding noise.
+    Outputs that are zero in exact arithmetic (float64_errors' None: the
+    key bias gradient) hold rounding noise alone and are drift when their
+    NaN and infinity are the CPU's."""
+    if check.get("exact") or "error" in check or check.get("special"):
+        return False
+    if ours_error is None or cpu_error is None:
+        return ours_error is None and cpu_error is None
+    return ours_error <= cpu_error * (1 + DRIFT_SLACK) + fro_limit
+
+
+def drift_text(ours_error, cpu_error):
+    if ours_error is None:
+        return "; zero in exact arithmetic (rounding noise only)"
+    return "; against float64 %.3g, the CPU's %.3g" % (ours_error, cpu_error)
 
 
 def float64_consistency_failures(ours, cpu, fro_limit):
@@ -840,7 +910,9 @@ def worker(args):
                   trace=traceback.format_exc()[-2000:]))
         return 2
     emit(dict(event="env", env=executor.environment()))
-    inputs, float64 = Inputs(args, index), Float64(index.get("storage", "f32"))
+    inputs = Inputs(args, index)
+    float64 = Float64(index.get("storage", "f32"),
+                      getattr(executor, "torch", None) if args.float64 == "gpu" else None)
     for cell in cells:
         emit(dict(event="start", task=cell["id"]))
         print("[run] %s" % cell["id"], flush=True)
@@ -869,7 +941,8 @@ def supervise(args, cells):
     def command(tasks_file, results_file):
         return [sys.executable, os.path.abspath(__file__), "run", "--worker",
                 "--tasks", tasks_file, "--results", results_file, "--artifacts",
-                args.artifacts, "--lib", args.lib, "--time", str(args.time)] + \
+                args.artifacts, "--lib", args.lib, "--time", str(args.time),
+                "--float64", args.float64] + \
             (["--dry-run"] if args.dry_run else []) + (["--graph"] if args.graph else [])
 
     def interrupted(cell, stopped, rc):
@@ -936,7 +1009,7 @@ def report(args, index, results, env):
               "(elementwise / Frobenius) | vs float64 | seconds |",
               "|---|---|---|---|---|---|---|---|---|"]
     counts = {}
-    failures = []
+    failures, drifted = [], []
     for cell in index["cells"]:
         if cell["status"] != "ok":
             continue
@@ -961,6 +1034,8 @@ def report(args, index, results, env):
             if exact:
                 worst += ", %d exact" % len(exact)
             status = info["status"] if info["status"] != "FAIL" else "**FAIL**"
+            if info.get("drifts"):
+                drifted.append((key(cell["id"], name), info["drifts"]))
             lines.append("%s %s | %s | %s | %s | %s |" % (
                 head, name, status, worst, float64_cell(info), r.get("seconds", "-")))
             if info.get("failures"):
@@ -977,6 +1052,11 @@ def report(args, index, results, env):
     lines += ["", "## Summary", "",
               ", ".join("%d %s" % (n, s) for s, n in sorted(counts.items())) or "nothing ran"]
     for what, reasons in failures:
+        lines += ["", "### %s" % what, ""] + ["* " + reason for reason in reasons[:8]]
+    if drifted:
+        lines += ["", "## Drift (beyond the tolerances against the CPU, as close to float64 "
+                  "as the CPU)"]
+    for what, reasons in drifted:
         lines += ["", "### %s" % what, ""] + ["* " + reason for reason in reasons[:8]]
     return "\n".join(lines) + "\n"
 
@@ -1046,7 +1126,7 @@ def run(args):
             json.dump(dict(env=env, results=results), f, indent=1)
     print(text)
     bad = [c["id"] for c in cells if results.get(c["id"], {}).get("status") not in
-           ("pass", "dry")]
+           ("pass", "drift", "dry")]
     return 1 if bad else 0
 
 
@@ -1100,6 +1180,9 @@ def main():
                    help="replay every function as one CUDA graph")
     r.add_argument("--time", type=int, default=0, metavar="N",
                    help="time every function: the median of N runs")
+    r.add_argument("--float64", choices=["gpu", "numpy"], default="gpu",
+                   help="where the float64 graph runs: as PyTorch ops on the GPU (seconds "
+                   "at the real sizes) or in numpy (minutes)")
     r.add_argument("--cell-timeout", type=float, default=300)
     r.add_argument("--time-budget", type=float, default=480)
     r.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)

@@ -98,4 +98,24 @@ print("consistent:", models.float64_consistency_failures([0.0315, None], [0.0313
 # CHECK-NEXT: inconsistent: ["result 1: error 0.04 against float64, more than the CPU's 0.0313 and the tolerance allow (0.0353)"]
 print("inconsistent:", models.float64_consistency_failures([0.0315, 0.04], [0.0313, 0.0313],
                                                           2 ** -8))
+
+# Drift: an output beyond the tolerances against the CPU whose error against
+# float64 stays within the CPU's times 1 + 2^-3 plus f (redrawn FP8 rounding
+# noise in a backward program); a wrong tile moves it far beyond.
+f = 2 ** -8
+drifted = models.compare(record, stored, noisy, "tensor-current")
+# CHECK-NEXT: drift, as close as the CPU: True
+print("drift, as close as the CPU:", models.is_drift(drifted, 0.066, 0.0715, f))
+# CHECK-NEXT: drift, 1.12 times the CPU's error: True
+print("drift, 1.12 times the CPU's error:", models.is_drift(drifted, 0.08, 0.0715, f))
+# CHECK-NEXT: drift, 1.2 times the CPU's error: False
+print("drift, 1.2 times the CPU's error:", models.is_drift(drifted, 0.0858, 0.0715, f))
+# CHECK-NEXT: drift, zero in exact arithmetic: True
+print("drift, zero in exact arithmetic:", models.is_drift(drifted, None, None, f))
+# CHECK-NEXT: drift, NaN not the CPU's: False
+print("drift, NaN not the CPU's:",
+      models.is_drift(models.compare(record, stored, nan, "tensor-current"), 0.03, 0.03, f))
+# CHECK-NEXT: drift, codes: False
+print("drift, codes:",
+      models.is_drift(models.compare(crecord, cstored, wrong, "tensor-current"), 0.0, 0.0, f))
 print(os.path.basename(__file__), "done")

@@ -1,0 +1,99 @@
+#!/usr/bin/env bash
+# Every GPU check of bench/gpu in one command, with time budgets that keep
+# the whole run inside about 9 minutes on an H100 (see bench/gpu/README.md).
+# Run from a copy of the repository that holds build-gpu/, made on a
+# development machine by:
+#
+#   bench/gpu/compile.sh
+#   python3 bench/gpu/reductions.py compile
+#   python3 bench/gpu/optimizer.py compile
+#   python3 bench/gpu/models.py prepare --storage bf16 \
+#       --models mlp_block,attention_block,gpt2_layer --sizes small,4096,mlp-8k \
+#       --reference-sizes small --chips sm_90a --out build-gpu/models-bf16
+#
+# Stages, in order of what they tell (each one's report is written even when
+# a later one fails or the run is stopped):
+#   1. the runtime (cmake, nvcc);
+#   2. the speed targets: the bf16 MLP block at 8192 tokens and the 4096-wide
+#      GPT-2 layer under tensor-current and deepseek, checked against float64
+#      and timed against torch.compile of the bf16 model (models.py --time);
+#   3. every small model x recipe against the CPU pipeline (models.py);
+#   4. the device time of each kernel of the speed cells (kernel_times.py);
+#   5. the reduction and row-group kernels against a copy (reductions.py);
+#   6. the GEMMs (run.sh: checks, benchmarks, compute-sanitizer, then the
+#      COAT optimizer step).
+#
+#   OUT=report bench/gpu/all.sh
+#
+# Environment: OUT (default report-gpu), PYTHON (default python3),
+# MODELS (default build-gpu/models-bf16), SPEED_BUDGET, SMALL_BUDGET,
+# GEMM_BUDGET (seconds; 230, 60, 80; the float64 graph of the speed cells
+# runs on the GPU, so 230 s leaves room for torch.compile's first compiles), GEMM_ONLY (a regex over GEMM ids),
+# DRY_RUN=1 (every stage's --dry-run: no GPU, no torch; what the lit test runs).
+# Reports: $OUT/log.txt (everything printed) and $OUT/reports.tgz (every
+# stage's report folder), both rewritten after each stage.
+set -uo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+cd "$ROOT"
+OUT="${OUT:-report-gpu}"
+PYTHON="${PYTHON:-python3}"
+MODELS="${MODELS:-build-gpu/models-bf16}"
+BUILD=build-gpu-rt
+WORK="$(mktemp -d)"
+mkdir -p "$OUT"
+OUT="$(cd "$OUT" && pwd)"
+LOG="$OUT/log.txt"
+START=$(date +%s)
+STATUS=0
+export PYTHONUNBUFFERED=1
+DRY=()
+[ -n "${DRY_RUN:-}" ] && DRY=(--dry-run)
+
+say() { echo "== [$(( $(date +%s) - START )) s] $*" | tee -a "$LOG"; }
+pack() { (cd "$WORK" && tar czf "$OUT/reports.tgz.tmp" --exclude='*-work' .) &&
+           mv "$OUT/reports.tgz.tmp" "$OUT/reports.tgz"; }
+stage() { # name, hard limit in seconds, command...
+  local name="$1" limit="$2"
+  shift 2
+  say "$name"
+  timeout --kill-after=10 "$limit" "$@" 2>&1 | tee -a "$LOG"
+  local rc=${PIPESTATUS[0]}
+  say "$name: exit status $rc"
+  [ "$rc" -eq 0 ] || STATUS=1
+  pack
+}
+
+{ nvidia-smi 2> /dev/null --query-gpu=name,driver_version,clocks.max.sm,memory.total --format=csv
+  git rev-parse HEAD 2> /dev/null || true; } 2>&1 | tee -a "$LOG"
+
+GENERATOR=()
+command -v ninja > /dev/null && GENERATOR=(-G Ninja)
+stage runtime 120 bash -c "cmake -S runtime -B $BUILD ${GENERATOR[*]} -DCMAKE_BUILD_TYPE=Release \
+  > /dev/null && cmake --build $BUILD -j $(nproc)"
+
+LIB="$BUILD/lib/libfp8rt.so"
+if [ -f "$MODELS/index.json" ]; then
+  SPEED="^(mlp-8k/mlp_block|4096/gpt2_layer)/(tensor-current|deepseek)/sm_90a$"
+  stage "models: speed targets" $(( ${SPEED_BUDGET:-230} + 30 )) \
+    "$PYTHON" bench/gpu/models.py run --artifacts "$MODELS" --lib "$LIB" --only "$SPEED" \
+    --graph --time 20 --cell-timeout "${SPEED_BUDGET:-230}" \
+    --time-budget "${SPEED_BUDGET:-230}" --out "$WORK/models-speed" ${DRY[@]+"${DRY[@]}"}
+  stage "models: small, every recipe" $(( ${SMALL_BUDGET:-60} + 30 )) \
+    "$PYTHON" bench/gpu/models.py run --artifacts "$MODELS" --lib "$LIB" --only "^small/" \
+    --graph --time-budget "${SMALL_BUDGET:-60}" --out "$WORK/models-small" ${DRY[@]+"${DRY[@]}"}
+  stage "models: device time per kernel" 120 \
+    "$PYTHON" bench/gpu/kernel_times.py --artifacts "$MODELS" --lib "$LIB" --only "$SPEED" \
+    --out "$WORK/kernels" ${DRY[@]+"${DRY[@]}"}
+fi
+if [ -f build-gpu/reductions/index.json ]; then
+  stage reductions 90 "$PYTHON" bench/gpu/reductions.py run --lib "$LIB" \
+    --out "$WORK/reductions" ${DRY[@]+"${DRY[@]}"}
+fi
+if [ -f build-gpu/index.json ]; then
+  ONLY="${GEMM_ONLY:-^(tensor_e4m3_e4m3_bf16_p[014]|rowwise_e4m3_e4m3_bf16|deepseek_e4m3_e4m3_bf16|mxfp8_e4m3_e4m3_bf16)/}"
+  stage gemms $(( ${GEMM_BUDGET:-80} + 150 )) env OUT="$WORK/gemms" \
+    bench/gpu/run.sh --only "$ONLY" --time-budget "${GEMM_BUDGET:-80}" ${DRY[@]+"${DRY[@]}"}
+fi
+say "done; exit status $STATUS"
+rm -rf "$WORK"
+exit $STATUS
