@@ -40,11 +40,11 @@ def family(name):
     (fp8_gemm_sm90a, fp8_quantize, fp8_rows, ...), torch's by kind."""
     if name.startswith("("):  # the runtime's fills and copies (dry run)
         return name
-    if name.startswith("fp8_"):
+    if name.startswith(("fp8_", "gemm_sm")):  # ours (gemm_: high-precision GEMMs)
         parts = name.split("_")
         keep = [parts[0]]
         for part in parts[1:]:
-            if re.match(r"^(\d|[0-9a-f]{16}$|e[45]m|bf16|f16|f32)", part):
+            if re.match(r"^(\d|[bdrv]\d|[0-9a-f]{16}$|e[45]m|bf16|f16|f32)", part):
                 break
             keep.append(part)
         return "_".join(keep)

@@ -470,8 +470,8 @@ void GemmEmitter::emitEpilogue(Value acc, Value rowBase, Value colBase,
   // Pairs are stored as soon as they are computed (few live registers),
   // unless block scales need a block's values first. Their loads go first,
   // kPairsInFlight pairs at a time: a store may alias them, so a load after
-  // a store waits for it, and one warp per scheduler runs the epilogue with
-  // no other warp to hide the latency.
+  // a store waits for it, and the two consumer warpgroups of the SM's one
+  // CTA (two warps per scheduler) have no other work to hide the latency.
   if (!config.resultBlock) {
     for (int64_t first = 0; first < accCount(); first += 2 * kPairsInFlight) {
       int64_t last = std::min<int64_t>(accCount(), first + 2 * kPairsInFlight);
