@@ -272,8 +272,9 @@ FailureOr<LLVM::LLVMFuncOp> buildGroupStateKernel(OpBuilder &builder,
             Type narrow = input.decode.getInput().getType().getElementType();
             Value code = loadElement(kb, bases.data, narrow, offset);
             float fmax = getFormatInfo(*getFormat(narrow)).maxFinite;
-            Value decoded = emitExpandDecode(builder, loc, kb.extToF32(code),
-                                             bases.amax, bases.exponent, fmax);
+            Value decoded =
+                emitExpandDecode(builder, loc, kb.extToF32(code), bases.amax,
+                                 bases.exponent, fmax, ExpansionSteps::Looped);
             Type wide = input.decode.getType().getElementType();
             if (!wide.isF32())
               decoded = arith::TruncFOp::create(builder, loc, wide, decoded);
@@ -337,9 +338,9 @@ FailureOr<LLVM::LLVMFuncOp> buildGroupStateKernel(OpBuilder &builder,
           Value exponent =
               emitExpansionExponent(builder, loc, amax, amin, fmax, limit);
           for (int64_t i = 0; i < perLane; ++i) {
-            Value code =
-                emitExpandEncode(builder, loc, kb.extToF32(values[o][i]), amax,
-                                 exponent, narrow, limit);
+            Value code = emitExpandEncode(
+                builder, loc, kb.extToF32(values[o][i]), amax, exponent, narrow,
+                limit, ExpansionSteps::Looped);
             kb.ifThen(valid[i],
                       [&] { storeElement(kb, bases.codes, code, offsets[i]); });
           }

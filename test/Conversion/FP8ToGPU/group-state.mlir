@@ -13,14 +13,19 @@
 // RUN: FileCheck %s --check-prefix=DECODE --input-file=%t/decode.json
 // RUN: FileCheck %s --check-prefix=DEQUANT --input-file=%t/dequantize.json
 
-// The step: decodes (|q| / 448, then up to 8 square roots, selected), the AdamW body
-// without contraction into fma, shuffles for the amax and the smallest
-// magnitude, the exponent, the codes by integer rounding, and lane 0 writing
-// the group's amax and exponent.
+// The step: decodes (|q| / 448, then |j| square roots or squarings, j being
+// the warp's group's: a branch on its sign and an exit after the last step,
+// not all 8 steps both ways, selected), the AdamW body without contraction
+// into fma, shuffles for the amax and the smallest magnitude, the exponent,
+// the codes by integer rounding, and lane 0 writing the group's amax and
+// exponent.
 // CHECK-LABEL: .entry fp8_group_state_4x200_{{[0-9a-f]+}}(
 // CHECK-NOT: .entry
 // CHECK: ld.global.s8
 // CHECK: div.rn.f32 %r{{[0-9]+}}, %r{{[0-9]+}}, 0f43E00000;
+// CHECK: sqrt.rn.f32 [[ROOT:%r[0-9]+]], [[ROOT]];
+// CHECK-NEXT: setp.eq.b16 [[LAST:%p[0-9]+]], %rs{{[0-9]+}}, 1;
+// CHECK-NEXT: @[[LAST]] bra
 // CHECK: sqrt.rn.f32
 // CHECK-NOT: fma.rn.f32
 // CHECK: shfl.sync.bfly.b32

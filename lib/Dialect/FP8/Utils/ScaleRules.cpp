@@ -10,6 +10,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 
 #include <cfloat>
 #include <cmath>
@@ -235,8 +236,43 @@ Value mlir::fp8::emitExpansion(OpBuilder &b, Location loc, Value y, int64_t j) {
   return y;
 }
 
+/// emitDynamicExpansion's loop: min(|j|, steps) squarings where j > 0 (or
+/// j < 0 with `inverse`), else as many square roots.
+static Value emitExpansionLoop(OpBuilder &b, Location loc, Value y, Value j,
+                               int64_t steps, bool inverse) {
+  Type i32 = b.getI32Type();
+  auto constant = [&](int64_t v) {
+    return arith::ConstantIntOp::create(b, loc, i32, v);
+  };
+  Value wide = arith::ExtSIOp::create(b, loc, i32, j);
+  Value magnitude = arith::MaxSIOp::create(
+      b, loc, wide, arith::SubIOp::create(b, loc, constant(0), wide));
+  Value count = arith::MinSIOp::create(b, loc, magnitude, constant(steps));
+  Value square = arith::CmpIOp::create(
+      b, loc, inverse ? arith::CmpIPredicate::slt : arith::CmpIPredicate::sgt,
+      wide, constant(0));
+  auto repeat = [&](bool squaring) {
+    return [&, squaring](OpBuilder &nb, Location nloc) {
+      auto loop = scf::ForOp::create(
+          nb, nloc, constant(0), count, constant(1), ValueRange{y},
+          [&](OpBuilder &lb, Location lloc, Value, ValueRange carried) {
+            Value v = carried.front();
+            Value next = squaring ? Value(arith::MulFOp::create(lb, lloc, v, v))
+                                  : Value(math::SqrtOp::create(lb, lloc, v));
+            scf::YieldOp::create(lb, lloc, next);
+          });
+      scf::YieldOp::create(nb, nloc, loop.getResults());
+    };
+  };
+  return scf::IfOp::create(b, loc, square, repeat(true), repeat(false))
+      .getResult(0);
+}
+
 Value mlir::fp8::emitDynamicExpansion(OpBuilder &b, Location loc, Value y,
-                                      Value j, int64_t steps, bool inverse) {
+                                      Value j, int64_t steps, bool inverse,
+                                      ExpansionSteps how) {
+  if (how == ExpansionSteps::Looped)
+    return emitExpansionLoop(b, loc, y, j, steps, inverse);
   for (int64_t i = 1; i <= steps; ++i) {
     Value up = arith::ConstantIntOp::create(b, loc, b.getI8Type(), i);
     Value down = arith::ConstantIntOp::create(b, loc, b.getI8Type(), -i);
@@ -272,7 +308,7 @@ Value mlir::fp8::emitExpansionExponent(OpBuilder &b, Location loc, Value amax,
 
 Value mlir::fp8::emitExpandEncode(OpBuilder &b, Location loc, Value x,
                                   Value amax, Value j, Type narrow,
-                                  int64_t limit) {
+                                  int64_t limit, ExpansionSteps how) {
   Scalar s{b, loc};
   float fmax = getFormatInfo(*getFormat(narrow)).maxFinite;
   Value magnitude = math::AbsFOp::create(b, loc, x);
@@ -281,7 +317,7 @@ Value mlir::fp8::emitExpandEncode(OpBuilder &b, Location loc, Value x,
   Value isZero = s.cmpf(arith::CmpFPredicate::OEQ, magnitude, zero);
   Value y = s.select(isZero, zero, s.divf(magnitude, amax));
   Value expanded = emitDynamicExpansion(b, loc, y, j, limit,
-                                        /*inverse=*/false);
+                                        /*inverse=*/false, how);
   Value scaled = s.mulf(expanded, s.f32(fmax));
   Value signed_ = math::CopySignOp::create(b, loc, scaled, x);
   return ConvertOp::create(b, loc, narrow, signed_, Rounding::RNE,
@@ -289,11 +325,12 @@ Value mlir::fp8::emitExpandEncode(OpBuilder &b, Location loc, Value x,
 }
 
 Value mlir::fp8::emitExpandDecode(OpBuilder &b, Location loc, Value q,
-                                  Value amax, Value j, float fmax) {
+                                  Value amax, Value j, float fmax,
+                                  ExpansionSteps how) {
   Scalar s{b, loc};
   Value magnitude = math::AbsFOp::create(b, loc, q);
   Value y = s.divf(magnitude, s.f32(fmax));
   Value restored = emitDynamicExpansion(b, loc, y, j, kMaxExpansionSteps,
-                                        /*inverse=*/true);
+                                        /*inverse=*/true, how);
   return math::CopySignOp::create(b, loc, s.mulf(restored, amax), q);
 }

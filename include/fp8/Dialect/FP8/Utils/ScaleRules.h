@@ -78,11 +78,18 @@ constexpr int64_t kMaxExpansionSteps = 8;
 /// `E_j(y)` for a constant `j`: `j` f32 squarings or `-j` square roots.
 Value emitExpansion(OpBuilder &b, Location loc, Value y, int64_t j);
 
+/// How a run-time exponent's steps are emitted: each step computed both ways
+/// and selected, straight-line code for any `j` per element (the CPU
+/// reference's loops); or a loop of `|j|` squarings or square roots, for a
+/// `j` uniform over the threads that run it (a GPU warp per group), which
+/// computes only the steps it applies. Both give the same bits.
+enum class ExpansionSteps { Selected, Looped };
+
 /// `E_j(y)` (or `E_-j(y)` with `inverse`) for an i8 value `j` clamped to
-/// `[-steps, steps]`; the steps are selected rather than branched, so that
-/// every element runs the same straight-line code.
+/// `[-steps, steps]`, its steps emitted as `how` says.
 Value emitDynamicExpansion(OpBuilder &b, Location loc, Value y, Value j,
-                           int64_t steps, bool inverse);
+                           int64_t steps, bool inverse,
+                           ExpansionSteps how = ExpansionSteps::Selected);
 
 /// A group's exponent `j` (i8) from its largest finite magnitude `amax` and
 /// smallest finite nonzero one `amin` (f32, +inf when none): the largest `j`
@@ -95,12 +102,14 @@ Value emitExpansionExponent(OpBuilder &b, Location loc, Value amax, Value amin,
 /// `RNE_sat(copysign(fl32(E_j(fl32(|x| / amax)) * fmax), x))` of type
 /// `narrow`, with `|x| / amax` read as 0 for a zero `x`.
 Value emitExpandEncode(OpBuilder &b, Location loc, Value x, Value amax, Value j,
-                       Type narrow, int64_t limit);
+                       Type narrow, int64_t limit,
+                       ExpansionSteps how = ExpansionSteps::Selected);
 
 /// The f32 value of a code `q` (widened to f32) in its group:
 /// `copysign(fl32(E_-j(fl32(|q| / fmax)) * amax), q)`.
 Value emitExpandDecode(OpBuilder &b, Location loc, Value q, Value amax, Value j,
-                       float fmax);
+                       float fmax,
+                       ExpansionSteps how = ExpansionSteps::Selected);
 
 } // namespace mlir::fp8
 
