@@ -80,7 +80,7 @@ fi
 
 section "Not yet"
 cat <<'NOTE'
-The Hopper kernels have run on an H100: every GEMM recipe correct, at 0.6 to 0.9 of cuBLAS's
+The Hopper kernels have run on an H100: every GEMM recipe correct, at 0.5 to 0.95 of cuBLAS's
 speed; the compiled bf16 MLP block is 1.04x (forward) and 1.10x (backward) torch.compile of
 the bf16 model, the GPT-2 layer slower: the speed targets are not met (docs/perf.md;
 bench/gpu/all.sh reruns every check and benchmark on any GPU). The Blackwell (sm_100a)
