@@ -2,7 +2,7 @@
 # Every GPU check of bench/gpu in one command, with time budgets that keep
 # the whole run inside about 9 minutes on an H100 (see bench/gpu/README.md).
 # Run from a copy of the repository that holds build-gpu/, made on a
-# development machine by:
+# development machine by bench/gpu/prepare.sh, which runs:
 #
 #   bench/gpu/compile.sh
 #   python3 bench/gpu/reductions.py compile
