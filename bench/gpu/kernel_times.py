@@ -32,7 +32,6 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
 import models  # noqa: E402  (bench/gpu/models.py)
-from models import fp8rt, np  # noqa: E402
 
 
 def family(name):
@@ -89,44 +88,26 @@ def profile(torch, fn, repeats):
     return per_call, start.elapsed_time(stop) * 1e3 / repeats
 
 
-def run_cell(torch, args, index, inputs, cell, baselines):
+def run_cell(torch, executor, inputs, cell, baselines, args):
     rows = []
     for function in cell["functions"]:
         feeds = inputs.get(cell, function)
-        path = os.path.join(args.artifacts, function["manifest"])
-        library = fp8rt.Library(args.lib)
-        with library.load(path) as program:
-            dtypes = {"f32": torch.float32, "bf16": torch.bfloat16, "f16": torch.float16}
-            ins = [torch.from_numpy(np.ascontiguousarray(a)).cuda().to(dtypes[t.dtype])
-                   for a, t in zip(feeds, program.inputs)]
-            outs = [torch.empty(t.shape, dtype=dtypes[t.dtype], device="cuda")
-                    if t.dtype in dtypes else
-                    torch.empty(t.bytes, dtype=torch.uint8, device="cuda")
-                    for t in program.outputs]
-            launch = program.bind(ins, outs, torch.cuda.current_stream())
+        with executor.bound(function, feeds) as (launch, _, _):
             kernels, wall = profile(torch, launch, args.repeats)
         row = dict(cell=cell["id"], function=function["name"], ours=kernels, ours_wall=wall)
         program_key = (cell["size"], cell["example"], function["name"])
         if args.baseline and program_key not in baselines:
-            graph = models.model_graph(cell["example"], cell["size"], function["name"])
-            if graph is not None:
-                names = [p.attrs["name"] for p in graph.params]
-                tensors = [torch.from_numpy(np.ascontiguousarray(a)).cuda().to(torch.bfloat16)
-                           for a in feeds]
-                compiled = torch.compile(
-                    lambda *ts: graph.evaluate_torch(torch, dict(zip(names, ts))))
-                baselines[program_key] = profile(torch, lambda: compiled(*tensors),
-                                                 args.repeats)
-                del tensors, compiled
+            call = executor.compiled_baseline(cell, function, feeds)
+            if call is not None:
+                baselines[program_key] = profile(torch, call, args.repeats)
+                del call
         if program_key in baselines:
             row["torch"], row["torch_wall"] = baselines[program_key]
         rows.append(row)
-        del ins, outs
-        torch.cuda.empty_cache()
     return rows
 
 
-def dry_run(args, index, cell):
+def dry_run(args, cell):
     rows = []
     for function in cell["functions"]:
         with open(os.path.join(args.artifacts, function["manifest"])) as f:
@@ -219,17 +200,18 @@ def main():
     if args.dry_run:
         env = "none (dry run: the manifests' launches)"
         for cell in cells:
-            rows += dry_run(args, index, cell)
+            rows += dry_run(args, cell)
     else:
         import torch
 
         args.lib = models.ensure_runtime(args.lib, args.runtime_build)
+        executor = models.GpuExecutor(args)
         p = torch.cuda.get_device_properties(0)
         env = "%s (%d SMs), torch %s" % (p.name, p.multi_processor_count, torch.__version__)
         inputs, baselines = models.Inputs(args, index), {}
         for cell in cells:
             print("[profile] %s" % cell["id"], flush=True)
-            rows += run_cell(torch, args, index, inputs, cell, baselines)
+            rows += run_cell(torch, executor, inputs, cell, baselines, args)
     text = report(args, env, rows)
     if args.out:
         os.makedirs(args.out, exist_ok=True)

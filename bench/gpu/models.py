@@ -66,6 +66,7 @@ instead.
 
 import argparse
 import concurrent.futures
+import contextlib
 import datetime
 import hashlib
 import json
@@ -635,9 +636,13 @@ class GpuExecutor:
                     sms=p.multi_processor_count, torch=torch.__version__,
                     cuda=torch.version.cuda, python=platform.python_version())
 
-    def run(self, cell, function, feeds, steps):
-        """The outputs of each of `steps` runs, as numpy arrays, and the
-        timings --time asks for (or None)."""
+    @contextlib.contextmanager
+    def bound(self, function, feeds):
+        """Loads `function`'s manifest and yields (launch, outputs, program):
+        its inputs are `feeds` on the GPU (f32 feeds rounded to nearest
+        even for bf16 programs, as the CPU reference rounds them), its
+        outputs fresh tensors (bytes for codes), `launch` fp8rt's bound
+        run on them."""
         torch = self.torch
         path = os.path.join(self.args.artifacts, function["manifest"])
         with self.library.load(path) as program:
@@ -646,8 +651,6 @@ class GpuExecutor:
                 if t.dtype not in self.dtypes:
                     raise RuntimeError("@%s takes %s inputs; the examples' are f32 or bf16"
                                        % (function["name"], t.dtype))
-            # f32 feeds, rounded to nearest even for bf16 programs as the
-            # CPU reference rounds them (fp8_mlir.execution).
             ins = [torch.from_numpy(np.ascontiguousarray(a)).cuda().to(self.dtypes[t.dtype])
                    for a, t in zip(feeds, program.inputs)]
             outs = []
@@ -656,7 +659,31 @@ class GpuExecutor:
                     outs.append(torch.empty(t.shape, dtype=self.dtypes[t.dtype], device="cuda"))
                 else:
                     outs.append(torch.empty(t.bytes, dtype=torch.uint8, device="cuda"))
-            launch = program.bind(ins, outs, torch.cuda.current_stream())
+            yield program.bind(ins, outs, torch.cuda.current_stream()), outs, program
+        del ins, outs
+        torch.cuda.empty_cache()  # the real sizes' buffers, before the next cell's
+
+    def compiled_baseline(self, cell, function, feeds):
+        """torch.compile of the same model in bf16 (fp8_mlir.graph's
+        evaluate_torch) as a function of no arguments on `feeds`, the
+        baseline of the speed targets; None for functions that are not a
+        generated model's."""
+        torch = self.torch
+        graph = model_graph(cell["example"], cell["size"], function["name"])
+        if graph is None:
+            return None
+        names = [p.attrs["name"] for p in graph.params]
+        inputs = [torch.from_numpy(np.ascontiguousarray(a)).cuda().to(torch.bfloat16)
+                  for a in feeds]
+        compiled = torch.compile(
+            lambda *tensors: graph.evaluate_torch(torch, dict(zip(names, tensors))))
+        return lambda: compiled(*inputs)
+
+    def run(self, cell, function, feeds, steps):
+        """The outputs of each of `steps` runs, as numpy arrays, and the
+        timings --time asks for (or None)."""
+        torch = self.torch
+        with self.bound(function, feeds) as (launch, outs, program):
             results = []
             graph = self.args.graph
             for _ in range(steps):
@@ -672,8 +699,6 @@ class GpuExecutor:
                 timing["torch_compile_bf16"] = self.baseline(cell, function, feeds)
             except Exception as e:  # the table says why there is no baseline
                 timing["baseline_error"] = (str(e).splitlines() or [type(e).__name__])[0]
-        del ins, outs
-        torch.cuda.empty_cache()  # the real sizes' buffers, before the next cell's
         return results, timing
 
     def time(self, launch):
@@ -688,23 +713,16 @@ class GpuExecutor:
         return timing
 
     def baseline(self, cell, function, feeds):
-        """Median milliseconds of torch.compile of the same model in bf16
-        (fp8_mlir.graph's evaluate_torch on the same inputs), the baseline
-        of the speed targets; None for functions that are not a generated
-        model's."""
+        """Median milliseconds of the compiled bf16 model
+        (compiled_baseline), or None."""
         torch, n = self.torch, self.args.time
-        graph = model_graph(cell["example"], cell["size"], function["name"])
-        if graph is None:
+        call = self.compiled_baseline(cell, function, feeds)
+        if call is None:
             return None
-        names = [p.attrs["name"] for p in graph.params]
-        inputs = [torch.from_numpy(np.ascontiguousarray(a)).cuda().to(torch.bfloat16)
-                  for a in feeds]
-        compiled = torch.compile(
-            lambda *tensors: graph.evaluate_torch(torch, dict(zip(names, tensors))))
-        compiled(*inputs)  # compiles
+        call()  # compiles
         torch.cuda.synchronize()
         flush = torch.empty(256 << 20, dtype=torch.uint8, device="cuda")
-        return time_gpu(torch, lambda: compiled(*inputs), flush, 2, n)["median_ms"]
+        return time_gpu(torch, call, flush, 2, n)["median_ms"]
 
     def numpy(self, tensor, t):
         if t.dtype in self.dtypes:
@@ -830,7 +848,7 @@ def run_cell(executor, inputs, float64, index, cell):
         if timing:
             info["timing_ms"] = timing
         if whole:
-            info["float64"] = float64_errors(exact, runs[-1])
+            info["float64"] = errors  # the last call's
             if reference:
                 info["cpu_float64"] = cpu_float64
                 failures += float64_consistency_failures(info["float64"], cpu_float64,

@@ -231,8 +231,10 @@ Operation *mlir::fp8::findLibdeviceOp(LLVM::LLVMFuncOp kernel) {
   return left;
 }
 
-void mlir::fp8::cloneCapturedConstants(OpBuilder &builder, Region &region,
-                                       IRMapping &mapping) {
+/// Maps each value that `region` captures from outside (a constant, see
+/// verifyClonableBody) to a clone at the builder's insertion point.
+static void cloneCapturedConstants(OpBuilder &builder, Region &region,
+                                   IRMapping &mapping) {
   SetVector<Value> captured;
   getUsedValuesDefinedAbove(region, captured);
   for (Value value : captured)

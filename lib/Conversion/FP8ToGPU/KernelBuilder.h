@@ -402,11 +402,6 @@ void expandForNVVM(LLVM::LLVMFuncOp kernel);
 LogicalResult verifyClonableBody(Operation *op, std::string &reason,
                                  bool indices = false);
 
-/// Maps each value that `region` captures from outside (a constant, see
-/// verifyClonableBody) to a clone at the builder's insertion point.
-void cloneCapturedConstants(OpBuilder &builder, Region &region,
-                            IRMapping &mapping);
-
 /// Clones the scalar body `body` of a linalg op (or of an epilogue region)
 /// at the builder's insertion point: the constants its region captures, then
 /// its ops but the last (its yield) and `skip`, extending `mapping` (which

@@ -285,17 +285,13 @@ FailureOr<LLVM::LLVMFuncOp> buildGroupStateKernel(OpBuilder &builder,
             continue;
           }
           IRMapping mapping;
-          cloneCapturedConstants(builder, k.body->getRegion(0), mapping);
           Block &body = k.body->getRegion(0).front();
           for (auto [arg, value] : llvm::zip(body.getArguments(), loaded))
             mapping.map(arg, value);
-          for (Operation &op : body.without_terminator())
-            builder.clone(op, mapping);
-          Operation *yield = body.getTerminator();
+          SmallVector<Value> yielded = cloneBody(builder, body, mapping);
           for (auto [o, output] : llvm::enumerate(k.outputs)) {
             unsigned number = cast<OpResult>(output.value).getResultNumber();
-            values[o].push_back(
-                mapping.lookupOrDefault(yield->getOperand(number)));
+            values[o].push_back(yielded[number]);
           }
         }
 

@@ -253,19 +253,14 @@ Value QuantizeEmitter::computePrologue(Value row, Value col) {
     inputs.push_back(loadPrologueInput(input, base, row, col));
   // Constants the body captures are cloned once.
   Block *body = prologue.body;
-  IRMapping constants;
-  cloneCapturedConstants(kb.b, *body->getParent(), constants);
   auto vectorType = VectorType::get({kPerThread}, kb.f32());
   Value result = LLVM::UndefOp::create(kb.b, kb.loc, vectorType);
   Value rowIn = kb.ult(row, rows);
   for (int64_t i = 0; i < kPerThread; ++i) {
-    IRMapping mapping = constants;
+    IRMapping mapping;
     for (auto [input, elements] : llvm::zip_equal(prologue.inputs, inputs))
       mapping.map(body->getArgument(input.argument), elements[i]);
-    for (Operation &op : body->without_terminator())
-      kb.b.clone(op, mapping);
-    Value v = kb.extToF32(
-        mapping.lookupOrDefault(body->getTerminator()->getOperand(0)));
+    Value v = kb.extToF32(cloneBody(kb.b, *body, mapping).front());
     // As loaded elements: 0 outside the matrix, whatever the body makes of
     // the zeros read there.
     Value in = arith::AndIOp::create(kb.b, kb.loc, rowIn,
