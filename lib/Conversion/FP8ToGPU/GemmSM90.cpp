@@ -215,6 +215,8 @@ void GemmEmitter::emitConsumer(Value consumer) {
       kb.add(kb.mul(consumer, kb.i32(64)),
              kb.add(kb.mul(warp, kb.i32(16)), kb.udiv(lane, kb.i32(4))));
   Value kScales = kb.ceilDiv(k, kb.i32(config.kGroup));
+  // Scale blocks along K in a K tile (Block scaling).
+  int64_t blocksPerTile = GemmSM90Config::kBlockK / config.kGroup;
 
   forEachTile(
       ValueRange{kb.i32(0)},
@@ -223,52 +225,111 @@ void GemmEmitter::emitConsumer(Value consumer) {
         Value m0 = kb.mul(tileRow, kb.i32(config.blockM));
         Value n0 = kb.mul(tileCol, kb.i32(config.blockN));
         Value zero = zeroAccumulator();
-        // Promotion with scales: the factor of each accumulator element for
-        // K block `kb`.
-        auto blockFactors = [&](Value kBlock) {
-          SmallVector<Value> factors;
-          Value maxRow = kb.sub(m, kb.i32(1));
-          Value maxCol = kb.sub(n, kb.i32(1));
-          SmallVector<Value> rowScales;
-          for (int64_t half : {0, 8}) {
-            Value row =
-                kb.minU(kb.add(m0, kb.add(fragmentRow, kb.i32(half))), maxRow);
-            rowScales.push_back(
-                loadScale(scaleA, kb.add(kb.mul(row, kScales), kBlock)));
-          }
-          Value squareScale;
-          if (config.bRowsPerScale > 1) {
-            Value block = kb.udiv(n0, kb.i32(config.bRowsPerScale));
-            squareScale =
-                loadScale(scaleB, kb.add(kb.mul(block, kScales), kBlock));
-          }
-          DenseMap<int64_t, Value> colScales;
-          for (int64_t i = 0; i < accCount(); ++i) {
-            int64_t colOffset = 8 * (i >> 2) + (i & 1);
-            Value colScale = squareScale;
-            if (!colScale) {
-              auto it = colScales.find(colOffset);
-              if (it == colScales.end()) {
-                Value col = kb.minU(
-                    kb.add(n0,
-                           kb.add(kb.mul(kb.urem(lane, kb.i32(4)), kb.i32(2)),
-                                  kb.i32(colOffset))),
-                    maxCol);
-                Value scale =
-                    loadScale(scaleB, kb.add(kb.mul(col, kScales), kBlock));
-                it = colScales.insert({colOffset, scale}).first;
-              }
-              colScale = it->second;
+        // Block scaling: the scales of a K tile's blocks, loaded before the
+        // tile's wgmmas are waited for. `rows` holds A's scales of this
+        // thread's two rows for each block of the tile, `square` B's scale of
+        // each block for the whole tile (square weight blocks), `staged` the
+        // column scales this thread loads for its warpgroup.
+        struct TileScales {
+          SmallVector<Value> rows, square, staged;
+        };
+        Value maxRow = kb.sub(m, kb.i32(1));
+        Value maxCol = kb.sub(n, kb.i32(1));
+        // Block `b` of K tile `kt`, clamped to the last block: the blocks
+        // past K of a ragged last tile are not promoted, but loading their
+        // scales ahead must stay inside the arrays.
+        auto scaleIndex = [&](Value line, Value kt, Value b) {
+          Value kBlock = kb.minU(kb.add(kb.mul(kt, kb.i32(blocksPerTile)), b),
+                                 kb.sub(kScales, kb.i32(1)));
+          return kb.add(kb.mul(line, kScales), kBlock);
+        };
+        auto loadTileScales = [&](Value kt) {
+          TileScales scales;
+          for (int64_t b = 0; b < blocksPerTile; ++b) {
+            for (int64_t half : {0, 8}) {
+              Value row = kb.minU(kb.add(m0, kb.add(fragmentRow, kb.i32(half))),
+                                  maxRow);
+              scales.rows.push_back(
+                  loadScale(scaleA, scaleIndex(row, kt, kb.i32(b))));
             }
-            factors.push_back(kb.mulf(rowScales[(i >> 1) & 1], colScale));
+            if (config.bRowsPerScale > 1) {
+              Value block = kb.udiv(n0, kb.i32(config.bRowsPerScale));
+              scales.square.push_back(
+                  loadScale(scaleB, scaleIndex(block, kt, kb.i32(b))));
+            }
+          }
+          // Element e of the [blocksPerTile, blockN] scales of the tile is
+          // loaded by thread e mod 128 of the warpgroup.
+          for (int64_t e = 0;
+               config.stagesColumnScales() && e < blocksPerTile * config.blockN;
+               e += kWarpgroup) {
+            Value element = kb.add(local, kb.i32(e));
+            Value col = kb.minU(
+                kb.add(n0, kb.urem(element, kb.i32(config.blockN))), maxCol);
+            // Block b of the tile: the element's index over blockN.
+            Value b = kb.udiv(element, kb.i32(config.blockN));
+            scales.staged.push_back(loadScale(scaleB, scaleIndex(col, kt, b)));
+          }
+          return scales;
+        };
+        // The staging buffer of ring position `it` (two, alternating: a
+        // thread rewrites one only after the warpgroup's next barrier, which
+        // every thread reaches after reading it).
+        auto stagingBuffer = [&](Value it) {
+          Value parity = kb.urem(it, kb.i32(2));
+          int64_t bufferBytes = blocksPerTile * config.blockN * 4;
+          Value index = kb.add(kb.mul(consumer, kb.i32(2)), parity);
+          return kb.byteOffset(smem,
+                               kb.add(kb.i32(config.getColumnScaleOffset()),
+                                      kb.mul(index, kb.i32(bufferBytes))));
+        };
+        // Stores the tile's staged scales and waits for the warpgroup's.
+        auto stageColumnScales = [&](const TileScales &scales, Value it) {
+          Value buffer = stagingBuffer(it);
+          for (auto [i, scale] : llvm::enumerate(scales.staged)) {
+            Value element = kb.add(local, kb.i32(i * kWarpgroup));
+            kb.store(scale, kb.byteOffset(buffer, kb.mul(element, kb.i32(4))),
+                     4);
+          }
+          // Named barrier 1 or 2: the consumer warpgroup alone.
+          NVVM::BarrierOp::create(kb.b, kb.loc, Type(),
+                                  kb.add(consumer, kb.i32(1)),
+                                  kb.i32(kWarpgroup), nullptr, Value());
+        };
+        // The factor of each accumulator element for block `b` of the tile.
+        auto blockFactors = [&](const TileScales &scales, int64_t b, Value it) {
+          SmallVector<Value> factors;
+          // Columns laneCol + 8 j + {0, 1} of the tile, read in pairs.
+          SmallVector<Value> colScales;
+          if (config.stagesColumnScales()) {
+            Value laneCol = kb.mul(kb.urem(lane, kb.i32(4)), kb.i32(2));
+            Value first = kb.byteOffset(
+                stagingBuffer(it),
+                kb.mul(kb.add(kb.i32(b * config.blockN), laneCol), kb.i32(4)));
+            auto pairType = VectorType::get({2}, kb.f32());
+            for (int64_t j = 0; j < config.blockN / 8; ++j) {
+              Value pair =
+                  kb.load(pairType, kb.byteOffset(first, 8 * j * 4), 8);
+              for (int64_t e = 0; e < 2; ++e)
+                colScales.push_back(LLVM::ExtractElementOp::create(
+                    kb.b, kb.loc, pair, kb.i32(e)));
+            }
+          }
+          for (int64_t i = 0; i < accCount(); ++i) {
+            Value colScale = config.stagesColumnScales()
+                                 ? colScales[2 * (i >> 2) + (i & 1)]
+                                 : scales.square[b];
+            factors.push_back(
+                kb.mulf(scales.rows[2 * b + ((i >> 1) & 1)], colScale));
           }
           return factors;
         };
-        auto promoteInto = [&](Value acc, Value partial, Value kBlock) {
+        auto promoteInto = [&](Value acc, Value partial,
+                               const TileScales *scales, int64_t b, Value it) {
           SmallVector<Value> sums = unpack(acc);
           SmallVector<Value> parts = unpack(partial);
           if (config.scaling == GemmScaling::Block) {
-            SmallVector<Value> factors = blockFactors(kBlock);
+            SmallVector<Value> factors = blockFactors(*scales, b, it);
             for (int64_t i = 0; i < accCount(); ++i)
               sums[i] = kb.fma(parts[i], factors[i], sums[i]);
           } else {
@@ -283,6 +344,11 @@ void GemmEmitter::emitConsumer(Value consumer) {
             kb.i32(0), kTiles, kb.i32(1), ValueRange{args[0], zero, zero},
             [&](Value kt, ValueRange inner) -> SmallVector<Value> {
               Value it = inner[0], acc = inner[1], partial = inner[2];
+              // Block scales are loaded first: their latency passes while
+              // the slot fills and the wgmmas run.
+              TileScales scales;
+              if (config.scaling == GemmScaling::Block)
+                scales = loadTileScales(kt);
               auto [s, phase] = ring.getSlot(it);
               ring.waitFull(s, phase);
               Value tileA =
@@ -306,15 +372,19 @@ void GemmEmitter::emitConsumer(Value consumer) {
                                     descriptor(tileB, step),
                                     /*accumulate=*/step != first);
                   NVVM::WgmmaGroupSyncAlignedOp::create(kb.b, kb.loc);
+                  // The column scales go to shared memory while the first
+                  // group runs.
+                  if (first == 0 && config.stagesColumnScales())
+                    stageColumnScales(scales, it);
                   NVVM::WgmmaWaitGroupSyncOp::create(kb.b, kb.loc, 0);
-                  // K block of this group (Block scaling: kGroup is 32 or
-                  // 128, one group of 1 or 4 steps).
+                  // Block of this group within the tile (Block scaling:
+                  // kGroup is 32 or 128, one group of 1 or 4 steps).
+                  int64_t b = first / promote;
                   Value kBlock =
-                      kb.udiv(kb.add(kb.mul(kt, kb.i32(4)), kb.i32(first)),
-                              kb.i32(config.kGroup / 32));
+                      kb.add(kb.mul(kt, kb.i32(blocksPerTile)), kb.i32(b));
                   if (config.scaling != GemmScaling::Block ||
                       config.kGroup == GemmSM90Config::kBlockK) {
-                    acc = promoteInto(acc, partial, kBlock);
+                    acc = promoteInto(acc, partial, &scales, b, it);
                     continue;
                   }
                   // Blocks shorter than a K tile: the last tile of a K that
@@ -325,8 +395,8 @@ void GemmEmitter::emitConsumer(Value consumer) {
                                                /*withElseRegion=*/true);
                   OpBuilder::InsertionGuard guard(kb.b);
                   kb.b.setInsertionPointToStart(&inK.getThenRegion().front());
-                  scf::YieldOp::create(kb.b, kb.loc,
-                                       promoteInto(acc, partial, kBlock));
+                  scf::YieldOp::create(
+                      kb.b, kb.loc, promoteInto(acc, partial, &scales, b, it));
                   kb.b.setInsertionPointToStart(&inK.getElseRegion().front());
                   scf::YieldOp::create(kb.b, kb.loc, acc);
                   acc = inK.getResult(0);
@@ -348,7 +418,7 @@ void GemmEmitter::emitConsumer(Value consumer) {
                 Value last = kb.orI(kb.eq(kb.urem(kt, kb.i32(tilesPerGroup)),
                                           kb.i32(tilesPerGroup - 1)),
                                     kb.eq(kt, kb.sub(kTiles, kb.i32(1))));
-                Value promoted = promoteInto(acc, partial, kb.i32(0));
+                Value promoted = promoteInto(acc, partial, nullptr, 0, it);
                 acc = LLVM::SelectOp::create(kb.b, kb.loc, last, promoted, acc);
               }
               // Release the slot: one arrival per consumer warp.

@@ -57,6 +57,12 @@ LogicalResult GemmSM90Config::verify(std::string &reason) const {
       return fail("B's block scales must cover one row or kGroup rows");
     if (bRowsPerScale > 1 && blockN > bRowsPerScale)
       return fail("an output tile must not straddle B's scale blocks");
+    if (getSharedMemoryBytes() > kSharedMemoryBudget)
+      return fail(llvm::formatv("{0} stages and the staged column scales "
+                                "need {1} bytes of shared memory, more than "
+                                "{2}",
+                                getStages(), getSharedMemoryBytes(),
+                                kSharedMemoryBudget));
   } else {
     int64_t p = promoteInterval;
     if (p < 0 || (p > 4 && p % 4 != 0) || p == 3)
@@ -68,15 +74,35 @@ LogicalResult GemmSM90Config::verify(std::string &reason) const {
   return success();
 }
 
+bool GemmSM90Config::stagesColumnScales() const {
+  return scaling == GemmScaling::Block && bRowsPerScale == 1 && !wideOperands;
+}
+
+int64_t GemmSM90Config::getColumnScaleBytes() const {
+  if (!stagesColumnScales())
+    return 0;
+  // Two consumer warpgroups, two buffers each, the f32 scales of every
+  // block of a K tile for every column of the tile.
+  return 2 * 2 * (kBlockK / kGroup) * blockN * 4;
+}
+
 int64_t GemmSM90Config::getStages() const {
   if (stages > 0)
     return stages;
   int64_t stageBytes = (blockM + blockN) * kBlockK;
-  return std::min(kMaxStages, (kSharedMemoryBudget - 256) / stageBytes);
+  return std::min(kMaxStages,
+                  (kSharedMemoryBudget - 256 - getColumnScaleBytes()) /
+                      stageBytes);
+}
+
+int64_t GemmSM90Config::getColumnScaleOffset() const {
+  // After the ring's slots and its barriers (16 bytes a stage), so 16-byte
+  // aligned.
+  return getStages() * ((blockM + blockN) * kBlockK + 16);
 }
 
 int64_t GemmSM90Config::getSharedMemoryBytes() const {
-  return getStages() * ((blockM + blockN) * kBlockK + 16);
+  return getColumnScaleOffset() + getColumnScaleBytes();
 }
 
 std::string GemmSM90Config::getKernelName() const {

@@ -46,10 +46,44 @@
 // CHECK: wgmma.wait_group.sync.aligned 0;
 // CHECK-NOT: wgmma.fence
 
+// A scale per column of B and 128 of K (DeepSeek's weight gradients, 1x128
+// on both operands). A K tile's scales are loaded before its slot is waited
+// for: this thread's two row scales of A and one of the warpgroup's 128
+// column scales of B, which goes to shared memory (after the ring and its
+// barriers: 7 x 32784 bytes) while the wgmmas run, behind a barrier of the
+// warpgroup's 128 threads. The promotion reads its 32 column scales as 16
+// pairs: no global load between the wgmmas and the 64 factors.
+// CHECK-LABEL: .entry fp8_gemm_sm90a_e4m3e4m3_bf16_block128f32_128x128_s7(
+// CHECK: ld.global.b32
+// CHECK-NOT: mbarrier.try_wait
+// CHECK: ld.global.b32
+// CHECK-NOT: mbarrier.try_wait
+// CHECK: ld.global.b32
+// CHECK-NOT: ld.global
+// CHECK: mbarrier.try_wait.parity
+// CHECK-NOT: ld.global
+// CHECK-COUNT-4: wgmma.mma_async.sync.aligned.m64n128k32
+// CHECK-NOT: ld.global
+// CHECK: wgmma.commit_group.sync.aligned;
+// CHECK-NOT: ld.global
+// CHECK: st.shared.b32 [{{%rd[0-9]+}}+229488]
+// CHECK-NEXT: bar.sync {{%r[0-9]+}}, 128;
+// CHECK-NEXT: wgmma.wait_group.sync.aligned 0;
+// CHECK-NOT: ld.global
+// CHECK-COUNT-16: ld.shared.v2.b32
+// CHECK-NOT: ld.global
+// CHECK-COUNT-64: mul.rn.f32
+// CHECK-NOT: ld.global
+// CHECK: bra
+
 // PLAN-LABEL: deepseek_k128 = {buffers
 // PLAN-SAME: kernel = "fp8_gemm_sm90a_e4m3e4m3_bf16_block128f32sq_128x128_s7"
 // PLAN-LABEL: deepseek_k64 = {buffers
 // PLAN-SAME: kernel = "fp8_gemm_sm90a_e4m3e4m3_bf16_block128f32sq_128x128_s7"
+// The staged scales: two buffers of 128 f32 for each consumer warpgroup.
+// PLAN-LABEL: deepseek_wgrad = {buffers
+// PLAN-SAME: kernel = "fp8_gemm_sm90a_e4m3e4m3_bf16_block128f32_128x128_s7"
+// PLAN-SAME: shared_bytes = 231536
 // PLAN-LABEL: mx_k160 = {buffers
 // PLAN-SAME: kernel = "fp8_gemm_sm90a_e4m3e4m3_bf16_block32e8m0_128x64_s8"
 // PLAN-SAME: {kind = "i32", value = 256 : i64}, {kind = "i32", value = 384 : i64}, {kind = "i32", value = 160 : i64}]
@@ -74,5 +108,11 @@ func.func @deepseek_k64(%a: tensor<256x64xf8E4M3FN>, %b: tensor<384x64xf8E4M3FN>
 // An MX block spanning K = 32: e8m0 scales are block scales.
 func.func @mx_k32(%a: tensor<256x32xf8E4M3FN>, %b: tensor<384x32xf8E4M3FN>, %sa: tensor<256x1xf8E8M0FNU>, %sb: tensor<384x1xf8E8M0FNU>) -> tensor<256x384xbf16> {
   %c = fp8.scaled_matmul %a, %b scales(%sa, %sb) by(<1x32>, <1x32>) transpose_rhs : tensor<256x32xf8E4M3FN>, tensor<384x32xf8E4M3FN>, tensor<256x1xf8E8M0FNU>, tensor<384x1xf8E8M0FNU> -> tensor<256x384xbf16>
+  return %c : tensor<256x384xbf16>
+}
+
+// K = 160: two K tiles, the second ragged.
+func.func @deepseek_wgrad(%a: tensor<256x160xf8E4M3FN>, %b: tensor<384x160xf8E4M3FN>, %sa: tensor<256x2xf32>, %sb: tensor<384x2xf32>) -> tensor<256x384xbf16> {
+  %c = fp8.scaled_matmul %a, %b scales(%sa, %sb) by(<1x128>, <1x128>) transpose_rhs : tensor<256x160xf8E4M3FN>, tensor<384x160xf8E4M3FN>, tensor<256x2xf32>, tensor<384x2xf32> -> tensor<256x384xbf16>
   return %c : tensor<256x384xbf16>
 }

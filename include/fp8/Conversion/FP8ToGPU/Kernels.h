@@ -381,6 +381,15 @@ struct GemmSM90Config : ScaledGemmConfig {
   LogicalResult verify(std::string &reason) const;
   /// The pipeline depth actually used.
   int64_t getStages() const;
+  /// Whether B has a block scale per column (1 x kGroup blocks): each
+  /// consumer warpgroup then stages the scales of a K tile's blocks for the
+  /// tile's columns in shared memory, one load per thread, instead of every
+  /// thread loading the scales of its 2 x blockN / 8 columns.
+  bool stagesColumnScales() const;
+  /// Bytes and offset of those staged scales in shared memory (0 bytes when
+  /// not staged).
+  int64_t getColumnScaleBytes() const;
+  int64_t getColumnScaleOffset() const;
   /// Dynamic shared memory in bytes.
   int64_t getSharedMemoryBytes() const;
   /// A name that identifies the configuration.
