@@ -458,14 +458,18 @@ void GemmEmitter::emitEpilogue(Value warp) {
         // The result values of columns `chunk` * 32 + [0, 32) of the tile
         // (f32 for FP8 results), their amax folded into `chunkAmax` (if
         // set). The last read (`release`) frees the accumulator.
-        auto readChunk = [&](int64_t chunk, Value *chunkAmax, bool release) {
-          Value address = kb.add(
-              tmemBase,
-              kb.add(laneField, kb.add(accColumn, kb.i32(chunk * kLdColumns))));
+        auto chunkAddress = [&](int64_t chunk) {
+          return tmemPointer(kb.add(
+              tmemBase, kb.add(laneField,
+                               kb.add(accColumn, kb.i32(chunk * kLdColumns)))));
+        };
+        // Columns `chunk` * 32 + [0, 32) of this thread's row of the
+        // accumulator. The last read (`release`) frees the accumulator.
+        auto loadChunk = [&](int64_t chunk, bool release) {
           Value bits =
               NVVM::Tcgen05LdOp::create(kb.b, kb.loc, vectorI32, /*pack=*/false,
                                         NVVM::Tcgen05LdStShape::SHAPE_32X32B,
-                                        tmemPointer(address), Value());
+                                        chunkAddress(chunk), Value());
           NVVM::Tcgen05WaitOp::create(kb.b, kb.loc,
                                       NVVM::Tcgen05WaitKind::LOAD);
           if (release) {
@@ -476,7 +480,14 @@ void GemmEmitter::emitEpilogue(Value warp) {
             kb.ifThen(kb.eq(lane, kb.i32(0)),
                       [&] { accRing.arriveEmpty(acc); });
           }
-          Value floats = LLVM::BitcastOp::create(kb.b, kb.loc, vectorF32, bits);
+          return LLVM::BitcastOp::create(kb.b, kb.loc, vectorF32, bits)
+              .getResult();
+        };
+        // The result values of columns `chunk` * 32 + [0, 32) of the tile
+        // (f32 for FP8 results), their amax folded into `chunkAmax` (if
+        // set).
+        auto readChunk = [&](int64_t chunk, Value *chunkAmax, bool release) {
+          Value floats = loadChunk(chunk, release);
           Value col0 = kb.add(n0, kb.i32(chunk * kLdColumns));
           SmallVector<Value> values;
           for (int64_t j = 0; j < kLdColumns; ++j) {
@@ -512,23 +523,44 @@ void GemmEmitter::emitEpilogue(Value warp) {
                                  /*release=*/chunk == chunks - 1),
                        row, chunkColumn(chunk));
         } else {
-          // Results quantized by blocks: this thread holds its row of each
-          // block, and keeps the block's values while it reads its chunks.
+          // Results quantized by blocks: a block's values are needed for
+          // its amax, then encoded by the block's scale. Each chunk's f32
+          // results go back into its accumulator columns (this thread's
+          // until the accumulator is released) and are read again once the
+          // scale is known, so that 32 values are live rather than a
+          // block's (with a heavy epilogue a block of 128 spilled).
           int64_t perBlock =
               std::max<int64_t>(1, config.resultBlock / kLdColumns);
+          auto shape = NVVM::Tcgen05LdStShapeAttr::get(
+              kb.b.getContext(), NVVM::Tcgen05LdStShape::SHAPE_32X32B);
           for (int64_t first = 0; first < chunks; first += perBlock) {
             Value blockAmax = kb.f32(0.0f);
-            SmallVector<SmallVector<Value>> values;
-            for (int64_t chunk = first; chunk < first + perBlock; ++chunk)
-              values.push_back(
-                  readChunk(chunk, &blockAmax, chunk == chunks - 1));
+            for (int64_t chunk = first; chunk < first + perBlock; ++chunk) {
+              Value floats = LLVM::UndefOp::create(kb.b, kb.loc, vectorF32);
+              for (auto [j, v] : llvm::enumerate(
+                       readChunk(chunk, &blockAmax, /*release=*/false)))
+                floats = LLVM::InsertElementOp::create(kb.b, kb.loc, floats, v,
+                                                       kb.i32(j));
+              Value bits =
+                  LLVM::BitcastOp::create(kb.b, kb.loc, vectorI32, floats);
+              NVVM::Tcgen05StOp::create(kb.b, kb.loc, UnitAttr(), shape,
+                                        chunkAddress(chunk), bits, Value());
+            }
+            NVVM::Tcgen05WaitOp::create(kb.b, kb.loc,
+                                        NVVM::Tcgen05WaitKind::STORE);
             Value blockCol = chunkColumn(first);
             Value owner = arith::AndIOp::create(kb.b, kb.loc, kb.ult(row, m),
                                                 kb.ult(blockCol, n));
             Value factor =
                 emitResultBlockScale(blockAmax, row, blockCol, owner);
-            for (auto [i, chunkValues] : llvm::enumerate(values))
-              emitStores(chunkValues, row, chunkColumn(first + i), factor);
+            for (int64_t chunk = first; chunk < first + perBlock; ++chunk) {
+              Value floats = loadChunk(chunk, chunk == chunks - 1);
+              SmallVector<Value> values;
+              for (int64_t j = 0; j < kLdColumns; ++j)
+                values.push_back(LLVM::ExtractElementOp::create(
+                    kb.b, kb.loc, floats, kb.i32(j)));
+              emitStores(values, row, chunkColumn(chunk), factor);
+            }
           }
         }
         if (config.rowAmax) {
