@@ -38,6 +38,9 @@ void fp8::buildFP8CPUPipeline(OpPassManager &pm,
   // each op; then every conversion involving bf16 or a small float becomes
   // integer code, so that no target support for them is needed.
   pm.addPass(fp8::createFP8EmulateNarrowFloats());
+  // erf as docs/numerics.md specifies it (the GPU kernels compute the same
+  // bits), not by the host's libm.
+  pm.addPass(fp8::createFP8ExpandMath());
   pm.addPass(fp8::createFP8ExpandFloatCasts());
   // Small-float tensor constants (quantized weights) became integer
   // constants and a bit cast, elementwise.

@@ -665,3 +665,57 @@ def coat_adamw_step(w, g, m_state, v_state, block, lr, b1, b2, eps, wd, b1t, b2t
     v = expand_dequantize(*v_state, block, name)
     w, m, v = adamw_step(w, g, m, v, lr, b1, b2, eps, wd, b1t, b2t)
     return w, expand_quantize(m, block, name, limit), expand_quantize(v, block, name, limit)
+
+
+# --- erf (numerics.md section 16) ---------------------------------------------
+
+# Coefficients from the constant term up, as numerics.md lists them.
+ERF_SMALL = [float.fromhex(h) for h in (
+    "0x1.06eba8p-3", "-0x1.81273ep-2", "0x1.ce2d2p-4", "-0x1.b7fbbap-6", "0x1.541a2p-8",
+    "-0x1.a486fep-11", "0x1.4ae774p-14")]
+ERFC_LARGE = [float.fromhex(h) for h in (
+    "0x1.aab2ep-12", "-0x1.1d7c4p-9", "0x1.64f3aap-8", "-0x1.11b804p-7", "0x1.1a4e8ap-7",
+    "-0x1.8ffb82p-8", "0x1.716226p-9", "-0x1.2b09aap-11", "-0x1.2c6bdap-12", "0x1.2472b4p-12",
+    "-0x1.03943ap-14", "-0x1.610112p-16", "0x1.322cfp-17")]
+ERF_ONE = float.fromhex("0x1.f66666p+1")  # f32(3.925)
+
+
+def fma_f32(a, b, c):
+    """fma(a, b, c) of f32 arrays with one rounding (RNE). The product of two
+    f32 is exact in float64; the sum is hi + lo exactly (TwoSum); hi rounds
+    to f32 like hi + lo unless hi lies exactly halfway between two f32, where
+    lo decides."""
+    a, b, c = (np.asarray(v, np.float32).astype(np.float64) for v in (a, b, c))
+    with np.errstate(all="ignore"):
+        p = a * b
+        hi = p + c
+        z = hi - p
+        lo = (p - (hi - z)) + (c - z)
+        r = hi.astype(np.float32)
+        toward = np.nextafter(r, np.where(hi > r, np.float32(np.inf), np.float32(-np.inf)))
+        halfway = (r.astype(np.float64) != hi) & np.isfinite(hi) & \
+            (hi == (r.astype(np.float64) + toward.astype(np.float64)) / 2)
+        # At a halfway point RNE chose r; lo on the side of `toward` moves it.
+        move = halfway & (lo != 0) & ((lo > 0) == (toward > r))
+    return np.where(move, toward, r).astype(np.float32)
+
+
+def erf_f32(x):
+    """erf of f32 values exactly as fp8-expand-math and the GPU kernels
+    compute it (numerics.md section 16)."""
+    x = np.asarray(x, np.float32)
+    with np.errstate(all="ignore"):
+        a = np.abs(x)
+        s = (a * a).astype(np.float32)
+        q = np.full_like(a, np.float32(ERF_SMALL[-1]))
+        for c in reversed(ERF_SMALL[:-1]):
+            q = fma_f32(q, s, c)
+        small = fma_f32(a, q, a)
+        t = (a - np.float32(2.5)).astype(np.float32)
+        e = np.full_like(a, np.float32(ERFC_LARGE[-1]))
+        for c in reversed(ERFC_LARGE[:-1]):
+            e = fma_f32(e, t, c)
+        large = (np.float32(1) - e).astype(np.float32)
+        r = np.where(a < np.float32(1), small, large)
+        r = np.where(a >= np.float32(ERF_ONE), np.float32(1), r)
+    return np.copysign(r, x).astype(np.float32)

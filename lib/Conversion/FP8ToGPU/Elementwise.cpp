@@ -197,9 +197,11 @@ LogicalResult mlir::fp8::verifyClonableBody(Operation *op, std::string &reason,
 }
 
 Operation *mlir::fp8::expandClonedBodyForNVVM(LLVM::LLVMFuncOp kernel) {
-  // No libdevice: math functions by polynomials, small floats by integer
-  // code, min/max by comparison.
+  // No libdevice: math functions by polynomials (erf by the one
+  // docs/numerics.md specifies, which the CPU pipeline computes too), small
+  // floats by integer code, min/max by comparison.
   RewritePatternSet patterns(kernel.getContext());
+  populateExpandMathPatterns(patterns, /*benefit=*/2);
   populateMathPolynomialApproximationPatterns(patterns,
                                               [](StringRef) { return true; });
   populateExpandFloatCastsPatterns(patterns);

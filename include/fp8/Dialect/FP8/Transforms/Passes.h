@@ -14,6 +14,7 @@
 #include "mlir/Dialect/MLProgram/IR/MLProgram.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/PatternMatch.h"
 #include "mlir/Pass/Pass.h"
 
 namespace mlir {
@@ -33,6 +34,12 @@ void populateFuseDynamicQuantizePatterns(RewritePatternSet &patterns);
 /// types to integer arithmetic. (The pass also turns small-float constants
 /// into integer constants, after these patterns ran.)
 void populateExpandFloatCastsPatterns(RewritePatternSet &patterns);
+
+/// Patterns that rewrite the math functions whose numerics docs/numerics.md
+/// specifies (math.erf on f32) into that arithmetic. `benefit` lets them take
+/// precedence over upstream approximations of the same ops.
+void populateExpandMathPatterns(RewritePatternSet &patterns,
+                                PatternBenefit benefit = 1);
 
 /// Patterns that move fp8.dynamic_quantize, fp8.quantize and fp8.amax above
 /// transposes, reshapes and broadcasts where the results are unchanged.

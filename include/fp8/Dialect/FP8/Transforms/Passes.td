@@ -89,6 +89,35 @@ def FP8ExpandFloatCasts : Pass<"fp8-expand-float-casts"> {
   ];
 }
 
+def FP8ExpandMath : Pass<"fp8-expand-math"> {
+  let summary = "Compute the math functions whose numerics fp8-mlir specifies by their specified expansions";
+  let description = [{
+    Rewrites `math.erf` on f32 (scalars, vectors, statically shaped tensors)
+    into the arithmetic that docs/numerics.md ("erf") specifies: an odd
+    polynomial below 1, one minus a polynomial of `|x| - 2.5` up to the f32
+    nearest 3.925, 1 beyond, the sign copied from the input, every step an
+    f32 `math.fma`, `arith.mulf` or `arith.subf`. Its error is at most 1.4611
+    units in the last place over every f32 input; NaN stays NaN, +-inf gives
+    +-1, and -0 gives -0.
+
+    `fp8-cpu-pipeline` runs it and the GPU kernels apply the same patterns, so
+    that the CPU reference and the GPU compute the same bits for erf (GELU's
+    erf form), independently of the host's libm, and the GPU spends no
+    division on it.
+
+    Example:
+    ```mlir
+    %y = math.erf %x : f32
+    ```
+    becomes `math.absf`, a chain of `math.fma`, two `arith.select` and a
+    `math.copysign`.
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::math::MathDialect",
+  ];
+}
+
 def FP8EmulateNarrowFloats : Pass<"fp8-emulate-narrow-floats"> {
   let summary = "Compute arithmetic on floats narrower than f32 in f32, rounding after every op";
   let description = [{

@@ -1,0 +1,36 @@
+// An elementwise kernel computes erf as the CPU pipeline does (numerics.md
+// section 16, fp8-expand-math): 20 fused multiply-adds and no division,
+// where MLIR's rational approximation divided once per element and chose
+// its coefficients by selects.
+// RUN: rm -rf %t && fp8-opt %s --fp8-gpu-pipeline="chip=sm_90a artifacts=%t" -o /dev/null
+// RUN: FileCheck %s --input-file=%t/fp8_kernels.ptx
+// RUN: FileCheck %s --check-prefix=PTXAS --input-file=%t/fp8_kernels.ptxas.log
+
+// CHECK-LABEL: .entry fp8_elementwise_256x1024_{{[0-9a-f]+}}(
+// CHECK-NOT: div.
+// CHECK: abs.f32 %r[[A:[0-9]+]], %r[[X:[0-9]+]];
+// CHECK: mul.rn.f32 %r[[S:[0-9]+]], %r[[X]], %r[[X]];
+// CHECK: fma.rn.f32 %r{{[0-9]+}}, %r[[S]], 0f38A573BA, 0fBA52437F;
+// CHECK-COUNT-5: fma.rn.f32 %r{{[0-9]+}}, %r{{[0-9]+}}, %r[[S]],
+// CHECK: fma.rn.f32 %r{{[0-9]+}}, %r[[A]], %r{{[0-9]+}}, %r[[A]];
+// CHECK: fma.rn.f32 %r{{[0-9]+}}, %r[[T:[0-9]+]], 0f37191678, 0fB7B08089;
+// CHECK-COUNT-11: fma.rn.f32 %r{{[0-9]+}}, %r{{[0-9]+}}, %r[[T]],
+// CHECK-NOT: div.
+// CHECK: ret;
+// PTXAS: 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
+func.func @gelu(%x: tensor<256x1024xf32>) -> tensor<256x1024xf32> {
+  %e = tensor.empty() : tensor<256x1024xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%x : tensor<256x1024xf32>) outs(%e : tensor<256x1024xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %c = arith.constant 0.707106769 : f32
+    %h = arith.constant 0.5 : f32
+    %one = arith.constant 1.0 : f32
+    %s = arith.mulf %in, %c : f32
+    %erf = math.erf %s : f32
+    %p = arith.addf %erf, %one : f32
+    %hx = arith.mulf %in, %h : f32
+    %y = arith.mulf %hx, %p : f32
+    linalg.yield %y : f32
+  } -> tensor<256x1024xf32>
+  return %r : tensor<256x1024xf32>
+}

@@ -1,0 +1,65 @@
+// RUN: fp8-opt %s --fp8-expand-math --split-input-file | FileCheck %s
+
+// erf on f32 as numerics.md section 16 specifies: |x|, the odd polynomial of
+// the small branch (6 fused steps in x^2, then a + a q), the erfc polynomial
+// of |x| - 2.5 (12 fused steps), 1 - e, the two selects and the sign.
+// CHECK-LABEL: func.func @scalar(
+// CHECK-SAME: %[[X:.*]]: f32)
+// CHECK-DAG: %[[ONE:.*]] = arith.constant 1.000000e+00 : f32
+// CHECK-DAG: %[[TOP:.*]] = arith.constant 3.925000e+00 : f32
+// CHECK-DAG: %[[MID:.*]] = arith.constant 2.500000e+00 : f32
+// CHECK-DAG: %[[P6:.*]] = arith.constant 7.88936886E-5 : f32
+// CHECK-DAG: %[[P0:.*]] = arith.constant 0.128379166 : f32
+// CHECK-DAG: %[[E12:.*]] = arith.constant 9.12474206E-6 : f32
+// CHECK-DAG: %[[E0:.*]] = arith.constant 4.0693162E-4 : f32
+// CHECK: %[[A:.*]] = math.absf %[[X]] : f32
+// CHECK: %[[S:.*]] = arith.mulf %[[A]], %[[A]] : f32
+// CHECK: math.fma %[[P6]], %[[S]]
+// CHECK-COUNT-4: math.fma {{.*}}, %[[S]]
+// CHECK: %[[Q:.*]] = math.fma {{.*}}, %[[S]], %[[P0]] : f32
+// CHECK: %[[SMALL:.*]] = math.fma %[[A]], %[[Q]], %[[A]] : f32
+// CHECK: %[[T:.*]] = arith.subf %[[A]], %[[MID]] : f32
+// CHECK: math.fma %[[E12]], %[[T]]
+// CHECK-COUNT-10: math.fma {{.*}}, %[[T]]
+// CHECK: %[[E:.*]] = math.fma {{.*}}, %[[T]], %[[E0]] : f32
+// CHECK: %[[LARGE:.*]] = arith.subf %[[ONE]], %[[E]] : f32
+// CHECK: %[[LT:.*]] = arith.cmpf olt, %[[A]], %[[ONE]] : f32
+// CHECK: %[[R:.*]] = arith.select %[[LT]], %[[SMALL]], %[[LARGE]] : f32
+// CHECK: %[[GE:.*]] = arith.cmpf oge, %[[A]], %[[TOP]] : f32
+// CHECK: %[[R1:.*]] = arith.select %[[GE]], %[[ONE]], %[[R]] : f32
+// CHECK: %[[Y:.*]] = math.copysign %[[R1]], %[[X]] : f32
+// CHECK: return %[[Y]]
+// CHECK-NOT: math.erf
+func.func @scalar(%x: f32) -> f32 {
+  %y = math.erf %x : f32
+  return %y : f32
+}
+
+// -----
+
+// Vectors and static tensors take splat constants.
+// CHECK-LABEL: func.func @shaped(
+// CHECK-DAG: arith.constant dense<1.000000e+00> : vector<4xf32>
+// CHECK-DAG: arith.constant dense<2.500000e+00> : tensor<2x3xf32>
+// CHECK: math.copysign {{.*}} : vector<4xf32>
+// CHECK: math.copysign {{.*}} : tensor<2x3xf32>
+// CHECK-NOT: math.erf
+func.func @shaped(%v: vector<4xf32>, %t: tensor<2x3xf32>) -> (vector<4xf32>, tensor<2x3xf32>) {
+  %a = math.erf %v : vector<4xf32>
+  %b = math.erf %t : tensor<2x3xf32>
+  return %a, %b : vector<4xf32>, tensor<2x3xf32>
+}
+
+// -----
+
+// Other types and dynamic shapes are left to other lowerings.
+// CHECK-LABEL: func.func @untouched(
+// CHECK: math.erf {{.*}} : f64
+// CHECK: math.erf {{.*}} : f16
+// CHECK: math.erf {{.*}} : tensor<?xf32>
+func.func @untouched(%d: f64, %h: f16, %t: tensor<?xf32>) -> (f64, f16, tensor<?xf32>) {
+  %a = math.erf %d : f64
+  %b = math.erf %h : f16
+  %c = math.erf %t : tensor<?xf32>
+  return %a, %b, %c : f64, f16, tensor<?xf32>
+}
