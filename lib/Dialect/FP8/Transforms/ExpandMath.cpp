@@ -4,7 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// erf on f32 as docs/numerics.md ("erf") specifies it, so that the CPU
+// erf as docs/numerics.md ("erf") specifies it, so that the CPU
 // reference and the GPU kernels compute the same bits whatever libm the host
 // has.
 //
@@ -45,13 +45,14 @@ constexpr float kErfcLarge[] = {
 constexpr float kErfcCenter = 2.5f;
 constexpr float kErfOne = 3.925f;
 
-/// Scalars, vectors and statically shaped tensors of f32.
-bool isExpandableF32(Type type) {
+/// Scalars, vectors and statically shaped tensors of f32, bf16 or f16.
+bool isExpandable(Type type) {
   auto shaped = dyn_cast<ShapedType>(type);
   if (shaped &&
       (!shaped.hasStaticShape() || !isa<VectorType, RankedTensorType>(shaped)))
     return false;
-  return getElementTypeOrSelf(type).isF32();
+  Type element = getElementTypeOrSelf(type);
+  return element.isF32() || element.isBF16() || element.isF16();
 }
 
 struct ExpandErf : OpRewritePattern<math::ErfOp> {
@@ -59,10 +60,19 @@ struct ExpandErf : OpRewritePattern<math::ErfOp> {
 
   LogicalResult matchAndRewrite(math::ErfOp op,
                                 PatternRewriter &rewriter) const override {
-    Type type = op.getType();
-    if (!isExpandableF32(type))
-      return rewriter.notifyMatchFailure(op, "not erf on f32");
+    Type original = op.getType();
+    if (!isExpandable(original))
+      return rewriter.notifyMatchFailure(op, "not erf on f32, bf16 or f16");
     Location loc = op.getLoc();
+    // bf16 and f16: erf of the exact f32 value, rounded once.
+    Type type = original;
+    Value x = op.getOperand();
+    if (!getElementTypeOrSelf(original).isF32()) {
+      Type f32 = rewriter.getF32Type();
+      auto shaped = dyn_cast<ShapedType>(original);
+      type = shaped ? shaped.clone(f32) : f32;
+      x = arith::ExtFOp::create(rewriter, loc, type, x);
+    }
     auto constant = [&](float value) -> Value {
       TypedAttr attr = rewriter.getF32FloatAttr(value);
       if (auto shaped = dyn_cast<ShapedType>(type))
@@ -76,7 +86,6 @@ struct ExpandErf : OpRewritePattern<math::ErfOp> {
         p = math::FmaOp::create(rewriter, loc, p, t, constant(c));
       return p;
     };
-    Value x = op.getOperand();
     Value a = math::AbsFOp::create(rewriter, loc, x);
     // |x| < 1: erf(a) = a + a * q(a^2), exact in its leading term.
     Value q = horner(kErfSmall, arith::MulFOp::create(rewriter, loc, a, a));
@@ -92,7 +101,10 @@ struct ExpandErf : OpRewritePattern<math::ErfOp> {
     Value isOne = arith::CmpFOp::create(
         rewriter, loc, arith::CmpFPredicate::OGE, a, constant(kErfOne));
     r = arith::SelectOp::create(rewriter, loc, isOne, constant(1.0f), r);
-    rewriter.replaceOpWithNewOp<math::CopySignOp>(op, r, x);
+    Value y = math::CopySignOp::create(rewriter, loc, r, x);
+    if (type != original)
+      y = arith::TruncFOp::create(rewriter, loc, original, y);
+    rewriter.replaceOp(op, y);
     return success();
   }
 };

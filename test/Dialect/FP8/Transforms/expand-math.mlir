@@ -52,14 +52,31 @@ func.func @shaped(%v: vector<4xf32>, %t: tensor<2x3xf32>) -> (vector<4xf32>, ten
 
 // -----
 
-// Other types and dynamic shapes are left to other lowerings.
+// bf16 and f16: erf of the exact f32 value, rounded once.
+// CHECK-LABEL: func.func @narrow(
+// CHECK-SAME: %[[B:.*]]: bf16, %[[H:.*]]: vector<2xf16>)
+// CHECK: %[[BX:.*]] = arith.extf %[[B]] : bf16 to f32
+// CHECK: math.absf %[[BX]] : f32
+// CHECK: %[[BY:.*]] = math.copysign {{.*}}, %[[BX]] : f32
+// CHECK: arith.truncf %[[BY]] : f32 to bf16
+// CHECK: %[[HX:.*]] = arith.extf %[[H]] : vector<2xf16> to vector<2xf32>
+// CHECK: %[[HY:.*]] = math.copysign {{.*}}, %[[HX]] : vector<2xf32>
+// CHECK: arith.truncf %[[HY]] : vector<2xf32> to vector<2xf16>
+// CHECK-NOT: math.erf
+func.func @narrow(%b: bf16, %h: vector<2xf16>) -> (bf16, vector<2xf16>) {
+  %a = math.erf %b : bf16
+  %c = math.erf %h : vector<2xf16>
+  return %a, %c : bf16, vector<2xf16>
+}
+
+// -----
+
+// f64 and dynamic shapes are left to other lowerings.
 // CHECK-LABEL: func.func @untouched(
 // CHECK: math.erf {{.*}} : f64
-// CHECK: math.erf {{.*}} : f16
 // CHECK: math.erf {{.*}} : tensor<?xf32>
-func.func @untouched(%d: f64, %h: f16, %t: tensor<?xf32>) -> (f64, f16, tensor<?xf32>) {
+func.func @untouched(%d: f64, %t: tensor<?xf32>) -> (f64, tensor<?xf32>) {
   %a = math.erf %d : f64
-  %b = math.erf %h : f16
   %c = math.erf %t : tensor<?xf32>
-  return %a, %b, %c : f64, f16, tensor<?xf32>
+  return %a, %c : f64, tensor<?xf32>
 }

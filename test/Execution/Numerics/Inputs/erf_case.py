@@ -4,8 +4,9 @@ section 16).
 
   erf_case.py emit        the MLIR program, on stdout
   erf_case.py check FILE  compares mlir-runner's output in FILE with the
-                          oracle, bit for bit, and the oracle with the exact
-                          erf within the section's bound
+                          oracle, bit for bit (f32, and bf16: erf of the
+                          exact f32 value rounded once), and the oracle with
+                          the exact erf within the section's bound
 
 The inputs: a dense grid over [-5, 5], every f32 within 8 units of the
 branch points 1 and f32(3.925) and of the worst case the section names, tiny
@@ -40,38 +41,51 @@ def inputs():
     return np.concatenate([x, -x[:200]]).astype(np.float32)
 
 
+def bf16_bits(x):
+    """The bf16 codes of f32 values that are bf16 values."""
+    return (np.asarray(x, np.float32).view(np.uint32) >> 16).astype("<u2")
+
+
 def emit():
     x = inputs()
-    t = tensor_type([x.size], "f32")
-    ints = tensor_type([x.size], "i32")
-    # erf in a function of its own: its input is not a constant there, so no
-    # folder computes it with the host's libm.
-    return "\n".join([
-        f"// math.erf on {x.size} f32 inputs",
-        "func.func private @printMemrefI32(memref<*xi32>)",
-        f"func.func @erf(%x: {t}) -> {t} {{",
-        f"  %y = math.erf %x : {t}",
-        f"  return %y : {t}",
-        "}",
+    xb = n.round_to(x, "bf16")
+    t, tb = tensor_type([x.size], "f32"), tensor_type([x.size], "bf16")
+    ints, shorts = tensor_type([x.size], "i32"), tensor_type([x.size], "i16")
+    lines = [f"// math.erf on {x.size} f32 inputs and their bf16 roundings",
+             "func.func private @printMemrefI32(memref<*xi32>)"]
+    # erf in functions of their own: their inputs are not constants there,
+    # so no folder computes them with the host's libm.
+    for name, ty in (("erf", t), ("erf_bf16", tb)):
+        lines += [f"func.func @{name}(%x: {ty}) -> {ty} {{",
+                  f"  %y = math.erf %x : {ty}",
+                  f"  return %y : {ty}",
+                  "}"]
+    bf16_hex = bf16_bits(xb).tobytes().hex().upper()
+    lines += [
         "func.func @main() {",
         f"  %x = arith.constant {dense(x)} : {t}",
         f"  %y = call @erf(%x) : ({t}) -> {t}",
         f"  %bits = arith.bitcast %y : {t} to {ints}",
-        f"  %buf = bufferization.to_buffer %bits : {ints} to memref<{x.size}xi32>",
-        f"  %any = memref.cast %buf : memref<{x.size}xi32> to memref<*xi32>",
-        "  call @printMemrefI32(%any) : (memref<*xi32>) -> ()",
-        "  return",
-        "}",
-        ""])
+        f"  %xb = arith.constant dense<\"0x{bf16_hex}\"> : {tb}",
+        f"  %yb = call @erf_bf16(%xb) : ({tb}) -> {tb}",
+        f"  %bitsb = arith.bitcast %yb : {tb} to {shorts}",
+        f"  %wideb = arith.extui %bitsb : {shorts} to {ints}"]
+    for i, value in enumerate(("%bits", "%wideb")):
+        lines += [
+            f"  %buf{i} = bufferization.to_buffer {value} : {ints} to memref<{x.size}xi32>",
+            f"  %any{i} = memref.cast %buf{i} : memref<{x.size}xi32> to memref<*xi32>",
+            f"  call @printMemrefI32(%any{i}) : (memref<*xi32>) -> ()"]
+    lines += ["  return", "}", ""]
+    return "\n".join(lines)
 
 
 def check(path):
     from fp8_mlir.recipes import parse_runner_output
     x = inputs()
     arrays = parse_runner_output(open(path).read())
-    ok = len(arrays) == 1 and arrays[0].size == x.size
+    ok = len(arrays) == 2 and all(a.size == x.size for a in arrays)
     if not ok:
-        print("erf: the output is not one array of the inputs' size")
+        print("erf: the output is not two arrays of the inputs' size")
         print("erf: FAIL")
         return 1
     got = (arrays[0] & 0xFFFFFFFF).astype(np.uint32)
@@ -85,6 +99,19 @@ def check(path):
               f"{float(x[i]).hex()}: got {got[i]:#x}, expected {want[i]:#x}")
     else:
         print(f"erf: {x.size} values match the oracle")
+    # bf16: erf of the exact f32 value, rounded once.
+    xb = n.round_to(x, "bf16")
+    want_b = bf16_bits(n.round_to(n.erf_f32(xb), "bf16")).astype(np.uint32)
+    got_b = (arrays[1] & 0xFFFF).astype(np.uint32)
+    nan_b = lambda bits: (bits & 0x7FFF) > 0x7F80
+    bad = np.nonzero((got_b != want_b) & ~(nan_b(got_b) & nan_b(want_b)))[0]
+    if len(bad):
+        ok = False
+        i = bad[0]
+        print(f"erf bf16: {len(bad)} of {x.size} differ from the oracle; first at "
+              f"{float(xb[i]).hex()}: got {got_b[i]:#x}, expected {want_b[i]:#x}")
+    else:
+        print(f"erf bf16: {x.size} values match the oracle")
     # The oracle against the exact erf.
     y = want.view(np.float32).astype(np.float64)
     finite = np.isfinite(x)

@@ -98,7 +98,8 @@ def FP8ExpandMath : Pass<"fp8-expand-math"> {
     nearest 3.925, 1 beyond, the sign copied from the input, every step an
     f32 `math.fma`, `arith.mulf` or `arith.subf`. Its error is at most 1.4611
     units in the last place over every f32 input; NaN stays NaN, +-inf gives
-    +-1, and -0 gives -0.
+    +-1, and -0 gives -0. On bf16 and f16 it is erf of the exact f32 value,
+    rounded once to the type.
 
     `fp8-cpu-pipeline` runs it and the GPU kernels apply the same patterns, so
     that the CPU reference and the GPU compute the same bits for erf (GELU's
