@@ -254,6 +254,48 @@ TEST_F(KernelParamsTest, GemmSM90RejectsGlobalScales) {
   EXPECT_NE(reason.find("global scales"), std::string::npos) << reason;
 }
 
+TEST_F(KernelParamsTest, GemmSM90StagesColumnScales) {
+  // DeepSeek's weight gradients: 1x128 on both operands. Each consumer
+  // warpgroup stages two buffers of 128 f32 column scales after the ring and
+  // its barriers; 7 stages still fit.
+  GemmSM90Config wgrad;
+  wgrad.scaling = GemmScaling::Block;
+  expectValid(wgrad);
+  EXPECT_TRUE(wgrad.stagesColumnScales());
+  EXPECT_EQ(wgrad.getColumnScaleBytes(), 2 * 2 * 128 * 4);
+  EXPECT_EQ(wgrad.getStages(), 7);
+  EXPECT_EQ(wgrad.getColumnScaleOffset(), 7 * (256 * 128 + 16));
+  EXPECT_EQ(wgrad.getSharedMemoryBytes(), 7 * (256 * 128 + 16) + 2048);
+  expectKernelTakesParams(wgrad, buildGemmSM90Kernel);
+
+  // Square weight blocks and per-tensor scales stage nothing.
+  GemmSM90Config square = wgrad;
+  square.bRowsPerScale = 128;
+  EXPECT_FALSE(square.stagesColumnScales());
+  EXPECT_EQ(square.getColumnScaleBytes(), 0);
+  EXPECT_EQ(GemmSM90Config().getColumnScaleBytes(), 0);
+
+  // 32-wide E8M0 blocks: four blocks per K tile. At 128 columns the 8 KiB
+  // of staged scales cost a stage.
+  GemmSM90Config mx = wgrad;
+  mx.kGroup = 32;
+  mx.e8m0Scales = true;
+  EXPECT_EQ(mx.getColumnScaleBytes(), 2 * 2 * 4 * 128 * 4);
+  EXPECT_EQ(mx.getStages(), 6);
+  expectValid(mx);
+  mx.blockN = 64;
+  EXPECT_EQ(mx.getStages(), 8);
+  expectValid(mx);
+
+  // A forced depth that leaves no room for the staged scales is refused.
+  GemmSM90Config deep = wgrad;
+  deep.stages = 7;
+  deep.kGroup = 32;
+  std::string reason;
+  EXPECT_TRUE(failed(deep.verify(reason)));
+  EXPECT_NE(reason.find("staged column scales"), std::string::npos) << reason;
+}
+
 TEST_F(KernelParamsTest, GemmSM100Kernel) {
   // NVFP4 with every optional parameter but the FP8 out scale.
   GemmSM100Config config;
