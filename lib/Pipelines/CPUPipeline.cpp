@@ -38,8 +38,8 @@ void fp8::buildFP8CPUPipeline(OpPassManager &pm,
   // each op; then every conversion involving bf16 or a small float becomes
   // integer code, so that no target support for them is needed.
   pm.addPass(fp8::createFP8EmulateNarrowFloats());
-  // erf as docs/numerics.md specifies it (the GPU kernels compute the same
-  // bits), not by the host's libm.
+  // erf and exp as docs/numerics.md specifies them (the GPU kernels compute
+  // the same bits), not by the host's libm.
   pm.addPass(fp8::createFP8ExpandMath());
   pm.addPass(fp8::createFP8ExpandFloatCasts());
   // Small-float tensor constants (quantized weights) became integer
@@ -72,7 +72,7 @@ void fp8::buildFP8CPUPipeline(OpPassManager &pm,
   // --pass-pipeline) build this one without implicit nesting.
   if (options.emitCInterface)
     pm.addNestedPass<func::FuncOp>(LLVM::createLLVMRequestCWrappersPass());
-  // Math functions with an LLVM lowering take it; the others (erf) call libm
+  // Math functions with an LLVM lowering take it; the others call libm
   // (declared after the C wrappers were requested: libm has none).
   pm.addPass(createConvertMathToLLVMPass());
   pm.addPass(createConvertMathToLibmPass());

@@ -719,3 +719,40 @@ def erf_f32(x):
         r = np.where(a < np.float32(1), small, large)
         r = np.where(a >= np.float32(ERF_ONE), np.float32(1), r)
     return np.copysign(r, x).astype(np.float32)
+
+
+# --- exp (numerics.md section 17) ---------------------------------------------
+
+# (e^r - 1) / r from the constant term up, as numerics.md lists them.
+EXP_POLY = [float.fromhex(h) for h in (
+    "0x1p+0", "0x1p-1", "0x1.55547cp-3", "0x1.55547p-5", "0x1.123d92p-7", "0x1.6da76p-10")]
+EXP_LOG2E = float.fromhex("0x1.715476p+0")
+EXP_LN2_HIGH = float.fromhex("0x1.62e43p-1")
+EXP_LN2_LOW = float.fromhex("-0x1.05c61p-29")
+
+
+def _pow2_f32(k):
+    """2^k for integer-valued f32 k in [-126, 127], as f32."""
+    return ((np.asarray(k).astype(np.int64) + 127) << 23).astype(np.uint32).view(np.float32)
+
+
+def exp_f32(x):
+    """exp of f32 values exactly as fp8-expand-math and the GPU kernels
+    compute it (numerics.md section 17)."""
+    x = np.asarray(x, np.float32)
+    with np.errstate(all="ignore"):
+        nan = np.isnan(x)
+        c = np.where(nan, np.float32(0), x)
+        c = np.where(c < np.float32(-104), np.float32(-104), c)
+        c = np.where(c > np.float32(89), np.float32(89), c).astype(np.float32)
+        k = np.rint((c * np.float32(EXP_LOG2E)).astype(np.float32)).astype(np.float32)
+        r = fma_f32(k, -EXP_LN2_HIGH, c)
+        r = fma_f32(k, -EXP_LN2_LOW, r)
+        q = np.full_like(r, np.float32(EXP_POLY[-1]))
+        for coefficient in reversed(EXP_POLY[:-1]):
+            q = fma_f32(q, r, coefficient)
+        p = fma_f32(r, q, 1.0)
+        k1 = np.floor((k * np.float32(0.5)).astype(np.float32)).astype(np.float32)
+        k2 = (k - k1).astype(np.float32)
+        y = ((p * _pow2_f32(k1)).astype(np.float32) * _pow2_f32(k2)).astype(np.float32)
+    return np.where(nan, x, y).astype(np.float32)

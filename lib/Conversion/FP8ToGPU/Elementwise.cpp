@@ -197,7 +197,7 @@ LogicalResult mlir::fp8::verifyClonableBody(Operation *op, std::string &reason,
 }
 
 Operation *mlir::fp8::expandClonedBodyForNVVM(LLVM::LLVMFuncOp kernel) {
-  // No libdevice: math functions by polynomials (erf by the one
+  // No libdevice: math functions by polynomials (erf and exp by the ones
   // docs/numerics.md specifies, which the CPU pipeline computes too), small
   // floats by integer code, min/max by comparison.
   RewritePatternSet patterns(kernel.getContext());

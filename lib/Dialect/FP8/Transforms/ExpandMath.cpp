@@ -4,9 +4,9 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// erf as docs/numerics.md ("erf") specifies it, so that the CPU
-// reference and the GPU kernels compute the same bits whatever libm the host
-// has.
+// erf and exp as docs/numerics.md (sections 16 and 17) specifies them, so
+// that the CPU reference and the GPU kernels compute the same bits whatever
+// libm the host has.
 //
 //===----------------------------------------------------------------------===//
 
@@ -45,6 +45,18 @@ constexpr float kErfcLarge[] = {
 constexpr float kErfcCenter = 2.5f;
 constexpr float kErfOne = 3.925f;
 
+// exp: (e^r - 1) / r on |r| <= ln2 / 2 as a polynomial of r, highest power
+// first; log2(e), ln2 = kLn2High + kLn2Low, and the clamps of x.
+constexpr float kExpPoly[] = {
+    0x1.6da76p-10f, 0x1.123d92p-7f, 0x1.55547p-5f,
+    0x1.55547cp-3f, 0x1p-1f,        0x1p+0f,
+};
+constexpr float kLog2E = 0x1.715476p+0f;
+constexpr float kLn2High = 0x1.62e43p-1f;
+constexpr float kLn2Low = -0x1.05c61p-29f;
+constexpr float kExpLow = -104.0f;
+constexpr float kExpHigh = 89.0f;
+
 /// Scalars, vectors and statically shaped tensors of f32, bf16 or f16.
 bool isExpandable(Type type) {
   auto shaped = dyn_cast<ShapedType>(type);
@@ -55,16 +67,19 @@ bool isExpandable(Type type) {
   return element.isF32() || element.isBF16() || element.isF16();
 }
 
-struct ExpandErf : OpRewritePattern<math::ErfOp> {
-  using OpRewritePattern::OpRewritePattern;
+/// Emits a specified f32 expansion for a unary math op on f32, bf16 or f16
+/// (bf16 and f16: of the exact f32 value, rounded once), with helpers for
+/// its constants.
+template <typename MathOp>
+struct ExpandUnary : OpRewritePattern<MathOp> {
+  using OpRewritePattern<MathOp>::OpRewritePattern;
 
-  LogicalResult matchAndRewrite(math::ErfOp op,
-                                PatternRewriter &rewriter) const override {
+  LogicalResult matchAndRewrite(MathOp op,
+                                PatternRewriter &rewriter) const final {
     Type original = op.getType();
     if (!isExpandable(original))
-      return rewriter.notifyMatchFailure(op, "not erf on f32, bf16 or f16");
+      return rewriter.notifyMatchFailure(op, "not on f32, bf16 or f16");
     Location loc = op.getLoc();
-    // bf16 and f16: erf of the exact f32 value, rounded once.
     Type type = original;
     Value x = op.getOperand();
     if (!getElementTypeOrSelf(original).isF32()) {
@@ -73,39 +88,122 @@ struct ExpandErf : OpRewritePattern<math::ErfOp> {
       type = shaped ? shaped.clone(f32) : f32;
       x = arith::ExtFOp::create(rewriter, loc, type, x);
     }
-    auto constant = [&](float value) -> Value {
-      TypedAttr attr = rewriter.getF32FloatAttr(value);
-      if (auto shaped = dyn_cast<ShapedType>(type))
-        attr = SplatElementsAttr::get(shaped, attr);
-      return arith::ConstantOp::create(rewriter, loc, attr);
-    };
-    // Horner's rule with one fused multiply-add per coefficient.
-    auto horner = [&](ArrayRef<float> coefficients, Value t) {
-      Value p = constant(coefficients.front());
-      for (float c : coefficients.drop_front())
-        p = math::FmaOp::create(rewriter, loc, p, t, constant(c));
-      return p;
-    };
-    Value a = math::AbsFOp::create(rewriter, loc, x);
-    // |x| < 1: erf(a) = a + a * q(a^2), exact in its leading term.
-    Value q = horner(kErfSmall, arith::MulFOp::create(rewriter, loc, a, a));
-    Value small = math::FmaOp::create(rewriter, loc, a, q, a);
-    // 1 <= |x| < 3.925: erf(a) = 1 - erfc(a).
-    Value e = horner(kErfcLarge, arith::SubFOp::create(rewriter, loc, a,
-                                                       constant(kErfcCenter)));
-    Value large = arith::SubFOp::create(rewriter, loc, constant(1.0f), e);
-    // NaN compares false twice and keeps the large branch's NaN.
-    Value isSmall = arith::CmpFOp::create(
-        rewriter, loc, arith::CmpFPredicate::OLT, a, constant(1.0f));
-    Value r = arith::SelectOp::create(rewriter, loc, isSmall, small, large);
-    Value isOne = arith::CmpFOp::create(
-        rewriter, loc, arith::CmpFPredicate::OGE, a, constant(kErfOne));
-    r = arith::SelectOp::create(rewriter, loc, isOne, constant(1.0f), r);
-    Value y = math::CopySignOp::create(rewriter, loc, r, x);
+    Emitter emit{rewriter, loc, type};
+    Value y = expand(emit, x);
     if (type != original)
       y = arith::TruncFOp::create(rewriter, loc, original, y);
     rewriter.replaceOp(op, y);
     return success();
+  }
+
+protected:
+  struct Emitter {
+    PatternRewriter &rewriter;
+    Location loc;
+    Type type;
+
+    /// A scalar or splat constant of `type`'s shape.
+    Value constant(Attribute element) const {
+      TypedAttr attr = cast<TypedAttr>(element);
+      if (auto shaped = dyn_cast<ShapedType>(type))
+        attr = SplatElementsAttr::get(shaped.clone(attr.getType()), attr);
+      return arith::ConstantOp::create(rewriter, loc, attr);
+    }
+    Value f32(float value) const {
+      return constant(rewriter.getF32FloatAttr(value));
+    }
+    Value i32(int32_t value) const {
+      return constant(rewriter.getI32IntegerAttr(value));
+    }
+    Type i32Type() const {
+      Type i32 = rewriter.getI32Type();
+      auto shaped = dyn_cast<ShapedType>(type);
+      return shaped ? shaped.clone(i32) : i32;
+    }
+    Value fma(Value a, Value b, Value c) const {
+      return math::FmaOp::create(rewriter, loc, a, b, c);
+    }
+    /// Horner's rule with one fused multiply-add per coefficient, highest
+    /// power first.
+    Value horner(ArrayRef<float> coefficients, Value t) const {
+      Value p = f32(coefficients.front());
+      for (float c : coefficients.drop_front())
+        p = fma(p, t, f32(c));
+      return p;
+    }
+    Value select(arith::CmpFPredicate predicate, Value a, Value b, Value ifTrue,
+                 Value ifFalse) const {
+      Value cond = arith::CmpFOp::create(rewriter, loc, predicate, a, b);
+      return arith::SelectOp::create(rewriter, loc, cond, ifTrue, ifFalse);
+    }
+  };
+
+  /// The f32 result for the f32 operand `x`.
+  virtual Value expand(const Emitter &emit, Value x) const = 0;
+};
+
+struct ExpandErf : ExpandUnary<math::ErfOp> {
+  using ExpandUnary::ExpandUnary;
+
+  Value expand(const Emitter &emit, Value x) const override {
+    PatternRewriter &rewriter = emit.rewriter;
+    Location loc = emit.loc;
+    Value a = math::AbsFOp::create(rewriter, loc, x);
+    // |x| < 1: erf(a) = a + a * q(a^2), exact in its leading term.
+    Value q =
+        emit.horner(kErfSmall, arith::MulFOp::create(rewriter, loc, a, a));
+    Value small = emit.fma(a, q, a);
+    // 1 <= |x| < 3.925: erf(a) = 1 - erfc(a).
+    Value e =
+        emit.horner(kErfcLarge, arith::SubFOp::create(rewriter, loc, a,
+                                                      emit.f32(kErfcCenter)));
+    Value large = arith::SubFOp::create(rewriter, loc, emit.f32(1.0f), e);
+    // NaN compares false twice and keeps the large branch's NaN.
+    Value r =
+        emit.select(arith::CmpFPredicate::OLT, a, emit.f32(1.0f), small, large);
+    r = emit.select(arith::CmpFPredicate::OGE, a, emit.f32(kErfOne),
+                    emit.f32(1.0f), r);
+    return math::CopySignOp::create(rewriter, loc, r, x);
+  }
+};
+
+struct ExpandExp : ExpandUnary<math::ExpOp> {
+  using ExpandUnary::ExpandUnary;
+
+  Value expand(const Emitter &emit, Value x) const override {
+    PatternRewriter &rewriter = emit.rewriter;
+    Location loc = emit.loc;
+    using P = arith::CmpFPredicate;
+    // NaN goes through as 0 and is put back at the end; beyond [-104, 89]
+    // the result is 0 or +inf already.
+    Value c = emit.select(P::UNO, x, x, emit.f32(0.0f), x);
+    c = emit.select(P::OLT, c, emit.f32(kExpLow), emit.f32(kExpLow), c);
+    c = emit.select(P::OGT, c, emit.f32(kExpHigh), emit.f32(kExpHigh), c);
+    // x = k ln2 + r, |r| <= ln2 / 2 (and a little), with ln2 in two parts.
+    Value k = math::RoundEvenOp::create(
+        rewriter, loc,
+        arith::MulFOp::create(rewriter, loc, c, emit.f32(kLog2E)));
+    Value r = emit.fma(k, emit.f32(-kLn2High), c);
+    r = emit.fma(k, emit.f32(-kLn2Low), r);
+    // e^r = 1 + r q(r).
+    Value p = emit.fma(r, emit.horner(kExpPoly, r), emit.f32(1.0f));
+    // p 2^k as (p 2^k1) 2^k2, k1 = floor(k / 2): both factors are normal
+    // powers of two, the first product is exact, and the second rounds
+    // once, overflow and subnormal results included.
+    Value k1 = math::FloorOp::create(
+        rewriter, loc, arith::MulFOp::create(rewriter, loc, k, emit.f32(0.5f)));
+    Value k2 = arith::SubFOp::create(rewriter, loc, k, k1);
+    auto pow2 = [&](Value exponent) -> Value {
+      Value bits =
+          arith::FPToSIOp::create(rewriter, loc, emit.i32Type(), exponent);
+      bits = arith::AddIOp::create(rewriter, loc, bits, emit.i32(127));
+      bits = arith::ShLIOp::create(rewriter, loc, bits, emit.i32(23));
+      return arith::BitcastOp::create(rewriter, loc, emit.type, bits);
+    };
+    Value y = arith::MulFOp::create(
+        rewriter, loc, arith::MulFOp::create(rewriter, loc, p, pow2(k1)),
+        pow2(k2));
+    return emit.select(P::UNO, x, x, x, y);
   }
 };
 
@@ -123,5 +221,5 @@ struct FP8ExpandMathPass
 
 void mlir::fp8::populateExpandMathPatterns(RewritePatternSet &patterns,
                                            PatternBenefit benefit) {
-  patterns.add<ExpandErf>(patterns.getContext(), benefit);
+  patterns.add<ExpandErf, ExpandExp>(patterns.getContext(), benefit);
 }

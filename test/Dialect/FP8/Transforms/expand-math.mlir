@@ -80,3 +80,47 @@ func.func @untouched(%d: f64, %t: tensor<?xf32>) -> (f64, tensor<?xf32>) {
   %c = math.erf %t : tensor<?xf32>
   return %a, %c : f64, tensor<?xf32>
 }
+
+// -----
+
+// exp on f32 as numerics.md section 17 specifies: NaN set aside, the clamps,
+// k = roundeven(x log2 e), r by ln2 in two parts, 1 + r q(r) (5 fused steps
+// for q), and 2^k applied as two normal powers of two built from their bits.
+// CHECK-LABEL: func.func @exp(
+// CHECK-SAME: %[[X:.*]]: f32)
+// CHECK-DAG: %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK-DAG: %[[LOW:.*]] = arith.constant -1.040000e+02 : f32
+// CHECK-DAG: %[[HIGH:.*]] = arith.constant 8.900000e+01 : f32
+// CHECK-DAG: %[[LOG2E:.*]] = arith.constant 1.44269502 : f32
+// CHECK-DAG: %[[LN2HI:.*]] = arith.constant -0.693147182 : f32
+// CHECK-DAG: %[[LN2LO:.*]] = arith.constant 1.90465421E-9 : f32
+// CHECK-DAG: %[[ONE:.*]] = arith.constant 1.000000e+00 : f32
+// CHECK-DAG: %[[HALF:.*]] = arith.constant 5.000000e-01 : f32
+// CHECK-DAG: %[[BIAS:.*]] = arith.constant 127 : i32
+// CHECK-DAG: %[[SHIFT:.*]] = arith.constant 23 : i32
+// CHECK: %[[NAN:.*]] = arith.cmpf uno, %[[X]], %[[X]] : f32
+// CHECK: %[[C0:.*]] = arith.select %[[NAN]], %[[ZERO]], %[[X]] : f32
+// CHECK: arith.cmpf olt, %[[C0]], %[[LOW]] : f32
+// CHECK: %[[C1:.*]] = arith.select {{.*}}, %[[LOW]], %[[C0]] : f32
+// CHECK: arith.cmpf ogt, %[[C1]], %[[HIGH]] : f32
+// CHECK: %[[C:.*]] = arith.select {{.*}}, %[[HIGH]], %[[C1]] : f32
+// CHECK: %[[T:.*]] = arith.mulf %[[C]], %[[LOG2E]] : f32
+// CHECK: %[[K:.*]] = math.roundeven %[[T]] : f32
+// CHECK: %[[R0:.*]] = math.fma %[[K]], %[[LN2HI]], %[[C]] : f32
+// CHECK: %[[R:.*]] = math.fma %[[K]], %[[LN2LO]], %[[R0]] : f32
+// CHECK-COUNT-5: math.fma {{.*}}, %[[R]],
+// CHECK: %[[P:.*]] = math.fma %[[R]], %{{.*}}, %[[ONE]] : f32
+// CHECK: %[[KH:.*]] = arith.mulf %[[K]], %[[HALF]] : f32
+// CHECK: %[[K1:.*]] = math.floor %[[KH]] : f32
+// CHECK: %[[K2:.*]] = arith.subf %[[K]], %[[K1]] : f32
+// CHECK-DAG: arith.fptosi %[[K1]] : f32 to i32
+// CHECK-DAG: arith.fptosi %[[K2]] : f32 to i32
+// CHECK: %[[S1:.*]] = arith.bitcast {{.*}} : i32 to f32
+// CHECK: %[[PS:.*]] = arith.mulf %[[P]], %[[S1]] : f32
+// CHECK: %[[Y:.*]] = arith.mulf %[[PS]], %{{.*}} : f32
+// CHECK: arith.select {{.*}}, %[[X]], %[[Y]] : f32
+// CHECK-NOT: math.exp
+func.func @exp(%x: f32) -> f32 {
+  %y = math.exp %x : f32
+  return %y : f32
+}

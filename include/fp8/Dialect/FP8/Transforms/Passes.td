@@ -92,19 +92,27 @@ def FP8ExpandFloatCasts : Pass<"fp8-expand-float-casts"> {
 def FP8ExpandMath : Pass<"fp8-expand-math"> {
   let summary = "Compute the math functions whose numerics fp8-mlir specifies by their specified expansions";
   let description = [{
-    Rewrites `math.erf` on f32 (scalars, vectors, statically shaped tensors)
-    into the arithmetic that docs/numerics.md ("erf") specifies: an odd
-    polynomial below 1, one minus a polynomial of `|x| - 2.5` up to the f32
-    nearest 3.925, 1 beyond, the sign copied from the input, every step an
-    f32 `math.fma`, `arith.mulf` or `arith.subf`. Its error is at most 1.4611
-    units in the last place over every f32 input; NaN stays NaN, +-inf gives
-    +-1, and -0 gives -0. On bf16 and f16 it is erf of the exact f32 value,
-    rounded once to the type.
+    Rewrites `math.erf` and `math.exp` on f32 (scalars, vectors, statically
+    shaped tensors) into the arithmetic that docs/numerics.md specifies, every
+    step one f32 `math.fma`, `arith.mulf`, `arith.subf`, `math.roundeven`,
+    `math.floor`, compare, select or bit operation:
+
+    * erf (section 16): an odd polynomial below 1, one minus a polynomial of
+      `|x| - 2.5` up to the f32 nearest 3.925, 1 beyond, the sign copied from
+      the input. At most 1.4611 units in the last place from the exact erf
+      over every f32 input; NaN stays NaN, +-inf gives +-1, -0 gives -0.
+    * exp (section 17): `k = roundeven(x log2 e)`, `r = x - k ln2` with ln2
+      in two parts, `1 + r q(r)`, times `2^k` as two normal powers of two (one
+      rounding, overflow and subnormal results included). At most 0.9543
+      units in the last place over every f32 input; NaN stays NaN.
+
+    On bf16 and f16 they are the function of the exact f32 value, rounded
+    once to the type.
 
     `fp8-cpu-pipeline` runs it and the GPU kernels apply the same patterns, so
-    that the CPU reference and the GPU compute the same bits for erf (GELU's
-    erf form), independently of the host's libm, and the GPU spends no
-    division on it.
+    that the CPU reference and the GPU compute the same bits for these
+    functions (GELU's erf form, softmax's exp), independently of the host's
+    libm, and the GPU spends no division on erf.
 
     Example:
     ```mlir
