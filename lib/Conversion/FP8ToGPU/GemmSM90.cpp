@@ -277,11 +277,11 @@ void GemmEmitter::emitConsumer(Value consumer) {
         // every thread reaches after reading it).
         auto stagingBuffer = [&](Value it) {
           Value parity = kb.urem(it, kb.i32(2));
-          int64_t bufferBytes = blocksPerTile * config.blockN * 4;
           Value index = kb.add(kb.mul(consumer, kb.i32(2)), parity);
-          return kb.byteOffset(smem,
-                               kb.add(kb.i32(config.getColumnScaleOffset()),
-                                      kb.mul(index, kb.i32(bufferBytes))));
+          return kb.byteOffset(
+              smem, kb.add(kb.i32(config.getColumnScaleOffset()),
+                           kb.mul(index,
+                                  kb.i32(config.getColumnScaleBufferBytes()))));
         };
         // Stores the tile's staged scales and waits for the warpgroup's.
         auto stageColumnScales = [&](const TileScales &scales, Value it) {

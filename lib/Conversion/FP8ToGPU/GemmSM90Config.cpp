@@ -78,12 +78,14 @@ bool GemmSM90Config::stagesColumnScales() const {
   return scaling == GemmScaling::Block && bRowsPerScale == 1 && !wideOperands;
 }
 
+int64_t GemmSM90Config::getColumnScaleBufferBytes() const {
+  // The f32 scales of every block of a K tile for every column of the tile.
+  return (kBlockK / kGroup) * blockN * 4;
+}
+
 int64_t GemmSM90Config::getColumnScaleBytes() const {
-  if (!stagesColumnScales())
-    return 0;
-  // Two consumer warpgroups, two buffers each, the f32 scales of every
-  // block of a K tile for every column of the tile.
-  return 2 * 2 * (kBlockK / kGroup) * blockN * 4;
+  // Two consumer warpgroups, two buffers each.
+  return stagesColumnScales() ? 2 * 2 * getColumnScaleBufferBytes() : 0;
 }
 
 int64_t GemmSM90Config::getStages() const {

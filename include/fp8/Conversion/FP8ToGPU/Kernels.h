@@ -386,8 +386,10 @@ struct GemmSM90Config : ScaledGemmConfig {
   /// tile's columns in shared memory, one load per thread, instead of every
   /// thread loading the scales of its 2 x blockN / 8 columns.
   bool stagesColumnScales() const;
-  /// Bytes and offset of those staged scales in shared memory (0 bytes when
-  /// not staged).
+  /// Bytes of one staging buffer (a K tile's blocks for the tile's
+  /// columns), and bytes and offset of all of them in shared memory (two per
+  /// consumer warpgroup; 0 bytes when not staged).
+  int64_t getColumnScaleBufferBytes() const;
   int64_t getColumnScaleBytes() const;
   int64_t getColumnScaleOffset() const;
   /// Dynamic shared memory in bytes.

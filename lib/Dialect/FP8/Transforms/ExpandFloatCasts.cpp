@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "fp8/Dialect/FP8/IR/FP8Ops.h"
+#include "fp8/Dialect/FP8/Transforms/GraphUtils.h"
 #include "fp8/Dialect/FP8/Transforms/Passes.h"
 #include "fp8/Dialect/FP8/Utils/SoftFloat.h"
 
@@ -23,15 +24,9 @@ using namespace mlir::fp8;
 
 namespace {
 
-/// Scalars, vectors and statically shaped tensors: the shapes the emitted
-/// splat constants can take.
-bool hasExpandableShape(Type type) {
-  auto shaped = dyn_cast<ShapedType>(type);
-  return !shaped ||
-         (shaped.hasStaticShape() && isa<VectorType, RankedTensorType>(shaped));
-}
-
-bool isWideFloat(Type element) {
+/// The floats a small float converts from or to directly (GraphUtils'
+/// isWideFloat and f64).
+bool isConvertibleFloat(Type element) {
   return element.isF16() || element.isBF16() || element.isF32() ||
          element.isF64();
 }
@@ -54,7 +49,7 @@ struct ExpandTruncF : OpRewritePattern<arith::TruncFOp> {
     Type dst = getElementTypeOrSelf(op.getType());
     Type src = getElementTypeOrSelf(op.getIn());
     if (!isSoftFloatType(dst) || !hasExpandableShape(op.getType()) ||
-        !(isWideFloat(src) || isSoftFloatType(src)))
+        !(isConvertibleFloat(src) || isSoftFloatType(src)))
       return rewriter.notifyMatchFailure(op, "not a small-float truncation");
     if (std::optional<arith::RoundingMode> mode = op.getRoundingmode();
         mode && *mode != arith::RoundingMode::to_nearest_even)
@@ -84,7 +79,7 @@ struct ExpandExtF : OpRewritePattern<arith::ExtFOp> {
                                             SoftOverflow::APFloat));
       return success();
     }
-    if (!isWideFloat(dst))
+    if (!isConvertibleFloat(dst))
       return rewriter.notifyMatchFailure(op, "unsupported result type");
     rewriter.replaceOp(
         op, emitSoftExtF(rewriter, op.getLoc(), op.getIn(), op.getType()));

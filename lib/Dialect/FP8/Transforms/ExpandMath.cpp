@@ -10,6 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "fp8/Dialect/FP8/Transforms/GraphUtils.h"
 #include "fp8/Dialect/FP8/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -57,16 +58,6 @@ constexpr float kLn2Low = -0x1.05c61p-29f;
 constexpr float kExpLow = -104.0f;
 constexpr float kExpHigh = 89.0f;
 
-/// Scalars, vectors and statically shaped tensors of f32, bf16 or f16.
-bool isExpandable(Type type) {
-  auto shaped = dyn_cast<ShapedType>(type);
-  if (shaped &&
-      (!shaped.hasStaticShape() || !isa<VectorType, RankedTensorType>(shaped)))
-    return false;
-  Type element = getElementTypeOrSelf(type);
-  return element.isF32() || element.isBF16() || element.isF16();
-}
-
 /// Emits a specified f32 expansion for a unary math op on f32, bf16 or f16
 /// (bf16 and f16: of the exact f32 value, rounded once), with helpers for
 /// its constants.
@@ -77,7 +68,8 @@ struct ExpandUnary : OpRewritePattern<MathOp> {
   LogicalResult matchAndRewrite(MathOp op,
                                 PatternRewriter &rewriter) const final {
     Type original = op.getType();
-    if (!isExpandable(original))
+    if (!hasExpandableShape(original) ||
+        !isWideFloat(getElementTypeOrSelf(original)))
       return rewriter.notifyMatchFailure(op, "not on f32, bf16 or f16");
     Location loc = op.getLoc();
     Type type = original;
@@ -176,7 +168,8 @@ struct ExpandExp : ExpandUnary<math::ExpOp> {
     using P = arith::CmpFPredicate;
     // NaN goes through as 0 and is put back at the end; beyond [-104, 89]
     // the result is 0 or +inf already.
-    Value c = emit.select(P::UNO, x, x, emit.f32(0.0f), x);
+    Value isNaN = arith::CmpFOp::create(rewriter, loc, P::UNO, x, x);
+    Value c = arith::SelectOp::create(rewriter, loc, isNaN, emit.f32(0.0f), x);
     c = emit.select(P::OLT, c, emit.f32(kExpLow), emit.f32(kExpLow), c);
     c = emit.select(P::OGT, c, emit.f32(kExpHigh), emit.f32(kExpHigh), c);
     // x = k ln2 + r, |r| <= ln2 / 2 (and a little), with ln2 in two parts.
@@ -203,7 +196,7 @@ struct ExpandExp : ExpandUnary<math::ExpOp> {
     Value y = arith::MulFOp::create(
         rewriter, loc, arith::MulFOp::create(rewriter, loc, p, pow2(k1)),
         pow2(k2));
-    return emit.select(P::UNO, x, x, x, y);
+    return arith::SelectOp::create(rewriter, loc, isNaN, x, y);
   }
 };
 

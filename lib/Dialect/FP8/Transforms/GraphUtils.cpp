@@ -127,6 +127,12 @@ bool fp8::isWideFloat(Type type) {
   return isa<Float32Type, BFloat16Type, Float16Type>(type);
 }
 
+bool fp8::hasExpandableShape(Type type) {
+  auto shaped = dyn_cast<ShapedType>(type);
+  return !shaped ||
+         (shaped.hasStaticShape() && isa<VectorType, RankedTensorType>(shaped));
+}
+
 bool fp8::isFusableElementwise(Operation *op, std::string &reason,
                                bool indices) {
   auto linalgOp = dyn_cast<linalg::LinalgOp>(op);

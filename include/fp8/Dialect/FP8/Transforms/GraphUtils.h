@@ -79,6 +79,10 @@ constexpr llvm::StringLiteral kOptimizerStateAttrName = "fp8.optimizer_state";
 /// operands, results and of what the quantizations read.
 bool isWideFloat(Type type);
 
+/// Whether `type` is a scalar, a vector or a statically shaped tensor: the
+/// shapes that elementwise rewrites emitting splat constants can take.
+bool hasExpandableShape(Type type);
+
 /// Whether `op` computes each element of its results from the elements of
 /// its inputs at the same (or a broadcast) position, with nothing else: the
 /// linalg ops that fuse into a chain or an epilogue. Otherwise `reason`

@@ -37,8 +37,8 @@ void populateExpandFloatCastsPatterns(RewritePatternSet &patterns);
 
 /// Patterns that rewrite the math functions whose numerics docs/numerics.md
 /// specifies (math.erf and math.exp on f32, bf16 and f16) into that
-/// arithmetic. `benefit`
-/// lets them take precedence over upstream approximations of the same ops.
+/// arithmetic. `benefit` lets them take precedence over upstream
+/// approximations of the same ops.
 void populateExpandMathPatterns(RewritePatternSet &patterns,
                                 PatternBenefit benefit = 1);
 
