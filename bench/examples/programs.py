@@ -9,6 +9,7 @@ needs numpy only, so that the GPU side can rebuild the inputs.
 """
 
 import os
+import re
 import sys
 import zlib
 
@@ -116,6 +117,38 @@ def cpu_run(module, functions, feeds, nsteps, opt_level=0):
         if program is None or nsteps > 1:
             program = compiler.jit(module, opt_level)
         results[name] = [program.call(name, *feeds[name]) for _ in range(nsteps)]
+    return results
+
+
+def weight_indices(module_text, function):
+    """The argument numbers of `function` that carry fp8.weight, read from
+    the printed module: what @<function>_prepare takes, in order."""
+    match = re.search(r"func\.func @" + re.escape(function) + r"\((.*?)\) ->", module_text)
+    if match is None:
+        raise ValueError(f"no @{function} in the module")
+    arguments = re.findall(r"%[\w.$-]+: [^,{]+(\{[^}]*\})?", match.group(1))
+    return [i for i, attrs in enumerate(arguments) if "fp8.weight" in attrs]
+
+
+def cpu_run_prepared(module, functions, feeds, nsteps, weights, opt_level=0):
+    """cpu_run of a module that fp8-prepare-weights split: each function of
+    `functions` that has @<name>_prepare takes, after its own feeds, what
+    the prepare function returns for its weights (the feeds numbered
+    `weights[name]`), computed once and passed to each of the `nsteps`
+    calls."""
+    from fp8_mlir import compiler
+
+    names = {s.name for s in module.signatures()}
+    results = {}
+    program = None
+    for name in functions:
+        if program is None or nsteps > 1:
+            program = compiler.jit(module, opt_level)
+        prepared = []
+        if name + "_prepare" in names:
+            prepared = list(program.call(name + "_prepare",
+                                         *[feeds[name][i] for i in weights[name]]))
+        results[name] = [program.call(name, *feeds[name], *prepared) for _ in range(nsteps)]
     return results
 
 

@@ -11,6 +11,11 @@ CPU pipeline runs it. For every example, recipe and chip this compiles
   staged:   fp8-opt EXAMPLE --fp8-autocast=recipe=R
                     --fp8-gpu-graph-pipeline=chip=C --fp8-cpu-pipeline
 
+With --prepare-weights the staged graph is split by fp8-prepare-weights
+(`chip=C prepare-weights=1`): each function's @<name>_prepare runs once on
+the function's fp8.weight arguments, and the function runs on its own
+inputs followed by the prepared values.
+
 runs both on the same inputs (in-process, through the ExecutionEngine;
 every public function with static shapes, twice for delayed scaling) and
 compares every output bit for bit. A cell is `identical`, `DIFFERENT` (a
@@ -19,7 +24,7 @@ failure), or `rejected` when the graph stages reject the recipe on that chip
 no staged graph to compare).
 
   python3 bench/examples/staged.py [--build build] [--models m,...]
-      [--recipes r,...] [--chips c,...] [--check]
+      [--recipes r,...] [--chips c,...] [--prepare-weights] [--check]
 
 The whole matrix (4 examples x 8 recipes x 2 chips) takes about 10 minutes
 on 2 cores; test/Execution/GPUGraphStages runs a part of it in the lit suite.
@@ -37,11 +42,12 @@ sys.path.insert(0, HERE)
 import programs  # noqa: E402
 
 
-def graph_stages(chip):
-    return f"fp8-gpu-graph-pipeline{{chip={chip}}}"
+def graph_stages(chip, prepare_weights=False):
+    options = f"chip={chip}" + (" prepare-weights=1" if prepare_weights else "")
+    return f"fp8-gpu-graph-pipeline{{{options}}}"
 
 
-def compare(example, recipe, chips, out):
+def compare(example, recipe, chips, out, prepare_weights=False):
     """Prints and returns the status of each chip's cell for one example
     and recipe."""
     from fp8_mlir import compiler
@@ -58,7 +64,7 @@ def compare(example, recipe, chips, out):
     for chip in chips:
         start = time.time()
         try:
-            staged = module.clone().run(graph_stages(chip))
+            staged = module.clone().run(graph_stages(chip, prepare_weights))
         except compiler.CompilerError as e:
             status = "rejected: " + str(e.errors[0] if e.errors else e).splitlines()[0]
             statuses[chip] = status
@@ -75,7 +81,11 @@ def compare(example, recipe, chips, out):
         try:
             if reference is None:
                 reference = programs.cpu_run(module, names, feeds, nsteps)
-            got = programs.cpu_run(staged, names, feeds, nsteps)
+            if prepare_weights:
+                weights = {n: programs.weight_indices(str(module), n) for n in names}
+                got = programs.cpu_run_prepared(staged, names, feeds, nsteps, weights)
+            else:
+                got = programs.cpu_run(staged, names, feeds, nsteps)
         except Exception as e:  # a JIT or run failure is this cell's result
             statuses[chip] = "ERROR: " + (str(e).splitlines() or [type(e).__name__])[0]
             out(example, recipe, chip, statuses[chip], start)
@@ -93,6 +103,9 @@ def compare(example, recipe, chips, out):
             statuses[chip] = "DIFFERENT: " + "; ".join(differences[:4])
         else:
             statuses[chip] = f"identical ({count} outputs)"
+            if prepare_weights:
+                prepares = sum(s.name.endswith("_prepare") for s in staged.signatures())
+                statuses[chip] = f"identical ({count} outputs, {prepares} prepare functions)"
         out(example, recipe, chip, statuses[chip], start)
     return statuses
 
@@ -104,6 +117,10 @@ def main():
     parser.add_argument("--models", default=",".join(programs.EXAMPLES))
     parser.add_argument("--recipes", default=",".join(programs.RECIPES))
     parser.add_argument("--chips", default=",".join(programs.CHIPS))
+    parser.add_argument("--prepare-weights", action="store_true",
+                        help="stage with prepare-weights=1: each function's weight-only "
+                        "ops run in @<name>_prepare, whose results the function then "
+                        "takes (computed once, passed to every call)")
     parser.add_argument("--check", action="store_true")
     args = parser.parse_args()
     os.environ.setdefault("FP8_MLIR_LIBRARY",
@@ -116,7 +133,8 @@ def main():
     counts = {"identical": 0, "rejected": 0, "DIFFERENT": 0, "ERROR": 0}
     for example in args.models.split(","):
         for recipe in args.recipes.split(","):
-            for status in compare(example, recipe, args.chips.split(","), out).values():
+            for status in compare(example, recipe, args.chips.split(","), out,
+                                  args.prepare_weights).values():
                 counts[status.split()[0].rstrip(":")] += 1
     print("staged graphs: " + ", ".join(f"{n} {k}" for k, n in counts.items()))
     if args.check:

@@ -10,6 +10,10 @@
 #   python3 bench/gpu/models.py prepare --storage bf16 \
 #       --models mlp_block,attention_block,gpt2_layer --sizes small,4096,mlp-8k \
 #       --reference-sizes small --chips sm_90a --out build-gpu/models-bf16
+#   python3 bench/gpu/models.py prepare --storage bf16 \
+#       --models mlp_block,gpt2_layer --sizes mlp-8k,4096 \
+#       --recipes tensor-current,deepseek --reference-sizes none --chips sm_90a \
+#       --pipeline-options prepare-weights=1 --out build-gpu/models-bf16-prepared
 #
 # Stages, in order of what they tell (each one's report is written even when
 # a later one fails or the run is stopped):
@@ -17,17 +21,20 @@
 #   2. the speed targets: the bf16 MLP block at 8192 tokens and the 4096-wide
 #      GPT-2 layer under tensor-current and deepseek, checked against float64
 #      and timed against torch.compile of the bf16 model (models.py --time);
-#   3. every small model x recipe against the CPU pipeline (models.py);
-#   4. the device time of each kernel of the speed cells (kernel_times.py);
-#   5. the reduction and row-group kernels against a copy (reductions.py);
-#   6. the GEMMs (run.sh: checks, benchmarks, compute-sanitizer, then the
+#   3. the same cells with the weights prepared once (prepare-weights=1:
+#      the weight quantizations run before, untimed), timed the same way;
+#   4. every small model x recipe against the CPU pipeline (models.py);
+#   5. the device time of each kernel of the speed cells (kernel_times.py);
+#   6. the reduction and row-group kernels against a copy (reductions.py);
+#   7. the GEMMs (run.sh: checks, benchmarks, compute-sanitizer, then the
 #      COAT optimizer step).
 #
 #   OUT=report bench/gpu/all.sh
 #
 # Environment: OUT (default report-gpu), PYTHON (default python3),
-# MODELS (default build-gpu/models-bf16), SPEED_BUDGET, SMALL_BUDGET,
-# GEMM_BUDGET (seconds; 230, 60, 80; the float64 graph of the speed cells
+# MODELS (default build-gpu/models-bf16), PREPARED (default
+# build-gpu/models-bf16-prepared), SPEED_BUDGET, PREPARED_BUDGET, SMALL_BUDGET,
+# GEMM_BUDGET (seconds; 230, 100, 60, 80; the float64 graph of the speed cells
 # runs on the GPU, so 230 s leaves room for torch.compile's first compiles), GEMM_ONLY (a regex over GEMM ids),
 # DRY_RUN=1 (every stage's --dry-run: no GPU, no torch; what the lit test runs).
 # Reports: $OUT/log.txt (everything printed) and $OUT/reports.tgz (every
@@ -38,6 +45,7 @@ cd "$ROOT"
 OUT="${OUT:-report-gpu}"
 PYTHON="${PYTHON:-python3}"
 MODELS="${MODELS:-build-gpu/models-bf16}"
+PREPARED="${PREPARED:-build-gpu/models-bf16-prepared}"
 BUILD=build-gpu-rt
 WORK="$(mktemp -d)"
 mkdir -p "$OUT"
@@ -78,6 +86,12 @@ if [ -f "$MODELS/index.json" ]; then
     "$PYTHON" bench/gpu/models.py run --artifacts "$MODELS" --lib "$LIB" --only "$SPEED" \
     --graph --time 20 --cell-timeout "${SPEED_BUDGET:-230}" \
     --time-budget "${SPEED_BUDGET:-230}" --out "$WORK/models-speed" ${DRY[@]+"${DRY[@]}"}
+  if [ -f "$PREPARED/index.json" ]; then
+    stage "models: weights prepared once" $(( ${PREPARED_BUDGET:-100} + 30 )) \
+      "$PYTHON" bench/gpu/models.py run --artifacts "$PREPARED" --lib "$LIB" --only "$SPEED" \
+      --graph --time 20 --cell-timeout "${PREPARED_BUDGET:-100}" \
+      --time-budget "${PREPARED_BUDGET:-100}" --out "$WORK/models-prepared" ${DRY[@]+"${DRY[@]}"}
+  fi
   stage "models: small, every recipe" $(( ${SMALL_BUDGET:-60} + 30 )) \
     "$PYTHON" bench/gpu/models.py run --artifacts "$MODELS" --lib "$LIB" --only "^small/" \
     --graph --time-budget "${SMALL_BUDGET:-60}" --out "$WORK/models-small" ${DRY[@]+"${DRY[@]}"}

@@ -307,9 +307,21 @@ def manifest_launches(path):
         return len(json.load(f).get("launches", []))
 
 
-def manifest_buffers(buffers, kind):
-    chosen = sorted((b for b in buffers if b["kind"] == kind), key=lambda b: b["index"])
+def manifest_buffers(buffers, kind, prepared=None):
+    """The inputs or outputs of a manifest, in order; with `prepared` True
+    (False) only (none of) those that a prepare function computes
+    (fp8-prepare-weights)."""
+    chosen = sorted((b for b in buffers if b["kind"] == kind
+                     and prepared in (None, "prepared" in b)), key=lambda b: b["index"])
     return [dict(dtype=b["dtype"], shape=b["shape"], bytes=b["bytes"]) for b in chosen]
+
+
+def prepared_signature(function):
+    """The inputs and outputs of a function's manifest: its own inputs, then
+    what its prepare function computes."""
+    prepared = function.get("prepare")
+    return (function["inputs"] + (prepared["outputs"] if prepared else []),
+            function["outputs"])
 
 
 def compile_cell(args, cell):
@@ -334,18 +346,33 @@ def compile_cell(args, cell):
         message = (errors or p.stderr.strip().splitlines() or ["fp8-opt failed"])[0]
         entry.update(status="failed", error=message.replace(args.out + os.sep, ""))
         return entry
-    functions = []
+    functions = {}
     for name in sorted(os.listdir(out_dir)):
         if name.endswith(".json"):
             with open(os.path.join(out_dir, name)) as f:
                 buffers = json.load(f)["buffers"]
             # State (delayed scaling's histories) carries over from run to
             # run: such functions run twice, as on the CPU.
-            functions.append(dict(name=name[:-5], manifest=key(directory, name),
-                                  inputs=manifest_buffers(buffers, "input"),
-                                  outputs=manifest_buffers(buffers, "output"),
-                                  stateful=any(b["kind"] == "state" for b in buffers)))
-    entry.update(status="ok", functions=functions)
+            functions[name[:-5]] = dict(
+                name=name[:-5], manifest=key(directory, name),
+                inputs=manifest_buffers(buffers, "input", prepared=False),
+                outputs=manifest_buffers(buffers, "output"),
+                prepared_inputs=len(manifest_buffers(buffers, "input", prepared=True)),
+                stateful=any(b["kind"] == "state" for b in buffers))
+    # prepare-weights: @f_prepare runs once on f's weights (the arguments
+    # marked fp8.weight, in order), and f takes its results after its own
+    # inputs; the pair is one function of the cell.
+    with open(source) as f:
+        text = f.read()
+    for name in sorted(functions):
+        base = functions.get(name[:-len("_prepare")]) if name.endswith("_prepare") else None
+        if base is None or not base["prepared_inputs"]:
+            continue
+        prepare = functions.pop(name)
+        base["prepare"] = dict(manifest=prepare["manifest"], inputs=prepare["inputs"],
+                               outputs=prepare["outputs"],
+                               weights=programs.weight_indices(text, base["name"]))
+    entry.update(status="ok", functions=[functions[n] for n in sorted(functions)])
     return entry
 
 
@@ -605,10 +632,15 @@ class Float64:
         return outputs[function]
 
 
-def check_io(function, loaded_inputs, loaded_outputs):
-    """Raises when a loaded manifest's signature is not the index's."""
-    want = [(t["dtype"], tuple(t["shape"])) for t in function["inputs"]], \
-        [(t["dtype"], tuple(t["shape"])) for t in function["outputs"]]
+def check_io(function, loaded_inputs, loaded_outputs, prepare=False):
+    """Raises when a loaded manifest's signature is not the index's (that of
+    the function's prepare function with `prepare`)."""
+    if prepare:
+        inputs, outputs = function["prepare"]["inputs"], function["prepare"]["outputs"]
+    else:
+        inputs, outputs = prepared_signature(function)
+    want = [(t["dtype"], tuple(t["shape"])) for t in inputs], \
+        [(t["dtype"], tuple(t["shape"])) for t in outputs]
     got = [(t.dtype, tuple(t.shape)) for t in loaded_inputs], \
         [(t.dtype, tuple(t.shape)) for t in loaded_outputs]
     if got != want:
@@ -647,21 +679,46 @@ class GpuExecutor:
         path = os.path.join(self.args.artifacts, function["manifest"])
         with self.library.load(path) as program:
             check_io(function, program.inputs, program.outputs)
-            for t in program.inputs:
+            count = len(function["inputs"])
+            for t in program.inputs[:count]:
                 if t.dtype not in self.dtypes:
                     raise RuntimeError("@%s takes %s inputs; the examples' are f32 or bf16"
                                        % (function["name"], t.dtype))
             ins = [torch.from_numpy(np.ascontiguousarray(a)).cuda().to(self.dtypes[t.dtype])
                    for a, t in zip(feeds, program.inputs)]
-            outs = []
-            for t in program.outputs:
-                if t.dtype in self.dtypes:
-                    outs.append(torch.empty(t.shape, dtype=self.dtypes[t.dtype], device="cuda"))
-                else:
-                    outs.append(torch.empty(t.bytes, dtype=torch.uint8, device="cuda"))
+            self.prepare_ms = None
+            if "prepare" in function:
+                ins += self.prepared(function, ins)
+            outs = self.empty(program.outputs)
             yield program.bind(ins, outs, torch.cuda.current_stream()), outs, program
         del ins, outs
         torch.cuda.empty_cache()  # the real sizes' buffers, before the next cell's
+
+    def empty(self, tensors):
+        """Fresh device tensors for manifest buffers (bytes for codes)."""
+        torch = self.torch
+        return [torch.empty(t.shape, dtype=self.dtypes[t.dtype], device="cuda")
+                if t.dtype in self.dtypes else
+                torch.empty(t.bytes, dtype=torch.uint8, device="cuda") for t in tensors]
+
+    def prepared(self, function, ins):
+        """What @<function>_prepare computes from the weights among `ins`,
+        run once (and timed with --time: prepare_ms)."""
+        torch = self.torch
+        prepare = function["prepare"]
+        path = os.path.join(self.args.artifacts, prepare["manifest"])
+        with self.library.load(path) as program:
+            check_io(function, program.inputs, program.outputs, prepare=True)
+            outs = self.empty(program.outputs)
+            launch = program.bind([ins[i] for i in prepare["weights"]], outs,
+                                  torch.cuda.current_stream())
+            launch(sync=True)
+            torch.cuda.synchronize()
+            if self.args.time:
+                flush = torch.empty(256 << 20, dtype=torch.uint8, device="cuda")
+                self.prepare_ms = time_gpu(torch, launch, flush, 2,
+                                           self.args.time)["median_ms"]
+        return outs
 
     def compiled_baseline(self, cell, function, feeds):
         """torch.compile of the same model in bf16 (fp8_mlir.graph's
@@ -694,6 +751,8 @@ class GpuExecutor:
                 torch.cuda.synchronize()
                 results.append([self.numpy(o, t) for o, t in zip(outs, program.outputs)])
             timing = self.time(launch) if self.args.time else None
+            if timing is not None and self.prepare_ms is not None:
+                timing["prepare"] = self.prepare_ms
         if timing is not None:
             try:
                 timing["torch_compile_bf16"] = self.baseline(cell, function, feeds)
@@ -754,17 +813,22 @@ class StandInExecutor:
     def run(self, cell, function, feeds, steps):
         """The stand-ins' outputs, or None without stand-ins; nothing is
         timed."""
-        path = os.path.join(self.args.artifacts, function["manifest"])
-        try:
-            with fp8rt.Library(self.args.lib).load(path, manifest_only=True) as program:
-                check_io(function, program.inputs, program.outputs)
-        except fp8rt.Fp8rtError as e:
-            if "cannot load" not in str(e):
-                raise
-            inputs, outputs = manifest_io(path)  # no libfp8rt.so here
-            check_io(function, [fp8rt.Tensor(t["dtype"], t["shape"], t["bytes"])
-                                for t in inputs],
-                     [fp8rt.Tensor(t["dtype"], t["shape"], t["bytes"]) for t in outputs])
+        manifests = [(function["manifest"], False)]
+        if "prepare" in function:
+            manifests.append((function["prepare"]["manifest"], True))
+        for manifest, prepare in manifests:
+            path = os.path.join(self.args.artifacts, manifest)
+            try:
+                with fp8rt.Library(self.args.lib).load(path, manifest_only=True) as program:
+                    check_io(function, program.inputs, program.outputs, prepare)
+            except fp8rt.Fp8rtError as e:
+                if "cannot load" not in str(e):
+                    raise
+                inputs, outputs = manifest_io(path)  # no libfp8rt.so here
+                check_io(function, [fp8rt.Tensor(t["dtype"], t["shape"], t["bytes"])
+                                    for t in inputs],
+                         [fp8rt.Tensor(t["dtype"], t["shape"], t["bytes"]) for t in outputs],
+                         prepare)
         for pattern, mode in self.faults:
             if re.search(pattern, cell["id"]):
                 if mode == "crash":
@@ -1092,9 +1156,15 @@ def timings_section(args, index, results):
     lines += ["torch.compile bf16: the same model in bf16 with PyTorch ops, compiled "
               "(fp8_mlir.graph's evaluate_torch); `vs bf16` is its time over ours (the CUDA "
               "graph's where timed), the speed-up the targets of docs/perf.md ask for.", ""]
+    if "prepare-weights=1" in (index.get("pipeline_options") or ""):
+        lines += ["Compiled with prepare-weights=1: each function's weight-only work "
+                  "(quantization, K-major copies) ran once in @<function>_prepare "
+                  "(`prepare`, launch by launch, not part of the function's times); the "
+                  "functions are timed on the prepared values, as a weight is reused across "
+                  "the calls of one step or of inference.", ""]
     lines += ["| example | size | recipe | chip | function | launches | launch by launch "
-              "| CUDA graph | speed-up | torch.compile bf16 | vs bf16 |",
-              "|---|---|---|---|---|---|---|---|---|---|---|"]
+              "| CUDA graph | speed-up | torch.compile bf16 | vs bf16 | prepare |",
+              "|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for cell in index["cells"]:
         for name, info in results.get(cell["id"], {}).get("functions", {}).items():
             timing = info.get("timing_ms")
@@ -1111,11 +1181,12 @@ def timings_section(args, index, results):
                 versus = "-"
             else:
                 baseline, versus = "%.1f" % (bf16 * 1e3), "%.2fx" % (bf16 / ours)
-            lines.append("| %s | %s | %s | %s | %s | %s | %.1f | %s | %s | %s | %s |" % (
+            prepare = timing.get("prepare")
+            lines.append("| %s | %s | %s | %s | %s | %s | %.1f | %s | %s | %s | %s | %s |" % (
                 cell["example"], cell["size"], cell["recipe"], cell["chip"], name, launches,
                 eager, "-" if graph is None else "%.1f" % (graph * 1e3),
                 "-" if graph is None else "%.2fx" % (timing["eager"] / graph),
-                baseline, versus))
+                baseline, versus, "-" if prepare is None else "%.1f" % (prepare * 1e3)))
     return lines
 
 

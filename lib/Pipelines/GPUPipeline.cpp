@@ -35,6 +35,10 @@ void fp8::buildFP8GPUGraphPipeline(OpPassManager &pm,
   pm.addPass(fp8::createFP8FuseDynamicQuantize());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
+  // What only the weights determine, K-major copies included, runs once per
+  // weight update rather than on every call.
+  if (options.prepareWeights)
+    pm.addPass(fp8::createFP8PrepareWeights());
   // Chains of elementwise ops as one generic each: one kernel per chain,
   // then a chain that reads a GEMM's product in that GEMM's epilogue.
   pm.addPass(fp8::createFP8FuseElementwise());
@@ -52,6 +56,7 @@ void fp8::buildFP8GPUPipeline(OpPassManager &pm,
   // checks on the CPU is what the kernels are built from.
   GPUGraphPipelineOptions graph;
   graph.chip = options.chip;
+  graph.prepareWeights = options.prepareWeights;
   buildFP8GPUGraphPipeline(pm, graph);
 
   // Kernels and the launch plan.

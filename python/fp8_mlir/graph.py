@@ -498,9 +498,11 @@ class Graph:
 
     # -- MLIR ----------------------------------------------------------------
 
-    def emit(self, matmul_operands=F32, storage=F32):
+    def emit(self, matmul_operands=F32, storage=F32, weights=()):
         """The graph as a func.func on tensors of `storage` (f32, or bf16 /
-        f16 as a mixed-precision framework stores them).
+        f16 as a mixed-precision framework stores them). The inputs named in
+        `weights` carry `fp8.weight` (what fp8-prepare-weights may compute
+        from once per weight update).
 
         With matmul_operands="bf16" (or "f16") and f32 storage, every
         contraction reads its operands rounded to that type (arith.truncf)
@@ -815,7 +817,9 @@ class Graph:
             else:
                 raise NotImplementedError(t.op)
 
-        args = ", ".join(f"{p.name}: {ty(p)}" for p in self.params)
+        args = ", ".join(f"{p.name}: {ty(p)}"
+                         + (" {fp8.weight}" if p.attrs["name"] in weights else "")
+                         for p in self.params)
         results = ", ".join(ty(o) for o in self.outputs)
         header = f"func.func @{self.name}({args}) -> ({results}) {{"
         ret = (f"  return {', '.join(o.name for o in self.outputs)} : "

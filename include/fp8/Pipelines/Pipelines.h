@@ -37,6 +37,12 @@ struct GPUGraphPipelineOptions
   PassOptions::Option<Chip> chip{
       *this, "chip", llvm::cl::desc("The target: sm_90a or sm_100a"),
       llvm::cl::init(Chip::SM90a)};
+  PassOptions::Option<bool> prepareWeights{
+      *this, "prepare-weights",
+      llvm::cl::desc("Move what only the arguments marked fp8.weight "
+                     "determine (their quantization, transposed copies) into "
+                     "a prepare function per function (fp8-prepare-weights)"),
+      llvm::cl::init(false)};
 };
 
 /// Options of `fp8-gpu-pipeline`.
@@ -44,6 +50,12 @@ struct GPUPipelineOptions : public PassPipelineOptions<GPUPipelineOptions> {
   PassOptions::Option<Chip> chip{
       *this, "chip", llvm::cl::desc("The target: sm_90a or sm_100a"),
       llvm::cl::init(Chip::SM90a)};
+  PassOptions::Option<bool> prepareWeights{
+      *this, "prepare-weights",
+      llvm::cl::desc("Move what only the arguments marked fp8.weight "
+                     "determine (their quantization, transposed copies) into "
+                     "a prepare function per function (fp8-prepare-weights)"),
+      llvm::cl::init(false)};
   PassOptions::Option<std::string> format{
       *this, "format",
       llvm::cl::desc("What the gpu.binary holds: isa (PTX), bin (cubin, "

@@ -188,6 +188,9 @@ LogicalResult planFunction(PlanBuilder &plan, bool reuseTemporaries,
     if (auto role =
             func.getArgAttrOfType<StringAttr>(i, kOptimizerStateAttrName))
       plan.getBuffer(id).role = role.getValue().str();
+    if (auto prepared =
+            func.getArgAttrOfType<IntegerAttr>(i, kPreparedAttrName))
+      plan.getBuffer(id).prepared = prepared.getInt();
     plan.setBuffer(arg, id);
   }
   if (!func.getBody().hasOneBlock())

@@ -149,6 +149,8 @@ private:
       entries.push_back({"name", str(buffer.name)});
     if (!buffer.role.empty())
       entries.push_back({"role", str(buffer.role)});
+    if (buffer.prepared)
+      entries.push_back({"prepared", i64(*buffer.prepared)});
     if (buffer.value)
       entries.push_back({"value", buffer.value});
     return dict(entries);
@@ -342,6 +344,7 @@ private:
       buffer.name = name.getValue().str();
     if (StringAttr role = get<StringAttr>(dict, at, "role", true))
       buffer.role = role.getValue().str();
+    buffer.prepared = getOptionalInt(dict, at, "prepared");
     buffer.value = get<DenseElementsAttr>(dict, at, "value", true);
     return buffer;
   }
@@ -625,6 +628,8 @@ LogicalResult mlir::fp8::writeManifest(
       object["name"] = buffer.name;
     if (!buffer.role.empty())
       object["role"] = buffer.role;
+    if (buffer.prepared)
+      object["prepared"] = *buffer.prepared;
     if (buffer.value) {
       std::string file =
           writeConstant(buffer.id, getConstantBytes(buffer.value));

@@ -81,6 +81,9 @@ struct PlanBuffer {
   /// Input and Output: what the function's `fp8.optimizer_state` attribute
   /// says it holds (`weight`, `m.codes`, ...), for memory accounting.
   std::string role;
+  /// Input: the result of `<function>_prepare` that the argument takes
+  /// (fp8-prepare-weights' `fp8.prepared`).
+  std::optional<int64_t> prepared;
   /// Constant and State: the initial value.
   DenseElementsAttr value;
   /// Temp: where its bytes start in the plan's workspace (a multiple of

@@ -75,6 +75,15 @@ remark::RemarkOpts getFP8GPURemarkOpts(Operation *op, StringRef name);
 /// lowering copies it into the manifest's buffer roles.
 constexpr llvm::StringLiteral kOptimizerStateAttrName = "fp8.optimizer_state";
 
+/// The function argument attribute (unit) that marks a weight for
+/// fp8-prepare-weights: a value that changes once per optimizer step or
+/// never, so that what only the weights determine can be computed once.
+constexpr llvm::StringLiteral kWeightAttrName = "fp8.weight";
+
+/// The function argument attribute by which fp8-prepare-weights marks an
+/// argument that its prepare function computes: the result number (i64).
+constexpr llvm::StringLiteral kPreparedAttrName = "fp8.prepared";
+
 /// Whether `type` is f32, bf16 or f16: the wide element types of GEMM
 /// operands, results and of what the quantizations read.
 bool isWideFloat(Type type);

@@ -688,6 +688,81 @@ def FP8QuantizeConstants : Pass<"fp8-quantize-constants"> {
   ];
 }
 
+def FP8PrepareWeights : Pass<"fp8-prepare-weights", "::mlir::ModuleOp"> {
+  let summary = "Move what only the weights determine into a prepare function";
+  let description = [{
+    A weight changes once per optimizer step, or never in inference, while
+    the function that reads it runs once per micro-batch or request. Every
+    call then quantizes the weight again: its amax, scale and FP8 codes,
+    and the transposed copy a Hopper GEMM reads. This pass moves that work
+    into a function of its own that the caller runs once per weight update
+    and whose results it passes to every call, as Transformer Engine caches
+    a weight's FP8 copy across the micro-batches of a step.
+
+    Arguments marked `fp8.weight` (a unit attribute, set by the front end)
+    are the weights. For each public function `@f` with a body of one block
+    and such arguments, an op is moved when it has no memory effects, reads
+    (through its operands and the values its regions capture) at least one
+    weight or moved result, and otherwise only constant-like ops' results
+    (`arith.constant`, `tensor.empty`). Delayed scaling's state, an
+    `ml_program` global, is read with a memory effect and stays in `@f`, as
+    it must (the weight's amax, which each call records, moves). What costs
+    more to pass than to compute stays too: an op whose result is larger
+    than what it reads besides constants (a bias broadcast to an
+    activation's shape) and views (reshapes, transposes that move one
+    dimension of extent > 1), which `@f` then computes from what they read.
+
+    * `@f_prepare` takes every weight of `@f`, in order (those the moved ops
+      do not read too, so that its signature follows from `@f`'s), and
+      returns each moved result that `@f` still reads, in the order the ops
+      computed them, with the moved ops and clones of the constants they
+      read.
+    * `@f` keeps its arguments (a weight it no longer reads stays in the
+      signature, unread) and takes `@f_prepare`'s results after them: the
+      argument of result `i` carries `fp8.prepared = i`.
+
+    `@f(args..., @f_prepare(weights...)...)` computes the same bits as the
+    original `@f(args...)`: the ops are the same, only where they run
+    changes. A function called within the module keeps its signature and
+    is left alone; both that and a function with nothing to move are
+    remarks (category `fp8-prepare-weights`), as is every function the pass
+    splits. `fp8-gpu-graph-pipeline{prepare-weights=1}` (and
+    `fp8-gpu-pipeline`) run the pass after layout legalization, so that
+    the K-major copies the GEMMs read are prepared too, and both functions
+    become entry points with a manifest each.
+
+    Before (a weight quantized per tensor, and its K-major copy that
+    `fp8-legalize-layout` asked for):
+    ```mlir
+    func.func @linear(%x: tensor<64x128xbf16>, %w: tensor<128x256xbf16> {fp8.weight}) -> tensor<64x256xbf16> {
+      %qw, %sw = fp8.dynamic_quantize %w by <tensor> rule <ratio> : tensor<128x256xbf16> -> tensor<128x256xf8E4M3FN>, tensor<1x1xf32>
+      %qx, %sx = fp8.dynamic_quantize %x by <tensor> rule <ratio> : tensor<64x128xbf16> -> tensor<64x128xf8E4M3FN>, tensor<1x1xf32>
+      %e = tensor.empty() : tensor<256x128xf8E4M3FN>
+      %t = linalg.transpose ins(%qw : tensor<128x256xf8E4M3FN>) outs(%e : tensor<256x128xf8E4M3FN>) permutation = [1, 0]
+      %y = fp8.scaled_matmul %qx, %t scales(%sx, %sw) by(<tensor>, <tensor>) transpose_rhs : ... -> tensor<64x256xbf16>
+      return %y : tensor<64x256xbf16>
+    }
+    ```
+    After:
+    ```mlir
+    func.func @linear_prepare(%w: tensor<128x256xbf16> {fp8.weight}) -> (tensor<1x1xf32>, tensor<256x128xf8E4M3FN>) {
+      %e = tensor.empty() : tensor<256x128xf8E4M3FN>
+      %qw, %sw = fp8.dynamic_quantize %w by <tensor> rule <ratio> : ...
+      %t = linalg.transpose ins(%qw : tensor<128x256xf8E4M3FN>) outs(%e : tensor<256x128xf8E4M3FN>) permutation = [1, 0]
+      return %sw, %t : tensor<1x1xf32>, tensor<256x128xf8E4M3FN>
+    }
+    func.func @linear(%x: tensor<64x128xbf16>, %w: tensor<128x256xbf16> {fp8.weight},
+                      %sw: tensor<1x1xf32> {fp8.prepared = 0 : i64},
+                      %t: tensor<256x128xf8E4M3FN> {fp8.prepared = 1 : i64}) -> tensor<64x256xbf16> {
+      %qx, %sx = fp8.dynamic_quantize %x by <tensor> rule <ratio> : ...
+      %y = fp8.scaled_matmul %qx, %t scales(%sx, %sw) by(<tensor>, <tensor>) transpose_rhs : ... -> tensor<64x256xbf16>
+      return %y : tensor<64x256xbf16>
+    }
+    ```
+  }];
+  let dependentDialects = ["::mlir::func::FuncDialect"];
+}
+
 def FP8Optimizer : Pass<"fp8-optimizer", "::mlir::ModuleOp"> {
   let summary = "Store the state of Adam/AdamW steps in FP8 by a named recipe";
   let description = [{

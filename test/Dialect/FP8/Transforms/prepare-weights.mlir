@@ -1,0 +1,136 @@
+// RUN: fp8-opt %s -split-input-file --fp8-prepare-weights | FileCheck %s
+// RUN: fp8-opt %s -split-input-file --fp8-prepare-weights \
+// RUN:   --remarks-filter=fp8-prepare-weights --remark-format=emitRemark -o /dev/null 2>&1 \
+// RUN:   | FileCheck %s --check-prefix=REMARK
+
+// A weight's quantization and its K-major copy move; the activation's
+// quantization and the GEMM stay. The constant the transpose's destination
+// needs is cloned, and erased from @linear, which no longer reads it.
+
+// CHECK-LABEL: func.func @linear_prepare(
+// CHECK-SAME:      %[[W:.*]]: tensor<128x256xbf16> {fp8.weight})
+// CHECK-SAME:      -> (tensor<1x1xf32>, tensor<256x128xf8E4M3FN>)
+// CHECK:         %[[E:.*]] = tensor.empty() : tensor<256x128xf8E4M3FN>
+// CHECK:         %[[Q:.*]], %[[S:.*]] = fp8.dynamic_quantize %[[W]]
+// CHECK:         %[[T:.*]] = linalg.transpose ins(%[[Q]] : {{.*}}) outs(%[[E]] :
+// CHECK:         return %[[S]], %[[T]]
+// CHECK-LABEL: func.func @linear(
+// CHECK-SAME:      %[[X:.*]]: tensor<64x128xbf16>,
+// CHECK-SAME:      %{{.*}}: tensor<128x256xbf16> {fp8.weight},
+// CHECK-SAME:      %[[PS:.*]]: tensor<1x1xf32> {fp8.prepared = 0 : i64},
+// CHECK-SAME:      %[[PT:.*]]: tensor<256x128xf8E4M3FN> {fp8.prepared = 1 : i64})
+// CHECK-NOT:     tensor.empty
+// CHECK:         %[[QX:.*]], %[[SX:.*]] = fp8.dynamic_quantize %[[X]]
+// CHECK-NOT:     tensor.empty
+// CHECK:         fp8.scaled_matmul %[[QX]], %[[PT]] scales(%[[SX]], %[[PS]])
+// REMARK: remark: [Passed] weights-prepared | Category:fp8-prepare-weights | Remark="@linear: 2 ops that read only weights (1 arguments) run in @linear_prepare, whose 2 results (32772 bytes) @linear takes as arguments"
+func.func @linear(%x: tensor<64x128xbf16>, %w: tensor<128x256xbf16> {fp8.weight}) -> tensor<64x256xbf16> {
+  %qw, %sw = fp8.dynamic_quantize %w by <tensor> rule <ratio> : tensor<128x256xbf16> -> tensor<128x256xf8E4M3FN>, tensor<1x1xf32>
+  %qx, %sx = fp8.dynamic_quantize %x by <tensor> rule <ratio> : tensor<64x128xbf16> -> tensor<64x128xf8E4M3FN>, tensor<1x1xf32>
+  %e = tensor.empty() : tensor<256x128xf8E4M3FN>
+  %t = linalg.transpose ins(%qw : tensor<128x256xf8E4M3FN>) outs(%e : tensor<256x128xf8E4M3FN>) permutation = [1, 0]
+  %y = fp8.scaled_matmul %qx, %t scales(%sx, %sw) by(<tensor>, <tensor>) transpose_rhs : tensor<64x128xf8E4M3FN>, tensor<256x128xf8E4M3FN>, tensor<1x1xf32>, tensor<1x1xf32> -> tensor<64x256xbf16>
+  return %y : tensor<64x256xbf16>
+}
+
+// -----
+
+// What is not worth passing stays: the broadcast of a bias to the shape of
+// the product (larger than the vector it reads), and a transpose that only
+// reinterprets bytes (a row of amaxes as a column and back), which @bias
+// then computes from the prepared row. The weight's own cast moves, and the bias, which
+// @bias still reads, stays an argument. A weight that the moved ops do not
+// read is still an argument of the prepare function.
+
+// CHECK-LABEL: func.func @bias_prepare(
+// CHECK-SAME:      %[[W:.*]]: tensor<32x16xf32> {fp8.weight}, %{{.*}}: tensor<16xf32> {fp8.weight}, %{{.*}}: tensor<4xf32> {fp8.weight})
+// CHECK-SAME:      -> (tensor<32x16xbf16>, tensor<1x16xf32>)
+// CHECK:         arith.truncf
+// CHECK:         fp8.amax
+// CHECK-NOT:     linalg.broadcast
+// CHECK-NOT:     linalg.transpose
+// CHECK:         return
+// CHECK-LABEL: func.func @bias(
+// CHECK-SAME:      %[[B:[^:]*]]: tensor<16xf32> {fp8.weight}, %{{.*}}: tensor<4xf32> {fp8.weight},
+// CHECK-SAME:      %{{.*}}: tensor<32x16xbf16> {fp8.prepared = 0 : i64}, %[[A:.*]]: tensor<1x16xf32> {fp8.prepared = 1 : i64})
+// CHECK:         linalg.broadcast ins(%[[B]]
+// CHECK:         linalg.transpose ins(%[[A]]
+// REMARK: remark: [Passed] weights-prepared | Category:fp8-prepare-weights | Remark="@bias: 2 ops that read only weights (3 arguments) run in @bias_prepare, whose 2 results (1088 bytes) @bias takes as arguments"
+func.func @bias(%x: tensor<8x32xbf16>, %w: tensor<32x16xf32> {fp8.weight}, %b: tensor<16xf32> {fp8.weight}, %unused: tensor<4xf32> {fp8.weight})
+    -> (tensor<8x16xf32>, tensor<8x16xf32>, tensor<1x16xf32>, tensor<16xf32>) {
+  %e16 = tensor.empty() : tensor<32x16xbf16>
+  %wb = arith.truncf %w : tensor<32x16xf32> to tensor<32x16xbf16>
+  %e = tensor.empty() : tensor<8x16xf32>
+  %zero = arith.constant 0.0 : f32
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<8x16xf32>) -> tensor<8x16xf32>
+  %p = linalg.matmul ins(%x, %wb : tensor<8x32xbf16>, tensor<32x16xbf16>) outs(%z : tensor<8x16xf32>) -> tensor<8x16xf32>
+  %bb = linalg.broadcast ins(%b : tensor<16xf32>) outs(%e : tensor<8x16xf32>) dimensions = [0]
+  %a = fp8.amax %w by <32x1> : tensor<32x16xf32> -> tensor<1x16xf32>
+  %ec = tensor.empty() : tensor<16x1xf32>
+  %ac = linalg.transpose ins(%a : tensor<1x16xf32>) outs(%ec : tensor<16x1xf32>) permutation = [1, 0]
+  %er = tensor.empty() : tensor<1x16xf32>
+  %ar = linalg.transpose ins(%ac : tensor<16x1xf32>) outs(%er : tensor<1x16xf32>) permutation = [1, 0]
+  return %p, %bb, %ar, %b : tensor<8x16xf32>, tensor<8x16xf32>, tensor<1x16xf32>, tensor<16xf32>
+}
+
+// -----
+
+// Delayed scaling: the scale is state, read from a global (a memory
+// effect), so the weight's quantization stays; its amax, which each call
+// reads, moves.
+
+// CHECK-LABEL: func.func @delayed_prepare(
+// CHECK-SAME:      -> tensor<1x1xf32>
+// CHECK:         fp8.amax
+// CHECK-NOT:     ml_program
+// CHECK:         return
+// CHECK-LABEL: func.func @delayed(
+// CHECK-SAME:      %{{.*}}: tensor<1x1xf32> {fp8.prepared = 0 : i64})
+// CHECK:         ml_program.global_load @scale
+// CHECK:         fp8.quantize
+ml_program.global private mutable @scale(dense<1.0> : tensor<1x1xf32>) : tensor<1x1xf32>
+func.func @delayed(%w: tensor<16x32xbf16> {fp8.weight}) -> (tensor<16x32xf8E4M3FN>, tensor<1x1xf32>) {
+  %a = fp8.amax %w by <tensor> : tensor<16x32xbf16> -> tensor<1x1xf32>
+  %s = ml_program.global_load @scale : tensor<1x1xf32>
+  %q = fp8.quantize %w, %s by <tensor> : tensor<16x32xbf16>, tensor<1x1xf32> -> tensor<16x32xf8E4M3FN>
+  %r = arith.mulf %a, %s : tensor<1x1xf32>
+  return %q, %r : tensor<16x32xf8E4M3FN>, tensor<1x1xf32>
+}
+
+// -----
+
+// Left alone: a function without weights, a private one, one called in the
+// module (its signature stays), one whose weights nothing reads alone, and
+// one that returns what its weights alone determine (a GPU entry point
+// returns computed values, never its arguments).
+
+// CHECK-NOT: _prepare
+// REMARK: remark: [Missed] weights-not-prepared | Category:fp8-prepare-weights | Remark="@hidden computes from its weights on every call: it is not public"
+// REMARK: remark: [Missed] weights-not-prepared | Category:fp8-prepare-weights | Remark="@called computes from its weights on every call: it is called in this module, so its signature stays"
+// REMARK: remark: [Missed] weights-not-prepared | Category:fp8-prepare-weights | Remark="@mixed computes from its weights on every call: no op that reads only weights and constants is worth moving"
+// REMARK: remark: [Missed] weights-not-prepared | Category:fp8-prepare-weights | Remark="@returned computes from its weights on every call: no op that reads only weights and constants is worth moving"
+func.func @plain(%x: tensor<4x4xf32>) -> tensor<4x4xf32> {
+  %y = arith.addf %x, %x : tensor<4x4xf32>
+  return %y : tensor<4x4xf32>
+}
+func.func private @hidden(%w: tensor<4x4xf32> {fp8.weight}) -> tensor<4x4xf32> {
+  %y = arith.addf %w, %w : tensor<4x4xf32>
+  return %y : tensor<4x4xf32>
+}
+func.func @called(%w: tensor<4x4xf32> {fp8.weight}) -> tensor<4x4xf32> {
+  %y = arith.addf %w, %w : tensor<4x4xf32>
+  return %y : tensor<4x4xf32>
+}
+func.func @caller(%w: tensor<4x4xf32>) -> tensor<4x4xf32> {
+  %y = func.call @called(%w) : (tensor<4x4xf32>) -> tensor<4x4xf32>
+  %z = func.call @hidden(%y) : (tensor<4x4xf32>) -> tensor<4x4xf32>
+  return %z : tensor<4x4xf32>
+}
+func.func @mixed(%x: tensor<4x4xf32>, %w: tensor<4x4xf32> {fp8.weight}) -> tensor<4x4xf32> {
+  %y = arith.addf %x, %w : tensor<4x4xf32>
+  return %y : tensor<4x4xf32>
+}
+func.func @returned(%w: tensor<4x4xf32> {fp8.weight}) -> tensor<1x1xf32> {
+  %a = fp8.amax %w by <tensor> : tensor<4x4xf32> -> tensor<1x1xf32>
+  return %a : tensor<1x1xf32>
+}
