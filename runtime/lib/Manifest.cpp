@@ -454,6 +454,17 @@ bool Reader::readBuffer(const Value &value, const std::string &where,
                     " buffer has no index (only inputs and outputs do)");
   }
 
+  if (const Value *prepared = value.find("prepared")) {
+    if (buffer.kind != BufferKind::Input)
+      return fail(*prepared, where + ".prepared",
+                  std::string(getBufferKindName(buffer.kind)) +
+                      " buffers are not prepared (only inputs are, by a "
+                      "prepare function)");
+    if (!getInteger(*prepared, where + ".prepared", 0, 1 << 20,
+                    buffer.prepared))
+      return false;
+  }
+
   bool hasFile = value.find("file") != nullptr;
   if (buffer.kind == BufferKind::Constant || buffer.kind == BufferKind::State) {
     const Value *file = get(value, where, "file", Value::Kind::String);
@@ -1110,6 +1121,9 @@ std::string describeManifest(const Manifest &manifest) {
       os << " @" << b.name;
     if (b.offset >= 0)
       os << " at workspace offset " << b.offset;
+    if (b.prepared >= 0)
+      os << ", result " << b.prepared << " of " << manifest.function
+         << "_prepare";
   };
   os << "inputs: " << manifest.inputs.size() << "\n";
   for (size_t i = 0; i < manifest.inputs.size(); ++i) {

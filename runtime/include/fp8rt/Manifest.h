@@ -97,6 +97,9 @@ struct Buffer {
   std::string name;
   /// Position among the function's arguments (inputs) or results (outputs).
   int64_t index = -1;
+  /// Inputs that `<function>_prepare` computes (fp8-prepare-weights): its
+  /// result number; -1 otherwise.
+  int64_t prepared = -1;
   /// Constants and state: the file holding the (initial) bytes, relative to
   /// the manifest.
   std::string file;
