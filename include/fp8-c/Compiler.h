@@ -67,6 +67,15 @@ MLIR_CAPI_EXPORTED MlirLogicalResult fp8CompileForChip(
     MlirModule module, MlirStringRef chip, MlirStringRef artifactsDir,
     MlirStringRef ptxas, MlirDiagnosticHandler handler, void *userData);
 
+/// fp8CompileForChip with more of fp8-gpu-pipeline's options, in its
+/// textual form ("prepare-weights=1 num-sms=148"); `chip`, `artifactsDir`
+/// and `ptxas` take precedence over the same options in the text. Unknown or
+/// malformed options are an error diagnostic.
+MLIR_CAPI_EXPORTED MlirLogicalResult fp8CompileForChipWithOptions(
+    MlirModule module, MlirStringRef chip, MlirStringRef artifactsDir,
+    MlirStringRef ptxas, MlirStringRef pipelineOptions,
+    MlirDiagnosticHandler handler, void *userData);
+
 /// The directory of the libMLIR.so this library runs with, which also holds
 /// MLIR's runner utility libraries (libmlir_c_runner_utils.so) that code
 /// from fp8-cpu-pipeline may call when run by an ExecutionEngine.

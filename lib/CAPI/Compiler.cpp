@@ -119,6 +119,16 @@ MlirLogicalResult fp8CompileForChip(MlirModule module, MlirStringRef chip,
                                     MlirStringRef ptxas,
                                     MlirDiagnosticHandler handler,
                                     void *userData) {
+  return fp8CompileForChipWithOptions(module, chip, artifactsDir, ptxas,
+                                      mlirStringRefCreate(nullptr, 0), handler,
+                                      userData);
+}
+
+MlirLogicalResult
+fp8CompileForChipWithOptions(MlirModule module, MlirStringRef chip,
+                             MlirStringRef artifactsDir, MlirStringRef ptxas,
+                             MlirStringRef pipelineOptions,
+                             MlirDiagnosticHandler handler, void *userData) {
   ModuleOp op = unwrap(module);
   MLIRContext *ctx = op->getContext();
   CallDiagnostics diagnostics(ctx, handler, userData);
@@ -134,6 +144,18 @@ MlirLogicalResult fp8CompileForChip(MlirModule module, MlirStringRef chip,
     return wrap(failure());
   }
   fp8::GPUPipelineOptions options;
+  if (!unwrap(pipelineOptions).empty()) {
+    std::string parseErrors;
+    llvm::raw_string_ostream errorStream(parseErrors);
+    if (failed(options.parseFromString(unwrap(pipelineOptions), errorStream))) {
+      llvm::StringRef reason = llvm::StringRef(parseErrors).trim();
+      emitError(UnknownLoc::get(ctx))
+          << "invalid fp8-gpu-pipeline options '" << unwrap(pipelineOptions)
+          << "'" << (reason.empty() ? "" : ": ") << reason;
+      return wrap(failure());
+    }
+  }
+  // The arguments decide these, whatever the options say.
   options.chip = *target;
   options.artifacts = unwrap(artifactsDir).str();
   if (!unwrap(ptxas).empty())

@@ -134,6 +134,8 @@ _SIGNATURES = {
     "fp8RunPassPipeline": (LogicalResult, [Module, StringRef, DiagnosticHandler, _vp]),
     "fp8CompileForChip": (LogicalResult, [Module, StringRef, StringRef, StringRef,
                                           DiagnosticHandler, _vp]),
+    "fp8CompileForChipWithOptions": (LogicalResult, [Module, StringRef, StringRef, StringRef,
+                                                     StringRef, DiagnosticHandler, _vp]),
     "fp8GetMLIRLibraryDir": (StringRef, []),
     "mlirExecutionEngineCreate": (ExecutionEngine, [Module, ctypes.c_int, ctypes.c_int,
                                                     ctypes.POINTER(StringRef), _b, _b]),

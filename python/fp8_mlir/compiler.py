@@ -225,20 +225,23 @@ class Module:
                 self._handle, StringRef.of(pipeline), cb, None)))
         return self
 
-    def compile(self, chip, artifacts, ptxas="auto"):
+    def compile(self, chip, artifacts, ptxas="auto", options=""):
         """Compiles for `chip` (sm_90a, sm_100a) with fp8-gpu-pipeline in
         place and writes the kernels' PTX (cubin when ptxas is found; "none"
         for PTX only) and one JSON launch manifest per function into the
-        directory `artifacts`. Returns the manifests' paths by function."""
+        directory `artifacts`. `options` are more of fp8-gpu-pipeline's
+        options, as text ("prepare-weights=1"). Returns the manifests' paths
+        by function (with prepare-weights=1, <function>_prepare's too)."""
         import os
 
         lib = self._lib
         names = [s.name for s in self.signatures()]
+        names += [n + "_prepare" for n in names]
         _, self.diagnostics = self.context._collect(
             f"compiling for {chip}",
-            lambda: self._run(lambda cb: lib.fp8CompileForChip(
+            lambda: self._run(lambda cb: lib.fp8CompileForChipWithOptions(
                 self._handle, StringRef.of(chip), StringRef.of(os.fspath(artifacts)),
-                StringRef.of(ptxas), cb, None)))
+                StringRef.of(ptxas), StringRef.of(options), cb, None)))
         return {name: os.path.join(artifacts, name + ".json") for name in names
                 if os.path.exists(os.path.join(artifacts, name + ".json"))}
 

@@ -97,11 +97,22 @@ class Imported:
                 name=self.forward.name + "_backward")
         return self._backward
 
+    @property
+    def weights(self):
+        """The names of the graph inputs that hold module state (parameters
+        and buffers): what the functions mark fp8.weight."""
+        return {p.attrs["name"] for p, s in zip(self.forward.params, self.sources)
+                if s[0] in ("param", "buffer")}
+
+    def emit(self, graph):
+        """One function's text, its module state marked fp8.weight."""
+        return graph.emit(weights=self.weights)
+
     def mlir(self, backward=True):
         """The module text: the forward function, then the backward one."""
-        text = self.forward.emit()
+        text = self.emit(self.forward)
         if backward:
-            text += "\n" + self.backward.emit()
+            text += "\n" + self.emit(self.backward)
         return text
 
 
@@ -614,10 +625,17 @@ class CompiledModule:
     first run, the backward at the first backward pass."""
 
     def __init__(self, module, example_inputs, recipe="mxfp8", chip=None, artifacts=None,
-                 opt_level=2):
+                 opt_level=2, prepare_weights=False):
         self.module = module
         self.recipe = recipe
+        self.prepare_weights = prepare_weights
         self.imported = import_module(module, example_inputs)
+        # Per function: the positions of its weights among its inputs, and
+        # the prepared values with the (storage, version) of each weight
+        # they were computed from.
+        self._weight_positions = [i for i, s in enumerate(self.imported.sources)
+                                  if s[0] in ("param", "buffer")]
+        self._prepared = {}
         self.forward_name = self.imported.forward.name
         self.backward_name = self.imported.backward.name
         self._source = f"<{type(module).__name__}>"
@@ -631,6 +649,9 @@ class CompiledModule:
             from . import compiler
 
             self.ir = self.lower(self.imported.mlir())
+            if prepare_weights:
+                self.ir.run("fp8-prepare-weights")
+            self._functions = {s.name for s in self.ir.signatures()}
             self._program = compiler.jit(self.ir, opt_level)
             self._gpu = None
 
@@ -657,8 +678,25 @@ class CompiledModule:
     def _run(self, name, tensors):
         if self._program is not None:
             arrays = [t.detach().cpu().numpy().astype(np.float32) for t in tensors]
+            if name + "_prepare" in self._functions:
+                arrays += self._prepared_values(
+                    name, tensors, lambda ws: self._program.call(
+                        name + "_prepare", *[arrays[i] for i in self._weight_positions]))
             return [torch.from_numpy(np.asarray(r)) for r in self._program.call(name, *arrays)]
         return self._gpu.run(name, tensors)
+
+    def _prepared_values(self, name, tensors, prepare):
+        """What @<name>_prepare computes from the weights among `tensors`:
+        computed by `prepare(weights)` when a weight is another tensor or
+        was modified in place since the last call (an optimizer step bumps
+        its version), else the values of the last call."""
+        weights = [tensors[i] for i in self._weight_positions]
+        key = tuple((w.data_ptr(), w._version, tuple(w.shape)) for w in weights)
+        cached = self._prepared.get(name)
+        if cached is None or cached[0] != key:
+            cached = (key, list(prepare(weights)))
+            self._prepared[name] = cached
+        return cached[1]
 
     def __call__(self, *args):
         feeds = self._feeds(args)
@@ -704,21 +742,37 @@ class _GPUPrograms:
         self.programs = {}
 
     def program(self, name):
+        """The loaded function `name` and its prepare function (or None)."""
         if name not in self.programs:
-            imported = self.compiled.imported
+            compiled = self.compiled
+            imported = compiled.imported
             graph = imported.forward if name == imported.forward.name else imported.backward
-            manifest = _compile_graph(graph, self.compiled.recipe, self.chip, self.artifacts,
-                                      self.compiled._source)
-            self.programs[name] = self.library.load(manifest)
+            manifests = _compile_graph(graph, compiled.recipe, self.chip, self.artifacts,
+                                       compiled._source, imported,
+                                       compiled.prepare_weights)
+            prepare = manifests.get(name + "_prepare")
+            self.programs[name] = (self.library.load(manifests[name]),
+                                   self.library.load(prepare) if prepare else None)
         return self.programs[name]
 
-    def run(self, name, tensors):
-        program = self.program(name)
-        inputs = [t.detach().to(torch.float32).contiguous() for t in tensors]
-        outputs = [torch.empty(o.shape, dtype=_TORCH_DTYPES[o.dtype], device=inputs[0].device)
+    def _call(self, program, inputs, device):
+        outputs = [torch.empty(o.shape, dtype=_TORCH_DTYPES[o.dtype], device=device)
+                   if o.dtype in _TORCH_DTYPES else
+                   torch.empty(o.bytes, dtype=torch.uint8, device=device)
                    for o in program.outputs]
         program.run(inputs, outputs, stream=torch.cuda.current_stream())
         return outputs
+
+    def run(self, name, tensors):
+        program, prepare = self.program(name)
+        inputs = [t.detach().to(torch.float32).contiguous() for t in tensors]
+        device = inputs[0].device
+        if prepare is not None:
+            positions = self.compiled._weight_positions
+            inputs += self.compiled._prepared_values(
+                name, tensors, lambda ws: self._call(prepare, [inputs[i] for i in positions],
+                                                     device))
+        return self._call(program, inputs, device)
 
 
 def _autocast(text, recipe, source):
@@ -730,14 +784,18 @@ def _autocast(text, recipe, source):
     return ir
 
 
-def _compile_graph(graph, recipe, chip, artifacts, source):
-    """The manifest of `graph` compiled for `chip` into artifacts/<name>."""
+def _compile_graph(graph, recipe, chip, artifacts, source, imported, prepare_weights=False):
+    """The manifests of `graph` compiled for `chip` into artifacts/<name>, by
+    function: the graph's, and with `prepare_weights` its prepare
+    function's (fp8-prepare-weights)."""
     directory = os.path.join(artifacts, graph.name)
-    return _autocast(graph.emit(), recipe, source).compile(chip, directory)[graph.name]
+    options = "prepare-weights=1" if prepare_weights else ""
+    return _autocast(imported.emit(graph), recipe, source).compile(chip, directory,
+                                                                    options=options)
 
 
 def export(module, example_inputs, recipe="mxfp8", chip="sm_90a", artifacts="artifacts",
-           backward=True):
+           backward=True, prepare_weights=False):
     """Compiles `module`'s forward function (and its backward one) for
     `chip` into artifacts/<function>/ without running anything: the PTX,
     cubins and launch manifests to copy to a GPU machine with the runtime.
@@ -747,17 +805,30 @@ def export(module, example_inputs, recipe="mxfp8", chip="sm_90a", artifacts="art
     imported = import_module(module, example_inputs)
     source = f"<{type(module).__name__}>"
     graphs = [imported.forward] + ([imported.backward] if backward else [])
-    return {g.name: _compile_graph(g, recipe, chip, artifacts, source) for g in graphs}
+    manifests = {}
+    for g in graphs:
+        manifests.update(_compile_graph(g, recipe, chip, artifacts, source, imported,
+                                        prepare_weights))
+    return manifests
 
 
 _TORCH_DTYPES = {"f32": torch.float32, "bf16": torch.bfloat16, "f16": torch.float16}
 
 
-def compile(module, example_inputs, recipe="mxfp8", chip=None, artifacts=None, opt_level=2):
+def compile(module, example_inputs, recipe="mxfp8", chip=None, artifacts=None, opt_level=2,
+            prepare_weights=False):
     """`module` compiled by `recipe` (an fp8-autocast recipe name, or None
     for the f32 graph): a callable taking the module's arguments. CPU
     example inputs select the CPU pipeline; CUDA ones fp8-gpu-pipeline for
     `chip` (default: the device's), its artifacts written to `artifacts`
     (default: a new temporary directory). `opt_level` is LLVM's for the CPU
-    JIT (0 compiles large graphs several times faster, runs slower)."""
-    return CompiledModule(module, tuple(example_inputs), recipe, chip, artifacts, opt_level)
+    JIT (0 compiles large graphs several times faster, runs slower).
+
+    `prepare_weights` compiles with fp8-prepare-weights: what only the
+    module's parameters and buffers determine (their quantization, the
+    K-major copies) is computed by a prepare function when a parameter is
+    another tensor or was modified in place since the last call (an
+    optimizer step), and reused by the calls in between (the micro-batches
+    of a step, or inference), with the same results."""
+    return CompiledModule(module, tuple(example_inputs), recipe, chip, artifacts, opt_level,
+                          prepare_weights)

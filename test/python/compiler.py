@@ -78,6 +78,16 @@ manifest = json.load(open(manifests["gemm"]))
 print(sorted(manifests), manifest["function"], manifest["chip"],
       sorted(os.listdir(os.path.join(out, "hopper"))))
 # CHECK-NEXT: ['gemm'] gemm sm_90a ['fp8_kernels.ptx', 'gemm.json']
+# More of fp8-gpu-pipeline's options; unknown ones are an error.
+manifests = compiler.parse(GEMM, "gemm.mlir").run("fp8-autocast{recipe=rowwise}").compile(
+    "sm_90a", os.path.join(out, "options"), ptxas="none", options="num-sms=148 fuse-rows=0")
+print(sorted(manifests), json.load(open(manifests["gemm"]))["launches"][-1]["grid"])
+# CHECK-NEXT: ['gemm'] [{{[0-9]+}}, 1, 1]
+try:
+    gemm.clone().compile("sm_90a", out, options="fast=1")
+except compiler.CompilerError as e:
+    print(str(e).splitlines()[0])
+# CHECK-NEXT: {{^}}error: invalid fp8-gpu-pipeline options 'fast=1'{{.*}}
 # The runtime's binding is fp8_mlir.runtime.
 print(runtime.manifest_dtype("e4m3"), runtime.Fp8rtError.__mro__[1].__name__)
 # CHECK-NEXT: f8e4m3 RuntimeError
