@@ -356,11 +356,22 @@ void GemmEmitter::emitConsumer(Value consumer) {
               Value tileB = slotB(s);
               NVVM::WgmmaFenceAlignedOp::create(kb.b, kb.loc);
               if (promote == 0) {
+                // The tensor cores accumulate across K tiles: this tile's
+                // group is issued while the previous tile's may still run,
+                // and only that one is waited for, so the pipe does not
+                // drain between tiles. Its slot is released then.
                 for (int64_t step = 0; step < 4; ++step)
                   acc = wgmma(acc, descriptor(tileA, step),
                               descriptor(tileB, step), /*accumulate=*/true);
                 NVVM::WgmmaGroupSyncAlignedOp::create(kb.b, kb.loc);
-                NVVM::WgmmaWaitGroupSyncOp::create(kb.b, kb.loc, 0);
+                NVVM::WgmmaWaitGroupSyncOp::create(kb.b, kb.loc, 1);
+                kb.ifThen(kb.andI(kb.eq(lane, kb.i32(0)),
+                                  kb.ult(kb.i32(0), kt)),
+                          [&] {
+                            ring.arriveEmpty(
+                                ring.getSlot(kb.sub(it, kb.i32(1))).first);
+                          });
+                return {kb.add(it, kb.i32(1)), acc, partial};
               } else if (promote <= 4) {
                 for (int64_t first = 0; first < 4; first += promote) {
                   // The promotion read the partial sum's registers, which
@@ -425,6 +436,15 @@ void GemmEmitter::emitConsumer(Value consumer) {
               kb.ifThen(kb.eq(lane, kb.i32(0)), [&] { ring.arriveEmpty(s); });
               return {kb.add(it, kb.i32(1)), acc, partial};
             });
+        if (promote == 0) {
+          // The last tile's group, then its slot.
+          NVVM::WgmmaWaitGroupSyncOp::create(kb.b, kb.loc, 0);
+          kb.ifThen(kb.andI(kb.eq(lane, kb.i32(0)), kb.ult(kb.i32(0), kTiles)),
+                    [&] {
+                      ring.arriveEmpty(
+                          ring.getSlot(kb.sub(state[0], kb.i32(1))).first);
+                    });
+        }
         emitEpilogue(state[1], kb.add(m0, fragmentRow), n0, lane,
                      batch ? loadTensorFactor() : tensorFactor);
         return {state[0]};
