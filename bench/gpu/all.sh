@@ -104,7 +104,7 @@ if [ -f build-gpu/reductions/index.json ]; then
     --out "$WORK/reductions" ${DRY[@]+"${DRY[@]}"}
 fi
 if [ -f build-gpu/index.json ]; then
-  ONLY="${GEMM_ONLY:-^(tensor_e4m3_e4m3_bf16_p[014]|rowwise_e4m3_e4m3_bf16|deepseek_e4m3_e4m3_bf16|mxfp8_e4m3_e4m3_bf16)/}"
+  ONLY="${GEMM_ONLY:-^(tensor_e4m3_e4m3_bf16_p[014]|tensor_e4m3_e4m3_bf16_p[04]_n192|rowwise_e4m3_e4m3_bf16(_n192)?|deepseek_e4m3_e4m3_bf16|mxfp8_e4m3_e4m3_bf16)/}"
   stage gemms $(( ${GEMM_BUDGET:-80} + 150 )) env OUT="$WORK/gemms" \
     bench/gpu/run.sh --only "$ONLY" --time-budget "${GEMM_BUDGET:-80}" ${DRY[@]+"${DRY[@]}"}
 fi

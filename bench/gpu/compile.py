@@ -72,14 +72,17 @@ def scale_shape(shape, block):
 
 
 def variant(scaling, a="e4m3", b="e4m3", out="bf16", promote=None, bias=None,
-            purpose="check"):
+            purpose="check", tile_n=None):
+    """One GEMM variant; `tile_n` 192 compiles it with sm90-tile-n=192."""
     name = "%s_%s_%s_%s" % (scaling, a, b, out)
     if promote is not None:
         name += "_p%d" % promote
     if bias:
         name += "_bias" + bias
+    if tile_n:
+        name += "_n%d" % tile_n
     return dict(name=name, scaling=scaling, a=a, b=b, out=out,
-                promote=promote, bias=bias)
+                promote=promote, bias=bias, tile_n=tile_n)
 
 
 def variants(check_shapes=None, bench_shapes=None):
@@ -101,6 +104,9 @@ def variants(check_shapes=None, bench_shapes=None):
         variant("deepseek"),
         variant("deepseek", out="f32"),
         variant("mxfp8"),
+        variant("tensor", promote=4, tile_n=192),
+        variant("tensor", promote=0, tile_n=192),
+        variant("rowwise", tile_n=192),
     ]
     bench = bench_shapes or BENCH_SHAPES
     benches = [
@@ -109,6 +115,10 @@ def variants(check_shapes=None, bench_shapes=None):
         (variant("rowwise"), bench),
         (variant("deepseek"), bench),
         (variant("mxfp8"), bench_shapes or SQUARE_SHAPES),
+        # Tiles of 128 x 192 (sm90-tile-n=192), to compare with the above.
+        (variant("tensor", promote=4, tile_n=192), bench),
+        (variant("tensor", promote=0, tile_n=192), bench),
+        (variant("rowwise", tile_n=192), bench),
     ]
     result = [(v, check_shapes or CHECK_SHAPES, "check") for v in checks]
     result += [(v, shapes, "bench") for v, shapes in benches]
@@ -152,8 +162,10 @@ def compile_one(fp8_opt, out_dir, entry, chip, num_sms):
     source = os.path.join(d, "gemm.mlir")
     with open(source, "w") as f:
         f.write(entry["ir"])
-    command = [fp8_opt, source, "--fp8-gpu-pipeline=chip=%s num-sms=%d artifacts=%s"
-               % (chip, num_sms, d), "-o", os.devnull]
+    options = "chip=%s num-sms=%d artifacts=%s" % (chip, num_sms, d)
+    if entry.get("tile_n"):
+        options += " sm90-tile-n=%d" % entry["tile_n"]
+    command = [fp8_opt, source, "--fp8-gpu-pipeline=" + options, "-o", os.devnull]
     try:
         p = subprocess.run(command, capture_output=True, text=True, timeout=300)
         ok = p.returncode == 0 and os.path.exists(os.path.join(d, "gemm.json"))
@@ -239,6 +251,7 @@ def main():
             entry = dict(
                 id=entry_id, variant=v["name"], scaling=v["scaling"], a=v["a"], b=v["b"],
                 out=v["out"], promote=v["promote"], bias=v["bias"], purpose=purpose,
+                tile_n=v["tile_n"],
                 M=m, N=n, K=k, dir=os.path.join(v["name"], shape),
                 manifest=os.path.join(v["name"], shape, "gemm.json"),
                 block_a=s["block_a"], block_b=s["block_b"], scale=s["scale"],

@@ -231,6 +231,12 @@ struct ConvertFP8ToGPUPass
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
+    if (sm90TileN != 128 && sm90TileN != 192) {
+      module.emitError() << "convert-fp8-to-gpu: sm90-tile-n is 128 or 192, "
+                            "got "
+                         << static_cast<int64_t>(sm90TileN);
+      return signalPassFailure();
+    }
     FailureOr<SmallVector<func::FuncOp>> functions =
         selectEntryPoints(module, entryPoints);
     if (failed(functions))
@@ -260,6 +266,7 @@ struct ConvertFP8ToGPUPass
       plans.append(existing.getValue());
     for (func::FuncOp func : *functions) {
       PlanBuilder plan(func, kernels, chip, numSMs);
+      plan.sm90TileN = sm90TileN;
       if (failed(planFunction(plan, reuseTemporaries, fusePrologues, fuseRows)))
         return signalPassFailure();
       plans.set(func.getName(), plan.getPlan().toAttr(&getContext()));

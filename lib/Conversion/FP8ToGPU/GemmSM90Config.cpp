@@ -43,9 +43,11 @@ LogicalResult GemmSM90Config::verify(std::string &reason) const {
     return fail("FP8 results are e4m3 or e5m2");
   if (blockM != 128)
     return fail("the sm_90a GEMM tiles 128 rows (two consumer warpgroups)");
-  if (blockN != 64 && blockN != 128)
-    return fail("the sm_90a GEMM tiles 64 or 128 columns");
-  if (resultBlock > blockN)
+  if (blockN != 64 && blockN != 128 && blockN != 192)
+    return fail("the sm_90a GEMM tiles 64, 128 or 192 columns");
+  if (blockN == 192 && scaling == GemmScaling::Block)
+    return fail("block-scaled sm_90a GEMMs tile 64 or 128 columns");
+  if (resultBlock > blockN || (resultBlock > 0 && blockN % resultBlock != 0))
     return fail("an output tile must hold whole blocks of the result's "
                 "scales");
   if (scaling == GemmScaling::Block) {

@@ -145,6 +145,9 @@ public:
   /// Compute the elementwise producers of quantizations in the quantize
   /// kernels (convert-fp8-to-gpu's `fuse-prologues`).
   bool fusePrologues = true;
+  /// Columns of the sm_90a GEMMs' output tiles where their scaling allows
+  /// (convert-fp8-to-gpu's `sm90-tile-n`: 128 or 192).
+  int64_t sm90TileN = 128;
   /// The elementwise ops whose results only quantizations read, which their
   /// kernels compute as prologues: no launch and no buffer of their own.
   llvm::DenseMap<Value, Operation *> quantizePrologues;

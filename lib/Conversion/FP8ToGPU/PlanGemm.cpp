@@ -305,6 +305,12 @@ LogicalResult planSM90Gemm(PlanBuilder &plan, ScaledMatmulOp op) {
   // Results quantized by blocks of 128 need tiles of 128 columns.
   config.blockN =
       (g.n <= 64 || narrowBlocks) && config.resultBlock < 128 ? 64 : 128;
+  // Wider tiles on request (sm90-tile-n), where no block scale or result
+  // block ties the columns to 128.
+  if (plan.sm90TileN == 192 && g.n > 128 &&
+      config.scaling != GemmScaling::Block &&
+      (config.resultBlock == 0 || 192 % config.resultBlock == 0))
+    config.blockN = 192;
   if (failed(config.verify(reason)))
     return op.emitError() << "fp8 GPU lowering: " << reason;
 

@@ -1,0 +1,60 @@
+// convert-fp8-to-gpu{sm90-tile-n=192}: sm_90a GEMMs with per-tensor or
+// row/column scales, and high-precision ones, wider than 128 columns take
+// output tiles of 128 x 192 (two consumer warpgroups of 64 x 192: an
+// m64n192k32 wgmma per k32 step, the accumulator and a partial sum of 96
+// registers each, which the consumers' 232 registers hold; 5 stages of
+// 40 KiB). Block-scaled GEMMs, whose scale blocks are 128 wide, and N <= 128
+// keep their tiles. Every kernel assembles without spills.
+// RUN: rm -rf %t && fp8-opt %s --fp8-gpu-pipeline="chip=sm_90a sm90-tile-n=192 artifacts=%t" -o /dev/null
+// RUN: FileCheck %s --input-file=%t/fp8_kernels.ptx
+// RUN: FileCheck %s --check-prefix=PTXAS --input-file=%t/fp8_kernels.ptxas.log
+// RUN: not grep -E "[1-9][0-9]* bytes spill|C751" %t/fp8_kernels.ptxas.log
+// RUN: %python -c "import json, sys; print(*(n + ' ' + ' '.join(str(l['grid'][0]) for l in json.load(open(sys.argv[1] + '/' + n + '.json'))['launches'] if 'gemm' in l.get('kernel', '')) for n in sys.argv[2:]))" \
+// RUN:   %t tensor ragged deepseek narrow bf16 | FileCheck %s --check-prefix=GRID
+// RUN: not fp8-opt %s --convert-fp8-to-gpu=sm90-tile-n=160 -o /dev/null 2>&1 | FileCheck %s --check-prefix=INVALID
+
+// CHECK-DAG: .entry fp8_gemm_sm90a_e4m3e4m3_bf16_tensor_p4_128x192_s5(
+// CHECK-DAG: wgmma.mma_async.sync.aligned.m64n192k32.f32.e4m3.e4m3
+// CHECK-DAG: .entry fp8_gemm_sm90a_e4m3e4m3_bf16_rowcol_p4_128x192_s5(
+// CHECK-DAG: .entry fp8_gemm_sm90a_e4m3e4m3_bf16_block128f32sq_128x128_s7(
+// CHECK-DAG: .entry fp8_gemm_sm90a_e4m3e4m3_bf16_tensor_p4_128x128_s7(
+// CHECK-DAG: .entry gemm_sm90a_bf16_f32_128x192_s5(
+// CHECK-DAG: wgmma.mma_async.sync.aligned.m64n192k16.f32.bf16.bf16
+
+// PTXAS-DAG: Compiling entry function 'fp8_gemm_sm90a_e4m3e4m3_bf16_tensor_p4_128x192_s5'
+
+// Output tiles: 256 x 384 is 2 x 2 tiles of 128 x 192, 256 x 200 also
+// (the second column of tiles ragged); DeepSeek's 256 x 384 is 2 x 3 of
+// 128 x 128, as is the 256 x 128 product's 2 x 1.
+// GRID: tensor 4 ragged 4 deepseek 6 narrow 2 bf16 4
+
+// INVALID: error: convert-fp8-to-gpu: sm90-tile-n is 128 or 192, got 160
+
+func.func @tensor(%a: tensor<256x512xf8E4M3FN>, %b: tensor<384x512xf8E4M3FN>, %sa: tensor<1x1xf32>, %sb: tensor<1x1xf32>) -> tensor<256x384xbf16> {
+  %c = fp8.scaled_matmul %a, %b scales(%sa, %sb) by(<tensor>, <tensor>) transpose_rhs : tensor<256x512xf8E4M3FN>, tensor<384x512xf8E4M3FN>, tensor<1x1xf32>, tensor<1x1xf32> -> tensor<256x384xbf16>
+  return %c : tensor<256x384xbf16>
+}
+
+func.func @ragged(%a: tensor<256x512xf8E4M3FN>, %b: tensor<200x512xf8E4M3FN>, %sa: tensor<256x1xf32>, %sb: tensor<200x1xf32>) -> tensor<256x200xbf16> {
+  %c = fp8.scaled_matmul %a, %b scales(%sa, %sb) by(<1x*>, <1x*>) transpose_rhs : tensor<256x512xf8E4M3FN>, tensor<200x512xf8E4M3FN>, tensor<256x1xf32>, tensor<200x1xf32> -> tensor<256x200xbf16>
+  return %c : tensor<256x200xbf16>
+}
+
+func.func @deepseek(%a: tensor<256x512xf8E4M3FN>, %b: tensor<384x512xf8E4M3FN>, %sa: tensor<256x4xf32>, %sb: tensor<3x4xf32>) -> tensor<256x384xbf16> {
+  %c = fp8.scaled_matmul %a, %b scales(%sa, %sb) by(<1x128>, <128x128>) transpose_rhs : tensor<256x512xf8E4M3FN>, tensor<384x512xf8E4M3FN>, tensor<256x4xf32>, tensor<3x4xf32> -> tensor<256x384xbf16>
+  return %c : tensor<256x384xbf16>
+}
+
+func.func @narrow(%a: tensor<256x512xf8E4M3FN>, %b: tensor<128x512xf8E4M3FN>, %sa: tensor<1x1xf32>, %sb: tensor<1x1xf32>) -> tensor<256x128xbf16> {
+  %c = fp8.scaled_matmul %a, %b scales(%sa, %sb) by(<tensor>, <tensor>) transpose_rhs : tensor<256x512xf8E4M3FN>, tensor<128x512xf8E4M3FN>, tensor<1x1xf32>, tensor<1x1xf32> -> tensor<256x128xbf16>
+  return %c : tensor<256x128xbf16>
+}
+
+func.func @bf16(%a: tensor<256x128xbf16>, %b: tensor<384x128xbf16>) -> tensor<256x384xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<256x384xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<256x384xf32>) -> tensor<256x384xf32>
+  %c = linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (m, n)>]
+      ins(%a, %b : tensor<256x128xbf16>, tensor<384x128xbf16>) outs(%init : tensor<256x384xf32>) -> tensor<256x384xf32>
+  return %c : tensor<256x384xf32>
+}
