@@ -78,6 +78,24 @@ if [ -x "$bin/fp8-run" ]; then
   "$bin/fp8-run" --check "$out/sm90a/mlp.json" | tail -1
 fi
 
+section "9. Weights prepared once: the GPT-2 layer's weight quantizations in a prepare function (prepare-weights=1)"
+for mode in 0 1; do
+  "$bin/fp8-opt" "$root/examples/gpt2/gpt2_layer.mlir" --fp8-autocast=recipe=tensor-current \
+    --fp8-gpu-pipeline="chip=sm_90a prepare-weights=$mode ptxas=none artifacts=$out/prepared$mode" \
+    -o /dev/null
+done
+/usr/bin/python3 - "$out" <<'PY'
+import json, os, sys
+out = sys.argv[1]
+def launches(mode, name):
+    path = os.path.join(out, "prepared%d" % mode, name + ".json")
+    return len(json.load(open(path))["launches"]) if os.path.exists(path) else None
+for f in ("gpt2_layer_forward", "gpt2_layer_backward"):
+    print("  @%s: %d launches per call; with prepare-weights=1 %d, and %d in @%s_prepare "
+          "once per weight update" % (f, launches(0, f), launches(1, f),
+                                       launches(1, f + "_prepare"), f))
+PY
+
 section "Not yet"
 cat <<'NOTE'
 The Hopper kernels have run on an H100: every GEMM recipe correct, at 0.5 to 0.95 of cuBLAS's
