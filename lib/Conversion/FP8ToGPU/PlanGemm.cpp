@@ -15,10 +15,12 @@
 #include "PlanBuilder.h"
 
 #include "fp8/Dialect/FP8/IR/FormatInfo.h"
+#include "fp8/Dialect/FP8/Transforms/GraphUtils.h"
 #include "fp8/Dialect/FP8/Transforms/LayoutLegality.h"
 #include "fp8/Dialect/FP8/Utils/HostNumerics.h"
 
 #include "mlir/IR/Matchers.h"
+#include "mlir/IR/Remarks.h"
 #include "llvm/Support/FormatVariadic.h"
 
 using namespace mlir;
@@ -472,6 +474,27 @@ FailureOr<int64_t> getTcgen05Scales(PlanBuilder &plan, ScaledMatmulOp op,
               "layout of "
            << stored.rows << " x " << stored.kBlocks << " in stages of "
            << stored.stageKBlocks << " (its scale_layout)";
+  }
+  // Staged on every call: say so, and why the scales are not in the layout.
+  {
+    const PlanBuffer &stored = plan.getBuffer(source);
+    std::string why =
+        "the op producing them does not write that layout (only a "
+        "quantization whose scales only such GEMMs read, alike, does: "
+        "fp8-assign-scale-layouts)";
+    if (stored.kind == PlanBuffer::Kind::Input)
+      why = llvm::formatv("they are argument {0} of the function, which "
+                          "arguments hold row-major{1}",
+                          stored.index.value_or(-1),
+                          stored.prepared
+                              ? " (result " + std::to_string(*stored.prepared) +
+                                    " of its prepare function)"
+                              : "")
+                .str();
+    remark::missed(op.getLoc(), getFP8GPURemarkOpts(op, "scales-staged"))
+        << remark::add("the block scales of {0} are copied into the tcgen05 "
+                       "scale layout by a kernel before the GEMM: {1}",
+                       describeForRemarks(op), why);
   }
   // Strides of (row block, k-block) in the buffer: the type's [row blocks,
   // k-blocks], or [k-blocks, row blocks] for an operand that is MN-major in
