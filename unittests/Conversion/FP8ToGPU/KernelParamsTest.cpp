@@ -296,6 +296,29 @@ TEST_F(KernelParamsTest, GemmSM90StagesColumnScales) {
   EXPECT_NE(reason.find("staged column scales"), std::string::npos) << reason;
 }
 
+TEST_F(KernelParamsTest, GemmSM90WideTiles) {
+  // 128 x 192 tiles (sm90-tile-n=192): five stages of 40 KiB.
+  GemmSM90Config wide;
+  wide.blockN = 192;
+  expectValid(wide);
+  EXPECT_EQ(wide.getStages(), 5);
+  EXPECT_EQ(wide.getSharedMemoryBytes(), 5 * (320 * 128 + 16));
+  expectKernelTakesParams(wide, buildGemmSM90Kernel);
+
+  // Block-scaled GEMMs keep 64 or 128 columns (their scale blocks are 128
+  // wide), and other widths are refused.
+  std::string reason;
+  GemmSM90Config scaled = wide;
+  scaled.scaling = GemmScaling::Block;
+  scaled.bRowsPerScale = 128;
+  EXPECT_TRUE(failed(scaled.verify(reason)));
+  EXPECT_NE(reason.find("block-scaled"), std::string::npos) << reason;
+  GemmSM90Config odd;
+  odd.blockN = 160;
+  EXPECT_TRUE(failed(odd.verify(reason)));
+  EXPECT_NE(reason.find("64, 128 or 192 columns"), std::string::npos) << reason;
+}
+
 TEST_F(KernelParamsTest, GemmSM100Kernel) {
   // NVFP4 with every optional parameter but the FP8 out scale.
   GemmSM100Config config;
