@@ -465,6 +465,13 @@ bool Reader::readBuffer(const Value &value, const std::string &where,
       return false;
   }
 
+  if (const Value *unread = value.find("unread")) {
+    if (buffer.kind != BufferKind::Input || !unread->isBool())
+      return fail(*unread, where + ".unread",
+                  "only inputs are marked unread, by a boolean");
+    buffer.unread = unread->getBool();
+  }
+
   bool hasFile = value.find("file") != nullptr;
   if (buffer.kind == BufferKind::Constant || buffer.kind == BufferKind::State) {
     const Value *file = get(value, where, "file", Value::Kind::String);
@@ -1124,6 +1131,8 @@ std::string describeManifest(const Manifest &manifest) {
     if (b.prepared >= 0)
       os << ", result " << b.prepared << " of " << manifest.function
          << "_prepare";
+    if (b.unread)
+      os << ", unread (may be null)";
   };
   os << "inputs: " << manifest.inputs.size() << "\n";
   for (size_t i = 0; i < manifest.inputs.size(); ++i) {

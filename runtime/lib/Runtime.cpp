@@ -905,7 +905,7 @@ bool Program::run(const CUdeviceptr *inputs, const CUdeviceptr *outputs,
       pointer = outputs[buffer.index];
       role = "output";
     }
-    if (role && !pointer && buffer.bytes) {
+    if (role && !pointer && buffer.bytes && !buffer.unread) {
       error = std::string("run: ") + role + " " + std::to_string(buffer.index) +
               " (" + describeBuffer(buffer) + ") is a null pointer";
       return false;

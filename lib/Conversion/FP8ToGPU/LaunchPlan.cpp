@@ -590,9 +590,12 @@ PlanMemory mlir::fp8::getPlanMemory(const LaunchPlan &plan) {
     memory.bytesByKind[stringifyBufferKind(kind)] = 0;
   memory.workspaceBytes = plan.workspaceBytes;
   memory.peakBytes = plan.workspaceBytes;
+  SmallVector<std::optional<LiveRange>> ranges = getLiveRanges(plan);
   for (const PlanBuffer &buffer : plan.buffers) {
     memory.bytesByKind[stringifyBufferKind(buffer.kind)] += buffer.bytes;
-    if (buffer.kind != PlanBuffer::Kind::Temp)
+    // Inputs no launch reads need not be in memory during a run.
+    bool unread = buffer.kind == PlanBuffer::Kind::Input && !ranges[buffer.id];
+    if (buffer.kind != PlanBuffer::Kind::Temp && !unread)
       memory.peakBytes += buffer.bytes;
     if (buffer.kind != PlanBuffer::Kind::Input || buffer.role.empty())
       continue;
@@ -609,6 +612,7 @@ LogicalResult mlir::fp8::writeManifest(
     StringRef ptxFile, StringRef cubinFile,
     const std::function<std::string(int64_t, ArrayRef<char>)> &writeConstant) {
   llvm::json::Array buffers;
+  SmallVector<std::optional<LiveRange>> ranges = getLiveRanges(plan);
   for (const PlanBuffer &buffer : plan.buffers) {
     llvm::json::Object object{
         {"id", buffer.id},
@@ -630,6 +634,10 @@ LogicalResult mlir::fp8::writeManifest(
       object["role"] = buffer.role;
     if (buffer.prepared)
       object["prepared"] = *buffer.prepared;
+    // An argument no launch reads (a weight whose only readers
+    // fp8-prepare-weights moved out): the caller may pass a null pointer.
+    if (buffer.kind == PlanBuffer::Kind::Input && !ranges[buffer.id])
+      object["unread"] = true;
     if (buffer.value) {
       std::string file =
           writeConstant(buffer.id, getConstantBytes(buffer.value));

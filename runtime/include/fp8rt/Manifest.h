@@ -100,6 +100,8 @@ struct Buffer {
   /// Inputs that `<function>_prepare` computes (fp8-prepare-weights): its
   /// result number; -1 otherwise.
   int64_t prepared = -1;
+  /// Inputs that no launch reads: the caller may pass a null pointer.
+  bool unread = false;
   /// Constants and state: the file holding the (initial) bytes, relative to
   /// the manifest.
   std::string file;
