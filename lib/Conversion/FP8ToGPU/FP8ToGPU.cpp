@@ -191,6 +191,11 @@ LogicalResult planFunction(PlanBuilder &plan, bool reuseTemporaries,
     if (auto prepared =
             func.getArgAttrOfType<IntegerAttr>(i, kPreparedAttrName))
       plan.getBuffer(id).prepared = prepared.getInt();
+    if (auto layout = func.getArgAttrOfType<Tcgen05ScaleLayoutAttr>(
+            i, kScaleLayoutAttrName)) {
+      plan.getBuffer(id).layout = PlanBuffer::Layout::Tcgen05ScaleFactors;
+      plan.tcgen05InputScales[id] = layout;
+    }
     plan.setBuffer(arg, id);
   }
   if (!func.getBody().hasOneBlock())

@@ -135,6 +135,10 @@ public:
   llvm::DenseMap<Value, int64_t> scalarSources;
   /// sm_100a: scale buffers written in the layout of Tcgen05ScaleLayout.
   llvm::DenseMap<int64_t, Tcgen05ScaleLayout> tcgen05ScaleBuffers;
+  /// Input buffers whose block scales the caller passes in the tcgen05
+  /// layout (the argument's `fp8.scale_layout`): their layout joins
+  /// tcgen05ScaleBuffers when the first GEMM reading them is planned.
+  llvm::DenseMap<int64_t, Tcgen05ScaleLayoutAttr> tcgen05InputScales;
   /// The state buffer of each ml_program global.
   llvm::StringMap<int64_t> states;
   /// fp8.expand_quantize ops that the kernel of the step computing their

@@ -451,8 +451,24 @@ FailureOr<int64_t> getTcgen05Scales(PlanBuilder &plan, ScaledMatmulOp op,
                                     int64_t rowsPerScale,
                                     int64_t kBlocksPerScale) {
   int64_t source = plan.bufferOf(scale);
-  auto written = plan.tcgen05ScaleBuffers.find(source);
   int64_t batches = describeScaledGemm(op).batches;
+  // An argument the caller passes in the layout (a prepare function's
+  // quantization wrote it so): the GEMM's layout, if it is the argument's.
+  if (auto input = plan.tcgen05InputScales.find(source);
+      input != plan.tcgen05InputScales.end() &&
+      !plan.tcgen05ScaleBuffers.count(source)) {
+    if (input->second.getStageKBlocks() != layout.stageKBlocks ||
+        input->second.getKDim() != (kMajor ? 1 : 0))
+      return op.emitError()
+             << "fp8 GPU lowering: the GEMM reads block scales in stages of "
+             << layout.stageKBlocks << " k-blocks along dimension "
+             << (kMajor ? 1 : 0) << ", but its argument holds them as "
+             << input->second << " (fp8.scale_layout)";
+    PlanBuffer &buffer = plan.getBuffer(source);
+    buffer.bytes = batches * layout.getBytes();
+    plan.tcgen05ScaleBuffers[source] = layout;
+  }
+  auto written = plan.tcgen05ScaleBuffers.find(source);
   if (written == plan.tcgen05ScaleBuffers.end() && batches > 1)
     return op.emitError()
            << "fp8 GPU lowering: the block scales of a batched sm_100a GEMM "

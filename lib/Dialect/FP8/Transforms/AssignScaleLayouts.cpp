@@ -18,7 +18,9 @@
 #include "fp8/Dialect/FP8/Transforms/Passes.h"
 #include "fp8/Target/ScaleFactorLayout.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/IR/SymbolTable.h"
 
 namespace mlir::fp8 {
 #define GEN_PASS_DEF_FP8ASSIGNSCALELAYOUTS
@@ -85,13 +87,52 @@ bool isTransposeOf(Operation *user, Value value) {
          isLastTwoSwap(transpose.getPermutation());
 }
 
+/// The argument of the function that takes `scale` from its prepare
+/// function (fp8-prepare-weights), when `scale` is only returned by one: the
+/// result's `fp8.prepared` argument of `@<prepare function less _prepare>`.
+BlockArgument getPreparedArgument(Value scale) {
+  if (!scale.hasOneUse())
+    return nullptr;
+  OpOperand &use = *scale.use_begin();
+  auto ret = dyn_cast<func::ReturnOp>(use.getOwner());
+  if (!ret)
+    return nullptr;
+  auto prepare = ret->getParentOfType<func::FuncOp>();
+  StringRef name = prepare.getName();
+  if (!name.consume_back("_prepare"))
+    return nullptr;
+  auto function = SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(
+      prepare, StringAttr::get(prepare.getContext(), name));
+  if (!function || function.isExternal())
+    return nullptr;
+  for (unsigned i = 0, e = function.getNumArguments(); i < e; ++i)
+    if (auto index =
+            function.getArgAttrOfType<IntegerAttr>(i, kPreparedAttrName))
+      if (index.getInt() == use.getOperandNumber())
+        return function.getArgument(i);
+  return nullptr;
+}
+
 /// The layout in which `scale` (with the codes `data`, quantized by
 /// `granularity` from an input of `inputShape`, stored transposed if
 /// `transposed`) is written for the GEMMs reading it, if they all read it
-/// alike and nothing else reads it.
+/// alike and nothing else reads it. Scales that a prepare function only
+/// returns are read by the GEMMs of the function that takes them: when they
+/// get a layout, that function's argument is marked with it
+/// (`fp8.scale_layout`), so that its GEMMs read it as it is.
 std::optional<Tcgen05ScaleLayoutAttr>
 getScaleLayout(Value data, Value scale, GranularityAttr granularity,
                ArrayRef<int64_t> inputShape, bool transposed) {
+  BlockArgument prepared = getPreparedArgument(scale);
+  if (prepared) {
+    // The argument is read as it is stored: directly, not through
+    // transposes, which the planner folds for quantizations only.
+    if (prepared.use_empty() ||
+        llvm::any_of(prepared.getUsers(),
+                     [&](Operation *u) { return isTransposeOf(u, prepared); }))
+      return std::nullopt;
+    scale = prepared;
+  }
   if (scale.use_empty())
     return std::nullopt;
   bool throughTransposes = llvm::all_of(
@@ -136,8 +177,13 @@ getScaleLayout(Value data, Value scale, GranularityAttr granularity,
       dataType.getDimSize(rowDim) != common->rows ||
       scaleType.getDimSize(lead + common->kDim) != common->kBlocks)
     return std::nullopt;
-  return Tcgen05ScaleLayoutAttr::get(data.getContext(), common->kDim,
-                                     common->stageKBlocks);
+  auto layout = Tcgen05ScaleLayoutAttr::get(data.getContext(), common->kDim,
+                                            common->stageKBlocks);
+  if (prepared) {
+    auto function = cast<func::FuncOp>(prepared.getOwner()->getParentOp());
+    function.setArgAttr(prepared.getArgNumber(), kScaleLayoutAttrName, layout);
+  }
+  return layout;
 }
 
 struct FP8AssignScaleLayoutsPass

@@ -77,3 +77,33 @@ func.func @other_readers(%x: tensor<128x256xbf16>, %w: tensor<96x256xbf16>) -> (
   %d = fp8.scaled_matmul %fx, %fw scales(%tx, %tw) by(<1x*>, <1x*>) transpose_rhs : tensor<128x256xf8E4M3FN>, tensor<96x256xf8E4M3FN>, tensor<128x1xf32>, tensor<96x1xf32> -> tensor<128x96xf32>
   return %c, %sx, %d : tensor<128x96xf32>, tensor<128x8xf8E8M0FNU>, tensor<128x96xf32>
 }
+
+// -----
+
+// A prepare function's scales (fp8-prepare-weights) that only the GEMMs of
+// the function taking them read, directly: the quantization writes the
+// layout and the argument is marked with it. Scales returned by way of a
+// transpose, or read through one, keep row-major.
+// CHECK-LABEL: func.func @linear_prepare
+// CHECK: fp8.dynamic_quantize %arg0 by <1x32> rule <e8m0_rceil> {scale_layout = #fp8.tcgen05_scale_layout<k_dim = 1, stage_k_blocks = 4>}
+// CHECK: fp8.dynamic_quantize %arg1 by <32x1> rule <e8m0_rceil> :
+// CHECK-LABEL: func.func @linear(
+// CHECK-SAME: %{{.*}}: tensor<96x8xf8E8M0FNU> {fp8.prepared = 1 : i64, fp8.scale_layout = #fp8.tcgen05_scale_layout<k_dim = 1, stage_k_blocks = 4>}
+// CHECK-SAME: %{{.*}}: tensor<96x8xf8E8M0FNU> {fp8.prepared = 3 : i64})
+func.func @linear_prepare(%w: tensor<96x256xbf16> {fp8.weight}, %v: tensor<256x96xbf16> {fp8.weight})
+    -> (tensor<96x256xf8E4M3FN>, tensor<96x8xf8E8M0FNU>, tensor<96x256xf8E4M3FN>, tensor<96x8xf8E8M0FNU>) {
+  %qw, %sw = fp8.dynamic_quantize %w by <1x32> rule <e8m0_rceil> : tensor<96x256xbf16> -> tensor<96x256xf8E4M3FN>, tensor<96x8xf8E8M0FNU>
+  %qv, %sv = fp8.dynamic_quantize %v by <32x1> rule <e8m0_rceil> : tensor<256x96xbf16> -> tensor<256x96xf8E4M3FN>, tensor<8x96xf8E8M0FNU>
+  %e = tensor.empty() : tensor<96x256xf8E4M3FN>
+  %qvt = linalg.transpose ins(%qv : tensor<256x96xf8E4M3FN>) outs(%e : tensor<96x256xf8E4M3FN>) permutation = [1, 0]
+  %es = tensor.empty() : tensor<96x8xf8E8M0FNU>
+  %svt = linalg.transpose ins(%sv : tensor<8x96xf8E8M0FNU>) outs(%es : tensor<96x8xf8E8M0FNU>) permutation = [1, 0]
+  return %qw, %sw, %qvt, %svt : tensor<96x256xf8E4M3FN>, tensor<96x8xf8E8M0FNU>, tensor<96x256xf8E4M3FN>, tensor<96x8xf8E8M0FNU>
+}
+func.func @linear(%x: tensor<128x256xbf16>, %qw: tensor<96x256xf8E4M3FN> {fp8.prepared = 0 : i64}, %sw: tensor<96x8xf8E8M0FNU> {fp8.prepared = 1 : i64},
+                  %qv: tensor<96x256xf8E4M3FN> {fp8.prepared = 2 : i64}, %sv: tensor<96x8xf8E8M0FNU> {fp8.prepared = 3 : i64}) -> (tensor<128x96xf32>, tensor<128x96xf32>) {
+  %qx, %sx = fp8.dynamic_quantize %x by <1x32> rule <e8m0_rceil> : tensor<128x256xbf16> -> tensor<128x256xf8E4M3FN>, tensor<128x8xf8E8M0FNU>
+  %c = fp8.scaled_matmul %qx, %qw scales(%sx, %sw) by(<1x32>, <1x32>) transpose_rhs : tensor<128x256xf8E4M3FN>, tensor<96x256xf8E4M3FN>, tensor<128x8xf8E8M0FNU>, tensor<96x8xf8E8M0FNU> -> tensor<128x96xf32>
+  %d = fp8.scaled_matmul %qx, %qv scales(%sx, %sv) by(<1x32>, <1x32>) transpose_rhs : tensor<128x256xf8E4M3FN>, tensor<96x256xf8E4M3FN>, tensor<128x8xf8E8M0FNU>, tensor<96x8xf8E8M0FNU> -> tensor<128x96xf32>
+  return %c, %d : tensor<128x96xf32>, tensor<128x96xf32>
+}

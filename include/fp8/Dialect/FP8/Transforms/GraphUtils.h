@@ -84,6 +84,12 @@ constexpr llvm::StringLiteral kWeightAttrName = "fp8.weight";
 /// argument that its prepare function computes: the result number (i64).
 constexpr llvm::StringLiteral kPreparedAttrName = "fp8.prepared";
 
+/// The function argument attribute (`#fp8.tcgen05_scale_layout`) by which
+/// fp8-assign-scale-layouts marks block scales that the caller passes in the
+/// tcgen05 scale layout: a prepare function's result whose quantization
+/// writes that layout for the sm_100a GEMMs of the function taking it.
+constexpr llvm::StringLiteral kScaleLayoutAttrName = "fp8.scale_layout";
+
 /// Whether `type` is f32, bf16 or f16: the wide element types of GEMM
 /// operands, results and of what the quantizations read.
 bool isWideFloat(Type type);

@@ -585,6 +585,13 @@ def FP8AssignScaleLayouts : Pass<"fp8-assign-scale-layouts"> {
       k-block's extent) across one k-block. The scales of a batched GEMM's
       operand (rank 3) are stored one matrix's layout after the other.
 
+    Scales that a prepare function of `fp8-prepare-weights` only returns
+    count as read by the GEMMs of the function that takes them (its
+    argument marked `fp8.prepared` with the result's number), when those
+    read the argument directly: the quantization writes the layout, and the
+    argument is marked `fp8.scale_layout` with it, so that the GEMMs read it
+    as the caller passes it.
+
     Anything else keeps row-major scales, which the lowering stages. The
     decision is the graph's: the lowering reads the attribute and never
     looks ahead. On sm_90a, whose GEMM reads row-major scales, the pass
