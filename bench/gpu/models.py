@@ -358,6 +358,10 @@ def compile_cell(args, cell):
                 inputs=manifest_buffers(buffers, "input", prepared=False),
                 outputs=manifest_buffers(buffers, "output"),
                 prepared_inputs=len(manifest_buffers(buffers, "input", prepared=True)),
+                # Inputs no launch reads (weights whose readers moved into
+                # the prepare function): run passes null pointers for them.
+                unread=[b["index"] for b in buffers
+                        if b["kind"] == "input" and b.get("unread")],
                 stateful=any(b["kind"] == "state" for b in buffers))
     # prepare-weights: @f_prepare runs once on f's weights (the arguments
     # marked fp8.weight, in order), and f takes its results after its own
@@ -690,7 +694,9 @@ class GpuExecutor:
             if "prepare" in function:
                 ins += self.prepared(function, ins)
             outs = self.empty(program.outputs)
-            yield program.bind(ins, outs, torch.cuda.current_stream()), outs, program
+            # What a caller holding only the prepared copies passes.
+            passed = [0 if i in function.get("unread", ()) else t for i, t in enumerate(ins)]
+            yield program.bind(passed, outs, torch.cuda.current_stream()), outs, program
         del ins, outs
         torch.cuda.empty_cache()  # the real sizes' buffers, before the next cell's
 

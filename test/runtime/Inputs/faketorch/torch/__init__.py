@@ -416,6 +416,15 @@ def _models_script():
 def _bind(self, inputs, outputs, stream=None):
     found = _models_index(self.fake_path)
     if found:
+        # The runtime's rule: a null pointer only for an input no launch
+        # reads (the manifest's "unread").
+        with open(self.fake_path) as f:
+            unread = {b["index"] for b in json.load(f)["buffers"]
+                      if b["kind"] == "input" and b.get("unread")}
+        for i, value in enumerate(inputs):
+            if not fp8rt._pointer(value, "input %d" % i, self.inputs[i].bytes) and \
+                    i not in unread:
+                raise fp8rt.Fp8rtError("run: input %d is a null pointer" % i)
         return _models_launch(self, found[0], found[1], outputs)
     script = _script()
     artifacts = os.path.dirname(os.path.dirname(os.path.dirname(self.fake_path)))
