@@ -59,6 +59,8 @@ def compare(example, recipe, chips, out, prepare_weights=False):
     feeds = {s.name: programs.inputs(example, "small", s.name, s.inputs) for s in signatures}
     nsteps = programs.steps(str(module))
     reference = None
+    weights = ({n: programs.weight_indices(str(module), n) for n in names}
+               if prepare_weights else None)
     staged_text = {}
     statuses = {}
     for chip in chips:
@@ -82,7 +84,6 @@ def compare(example, recipe, chips, out, prepare_weights=False):
             if reference is None:
                 reference = programs.cpu_run(module, names, feeds, nsteps)
             if prepare_weights:
-                weights = {n: programs.weight_indices(str(module), n) for n in names}
                 got = programs.cpu_run_prepared(staged, names, feeds, nsteps, weights)
             else:
                 got = programs.cpu_run(staged, names, feeds, nsteps)

@@ -680,21 +680,21 @@ class CompiledModule:
             arrays = [t.detach().cpu().numpy().astype(np.float32) for t in tensors]
             if name + "_prepare" in self._functions:
                 arrays += self._prepared_values(
-                    name, tensors, lambda ws: self._program.call(
+                    name, tensors, lambda: self._program.call(
                         name + "_prepare", *[arrays[i] for i in self._weight_positions]))
             return [torch.from_numpy(np.asarray(r)) for r in self._program.call(name, *arrays)]
         return self._gpu.run(name, tensors)
 
     def _prepared_values(self, name, tensors, prepare):
         """What @<name>_prepare computes from the weights among `tensors`:
-        computed by `prepare(weights)` when a weight is another tensor or
+        computed by `prepare()` when a weight is another tensor or
         was modified in place since the last call (an optimizer step bumps
         its version), else the values of the last call."""
         weights = [tensors[i] for i in self._weight_positions]
         key = tuple((w.data_ptr(), w._version, tuple(w.shape)) for w in weights)
         cached = self._prepared.get(name)
         if cached is None or cached[0] != key:
-            cached = (key, list(prepare(weights)))
+            cached = (key, list(prepare()))
             self._prepared[name] = cached
         return cached[1]
 
@@ -770,8 +770,7 @@ class _GPUPrograms:
         if prepare is not None:
             positions = self.compiled._weight_positions
             inputs += self.compiled._prepared_values(
-                name, tensors, lambda ws: self._call(prepare, [inputs[i] for i in positions],
-                                                     device))
+                name, tensors, lambda: self._call(prepare, [inputs[i] for i in positions], device))
         return self._call(program, inputs, device)
 
 

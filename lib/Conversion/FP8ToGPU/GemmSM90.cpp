@@ -215,6 +215,13 @@ void GemmEmitter::emitConsumer(Value consumer) {
       kb.add(kb.mul(consumer, kb.i32(64)),
              kb.add(kb.mul(warp, kb.i32(16)), kb.udiv(lane, kb.i32(4))));
   Value kScales = kb.ceilDiv(k, kb.i32(config.kGroup));
+  // Releases the slot of ring position `position` when `when` holds: one
+  // arrival per consumer warp (the pipelined loop of promote_interval 0
+  // releases a tile's slot after the next tile's group is issued).
+  auto releaseAfter = [&](Value position, Value when) {
+    kb.ifThen(kb.andI(kb.eq(lane, kb.i32(0)), when),
+              [&] { ring.arriveEmpty(ring.getSlot(position).first); });
+  };
   // Scale blocks along K in a K tile (Block scaling).
   int64_t blocksPerTile = GemmSM90Config::kBlockK / config.kGroup;
 
@@ -365,12 +372,7 @@ void GemmEmitter::emitConsumer(Value consumer) {
                               descriptor(tileB, step), /*accumulate=*/true);
                 NVVM::WgmmaGroupSyncAlignedOp::create(kb.b, kb.loc);
                 NVVM::WgmmaWaitGroupSyncOp::create(kb.b, kb.loc, 1);
-                kb.ifThen(kb.andI(kb.eq(lane, kb.i32(0)),
-                                  kb.ult(kb.i32(0), kt)),
-                          [&] {
-                            ring.arriveEmpty(
-                                ring.getSlot(kb.sub(it, kb.i32(1))).first);
-                          });
+                releaseAfter(kb.sub(it, kb.i32(1)), kb.ult(kb.i32(0), kt));
                 return {kb.add(it, kb.i32(1)), acc, partial};
               } else if (promote <= 4) {
                 for (int64_t first = 0; first < 4; first += promote) {
@@ -439,11 +441,7 @@ void GemmEmitter::emitConsumer(Value consumer) {
         if (promote == 0) {
           // The last tile's group, then its slot.
           NVVM::WgmmaWaitGroupSyncOp::create(kb.b, kb.loc, 0);
-          kb.ifThen(kb.andI(kb.eq(lane, kb.i32(0)), kb.ult(kb.i32(0), kTiles)),
-                    [&] {
-                      ring.arriveEmpty(
-                          ring.getSlot(kb.sub(state[0], kb.i32(1))).first);
-                    });
+          releaseAfter(kb.sub(state[0], kb.i32(1)), kb.ult(kb.i32(0), kTiles));
         }
         emitEpilogue(state[1], kb.add(m0, fragmentRow), n0, lane,
                      batch ? loadTensorFactor() : tensorFactor);

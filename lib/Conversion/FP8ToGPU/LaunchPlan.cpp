@@ -594,8 +594,7 @@ PlanMemory mlir::fp8::getPlanMemory(const LaunchPlan &plan) {
   for (const PlanBuffer &buffer : plan.buffers) {
     memory.bytesByKind[stringifyBufferKind(buffer.kind)] += buffer.bytes;
     // Inputs no launch reads need not be in memory during a run.
-    bool unread = buffer.kind == PlanBuffer::Kind::Input && !ranges[buffer.id];
-    if (buffer.kind != PlanBuffer::Kind::Temp && !unread)
+    if (buffer.kind != PlanBuffer::Kind::Temp && !isUnreadInput(buffer, ranges))
       memory.peakBytes += buffer.bytes;
     if (buffer.kind != PlanBuffer::Kind::Input || buffer.role.empty())
       continue;
@@ -636,7 +635,7 @@ LogicalResult mlir::fp8::writeManifest(
       object["prepared"] = *buffer.prepared;
     // An argument no launch reads (a weight whose only readers
     // fp8-prepare-weights moved out): the caller may pass a null pointer.
-    if (buffer.kind == PlanBuffer::Kind::Input && !ranges[buffer.id])
+    if (isUnreadInput(buffer, ranges))
       object["unread"] = true;
     if (buffer.value) {
       std::string file =

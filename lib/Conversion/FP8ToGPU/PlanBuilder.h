@@ -152,6 +152,12 @@ public:
   /// Columns of the sm_90a GEMMs' output tiles where their scaling allows
   /// (convert-fp8-to-gpu's `sm90-tile-n`: 128 or 192).
   int64_t sm90TileN = 128;
+  /// Whether an sm_90a GEMM of `n` columns whose scaling allows it takes
+  /// tiles of 192 columns: on request, and only where they are not wider
+  /// than the matrix.
+  bool takesWideSM90Tiles(int64_t n) const {
+    return sm90TileN == 192 && n > 128;
+  }
   /// The elementwise ops whose results only quantizations read, which their
   /// kernels compute as prologues: no launch and no buffer of their own.
   llvm::DenseMap<Value, Operation *> quantizePrologues;

@@ -309,8 +309,7 @@ LogicalResult planSM90Gemm(PlanBuilder &plan, ScaledMatmulOp op) {
       (g.n <= 64 || narrowBlocks) && config.resultBlock < 128 ? 64 : 128;
   // Wider tiles on request (sm90-tile-n), where no block scale or result
   // block ties the columns to 128.
-  if (plan.sm90TileN == 192 && g.n > 128 &&
-      config.scaling != GemmScaling::Block &&
+  if (plan.takesWideSM90Tiles(g.n) && config.scaling != GemmScaling::Block &&
       (config.resultBlock == 0 || 192 % config.resultBlock == 0))
     config.blockN = 192;
   if (failed(config.verify(reason)))
@@ -440,6 +439,28 @@ FailureOr<SM100Gemm> configureSM100Gemm(ScaledMatmulOp op,
   return gemm;
 }
 
+/// Reports that the block scales of `op` in buffer `source` are copied
+/// into the tcgen05 scale layout on every call, and why they are not in it.
+void remarkStagedScales(PlanBuilder &plan, ScaledMatmulOp op, int64_t source) {
+  const PlanBuffer &stored = plan.getBuffer(source);
+  std::string why = "the op producing them does not write that layout (only a "
+                    "quantization whose scales only such GEMMs read, alike, "
+                    "does: fp8-assign-scale-layouts)";
+  if (stored.kind == PlanBuffer::Kind::Input)
+    why = llvm::formatv("they are argument {0} of the function, which "
+                        "arguments hold row-major{1}",
+                        stored.index.value_or(-1),
+                        stored.prepared
+                            ? " (result " + std::to_string(*stored.prepared) +
+                                  " of its prepare function)"
+                            : "")
+              .str();
+  remark::missed(op.getLoc(), getFP8GPURemarkOpts(op, "scales-staged"))
+      << remark::add("the block scales of {0} are copied into the tcgen05 "
+                     "scale layout by a kernel before the GEMM: {1}",
+                     describeForRemarks(op), why);
+}
+
 /// The buffer holding the block scales `scale` (of the operand that is
 /// K-major in the op when `kMajor`) in the layout the sm_100a GEMM copies
 /// from: the quantization's own buffer when it wrote that layout, else a
@@ -491,27 +512,7 @@ FailureOr<int64_t> getTcgen05Scales(PlanBuilder &plan, ScaledMatmulOp op,
            << stored.rows << " x " << stored.kBlocks << " in stages of "
            << stored.stageKBlocks << " (its scale_layout)";
   }
-  // Staged on every call: say so, and why the scales are not in the layout.
-  {
-    const PlanBuffer &stored = plan.getBuffer(source);
-    std::string why =
-        "the op producing them does not write that layout (only a "
-        "quantization whose scales only such GEMMs read, alike, does: "
-        "fp8-assign-scale-layouts)";
-    if (stored.kind == PlanBuffer::Kind::Input)
-      why = llvm::formatv("they are argument {0} of the function, which "
-                          "arguments hold row-major{1}",
-                          stored.index.value_or(-1),
-                          stored.prepared
-                              ? " (result " + std::to_string(*stored.prepared) +
-                                    " of its prepare function)"
-                              : "")
-                .str();
-    remark::missed(op.getLoc(), getFP8GPURemarkOpts(op, "scales-staged"))
-        << remark::add("the block scales of {0} are copied into the tcgen05 "
-                       "scale layout by a kernel before the GEMM: {1}",
-                       describeForRemarks(op), why);
-  }
+  remarkStagedScales(plan, op, source);
   // Strides of (row block, k-block) in the buffer: the type's [row blocks,
   // k-blocks], or [k-blocks, row blocks] for an operand that is MN-major in
   // the op.

@@ -180,6 +180,14 @@ struct LiveRange {
 /// free before its first launch and after its last.
 SmallVector<std::optional<LiveRange>> getLiveRanges(const LaunchPlan &plan);
 
+/// Whether `buffer` is an input that no launch reads (`ranges` from
+/// getLiveRanges): the manifest marks it `unread`, the caller may pass a null
+/// pointer, and it is not in the plan's peak memory.
+inline bool isUnreadInput(const PlanBuffer &buffer,
+                          ArrayRef<std::optional<LiveRange>> ranges) {
+  return buffer.kind == PlanBuffer::Kind::Input && !ranges[buffer.id];
+}
+
 /// Places the temporaries in the workspace and sets `workspaceBytes`. With
 /// `reuse`, temporaries whose live ranges are disjoint may share bytes
 /// (greedy, largest first, each at the lowest offset free during its

@@ -99,7 +99,7 @@ BlockArgument getPreparedArgument(Value scale) {
     return nullptr;
   auto prepare = ret->getParentOfType<func::FuncOp>();
   StringRef name = prepare.getName();
-  if (!name.consume_back("_prepare"))
+  if (!name.consume_back(kPrepareSuffix))
     return nullptr;
   auto function = SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(
       prepare, StringAttr::get(prepare.getContext(), name));

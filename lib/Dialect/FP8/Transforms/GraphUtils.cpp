@@ -123,6 +123,13 @@ remark::RemarkOpts fp8::getFP8GPURemarkOpts(Operation *op, StringRef name) {
   return getRemarkOpts(op, "fp8-gpu", name);
 }
 
+int64_t fp8::getTensorBytes(ArrayRef<int64_t> shape, int64_t bits) {
+  int64_t elements = 1;
+  for (int64_t extent : shape)
+    elements *= extent;
+  return llvm::divideCeil(elements * bits, 8);
+}
+
 bool fp8::isWideFloat(Type type) {
   return isa<Float32Type, BFloat16Type, Float16Type>(type);
 }

@@ -60,17 +60,12 @@ struct WeightSlice {
 /// The bytes of `value` when it is a statically shaped tensor (or a scalar
 /// of a fixed width), else 0.
 int64_t getBytes(Value value) {
-  Type type = value.getType();
-  int64_t elements = 1;
-  if (auto tensor = dyn_cast<RankedTensorType>(type)) {
-    if (!tensor.hasStaticShape())
-      return 0;
-    elements = tensor.getNumElements();
-    type = tensor.getElementType();
-  }
-  if (!type.isIntOrFloat())
+  auto tensor = dyn_cast<RankedTensorType>(value.getType());
+  Type element = tensor ? tensor.getElementType() : value.getType();
+  if ((tensor && !tensor.hasStaticShape()) || !element.isIntOrFloat())
     return 0;
-  return llvm::divideCeil(elements * type.getIntOrFloatBitWidth(), 8);
+  return getTensorBytes(tensor ? tensor.getShape() : ArrayRef<int64_t>(),
+                        element.getIntOrFloatBitWidth());
 }
 
 /// The values `op` reads: its operands and what its regions capture.
@@ -291,7 +286,7 @@ struct FP8PrepareWeightsPass
       return missed("no op that reads only weights and constants is worth "
                     "moving");
 
-    std::string name = (function.getName() + "_prepare").str();
+    std::string name = (function.getName() + kPrepareSuffix).str();
     if (symbols.lookup(name))
       return function.emitError()
              << "fp8-prepare-weights: @" << name

@@ -29,14 +29,6 @@
 using namespace mlir;
 using namespace mlir::fp8;
 
-/// Bytes of a tensor of `shape` with elements of `bits` bits.
-static int64_t getTensorBytes(ArrayRef<int64_t> shape, int64_t bits) {
-  int64_t elements = 1;
-  for (int64_t extent : shape)
-    elements *= extent;
-  return llvm::divideCeil(elements * bits, 8);
-}
-
 /// Whether `value` is a broadcast of a smaller tensor, which a framework
 /// keeps rather than the broadcast (LayerNorm's per-row statistics, its
 /// gain).

@@ -80,6 +80,10 @@ constexpr llvm::StringLiteral kOptimizerStateAttrName = "fp8.optimizer_state";
 /// never, so that what only the weights determine can be computed once.
 constexpr llvm::StringLiteral kWeightAttrName = "fp8.weight";
 
+/// The suffix of the prepare function fp8-prepare-weights builds for a
+/// function: `@<function>_prepare`.
+constexpr llvm::StringLiteral kPrepareSuffix = "_prepare";
+
 /// The function argument attribute by which fp8-prepare-weights marks an
 /// argument that its prepare function computes: the result number (i64).
 constexpr llvm::StringLiteral kPreparedAttrName = "fp8.prepared";
@@ -89,6 +93,9 @@ constexpr llvm::StringLiteral kPreparedAttrName = "fp8.prepared";
 /// tcgen05 scale layout: a prepare function's result whose quantization
 /// writes that layout for the sm_100a GEMMs of the function taking it.
 constexpr llvm::StringLiteral kScaleLayoutAttrName = "fp8.scale_layout";
+
+/// Bytes of a tensor of `shape` with elements of `bits` bits (packed).
+int64_t getTensorBytes(ArrayRef<int64_t> shape, int64_t bits);
 
 /// Whether `type` is f32, bf16 or f16: the wide element types of GEMM
 /// operands, results and of what the quantizations read.
