@@ -24,10 +24,16 @@
 #   3. the same cells with the weights prepared once (prepare-weights=1:
 #      the weight quantizations run before, untimed), timed the same way;
 #   4. every small model x recipe against the CPU pipeline (models.py);
-#   5. the device time of each kernel of the speed cells (kernel_times.py);
+#   5. the device time of each kernel of the speed cells (kernel_times.py),
+#      without and with the weights prepared once;
 #   6. the reduction and row-group kernels against a copy (reductions.py);
 #   7. the GEMMs (run.sh: checks, benchmarks, compute-sanitizer, then the
 #      COAT optimizer step).
+#
+# STAGES (words among runtime speed prepared small kernels kernels-prepared
+# reductions gemms; default all, in that order) runs some stages in the
+# order given, for a GPU slot too short for all of them; each stage after
+# runtime needs the runtime built by an earlier one (or an earlier run).
 #
 #   OUT=report bench/gpu/all.sh
 #
@@ -76,38 +82,60 @@ stage() { # name, hard limit in seconds, command...
 
 GENERATOR=()
 command -v ninja > /dev/null && GENERATOR=(-G Ninja)
-stage runtime 120 bash -c "cmake -S runtime -B $BUILD ${GENERATOR[*]} -DCMAKE_BUILD_TYPE=Release \
-  > /dev/null && cmake --build $BUILD -j $(nproc)"
-
 LIB="$BUILD/lib/libfp8rt.so"
-if [ -f "$MODELS/index.json" ]; then
-  SPEED="^(mlp-8k/mlp_block|4096/gpt2_layer)/(tensor-current|deepseek)/sm_90a$"
-  stage "models: speed targets" $(( ${SPEED_BUDGET:-230} + 30 )) \
-    "$PYTHON" bench/gpu/models.py run --artifacts "$MODELS" --lib "$LIB" --only "$SPEED" \
-    --graph --time 20 --cell-timeout "${SPEED_BUDGET:-230}" \
-    --time-budget "${SPEED_BUDGET:-230}" --out "$WORK/models-speed" ${DRY[@]+"${DRY[@]}"}
-  if [ -f "$PREPARED/index.json" ]; then
+SPEED="^(mlp-8k/mlp_block|4096/gpt2_layer)/(tensor-current|deepseek)/sm_90a$"
+
+run_stage() { # one stage of STAGES; those whose artifacts are missing are skipped
+  case "$1" in
+  runtime)
+    stage runtime 120 bash -c "cmake -S runtime -B $BUILD ${GENERATOR[*]} -DCMAKE_BUILD_TYPE=Release \
+      > /dev/null && cmake --build $BUILD -j $(nproc)" ;;
+  speed)
+    [ -f "$MODELS/index.json" ] || return 0
+    stage "models: speed targets" $(( ${SPEED_BUDGET:-230} + 30 )) \
+      "$PYTHON" bench/gpu/models.py run --artifacts "$MODELS" --lib "$LIB" --only "$SPEED" \
+      --graph --time 20 --cell-timeout "${SPEED_BUDGET:-230}" \
+      --time-budget "${SPEED_BUDGET:-230}" --out "$WORK/models-speed" ${DRY[@]+"${DRY[@]}"} ;;
+  prepared)
+    [ -f "$PREPARED/index.json" ] || return 0
     stage "models: weights prepared once" $(( ${PREPARED_BUDGET:-100} + 30 )) \
       "$PYTHON" bench/gpu/models.py run --artifacts "$PREPARED" --lib "$LIB" --only "$SPEED" \
       --graph --time 20 --cell-timeout "${PREPARED_BUDGET:-100}" \
-      --time-budget "${PREPARED_BUDGET:-100}" --out "$WORK/models-prepared" ${DRY[@]+"${DRY[@]}"}
-  fi
-  stage "models: small, every recipe" $(( ${SMALL_BUDGET:-60} + 30 )) \
-    "$PYTHON" bench/gpu/models.py run --artifacts "$MODELS" --lib "$LIB" --only "^small/" \
-    --graph --time-budget "${SMALL_BUDGET:-60}" --out "$WORK/models-small" ${DRY[@]+"${DRY[@]}"}
-  stage "models: device time per kernel" 120 \
-    "$PYTHON" bench/gpu/kernel_times.py --artifacts "$MODELS" --lib "$LIB" --only "$SPEED" \
-    --out "$WORK/kernels" ${DRY[@]+"${DRY[@]}"}
-fi
-if [ -f build-gpu/reductions/index.json ]; then
-  stage reductions 90 "$PYTHON" bench/gpu/reductions.py run --lib "$LIB" \
-    --out "$WORK/reductions" ${DRY[@]+"${DRY[@]}"}
-fi
-if [ -f build-gpu/index.json ]; then
-  ONLY="${GEMM_ONLY:-^(tensor_e4m3_e4m3_bf16_p[014]|tensor_e4m3_e4m3_bf16_p[04]_n192|rowwise_e4m3_e4m3_bf16(_n192)?|deepseek_e4m3_e4m3_bf16|mxfp8_e4m3_e4m3_bf16)/}"
-  stage gemms $(( ${GEMM_BUDGET:-80} + 150 )) env OUT="$WORK/gemms" \
-    bench/gpu/run.sh --only "$ONLY" --time-budget "${GEMM_BUDGET:-80}" ${DRY[@]+"${DRY[@]}"}
-fi
+      --time-budget "${PREPARED_BUDGET:-100}" --out "$WORK/models-prepared" ${DRY[@]+"${DRY[@]}"} ;;
+  small)
+    [ -f "$MODELS/index.json" ] || return 0
+    stage "models: small, every recipe" $(( ${SMALL_BUDGET:-60} + 30 )) \
+      "$PYTHON" bench/gpu/models.py run --artifacts "$MODELS" --lib "$LIB" --only "^small/" \
+      --graph --time-budget "${SMALL_BUDGET:-60}" --out "$WORK/models-small" ${DRY[@]+"${DRY[@]}"} ;;
+  kernels)
+    [ -f "$MODELS/index.json" ] || return 0
+    stage "models: device time per kernel" 120 \
+      "$PYTHON" bench/gpu/kernel_times.py --artifacts "$MODELS" --lib "$LIB" --only "$SPEED" \
+      --out "$WORK/kernels" ${DRY[@]+"${DRY[@]}"} ;;
+  kernels-prepared)
+    [ -f "$PREPARED/index.json" ] || return 0
+    stage "models: device time per kernel, weights prepared once" 120 \
+      "$PYTHON" bench/gpu/kernel_times.py --artifacts "$PREPARED" --lib "$LIB" --only "$SPEED" \
+      --out "$WORK/kernels-prepared" ${DRY[@]+"${DRY[@]}"} ;;
+  reductions)
+    [ -f build-gpu/reductions/index.json ] || return 0
+    stage reductions 90 "$PYTHON" bench/gpu/reductions.py run --lib "$LIB" \
+      --out "$WORK/reductions" ${DRY[@]+"${DRY[@]}"} ;;
+  gemms)
+    [ -f build-gpu/index.json ] || return 0
+    local only="${GEMM_ONLY:-^(tensor_e4m3_e4m3_bf16_p[014]|tensor_e4m3_e4m3_bf16_p[04]_n192|rowwise_e4m3_e4m3_bf16(_n192)?|deepseek_e4m3_e4m3_bf16|mxfp8_e4m3_e4m3_bf16)/}"
+    stage gemms $(( ${GEMM_BUDGET:-80} + 150 )) env OUT="$WORK/gemms" \
+      bench/gpu/run.sh --only "$only" --time-budget "${GEMM_BUDGET:-80}" ${DRY[@]+"${DRY[@]}"} ;;
+  *)
+    say "unknown stage '$1' (stages: $ALL_STAGES)"
+    STATUS=1 ;;
+  esac
+}
+
+ALL_STAGES="runtime speed prepared small kernels kernels-prepared reductions gemms"
+for name in ${STAGES:-$ALL_STAGES}; do
+  run_stage "$name"
+done
 say "done; exit status $STATUS"
 rm -rf "$WORK"
 exit $STATUS
