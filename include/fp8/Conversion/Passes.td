@@ -189,12 +189,14 @@ def ConvertFP8ToGPU : Pass<"convert-fp8-to-gpu", "::mlir::ModuleOp"> {
            "Compute a reduction of rows and the ops over the same rows "
            "around it (a softmax, a LayerNorm) in one kernel that reads each "
            "row once (off: a kernel per op)">,
-    Option<"sm90TileN", "sm90-tile-n", "int64_t", /*default=*/"128",
-           "Columns of the sm_90a GEMMs' output tiles: 128, or 192 for "
-           "GEMMs with per-tensor or row/column scales and high-precision "
-           "ones wider than 128 (two consumer warpgroups of 64 x 192, the "
-           "accumulator and a partial sum in registers); block-scaled GEMMs "
-           "and N <= 64 keep their tiles">,
+    Option<"sm90TileN", "sm90-tile-n", "std::string", /*default=*/"\"auto\"",
+           "Columns of the sm_90a GEMMs' output tiles where their scaling "
+           "allows (per-tensor or row/column scales, or none, and N > 128): "
+           "192 (two consumer warpgroups of 64 x 192, the accumulator and a "
+           "partial sum in registers), 128, or auto: 192 for the FP8 GEMMs "
+           "whose products fill the multiprocessors' waves better so, by an "
+           "estimate measured on an H100 (a `tiles` remark says which), 128 "
+           "for the rest. Block-scaled GEMMs and N <= 64 keep their tiles">,
     ListOption<"entryPoints", "entry-points", "std::string",
                "The functions to compile, with the functions they call "
                "(default: every public function with statically shaped "

@@ -98,11 +98,12 @@ struct GPUPipelineOptions : public PassPipelineOptions<GPUPipelineOptions> {
                      "the gpu.binary (the output then differs from run to "
                      "run)"),
       llvm::cl::init(false)};
-  PassOptions::Option<int64_t> sm90TileN{
+  PassOptions::Option<std::string> sm90TileN{
       *this, "sm90-tile-n",
-      llvm::cl::desc("Columns of the sm_90a GEMMs' output tiles: 128, or 192 "
-                     "where their scaling allows (see convert-fp8-to-gpu)"),
-      llvm::cl::init(128)};
+      llvm::cl::desc("Columns of the sm_90a GEMMs' output tiles where their "
+                     "scaling allows: auto, 128 or 192 (see "
+                     "convert-fp8-to-gpu)"),
+      llvm::cl::init("auto")};
   PassOptions::ListOption<std::string> entryPoints{
       *this, "entry-points",
       llvm::cl::desc("The functions to compile, with the functions they call "

@@ -236,10 +236,16 @@ struct ConvertFP8ToGPUPass
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    if (sm90TileN != 128 && sm90TileN != 192) {
-      module.emitError() << "convert-fp8-to-gpu: sm90-tile-n is 128 or 192, "
-                            "got "
-                         << static_cast<int64_t>(sm90TileN);
+    auto tiles =
+        llvm::StringSwitch<std::optional<PlanBuilder::SM90Tiles>>(sm90TileN)
+            .Case("auto", PlanBuilder::SM90Tiles::Auto)
+            .Case("128", PlanBuilder::SM90Tiles::Narrow)
+            .Case("192", PlanBuilder::SM90Tiles::Wide)
+            .Default(std::nullopt);
+    if (!tiles) {
+      module.emitError() << "convert-fp8-to-gpu: sm90-tile-n is auto, 128 "
+                            "or 192, got '"
+                         << sm90TileN << "'";
       return signalPassFailure();
     }
     FailureOr<SmallVector<func::FuncOp>> functions =
@@ -271,7 +277,7 @@ struct ConvertFP8ToGPUPass
       plans.append(existing.getValue());
     for (func::FuncOp func : *functions) {
       PlanBuilder plan(func, kernels, chip, numSMs);
-      plan.sm90TileN = sm90TileN;
+      plan.sm90Tiles = *tiles;
       if (failed(planFunction(plan, reuseTemporaries, fusePrologues, fuseRows)))
         return signalPassFailure();
       plans.set(func.getName(), plan.getPlan().toAttr(&getContext()));

@@ -99,6 +99,15 @@ int64_t GemmSM90Config::getStages() const {
                       stageBytes);
 }
 
+double mlir::fp8::estimateSM90WideTileSpeedup(int64_t batches, int64_t m,
+                                              int64_t n, int64_t numSMs) {
+  int64_t rows = batches * llvm::divideCeil(m, 128);
+  int64_t narrowWaves =
+      llvm::divideCeil(rows * llvm::divideCeil(n, 128), numSMs);
+  int64_t wideWaves = llvm::divideCeil(rows * llvm::divideCeil(n, 192), numSMs);
+  return narrowWaves * kSM90WideTileGain / (1.5 * wideWaves);
+}
+
 int64_t GemmSM90Config::getColumnScaleOffset() const {
   // After the ring's slots and its barriers (16 bytes a stage), so 16-byte
   // aligned.

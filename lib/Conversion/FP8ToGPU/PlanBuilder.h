@@ -150,14 +150,17 @@ public:
   /// kernels (convert-fp8-to-gpu's `fuse-prologues`).
   bool fusePrologues = true;
   /// Columns of the sm_90a GEMMs' output tiles where their scaling allows
-  /// (convert-fp8-to-gpu's `sm90-tile-n`: 128 or 192).
-  int64_t sm90TileN = 128;
-  /// Whether an sm_90a GEMM of `n` columns whose scaling allows it takes
-  /// tiles of 192 columns: on request, and only where they are not wider
-  /// than the matrix.
-  bool takesWideSM90Tiles(int64_t n) const {
-    return sm90TileN == 192 && n > 128;
-  }
+  /// (convert-fp8-to-gpu's `sm90-tile-n`).
+  enum class SM90Tiles { Auto, Narrow, Wide };
+  SM90Tiles sm90Tiles = SM90Tiles::Auto;
+  /// Whether the sm_90a GEMM `op` of `batches` products of `m` x `n`, whose
+  /// scaling allows it, takes tiles of 192 columns: never where N <= 128;
+  /// always with sm90-tile-n=192, never with 128; by default (auto) the FP8
+  /// GEMMs whose estimated speed-up (estimateSM90WideTileSpeedup) reaches
+  /// kSM90WideTileMinSpeedup, and no high-precision GEMM (`fp8` false: no
+  /// GPU has timed their wide tiles). Remarks on each automatic choice.
+  bool takesWideSM90Tiles(Operation *op, int64_t batches, int64_t m, int64_t n,
+                          bool fp8) const;
   /// The elementwise ops whose results only quantizations read, which their
   /// kernels compute as prologues: no launch and no buffer of their own.
   llvm::DenseMap<Value, Operation *> quantizePrologues;

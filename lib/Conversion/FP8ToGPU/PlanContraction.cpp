@@ -357,7 +357,10 @@ LogicalResult addContractionGemm(PlanBuilder &plan, linalg::LinalgOp op,
   GemmSM90Config config;
   configure(config);
   config.promoteInterval = 0;
-  config.blockN = c.n <= 64 ? 64 : plan.takesWideSM90Tiles(c.n) ? 192 : 128;
+  config.blockN =
+      c.n <= 64                                                         ? 64
+      : plan.takesWideSM90Tiles(op, c.batches, c.m, c.n, /*fp8=*/false) ? 192
+                                                                        : 128;
   return finish(config, buildGemmSM90Kernel, config.blockM, config.blockN,
                 config.getKElements(GemmSM90Config::kBlockK));
 }

@@ -307,10 +307,11 @@ LogicalResult planSM90Gemm(PlanBuilder &plan, ScaledMatmulOp op) {
   // Results quantized by blocks of 128 need tiles of 128 columns.
   config.blockN =
       (g.n <= 64 || narrowBlocks) && config.resultBlock < 128 ? 64 : 128;
-  // Wider tiles on request (sm90-tile-n), where no block scale or result
-  // block ties the columns to 128.
-  if (plan.takesWideSM90Tiles(g.n) && config.scaling != GemmScaling::Block &&
-      (config.resultBlock == 0 || 192 % config.resultBlock == 0))
+  // Wider tiles (sm90-tile-n) where no block scale or result block ties the
+  // columns to 128.
+  if (config.scaling != GemmScaling::Block &&
+      (config.resultBlock == 0 || 192 % config.resultBlock == 0) &&
+      plan.takesWideSM90Tiles(op, g.batches, g.m, g.n, /*fp8=*/true))
     config.blockN = 192;
   if (failed(config.verify(reason)))
     return op.emitError() << "fp8 GPU lowering: " << reason;

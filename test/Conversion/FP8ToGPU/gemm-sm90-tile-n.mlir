@@ -28,7 +28,7 @@
 // 128 x 128, as is the 256 x 128 product's 2 x 1.
 // GRID: tensor 4 ragged 4 deepseek 6 narrow 2 bf16 4
 
-// INVALID: error: convert-fp8-to-gpu: sm90-tile-n is 128 or 192, got 160
+// INVALID: error: convert-fp8-to-gpu: sm90-tile-n is auto, 128 or 192, got '160'
 
 func.func @tensor(%a: tensor<256x512xf8E4M3FN>, %b: tensor<384x512xf8E4M3FN>, %sa: tensor<1x1xf32>, %sb: tensor<1x1xf32>) -> tensor<256x384xbf16> {
   %c = fp8.scaled_matmul %a, %b scales(%sa, %sb) by(<tensor>, <tensor>) transpose_rhs : tensor<256x512xf8E4M3FN>, tensor<384x512xf8E4M3FN>, tensor<1x1xf32>, tensor<1x1xf32> -> tensor<256x384xbf16>

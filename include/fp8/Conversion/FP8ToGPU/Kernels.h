@@ -398,6 +398,22 @@ struct GemmSM90Config : ScaledGemmConfig {
   std::string getKernelName() const;
 };
 
+/// The speed of 128 x 192 output tiles over 128 x 128 ones that the sm_90a
+/// GEMM of `batches` products of `m` x `n` is estimated to gain on `numSMs`
+/// multiprocessors (one persistent CTA each): a wave of wide tiles takes 1.5
+/// times as long as one of 128 x 128 tiles over kSM90WideTileGain, and each
+/// CTA runs ceil(tiles / numSMs) tiles. Below 1 where the wider tiles leave
+/// more of the last wave idle (small products).
+double estimateSM90WideTileSpeedup(int64_t batches, int64_t m, int64_t n,
+                                   int64_t numSMs);
+/// How much faster 128 x 192 tiles compute a product whose waves are full:
+/// the FP8 GEMMs on an H100 (docs/perf.md, 2026-11-27) ran 8192^3 at 1268
+/// TFLOP/s with them and 1128 with 128 x 128 tiles (row-wise: 1271 and
+/// 1097).
+inline constexpr double kSM90WideTileGain = 1.12;
+/// The estimated speed-up from which sm90-tile-n=auto takes the wide tiles.
+inline constexpr double kSM90WideTileMinSpeedup = 1.03;
+
 /// Builds the kernel of `config` at the insertion point of `builder` (inside
 /// a gpu.module) unless a function of its name exists; returns it. Its
 /// parameters are config.getParams(): the scales are f32 (or E8M0 block

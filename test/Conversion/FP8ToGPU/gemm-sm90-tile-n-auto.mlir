@@ -1,0 +1,64 @@
+// convert-fp8-to-gpu's default, sm90-tile-n=auto: an FP8 GEMM whose scaling
+// allows 128 x 192 tiles takes them where they are estimated to finish its
+// product sooner on the chip's multiprocessors (132 by default): a wave of
+// wide tiles takes 1.5 times as long as one of 128 x 128 tiles over 1.12,
+// the gain measured at 8192^3 on an H100, and each persistent CTA runs
+// ceil(tiles / 132) of them.
+//   * 8192 x 8192: 4096 narrow tiles (32 waves) against 2752 wide ones (21
+//     waves): 32 * 1.12 / (1.5 * 21) = 1.14, wide tiles;
+//   * 4096 x 4096: 8 waves against 6: 0.996, narrow tiles (the H100 ran
+//     both at the same speed);
+//   * 2048 x 2048: 2 waves against 2: 0.75, narrow tiles;
+//   * 8192 x 8192 with 1x128 blocks: no remark, block scales keep 128
+//     columns;
+//   * high-precision GEMMs keep 128 columns (no GPU has timed their wide
+//     tiles): no remark.
+// Each automatic choice is a `tiles` remark; 128 or 192 forces the tiles.
+// RUN: rm -rf %t && fp8-opt %s --convert-fp8-to-gpu="chip=sm_90a" -remarks-filter=fp8-gpu -o %t.mlir 2>&1 | FileCheck %s --check-prefix=REMARK --implicit-check-not="] tiles |"
+// RUN: FileCheck %s --input-file=%t.mlir
+// RUN: fp8-opt %s --convert-fp8-to-gpu="chip=sm_90a sm90-tile-n=128" -remarks-filter=fp8-gpu -o - 2>&1 | FileCheck %s --check-prefix=NARROW --implicit-check-not="] tiles |"
+// RUN: fp8-opt %s --convert-fp8-to-gpu="chip=sm_90a num-sms=264" -remarks-filter=fp8-gpu -o /dev/null 2>&1 | FileCheck %s --check-prefix=SMS
+
+// REMARK-DAG: remark: [Passed] tiles | Category:fp8-gpu | Function=big | Remark="fp8.scaled_matmul (8192 x 8192 product) takes 128 x 192 tiles: 128 x 192 tiles estimated at 1.14x the speed of 128 x 128 ones on 132 multiprocessors (sm90-tile-n=auto; 192 or 128 forces)"
+// REMARK-DAG: remark: [Analysis] tiles | Category:fp8-gpu | Function=tie | Remark="fp8.scaled_matmul (4096 x 4096 product) takes 128 x 128 tiles: 128 x 192 tiles estimated at 1.00x the speed
+// REMARK-DAG: remark: [Analysis] tiles | Category:fp8-gpu | Function=small | Remark="fp8.scaled_matmul (2048 x 2048 product) takes 128 x 128 tiles: 128 x 192 tiles estimated at 0.75x
+
+// CHECK-DAG: llvm.func @fp8_gemm_sm90a_e4m3e4m3_bf16_tensor_p4_128x192_s5(
+// CHECK-DAG: llvm.func @fp8_gemm_sm90a_e4m3e4m3_bf16_tensor_p4_128x128_s7(
+// CHECK-DAG: llvm.func @fp8_gemm_sm90a_e4m3e4m3_bf16_block128f32sq_128x128_s7(
+// CHECK-DAG: llvm.func @gemm_sm90a_bf16_f32_128x128_s7(
+
+// sm90-tile-n=128: no choice to remark on.
+// NARROW-NOT: 128x192
+
+// Twice the multiprocessors: 8192 x 8192 is 16 waves against 11 (1.09x).
+// SMS: Function=big | Remark="fp8.scaled_matmul (8192 x 8192 product) takes 128 x 192 tiles: 128 x 192 tiles estimated at 1.09x the speed of 128 x 128 ones on 264 multiprocessors
+
+func.func @big(%a: tensor<8192x256xf8E4M3FN>, %b: tensor<8192x256xf8E4M3FN>, %sa: tensor<1x1xf32>, %sb: tensor<1x1xf32>) -> tensor<8192x8192xbf16> {
+  %c = fp8.scaled_matmul %a, %b scales(%sa, %sb) by(<tensor>, <tensor>) transpose_rhs : tensor<8192x256xf8E4M3FN>, tensor<8192x256xf8E4M3FN>, tensor<1x1xf32>, tensor<1x1xf32> -> tensor<8192x8192xbf16>
+  return %c : tensor<8192x8192xbf16>
+}
+
+func.func @tie(%a: tensor<4096x256xf8E4M3FN>, %b: tensor<4096x256xf8E4M3FN>, %sa: tensor<1x1xf32>, %sb: tensor<1x1xf32>) -> tensor<4096x4096xbf16> {
+  %c = fp8.scaled_matmul %a, %b scales(%sa, %sb) by(<tensor>, <tensor>) transpose_rhs : tensor<4096x256xf8E4M3FN>, tensor<4096x256xf8E4M3FN>, tensor<1x1xf32>, tensor<1x1xf32> -> tensor<4096x4096xbf16>
+  return %c : tensor<4096x4096xbf16>
+}
+
+func.func @small(%a: tensor<2048x256xf8E4M3FN>, %b: tensor<2048x256xf8E4M3FN>, %sa: tensor<1x1xf32>, %sb: tensor<1x1xf32>) -> tensor<2048x2048xbf16> {
+  %c = fp8.scaled_matmul %a, %b scales(%sa, %sb) by(<tensor>, <tensor>) transpose_rhs : tensor<2048x256xf8E4M3FN>, tensor<2048x256xf8E4M3FN>, tensor<1x1xf32>, tensor<1x1xf32> -> tensor<2048x2048xbf16>
+  return %c : tensor<2048x2048xbf16>
+}
+
+func.func @deepseek(%a: tensor<8192x256xf8E4M3FN>, %b: tensor<8192x256xf8E4M3FN>, %sa: tensor<8192x2xf32>, %sb: tensor<64x2xf32>) -> tensor<8192x8192xbf16> {
+  %c = fp8.scaled_matmul %a, %b scales(%sa, %sb) by(<1x128>, <128x128>) transpose_rhs : tensor<8192x256xf8E4M3FN>, tensor<8192x256xf8E4M3FN>, tensor<8192x2xf32>, tensor<64x2xf32> -> tensor<8192x8192xbf16>
+  return %c : tensor<8192x8192xbf16>
+}
+
+func.func @bf16(%a: tensor<8192x128xbf16>, %b: tensor<8192x128xbf16>) -> tensor<8192x8192xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<8192x8192xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<8192x8192xf32>) -> tensor<8192x8192xf32>
+  %c = linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (m, n)>]
+      ins(%a, %b : tensor<8192x128xbf16>, tensor<8192x128xbf16>) outs(%init : tensor<8192x8192xf32>) -> tensor<8192x8192xf32>
+  return %c : tensor<8192x8192xf32>
+}
