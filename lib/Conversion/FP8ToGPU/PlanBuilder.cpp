@@ -22,7 +22,8 @@ PlanBuilder::PlanBuilder(func::FuncOp func, gpu::GPUModuleOp kernels, Chip chip,
 }
 
 bool PlanBuilder::takesWideSM90Tiles(Operation *op, int64_t batches, int64_t m,
-                                     int64_t n, bool fp8) const {
+                                     int64_t n, bool fp8,
+                                     bool readsMatrix) const {
   if (n <= 128 || sm90Tiles == SM90Tiles::Narrow)
     return false;
   if (sm90Tiles == SM90Tiles::Wide)
@@ -30,17 +31,19 @@ bool PlanBuilder::takesWideSM90Tiles(Operation *op, int64_t batches, int64_t m,
   if (!fp8)
     return false;
   double speedup = estimateSM90WideTileSpeedup(batches, m, n, numSMs);
-  bool wide = speedup >= kSM90WideTileMinSpeedup;
+  bool wide = speedup >= kSM90WideTileMinSpeedup && !readsMatrix;
   auto opts = getFP8GPURemarkOpts(op, "tiles");
   std::string product = llvm::formatv("{0} x {1}", m, n).str();
   if (batches > 1)
     product = llvm::formatv("{0} x {1}", batches, product).str();
   auto text = remark::add(
       "{0} ({1} product) takes {2} tiles: 128 x 192 tiles estimated at "
-      "{3:f2}x the speed of 128 x 128 ones on {4} multiprocessors "
+      "{3:f2}x the speed of 128 x 128 ones on {4} multiprocessors{5} "
       "(sm90-tile-n=auto; 192 or 128 forces)",
       describeForRemarks(op), product, wide ? "128 x 192" : "128 x 128",
-      speedup, numSMs);
+      speedup, numSMs,
+      readsMatrix ? ", but its epilogue reads a tensor of the result's shape"
+                  : "");
   if (wide)
     remark::passed(op->getLoc(), opts) << text;
   else

@@ -157,10 +157,12 @@ public:
   /// scaling allows it, takes tiles of 192 columns: never where N <= 128;
   /// always with sm90-tile-n=192, never with 128; by default (auto) the FP8
   /// GEMMs whose estimated speed-up (estimateSM90WideTileSpeedup) reaches
-  /// kSM90WideTileMinSpeedup, and no high-precision GEMM (`fp8` false: no
-  /// GPU has timed their wide tiles). Remarks on each automatic choice.
+  /// kSM90WideTileMinSpeedup, unless their epilogue reads a tensor of the
+  /// result's shape (`readsMatrix`: an H100 ran such a GEMM slower with the
+  /// wide tiles), and no high-precision GEMM (`fp8` false: no GPU has timed
+  /// their wide tiles). Remarks on each automatic choice.
   bool takesWideSM90Tiles(Operation *op, int64_t batches, int64_t m, int64_t n,
-                          bool fp8) const;
+                          bool fp8, bool readsMatrix) const;
   /// The elementwise ops whose results only quantizations read, which their
   /// kernels compute as prologues: no launch and no buffer of their own.
   llvm::DenseMap<Value, Operation *> quantizePrologues;

@@ -358,9 +358,11 @@ LogicalResult addContractionGemm(PlanBuilder &plan, linalg::LinalgOp op,
   configure(config);
   config.promoteInterval = 0;
   config.blockN =
-      c.n <= 64                                                         ? 64
-      : plan.takesWideSM90Tiles(op, c.batches, c.m, c.n, /*fp8=*/false) ? 192
-                                                                        : 128;
+      c.n <= 64 ? 64
+      : plan.takesWideSM90Tiles(op, c.batches, c.m, c.n, /*fp8=*/false,
+                                /*readsMatrix=*/false)
+          ? 192
+          : 128;
   return finish(config, buildGemmSM90Kernel, config.blockM, config.blockN,
                 config.getKElements(GemmSM90Config::kBlockK));
 }

@@ -260,6 +260,13 @@ LaunchParam getGemmArg(PlanBuilder &plan, ScaledMatmulOp op,
   llvm_unreachable("unknown GEMM parameter");
 }
 
+/// Whether `epilogue` reads a tensor of the result's shape.
+bool epilogueReadsMatrix(const std::optional<GemmEpilogue> &epilogue) {
+  return epilogue && llvm::any_of(epilogue->inputs, [](const auto &input) {
+           return input.read == ElementRead::Matrix;
+         });
+}
+
 LogicalResult planSM90Gemm(PlanBuilder &plan, ScaledMatmulOp op) {
   ScaledGemmShape g = describeScaledGemm(op);
   GemmSM90Config config;
@@ -311,7 +318,8 @@ LogicalResult planSM90Gemm(PlanBuilder &plan, ScaledMatmulOp op) {
   // columns to 128.
   if (config.scaling != GemmScaling::Block &&
       (config.resultBlock == 0 || 192 % config.resultBlock == 0) &&
-      plan.takesWideSM90Tiles(op, g.batches, g.m, g.n, /*fp8=*/true))
+      plan.takesWideSM90Tiles(op, g.batches, g.m, g.n, /*fp8=*/true,
+                              epilogueReadsMatrix(config.epilogue)))
     config.blockN = 192;
   if (failed(config.verify(reason)))
     return op.emitError() << "fp8 GPU lowering: " << reason;

@@ -11,16 +11,20 @@
 //   * 2048 x 2048: 2 waves against 2: 0.75, narrow tiles;
 //   * 8192 x 8192 with 1x128 blocks: no remark, block scales keep 128
 //     columns;
+//   * 8192 x 8192 whose epilogue adds a residual of the result's shape:
+//     narrow tiles (an H100 ran the MLP block's GELU-derivative GEMM, whose
+//     epilogue reads the pre-activation, slower with wide tiles);
 //   * high-precision GEMMs keep 128 columns (no GPU has timed their wide
 //     tiles): no remark.
 // Each automatic choice is a `tiles` remark; 128 or 192 forces the tiles.
-// RUN: rm -rf %t && fp8-opt %s --convert-fp8-to-gpu="chip=sm_90a" -remarks-filter=fp8-gpu -o %t.mlir 2>&1 | FileCheck %s --check-prefix=REMARK --implicit-check-not="] tiles |"
+// RUN: rm -rf %t && fp8-opt %s --fp8-gpu-graph-pipeline=chip=sm_90a --convert-fp8-to-gpu="chip=sm_90a" -remarks-filter=fp8-gpu -o %t.mlir 2>&1 | FileCheck %s --check-prefix=REMARK --implicit-check-not="] tiles |"
 // RUN: FileCheck %s --input-file=%t.mlir
 // RUN: fp8-opt %s --convert-fp8-to-gpu="chip=sm_90a sm90-tile-n=128" -remarks-filter=fp8-gpu -o - 2>&1 | FileCheck %s --check-prefix=NARROW --implicit-check-not="] tiles |"
 // RUN: fp8-opt %s --convert-fp8-to-gpu="chip=sm_90a num-sms=264" -remarks-filter=fp8-gpu -o /dev/null 2>&1 | FileCheck %s --check-prefix=SMS
 
 // REMARK-DAG: remark: [Passed] tiles | Category:fp8-gpu | Function=big | Remark="fp8.scaled_matmul (8192 x 8192 product) takes 128 x 192 tiles: 128 x 192 tiles estimated at 1.14x the speed of 128 x 128 ones on 132 multiprocessors (sm90-tile-n=auto; 192 or 128 forces)"
 // REMARK-DAG: remark: [Analysis] tiles | Category:fp8-gpu | Function=tie | Remark="fp8.scaled_matmul (4096 x 4096 product) takes 128 x 128 tiles: 128 x 192 tiles estimated at 1.00x the speed
+// REMARK-DAG: remark: [Analysis] tiles | Category:fp8-gpu | Function=residual | Remark="fp8.scaled_matmul (8192 x 8192 product) takes 128 x 128 tiles: 128 x 192 tiles estimated at 1.14x the speed of 128 x 128 ones on 132 multiprocessors, but its epilogue reads a tensor of the result's shape
 // REMARK-DAG: remark: [Analysis] tiles | Category:fp8-gpu | Function=small | Remark="fp8.scaled_matmul (2048 x 2048 product) takes 128 x 128 tiles: 128 x 192 tiles estimated at 0.75x
 
 // CHECK-DAG: llvm.func @fp8_gemm_sm90a_e4m3e4m3_bf16_tensor_p4_128x192_s5(
@@ -61,4 +65,11 @@ func.func @bf16(%a: tensor<8192x128xbf16>, %b: tensor<8192x128xbf16>) -> tensor<
   %c = linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (m, n)>]
       ins(%a, %b : tensor<8192x128xbf16>, tensor<8192x128xbf16>) outs(%init : tensor<8192x8192xf32>) -> tensor<8192x8192xf32>
   return %c : tensor<8192x8192xf32>
+}
+
+func.func @residual(%a: tensor<8192x256xf8E4M3FN>, %b: tensor<8192x256xf8E4M3FN>, %sa: tensor<1x1xf32>, %sb: tensor<1x1xf32>, %res: tensor<8192x8192xbf16>) -> tensor<8192x8192xbf16> {
+  %p = fp8.scaled_matmul %a, %b scales(%sa, %sb) by(<tensor>, <tensor>) transpose_rhs : tensor<8192x256xf8E4M3FN>, tensor<8192x256xf8E4M3FN>, tensor<1x1xf32>, tensor<1x1xf32> -> tensor<8192x8192xbf16>
+  %e = tensor.empty() : tensor<8192x8192xbf16>
+  %s = linalg.add ins(%p, %res : tensor<8192x8192xbf16>, tensor<8192x8192xbf16>) outs(%e : tensor<8192x8192xbf16>) -> tensor<8192x8192xbf16>
+  return %s : tensor<8192x8192xbf16>
 }
