@@ -64,19 +64,25 @@ int fillInfo(const Buffer &buffer, fp8rt_tensor_info *info) {
   return 0;
 }
 
-int getInfo(const fp8rt_program *handle, int index, fp8rt_tensor_info *info,
-            bool input) {
-  if (!handle || !info)
-    return -1;
+/// The buffer of input (output) `index`, or null with the error recorded.
+const Buffer *getBuffer(const fp8rt_program *handle, int index, bool input) {
   const Manifest &manifest = handle->program->getManifest();
   const std::vector<int64_t> &ids = input ? manifest.inputs : manifest.outputs;
   if (index < 0 || size_t(index) >= ids.size()) {
     handle->lastError = std::string(input ? "input" : "output") + " index " +
                         std::to_string(index) + " is out of range (there are " +
                         std::to_string(ids.size()) + ")";
-    return -1;
+    return nullptr;
   }
-  return fillInfo(manifest.buffers[ids[index]], info);
+  return &manifest.buffers[ids[index]];
+}
+
+int getInfo(const fp8rt_program *handle, int index, fp8rt_tensor_info *info,
+            bool input) {
+  if (!handle || !info)
+    return -1;
+  const Buffer *buffer = getBuffer(handle, index, input);
+  return buffer ? fillInfo(*buffer, info) : -1;
 }
 
 } // namespace
@@ -112,6 +118,20 @@ int fp8rt_input_info(const fp8rt_program *program, int index,
 int fp8rt_output_info(const fp8rt_program *program, int index,
                       fp8rt_tensor_info *info) {
   return getInfo(program, index, info, /*input=*/false);
+}
+
+int fp8rt_input_role(const fp8rt_program *program, int index, int64_t *prepared,
+                     int32_t *unread) {
+  if (!program)
+    return -1;
+  const Buffer *buffer = getBuffer(program, index, /*input=*/true);
+  if (!buffer)
+    return -1;
+  if (prepared)
+    *prepared = buffer->prepared;
+  if (unread)
+    *unread = buffer->unread ? 1 : 0;
+  return 0;
 }
 
 int fp8rt_run(fp8rt_program *program, const CUdeviceptr *inputs,

@@ -23,7 +23,6 @@ from collections import namedtuple
 MAX_RANK = 16
 RUN_SYNC = 1
 RUN_GRAPH = 2
-RUN_GRAPH = 2
 
 # The element types of manifest buffers and their bits per element: the table
 # of fp8rt/DTypes.h, in its order (test/runtime/dtypes.test checks that the
@@ -74,7 +73,12 @@ def manifest_dtype(name):
         raise KeyError(name)
     return name
 
-Tensor = namedtuple("Tensor", ["dtype", "shape", "bytes"])
+# An argument or result. Arguments also say what the caller passes
+# (fp8-prepare-weights): `prepared`, the number of the prepare function's
+# result that goes there (None: the caller's own argument), and `unread`,
+# True when no launch reads it (a null pointer, 0, may be passed).
+Tensor = namedtuple("Tensor", ["dtype", "shape", "bytes", "prepared", "unread"],
+                    defaults=[None, False])
 
 
 class Fp8rtError(RuntimeError):
@@ -124,7 +128,8 @@ class Library:
             "fp8rt_run_ex": (ctypes.c_int, [p, ctypes.POINTER(ctypes.c_uint64),
                                             ctypes.POINTER(ctypes.c_uint64), p, ctypes.c_uint]),
             "fp8rt_graph_captures": (ctypes.c_int, [p]),
-            "fp8rt_graph_captures": (ctypes.c_int, [p]),
+            "fp8rt_input_role": (ctypes.c_int, [p, ctypes.c_int, ctypes.POINTER(ctypes.c_int64),
+                                                ctypes.POINTER(ctypes.c_int32)]),
             "fp8rt_last_error": (ctypes.c_char_p, [p]),
             "fp8rt_function_name": (ctypes.c_char_p, [p]),
             "fp8rt_chip": (ctypes.c_char_p, [p]),
@@ -187,8 +192,7 @@ class Program:
         if load(os.fsencode(str(path)), ctypes.byref(self._handle), errbuf, len(errbuf)) != 0:
             self._handle = None
             raise Fp8rtError(errbuf.value.decode(errors="replace"))
-        self.inputs = [self._info(self._lib.fp8rt_input_info, i)
-                       for i in range(self._lib.fp8rt_num_inputs(self._handle))]
+        self.inputs = [self._input(i) for i in range(self._lib.fp8rt_num_inputs(self._handle))]
         self.outputs = [self._info(self._lib.fp8rt_output_info, i)
                         for i in range(self._lib.fp8rt_num_outputs(self._handle))]
         self.function = self._lib.fp8rt_function_name(self._handle).decode()
@@ -200,6 +204,14 @@ class Program:
         if getter(self._handle, index, ctypes.byref(info)) != 0:
             raise Fp8rtError(self.last_error())
         return Tensor(info.dtype.decode(), tuple(info.shape[:info.rank]), int(info.bytes))
+
+    def _input(self, index):
+        prepared, unread = ctypes.c_int64(), ctypes.c_int32()
+        if self._lib.fp8rt_input_role(self._handle, index, ctypes.byref(prepared),
+                                      ctypes.byref(unread)) != 0:
+            raise Fp8rtError(self.last_error())
+        return self._info(self._lib.fp8rt_input_info, index)._replace(
+            prepared=None if prepared.value < 0 else prepared.value, unread=bool(unread.value))
 
     def last_error(self):
         return self._lib.fp8rt_last_error(self._handle).decode(errors="replace")

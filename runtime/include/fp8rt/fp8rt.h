@@ -76,6 +76,15 @@ FP8RT_EXPORT int fp8rt_input_info(const fp8rt_program *program, int index,
 FP8RT_EXPORT int fp8rt_output_info(const fp8rt_program *program, int index,
                                    fp8rt_tensor_info *info);
 
+/** What argument `index` is to the function's caller (fp8-prepare-weights):
+ *  *prepared is the number of the result of the function's prepare function
+ *  that the caller passes there, or -1 for an argument of its own; *unread
+ *  is 1 when no launch reads the argument (the caller may pass a null
+ *  pointer), else 0. Either pointer may be NULL. Returns 0, or -1 for a bad
+ *  index (fp8rt_last_error says why). */
+FP8RT_EXPORT int fp8rt_input_role(const fp8rt_program *program, int index,
+                                  int64_t *prepared, int32_t *unread);
+
 /** Runs the function asynchronously on `stream` with device pointers to its
  *  arguments and results (fp8rt_num_inputs / fp8rt_num_outputs of them).
  *  Runs of one program must not overlap (they share temporaries). */
