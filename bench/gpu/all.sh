@@ -8,18 +8,19 @@
 #   python3 bench/gpu/reductions.py compile
 #   python3 bench/gpu/optimizer.py compile
 #   python3 bench/gpu/models.py prepare --storage bf16 \
-#       --models mlp_block,attention_block,gpt2_layer --sizes small,4096,mlp-8k \
+#       --models linear,mlp_block,attention_block,gpt2_layer --sizes small,4096,mlp-8k,linear-8k \
 #       --reference-sizes small --chips sm_90a --out build-gpu/models-bf16
 #   python3 bench/gpu/models.py prepare --storage bf16 \
-#       --models mlp_block,gpt2_layer --sizes mlp-8k,4096 \
+#       --models linear,mlp_block,gpt2_layer --sizes linear-8k,mlp-8k,4096 \
 #       --recipes tensor-current,deepseek --reference-sizes none --chips sm_90a \
 #       --pipeline-options prepare-weights=1 --out build-gpu/models-bf16-prepared
 #
 # Stages, in order of what they tell (each one's report is written even when
 # a later one fails or the run is stopped):
 #   1. the runtime (cmake, nvcc);
-#   2. the speed targets: the bf16 MLP block at 8192 tokens and the 4096-wide
-#      GPT-2 layer under tensor-current and deepseek, checked against float64
+#   2. the speed targets: one bf16 linear layer at 8192^3, the bf16 MLP
+#      block at 8192 tokens and the 4096-wide GPT-2 layer under
+#      tensor-current and deepseek, checked against float64
 #      and timed against torch.compile of the bf16 model (models.py --time);
 #   3. the same cells with the weights prepared once (prepare-weights=1:
 #      the weight quantizations run before, untimed), timed the same way;
@@ -83,7 +84,7 @@ stage() { # name, hard limit in seconds, command...
 GENERATOR=()
 command -v ninja > /dev/null && GENERATOR=(-G Ninja)
 LIB="$BUILD/lib/libfp8rt.so"
-SPEED="^(mlp-8k/mlp_block|4096/gpt2_layer)/(tensor-current|deepseek)/sm_90a$"
+SPEED="^(linear-8k/linear|mlp-8k/mlp_block|4096/gpt2_layer)/(tensor-current|deepseek)/sm_90a$"
 
 run_stage() { # one stage of STAGES; those whose artifacts are missing are skipped
   case "$1" in

@@ -5,7 +5,7 @@
 # small size (with CPU references) and the real sizes (against float64 on
 # the GPU), plus the speed cells with their weights prepared once, all into
 # build-gpu/. About 5 minutes on 2 cores. Copy build-gpu/
-# to the GPU machine (a `tar czf` of it is about 41 MiB) and run
+# to the GPU machine (a `tar czf` of it is about 46 MiB) and run
 # `OUT=report bench/gpu/all.sh` there.
 #
 #   bench/gpu/prepare.sh
@@ -20,14 +20,14 @@ bench/gpu/compile.sh
 "$PYTHON" bench/gpu/optimizer.py compile --chip "$CHIP"
 rm -rf build-gpu/models-bf16
 "$PYTHON" bench/gpu/models.py prepare --storage bf16 \
-  --models mlp_block,attention_block,gpt2_layer --sizes small,4096,mlp-8k \
+  --models linear,mlp_block,attention_block,gpt2_layer --sizes small,4096,mlp-8k,linear-8k \
   --reference-sizes small --chips "$CHIP" --out build-gpu/models-bf16
 # The speed cells again, each function's weight-only work in a prepare
 # function run once (fp8-prepare-weights): what a step with several
 # micro-batches, or inference, pays per call.
 rm -rf build-gpu/models-bf16-prepared
 "$PYTHON" bench/gpu/models.py prepare --storage bf16 \
-  --models mlp_block,gpt2_layer --sizes mlp-8k,4096 --recipes tensor-current,deepseek \
+  --models linear,mlp_block,gpt2_layer --sizes linear-8k,mlp-8k,4096 --recipes tensor-current,deepseek \
   --reference-sizes none --chips "$CHIP" --pipeline-options prepare-weights=1 \
   --out build-gpu/models-bf16-prepared
 du -sh build-gpu

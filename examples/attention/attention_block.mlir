@@ -3,7 +3,7 @@
 // A pre-LayerNorm causal multi-head self-attention block with a residual:
 // y = x + out_proj(softmax(mask(q k^T / sqrt(d))) v), q, k and v projections
 // of ln(x), heads as the batch dimension of linalg.batch_matmul.
-// Sizes: 64 tokens, width 128, 4 heads, MLP width 512.
+// Sizes: 64 tokens, width 128, 4 heads.
 //
 // @attention_block_forward(x, ln_gamma, ln_beta, wq, bq, wk, bk, wv, bv, wo, bo) -> y
 // @attention_block_backward(..., d_0) -> (y, dx, then the gradient of every parameter)

@@ -31,10 +31,11 @@ SIZES = {
     "gpt2-small": dict(seq=1024, width=768, heads=12, hidden=3072),
     "4096": dict(seq=1024, width=4096, heads=32, hidden=16384),
     "mlp-8k": dict(seq=8192, width=4096, heads=32, hidden=16384),
+    "linear-8k": dict(seq=8192, width=8192, heads=32, hidden=16384),
 }
 # Sizes that only some models take (8192 tokens of attention would hold
 # 32 x 8192 x 8192 scores per tensor, and their float64 check far more).
-SIZE_MODELS = {"mlp-8k": ("mlp_block",)}
+SIZE_MODELS = {"mlp-8k": ("mlp_block",), "linear-8k": ("linear",)}
 
 
 def has_size(name, size):
@@ -71,6 +72,15 @@ def _attention(g, x, prefix, seq, width, heads):
     return g.linear(ctx, wo, bo, name=f"{prefix}out_proj")
 
 
+def linear(seq=SEQ, width=WIDTH):
+    """y = x w: one linear layer without a bias, the GEMM alone with the
+    quantizations its recipe puts around it."""
+    g = Graph("linear_forward")
+    x = g.input("x", (seq, width))
+    g.output(g.linear(x, g.input("w", (width, width)), name="fc"))
+    return g
+
+
 def mlp_block(seq=SEQ, width=WIDTH, hidden=HIDDEN):
     """y = x + fc2(gelu(fc1(x)))."""
     g = Graph("mlp_block_forward")
@@ -103,7 +113,8 @@ def gpt2_layer(seq=SEQ, width=WIDTH, heads=HEADS, hidden=HIDDEN):
     return g
 
 
-MODELS = {"mlp_block": mlp_block, "attention_block": attention_block, "gpt2_layer": gpt2_layer}
+MODELS = {"linear": linear, "mlp_block": mlp_block, "attention_block": attention_block,
+          "gpt2_layer": gpt2_layer}
 
 
 def build(name, sizes=None):
