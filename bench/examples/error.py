@@ -52,13 +52,13 @@ RECIPES = ["f32", "bf16", "tensor-delayed", "tensor-current", "rowwise", "deepse
            "graphcore", "unit"]
 
 # Upper bounds of the relative L2 error (y, dx, worst parameter gradient) for
-# --check: about twice the worst the recipes measure over the three models
+# --check: about twice the worst the recipes measure over the example models
 # (docs/examples.md), so that a numerics regression fails.
 BOUNDS = {
     "f32": (1e-5, 1e-5, 1e-5),
     # bf16 operands: where the compiled f32 value and the float64 one round
     # to different bf16 neighbours, the difference propagates (up to 8e-5 on
-    # the three models); contractions on unrounded f32 operands err by 2e-4
+    # the example models); contractions on unrounded f32 operands err by 2e-4
     # to 7e-3.
     "bf16": (1e-4, 1e-4, 3e-4),
     "tensor-delayed": (0.07, 0.15, 0.50),
