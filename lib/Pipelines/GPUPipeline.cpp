@@ -78,7 +78,17 @@ void fp8::buildFP8GPUPipeline(OpPassManager &pm,
   kernels.addPass(createConvertNVVMToLLVMPass());
   kernels.addPass(createReconcileUnrealizedCastsPass());
   GpuModuleToBinaryPassOptions binary;
-  binary.compilationTarget = options.format;
+  switch (options.format) {
+  case BinaryFormat::Isa:
+    binary.compilationTarget = "isa";
+    break;
+  case BinaryFormat::Bin:
+    binary.compilationTarget = "bin";
+    break;
+  case BinaryFormat::Fatbin:
+    binary.compilationTarget = "fatbin";
+    break;
+  }
   pm.addPass(createGpuModuleToBinaryPass(binary));
   if (!options.compileTimes)
     pm.addPass(fp8::createFP8StripCompileTimes());

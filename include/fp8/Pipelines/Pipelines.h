@@ -45,6 +45,10 @@ struct GPUGraphPipelineOptions
       llvm::cl::init(false)};
 };
 
+/// What the gpu.binary of fp8-gpu-pipeline holds (gpu-module-to-binary's
+/// format).
+enum class BinaryFormat { Isa, Bin, Fatbin };
+
 /// Options of `fp8-gpu-pipeline`.
 struct GPUPipelineOptions : public PassPipelineOptions<GPUPipelineOptions> {
   PassOptions::Option<Chip> chip{
@@ -56,11 +60,13 @@ struct GPUPipelineOptions : public PassPipelineOptions<GPUPipelineOptions> {
                      "determine (their quantization, transposed copies) into "
                      "a prepare function per function (fp8-prepare-weights)"),
       llvm::cl::init(false)};
-  PassOptions::Option<std::string> format{
-      *this, "format",
-      llvm::cl::desc("What the gpu.binary holds: isa (PTX), bin (cubin, "
-                     "assembled by ptxas) or fatbin"),
-      llvm::cl::init("isa")};
+  PassOptions::Option<BinaryFormat> format{
+      *this, "format", llvm::cl::desc("What the gpu.binary holds"),
+      llvm::cl::init(BinaryFormat::Isa),
+      llvm::cl::values(
+          clEnumValN(BinaryFormat::Isa, "isa", "PTX"),
+          clEnumValN(BinaryFormat::Bin, "bin", "a cubin, assembled by ptxas"),
+          clEnumValN(BinaryFormat::Fatbin, "fatbin", "a fatbin"))};
   PassOptions::Option<std::string> artifacts{
       *this, "artifacts",
       llvm::cl::desc("A directory to write the PTX, cubin and JSON launch "

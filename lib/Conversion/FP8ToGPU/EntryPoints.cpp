@@ -156,7 +156,7 @@ mlir::fp8::selectEntryPoints(ModuleOp module, ArrayRef<std::string> names) {
       Operation *symbol = module.lookupSymbol(name);
       auto func = dyn_cast_or_null<func::FuncOp>(symbol);
       if (!func) {
-        (symbol ? symbol->emitError() : module.emitError())
+        (symbol ? symbol->emitError() : emitError(module.getLoc()))
             << "fp8 GPU lowering: entry point @" << name << ": "
             << (symbol ? "this is not a func.func"
                        : "the module has no function of that name");
@@ -198,7 +198,8 @@ mlir::fp8::selectEntryPoints(ModuleOp module, ArrayRef<std::string> names) {
     entries.push_back(func);
   }
   if (entries.empty() && anyDefined)
-    return module.emitError(
+    return emitError(
+        module.getLoc(),
         "fp8 GPU lowering: no function to compile: no public function takes "
         "and returns statically shaped tensors; name the entry points with "
         "entry-points=...");

@@ -242,10 +242,19 @@ struct ConvertFP8ToGPUPass
             .Case("128", PlanBuilder::SM90Tiles::Narrow)
             .Case("192", PlanBuilder::SM90Tiles::Wide)
             .Default(std::nullopt);
+    // Bad options are the command line's errors, not the module's: no
+    // operation attached.
     if (!tiles) {
-      module.emitError() << "convert-fp8-to-gpu: sm90-tile-n is auto, 128 "
-                            "or 192, got '"
-                         << sm90TileN << "'";
+      emitError(module.getLoc())
+          << "convert-fp8-to-gpu: sm90-tile-n is auto, 128 or 192, got '"
+          << sm90TileN << "'";
+      return signalPassFailure();
+    }
+    if (numSMs < 1) {
+      emitError(module.getLoc())
+          << "convert-fp8-to-gpu: num-sms is the chip's multiprocessor count "
+             "(132 on an H100 SXM), at least 1; got "
+          << static_cast<int64_t>(numSMs);
       return signalPassFailure();
     }
     FailureOr<SmallVector<func::FuncOp>> functions =

@@ -83,7 +83,7 @@ FailureOr<std::string> FP8WriteArtifactsPass::findPtxas() {
     return std::string();
   if (ptxas != "auto") {
     if (!llvm::sys::fs::can_execute(ptxas)) {
-      getOperation().emitError()
+      mlir::emitError(getOperation()->getLoc())
           << "fp8-write-artifacts: ptxas '" << ptxas << "' is not executable";
       return failure();
     }
@@ -101,7 +101,8 @@ LogicalResult FP8WriteArtifactsPass::assemble(const std::string &ptxasPath,
                                               std::string &cubin,
                                               std::string &log) {
   auto fail = [&](const Twine &message) {
-    getOperation().emitError() << "fp8-write-artifacts: " << message;
+    mlir::emitError(getOperation()->getLoc())
+        << "fp8-write-artifacts: " << message;
     return failure();
   };
   SmallString<128> input, output, logFile;
@@ -140,13 +141,15 @@ LogicalResult FP8WriteArtifactsPass::assemble(const std::string &ptxasPath,
 void FP8WriteArtifactsPass::runOnOperation() {
   ModuleOp module = getOperation();
   if (dir.empty()) {
-    module.emitError("fp8-write-artifacts: give an output directory (dir=)");
+    mlir::emitError(module.getLoc(),
+                    "fp8-write-artifacts: give an output directory (dir=)");
     return signalPassFailure();
   }
   auto plans = module->getAttrOfType<DictionaryAttr>(kPlansAttr);
   if (!plans) {
-    module.emitError("fp8-write-artifacts: the module has no launch plans; "
-                     "run convert-fp8-to-gpu first");
+    mlir::emitError(module.getLoc(),
+                    "fp8-write-artifacts: the module has no launch plans; "
+                    "run convert-fp8-to-gpu first");
     return signalPassFailure();
   }
   PendingFiles pending;
@@ -155,7 +158,7 @@ void FP8WriteArtifactsPass::runOnOperation() {
     StringRef name = entry.getName().getValue();
     auto planAttr = dyn_cast<DictionaryAttr>(entry.getValue());
     auto emitError = [&] {
-      return module.emitError()
+      return mlir::emitError(module.getLoc())
              << "fp8-write-artifacts: the plan of '" << name << "': ";
     };
     if (!planAttr) {
@@ -170,14 +173,16 @@ void FP8WriteArtifactsPass::runOnOperation() {
     if (ptxFile.empty()) {
       auto binary = module.lookupSymbol<gpu::BinaryOp>(moduleName);
       if (!binary) {
-        module.emitError() << "fp8-write-artifacts: no gpu.binary @"
-                           << moduleName << "; run gpu-module-to-binary first";
+        mlir::emitError(module.getLoc())
+            << "fp8-write-artifacts: no gpu.binary @" << moduleName
+            << "; run gpu-module-to-binary first";
         return signalPassFailure();
       }
       auto object = cast<gpu::ObjectAttr>(binary.getObjects()[0]);
       if (object.getFormat() != gpu::CompilationTarget::Assembly) {
-        module.emitError("fp8-write-artifacts: the kernels must be PTX "
-                         "(gpu-module-to-binary format=isa)");
+        mlir::emitError(module.getLoc(),
+                        "fp8-write-artifacts: the kernels must be PTX "
+                        "(gpu-module-to-binary format=isa)");
         return signalPassFailure();
       }
       StringRef ptx = object.getObject().getValue();
@@ -209,8 +214,8 @@ void FP8WriteArtifactsPass::runOnOperation() {
     pending.add((dir + "/" + name + ".json").str(), manifest);
   }
   if (std::error_code error = llvm::sys::fs::create_directories(dir)) {
-    module.emitError() << "fp8-write-artifacts: cannot create '" << dir
-                       << "': " << error.message();
+    mlir::emitError(module.getLoc()) << "fp8-write-artifacts: cannot create '"
+                                     << dir << "': " << error.message();
     return signalPassFailure();
   }
   if (failed(pending.write(module)))

@@ -11,7 +11,8 @@
 // RUN: not grep -E "[1-9][0-9]* bytes spill|C751" %t/fp8_kernels.ptxas.log
 // RUN: %python -c "import json, sys; print(*(n + ' ' + ' '.join(str(l['grid'][0]) for l in json.load(open(sys.argv[1] + '/' + n + '.json'))['launches'] if 'gemm' in l.get('kernel', '')) for n in sys.argv[2:]))" \
 // RUN:   %t tensor ragged deepseek narrow bf16 | FileCheck %s --check-prefix=GRID
-// RUN: not fp8-opt %s --convert-fp8-to-gpu=sm90-tile-n=160 -o /dev/null 2>&1 | FileCheck %s --check-prefix=INVALID
+// RUN: not fp8-opt %s --convert-fp8-to-gpu=sm90-tile-n=160 -o /dev/null 2>&1 | FileCheck %s --check-prefix=INVALID --implicit-check-not=note
+// RUN: not fp8-opt %s --convert-fp8-to-gpu=num-sms=0 -o /dev/null 2>&1 | FileCheck %s --check-prefix=SMS --implicit-check-not=note
 
 // CHECK-DAG: .entry fp8_gemm_sm90a_e4m3e4m3_bf16_tensor_p4_128x192_s5(
 // CHECK-DAG: wgmma.mma_async.sync.aligned.m64n192k32.f32.e4m3.e4m3
@@ -29,6 +30,7 @@
 // GRID: tensor 4 ragged 4 deepseek 6 narrow 2 bf16 4
 
 // INVALID: error: convert-fp8-to-gpu: sm90-tile-n is auto, 128 or 192, got '160'
+// SMS: error: convert-fp8-to-gpu: num-sms is the chip's multiprocessor count (132 on an H100 SXM), at least 1; got 0
 
 func.func @tensor(%a: tensor<256x512xf8E4M3FN>, %b: tensor<384x512xf8E4M3FN>, %sa: tensor<1x1xf32>, %sb: tensor<1x1xf32>) -> tensor<256x384xbf16> {
   %c = fp8.scaled_matmul %a, %b scales(%sa, %sb) by(<tensor>, <tensor>) transpose_rhs : tensor<256x512xf8E4M3FN>, tensor<384x512xf8E4M3FN>, tensor<1x1xf32>, tensor<1x1xf32> -> tensor<256x384xbf16>

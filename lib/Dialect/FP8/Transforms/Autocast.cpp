@@ -181,7 +181,7 @@ LogicalResult parseChoice(ModuleOp module, StringRef option, StringRef value,
   SmallVector<StringRef> names;
   for (auto [name, choice] : choices)
     names.push_back(name);
-  return module.emitError()
+  return emitError(module.getLoc())
          << "fp8-autocast: unknown " << option << " '" << value
          << "'; valid values are " << llvm::join(names, ", ");
 }
@@ -190,7 +190,7 @@ LogicalResult FP8AutocastPass::parseOptions() {
   ModuleOp module = getOperation();
   std::optional<RecipeKind> kind = parseRecipeName(recipe);
   if (!kind)
-    return module.emitError()
+    return emitError(module.getLoc())
            << "fp8-autocast: unknown recipe '" << recipe
            << "'; valid recipes are " << llvm::join(getRecipeNames(), ", ");
   options.kind = *kind;
@@ -213,15 +213,16 @@ LogicalResult FP8AutocastPass::parseOptions() {
     for (std::optional<Format> format :
          {options.forwardFormat, options.gradientFormat})
       if (format && *format != Format::E2M1)
-        return module.emitError() << "fp8-autocast: recipe nvfp4 quantizes to "
-                                     "e2m1 only; drop fwd-format/grad-format "
-                                     "or choose another recipe";
+        return emitError(module.getLoc())
+               << "fp8-autocast: recipe nvfp4 quantizes to "
+                  "e2m1 only; drop fwd-format/grad-format "
+                  "or choose another recipe";
   if (options.kind != RecipeKind::NVFP4)
     for (std::optional<Format> format :
          {options.forwardFormat, options.gradientFormat})
       if (format && *format == Format::E2M1 &&
           options.kind != RecipeKind::MXFP8)
-        return module.emitError()
+        return emitError(module.getLoc())
                << "fp8-autocast: e2m1 operands need block scales: use recipe "
                   "nvfp4 or mxfp8";
   if (failed(parseChoice<AmaxAlgo>(
@@ -238,15 +239,15 @@ LogicalResult FP8AutocastPass::parseOptions() {
                                         options.e8m0Rule)))
     return failure();
   if (margin < 0 || margin > 127)
-    return module.emitError()
+    return emitError(module.getLoc())
            << "fp8-autocast: margin must be in [0, 127], got "
            << static_cast<int>(margin);
   if (history < 1)
-    return module.emitError()
+    return emitError(module.getLoc())
            << "fp8-autocast: history needs at least 1 entry, got "
            << static_cast<int64_t>(history);
   if (promoteInterval < 0)
-    return module.emitError()
+    return emitError(module.getLoc())
            << "fp8-autocast: promote-interval must be >= 0, got "
            << static_cast<int64_t>(promoteInterval);
   if (StringRef(savedActivations) != "none") {
@@ -261,7 +262,7 @@ LogicalResult FP8AutocastPass::parseOptions() {
     savedFormat.reset();
   }
   if (savedActivationGroup < 1)
-    return module.emitError()
+    return emitError(module.getLoc())
            << "fp8-autocast: saved-activation-group must be positive, got "
            << static_cast<int64_t>(savedActivationGroup);
   options.margin = margin;
@@ -271,8 +272,9 @@ LogicalResult FP8AutocastPass::parseOptions() {
     llvm::Regex regex(pattern);
     std::string error;
     if (!regex.isValid(error))
-      return module.emitError() << "fp8-autocast: invalid exclude pattern '"
-                                << pattern << "': " << error;
+      return emitError(module.getLoc())
+             << "fp8-autocast: invalid exclude pattern '" << pattern
+             << "': " << error;
     excludes.push_back(std::make_shared<llvm::Regex>(std::move(regex)));
   }
   return success();

@@ -603,28 +603,30 @@ void FP8OptimizerPass::rewriteFunction(func::FuncOp function,
 void FP8OptimizerPass::runOnOperation() {
   ModuleOp module = getOperation();
   if (recipe != "coat" && recipe != "fp8lm") {
-    module.emitError() << "fp8-optimizer: unknown recipe '" << recipe
-                       << "'; expected coat or fp8lm";
+    emitError(module.getLoc()) << "fp8-optimizer: unknown recipe '" << recipe
+                               << "'; expected coat or fp8lm";
     return signalPassFailure();
   }
   isCoat = recipe == "coat";
   std::optional<Format> parsedFormat = symbolizeFormat(format);
   if (!parsedFormat ||
       (*parsedFormat != Format::E4M3 && *parsedFormat != Format::E5M2)) {
-    module.emitError() << "fp8-optimizer: format '" << format
-                       << "' cannot hold optimizer state; expected e4m3 or "
-                          "e5m2";
+    emitError(module.getLoc())
+        << "fp8-optimizer: format '" << format
+        << "' cannot hold optimizer state; expected e4m3 or "
+           "e5m2";
     return signalPassFailure();
   }
   if (group <= 0) {
-    module.emitError() << "fp8-optimizer: group must be positive, got "
-                       << static_cast<int64_t>(group);
+    emitError(module.getLoc()) << "fp8-optimizer: group must be positive, got "
+                               << static_cast<int64_t>(group);
     return signalPassFailure();
   }
   if (expansionLimit < 0 || expansionLimit > 8) {
-    module.emitError() << "fp8-optimizer: expansion-limit must be in [0, 8], "
-                          "got "
-                       << static_cast<int32_t>(expansionLimit);
+    emitError(module.getLoc())
+        << "fp8-optimizer: expansion-limit must be in [0, 8], "
+           "got "
+        << static_cast<int32_t>(expansionLimit);
     return signalPassFailure();
   }
   storageOptions = {group, expansionLimit, *parsedFormat};

@@ -551,7 +551,7 @@ LogicalResult FP8UnitScalePass::scale(Operation *op, UnitOp kind) {
 
 void FP8UnitScalePass::runOnOperation() {
   if (!(residualTau > 0.0) || !std::isfinite(residualTau)) {
-    getOperation()->emitError()
+    emitError(getOperation()->getLoc())
         << "fp8-unit-scale: residual-tau must be positive and finite, got "
         << residualTau;
     return signalPassFailure();
