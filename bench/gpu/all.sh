@@ -86,38 +86,43 @@ command -v ninja > /dev/null && GENERATOR=(-G Ninja)
 LIB="$BUILD/lib/libfp8rt.so"
 SPEED="^(linear-8k/linear|mlp-8k/mlp_block|4096/gpt2_layer)/(tensor-current|deepseek)/sm_90a$"
 
+# Times the speed cells of the models in $2 (models.py run --time) within $3
+# seconds, into $WORK/$4.
+time_models() { # stage name, artifacts, budget, report folder
+  [ -f "$2/index.json" ] || return 0
+  stage "$1" $(( $3 + 30 )) \
+    "$PYTHON" bench/gpu/models.py run --artifacts "$2" --lib "$LIB" --only "$SPEED" \
+    --graph --time 20 --cell-timeout "$3" --time-budget "$3" --out "$WORK/$4" \
+    ${DRY[@]+"${DRY[@]}"}
+}
+# The device time of each kernel of the speed cells in $2, into $WORK/$3.
+kernel_times() { # stage name, artifacts, report folder
+  [ -f "$2/index.json" ] || return 0
+  stage "$1" 120 \
+    "$PYTHON" bench/gpu/kernel_times.py --artifacts "$2" --lib "$LIB" --only "$SPEED" \
+    --out "$WORK/$3" ${DRY[@]+"${DRY[@]}"}
+}
+
 run_stage() { # one stage of STAGES; those whose artifacts are missing are skipped
   case "$1" in
   runtime)
     stage runtime 120 bash -c "cmake -S runtime -B $BUILD ${GENERATOR[*]} -DCMAKE_BUILD_TYPE=Release \
       > /dev/null && cmake --build $BUILD -j $(nproc)" ;;
   speed)
-    [ -f "$MODELS/index.json" ] || return 0
-    stage "models: speed targets" $(( ${SPEED_BUDGET:-230} + 30 )) \
-      "$PYTHON" bench/gpu/models.py run --artifacts "$MODELS" --lib "$LIB" --only "$SPEED" \
-      --graph --time 20 --cell-timeout "${SPEED_BUDGET:-230}" \
-      --time-budget "${SPEED_BUDGET:-230}" --out "$WORK/models-speed" ${DRY[@]+"${DRY[@]}"} ;;
+    time_models "models: speed targets" "$MODELS" "${SPEED_BUDGET:-230}" models-speed ;;
   prepared)
-    [ -f "$PREPARED/index.json" ] || return 0
-    stage "models: weights prepared once" $(( ${PREPARED_BUDGET:-100} + 30 )) \
-      "$PYTHON" bench/gpu/models.py run --artifacts "$PREPARED" --lib "$LIB" --only "$SPEED" \
-      --graph --time 20 --cell-timeout "${PREPARED_BUDGET:-100}" \
-      --time-budget "${PREPARED_BUDGET:-100}" --out "$WORK/models-prepared" ${DRY[@]+"${DRY[@]}"} ;;
+    time_models "models: weights prepared once" "$PREPARED" "${PREPARED_BUDGET:-100}" \
+      models-prepared ;;
   small)
     [ -f "$MODELS/index.json" ] || return 0
     stage "models: small, every recipe" $(( ${SMALL_BUDGET:-60} + 30 )) \
       "$PYTHON" bench/gpu/models.py run --artifacts "$MODELS" --lib "$LIB" --only "^small/" \
       --graph --time-budget "${SMALL_BUDGET:-60}" --out "$WORK/models-small" ${DRY[@]+"${DRY[@]}"} ;;
   kernels)
-    [ -f "$MODELS/index.json" ] || return 0
-    stage "models: device time per kernel" 120 \
-      "$PYTHON" bench/gpu/kernel_times.py --artifacts "$MODELS" --lib "$LIB" --only "$SPEED" \
-      --out "$WORK/kernels" ${DRY[@]+"${DRY[@]}"} ;;
+    kernel_times "models: device time per kernel" "$MODELS" kernels ;;
   kernels-prepared)
-    [ -f "$PREPARED/index.json" ] || return 0
-    stage "models: device time per kernel, weights prepared once" 120 \
-      "$PYTHON" bench/gpu/kernel_times.py --artifacts "$PREPARED" --lib "$LIB" --only "$SPEED" \
-      --out "$WORK/kernels-prepared" ${DRY[@]+"${DRY[@]}"} ;;
+    kernel_times "models: device time per kernel, weights prepared once" "$PREPARED" \
+      kernels-prepared ;;
   reductions)
     [ -f build-gpu/reductions/index.json ] || return 0
     stage reductions 90 "$PYTHON" bench/gpu/reductions.py run --lib "$LIB" \

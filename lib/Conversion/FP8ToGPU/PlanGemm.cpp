@@ -314,10 +314,12 @@ LogicalResult planSM90Gemm(PlanBuilder &plan, ScaledMatmulOp op) {
   // Results quantized by blocks of 128 need tiles of 128 columns.
   config.blockN =
       (g.n <= 64 || narrowBlocks) && config.resultBlock < 128 ? 64 : 128;
-  // Wider tiles (sm90-tile-n) where no block scale or result block ties the
-  // columns to 128.
-  if (config.scaling != GemmScaling::Block &&
-      (config.resultBlock == 0 || 192 % config.resultBlock == 0) &&
+  // Wider tiles (sm90-tile-n) where the configuration has a kernel with
+  // them (no block scale or result block ties the columns to 128).
+  GemmSM90Config wide = config;
+  wide.blockN = 192;
+  std::string wideReason;
+  if (succeeded(wide.verify(wideReason)) &&
       plan.takesWideSM90Tiles(op, g.batches, g.m, g.n, /*fp8=*/true,
                               epilogueReadsMatrix(config.epilogue)))
     config.blockN = 192;

@@ -100,6 +100,14 @@ protected:
     EXPECT_TRUE(succeeded(config.verify(reason))) << reason;
   }
 
+  /// Expects `config` to have no kernel, for a reason that mentions `what`.
+  template <typename Config>
+  void expectInvalid(const Config &config, StringRef what) {
+    std::string reason;
+    EXPECT_TRUE(failed(config.verify(reason)));
+    EXPECT_NE(reason.find(what.str()), std::string::npos) << reason;
+  }
+
   /// The ops named `name` in `source`, in order, parsed into a module that
   /// the fixture keeps; none when it does not parse.
   SmallVector<Operation *> parseOps(StringRef source, StringRef name) {
@@ -231,27 +239,22 @@ TEST_F(KernelParamsTest, GemmEpilogueInputsComeLast) {
 
   // A batch's epilogue reads scalars only (one for all matrices); a body
   // must take the product and the inputs.
-  std::string reason;
   GemmSM90Config batched = sm90;
   batched.batched = true;
-  EXPECT_TRUE(failed(batched.verify(reason)));
-  EXPECT_NE(reason.find("reads scalars only"), std::string::npos) << reason;
+  expectInvalid(batched, "reads scalars only");
   for (GemmEpilogue::Input &input : batched.epilogue->inputs)
     input.read = GemmEpilogue::Read::Scalar;
   expectValid(batched);
   expectKernelTakesParams(batched, buildGemmSM90Kernel);
   GemmSM90Config missing = sm90;
   missing.epilogue->inputs.pop_back();
-  EXPECT_TRUE(failed(missing.verify(reason)));
-  EXPECT_NE(reason.find("one value per input"), std::string::npos) << reason;
+  expectInvalid(missing, "one value per input");
 }
 
 TEST_F(KernelParamsTest, GemmSM90RejectsGlobalScales) {
   GemmSM90Config config;
   config.globalScales = true;
-  std::string reason;
-  EXPECT_TRUE(failed(config.verify(reason)));
-  EXPECT_NE(reason.find("global scales"), std::string::npos) << reason;
+  expectInvalid(config, "global scales");
 }
 
 TEST_F(KernelParamsTest, GemmSM90StagesColumnScales) {
@@ -291,9 +294,7 @@ TEST_F(KernelParamsTest, GemmSM90StagesColumnScales) {
   GemmSM90Config deep = wgrad;
   deep.stages = 7;
   deep.kGroup = 32;
-  std::string reason;
-  EXPECT_TRUE(failed(deep.verify(reason)));
-  EXPECT_NE(reason.find("staged column scales"), std::string::npos) << reason;
+  expectInvalid(deep, "staged column scales");
 }
 
 TEST_F(KernelParamsTest, GemmSM90WideTiles) {
@@ -307,16 +308,13 @@ TEST_F(KernelParamsTest, GemmSM90WideTiles) {
 
   // Block-scaled GEMMs keep 64 or 128 columns (their scale blocks are 128
   // wide), and other widths are refused.
-  std::string reason;
   GemmSM90Config scaled = wide;
   scaled.scaling = GemmScaling::Block;
   scaled.bRowsPerScale = 128;
-  EXPECT_TRUE(failed(scaled.verify(reason)));
-  EXPECT_NE(reason.find("block-scaled"), std::string::npos) << reason;
+  expectInvalid(scaled, "block-scaled");
   GemmSM90Config odd;
   odd.blockN = 160;
-  EXPECT_TRUE(failed(odd.verify(reason)));
-  EXPECT_NE(reason.find("64, 128 or 192 columns"), std::string::npos) << reason;
+  expectInvalid(odd, "64, 128 or 192 columns");
 }
 
 TEST(GemmSM90TilesTest, WideTileEstimate) {
@@ -520,9 +518,7 @@ TEST_F(KernelParamsTest, QuantizePrologueInputsReplaceTheInput) {
   // Batched kernels read one matrix's prologue: refused.
   QuantizeConfig batched = amax;
   batched.batched = true;
-  std::string reason;
-  EXPECT_TRUE(failed(batched.verify(reason)));
-  EXPECT_NE(reason.find("prologue"), std::string::npos) << reason;
+  expectInvalid(batched, "prologue");
 
   for (const QuantizeConfig &config : {amax, pair})
     expectKernelTakesParams(config, buildQuantizeKernel);
@@ -632,14 +628,11 @@ TEST_F(KernelParamsTest, ReductionKernels) {
 TEST_F(KernelParamsTest, ReductionRejectsOtherRowGroups) {
   ReductionConfig config;
   config.rowThreads = 64;
-  std::string reason;
-  EXPECT_TRUE(failed(config.verify(reason)));
-  EXPECT_NE(reason.find("a warp"), std::string::npos) << reason;
+  expectInvalid(config, "a warp");
 
   config.rowThreads = 32;
   config.partial = true;
-  EXPECT_TRUE(failed(config.verify(reason)));
-  EXPECT_NE(reason.find("partials"), std::string::npos) << reason;
+  expectInvalid(config, "partials");
 }
 
 TEST_F(KernelParamsTest, ReductionPrologueNamesTheKernel) {
@@ -722,9 +715,7 @@ TEST_F(KernelParamsTest, ReductionEpilogueNamesTheKernel) {
   expectValid(halved);
   EXPECT_NE(rounded.getKernelName(), halved.getKernelName());
   EXPECT_NE(rounded.getKernelName().find("_e"), std::string::npos);
-  std::string reason;
-  EXPECT_TRUE(failed(integers.verify(reason)));
-  EXPECT_NE(reason.find("epilogue"), std::string::npos) << reason;
+  expectInvalid(integers, "epilogue");
   for (const ReductionConfig &config : {rounded, halved})
     expectKernelTakesParams(config, buildReductionKernel);
 }
@@ -766,8 +757,7 @@ TEST_F(KernelParamsTest, LayoutConfigurationsWithoutKernel) {
   std::string reason;
   LayoutConfig wide;
   wide.elementBytes = 8;
-  EXPECT_TRUE(failed(wide.verify(reason)));
-  EXPECT_NE(reason.find("1, 2 or 4 bytes"), std::string::npos) << reason;
+  expectInvalid(wide, "1, 2 or 4 bytes");
 
   // 32 bytes per access.
   LayoutConfig vector;
