@@ -67,6 +67,7 @@ void fp8::buildFP8GPUPipeline(OpPassManager &pm,
   lower.fusePrologues = options.fusePrologues;
   lower.fuseRows = options.fuseRows;
   lower.sm90TileN = options.sm90TileN;
+  lower.stageEpilogueInputs = options.stageEpilogueInputs;
   lower.entryPoints.assign(options.entryPoints.begin(),
                            options.entryPoints.end());
   pm.addPass(fp8::createConvertFP8ToGPU(lower));

@@ -197,6 +197,14 @@ def ConvertFP8ToGPU : Pass<"convert-fp8-to-gpu", "::mlir::ModuleOp"> {
            "whose products fill the multiprocessors' waves better so, by an "
            "estimate measured on an H100 (a `tiles` remark says which), 128 "
            "for the rest. Block-scaled GEMMs and N <= 64 keep their tiles">,
+    Option<"stageEpilogueInputs", "stage-epilogue-inputs", "bool",
+           /*default=*/"true",
+           "sm_90a GEMMs whose epilogue reads a tensor of the result's shape "
+           "(a residual, a GELU's derivative) copy each tile's part of it "
+           "into shared memory with TMA while the tile's last K steps run, "
+           "where its rows are whole 16-byte units of an unpadded buffer and "
+           "at least 4 pipeline stages still fit (off: the epilogue loads "
+           "it from global memory)">,
     ListOption<"entryPoints", "entry-points", "std::string",
                "The functions to compile, with the functions they call "
                "(default: every public function with statically shaped "

@@ -110,6 +110,12 @@ struct GPUPipelineOptions : public PassPipelineOptions<GPUPipelineOptions> {
                      "scaling allows: auto, 128 or 192 (see "
                      "convert-fp8-to-gpu)"),
       llvm::cl::init("auto")};
+  PassOptions::Option<bool> stageEpilogueInputs{
+      *this, "stage-epilogue-inputs",
+      llvm::cl::desc("Stage the same-shape tensors sm_90a GEMM epilogues "
+                     "read in shared memory with TMA (see "
+                     "convert-fp8-to-gpu)"),
+      llvm::cl::init(true)};
   PassOptions::ListOption<std::string> entryPoints{
       *this, "entry-points",
       llvm::cl::desc("The functions to compile, with the functions they call "

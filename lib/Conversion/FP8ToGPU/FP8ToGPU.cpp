@@ -287,6 +287,7 @@ struct ConvertFP8ToGPUPass
     for (func::FuncOp func : *functions) {
       PlanBuilder plan(func, kernels, chip, numSMs);
       plan.sm90Tiles = *tiles;
+      plan.stageEpilogueInputs = stageEpilogueInputs;
       if (failed(planFunction(plan, reuseTemporaries, fusePrologues, fuseRows)))
         return signalPassFailure();
       plans.set(func.getName(), plan.getPlan().toAttr(&getContext()));

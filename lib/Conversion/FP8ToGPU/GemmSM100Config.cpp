@@ -56,6 +56,9 @@ LogicalResult GemmSM100Config::verify(std::string &reason) const {
     return fail("high-precision GEMMs have no scales or FP8 results");
   if (failed(verifyEpilogue(reason)))
     return failure();
+  if (stagedMatrices)
+    return fail("the sm_100a GEMM reads its epilogue's inputs from global "
+                "memory");
   if (resultBlock > blockN)
     return fail("an output tile must hold whole blocks of the result's "
                 "scales");

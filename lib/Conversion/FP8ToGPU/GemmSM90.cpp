@@ -24,6 +24,11 @@
 //   * The epilogue applies the remaining scales and the bias, converts, and
 //     stores pairs of adjacent columns, guarded against the ragged edges of M
 //     and N; TMA zero-fills out-of-range loads, so ragged K is exact.
+//   * Staged epilogue inputs (stagedMatrices): after a tile's K loads the
+//     producer copies the tile's part of each matrix the epilogue reads
+//     into shared memory (TMA, 128-byte column chunks with 128-byte
+//     swizzle), guarded by a one-slot ring: the consumers wait for it
+//     before their epilogue and release it once they have read it.
 //   * Batched: the tiles of every matrix, one matrix after the other; 3-D
 //     tensor maps keep each tile's loads inside its matrix.
 //   * High precision (wideOperands): bf16/f16 (wgmma k16) or f32 read as
@@ -93,6 +98,8 @@ public:
 private:
   int64_t stages = 0;
   MbarrierRing ring;
+  /// One slot: the staged epilogue inputs of a tile.
+  MbarrierRing staging;
 
   Type accType;
   int64_t accCount() const { return config.blockN / 2; }
@@ -122,8 +129,17 @@ private:
   Value pack(ArrayRef<Value> values);
   /// Decoded scale `index` of an f32 or E8M0 scale array.
   Value loadScale(Value array, Value index);
-  void emitEpilogue(Value acc, Value rowBase, Value colBase, Value lane,
-                    Value tensorFactor);
+  /// The epilogue of the tile at (`m0`, `n0`), this thread's fragment
+  /// rows at `fragmentRow` in it; `tile` counts the CTA's tiles (the
+  /// staging ring's position).
+  void emitEpilogue(Value acc, Value m0, Value fragmentRow, Value n0,
+                    Value lane, Value tensorFactor, Value tile);
+  /// The producer's copy of the staged inputs of the tile at (`m0`, `n0`)
+  /// into the staging slot, once the consumers have released it.
+  void emitStagingLoads(Value m0, Value n0, Value tile, Value elected);
+  /// Elements `col` and `col` + 1 of tile row `row` of staged input
+  /// `index`, from shared memory.
+  std::array<Value, 2> loadStagedPair(int64_t index, Value row, Value col);
 };
 
 Value GemmEmitter::descriptor(Value tile, int64_t kStep) {
@@ -179,8 +195,9 @@ void GemmEmitter::emitProducer() {
   Value elected = NVVM::ElectSyncOp::create(kb.b, kb.loc, kb.i1(), Value());
   Value bytes =
       kb.i32((config.blockM + config.blockN) * GemmSM90Config::kBlockK);
+  // (ring position, tiles done)
   forEachTile(
-      ValueRange{kb.i32(0)},
+      ValueRange{kb.i32(0), kb.i32(0)},
       [&](Value tileRow, Value tileCol, Value batch,
           ValueRange args) -> SmallVector<Value> {
         Value m0 = kb.mul(tileRow, kb.i32(config.blockM));
@@ -191,8 +208,81 @@ void GemmEmitter::emitProducer() {
                                          std::tuple{tmapB, slotB(s), n0}})
             loadOperandTile(tmap, slot, k0, row, batch, full);
         };
-        return {ring.emitProducerLoop(kTiles, args[0], elected, bytes, issue)};
+        Value position =
+            ring.emitProducerLoop(kTiles, args[0], elected, bytes, issue);
+        if (config.stagedMatrices)
+          emitStagingLoads(m0, n0, args[1], elected);
+        return {position, kb.add(args[1], kb.i32(1))};
       });
+}
+
+void GemmEmitter::emitStagingLoads(Value m0, Value n0, Value tile,
+                                   Value elected) {
+  // Chunks whose columns start past N are skipped (and not expected): a
+  // ragged N's partial chunk is zero-filled by TMA.
+  struct Chunk {
+    Value tensorMap, dst, col, inBounds;
+  };
+  SmallVector<Chunk> chunks;
+  Value bytes = kb.i32(0);
+  Value buffer = kb.byteOffset(smem, kb.i32(config.getStagedInputOffset()));
+  int64_t offset = 0;
+  for (auto [i, input] : llvm::enumerate(config.epilogue->inputs)) {
+    if (!config.isStaged(input))
+      continue;
+    int64_t elementBytes = getWideElementBytes(input.element);
+    Value rowBytes = kb.mul(n, kb.i32(elementBytes));
+    for (int64_t c = 0; c < config.blockN * elementBytes / 128; ++c) {
+      Chunk chunk;
+      chunk.tensorMap = epilogueInputs[i];
+      chunk.dst = kb.byteOffset(buffer, kb.i32(offset));
+      chunk.col = kb.add(kb.mul(n0, kb.i32(elementBytes)), kb.i32(c * 128));
+      chunk.inBounds = kb.ult(chunk.col, rowBytes);
+      bytes = kb.add(bytes, kb.select(chunk.inBounds,
+                                      kb.i32(config.blockM * 128), kb.i32(0)));
+      chunks.push_back(chunk);
+      offset += config.blockM * 128;
+    }
+  }
+  staging.emitProducerLoop(kb.i32(1), tile, elected, bytes,
+                           [&](Value, Value, Value full) {
+                             for (const Chunk &chunk : chunks)
+                               kb.ifThen(chunk.inBounds, [&] {
+                                 emitTmaLoad(kb, chunk.tensorMap, chunk.dst,
+                                             ValueRange{chunk.col, m0}, full);
+                               });
+                           });
+}
+
+std::array<Value, 2> GemmEmitter::loadStagedPair(int64_t index, Value row,
+                                                 Value col) {
+  // Input `index`'s chunks follow those of the staged inputs before it.
+  int64_t offset = 0;
+  for (const GemmEpilogue::Input &input :
+       ArrayRef(config.epilogue->inputs).take_front(index))
+    if (config.isStaged(input))
+      offset +=
+          config.blockM * config.blockN * getWideElementBytes(input.element);
+  const GemmEpilogue::Input &input = config.epilogue->inputs[index];
+  int64_t elementBytes = getWideElementBytes(input.element);
+  // Byte b of the tile row lies in chunk b / 128, in its 16-byte unit
+  // (b / 16) mod 8 XOR row mod 8 (the 128-byte swizzle of rows of 128
+  // bytes).
+  Value byte = kb.mul(col, kb.i32(elementBytes));
+  Value chunk = kb.udiv(byte, kb.i32(128));
+  Value unit = kb.xorI(kb.andI(kb.lshr(byte, kb.i32(4)), kb.i32(7)),
+                       kb.andI(row, kb.i32(7)));
+  Value within = kb.add(
+      kb.mul(chunk, kb.i32(config.blockM * 128)),
+      kb.add(kb.mul(row, kb.i32(128)),
+             kb.add(kb.shl(unit, kb.i32(4)), kb.andI(byte, kb.i32(15)))));
+  Value address = kb.byteOffset(
+      smem, kb.add(kb.i32(config.getStagedInputOffset() + offset), within));
+  Type element = getElementType(kb.b, input.element);
+  Value pair =
+      kb.load(VectorType::get({2}, element), address, 2 * elementBytes);
+  return {LLVM::ExtractElementOp::create(kb.b, kb.loc, pair, kb.i32(0)),
+          LLVM::ExtractElementOp::create(kb.b, kb.loc, pair, kb.i32(1))};
 }
 
 void GemmEmitter::emitConsumer(Value consumer) {
@@ -229,8 +319,9 @@ void GemmEmitter::emitConsumer(Value consumer) {
   // Scale blocks along K in a K tile (Block scaling).
   int64_t blocksPerTile = GemmSM90Config::kBlockK / config.kGroup;
 
+  // (ring position, tiles done)
   forEachTile(
-      ValueRange{kb.i32(0)},
+      ValueRange{kb.i32(0), kb.i32(0)},
       [&](Value tileRow, Value tileCol, Value batch,
           ValueRange args) -> SmallVector<Value> {
         Value m0 = kb.mul(tileRow, kb.i32(config.blockM));
@@ -447,14 +538,16 @@ void GemmEmitter::emitConsumer(Value consumer) {
           NVVM::WgmmaWaitGroupSyncOp::create(kb.b, kb.loc, 0);
           releaseAfter(kb.sub(state[0], kb.i32(1)), kb.ult(kb.i32(0), kTiles));
         }
-        emitEpilogue(state[1], kb.add(m0, fragmentRow), n0, lane,
-                     batch ? loadTensorFactor() : tensorFactor);
-        return {state[0]};
+        emitEpilogue(state[1], m0, fragmentRow, n0, lane,
+                     batch ? loadTensorFactor() : tensorFactor, args[1]);
+        return {state[0], kb.add(args[1], kb.i32(1))};
       });
 }
 
-void GemmEmitter::emitEpilogue(Value acc, Value rowBase, Value colBase,
-                               Value lane, Value tensorFactor) {
+void GemmEmitter::emitEpilogue(Value acc, Value m0, Value fragmentRow,
+                               Value colBase, Value lane, Value tensorFactor,
+                               Value tile) {
+  Value rowBase = kb.add(m0, fragmentRow);
   SmallVector<Value> values = unpack(acc);
   Type element = getElementType(kb.b, config.out);
   int64_t elementBytes =
@@ -497,6 +590,19 @@ void GemmEmitter::emitEpilogue(Value acc, Value rowBase, Value colBase,
       if (config.epilogue)
         pair.inputs.push_back(
             loadEpilogueInputs(kb.minU(pair.row, maxRow), col));
+    }
+    // Staged inputs, both elements at once from the tile in shared memory
+    // (past the matrix: TMA's zeros, which no stored result or amax reads).
+    for (auto [index, input] :
+         llvm::enumerate(config.epilogue ? config.epilogue->inputs
+                                         : ArrayRef<GemmEpilogue::Input>())) {
+      if (!config.isStaged(input))
+        continue;
+      std::array<Value, 2> elements =
+          loadStagedPair(index, kb.add(fragmentRow, kb.i32(8 * ((i >> 1) & 1))),
+                         kb.add(laneCol, kb.i32(8 * (i >> 2))));
+      for (int64_t j = 0; j < 2; ++j)
+        pair.inputs[j][index] = elements[j];
     }
     return pair;
   };
@@ -567,6 +673,12 @@ void GemmEmitter::emitEpilogue(Value acc, Value rowBase, Value colBase,
   // latency. (An H100 ran the MLP block's GELU-derivative GEMM, whose
   // epilogue reads a bf16 tensor, at 1555 us with batches of 8 pairs,
   // against 917 us for the same GEMM without an epilogue.)
+  Value stagingSlot;
+  if (config.stagedMatrices) {
+    Value phase;
+    std::tie(stagingSlot, phase) = staging.getSlot(tile);
+    staging.waitFull(stagingSlot, phase);
+  }
   if (!config.resultBlock) {
     int64_t inFlight =
         accCount() / 2 /
@@ -622,6 +734,11 @@ void GemmEmitter::emitEpilogue(Value acc, Value rowBase, Value colBase,
     for (auto [p, pair] : llvm::enumerate(pairs))
       storePair(pair, factors[slot(p)]);
   }
+  // Every staged element has been read (and used): release the slot, one
+  // arrival per consumer warp.
+  if (config.stagedMatrices)
+    kb.ifThen(kb.eq(lane, kb.i32(0)),
+              [&] { staging.arriveEmpty(stagingSlot); });
   if (config.rowAmax) {
     // A row's values lie in the four lanes of a quad: reduce them, then one
     // atomic per row.
@@ -650,6 +767,8 @@ void GemmEmitter::emit() {
                config.getKElements(GemmSM90Config::kBlockK));
   ring = MbarrierRing(kb, smem, stages, barriersOffset(),
                       barriersOffset() + 8 * stages);
+  staging = MbarrierRing(kb, smem, 1, config.getStagedBarrierOffset(),
+                         config.getStagedBarrierOffset() + 8);
 
   Value tid = kb.threadId();
   Value warpgroup = kb.udiv(tid, kb.i32(kWarpgroup));
@@ -657,6 +776,8 @@ void GemmEmitter::emit() {
   // fills a slot, one per consumer warp frees it.
   kb.ifThen(kb.eq(tid, kb.i32(0)), [&] {
     ring.emitInit(1, kConsumerWarps);
+    if (config.stagedMatrices)
+      staging.emitInit(1, kConsumerWarps);
     NVVM::FenceMbarrierInitOp::create(kb.b, kb.loc);
   });
   NVVM::Barrier0Op::create(kb.b, kb.loc);

@@ -73,6 +73,20 @@ LogicalResult GemmSM90Config::verify(std::string &reason) const {
           "k32 steps, a multiple of 4, or never (0)",
           p));
   }
+  if (stagedMatrices) {
+    if (!epilogue ||
+        llvm::none_of(epilogue->inputs, [&](const GemmEpilogue::Input &input) {
+          return isStaged(input);
+        }))
+      return fail("staged epilogue inputs need an epilogue that reads a "
+                  "matrix");
+    if (getStages() < kMinStagedStages ||
+        getSharedMemoryBytes() > kSharedMemoryBudget)
+      return fail(llvm::formatv(
+          "the staged epilogue inputs ({0} bytes a tile) leave {1} pipeline "
+          "stages; at least {2} are kept",
+          getStagedInputBytes(), getStages(), kMinStagedStages));
+  }
   return success();
 }
 
@@ -94,9 +108,34 @@ int64_t GemmSM90Config::getStages() const {
   if (stages > 0)
     return stages;
   int64_t stageBytes = (blockM + blockN) * kBlockK;
-  return std::min(kMaxStages,
-                  (kSharedMemoryBudget - 256 - getColumnScaleBytes()) /
-                      stageBytes);
+  if (!stagedMatrices)
+    return std::min(kMaxStages,
+                    (kSharedMemoryBudget - 256 - getColumnScaleBytes()) /
+                        stageBytes);
+  // The deepest ring after which the staged inputs still fit.
+  GemmSM90Config fitted = *this;
+  for (fitted.stages = kMaxStages; fitted.stages > 1; --fitted.stages)
+    if (fitted.getSharedMemoryBytes() <= kSharedMemoryBudget)
+      break;
+  return fitted.stages;
+}
+
+int64_t GemmSM90Config::getStagedInputBytes() const {
+  if (!stagedMatrices || !epilogue)
+    return 0;
+  int64_t bytes = 0;
+  for (const GemmEpilogue::Input &input : epilogue->inputs)
+    if (isStaged(input))
+      bytes += blockM * blockN * getWideElementBytes(input.element);
+  return bytes;
+}
+
+int64_t GemmSM90Config::getStagedBarrierOffset() const {
+  return getColumnScaleOffset() + getColumnScaleBytes();
+}
+
+int64_t GemmSM90Config::getStagedInputOffset() const {
+  return llvm::alignTo(getStagedBarrierOffset() + 16, 1024);
 }
 
 double mlir::fp8::estimateSM90WideTileSpeedup(int64_t batches, int64_t m,
@@ -115,7 +154,9 @@ int64_t GemmSM90Config::getColumnScaleOffset() const {
 }
 
 int64_t GemmSM90Config::getSharedMemoryBytes() const {
-  return getColumnScaleOffset() + getColumnScaleBytes();
+  if (getStagedInputBytes() == 0)
+    return getColumnScaleOffset() + getColumnScaleBytes();
+  return getStagedInputOffset() + getStagedInputBytes();
 }
 
 std::string GemmSM90Config::getKernelName() const {
@@ -131,6 +172,8 @@ std::string GemmSM90Config::getKernelName() const {
     name += llvm::formatv("_inv{0}{1}", invertScaleA ? "a" : "",
                           invertScaleB ? "b" : "")
                 .str();
+  if (stagedMatrices)
+    name += "_stg";
   name += llvm::formatv("_{0}x{1}_s{2}", blockM, blockN, getStages()).str();
   return name;
 }

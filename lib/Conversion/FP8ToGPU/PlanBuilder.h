@@ -163,6 +163,9 @@ public:
   /// their wide tiles). Remarks on each automatic choice.
   bool takesWideSM90Tiles(Operation *op, int64_t batches, int64_t m, int64_t n,
                           bool fp8, bool readsMatrix) const;
+  /// Stage the same-shape inputs of sm_90a GEMM epilogues in shared memory
+  /// where they can be (convert-fp8-to-gpu's `stage-epilogue-inputs`).
+  bool stageEpilogueInputs = true;
   /// The elementwise ops whose results only quantizations read, which their
   /// kernels compute as prologues: no launch and no buffer of their own.
   llvm::DenseMap<Value, Operation *> quantizePrologues;

@@ -194,6 +194,8 @@ struct GemmOperands {
   TensorMapParam a, b;
   int64_t scaleA = -1, scaleB = -1;
   int64_t scaleABatchStride = 0, scaleBBatchStride = 0;
+  /// The tensor map of each staged epilogue input, by input (sm_90a).
+  SmallVector<TensorMapParam> epilogueMaps;
 };
 
 /// The bytes of one matrix's slice of the row-major scales `scale` of a
@@ -256,6 +258,8 @@ LaunchParam getGemmArg(PlanBuilder &plan, ScaledMatmulOp op,
     return I32Param{operands.scaleBBatchStride};
   case GemmParam::EpilogueInput:
     return buffer(op.getEpilogueIns()[epilogueInputs++]);
+  case GemmParam::EpilogueTensorMap:
+    return operands.epilogueMaps[epilogueInputs++];
   }
   llvm_unreachable("unknown GEMM parameter");
 }
@@ -265,6 +269,47 @@ bool epilogueReadsMatrix(const std::optional<GemmEpilogue> &epilogue) {
   return epilogue && llvm::any_of(epilogue->inputs, [](const auto &input) {
            return input.read == ElementRead::Matrix;
          });
+}
+
+/// Stages the matrix inputs of `config`'s epilogue in shared memory where
+/// the planner may (`stage-epilogue-inputs`) and the kernel can: TMA reads
+/// rows of whole 16-byte units of unpadded buffers, and the kernel keeps
+/// kMinStagedStages stages. A remark says which, or why not.
+void stageEpilogueMatrices(PlanBuilder &plan, ScaledMatmulOp op,
+                           const ScaledGemmShape &g, GemmSM90Config &config) {
+  if (!plan.stageEpilogueInputs || config.batched ||
+      !epilogueReadsMatrix(config.epilogue))
+    return;
+  std::string reason;
+  for (auto [input, value] :
+       llvm::zip_equal(config.epilogue->inputs, op.getEpilogueIns())) {
+    if (input.read != ElementRead::Matrix)
+      continue;
+    int64_t rowBytes = g.n * getWideElementBytes(input.element);
+    if (plan.getBuffer(plan.bufferOf(value)).pitch)
+      reason = "a matrix it reads has padded rows";
+    else if (rowBytes % 16 != 0)
+      reason = llvm::formatv("the rows of a matrix it reads are {0} bytes, "
+                             "not whole 16-byte units",
+                             rowBytes)
+                   .str();
+  }
+  GemmSM90Config staged = config;
+  staged.stagedMatrices = true;
+  auto opts = getFP8GPURemarkOpts(op, "epilogue-staged");
+  if (reason.empty() && succeeded(staged.verify(reason))) {
+    config.stagedMatrices = true;
+    remark::passed(op.getLoc(), opts) << remark::add(
+        "{0} stages the matrices its epilogue reads in shared memory ({1} "
+        "bytes a {2} x {3} tile, {4} pipeline stages left)",
+        describeForRemarks(op), staged.getStagedInputBytes(), staged.blockM,
+        staged.blockN, staged.getStages());
+    return;
+  }
+  remark::missed(op.getLoc(), opts)
+      << remark::add("{0} reads the matrices its epilogue reads from global "
+                     "memory: {1}",
+                     describeForRemarks(op), reason);
 }
 
 LogicalResult planSM90Gemm(PlanBuilder &plan, ScaledMatmulOp op) {
@@ -323,6 +368,7 @@ LogicalResult planSM90Gemm(PlanBuilder &plan, ScaledMatmulOp op) {
       plan.takesWideSM90Tiles(op, g.batches, g.m, g.n, /*fp8=*/true,
                               epilogueReadsMatrix(config.epilogue)))
     config.blockN = 192;
+  stageEpilogueMatrices(plan, op, g, config);
   if (failed(config.verify(reason)))
     return op.emitError() << "fp8 GPU lowering: " << reason;
 
@@ -353,6 +399,19 @@ LogicalResult planSM90Gemm(PlanBuilder &plan, ScaledMatmulOp op) {
     operands.scaleABatchStride = getScaleBatchStride(op.getLhsScale());
     operands.scaleBBatchStride = getScaleBatchStride(op.getRhsScale());
   }
+  // Staged inputs: [M, N] elements as bytes, boxes of 128 bytes by the
+  // tile's rows.
+  if (config.stagedMatrices)
+    for (auto [input, value] :
+         llvm::zip_equal(config.epilogue->inputs, op.getEpilogueIns())) {
+      int64_t bits = 8 * getWideElementBytes(input.element);
+      operands.epilogueMaps.push_back(
+          config.isStaged(input)
+              ? plan.getTensorMap(plan.bufferOf(value), g.m, g.n, config.blockM,
+                                  128 * 8 / bits, bits,
+                                  /*batches=*/1)
+              : TensorMapParam());
+    }
   int64_t tiles = g.batches * llvm::divideCeil(g.m, config.blockM) *
                   llvm::divideCeil(g.n, config.blockN);
   plan.addKernelLaunch(

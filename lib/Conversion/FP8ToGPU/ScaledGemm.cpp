@@ -28,6 +28,7 @@ KernelParamKind mlir::fp8::getParamKind(GemmParam param) {
   switch (param) {
   case GemmParam::TensorMapA:
   case GemmParam::TensorMapB:
+  case GemmParam::EpilogueTensorMap:
     return KernelParamKind::TensorMap;
   case GemmParam::Out:
   case GemmParam::ScaleA:
@@ -72,7 +73,9 @@ SmallVector<GemmParam> ScaledGemmConfig::getParams() const {
   if (batched && !wideOperands)
     params.append({GemmParam::ScaleABatchStride, GemmParam::ScaleBBatchStride});
   if (epilogue)
-    params.append(epilogue->inputs.size(), GemmParam::EpilogueInput);
+    for (const GemmEpilogue::Input &input : epilogue->inputs)
+      params.push_back(isStaged(input) ? GemmParam::EpilogueTensorMap
+                                       : GemmParam::EpilogueInput);
   return params;
 }
 
@@ -293,6 +296,10 @@ SmallVector<Value> GemmEmitterBase<Config>::loadEpilogueInputs(Value row,
                                                                Value col) {
   SmallVector<Value> elements;
   for (auto [i, input] : llvm::enumerate(config.epilogue->inputs)) {
+    if (config.isStaged(input)) {
+      elements.push_back(Value());
+      continue;
+    }
     Type type = getElementType(kb.b, input.element);
     int64_t bytes = type.getIntOrFloatBitWidth() / 8;
     Value index;

@@ -72,7 +72,9 @@ protected:
   /// The elements of the epilogue's inputs at (`row`, `col`), both inside
   /// the matrix, in the order of config.epilogue->inputs. Loading them
   /// apart from applyEpilogue lets a caller issue the loads of several
-  /// elements before it stores any result (which may alias them).
+  /// elements before it stores any result (which may alias them). Staged
+  /// inputs (`stagedMatrices`) are left null, for the chip's emitter to
+  /// read from shared memory.
   SmallVector<Value> loadEpilogueInputs(Value row, Value col);
   /// applyEpilogue with the inputs' elements `inputs` already loaded.
   Value applyEpilogue(Value v, Value row, Value col, ValueRange inputs);

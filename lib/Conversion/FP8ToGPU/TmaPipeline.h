@@ -31,6 +31,9 @@ constexpr int64_t kSharedMemoryBudget = 232448;
 
 /// The deepest ring a kernel builds.
 constexpr int64_t kMaxStages = 8;
+/// The shallowest ring a GEMM that stages its epilogue's inputs in shared
+/// memory keeps: staging does not trade the main loop's depth below this.
+constexpr int64_t kMinStagedStages = 4;
 
 /// The suspend-time hint of mbarrier.try_wait, in nanoseconds: how long a
 /// waiting thread may sleep before it tests the phase again. The wait loops

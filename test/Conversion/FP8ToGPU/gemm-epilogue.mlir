@@ -18,7 +18,8 @@
 // GRAPH-NOT: linalg.
 
 // One launch per function: the GEMM, its epilogue inputs as its last
-// parameters.
+// parameters (the f32 residual as a tensor map: the kernel stages it in
+// shared memory, gemm-epilogue-staged.mlir).
 // SM90-LABEL: bias_gelu = {buffers
 // SM90-SAME: launches = [{block = [384, 1, 1], {{[^}]*}}kernel = "fp8_gemm_sm90a_e4m3e4m3_bf16_tensor_p4_epibf16_{{[0-9a-f]+}}_128x128_s7", kind = "kernel", params = [{{.*}}{kind = "i32", value = 512 : i64}, {buffer = 4 : i64, kind = "buffer"}], persistent = true, shared_bytes = {{[0-9]+}} : i64}], workspace_bytes = {{[0-9]+}} : i64}
 // SM90-LABEL: relu_quantize = {buffers
@@ -27,7 +28,7 @@
 // SM90-SAME: kernel = "fp8_quantize_bf16_e4m3_b32x128_sat_given_vs_nanprop_vl"
 // SM90-NOT: fp8_amax
 // SM90-LABEL: residual_rowscale = {buffers
-// SM90-SAME: launches = [{block = [384, 1, 1], {{[^}]*}}kernel = "fp8_gemm_sm90a_e4m3e4m3_f32_rowcol_p4_epif32_{{[0-9a-f]+}}_128x128_s7", kind = "kernel", params = [{{.*}}{kind = "i32", value = 512 : i64}, {buffer = 4 : i64, kind = "buffer"}, {buffer = 5 : i64, kind = "buffer"}], persistent = true, shared_bytes = {{[0-9]+}} : i64}], workspace_bytes = {{[0-9]+}} : i64}
+// SM90-SAME: launches = [{block = [384, 1, 1], {{[^}]*}}kernel = "fp8_gemm_sm90a_e4m3e4m3_f32_rowcol_p4_epif32_{{[0-9a-f]+}}_stg_128x128_s5", kind = "kernel", params = [{{.*}}{kind = "i32", value = 512 : i64}, {box = [128, 128], buffer = 4 : i64, dims = [544, 200], dtype = "uint8", kind = "tensor_map", strides = [544], swizzle = "128B"}, {buffer = 5 : i64, kind = "buffer"}], persistent = true, shared_bytes = {{[0-9]+}} : i64}], workspace_bytes = {{[0-9]+}} : i64}
 // SM90-LABEL: rowwise_quantize = {buffers
 // SM90-SAME: kind = "fill"
 // SM90-SAME: kernel = "fp8_gemm_sm90a_e4m3e4m3_bf16_tensor_p4_rowamax_epibf16_{{[0-9a-f]+}}_128x128_s7"
@@ -39,14 +40,15 @@
 // SM100-SAME: launches = [{{{[^}]*}}kernel = "fp8_gemm_sm100a_e4m3e4m3_f32_rowcol_epif32_{{[0-9a-f]+}}_128x128_s7", kind = "kernel", params = [{{.*}}{kind = "i32", value = 512 : i64}, {buffer = 4 : i64, kind = "buffer"}, {buffer = 5 : i64, kind = "buffer"}], persistent = true, shared_bytes = {{[0-9]+}} : i64}], workspace_bytes = {{[0-9]+}} : i64}
 
 // The GELU's erf by polynomial (no libdevice), the bf16 bias read per
-// column, pairs of bf16 results stored as 32 bits; the residual and row
-// scale read as f32, pairs of f32 results.
+// column, pairs of bf16 results stored as 32 bits; the residual read from
+// shared memory in pairs, the row scale as f32, pairs of f32 results.
 // PTX-LABEL: .entry fp8_gemm_sm90a_e4m3e4m3_bf16_tensor_p4_epibf16_
 // PTX: wgmma.mma_async
 // PTX: ld.global.b16
 // PTX: st.global.b32
 // PTX-LABEL: .entry fp8_gemm_sm90a_e4m3e4m3_f32_rowcol_p4_epif32_
 // PTX: wgmma.mma_async
+// PTX: ld.shared.v2.b32
 // PTX: ld.global.b32
 // PTX: st.global.v2.b32
 

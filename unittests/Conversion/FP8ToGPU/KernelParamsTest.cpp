@@ -249,6 +249,37 @@ TEST_F(KernelParamsTest, GemmEpilogueInputsComeLast) {
   GemmSM90Config missing = sm90;
   missing.epilogue->inputs.pop_back();
   expectInvalid(missing, "one value per input");
+
+  // Staged: the f32 matrix becomes a tensor map, the column stays a buffer.
+  // Its 64 KiB tile (1024-aligned, after the ring and the staging slot's
+  // two barriers) leaves 5 of the 7 stages.
+  GemmSM90Config staged = sm90;
+  staged.stagedMatrices = true;
+  EXPECT_EQ(staged.getParams(),
+            (SmallVector<P>{P::TensorMapA, P::TensorMapB, P::Out, P::ScaleA,
+                            P::ScaleB, P::OutScale, P::Amax, P::M, P::N, P::K,
+                            P::EpilogueTensorMap, P::EpilogueInput}));
+  expectValid(staged);
+  EXPECT_EQ(staged.getStagedInputBytes(), 128 * 128 * 4);
+  EXPECT_EQ(staged.getStages(), 5);
+  EXPECT_EQ(staged.getStagedBarrierOffset(), 5 * (256 * 128 + 16));
+  EXPECT_EQ(staged.getStagedInputOffset(), 164864);
+  EXPECT_EQ(staged.getSharedMemoryBytes(), 164864 + 65536);
+  EXPECT_NE(staged.getKernelName().find("_stg_128x128_s5"), std::string::npos)
+      << staged.getKernelName();
+  expectKernelTakesParams(staged, buildGemmSM90Kernel);
+  // 128 x 192 tiles would stage 96 KiB and keep 3 stages; nothing to stage
+  // without a matrix; sm_100a does not stage.
+  GemmSM90Config wide = staged;
+  wide.blockN = 192;
+  EXPECT_EQ(wide.getStages(), 3);
+  expectInvalid(wide, "at least 4");
+  GemmSM90Config columns = staged;
+  columns.epilogue->inputs[0].read = GemmEpilogue::Read::Row;
+  expectInvalid(columns, "reads a matrix");
+  GemmSM100Config sm100Staged = sm100;
+  sm100Staged.stagedMatrices = true;
+  expectInvalid(sm100Staged, "global memory");
 }
 
 TEST_F(KernelParamsTest, GemmSM90RejectsGlobalScales) {

@@ -45,6 +45,11 @@ inline std::optional<WideElement> getWideElement(Type type) {
   return std::nullopt;
 }
 
+/// Bytes of one `element`.
+inline int64_t getWideElementBytes(WideElement element) {
+  return element == WideElement::F32 ? 4 : 2;
+}
+
 //===----------------------------------------------------------------------===//
 // Kernel parameters
 //===----------------------------------------------------------------------===//
@@ -95,8 +100,13 @@ enum class GemmParam {
   Batches,
   ScaleABatchStride,
   ScaleBBatchStride,
-  /// The inputs of an epilogue (`epilogue`), one parameter each, last.
+  /// The inputs of an epilogue (`epilogue`), one parameter each, last:
+  /// the input's buffer, or the tensor map of a matrix input that the
+  /// kernel stages in shared memory (`stagedMatrices`): its [M, N] elements
+  /// as [M, N * bytes] bytes, boxes of 128 bytes by the tile's rows, with
+  /// 128-byte swizzle.
   EpilogueInput,
+  EpilogueTensorMap,
 };
 KernelParamKind getParamKind(GemmParam param);
 
@@ -327,11 +337,20 @@ struct ScaledGemmConfig {
   /// `fp8Out` encodes; `outAmax` is then the amax of the body's results. A
   /// batch's epilogue reads scalar inputs only.
   std::optional<GemmEpilogue> epilogue;
+  /// sm_90a: the epilogue's Matrix inputs are not read from global memory
+  /// by the consumers; the producer copies each tile's part of them into
+  /// shared memory with TMA while the tile's last K steps run, and passes
+  /// them as tensor maps (GemmParam::EpilogueTensorMap).
+  bool stagedMatrices = false;
 
   /// The kernel's parameters, in order.
   SmallVector<GemmParam> getParams() const;
   /// Fails with a reason when the epilogue does not go with the rest.
   LogicalResult verifyEpilogue(std::string &reason) const;
+  /// Whether epilogue input `input` is passed as a tensor map and staged.
+  bool isStaged(const GemmEpilogue::Input &input) const {
+    return stagedMatrices && input.read == GemmEpilogue::Read::Matrix;
+  }
   /// Bits of one operand element of A (8 for FP8, 4 for E2M1).
   int64_t getOperandBits() const;
   /// Elements of K in `bytes` of an operand row.
@@ -392,6 +411,14 @@ struct GemmSM90Config : ScaledGemmConfig {
   int64_t getColumnScaleBufferBytes() const;
   int64_t getColumnScaleBytes() const;
   int64_t getColumnScaleOffset() const;
+  /// Staged epilogue inputs (`stagedMatrices`): the bytes of one tile of
+  /// all of them (blockM x blockN elements each, in 128-byte column chunks
+  /// of blockM rows), the offset of their full and empty mbarriers (after
+  /// the column scales) and of the buffer (1024-byte aligned, for the
+  /// swizzle). 0 bytes when nothing is staged.
+  int64_t getStagedInputBytes() const;
+  int64_t getStagedBarrierOffset() const;
+  int64_t getStagedInputOffset() const;
   /// Dynamic shared memory in bytes.
   int64_t getSharedMemoryBytes() const;
   /// A name that identifies the configuration.
