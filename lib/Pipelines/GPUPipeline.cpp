@@ -68,6 +68,7 @@ void fp8::buildFP8GPUPipeline(OpPassManager &pm,
   lower.fuseRows = options.fuseRows;
   lower.sm90TileN = options.sm90TileN;
   lower.stageEpilogueInputs = options.stageEpilogueInputs;
+  lower.sm90EpilogueWarpgroup = options.sm90EpilogueWarpgroup;
   lower.entryPoints.assign(options.entryPoints.begin(),
                            options.entryPoints.end());
   pm.addPass(fp8::createConvertFP8ToGPU(lower));

@@ -205,6 +205,15 @@ def ConvertFP8ToGPU : Pass<"convert-fp8-to-gpu", "::mlir::ModuleOp"> {
            "where its rows are whole 16-byte units of an unpadded buffer and "
            "at least 4 pipeline stages still fit (off: the epilogue loads "
            "it from global memory)">,
+    Option<"sm90EpilogueWarpgroup", "sm90-epilogue-warpgroup", "bool",
+           /*default=*/"false",
+           "sm_90a GEMMs whose epilogue computes a transcendental function (a "
+           "GELU, its derivative, tanh, SiLU) run it in a fourth warpgroup, "
+           "concurrently with the next tile's K loop: the consumers hand "
+           "their accumulators over through shared memory. Such GEMMs take "
+           "128-column tiles under sm90-tile-n=auto. Off by default: one "
+           "warpgroup computes these epilogues more slowly than the K loop "
+           "runs (docs/perf.md, 2026-11-27)">,
     ListOption<"entryPoints", "entry-points", "std::string",
                "The functions to compile, with the functions they call "
                "(default: every public function with statically shaped "

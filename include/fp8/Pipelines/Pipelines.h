@@ -116,6 +116,12 @@ struct GPUPipelineOptions : public PassPipelineOptions<GPUPipelineOptions> {
                      "read in shared memory with TMA (see "
                      "convert-fp8-to-gpu)"),
       llvm::cl::init(true)};
+  PassOptions::Option<bool> sm90EpilogueWarpgroup{
+      *this, "sm90-epilogue-warpgroup",
+      llvm::cl::desc("Run the transcendental epilogues of sm_90a GEMMs in a "
+                     "warpgroup of their own (see convert-fp8-to-gpu; off "
+                     "by default, measured slower)"),
+      llvm::cl::init(false)};
   PassOptions::ListOption<std::string> entryPoints{
       *this, "entry-points",
       llvm::cl::desc("The functions to compile, with the functions they call "

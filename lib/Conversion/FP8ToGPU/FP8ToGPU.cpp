@@ -288,6 +288,7 @@ struct ConvertFP8ToGPUPass
       PlanBuilder plan(func, kernels, chip, numSMs);
       plan.sm90Tiles = *tiles;
       plan.stageEpilogueInputs = stageEpilogueInputs;
+      plan.sm90EpilogueWarpgroup = sm90EpilogueWarpgroup;
       if (failed(planFunction(plan, reuseTemporaries, fusePrologues, fuseRows)))
         return signalPassFailure();
       plans.set(func.getName(), plan.getPlan().toAttr(&getContext()));

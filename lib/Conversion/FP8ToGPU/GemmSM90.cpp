@@ -29,6 +29,10 @@
 //     into shared memory (TMA, 128-byte column chunks with 128-byte
 //     swizzle), guarded by a one-slot ring: the consumers wait for it
 //     before their epilogue and release it once they have read it.
+//   * Epilogue warpgroup (epilogueWarpgroup, 512 threads): the consumers
+//     store each tile's accumulators into a one-slot hand-over in shared
+//     memory and go on with the next tile; a fourth warpgroup runs the
+//     epilogue on both consumers' fragments meanwhile.
 //   * Batched: the tiles of every matrix, one matrix after the other; 3-D
 //     tensor maps keep each tile's loads inside its matrix.
 //   * High precision (wideOperands): bf16/f16 (wgmma k16) or f32 read as
@@ -54,6 +58,17 @@ constexpr int64_t kConsumerWarps = 8;
 constexpr int64_t kProducerRegisters = 40;
 constexpr int64_t kConsumerRegisters = 232;
 constexpr int64_t kMaxRegisters = 168; // at launch: 65536 / 384, rounded to 8
+// With an epilogue warpgroup: 65536 / 512 at launch, and 40 + 2 x 152 + 168
+// = 4 x 128 after setmaxnreg (the consumers' accumulator and partial sum of
+// a 128 x 128 tile fit in 152, block-scaled ones spilled at 144; the
+// epilogue's polynomials spilled at 152 with f32 results).
+constexpr int64_t kEpilogueWarpgroupMaxRegisters = 128;
+constexpr int64_t kHandOverConsumerRegisters = 152;
+constexpr int64_t kEpilogueWarpgroupRegisters = 168;
+static_assert(kProducerRegisters + 2 * kHandOverConsumerRegisters +
+                      kEpilogueWarpgroupRegisters ==
+                  4 * kEpilogueWarpgroupMaxRegisters,
+              "the warpgroups share the registers of the launch");
 // The epilogue loads a thread's bias and input elements in batches, each
 // batch's before the first of its results is stored: half the pairs of a
 // 128 x 128 tile (16 of 32) at once, a quarter of a 128 x 192 tile's (12 of
@@ -61,6 +76,10 @@ constexpr int64_t kMaxRegisters = 168; // at launch: 65536 / 384, rounded to 8
 // all 32 pairs in some 128 x 128 epilogues, 24 of 48 with f32 inputs.
 constexpr int64_t kEpilogueBatches = 2;
 constexpr int64_t kWideEpilogueBatches = 4;
+// The epilogue warpgroup loads 2 pairs at a time: it has fewer registers
+// than consumers running the epilogue (4 pairs spilled the GELU
+// derivative's), and the next tile's K loop to wait for memory in.
+constexpr int64_t kEpilogueWarpgroupBatches = 16;
 
 NVVM::WGMMATypes wgmmaType(Format format) {
   return format == Format::E4M3 ? NVVM::WGMMATypes::e4m3
@@ -100,6 +119,9 @@ private:
   MbarrierRing ring;
   /// One slot: the staged epilogue inputs of a tile.
   MbarrierRing staging;
+  /// One slot: a tile's accumulators, handed from the consumers to the
+  /// epilogue warpgroup.
+  MbarrierRing handOver;
 
   Type accType;
   int64_t accCount() const { return config.blockN / 2; }
@@ -118,6 +140,16 @@ private:
 
   void emitProducer();
   void emitConsumer(Value consumer);
+  /// The per-tensor factor of the results (the product of both decode
+  /// scales), or null without per-tensor scales.
+  Value loadTensorFactor();
+  /// The epilogue warpgroup's loop over the CTA's tiles.
+  void emitEpilogueWarpgroup();
+  /// The hand-over slot's address of accumulator pair `pair` (elements 2
+  /// `pair` and 2 `pair` + 1) of thread `local` of consumer warpgroup
+  /// `consumer`: [consumer][pair][local] pairs of f32, so that a warp's 32
+  /// pairs are 256 contiguous bytes.
+  Value handOverAddress(Value consumer, int64_t pair, Value local);
   /// The wgmma descriptor of a K-major 128B-swizzled tile at `tile` + `kStep`
   /// * 32 bytes.
   Value descriptor(Value tile, int64_t kStep);
@@ -129,11 +161,13 @@ private:
   Value pack(ArrayRef<Value> values);
   /// Decoded scale `index` of an f32 or E8M0 scale array.
   Value loadScale(Value array, Value index);
-  /// The epilogue of the tile at (`m0`, `n0`), this thread's fragment
-  /// rows at `fragmentRow` in it; `tile` counts the CTA's tiles (the
-  /// staging ring's position).
-  void emitEpilogue(Value acc, Value m0, Value fragmentRow, Value n0,
-                    Value lane, Value tensorFactor, Value tile);
+  /// The epilogue of the tile at (`m0`, `n0`), for the accumulator
+  /// fragment at `fragmentRow` in it whose elements i and i + 1 (i even)
+  /// `pairAt(i)` yields; `tile` counts the CTA's tiles (the staging ring's
+  /// position).
+  void emitEpilogue(function_ref<std::array<Value, 2>(int64_t)> pairAt,
+                    Value m0, Value fragmentRow, Value n0, Value lane,
+                    Value tensorFactor, Value tile);
   /// The producer's copy of the staged inputs of the tile at (`m0`, `n0`)
   /// into the staging slot, once the consumers have released it.
   void emitStagingLoads(Value m0, Value n0, Value tile, Value elected);
@@ -285,6 +319,64 @@ std::array<Value, 2> GemmEmitter::loadStagedPair(int64_t index, Value row,
           LLVM::ExtractElementOp::create(kb.b, kb.loc, pair, kb.i32(1))};
 }
 
+Value GemmEmitter::loadTensorFactor() {
+  if (config.scaling != GemmScaling::Tensor || config.wideOperands)
+    return Value();
+  Value a = kb.load(kb.f32(), scaleA, 4), b = kb.load(kb.f32(), scaleB, 4);
+  if (config.invertScaleA)
+    a = emitReciprocal(kb.b, kb.loc, a);
+  if (config.invertScaleB)
+    b = emitReciprocal(kb.b, kb.loc, b);
+  return kb.mulf(a, b);
+}
+
+Value GemmEmitter::handOverAddress(Value consumer, int64_t pair, Value local) {
+  Value index = kb.add(
+      kb.mul(kb.add(kb.mul(consumer, kb.i32(accCount() / 2)), kb.i32(pair)),
+             kb.i32(kWarpgroup)),
+      local);
+  return kb.byteOffset(smem, kb.add(kb.i32(config.getHandOverOffset()),
+                                    kb.mul(index, kb.i32(8))));
+}
+
+void GemmEmitter::emitEpilogueWarpgroup() {
+  Value tid = kb.threadId();
+  Value local = kb.urem(tid, kb.i32(kWarpgroup));
+  Value warp = kb.udiv(local, kb.i32(32));
+  Value lane = kb.urem(tid, kb.i32(32));
+  Value tensorFactor = config.batched ? Value() : loadTensorFactor();
+  auto pairType = VectorType::get({2}, kb.f32());
+  forEachTile(ValueRange{kb.i32(0)},
+              [&](Value tileRow, Value tileCol, Value batch,
+                  ValueRange args) -> SmallVector<Value> {
+                Value m0 = kb.mul(tileRow, kb.i32(config.blockM));
+                Value n0 = kb.mul(tileCol, kb.i32(config.blockN));
+                Value factor = batch ? loadTensorFactor() : tensorFactor;
+                auto [slot, phase] = handOver.getSlot(args[0]);
+                handOver.waitFull(slot, phase);
+                // The fragments of both consumer warpgroups, as their thread
+                // `local` held them.
+                for (int64_t consumer = 0; consumer < 2; ++consumer) {
+                  Value fragmentRow = kb.add(kb.i32(consumer * 64),
+                                             kb.add(kb.mul(warp, kb.i32(16)),
+                                                    kb.udiv(lane, kb.i32(4))));
+                  emitEpilogue(
+                      [&](int64_t i) -> std::array<Value, 2> {
+                        Value pair = kb.load(
+                            pairType,
+                            handOverAddress(kb.i32(consumer), i / 2, local), 8);
+                        return {LLVM::ExtractElementOp::create(kb.b, kb.loc,
+                                                               pair, kb.i32(0)),
+                                LLVM::ExtractElementOp::create(
+                                    kb.b, kb.loc, pair, kb.i32(1))};
+                      },
+                      m0, fragmentRow, n0, lane, factor, args[0]);
+                }
+                handOver.arriveEmpty(slot);
+                return {kb.add(args[0], kb.i32(1))};
+              });
+}
+
 void GemmEmitter::emitConsumer(Value consumer) {
   Value tid = kb.threadId();
   Value local = kb.urem(tid, kb.i32(kWarpgroup));
@@ -293,17 +385,8 @@ void GemmEmitter::emitConsumer(Value consumer) {
   int64_t promote = promotionSteps(config);
   // Per-tensor scales are read once (per tile in a batch, whose matrices
   // may each have their own).
-  auto loadTensorFactor = [&]() -> Value {
-    if (config.scaling != GemmScaling::Tensor || config.wideOperands)
-      return Value();
-    Value a = kb.load(kb.f32(), scaleA, 4), b = kb.load(kb.f32(), scaleB, 4);
-    if (config.invertScaleA)
-      a = emitReciprocal(kb.b, kb.loc, a);
-    if (config.invertScaleB)
-      b = emitReciprocal(kb.b, kb.loc, b);
-    return kb.mulf(a, b);
-  };
-  Value tensorFactor = config.batched ? Value() : loadTensorFactor();
+  Value tensorFactor =
+      config.batched || config.epilogueWarpgroup ? Value() : loadTensorFactor();
   // The rows of the accumulator fragment this thread holds (+0 and +8).
   Value fragmentRow =
       kb.add(kb.mul(consumer, kb.i32(64)),
@@ -538,17 +621,40 @@ void GemmEmitter::emitConsumer(Value consumer) {
           NVVM::WgmmaWaitGroupSyncOp::create(kb.b, kb.loc, 0);
           releaseAfter(kb.sub(state[0], kb.i32(1)), kb.ult(kb.i32(0), kTiles));
         }
-        emitEpilogue(state[1], m0, fragmentRow, n0, lane,
-                     batch ? loadTensorFactor() : tensorFactor, args[1]);
-        return {state[0], kb.add(args[1], kb.i32(1))};
+        Value next = kb.add(args[1], kb.i32(1));
+        SmallVector<Value> values = unpack(state[1]);
+        if (config.epilogueWarpgroup) {
+          // Hand the accumulators over once the epilogue warpgroup has
+          // read the previous tile's: every thread stores its pairs and
+          // arrives.
+          auto [slot, phase] = handOver.getSlot(args[1]);
+          handOver.waitEmpty(slot, phase);
+          auto pairType = VectorType::get({2}, kb.f32());
+          for (int64_t i = 0; i < accCount(); i += 2) {
+            Value pair = LLVM::UndefOp::create(kb.b, kb.loc, pairType);
+            for (int64_t j = 0; j < 2; ++j)
+              pair = LLVM::InsertElementOp::create(kb.b, kb.loc, pair,
+                                                   values[i + j], kb.i32(j));
+            kb.store(pair, handOverAddress(consumer, i / 2, local), 8);
+          }
+          handOver.arriveFull(slot);
+          return {state[0], next};
+        }
+        emitEpilogue(
+            [&](int64_t i) -> std::array<Value, 2> {
+              return {values[i], values[i + 1]};
+            },
+            m0, fragmentRow, n0, lane,
+            batch ? loadTensorFactor() : tensorFactor, args[1]);
+        return {state[0], next};
       });
 }
 
-void GemmEmitter::emitEpilogue(Value acc, Value m0, Value fragmentRow,
-                               Value colBase, Value lane, Value tensorFactor,
-                               Value tile) {
+void GemmEmitter::emitEpilogue(
+    function_ref<std::array<Value, 2>(int64_t)> pairAt, Value m0,
+    Value fragmentRow, Value colBase, Value lane, Value tensorFactor,
+    Value tile) {
   Value rowBase = kb.add(m0, fragmentRow);
-  SmallVector<Value> values = unpack(acc);
   Type element = getElementType(kb.b, config.out);
   int64_t elementBytes =
       config.fp8Out ? 1 : (config.out == WideElement::F32 ? 4 : 2);
@@ -611,7 +717,8 @@ void GemmEmitter::emitEpilogue(Value acc, Value m0, Value fragmentRow,
     Value row = pair.row, col = pair.col;
     Value &amax = amaxes[config.rowAmax ? (i >> 1) & 1 : 0];
     SmallVector<Value> &v = pair.values;
-    v = {values[i], values[i + 1]};
+    std::array<Value, 2> accumulated = pairAt(i);
+    v = {accumulated[0], accumulated[1]};
     if (tensorFactor) {
       for (Value &x : v)
         x = kb.mulf(x, tensorFactor);
@@ -680,9 +787,10 @@ void GemmEmitter::emitEpilogue(Value acc, Value m0, Value fragmentRow,
     staging.waitFull(stagingSlot, phase);
   }
   if (!config.resultBlock) {
-    int64_t inFlight =
-        accCount() / 2 /
-        (config.blockN > 128 ? kWideEpilogueBatches : kEpilogueBatches);
+    int64_t batches = config.epilogueWarpgroup ? kEpilogueWarpgroupBatches
+                      : config.blockN > 128    ? kWideEpilogueBatches
+                                               : kEpilogueBatches;
+    int64_t inFlight = accCount() / 2 / batches;
     for (int64_t first = 0; first < accCount(); first += 2 * inFlight) {
       int64_t last = std::min<int64_t>(accCount(), first + 2 * inFlight);
       SmallVector<Pair> pairs;
@@ -759,7 +867,10 @@ void GemmEmitter::emitEpilogue(Value acc, Value m0, Value fragmentRow,
 }
 
 void GemmEmitter::emit() {
-  func->setAttr("nvvm.maxnreg", kb.b.getI32IntegerAttr(kMaxRegisters));
+  func->setAttr("nvvm.maxnreg",
+                kb.b.getI32IntegerAttr(config.epilogueWarpgroup
+                                           ? kEpilogueWarpgroupMaxRegisters
+                                           : kMaxRegisters));
   stages = config.getStages();
   accType = LLVM::LLVMStructType::getLiteral(
       kb.b.getContext(), SmallVector<Type>(accCount(), kb.f32()));
@@ -769,6 +880,8 @@ void GemmEmitter::emit() {
                       barriersOffset() + 8 * stages);
   staging = MbarrierRing(kb, smem, 1, config.getStagedBarrierOffset(),
                          config.getStagedBarrierOffset() + 8);
+  handOver = MbarrierRing(kb, smem, 1, config.getHandOverBarrierOffset(),
+                          config.getHandOverBarrierOffset() + 8);
 
   Value tid = kb.threadId();
   Value warpgroup = kb.udiv(tid, kb.i32(kWarpgroup));
@@ -778,6 +891,10 @@ void GemmEmitter::emit() {
     ring.emitInit(1, kConsumerWarps);
     if (config.stagedMatrices)
       staging.emitInit(1, kConsumerWarps);
+    // Every consumer thread fills the hand-over, every epilogue thread
+    // empties it.
+    if (config.epilogueWarpgroup)
+      handOver.emitInit(2 * kWarpgroup, kWarpgroup);
     NVVM::FenceMbarrierInitOp::create(kb.b, kb.loc);
   });
   NVVM::Barrier0Op::create(kb.b, kb.loc);
@@ -793,11 +910,27 @@ void GemmEmitter::emit() {
             kb.b.getContext(), NVVM::SetMaxRegisterAction::decrease));
     kb.ifThen(kb.ult(tid, kb.i32(32)), [&] { emitProducer(); });
     kb.b.setInsertionPointToStart(&ifOp.getElseRegion().front());
-    NVVM::SetMaxRegisterOp::create(
-        kb.b, kb.loc, kb.b.getI32IntegerAttr(kConsumerRegisters),
-        NVVM::SetMaxRegisterActionAttr::get(
-            kb.b.getContext(), NVVM::SetMaxRegisterAction::increase));
-    emitConsumer(kb.sub(warpgroup, kb.i32(1)));
+    auto setMaxRegisters = [&](int64_t count, NVVM::SetMaxRegisterAction how) {
+      NVVM::SetMaxRegisterOp::create(
+          kb.b, kb.loc, kb.b.getI32IntegerAttr(count),
+          NVVM::SetMaxRegisterActionAttr::get(kb.b.getContext(), how));
+    };
+    if (!config.epilogueWarpgroup) {
+      setMaxRegisters(kConsumerRegisters, NVVM::SetMaxRegisterAction::increase);
+      emitConsumer(kb.sub(warpgroup, kb.i32(1)));
+    } else {
+      // Warpgroups 1 and 2 consume, 3 runs the epilogue.
+      auto role = scf::IfOp::create(kb.b, kb.loc, kb.ult(warpgroup, kb.i32(3)),
+                                    /*withElseRegion=*/true);
+      kb.b.setInsertionPointToStart(&role.getThenRegion().front());
+      setMaxRegisters(kHandOverConsumerRegisters,
+                      NVVM::SetMaxRegisterAction::increase);
+      emitConsumer(kb.sub(warpgroup, kb.i32(1)));
+      kb.b.setInsertionPointToStart(&role.getElseRegion().front());
+      setMaxRegisters(kEpilogueWarpgroupRegisters,
+                      NVVM::SetMaxRegisterAction::increase);
+      emitEpilogueWarpgroup();
+    }
   }
   LLVM::ReturnOp::create(kb.b, kb.loc, ValueRange{});
 }

@@ -73,6 +73,26 @@ LogicalResult GemmSM90Config::verify(std::string &reason) const {
           "k32 steps, a multiple of 4, or never (0)",
           p));
   }
+  if (epilogueWarpgroup) {
+    if (blockN > 128)
+      return fail("an epilogue warpgroup takes tiles of 64 or 128 columns: "
+                  "the consumers of wider tiles keep too many registers");
+    if (stagedMatrices)
+      return fail("an epilogue warpgroup reads the epilogue's inputs from "
+                  "global memory; they are not staged");
+    if (scaling == GemmScaling::RowCol || resultBlock ||
+        (!fp8Out && out == WideElement::F32))
+      return fail("an epilogue warpgroup applies per-tensor or block scales "
+                  "and writes 16-bit or FP8 results, not result blocks: row "
+                  "and column scales, f32 results and result blocks spill "
+                  "its registers");
+    if (getStages() < kMinStagedStages ||
+        getSharedMemoryBytes() > kSharedMemoryBudget)
+      return fail(llvm::formatv(
+          "the epilogue warpgroup's hand-over ({0} bytes) leaves {1} "
+          "pipeline stages; at least {2} are kept",
+          getHandOverBytes(), getStages(), kMinStagedStages));
+  }
   if (stagedMatrices) {
     if (!epilogue ||
         llvm::none_of(epilogue->inputs, [&](const GemmEpilogue::Input &input) {
@@ -108,11 +128,12 @@ int64_t GemmSM90Config::getStages() const {
   if (stages > 0)
     return stages;
   int64_t stageBytes = (blockM + blockN) * kBlockK;
-  if (!stagedMatrices)
+  if (!stagedMatrices && !epilogueWarpgroup)
     return std::min(kMaxStages,
                     (kSharedMemoryBudget - 256 - getColumnScaleBytes()) /
                         stageBytes);
-  // The deepest ring after which the staged inputs still fit.
+  // The deepest ring after which the staged inputs or the hand-over still
+  // fit.
   GemmSM90Config fitted = *this;
   for (fitted.stages = kMaxStages; fitted.stages > 1; --fitted.stages)
     if (fitted.getSharedMemoryBytes() <= kSharedMemoryBudget)
@@ -128,6 +149,10 @@ int64_t GemmSM90Config::getStagedInputBytes() const {
     if (isStaged(input))
       bytes += blockM * blockN * getWideElementBytes(input.element);
   return bytes;
+}
+
+int64_t GemmSM90Config::getHandOverBytes() const {
+  return epilogueWarpgroup ? blockM * blockN * 4 : 0;
 }
 
 int64_t GemmSM90Config::getStagedBarrierOffset() const {
@@ -154,9 +179,11 @@ int64_t GemmSM90Config::getColumnScaleOffset() const {
 }
 
 int64_t GemmSM90Config::getSharedMemoryBytes() const {
-  if (getStagedInputBytes() == 0)
+  // The staged inputs and the hand-over do not come together.
+  int64_t after = std::max(getStagedInputBytes(), getHandOverBytes());
+  if (after == 0)
     return getColumnScaleOffset() + getColumnScaleBytes();
-  return getStagedInputOffset() + getStagedInputBytes();
+  return getStagedInputOffset() + after;
 }
 
 std::string GemmSM90Config::getKernelName() const {
@@ -174,6 +201,8 @@ std::string GemmSM90Config::getKernelName() const {
                 .str();
   if (stagedMatrices)
     name += "_stg";
+  if (epilogueWarpgroup)
+    name += "_ewg";
   name += llvm::formatv("_{0}x{1}_s{2}", blockM, blockN, getStages()).str();
   return name;
 }

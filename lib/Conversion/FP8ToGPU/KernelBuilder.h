@@ -329,7 +329,7 @@ LLVM::LLVMFuncOp buildKernel(OpBuilder &builder, Location loc,
   LLVM::LLVMFuncOp func =
       createKernel(builder, loc, name,
                    getParamKinds<typename Config::Param>(config.getParams()),
-                   Config::kThreads);
+                   getKernelThreads(config));
   builder.setInsertionPointToStart(&func.getBody().front());
   KernelBuilder kb(builder, loc);
   emitBody(kb, config, func);

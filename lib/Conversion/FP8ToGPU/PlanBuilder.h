@@ -97,9 +97,9 @@ public:
                        int64_t threads, int64_t sharedBytes,
                        SmallVector<LaunchParam> params, bool persistent);
   /// Records a launch of `kernel`, built from `config`, with
-  /// Config::kThreads threads per block. Its arguments are `getArg(param)`
-  /// for each of config.getParams(), in order: the list the kernel was
-  /// declared from, so that the two cannot disagree.
+  /// getKernelThreads(config) threads per block. Its arguments are
+  /// `getArg(param)` for each of config.getParams(), in order: the list the
+  /// kernel was declared from, so that the two cannot disagree.
   template <typename Config, typename GetArg>
   void addKernelLaunch(LLVM::LLVMFuncOp kernel, const Config &config,
                        std::array<int64_t, 3> grid, int64_t sharedBytes,
@@ -110,7 +110,7 @@ public:
       assert(getParamKind(args.back()) == getParamKind(param) &&
              "a launch argument of another kind than its parameter");
     }
-    addKernelLaunch(kernel, grid, Config::kThreads, sharedBytes,
+    addKernelLaunch(kernel, grid, getKernelThreads(config), sharedBytes,
                     std::move(args), persistent);
   }
   /// A 2-D TMA tensor map over an 8-bit [rows, cols] row-major buffer with
@@ -166,6 +166,9 @@ public:
   /// Stage the same-shape inputs of sm_90a GEMM epilogues in shared memory
   /// where they can be (convert-fp8-to-gpu's `stage-epilogue-inputs`).
   bool stageEpilogueInputs = true;
+  /// Run transcendental sm_90a GEMM epilogues in a warpgroup of their own
+  /// (convert-fp8-to-gpu's `sm90-epilogue-warpgroup`).
+  bool sm90EpilogueWarpgroup = false;
   /// The elementwise ops whose results only quantizations read, which their
   /// kernels compute as prologues: no launch and no buffer of their own.
   llvm::DenseMap<Value, Operation *> quantizePrologues;

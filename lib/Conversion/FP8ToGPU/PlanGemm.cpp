@@ -271,6 +271,48 @@ bool epilogueReadsMatrix(const std::optional<GemmEpilogue> &epilogue) {
          });
 }
 
+/// Whether `epilogue` computes a transcendental function (an op of the math
+/// dialect: erf, exp, tanh), whose polynomials make its arithmetic as long
+/// as a tile's K loop is short.
+bool hasTranscendentalEpilogue(const std::optional<GemmEpilogue> &epilogue) {
+  if (!epilogue || !epilogue->body)
+    return false;
+  WalkResult walk = epilogue->body->walk([](Operation *op) {
+    return op->getDialect() && op->getDialect()->getNamespace() == "math"
+               ? WalkResult::interrupt()
+               : WalkResult::advance();
+  });
+  return walk.wasInterrupted();
+}
+
+/// Gives `config` an epilogue warpgroup where the planner may
+/// (`sm90-epilogue-warpgroup`), the epilogue is transcendental, the tiles are
+/// not forced to 192 columns and the kernel keeps its stages. A remark says
+/// so.
+void takeEpilogueWarpgroup(PlanBuilder &plan, ScaledMatmulOp op,
+                           GemmSM90Config &config) {
+  if (!plan.sm90EpilogueWarpgroup ||
+      plan.sm90Tiles == PlanBuilder::SM90Tiles::Wide ||
+      !hasTranscendentalEpilogue(config.epilogue))
+    return;
+  GemmSM90Config separate = config;
+  separate.epilogueWarpgroup = true;
+  std::string reason;
+  auto opts = getFP8GPURemarkOpts(op, "epilogue-warpgroup");
+  if (failed(separate.verify(reason))) {
+    remark::missed(op.getLoc(), opts)
+        << remark::add("{0} runs its epilogue between tiles: {1}",
+                       describeForRemarks(op), reason);
+    return;
+  }
+  config.epilogueWarpgroup = true;
+  remark::passed(op.getLoc(), opts) << remark::add(
+      "{0} runs its transcendental epilogue in a warpgroup of its own, "
+      "during the next tile's K loop ({1} x {2} tiles, {3} pipeline stages)",
+      describeForRemarks(op), config.blockM, config.blockN,
+      separate.getStages());
+}
+
 /// Stages the matrix inputs of `config`'s epilogue in shared memory where
 /// the planner may (`stage-epilogue-inputs`) and the kernel can: TMA reads
 /// rows of whole 16-byte units of unpadded buffers, and the kernel keeps
@@ -361,14 +403,18 @@ LogicalResult planSM90Gemm(PlanBuilder &plan, ScaledMatmulOp op) {
       (g.n <= 64 || narrowBlocks) && config.resultBlock < 128 ? 64 : 128;
   // Wider tiles (sm90-tile-n) where the configuration has a kernel with
   // them (no block scale or result block ties the columns to 128).
+  // A transcendental epilogue runs in a warpgroup of its own, with
+  // 128-column tiles (unless sm90-tile-n=192 forces wider ones).
+  takeEpilogueWarpgroup(plan, op, config);
   GemmSM90Config wide = config;
   wide.blockN = 192;
   std::string wideReason;
-  if (succeeded(wide.verify(wideReason)) &&
+  if (!config.epilogueWarpgroup && succeeded(wide.verify(wideReason)) &&
       plan.takesWideSM90Tiles(op, g.batches, g.m, g.n, /*fp8=*/true,
                               epilogueReadsMatrix(config.epilogue)))
     config.blockN = 192;
-  stageEpilogueMatrices(plan, op, g, config);
+  if (!config.epilogueWarpgroup)
+    stageEpilogueMatrices(plan, op, g, config);
   if (failed(config.verify(reason)))
     return op.emitError() << "fp8 GPU lowering: " << reason;
 

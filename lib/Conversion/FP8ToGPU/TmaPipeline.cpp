@@ -39,6 +39,12 @@ void MbarrierRing::arriveEmpty(Value slot) {
       NVVM::MemScopeKindAttr::get(kb->b.getContext(), NVVM::MemScopeKind::CTA));
 }
 
+void MbarrierRing::arriveFull(Value slot) {
+  NVVM::MBarrierArriveOp::create(
+      kb->b, kb->loc, Type(), getFullBarrier(slot), Value(),
+      NVVM::MemScopeKindAttr::get(kb->b.getContext(), NVVM::MemScopeKind::CTA));
+}
+
 Value MbarrierRing::emitProducerLoop(
     Value steps, Value position, Value elected, Value bytes,
     function_ref<void(Value, Value, Value)> issue) {

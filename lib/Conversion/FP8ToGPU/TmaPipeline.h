@@ -71,6 +71,9 @@ public:
   void waitEmpty(Value slot, Value phase);
   /// One arrival (release, CTA scope) on the slot's empty barrier.
   void arriveEmpty(Value slot);
+  /// One arrival (release, CTA scope) on the slot's full barrier, for a
+  /// ring that threads fill without asynchronous copies.
+  void arriveFull(Value slot);
 
   /// The producer's loop over the `steps` stages of a tile from ring
   /// position `position`: each waits until its slot is free, then thread

@@ -348,6 +348,37 @@ TEST_F(KernelParamsTest, GemmSM90WideTiles) {
   expectInvalid(odd, "64, 128 or 192 columns");
 }
 
+TEST_F(KernelParamsTest, GemmSM90EpilogueWarpgroup) {
+  // 512 threads; the 64 KiB hand-over (after the ring and its two
+  // barriers, 1024-aligned) leaves 5 stages of 32 KiB.
+  GemmSM90Config config;
+  config.epilogueWarpgroup = true;
+  expectValid(config);
+  EXPECT_EQ(config.getThreads(), 512);
+  EXPECT_EQ(getKernelThreads(config), 512);
+  EXPECT_EQ(config.getHandOverBytes(), 128 * 128 * 4);
+  EXPECT_EQ(config.getStages(), 5);
+  EXPECT_EQ(config.getHandOverOffset(), 164864);
+  EXPECT_EQ(config.getSharedMemoryBytes(), 164864 + 65536);
+  EXPECT_NE(config.getKernelName().find("_ewg_128x128_s5"), std::string::npos)
+      << config.getKernelName();
+  expectKernelTakesParams(config, buildGemmSM90Kernel);
+  GemmSM90Config plain;
+  EXPECT_EQ(getKernelThreads(plain), 384);
+
+  // Wide tiles, row/column scales, f32 results and staged inputs are
+  // refused.
+  GemmSM90Config wide = config;
+  wide.blockN = 192;
+  expectInvalid(wide, "64 or 128 columns");
+  GemmSM90Config rowCol = config;
+  rowCol.scaling = GemmScaling::RowCol;
+  expectInvalid(rowCol, "spill");
+  GemmSM90Config f32 = config;
+  f32.out = WideElement::F32;
+  expectInvalid(f32, "spill");
+}
+
 TEST(GemmSM90TilesTest, WideTileEstimate) {
   // The shapes the H100 timed on 2026-11-27 (132 multiprocessors), against
   // what 128 x 192 tiles gained there: 8192^3 1.12x (estimated 1.14),

@@ -390,12 +390,23 @@ struct GemmSM90Config : ScaledGemmConfig {
   int64_t blockM = 128;
   int64_t blockN = 128;
   int64_t stages = 0; // 0: as many as shared memory holds
+  /// A fourth warpgroup runs the epilogue: the consumers hand each tile's
+  /// accumulators over through shared memory and go on to the next tile's
+  /// K loop while it computes and stores the results (128-column tiles:
+  /// the registers of a 192-column tile's consumers leave it too few).
+  bool epilogueWarpgroup = false;
 
   /// Bytes of K per pipeline stage: one 128-byte swizzle span per operand
   /// row (128 FP8 elements, 64 of 16 bits, 32 of f32).
   static constexpr int64_t kBlockK = 128;
   static constexpr int64_t kThreads = 384;
+  static constexpr int64_t kEpilogueWarpgroupThreads = 512;
 
+  /// Threads per block: kThreads, or kEpilogueWarpgroupThreads with an
+  /// epilogue warpgroup.
+  int64_t getThreads() const {
+    return epilogueWarpgroup ? kEpilogueWarpgroupThreads : kThreads;
+  }
   /// Fails with a reason when the configuration has no kernel.
   LogicalResult verify(std::string &reason) const;
   /// The pipeline depth actually used.
@@ -419,11 +430,28 @@ struct GemmSM90Config : ScaledGemmConfig {
   int64_t getStagedInputBytes() const;
   int64_t getStagedBarrierOffset() const;
   int64_t getStagedInputOffset() const;
+  /// The epilogue warpgroup's hand-over (`epilogueWarpgroup`): the bytes of
+  /// one tile's f32 accumulators, the offset of its full and empty
+  /// mbarriers (after the column scales) and of the buffer. 0 bytes without
+  /// an epilogue warpgroup.
+  int64_t getHandOverBytes() const;
+  int64_t getHandOverBarrierOffset() const { return getStagedBarrierOffset(); }
+  int64_t getHandOverOffset() const { return getStagedInputOffset(); }
   /// Dynamic shared memory in bytes.
   int64_t getSharedMemoryBytes() const;
   /// A name that identifies the configuration.
   std::string getKernelName() const;
 };
+
+/// Threads per block of the kernels of `config`: Config::kThreads, unless
+/// the configuration chooses (GemmSM90Config::getThreads).
+template <typename Config>
+int64_t getKernelThreads(const Config &config) {
+  return Config::kThreads;
+}
+inline int64_t getKernelThreads(const GemmSM90Config &config) {
+  return config.getThreads();
+}
 
 /// The speed of 128 x 192 output tiles over 128 x 128 ones that the sm_90a
 /// GEMM of `batches` products of `m` x `n` is estimated to gain on `numSMs`
