@@ -360,7 +360,7 @@ LogicalResult addContractionGemm(PlanBuilder &plan, linalg::LinalgOp op,
   config.blockN =
       c.n <= 64 ? 64
       : plan.takesWideSM90Tiles(op, c.batches, c.m, c.n, /*fp8=*/false,
-                                /*readsMatrix=*/false)
+                                /*slowEpilogue=*/false)
           ? 192
           : 128;
   return finish(config, buildGemmSM90Kernel, config.blockM, config.blockN,

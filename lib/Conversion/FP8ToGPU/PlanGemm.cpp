@@ -317,29 +317,44 @@ void takeEpilogueWarpgroup(PlanBuilder &plan, ScaledMatmulOp op,
 /// the planner may (`stage-epilogue-inputs`) and the kernel can: TMA reads
 /// rows of whole 16-byte units of unpadded buffers, and the kernel keeps
 /// kMinStagedStages stages. A remark says which, or why not.
+/// Whether the kernel of `config` (whose epilogue reads a matrix) can stage
+/// the matrices of `op`'s epilogue; `reason` says why not.
+bool canStageEpilogueMatrices(PlanBuilder &plan, ScaledMatmulOp op,
+                              const ScaledGemmShape &g,
+                              const GemmSM90Config &config,
+                              std::string &reason) {
+  for (auto [input, value] :
+       llvm::zip_equal(config.epilogue->inputs, op.getEpilogueIns())) {
+    if (input.read != ElementRead::Matrix)
+      continue;
+    int64_t rowBytes = g.n * getWideElementBytes(input.element);
+    if (plan.getBuffer(plan.bufferOf(value)).pitch) {
+      reason = "a matrix it reads has padded rows";
+      return false;
+    }
+    if (rowBytes % 16 != 0) {
+      reason = llvm::formatv("the rows of a matrix it reads are {0} bytes, "
+                             "not whole 16-byte units",
+                             rowBytes)
+                   .str();
+      return false;
+    }
+  }
+  GemmSM90Config staged = config;
+  staged.stagedMatrices = true;
+  return succeeded(staged.verify(reason));
+}
+
 void stageEpilogueMatrices(PlanBuilder &plan, ScaledMatmulOp op,
                            const ScaledGemmShape &g, GemmSM90Config &config) {
   if (!plan.stageEpilogueInputs || config.batched ||
       !epilogueReadsMatrix(config.epilogue))
     return;
   std::string reason;
-  for (auto [input, value] :
-       llvm::zip_equal(config.epilogue->inputs, op.getEpilogueIns())) {
-    if (input.read != ElementRead::Matrix)
-      continue;
-    int64_t rowBytes = g.n * getWideElementBytes(input.element);
-    if (plan.getBuffer(plan.bufferOf(value)).pitch)
-      reason = "a matrix it reads has padded rows";
-    else if (rowBytes % 16 != 0)
-      reason = llvm::formatv("the rows of a matrix it reads are {0} bytes, "
-                             "not whole 16-byte units",
-                             rowBytes)
-                   .str();
-  }
   GemmSM90Config staged = config;
   staged.stagedMatrices = true;
   auto opts = getFP8GPURemarkOpts(op, "epilogue-staged");
-  if (reason.empty() && succeeded(staged.verify(reason))) {
+  if (canStageEpilogueMatrices(plan, op, g, config, reason)) {
     config.stagedMatrices = true;
     remark::passed(op.getLoc(), opts) << remark::add(
         "{0} stages the matrices its epilogue reads in shared memory ({1} "
@@ -409,9 +424,15 @@ LogicalResult planSM90Gemm(PlanBuilder &plan, ScaledMatmulOp op) {
   GemmSM90Config wide = config;
   wide.blockN = 192;
   std::string wideReason;
+  // An epilogue reading a matrix is slower with wide tiles (an H100 ran
+  // the MLP block's GELU-derivative GEMM 1555 -> 1630 us) unless they stage
+  // it and its arithmetic is cheap.
+  bool slowWide = epilogueReadsMatrix(config.epilogue) &&
+                  (!plan.stageEpilogueInputs || config.batched ||
+                   hasTranscendentalEpilogue(config.epilogue) ||
+                   !canStageEpilogueMatrices(plan, op, g, wide, wideReason));
   if (!config.epilogueWarpgroup && succeeded(wide.verify(wideReason)) &&
-      plan.takesWideSM90Tiles(op, g.batches, g.m, g.n, /*fp8=*/true,
-                              epilogueReadsMatrix(config.epilogue)))
+      plan.takesWideSM90Tiles(op, g.batches, g.m, g.n, /*fp8=*/true, slowWide))
     config.blockN = 192;
   if (!config.epilogueWarpgroup)
     stageEpilogueMatrices(plan, op, g, config);

@@ -11,8 +11,12 @@
 //   * 2048 x 2048: 2 waves against 2: 0.75, narrow tiles;
 //   * 8192 x 8192 with 1x128 blocks: no remark, block scales keep 128
 //     columns;
-//   * 8192 x 8192 whose epilogue adds a residual of the result's shape:
-//     narrow tiles (an H100 ran the MLP block's GELU-derivative GEMM, whose
+//   * 8192 x 8192 whose epilogue adds a bf16 residual of the result's
+//     shape, which the wide tiles stage in shared memory: wide tiles (an
+//     H200 ran the MLP block's residual GEMMs 6 to 8% faster so);
+//   * the same with an f32 residual, which 128 x 192 tiles cannot stage
+//     (3 stages would be left), and with a tanh of the residual sum: narrow
+//     tiles (an H100 ran the MLP block's GELU-derivative GEMM, whose
 //     epilogue reads the pre-activation, slower with wide tiles);
 //   * high-precision GEMMs keep 128 columns (no GPU has timed their wide
 //     tiles): no remark.
@@ -24,7 +28,9 @@
 
 // REMARK-DAG: remark: [Passed] tiles | Category:fp8-gpu | Function=big | Remark="fp8.scaled_matmul (8192 x 8192 product) takes 128 x 192 tiles: 128 x 192 tiles estimated at 1.14x the speed of 128 x 128 ones on 132 multiprocessors (sm90-tile-n=auto; 192 or 128 forces)"
 // REMARK-DAG: remark: [Analysis] tiles | Category:fp8-gpu | Function=tie | Remark="fp8.scaled_matmul (4096 x 4096 product) takes 128 x 128 tiles: 128 x 192 tiles estimated at 1.00x the speed
-// REMARK-DAG: remark: [Analysis] tiles | Category:fp8-gpu | Function=residual | Remark="fp8.scaled_matmul (8192 x 8192 product) takes 128 x 128 tiles: 128 x 192 tiles estimated at 1.14x the speed of 128 x 128 ones on 132 multiprocessors, but its epilogue reads a tensor of the result's shape
+// REMARK-DAG: remark: [Passed] tiles | Category:fp8-gpu | Function=residual | Remark="fp8.scaled_matmul (8192 x 8192 product) takes 128 x 192 tiles: 128 x 192 tiles estimated at 1.14x the speed of 128 x 128 ones on 132 multiprocessors (sm90-tile-n=auto; 192 or 128 forces)"
+// REMARK-DAG: remark: [Analysis] tiles | Category:fp8-gpu | Function=residual_f32 | Remark="fp8.scaled_matmul (8192 x 8192 product) takes 128 x 128 tiles: 128 x 192 tiles estimated at 1.14x the speed of 128 x 128 ones on 132 multiprocessors, but its epilogue reads a tensor of the result's shape and computes a transcendental function, or cannot stage it in shared memory with them
+// REMARK-DAG: remark: [Analysis] tiles | Category:fp8-gpu | Function=residual_gelu | Remark="fp8.scaled_matmul (8192 x 8192 product) takes 128 x 128 tiles: 128 x 192 tiles estimated at 1.14x the speed of 128 x 128 ones on 132 multiprocessors, but its epilogue reads a tensor of the result's shape and computes a transcendental function
 // REMARK-DAG: remark: [Analysis] tiles | Category:fp8-gpu | Function=small | Remark="fp8.scaled_matmul (2048 x 2048 product) takes 128 x 128 tiles: 128 x 192 tiles estimated at 0.75x
 
 // CHECK-DAG: llvm.func @fp8_gemm_sm90a_e4m3e4m3_bf16_tensor_p4_128x192_s5(
@@ -72,4 +78,27 @@ func.func @residual(%a: tensor<8192x256xf8E4M3FN>, %b: tensor<8192x256xf8E4M3FN>
   %e = tensor.empty() : tensor<8192x8192xbf16>
   %s = linalg.add ins(%p, %res : tensor<8192x8192xbf16>, tensor<8192x8192xbf16>) outs(%e : tensor<8192x8192xbf16>) -> tensor<8192x8192xbf16>
   return %s : tensor<8192x8192xbf16>
+}
+
+func.func @residual_f32(%a: tensor<8192x256xf8E4M3FN>, %b: tensor<8192x256xf8E4M3FN>, %sa: tensor<1x1xf32>, %sb: tensor<1x1xf32>, %res: tensor<8192x8192xf32>) -> tensor<8192x8192xf32> {
+  %p = fp8.scaled_matmul %a, %b scales(%sa, %sb) by(<tensor>, <tensor>) transpose_rhs : tensor<8192x256xf8E4M3FN>, tensor<8192x256xf8E4M3FN>, tensor<1x1xf32>, tensor<1x1xf32> -> tensor<8192x8192xf32>
+  %e = tensor.empty() : tensor<8192x8192xf32>
+  %s = linalg.add ins(%p, %res : tensor<8192x8192xf32>, tensor<8192x8192xf32>) outs(%e : tensor<8192x8192xf32>) -> tensor<8192x8192xf32>
+  return %s : tensor<8192x8192xf32>
+}
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+func.func @residual_gelu(%a: tensor<8192x256xf8E4M3FN>, %b: tensor<8192x256xf8E4M3FN>, %sa: tensor<1x1xf32>, %sb: tensor<1x1xf32>, %res: tensor<8192x8192xbf16>) -> tensor<8192x8192xbf16> {
+  %p = fp8.scaled_matmul %a, %b scales(%sa, %sb) by(<tensor>, <tensor>) transpose_rhs : tensor<8192x256xf8E4M3FN>, tensor<8192x256xf8E4M3FN>, tensor<1x1xf32>, tensor<1x1xf32> -> tensor<8192x8192xf32>
+  %e = tensor.empty() : tensor<8192x8192xbf16>
+  %y = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%p, %res : tensor<8192x8192xf32>, tensor<8192x8192xbf16>) outs(%e : tensor<8192x8192xbf16>) {
+  ^bb0(%x: f32, %r: bf16, %out: bf16):
+    %w = arith.extf %r : bf16 to f32
+    %s = arith.addf %x, %w : f32
+    %t = math.tanh %s : f32
+    %n = arith.truncf %t : f32 to bf16
+    linalg.yield %n : bf16
+  } -> tensor<8192x8192xbf16>
+  return %y : tensor<8192x8192xbf16>
 }
