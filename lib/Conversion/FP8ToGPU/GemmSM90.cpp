@@ -259,8 +259,6 @@ void GemmEmitter::emitStagingLoads(Value m0, Value n0, Value tile,
   };
   SmallVector<Chunk> chunks;
   Value bytes = kb.i32(0);
-  Value buffer = kb.byteOffset(smem, kb.i32(config.getStagedInputOffset()));
-  int64_t offset = 0;
   for (auto [i, input] : llvm::enumerate(config.epilogue->inputs)) {
     if (!config.isStaged(input))
       continue;
@@ -269,13 +267,14 @@ void GemmEmitter::emitStagingLoads(Value m0, Value n0, Value tile,
     for (int64_t c = 0; c < config.blockN * elementBytes / 128; ++c) {
       Chunk chunk;
       chunk.tensorMap = epilogueInputs[i];
-      chunk.dst = kb.byteOffset(buffer, kb.i32(offset));
+      chunk.dst = kb.byteOffset(smem, kb.i32(config.getStagedInputOffset() +
+                                             config.getStagedBytesBefore(i) +
+                                             c * config.blockM * 128));
       chunk.col = kb.add(kb.mul(n0, kb.i32(elementBytes)), kb.i32(c * 128));
       chunk.inBounds = kb.ult(chunk.col, rowBytes);
       bytes = kb.add(bytes, kb.select(chunk.inBounds,
                                       kb.i32(config.blockM * 128), kb.i32(0)));
       chunks.push_back(chunk);
-      offset += config.blockM * 128;
     }
   }
   staging.emitProducerLoop(kb.i32(1), tile, elected, bytes,
@@ -290,13 +289,6 @@ void GemmEmitter::emitStagingLoads(Value m0, Value n0, Value tile,
 
 std::array<Value, 2> GemmEmitter::loadStagedPair(int64_t index, Value row,
                                                  Value col) {
-  // Input `index`'s chunks follow those of the staged inputs before it.
-  int64_t offset = 0;
-  for (const GemmEpilogue::Input &input :
-       ArrayRef(config.epilogue->inputs).take_front(index))
-    if (config.isStaged(input))
-      offset +=
-          config.blockM * config.blockN * getWideElementBytes(input.element);
   const GemmEpilogue::Input &input = config.epilogue->inputs[index];
   int64_t elementBytes = getWideElementBytes(input.element);
   // Byte b of the tile row lies in chunk b / 128, in its 16-byte unit
@@ -310,13 +302,14 @@ std::array<Value, 2> GemmEmitter::loadStagedPair(int64_t index, Value row,
       kb.mul(chunk, kb.i32(config.blockM * 128)),
       kb.add(kb.mul(row, kb.i32(128)),
              kb.add(kb.shl(unit, kb.i32(4)), kb.andI(byte, kb.i32(15)))));
-  Value address = kb.byteOffset(
-      smem, kb.add(kb.i32(config.getStagedInputOffset() + offset), within));
-  Type element = getElementType(kb.b, input.element);
-  Value pair =
-      kb.load(VectorType::get({2}, element), address, 2 * elementBytes);
-  return {LLVM::ExtractElementOp::create(kb.b, kb.loc, pair, kb.i32(0)),
-          LLVM::ExtractElementOp::create(kb.b, kb.loc, pair, kb.i32(1))};
+  // Input `index`'s chunks follow those of the staged inputs before it.
+  Value address =
+      kb.byteOffset(smem, kb.add(kb.i32(config.getStagedInputOffset() +
+                                        config.getStagedBytesBefore(index)),
+                                 within));
+  SmallVector<Value> pair = loadElements(
+      kb, getElementType(kb.b, input.element), 2, address, 2 * elementBytes);
+  return {pair[0], pair[1]};
 }
 
 Value GemmEmitter::loadTensorFactor() {
@@ -345,7 +338,6 @@ void GemmEmitter::emitEpilogueWarpgroup() {
   Value warp = kb.udiv(local, kb.i32(32));
   Value lane = kb.urem(tid, kb.i32(32));
   Value tensorFactor = config.batched ? Value() : loadTensorFactor();
-  auto pairType = VectorType::get({2}, kb.f32());
   forEachTile(ValueRange{kb.i32(0)},
               [&](Value tileRow, Value tileCol, Value batch,
                   ValueRange args) -> SmallVector<Value> {
@@ -362,13 +354,10 @@ void GemmEmitter::emitEpilogueWarpgroup() {
                                                     kb.udiv(lane, kb.i32(4))));
                   emitEpilogue(
                       [&](int64_t i) -> std::array<Value, 2> {
-                        Value pair = kb.load(
-                            pairType,
+                        SmallVector<Value> pair = loadElements(
+                            kb, kb.f32(), 2,
                             handOverAddress(kb.i32(consumer), i / 2, local), 8);
-                        return {LLVM::ExtractElementOp::create(kb.b, kb.loc,
-                                                               pair, kb.i32(0)),
-                                LLVM::ExtractElementOp::create(
-                                    kb.b, kb.loc, pair, kb.i32(1))};
+                        return {pair[0], pair[1]};
                       },
                       m0, fragmentRow, n0, lane, factor, args[0]);
                 }
@@ -629,14 +618,9 @@ void GemmEmitter::emitConsumer(Value consumer) {
           // arrives.
           auto [slot, phase] = handOver.getSlot(args[1]);
           handOver.waitEmpty(slot, phase);
-          auto pairType = VectorType::get({2}, kb.f32());
-          for (int64_t i = 0; i < accCount(); i += 2) {
-            Value pair = LLVM::UndefOp::create(kb.b, kb.loc, pairType);
-            for (int64_t j = 0; j < 2; ++j)
-              pair = LLVM::InsertElementOp::create(kb.b, kb.loc, pair,
-                                                   values[i + j], kb.i32(j));
-            kb.store(pair, handOverAddress(consumer, i / 2, local), 8);
-          }
+          for (int64_t i = 0; i < accCount(); i += 2)
+            storeElements(kb, {values[i], values[i + 1]},
+                          handOverAddress(consumer, i / 2, local), 8);
           handOver.arriveFull(slot);
           return {state[0], next};
         }

@@ -86,26 +86,26 @@ LogicalResult GemmSM90Config::verify(std::string &reason) const {
                   "and writes 16-bit or FP8 results, not result blocks: row "
                   "and column scales, f32 results and result blocks spill "
                   "its registers");
-    if (getStages() < kMinStagedStages ||
-        getSharedMemoryBytes() > kSharedMemoryBudget)
-      return fail(llvm::formatv(
-          "the epilogue warpgroup's hand-over ({0} bytes) leaves {1} "
-          "pipeline stages; at least {2} are kept",
-          getHandOverBytes(), getStages(), kMinStagedStages));
   }
-  if (stagedMatrices) {
-    if (!epilogue ||
-        llvm::none_of(epilogue->inputs, [&](const GemmEpilogue::Input &input) {
-          return isStaged(input);
-        }))
-      return fail("staged epilogue inputs need an epilogue that reads a "
-                  "matrix");
-    if (getStages() < kMinStagedStages ||
-        getSharedMemoryBytes() > kSharedMemoryBudget)
-      return fail(llvm::formatv(
-          "the staged epilogue inputs ({0} bytes a tile) leave {1} pipeline "
-          "stages; at least {2} are kept",
-          getStagedInputBytes(), getStages(), kMinStagedStages));
+  if (stagedMatrices && getStagedInputBytes() == 0)
+    return fail("staged epilogue inputs need an epilogue that reads a "
+                "matrix");
+  // What follows the ring (one or the other) must leave it its depth.
+  if ((stagedMatrices || epilogueWarpgroup) &&
+      (getStages() < kMinStagedStages ||
+       getSharedMemoryBytes() > kSharedMemoryBudget)) {
+    std::string what =
+        stagedMatrices
+            ? llvm::formatv("the staged epilogue inputs ({0} bytes a tile) "
+                            "leave",
+                            getStagedInputBytes())
+                  .str()
+            : llvm::formatv("the epilogue warpgroup's hand-over ({0} bytes) "
+                            "leaves",
+                            getHandOverBytes())
+                  .str();
+    return fail(llvm::formatv("{0} {1} pipeline stages; at least {2} are kept",
+                              what, getStages(), kMinStagedStages));
   }
   return success();
 }
@@ -141,14 +141,19 @@ int64_t GemmSM90Config::getStages() const {
   return fitted.stages;
 }
 
-int64_t GemmSM90Config::getStagedInputBytes() const {
+int64_t GemmSM90Config::getStagedBytesBefore(size_t index) const {
   if (!stagedMatrices || !epilogue)
     return 0;
   int64_t bytes = 0;
-  for (const GemmEpilogue::Input &input : epilogue->inputs)
+  for (const GemmEpilogue::Input &input :
+       ArrayRef(epilogue->inputs).take_front(index))
     if (isStaged(input))
       bytes += blockM * blockN * getWideElementBytes(input.element);
   return bytes;
+}
+
+int64_t GemmSM90Config::getStagedInputBytes() const {
+  return epilogue ? getStagedBytesBefore(epilogue->inputs.size()) : 0;
 }
 
 int64_t GemmSM90Config::getHandOverBytes() const {

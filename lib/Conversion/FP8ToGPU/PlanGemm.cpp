@@ -313,12 +313,10 @@ void takeEpilogueWarpgroup(PlanBuilder &plan, ScaledMatmulOp op,
       separate.getStages());
 }
 
-/// Stages the matrix inputs of `config`'s epilogue in shared memory where
-/// the planner may (`stage-epilogue-inputs`) and the kernel can: TMA reads
-/// rows of whole 16-byte units of unpadded buffers, and the kernel keeps
-/// kMinStagedStages stages. A remark says which, or why not.
 /// Whether the kernel of `config` (whose epilogue reads a matrix) can stage
-/// the matrices of `op`'s epilogue; `reason` says why not.
+/// the matrices of `op`'s epilogue: TMA reads rows of whole 16-byte units of
+/// unpadded buffers, and the kernel keeps kMinStagedStages stages (and
+/// reads no matrix in a batch). `reason` says why not.
 bool canStageEpilogueMatrices(PlanBuilder &plan, ScaledMatmulOp op,
                               const ScaledGemmShape &g,
                               const GemmSM90Config &config,
@@ -345,10 +343,12 @@ bool canStageEpilogueMatrices(PlanBuilder &plan, ScaledMatmulOp op,
   return succeeded(staged.verify(reason));
 }
 
+/// Stages the matrix inputs of `config`'s epilogue in shared memory where
+/// the planner may (`stage-epilogue-inputs`) and the kernel can
+/// (canStageEpilogueMatrices). A remark says which, or why not.
 void stageEpilogueMatrices(PlanBuilder &plan, ScaledMatmulOp op,
                            const ScaledGemmShape &g, GemmSM90Config &config) {
-  if (!plan.stageEpilogueInputs || config.batched ||
-      !epilogueReadsMatrix(config.epilogue))
+  if (!plan.stageEpilogueInputs || !epilogueReadsMatrix(config.epilogue))
     return;
   std::string reason;
   GemmSM90Config staged = config;
@@ -416,11 +416,11 @@ LogicalResult planSM90Gemm(PlanBuilder &plan, ScaledMatmulOp op) {
   // Results quantized by blocks of 128 need tiles of 128 columns.
   config.blockN =
       (g.n <= 64 || narrowBlocks) && config.resultBlock < 128 ? 64 : 128;
-  // Wider tiles (sm90-tile-n) where the configuration has a kernel with
-  // them (no block scale or result block ties the columns to 128).
   // A transcendental epilogue runs in a warpgroup of its own, with
   // 128-column tiles (unless sm90-tile-n=192 forces wider ones).
   takeEpilogueWarpgroup(plan, op, config);
+  // Wider tiles (sm90-tile-n) where the configuration has a kernel with
+  // them (no block scale or result block ties the columns to 128).
   GemmSM90Config wide = config;
   wide.blockN = 192;
   std::string wideReason;
@@ -428,7 +428,7 @@ LogicalResult planSM90Gemm(PlanBuilder &plan, ScaledMatmulOp op) {
   // the MLP block's GELU-derivative GEMM 1555 -> 1630 us) unless they stage
   // it and its arithmetic is cheap.
   bool slowWide = epilogueReadsMatrix(config.epilogue) &&
-                  (!plan.stageEpilogueInputs || config.batched ||
+                  (!plan.stageEpilogueInputs ||
                    hasTranscendentalEpilogue(config.epilogue) ||
                    !canStageEpilogueMatrices(plan, op, g, wide, wideReason));
   if (!config.epilogueWarpgroup && succeeded(wide.verify(wideReason)) &&

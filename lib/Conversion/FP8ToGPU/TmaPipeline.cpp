@@ -33,15 +33,13 @@ void MbarrierRing::waitEmpty(Value slot, Value phase) {
   emitWait(getEmptyBarrier(slot), kb->xorI(phase, kb->i32(1)));
 }
 
-void MbarrierRing::arriveEmpty(Value slot) {
-  NVVM::MBarrierArriveOp::create(
-      kb->b, kb->loc, Type(), getEmptyBarrier(slot), Value(),
-      NVVM::MemScopeKindAttr::get(kb->b.getContext(), NVVM::MemScopeKind::CTA));
-}
+void MbarrierRing::arriveEmpty(Value slot) { arrive(getEmptyBarrier(slot)); }
 
-void MbarrierRing::arriveFull(Value slot) {
+void MbarrierRing::arriveFull(Value slot) { arrive(getFullBarrier(slot)); }
+
+void MbarrierRing::arrive(Value barrier) {
   NVVM::MBarrierArriveOp::create(
-      kb->b, kb->loc, Type(), getFullBarrier(slot), Value(),
+      kb->b, kb->loc, Type(), barrier, Value(),
       NVVM::MemScopeKindAttr::get(kb->b.getContext(), NVVM::MemScopeKind::CTA));
 }
 

@@ -86,6 +86,8 @@ public:
 
 private:
   Value getBarrier(int64_t offset, Value slot);
+  /// One arrival (release, CTA scope) on `barrier`.
+  void arrive(Value barrier);
   void emitWait(Value barrier, Value parity);
 
   KernelBuilder *kb = nullptr;

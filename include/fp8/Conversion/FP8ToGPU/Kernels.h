@@ -428,6 +428,9 @@ struct GemmSM90Config : ScaledGemmConfig {
   /// the column scales) and of the buffer (1024-byte aligned, for the
   /// swizzle). 0 bytes when nothing is staged.
   int64_t getStagedInputBytes() const;
+  /// The bytes of the staged inputs before epilogue input `index` in the
+  /// buffer (where its chunks start).
+  int64_t getStagedBytesBefore(size_t index) const;
   int64_t getStagedBarrierOffset() const;
   int64_t getStagedInputOffset() const;
   /// The epilogue warpgroup's hand-over (`epilogueWarpgroup`): the bytes of
