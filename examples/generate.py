@@ -115,9 +115,10 @@ def render(name, size="small", sizes=None, train_step=False, storage="f32"):
 //   contractions carry fp8.role (dgrad: gradient of the left operand, wgrad:
 //   of the right) and fp8.grad_operand, so fp8-autocast gives the gradient
 //   operand the gradient format; gradient nonlinearities carry fp8.unit_op.
-//   The parameters carry fp8.weight: fp8-prepare-weights (or
-//   fp8-gpu-pipeline{{prepare-weights=1}}) computes what only they
-//   determine in @<function>_prepare, once per weight update.
+//   The parameters carry fp8.weight and both functions fp8.prepare_group:
+//   fp8-prepare-weights (or fp8-gpu-pipeline{{prepare-weights=1}}) computes
+//   what only the weights determine once per weight update, for both
+//   functions, in @{name}_prepare.
 //
 // Through a recipe and the CPU pipeline:
 //   fp8-opt {path} --fp8-autocast=recipe=mxfp8 --fp8-cpu-pipeline
@@ -125,8 +126,8 @@ def render(name, size="small", sizes=None, train_step=False, storage="f32"):
 
 """
     weights = {p.attrs["name"] for p in models.parameters(forward)}
-    text = (header + forward.emit(storage=storage, weights=weights) + "\n"
-            + backward.emit(storage=storage, weights=weights))
+    text = (header + forward.emit(storage=storage, weights=weights, prepare_group=name) + "\n"
+            + backward.emit(storage=storage, weights=weights, prepare_group=name))
     if train_step:
         text += "\n" + models.train_step(forward, backward)
     return text

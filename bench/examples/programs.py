@@ -132,23 +132,33 @@ def weight_indices(module_text, function):
 
 def cpu_run_prepared(module, functions, feeds, nsteps, weights, opt_level=0):
     """cpu_run of a module that fp8-prepare-weights split: each function of
-    `functions` that has @<name>_prepare takes, after its own feeds, what
-    the prepare function returns for its weights (the feeds numbered
-    `weights[name]`), computed once and passed to each of the `nsteps`
-    calls."""
+    `functions` that takes the results of a prepare function (its own
+    @<name>_prepare, or its prepare group's) takes, after its own feeds,
+    the results it reads of what the prepare function returns for its
+    weights (the feeds numbered `weights[name]`). A prepare function runs
+    once, for every function and call that takes its results (the functions
+    of a group read the same weights); with `nsteps` > 1 each function's
+    calls have a fresh engine of their own, as in cpu_run, and the prepared
+    values are computed again in it."""
     from fp8_mlir import compiler
 
-    names = {s.name for s in module.signatures()}
+    signatures = {s.name: s for s in module.signatures()}
     results = {}
     program = None
+    prepared = {}
     for name in functions:
         if program is None or nsteps > 1:
             program = compiler.jit(module, opt_level)
-        prepared = []
-        if name + "_prepare" in names:
-            prepared = list(program.call(name + "_prepare",
-                                         *[feeds[name][i] for i in weights[name]]))
-        results[name] = [program.call(name, *feeds[name], *prepared) for _ in range(nsteps)]
+            prepared = {}
+        signature = signatures[name]
+        taken = []
+        if signature.prepare:
+            if signature.prepare not in prepared:
+                prepared[signature.prepare] = list(program.call(
+                    signature.prepare, *[feeds[name][i] for i in weights[name]]))
+            values = prepared[signature.prepare]
+            taken = [values[n] for n in signature.prepared if n is not None]
+        results[name] = [program.call(name, *feeds[name], *taken) for _ in range(nsteps)]
     return results
 
 

@@ -12,9 +12,10 @@ CPU pipeline runs it. For every example, recipe and chip this compiles
                     --fp8-gpu-graph-pipeline=chip=C --fp8-cpu-pipeline
 
 With --prepare-weights the staged graph is split by fp8-prepare-weights
-(`chip=C prepare-weights=1`): each function's @<name>_prepare runs once on
-the function's fp8.weight arguments, and the function runs on its own
-inputs followed by the prepared values.
+(`chip=C prepare-weights=1`): each prepare function (the examples'
+forward and backward functions share one, their fp8.prepare_group; one per
+function with --ungrouped) runs once on the fp8.weight arguments, and each
+function runs on its own inputs followed by the prepared values it takes.
 
 runs both on the same inputs (in-process, through the ExecutionEngine;
 every public function with static shapes, twice for delayed scaling) and
@@ -24,7 +25,7 @@ failure), or `rejected` when the graph stages reject the recipe on that chip
 no staged graph to compare).
 
   python3 bench/examples/staged.py [--build build] [--models m,...]
-      [--recipes r,...] [--chips c,...] [--prepare-weights] [--check]
+      [--recipes r,...] [--chips c,...] [--prepare-weights [--ungrouped]] [--check]
 
 The whole matrix (4 examples x 8 recipes x 2 chips) takes about 10 minutes
 on 2 cores; test/Execution/GPUGraphStages runs a part of it in the lit suite.
@@ -33,6 +34,7 @@ on 2 cores; test/Execution/GPUGraphStages runs a part of it in the lit suite.
 
 import argparse
 import os
+import re
 import sys
 import time
 
@@ -47,12 +49,15 @@ def graph_stages(chip, prepare_weights=False):
     return f"fp8-gpu-graph-pipeline{{{options}}}"
 
 
-def compare(example, recipe, chips, out, prepare_weights=False):
+def compare(example, recipe, chips, out, prepare_weights=False, ungrouped=False):
     """Prints and returns the status of each chip's cell for one example
-    and recipe."""
+    and recipe; with `ungrouped` the functions lose their fp8.prepare_group,
+    so that each gets a prepare function of its own."""
     from fp8_mlir import compiler
 
     text = programs.source(example)
+    if ungrouped:
+        text = re.sub(r' attributes \{fp8\.prepare_group = "[^"]*"\}', "", text)
     module = compiler.parse(text, programs.EXAMPLES[example]).run(programs.autocast(recipe))
     signatures = programs.entry_points(module)
     names = [s.name for s in signatures]
@@ -105,8 +110,11 @@ def compare(example, recipe, chips, out, prepare_weights=False):
         else:
             statuses[chip] = f"identical ({count} outputs)"
             if prepare_weights:
-                prepares = sum(s.name.endswith("_prepare") for s in staged.signatures())
-                statuses[chip] = f"identical ({count} outputs, {prepares} prepare functions)"
+                taking = [s for s in staged.signatures() if s.prepare]
+                prepares = len({s.prepare for s in taking})
+                statuses[chip] = (f"identical ({count} outputs, {len(taking)} functions "
+                                  f"taking the results of {prepares} prepare "
+                                  f"function{'s' if prepares != 1 else ''})")
         out(example, recipe, chip, statuses[chip], start)
     return statuses
 
@@ -119,9 +127,13 @@ def main():
     parser.add_argument("--recipes", default=",".join(programs.RECIPES))
     parser.add_argument("--chips", default=",".join(programs.CHIPS))
     parser.add_argument("--prepare-weights", action="store_true",
-                        help="stage with prepare-weights=1: each function's weight-only "
-                        "ops run in @<name>_prepare, whose results the function then "
-                        "takes (computed once, passed to every call)")
+                        help="stage with prepare-weights=1: the functions' weight-only "
+                        "ops run in prepare functions (one per prepare group), whose "
+                        "results the functions then take (computed once, passed to "
+                        "every call)")
+    parser.add_argument("--ungrouped", action="store_true",
+                        help="with --prepare-weights, drop the examples' fp8.prepare_group: "
+                        "each function gets a prepare function of its own")
     parser.add_argument("--check", action="store_true")
     args = parser.parse_args()
     os.environ.setdefault("FP8_MLIR_LIBRARY",
@@ -135,7 +147,7 @@ def main():
     for example in args.models.split(","):
         for recipe in args.recipes.split(","):
             for status in compare(example, recipe, args.chips.split(","), out,
-                                  args.prepare_weights).values():
+                                  args.prepare_weights, args.ungrouped).values():
                 counts[status.split()[0].rstrip(":")] += 1
     print("staged graphs: " + ", ".join(f"{n} {k}" for k, n in counts.items()))
     if args.check:

@@ -318,9 +318,10 @@ def manifest_buffers(buffers, kind, prepared=None):
 
 def prepared_signature(function):
     """The inputs and outputs of a function's manifest: its own inputs, then
-    what its prepare function computes."""
+    the results of its prepare function that it takes."""
     prepared = function.get("prepare")
-    return (function["inputs"] + (prepared["outputs"] if prepared else []),
+    return (function["inputs"] + ([prepared["outputs"][n] for n in prepared["taken"]]
+                                  if prepared else []),
             function["outputs"])
 
 
@@ -350,32 +351,43 @@ def compile_cell(args, cell):
     for name in sorted(os.listdir(out_dir)):
         if name.endswith(".json"):
             with open(os.path.join(out_dir, name)) as f:
-                buffers = json.load(f)["buffers"]
+                manifest = json.load(f)
+            buffers = manifest["buffers"]
             # State (delayed scaling's histories) carries over from run to
             # run: such functions run twice, as on the CPU.
             functions[name[:-5]] = dict(
                 name=name[:-5], manifest=key(directory, name),
                 inputs=manifest_buffers(buffers, "input", prepared=False),
                 outputs=manifest_buffers(buffers, "output"),
-                prepared_inputs=len(manifest_buffers(buffers, "input", prepared=True)),
+                # The results of the prepare function (`prepare_function`)
+                # that the function takes after its own inputs, in order.
+                prepared_inputs=[b["prepared"] for b in sorted(
+                    buffers, key=lambda b: b.get("index", -1))
+                    if b["kind"] == "input" and "prepared" in b],
+                prepare_function=manifest.get("prepare", name[:-5] + "_prepare"),
                 # Inputs no launch reads (weights whose readers moved into
                 # the prepare function): run passes null pointers for them.
                 unread=[b["index"] for b in buffers
                         if b["kind"] == "input" and b.get("unread")],
                 stateful=any(b["kind"] == "state" for b in buffers))
-    # prepare-weights: @f_prepare runs once on f's weights (the arguments
-    # marked fp8.weight, in order), and f takes its results after its own
-    # inputs; the pair is one function of the cell.
+    # prepare-weights: a prepare function (@f_prepare, or the one the
+    # functions of a prepare group share, such as a model's forward and
+    # backward) runs once on f's weights (the arguments marked fp8.weight,
+    # in order), and f takes the results it reads after its own inputs;
+    # each function of the cell carries its prepare function.
     with open(source) as f:
         text = f.read()
-    for name in sorted(functions):
-        base = functions.get(name[:-len("_prepare")]) if name.endswith("_prepare") else None
-        if base is None or not base["prepared_inputs"]:
-            continue
-        prepare = functions.pop(name)
-        base["prepare"] = dict(manifest=prepare["manifest"], inputs=prepare["inputs"],
-                               outputs=prepare["outputs"],
-                               weights=programs.weight_indices(text, base["name"]))
+    prepares = {}
+    for base in list(functions.values()):
+        name, taken = base.pop("prepare_function"), base.pop("prepared_inputs")
+        if taken and name not in prepares and name in functions:
+            prepares[name] = functions.pop(name)
+        if taken and name in prepares:
+            prepare = prepares[name]
+            base["prepare"] = dict(name=name, manifest=prepare["manifest"],
+                                   inputs=prepare["inputs"], outputs=prepare["outputs"],
+                                   taken=taken,
+                                   weights=programs.weight_indices(text, base["name"]))
     entry.update(status="ok", functions=[functions[n] for n in sorted(functions)])
     return entry
 
@@ -696,7 +708,8 @@ class GpuExecutor:
                    for a, t in zip(feeds, program.inputs)]
             self.prepare_ms = None
             if "prepare" in function:
-                ins += self.prepared(function, ins)
+                results = self.prepared(function, ins)
+                ins += [results[n] for n in function["prepare"]["taken"]]
             outs = self.empty(program.outputs)
             # What a caller holding only the prepared copies passes.
             passed = [0 if i in function.get("unread", ()) else t for i, t in enumerate(ins)]
@@ -712,8 +725,9 @@ class GpuExecutor:
                 torch.empty(t.bytes, dtype=torch.uint8, device="cuda") for t in tensors]
 
     def prepared(self, function, ins):
-        """What @<function>_prepare computes from the weights among `ins`,
-        run once (and timed with --time: prepare_ms)."""
+        """What the function's prepare function computes from the weights
+        among `ins` (every result), run once (and timed with --time:
+        prepare_ms)."""
         torch = self.torch
         prepare = function["prepare"]
         path = os.path.join(self.args.artifacts, prepare["manifest"])
@@ -1182,9 +1196,10 @@ def timings_section(args, index, results):
               "(fp8_mlir.graph's evaluate_torch); `vs bf16` is its time over ours (the CUDA "
               "graph's where timed), the speed-up the targets of docs/perf.md ask for.", ""]
     if "prepare-weights=1" in (index.get("pipeline_options") or ""):
-        lines += ["Compiled with prepare-weights=1: each function's weight-only work "
-                  "(quantization, K-major copies) ran once in @<function>_prepare "
-                  "(`prepare`, launch by launch, not part of the function's times); the "
+        lines += ["Compiled with prepare-weights=1: the weight-only work (quantization, "
+                  "K-major copies) ran once in a prepare function, which a model's forward "
+                  "and backward functions share (`prepare`, launch by launch, not part of "
+                  "the function's times; shown on each function that takes it); the "
                   "functions are timed on the prepared values, as a weight is reused across "
                   "the calls of one step or of inference.", ""]
     lines += ["| example | size | recipe | chip | function | launches | launch by launch "

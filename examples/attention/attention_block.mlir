@@ -11,15 +11,16 @@
 //   contractions carry fp8.role (dgrad: gradient of the left operand, wgrad:
 //   of the right) and fp8.grad_operand, so fp8-autocast gives the gradient
 //   operand the gradient format; gradient nonlinearities carry fp8.unit_op.
-//   The parameters carry fp8.weight: fp8-prepare-weights (or
-//   fp8-gpu-pipeline{prepare-weights=1}) computes what only they
-//   determine in @<function>_prepare, once per weight update.
+//   The parameters carry fp8.weight and both functions fp8.prepare_group:
+//   fp8-prepare-weights (or fp8-gpu-pipeline{prepare-weights=1}) computes
+//   what only the weights determine once per weight update, for both
+//   functions, in @attention_block_prepare.
 //
 // Through a recipe and the CPU pipeline:
 //   fp8-opt examples/attention/attention_block.mlir --fp8-autocast=recipe=mxfp8 --fp8-cpu-pipeline
 // Error of every recipe against float64: bench/examples/error.py.
 
-func.func @attention_block_forward(%x: tensor<64x128xf32>, %ln_gamma: tensor<128xf32> {fp8.weight}, %ln_beta: tensor<128xf32> {fp8.weight}, %wq: tensor<128x128xf32> {fp8.weight}, %bq: tensor<128xf32> {fp8.weight}, %wk: tensor<128x128xf32> {fp8.weight}, %bk: tensor<128xf32> {fp8.weight}, %wv: tensor<128x128xf32> {fp8.weight}, %bv: tensor<128xf32> {fp8.weight}, %wo: tensor<128x128xf32> {fp8.weight}, %bo: tensor<128xf32> {fp8.weight}) -> (tensor<64x128xf32>) {
+func.func @attention_block_forward(%x: tensor<64x128xf32>, %ln_gamma: tensor<128xf32> {fp8.weight}, %ln_beta: tensor<128xf32> {fp8.weight}, %wq: tensor<128x128xf32> {fp8.weight}, %bq: tensor<128xf32> {fp8.weight}, %wk: tensor<128x128xf32> {fp8.weight}, %bk: tensor<128xf32> {fp8.weight}, %wv: tensor<128x128xf32> {fp8.weight}, %bv: tensor<128xf32> {fp8.weight}, %wo: tensor<128x128xf32> {fp8.weight}, %bo: tensor<128xf32> {fp8.weight}) -> (tensor<64x128xf32>) attributes {fp8.prepare_group = "attention_block"} {
   %zero = arith.constant 0.000000e+00 : f32
   %e3 = tensor.empty() : tensor<64xf32>
   %z3 = linalg.fill ins(%zero : f32) outs(%e3 : tensor<64xf32>) -> tensor<64xf32>
@@ -145,7 +146,7 @@ func.func @attention_block_forward(%x: tensor<64x128xf32>, %ln_gamma: tensor<128
   return %v50 : tensor<64x128xf32>
 }
 
-func.func @attention_block_backward(%x: tensor<64x128xf32>, %ln_gamma: tensor<128xf32> {fp8.weight}, %ln_beta: tensor<128xf32> {fp8.weight}, %wq: tensor<128x128xf32> {fp8.weight}, %bq: tensor<128xf32> {fp8.weight}, %wk: tensor<128x128xf32> {fp8.weight}, %bk: tensor<128xf32> {fp8.weight}, %wv: tensor<128x128xf32> {fp8.weight}, %bv: tensor<128xf32> {fp8.weight}, %wo: tensor<128x128xf32> {fp8.weight}, %bo: tensor<128xf32> {fp8.weight}, %d_0: tensor<64x128xf32>) -> (tensor<64x128xf32>, tensor<64x128xf32>, tensor<128xf32>, tensor<128xf32>, tensor<128x128xf32>, tensor<128xf32>, tensor<128x128xf32>, tensor<128xf32>, tensor<128x128xf32>, tensor<128xf32>, tensor<128x128xf32>, tensor<128xf32>) {
+func.func @attention_block_backward(%x: tensor<64x128xf32>, %ln_gamma: tensor<128xf32> {fp8.weight}, %ln_beta: tensor<128xf32> {fp8.weight}, %wq: tensor<128x128xf32> {fp8.weight}, %bq: tensor<128xf32> {fp8.weight}, %wk: tensor<128x128xf32> {fp8.weight}, %bk: tensor<128xf32> {fp8.weight}, %wv: tensor<128x128xf32> {fp8.weight}, %bv: tensor<128xf32> {fp8.weight}, %wo: tensor<128x128xf32> {fp8.weight}, %bo: tensor<128xf32> {fp8.weight}, %d_0: tensor<64x128xf32>) -> (tensor<64x128xf32>, tensor<64x128xf32>, tensor<128xf32>, tensor<128xf32>, tensor<128x128xf32>, tensor<128xf32>, tensor<128x128xf32>, tensor<128xf32>, tensor<128x128xf32>, tensor<128xf32>, tensor<128x128xf32>, tensor<128xf32>) attributes {fp8.prepare_group = "attention_block"} {
   %zero = arith.constant 0.000000e+00 : f32
   %e3 = tensor.empty() : tensor<64xf32>
   %z3 = linalg.fill ins(%zero : f32) outs(%e3 : tensor<64xf32>) -> tensor<64xf32>

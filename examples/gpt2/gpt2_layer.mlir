@@ -10,15 +10,16 @@
 //   contractions carry fp8.role (dgrad: gradient of the left operand, wgrad:
 //   of the right) and fp8.grad_operand, so fp8-autocast gives the gradient
 //   operand the gradient format; gradient nonlinearities carry fp8.unit_op.
-//   The parameters carry fp8.weight: fp8-prepare-weights (or
-//   fp8-gpu-pipeline{prepare-weights=1}) computes what only they
-//   determine in @<function>_prepare, once per weight update.
+//   The parameters carry fp8.weight and both functions fp8.prepare_group:
+//   fp8-prepare-weights (or fp8-gpu-pipeline{prepare-weights=1}) computes
+//   what only the weights determine once per weight update, for both
+//   functions, in @gpt2_layer_prepare.
 //
 // Through a recipe and the CPU pipeline:
 //   fp8-opt examples/gpt2/gpt2_layer.mlir --fp8-autocast=recipe=mxfp8 --fp8-cpu-pipeline
 // Error of every recipe against float64: bench/examples/error.py.
 
-func.func @gpt2_layer_forward(%x: tensor<64x128xf32>, %ln1_gamma: tensor<128xf32> {fp8.weight}, %ln1_beta: tensor<128xf32> {fp8.weight}, %attn_wq: tensor<128x128xf32> {fp8.weight}, %attn_bq: tensor<128xf32> {fp8.weight}, %attn_wk: tensor<128x128xf32> {fp8.weight}, %attn_bk: tensor<128xf32> {fp8.weight}, %attn_wv: tensor<128x128xf32> {fp8.weight}, %attn_bv: tensor<128xf32> {fp8.weight}, %attn_wo: tensor<128x128xf32> {fp8.weight}, %attn_bo: tensor<128xf32> {fp8.weight}, %ln2_gamma: tensor<128xf32> {fp8.weight}, %ln2_beta: tensor<128xf32> {fp8.weight}, %mlp_w1: tensor<128x512xf32> {fp8.weight}, %mlp_b1: tensor<512xf32> {fp8.weight}, %mlp_w2: tensor<512x128xf32> {fp8.weight}, %mlp_b2: tensor<128xf32> {fp8.weight}) -> (tensor<64x128xf32>) {
+func.func @gpt2_layer_forward(%x: tensor<64x128xf32>, %ln1_gamma: tensor<128xf32> {fp8.weight}, %ln1_beta: tensor<128xf32> {fp8.weight}, %attn_wq: tensor<128x128xf32> {fp8.weight}, %attn_bq: tensor<128xf32> {fp8.weight}, %attn_wk: tensor<128x128xf32> {fp8.weight}, %attn_bk: tensor<128xf32> {fp8.weight}, %attn_wv: tensor<128x128xf32> {fp8.weight}, %attn_bv: tensor<128xf32> {fp8.weight}, %attn_wo: tensor<128x128xf32> {fp8.weight}, %attn_bo: tensor<128xf32> {fp8.weight}, %ln2_gamma: tensor<128xf32> {fp8.weight}, %ln2_beta: tensor<128xf32> {fp8.weight}, %mlp_w1: tensor<128x512xf32> {fp8.weight}, %mlp_b1: tensor<512xf32> {fp8.weight}, %mlp_w2: tensor<512x128xf32> {fp8.weight}, %mlp_b2: tensor<128xf32> {fp8.weight}) -> (tensor<64x128xf32>) attributes {fp8.prepare_group = "gpt2_layer"} {
   %zero = arith.constant 0.000000e+00 : f32
   %e3 = tensor.empty() : tensor<64xf32>
   %z3 = linalg.fill ins(%zero : f32) outs(%e3 : tensor<64xf32>) -> tensor<64xf32>
@@ -227,7 +228,7 @@ func.func @gpt2_layer_forward(%x: tensor<64x128xf32>, %ln1_gamma: tensor<128xf32
   return %v78 : tensor<64x128xf32>
 }
 
-func.func @gpt2_layer_backward(%x: tensor<64x128xf32>, %ln1_gamma: tensor<128xf32> {fp8.weight}, %ln1_beta: tensor<128xf32> {fp8.weight}, %attn_wq: tensor<128x128xf32> {fp8.weight}, %attn_bq: tensor<128xf32> {fp8.weight}, %attn_wk: tensor<128x128xf32> {fp8.weight}, %attn_bk: tensor<128xf32> {fp8.weight}, %attn_wv: tensor<128x128xf32> {fp8.weight}, %attn_bv: tensor<128xf32> {fp8.weight}, %attn_wo: tensor<128x128xf32> {fp8.weight}, %attn_bo: tensor<128xf32> {fp8.weight}, %ln2_gamma: tensor<128xf32> {fp8.weight}, %ln2_beta: tensor<128xf32> {fp8.weight}, %mlp_w1: tensor<128x512xf32> {fp8.weight}, %mlp_b1: tensor<512xf32> {fp8.weight}, %mlp_w2: tensor<512x128xf32> {fp8.weight}, %mlp_b2: tensor<128xf32> {fp8.weight}, %d_0: tensor<64x128xf32>) -> (tensor<64x128xf32>, tensor<64x128xf32>, tensor<128xf32>, tensor<128xf32>, tensor<128x128xf32>, tensor<128xf32>, tensor<128x128xf32>, tensor<128xf32>, tensor<128x128xf32>, tensor<128xf32>, tensor<128x128xf32>, tensor<128xf32>, tensor<128xf32>, tensor<128xf32>, tensor<128x512xf32>, tensor<512xf32>, tensor<512x128xf32>, tensor<128xf32>) {
+func.func @gpt2_layer_backward(%x: tensor<64x128xf32>, %ln1_gamma: tensor<128xf32> {fp8.weight}, %ln1_beta: tensor<128xf32> {fp8.weight}, %attn_wq: tensor<128x128xf32> {fp8.weight}, %attn_bq: tensor<128xf32> {fp8.weight}, %attn_wk: tensor<128x128xf32> {fp8.weight}, %attn_bk: tensor<128xf32> {fp8.weight}, %attn_wv: tensor<128x128xf32> {fp8.weight}, %attn_bv: tensor<128xf32> {fp8.weight}, %attn_wo: tensor<128x128xf32> {fp8.weight}, %attn_bo: tensor<128xf32> {fp8.weight}, %ln2_gamma: tensor<128xf32> {fp8.weight}, %ln2_beta: tensor<128xf32> {fp8.weight}, %mlp_w1: tensor<128x512xf32> {fp8.weight}, %mlp_b1: tensor<512xf32> {fp8.weight}, %mlp_w2: tensor<512x128xf32> {fp8.weight}, %mlp_b2: tensor<128xf32> {fp8.weight}, %d_0: tensor<64x128xf32>) -> (tensor<64x128xf32>, tensor<64x128xf32>, tensor<128xf32>, tensor<128xf32>, tensor<128x128xf32>, tensor<128xf32>, tensor<128x128xf32>, tensor<128xf32>, tensor<128x128xf32>, tensor<128xf32>, tensor<128x128xf32>, tensor<128xf32>, tensor<128xf32>, tensor<128xf32>, tensor<128x512xf32>, tensor<512xf32>, tensor<512x128xf32>, tensor<128xf32>) attributes {fp8.prepare_group = "gpt2_layer"} {
   %zero = arith.constant 0.000000e+00 : f32
   %e3 = tensor.empty() : tensor<64xf32>
   %z3 = linalg.fill ins(%zero : f32) outs(%e3 : tensor<64xf32>) -> tensor<64xf32>

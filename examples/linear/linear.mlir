@@ -9,15 +9,16 @@
 //   contractions carry fp8.role (dgrad: gradient of the left operand, wgrad:
 //   of the right) and fp8.grad_operand, so fp8-autocast gives the gradient
 //   operand the gradient format; gradient nonlinearities carry fp8.unit_op.
-//   The parameters carry fp8.weight: fp8-prepare-weights (or
-//   fp8-gpu-pipeline{prepare-weights=1}) computes what only they
-//   determine in @<function>_prepare, once per weight update.
+//   The parameters carry fp8.weight and both functions fp8.prepare_group:
+//   fp8-prepare-weights (or fp8-gpu-pipeline{prepare-weights=1}) computes
+//   what only the weights determine once per weight update, for both
+//   functions, in @linear_prepare.
 //
 // Through a recipe and the CPU pipeline:
 //   fp8-opt examples/linear/linear.mlir --fp8-autocast=recipe=mxfp8 --fp8-cpu-pipeline
 // Error of every recipe against float64: bench/examples/error.py.
 
-func.func @linear_forward(%x: tensor<64x128xf32>, %w: tensor<128x128xf32> {fp8.weight}) -> (tensor<64x128xf32>) {
+func.func @linear_forward(%x: tensor<64x128xf32>, %w: tensor<128x128xf32> {fp8.weight}) -> (tensor<64x128xf32>) attributes {fp8.prepare_group = "linear"} {
   %zero = arith.constant 0.000000e+00 : f32
   %e2 = tensor.empty() : tensor<64x128xf32>
   %z2 = linalg.fill ins(%zero : f32) outs(%e2 : tensor<64x128xf32>) -> tensor<64x128xf32>
@@ -25,7 +26,7 @@ func.func @linear_forward(%x: tensor<64x128xf32>, %w: tensor<128x128xf32> {fp8.w
   return %v2 : tensor<64x128xf32>
 }
 
-func.func @linear_backward(%x: tensor<64x128xf32>, %w: tensor<128x128xf32> {fp8.weight}, %d_0: tensor<64x128xf32>) -> (tensor<64x128xf32>, tensor<64x128xf32>, tensor<128x128xf32>) {
+func.func @linear_backward(%x: tensor<64x128xf32>, %w: tensor<128x128xf32> {fp8.weight}, %d_0: tensor<64x128xf32>) -> (tensor<64x128xf32>, tensor<64x128xf32>, tensor<128x128xf32>) attributes {fp8.prepare_group = "linear"} {
   %zero = arith.constant 0.000000e+00 : f32
   %e2 = tensor.empty() : tensor<64x128xf32>
   %z2 = linalg.fill ins(%zero : f32) outs(%e2 : tensor<64x128xf32>) -> tensor<64x128xf32>

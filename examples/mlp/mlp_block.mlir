@@ -9,15 +9,16 @@
 //   contractions carry fp8.role (dgrad: gradient of the left operand, wgrad:
 //   of the right) and fp8.grad_operand, so fp8-autocast gives the gradient
 //   operand the gradient format; gradient nonlinearities carry fp8.unit_op.
-//   The parameters carry fp8.weight: fp8-prepare-weights (or
-//   fp8-gpu-pipeline{prepare-weights=1}) computes what only they
-//   determine in @<function>_prepare, once per weight update.
+//   The parameters carry fp8.weight and both functions fp8.prepare_group:
+//   fp8-prepare-weights (or fp8-gpu-pipeline{prepare-weights=1}) computes
+//   what only the weights determine once per weight update, for both
+//   functions, in @mlp_block_prepare.
 //
 // Through a recipe and the CPU pipeline:
 //   fp8-opt examples/mlp/mlp_block.mlir --fp8-autocast=recipe=mxfp8 --fp8-cpu-pipeline
 // Error of every recipe against float64: bench/examples/error.py.
 
-func.func @mlp_block_forward(%x: tensor<64x128xf32>, %w1: tensor<128x512xf32> {fp8.weight}, %b1: tensor<512xf32> {fp8.weight}, %w2: tensor<512x128xf32> {fp8.weight}, %b2: tensor<128xf32> {fp8.weight}) -> (tensor<64x128xf32>) {
+func.func @mlp_block_forward(%x: tensor<64x128xf32>, %w1: tensor<128x512xf32> {fp8.weight}, %b1: tensor<512xf32> {fp8.weight}, %w2: tensor<512x128xf32> {fp8.weight}, %b2: tensor<128xf32> {fp8.weight}) -> (tensor<64x128xf32>) attributes {fp8.prepare_group = "mlp_block"} {
   %zero = arith.constant 0.000000e+00 : f32
   %e5 = tensor.empty() : tensor<64x512xf32>
   %z5 = linalg.fill ins(%zero : f32) outs(%e5 : tensor<64x512xf32>) -> tensor<64x512xf32>
@@ -51,7 +52,7 @@ func.func @mlp_block_forward(%x: tensor<64x128xf32>, %w1: tensor<128x512xf32> {f
   return %v12 : tensor<64x128xf32>
 }
 
-func.func @mlp_block_backward(%x: tensor<64x128xf32>, %w1: tensor<128x512xf32> {fp8.weight}, %b1: tensor<512xf32> {fp8.weight}, %w2: tensor<512x128xf32> {fp8.weight}, %b2: tensor<128xf32> {fp8.weight}, %d_0: tensor<64x128xf32>) -> (tensor<64x128xf32>, tensor<64x128xf32>, tensor<128x512xf32>, tensor<512xf32>, tensor<512x128xf32>, tensor<128xf32>) {
+func.func @mlp_block_backward(%x: tensor<64x128xf32>, %w1: tensor<128x512xf32> {fp8.weight}, %b1: tensor<512xf32> {fp8.weight}, %w2: tensor<512x128xf32> {fp8.weight}, %b2: tensor<128xf32> {fp8.weight}, %d_0: tensor<64x128xf32>) -> (tensor<64x128xf32>, tensor<64x128xf32>, tensor<128x512xf32>, tensor<512xf32>, tensor<512x128xf32>, tensor<128xf32>) attributes {fp8.prepare_group = "mlp_block"} {
   %zero = arith.constant 0.000000e+00 : f32
   %e5 = tensor.empty() : tensor<64x512xf32>
   %z5 = linalg.fill ins(%zero : f32) outs(%e5 : tensor<64x512xf32>) -> tensor<64x512xf32>

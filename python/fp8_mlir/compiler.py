@@ -15,6 +15,7 @@ Errors raise CompilerError, whose message lists each diagnostic as
 successful run come back as a list of Diagnostic.
 """
 
+import json
 import re
 from dataclasses import dataclass, field
 from typing import List, Optional
@@ -188,9 +189,15 @@ class TensorType:
 
 @dataclass
 class Signature:
+    """A function's name, argument and result types; for a function that
+    fp8-prepare-weights split, `prepare` names its prepare function and
+    `prepared` gives, for each argument, the number of the prepare
+    function's result it takes (None for the function's own arguments)."""
     name: str
     inputs: list
     results: list
+    prepare: str = None
+    prepared: list = None
 
 
 class Module:
@@ -231,19 +238,26 @@ class Module:
         for PTX only) and one JSON launch manifest per function into the
         directory `artifacts`. `options` are more of fp8-gpu-pipeline's
         options, as text ("prepare-weights=1"). Returns the manifests' paths
-        by function (with prepare-weights=1, <function>_prepare's too)."""
+        by function (with prepare-weights=1, the prepare functions' too)."""
         import os
 
         lib = self._lib
         names = [s.name for s in self.signatures()]
-        names += [n + "_prepare" for n in names]
         _, self.diagnostics = self.context._collect(
             f"compiling for {chip}",
             lambda: self._run(lambda cb: lib.fp8CompileForChipWithOptions(
                 self._handle, StringRef.of(chip), StringRef.of(os.fspath(artifacts)),
                 StringRef.of(ptxas), StringRef.of(options), cb, None)))
-        return {name: os.path.join(artifacts, name + ".json") for name in names
-                if os.path.exists(os.path.join(artifacts, name + ".json"))}
+        manifests = {name: os.path.join(artifacts, name + ".json") for name in names
+                     if os.path.exists(os.path.join(artifacts, name + ".json"))}
+        # The prepare functions that fp8-prepare-weights added, as the
+        # manifests of the functions taking their results name them.
+        for path in list(manifests.values()):
+            with open(path) as f:
+                prepare = json.load(f).get("prepare")
+            if prepare and prepare not in manifests:
+                manifests[prepare] = os.path.join(artifacts, prepare + ".json")
+        return manifests
 
     def _run(self, call):
         # The context's handler (attached by _collect) sees every diagnostic:
@@ -276,8 +290,23 @@ class Module:
                       for i in range(lib.mlirFunctionTypeGetNumInputs(fn))]
             results = [self._type(lib.mlirFunctionTypeGetResult(fn, i))
                        for i in range(lib.mlirFunctionTypeGetNumResults(fn))]
-            result.append(Signature(name, inputs, results))
+            signature = Signature(name, inputs, results)
+            prepare = lib.mlirOperationGetAttributeByName(op, StringRef.of("fp8.prepare"))
+            if prepare.ptr:
+                signature.prepare = lib.mlirFlatSymbolRefAttrGetValue(prepare).str()
+                signature.prepared = [self._prepared(op, i) for i in range(len(inputs))]
+            result.append(signature)
         return result
+
+    def _prepared(self, op, index):
+        """The `fp8.prepared` of argument `index` of the function `op`."""
+        lib = self._lib
+        attrs = lib.mlirOperationGetAttributeByName(op, StringRef.of("arg_attrs"))
+        if not attrs.ptr:
+            return None
+        number = lib.mlirDictionaryAttrGetElementByName(
+            lib.mlirArrayAttrGetElement(attrs, index), StringRef.of("fp8.prepared"))
+        return lib.mlirIntegerAttrGetValueInt(number) if number.ptr else None
 
     def _type(self, t):
         lib = self._lib

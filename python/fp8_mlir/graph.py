@@ -498,11 +498,14 @@ class Graph:
 
     # -- MLIR ----------------------------------------------------------------
 
-    def emit(self, matmul_operands=F32, storage=F32, weights=()):
+    def emit(self, matmul_operands=F32, storage=F32, weights=(), prepare_group=None):
         """The graph as a func.func on tensors of `storage` (f32, or bf16 /
         f16 as a mixed-precision framework stores them). The inputs named in
         `weights` carry `fp8.weight` (what fp8-prepare-weights may compute
-        from once per weight update).
+        from once per weight update); with `prepare_group` the function
+        carries `fp8.prepare_group`, so that the functions of one group
+        (a model's forward and backward functions, which read the same
+        weights) share one prepare function, @<group>_prepare.
 
         With matmul_operands="bf16" (or "f16") and f32 storage, every
         contraction reads its operands rounded to that type (arith.truncf)
@@ -821,7 +824,9 @@ class Graph:
                          + (" {fp8.weight}" if p.attrs["name"] in weights else "")
                          for p in self.params)
         results = ", ".join(ty(o) for o in self.outputs)
-        header = f"func.func @{self.name}({args}) -> ({results}) {{"
+        attributes = (f' attributes {{fp8.prepare_group = "{prepare_group}"}}'
+                      if prepare_group else "")
+        header = f"func.func @{self.name}({args}) -> ({results}){attributes} {{"
         ret = (f"  return {', '.join(o.name for o in self.outputs)} : "
                f"{', '.join(ty(o) for o in self.outputs)}")
         return "\n".join([header] + lines + [ret, "}"]) + "\n"

@@ -104,16 +104,19 @@ class Imported:
         return {p.attrs["name"] for p, s in zip(self.forward.params, self.sources)
                 if s[0] in ("param", "buffer")}
 
-    def emit(self, graph):
+    def emit(self, graph, prepare_group=None):
         """One function's text, its module state marked fp8.weight."""
-        return graph.emit(weights=self.weights)
+        return graph.emit(weights=self.weights, prepare_group=prepare_group)
 
     def mlir(self, backward=True):
-        """The module text: the forward function, then the backward one."""
-        text = self.emit(self.forward)
-        if backward:
-            text += "\n" + self.emit(self.backward)
-        return text
+        """The module text: the forward function, then the backward one. The
+        two read the same module state: they are one prepare group, so that
+        fp8-prepare-weights prepares it once for both (@<forward>_prepare)."""
+        if not backward:
+            return self.emit(self.forward)
+        group = self.forward.name
+        return (self.emit(self.forward, group) + "\n"
+                + self.emit(self.backward, group))
 
 
 def _float_meta(node):
@@ -651,7 +654,8 @@ class CompiledModule:
             self.ir = self.lower(self.imported.mlir())
             if prepare_weights:
                 self.ir.run("fp8-prepare-weights")
-            self._functions = {s.name for s in self.ir.signatures()}
+            self._signatures = {s.name: s for s in self.ir.signatures()}
+            self._functions = set(self._signatures)
             self._program = compiler.jit(self.ir, opt_level)
             self._gpu = None
 
@@ -678,15 +682,20 @@ class CompiledModule:
     def _run(self, name, tensors):
         if self._program is not None:
             arrays = [t.detach().cpu().numpy().astype(np.float32) for t in tensors]
-            if name + "_prepare" in self._functions:
-                arrays += self._prepared_values(
-                    name, tensors, lambda: self._program.call(
-                        name + "_prepare", *[arrays[i] for i in self._weight_positions]))
+            signature = self._signatures[name]
+            if signature.prepare:
+                # The forward and backward functions share the prepare
+                # function: one computation per weight update serves both.
+                values = self._prepared_values(
+                    signature.prepare, tensors, lambda: self._program.call(
+                        signature.prepare, *[arrays[i] for i in self._weight_positions]))
+                arrays += [values[n] for n in signature.prepared if n is not None]
             return [torch.from_numpy(np.asarray(r)) for r in self._program.call(name, *arrays)]
         return self._gpu.run(name, tensors)
 
     def _prepared_values(self, name, tensors, prepare):
-        """What @<name>_prepare computes from the weights among `tensors`:
+        """What the prepare function `name` computes from the weights among
+        `tensors` (every result):
         computed by `prepare()` when a weight is another tensor or
         was modified in place since the last call (an optimizer step bumps
         its version), else the values of the last call."""
@@ -750,6 +759,8 @@ class _GPUPrograms:
             manifests = _compile_graph(graph, compiled.recipe, self.chip, self.artifacts,
                                        compiled._source, imported,
                                        compiled.prepare_weights)
+            # Each function is compiled alone, with a prepare function of its
+            # own.
             prepare = manifests.get(name + "_prepare")
             self.programs[name] = (self.library.load(manifests[name]),
                                    self.library.load(prepare) if prepare else None)
@@ -769,8 +780,10 @@ class _GPUPrograms:
         device = inputs[0].device
         if prepare is not None:
             positions = self.compiled._weight_positions
-            inputs += self.compiled._prepared_values(
-                name, tensors, lambda: self._call(prepare, [inputs[i] for i in positions], device))
+            values = self.compiled._prepared_values(
+                prepare.function, tensors,
+                lambda: self._call(prepare, [inputs[i] for i in positions], device))
+            inputs += [values[t.prepared] for t in program.inputs if t.prepared is not None]
         return self._call(program, inputs, device)
 
 

@@ -173,6 +173,10 @@ const char *fp8rt_function_name(const fp8rt_program *program) {
   return program ? program->program->getManifest().function.c_str() : "";
 }
 
+const char *fp8rt_prepare_function(const fp8rt_program *program) {
+  return program ? program->program->getManifest().prepare.c_str() : "";
+}
+
 const char *fp8rt_chip(const fp8rt_program *program) {
   return program ? program->program->getManifest().chip.c_str() : "";
 }

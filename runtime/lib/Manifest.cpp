@@ -300,6 +300,12 @@ bool Reader::read(const Value &root) {
   if (!function || !checkName(*function, "function", "function name"))
     return false;
   manifest.function = function->getString();
+  if (root.find("prepare")) {
+    const Value *prepare = get(root, "", "prepare", Value::Kind::String);
+    if (!prepare || !checkName(*prepare, "prepare", "prepare function name"))
+      return false;
+    manifest.prepare = prepare->getString();
+  }
   const Value *chip = get(root, "", "chip", Value::Kind::String);
   if (!chip)
     return false;
@@ -572,6 +578,9 @@ bool Reader::readBuffers(const Value &root) {
     buffer.id = id;
     if (!readBuffer(value, where, buffer))
       return false;
+    // A manifest from before the prepare function was named: its own.
+    if (buffer.prepared >= 0 && manifest.prepare.empty())
+      manifest.prepare = manifest.function + "_prepare";
   }
   return checkIndices(*buffers, BufferKind::Input, manifest.inputs) &&
          checkIndices(*buffers, BufferKind::Output, manifest.outputs);
@@ -1129,8 +1138,7 @@ std::string describeManifest(const Manifest &manifest) {
     if (b.offset >= 0)
       os << " at workspace offset " << b.offset;
     if (b.prepared >= 0)
-      os << ", result " << b.prepared << " of " << manifest.function
-         << "_prepare";
+      os << ", result " << b.prepared << " of " << manifest.prepare;
     if (b.unread)
       os << ", unread (may be null)";
   };

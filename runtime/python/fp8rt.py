@@ -132,6 +132,7 @@ class Library:
                                                 ctypes.POINTER(ctypes.c_int32)]),
             "fp8rt_last_error": (ctypes.c_char_p, [p]),
             "fp8rt_function_name": (ctypes.c_char_p, [p]),
+            "fp8rt_prepare_function": (ctypes.c_char_p, [p]),
             "fp8rt_chip": (ctypes.c_char_p, [p]),
             "fp8rt_module_kind": (ctypes.c_char_p, [p]),
             "fp8rt_describe": (ctypes.c_char_p, [p]),
@@ -196,6 +197,9 @@ class Program:
         self.outputs = [self._info(self._lib.fp8rt_output_info, i)
                         for i in range(self._lib.fp8rt_num_outputs(self._handle))]
         self.function = self._lib.fp8rt_function_name(self._handle).decode()
+        # The prepare function whose results the inputs with a `prepared`
+        # number take (fp8-prepare-weights), or None.
+        self.prepare = self._lib.fp8rt_prepare_function(self._handle).decode() or None
         self.chip = self._lib.fp8rt_chip(self._handle).decode()
         self.module_kind = self._lib.fp8rt_module_kind(self._handle).decode()
 

@@ -42,7 +42,19 @@ GEMM = g.emit()
 print("pipelines")
 module = compiler.parse(GEMM, "gemm.mlir")
 print(module.signatures()[0])
-# CHECK-NEXT: Signature(name='gemm', inputs=[TensorType(shape=(64, 256), element='f32'), TensorType(shape=(256, 32), element='f32')], results=[TensorType(shape=(64, 32), element='f32')])
+# CHECK-NEXT: Signature(name='gemm', inputs=[TensorType(shape=(64, 256), element='f32'), TensorType(shape=(256, 32), element='f32')], results=[TensorType(shape=(64, 32), element='f32')], prepare=None, prepared=None)
+# Two functions of one prepare group (Graph.emit's prepare_group) read the
+# same weight: fp8-prepare-weights gives them one prepare function, and the
+# signatures say which of its results each argument takes.
+h = Graph("gemm2")
+h.output(h.matmul(h.input("c", (32, 256)), h.input("b", (256, 32))))
+GROUP = g.emit(weights={"b"}, prepare_group="pair") + h.emit(weights={"b"}, prepare_group="pair")
+for s in compiler.parse(GROUP, "group.mlir").run(
+        "fp8-autocast{recipe=tensor-current},fp8-prepare-weights").signatures():
+    print(s.name, s.prepare, s.prepared)
+# CHECK-NEXT: pair_prepare None None
+# CHECK-NEXT: gemm pair_prepare [None, None, 0, 1]
+# CHECK-NEXT: gemm2 pair_prepare [None, None, 0, 1]
 for pipeline in ["no-such-pass", "fp8-autocast{recipe=fp16}"]:
     try:
         compiler.parse(GEMM, "gemm.mlir").run(pipeline)

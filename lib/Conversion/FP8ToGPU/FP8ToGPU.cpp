@@ -181,6 +181,8 @@ void decomposeTensorDequantizes(func::FuncOp func) {
 LogicalResult planFunction(PlanBuilder &plan, bool reuseTemporaries,
                            bool fusePrologues, bool fuseRows) {
   func::FuncOp func = plan.getFunction();
+  if (auto prepare = func->getAttrOfType<FlatSymbolRefAttr>(kPrepareAttrName))
+    plan.getPlan().prepare = prepare.getValue().str();
   for (auto [i, arg] : llvm::enumerate(func.getArguments())) {
     int64_t id = plan.addBuffer(PlanBuffer::Kind::Input,
                                 cast<RankedTensorType>(arg.getType()));

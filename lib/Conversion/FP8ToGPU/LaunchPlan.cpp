@@ -100,17 +100,20 @@ public:
   explicit AttrWriter(MLIRContext *context) : b(context) {}
 
   DictionaryAttr plan(const LaunchPlan &plan) {
-    return dict(
-        {{"chip", b.getStringAttr(getChipName(plan.chip))},
-         {"kernel_module", b.getStringAttr(plan.kernelModule)},
-         {"buffers",
-          array(plan.buffers, [&](const PlanBuffer &x) { return buffer(x); })},
-         {"launches", array(plan.launches,
-                            [&](const Launch &x) {
-                              return std::visit(
-                                  [&](auto &l) { return launch(l); }, x);
-                            })},
-         {"workspace_bytes", i64(plan.workspaceBytes)}});
+    SmallVector<Entry> entries{
+        {"chip", b.getStringAttr(getChipName(plan.chip))},
+        {"kernel_module", b.getStringAttr(plan.kernelModule)},
+        {"buffers",
+         array(plan.buffers, [&](const PlanBuffer &x) { return buffer(x); })},
+        {"launches", array(plan.launches,
+                           [&](const Launch &x) {
+                             return std::visit(
+                                 [&](auto &l) { return launch(l); }, x);
+                           })},
+        {"workspace_bytes", i64(plan.workspaceBytes)}};
+    if (!plan.prepare.empty())
+      entries.push_back({"prepare", b.getStringAttr(plan.prepare)});
+    return dict(entries);
   }
 
 private:
@@ -223,6 +226,14 @@ public:
     }
     plan.chip = *parsed;
     plan.kernelModule = module.getValue().str();
+    if (Attribute prepare = attr.get("prepare")) {
+      auto name = dyn_cast<StringAttr>(prepare);
+      if (!name || name.empty()) {
+        fail("plan.prepare", "is not a function name");
+        return failure();
+      }
+      plan.prepare = name.getValue().str();
+    }
     plan.workspaceBytes =
         getOptionalInt(attr, "plan", "workspace_bytes").value_or(0);
     for (auto [i, entry] : llvm::enumerate(buffers)) {
@@ -675,6 +686,8 @@ LogicalResult mlir::fp8::writeManifest(
                               {"workspace_bytes", plan.workspaceBytes},
                               {"buffers", std::move(buffers)},
                               {"launches", std::move(launches)}};
+  if (!plan.prepare.empty())
+    manifest["prepare"] = plan.prepare;
   os << llvm::formatv("{0:2}", llvm::json::Value(std::move(manifest)));
   return success();
 }

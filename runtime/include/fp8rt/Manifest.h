@@ -97,8 +97,8 @@ struct Buffer {
   std::string name;
   /// Position among the function's arguments (inputs) or results (outputs).
   int64_t index = -1;
-  /// Inputs that `<function>_prepare` computes (fp8-prepare-weights): its
-  /// result number; -1 otherwise.
+  /// Inputs that the manifest's prepare function computes
+  /// (fp8-prepare-weights): its result number; -1 otherwise.
   int64_t prepared = -1;
   /// Inputs that no launch reads: the caller may pass a null pointer.
   bool unread = false;
@@ -184,6 +184,10 @@ struct Manifest {
   std::string path;
   std::string directory;
   std::string function;
+  /// The prepare function whose results the `prepared` inputs are
+  /// (fp8-prepare-weights), or empty when no input is prepared. A manifest
+  /// that does not name it has prepared inputs of `<function>_prepare`.
+  std::string prepare;
   std::string chip;
   Location chipAt;
   /// Module files, relative to `directory`; the cubin is optional.

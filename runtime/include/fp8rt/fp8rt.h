@@ -109,6 +109,11 @@ FP8RT_EXPORT const char *fp8rt_function_name(const fp8rt_program *program);
 FP8RT_EXPORT const char *fp8rt_chip(const fp8rt_program *program);
 FP8RT_EXPORT const char *fp8rt_module_kind(const fp8rt_program *program);
 
+/** The prepare function whose results the inputs with a prepared number are
+ *  (fp8-prepare-weights: `<function>_prepare`, or the prepare group's), or
+ *  "" when the function takes none. */
+FP8RT_EXPORT const char *fp8rt_prepare_function(const fp8rt_program *program);
+
 /** A multi-line summary of the manifest (buffers, launches, parameters). */
 FP8RT_EXPORT const char *fp8rt_describe(const fp8rt_program *program);
 

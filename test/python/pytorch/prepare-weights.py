@@ -1,12 +1,14 @@
 # REQUIRES: torch, fp8-runtime
 # fp8_torch.compile(..., prepare_weights=True) on the CPU: the module's
-# parameters are marked fp8.weight, fp8-prepare-weights moves their
-# quantization into a prepare function per function, and the compiled
-# module runs it only when a parameter changed (another tensor, or an
-# in-place update such as an optimizer step), reusing its results in
-# between. Outputs and gradients are bit-identical to the module compiled
+# parameters are marked fp8.weight, the forward and backward functions are
+# one prepare group, fp8-prepare-weights moves their quantization into the
+# prepare function they share, and the compiled module runs it only when a
+# parameter changed (another tensor, or an in-place update such as an
+# optimizer step), reusing its results in between: once for the forward and
+# backward calls of a step. Outputs and gradients are bit-identical to the module compiled
 # without it, before and after the update. export(..., prepare_weights=True)
-# writes each function's prepare manifest beside its own.
+# writes each function's prepare manifest beside its own (each function is
+# compiled alone there).
 # RUN: rm -rf %t && %host_env %python %s %t | FileCheck %s
 # RUN: fp8-run --check %t/mlp/mlp.json | FileCheck %s --check-prefix=MAIN
 # RUN: fp8-run --check %t/mlp/mlp_prepare.json | FileCheck %s --check-prefix=PREPARE
@@ -62,15 +64,15 @@ for recipe in ["tensor-current", "deepseek", "mxfp8"]:
           "prepare calls:", len([n for n in calls if n.endswith("_prepare")]))
     with torch.no_grad():
         module.fc1.weight.div_(1.5)
-# CHECK: tensor-current prepare functions: ['mlp_backward_prepare', 'mlp_prepare']
-# CHECK-NEXT: tensor-current identical: True True prepare calls over two steps: 2
-# CHECK-NEXT: tensor-current after an update: identical True changed True prepare calls: 2
-# CHECK-NEXT: deepseek prepare functions: ['mlp_backward_prepare', 'mlp_prepare']
-# CHECK-NEXT: deepseek identical: True True prepare calls over two steps: 2
-# CHECK-NEXT: deepseek after an update: identical True changed True prepare calls: 2
-# CHECK-NEXT: mxfp8 prepare functions: ['mlp_backward_prepare', 'mlp_prepare']
-# CHECK-NEXT: mxfp8 identical: True True prepare calls over two steps: 2
-# CHECK-NEXT: mxfp8 after an update: identical True changed True prepare calls: 2
+# CHECK: tensor-current prepare functions: ['mlp_prepare']
+# CHECK-NEXT: tensor-current identical: True True prepare calls over two steps: 1
+# CHECK-NEXT: tensor-current after an update: identical True changed True prepare calls: 1
+# CHECK-NEXT: deepseek prepare functions: ['mlp_prepare']
+# CHECK-NEXT: deepseek identical: True True prepare calls over two steps: 1
+# CHECK-NEXT: deepseek after an update: identical True changed True prepare calls: 1
+# CHECK-NEXT: mxfp8 prepare functions: ['mlp_prepare']
+# CHECK-NEXT: mxfp8 identical: True True prepare calls over two steps: 1
+# CHECK-NEXT: mxfp8 after an update: identical True changed True prepare calls: 1
 
 out = sys.argv[1]
 manifests = fp8_torch.export(module, (x,), recipe="tensor-current", chip="sm_90a",

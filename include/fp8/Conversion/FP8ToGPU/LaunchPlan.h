@@ -147,6 +147,9 @@ struct LaunchPlan {
   Chip chip = Chip::SM90a;
   /// The gpu.module (gpu.binary after compilation) holding the kernels.
   std::string kernelModule;
+  /// The prepare function whose results the inputs marked `prepared` are
+  /// (fp8-prepare-weights' `fp8.prepare`), or empty.
+  std::string prepare;
   std::vector<PlanBuffer> buffers;
   std::vector<Launch> launches;
   /// Device memory holding every temporary, at their offsets.

@@ -9,6 +9,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 #include "llvm/ADT/StringExtras.h"
 
 #include <cmath>
@@ -118,6 +119,16 @@ LogicalResult FP8Dialect::verifyOperationAttribute(Operation *op,
                << "'" << name << "' entry '" << plan.getName().getValue()
                << "' must be a plan dictionary, got " << plan.getValue();
     return success();
+  }
+  if (name == PrepareGroupAttrHelper::getNameStr() ||
+      name == PrepareAttrHelper::getNameStr()) {
+    if (!isa<FunctionOpInterface>(op))
+      return op->emitError() << "'" << name << "' belongs on a function only";
+    if (name == PrepareAttrHelper::getNameStr())
+      return expect(isa<FlatSymbolRefAttr>(value),
+                    "a flat symbol reference to the prepare function");
+    auto string = dyn_cast<StringAttr>(value);
+    return expect(string && !string.empty(), "a non-empty string");
   }
   return op->emitError() << "'" << name
                          << "' is not an attribute of the fp8 dialect";

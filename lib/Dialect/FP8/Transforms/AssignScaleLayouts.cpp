@@ -87,30 +87,34 @@ bool isTransposeOf(Operation *user, Value value) {
          isLastTwoSwap(transpose.getPermutation());
 }
 
-/// The argument of the function that takes `scale` from its prepare
-/// function (fp8-prepare-weights), when `scale` is only returned by one: the
-/// result's `fp8.prepared` argument of `@<prepare function less _prepare>`.
-BlockArgument getPreparedArgument(Value scale) {
+/// The arguments that take `scale` from its prepare function
+/// (fp8-prepare-weights), when `scale` is only returned by one: the
+/// `fp8.prepared` arguments of the result in every function whose
+/// `fp8.prepare` names it (a prepare group's functions may each take it).
+SmallVector<BlockArgument> getPreparedArguments(Value scale) {
   if (!scale.hasOneUse())
-    return nullptr;
+    return {};
   OpOperand &use = *scale.use_begin();
   auto ret = dyn_cast<func::ReturnOp>(use.getOwner());
   if (!ret)
-    return nullptr;
+    return {};
   auto prepare = ret->getParentOfType<func::FuncOp>();
-  StringRef name = prepare.getName();
-  if (!name.consume_back(kPrepareSuffix))
-    return nullptr;
-  auto function = SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(
-      prepare, StringAttr::get(prepare.getContext(), name));
-  if (!function || function.isExternal())
-    return nullptr;
-  for (unsigned i = 0, e = function.getNumArguments(); i < e; ++i)
-    if (auto index =
-            function.getArgAttrOfType<IntegerAttr>(i, kPreparedAttrName))
-      if (index.getInt() == use.getOperandNumber())
-        return function.getArgument(i);
-  return nullptr;
+  auto module = prepare->getParentOfType<ModuleOp>();
+  if (!module)
+    return {};
+  SmallVector<BlockArgument> arguments;
+  for (auto function : module.getOps<func::FuncOp>()) {
+    auto taken = function->getAttrOfType<FlatSymbolRefAttr>(kPrepareAttrName);
+    if (!taken || taken.getAttr() != prepare.getNameAttr() ||
+        function.isExternal())
+      continue;
+    for (unsigned i = 0, e = function.getNumArguments(); i < e; ++i)
+      if (auto index =
+              function.getArgAttrOfType<IntegerAttr>(i, kPreparedAttrName))
+        if (index.getInt() == use.getOperandNumber())
+          arguments.push_back(function.getArgument(i));
+  }
+  return arguments;
 }
 
 /// The layout in which `scale` (with the codes `data`, quantized by
@@ -123,28 +127,34 @@ BlockArgument getPreparedArgument(Value scale) {
 std::optional<Tcgen05ScaleLayoutAttr>
 getScaleLayout(Value data, Value scale, GranularityAttr granularity,
                ArrayRef<int64_t> inputShape, bool transposed) {
-  BlockArgument prepared = getPreparedArgument(scale);
-  if (prepared) {
-    // The argument is read as it is stored: directly, not through
-    // transposes, which the planner folds for quantizations only.
-    if (prepared.use_empty() ||
-        llvm::any_of(prepared.getUsers(),
-                     [&](Operation *u) { return isTransposeOf(u, prepared); }))
-      return std::nullopt;
-    scale = prepared;
-  }
-  if (scale.use_empty())
-    return std::nullopt;
-  bool throughTransposes = llvm::all_of(
-      scale.getUsers(), [&](Operation *u) { return isTransposeOf(u, scale); });
+  SmallVector<BlockArgument> prepared = getPreparedArguments(scale);
   SmallVector<std::pair<OpOperand *, bool>> uses;
-  if (throughTransposes) {
-    for (Operation *transpose : scale.getUsers())
-      for (OpOperand &use : transpose->getResult(0).getUses())
-        uses.push_back({&use, true});
+  if (!prepared.empty()) {
+    // The arguments are read as they are stored: directly, not through
+    // transposes, which the planner folds for quantizations only.
+    for (BlockArgument argument : prepared) {
+      if (argument.use_empty() ||
+          llvm::any_of(argument.getUsers(), [&](Operation *u) {
+            return isTransposeOf(u, argument);
+          }))
+        return std::nullopt;
+      for (OpOperand &use : argument.getUses())
+        uses.push_back({&use, false});
+    }
   } else {
-    for (OpOperand &use : scale.getUses())
-      uses.push_back({&use, false});
+    if (scale.use_empty())
+      return std::nullopt;
+    bool throughTransposes = llvm::all_of(scale.getUsers(), [&](Operation *u) {
+      return isTransposeOf(u, scale);
+    });
+    if (throughTransposes) {
+      for (Operation *transpose : scale.getUsers())
+        for (OpOperand &use : transpose->getResult(0).getUses())
+          uses.push_back({&use, true});
+    } else {
+      for (OpOperand &use : scale.getUses())
+        uses.push_back({&use, false});
+    }
   }
   std::optional<ScaleRead> common;
   for (auto [use, throughTranspose] : uses) {
@@ -179,9 +189,9 @@ getScaleLayout(Value data, Value scale, GranularityAttr granularity,
     return std::nullopt;
   auto layout = Tcgen05ScaleLayoutAttr::get(data.getContext(), common->kDim,
                                             common->stageKBlocks);
-  if (prepared) {
-    auto function = cast<func::FuncOp>(prepared.getOwner()->getParentOp());
-    function.setArgAttr(prepared.getArgNumber(), kScaleLayoutAttrName, layout);
+  for (BlockArgument argument : prepared) {
+    auto function = cast<func::FuncOp>(argument.getOwner()->getParentOp());
+    function.setArgAttr(argument.getArgNumber(), kScaleLayoutAttrName, layout);
   }
   return layout;
 }

@@ -18,11 +18,15 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/Dominance.h"
 #include "mlir/IR/IRMapping.h"
+#include "mlir/IR/PatternMatch.h"
 #include "mlir/IR/Remarks.h"
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Transforms/CSE.h"
 #include "mlir/Transforms/RegionUtils.h"
+#include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/SetVector.h"
 
 namespace mlir::fp8 {
@@ -162,72 +166,148 @@ WeightSlice getCompactWeightSlice(Block &block,
   }
 }
 
-/// Builds `@<function>_prepare` from `slice` before `function`: the weights
-/// are its arguments, the slice's results its results.
-func::FuncOp buildPrepareFunction(func::FuncOp function,
-                                  ArrayRef<unsigned> weightIndices,
-                                  const WeightSlice &slice, StringRef name) {
-  OpBuilder builder(function);
+/// A function whose weights fp8-prepare-weights prepares: its weight
+/// arguments and what only they determine.
+struct Member {
+  func::FuncOp function;
+  SmallVector<unsigned> weightIndices;
+  WeightSlice slice;
+};
+
+/// The prepare function of `members` (one function, or a prepare group),
+/// and for each member the number of the prepare function's result that
+/// each of its slice's results is.
+struct PrepareFunction {
+  func::FuncOp function;
+  SmallVector<SmallVector<int64_t>> resultNumbers;
+};
+
+/// Builds `@<name>` before the first of `members`, whose weights are alike:
+/// the first member's weights are its arguments, and it computes every
+/// member's slice. Ops that compute the same values for several members
+/// (a weight's quantization that forward and backward functions both read)
+/// become one, and so does the result they return.
+PrepareFunction buildPrepareFunction(ArrayRef<Member> members, StringRef name) {
+  func::FuncOp first = members.front().function;
+  OpBuilder builder(first);
   SmallVector<Type> argTypes;
   SmallVector<DictionaryAttr> argAttrs;
-  for (unsigned i : weightIndices) {
-    argTypes.push_back(function.getArgument(i).getType());
-    argAttrs.push_back(function.getArgAttrDict(i));
+  for (unsigned i : members.front().weightIndices) {
+    argTypes.push_back(first.getArgument(i).getType());
+    argAttrs.push_back(first.getArgAttrDict(i));
   }
-  SmallVector<Type> resultTypes;
-  for (Value result : slice.results)
-    resultTypes.push_back(result.getType());
   auto prepare =
-      func::FuncOp::create(builder, function.getLoc(), name,
-                           builder.getFunctionType(argTypes, resultTypes));
-  prepare.setVisibility(function.getVisibility());
+      func::FuncOp::create(builder, first.getLoc(), name,
+                           builder.getFunctionType(argTypes, TypeRange()));
+  prepare.setVisibility(first.getVisibility());
   prepare.setAllArgAttrs(argAttrs);
 
   Block *body = prepare.addEntryBlock();
-  IRMapping mapping;
-  for (auto [i, index] : llvm::enumerate(weightIndices))
-    mapping.map(function.getArgument(index), body->getArgument(i));
   builder.setInsertionPointToStart(body);
-  // The constants first, in their order in the function, then the moved ops.
-  Block &block = function.getBody().front();
-  for (Operation &op : block)
-    if (slice.constants.contains(&op))
-      builder.clone(op, mapping);
-  for (Operation *op : slice.ops)
-    builder.clone(*op, mapping);
-  SmallVector<Value> results;
-  for (Value result : slice.results)
-    results.push_back(mapping.lookup(result));
-  func::ReturnOp::create(builder, function.getLoc(), results);
-  return prepare;
+  SmallVector<Value> returned;
+  for (const Member &member : members) {
+    func::FuncOp function = member.function;
+    IRMapping mapping;
+    for (auto [i, index] : llvm::enumerate(member.weightIndices))
+      mapping.map(function.getArgument(index), body->getArgument(i));
+    // The constants first, in their order in the function, then the moved
+    // ops.
+    for (Operation &op : function.getBody().front())
+      if (member.slice.constants.contains(&op))
+        builder.clone(op, mapping);
+    for (Operation *op : member.slice.ops)
+      builder.clone(*op, mapping);
+    for (Value result : member.slice.results)
+      returned.push_back(mapping.lookup(result));
+  }
+  auto ret = func::ReturnOp::create(builder, first.getLoc(), returned);
+
+  // One op for each set of alike ops (CSE keeps the first), then one result
+  // for each distinct value, in the order of first return.
+  IRRewriter rewriter(prepare.getContext());
+  DominanceInfo dominance(prepare);
+  eliminateCommonSubExpressions(rewriter, dominance, prepare);
+  SmallVector<Value> distinct;
+  DenseMap<Value, int64_t> numberOf;
+  for (Value value : ret.getOperands())
+    if (numberOf.try_emplace(value, distinct.size()).second)
+      distinct.push_back(value);
+  PrepareFunction result{prepare, {}};
+  unsigned next = 0;
+  for (const Member &member : members) {
+    SmallVector<int64_t> &numbers = result.resultNumbers.emplace_back();
+    for (size_t i = 0, e = member.slice.results.size(); i < e; ++i)
+      numbers.push_back(numberOf.lookup(ret.getOperand(next++)));
+  }
+  ret->setOperands(distinct);
+  prepare.setType(
+      builder.getFunctionType(argTypes, ValueRange(distinct).getTypes()));
+  return result;
 }
 
 /// Rewrites `function` to read the prepared values as arguments after its
-/// own, and erases the moved ops and the constants only they read.
-void takePreparedValues(func::FuncOp function, const WeightSlice &slice) {
+/// own, in the order of the prepare function's results (`resultNumbers`, in
+/// the order of `slice.results`), and erases the moved ops and the
+/// constants only they read.
+void takePreparedValues(func::FuncOp function, const WeightSlice &slice,
+                        ArrayRef<int64_t> resultNumbers,
+                        FlatSymbolRefAttr prepare) {
   MLIRContext *context = function.getContext();
+  SmallVector<unsigned> order =
+      llvm::to_vector(llvm::seq<unsigned>(0, slice.results.size()));
+  llvm::sort(order, [&](unsigned a, unsigned b) {
+    return resultNumbers[a] < resultNumbers[b];
+  });
   unsigned first = function.getNumArguments();
   SmallVector<unsigned> indices(slice.results.size(), first);
   SmallVector<Type> types;
   SmallVector<DictionaryAttr> attrs;
   SmallVector<Location> locs;
-  for (auto [i, result] : llvm::enumerate(slice.results)) {
+  for (unsigned i : order) {
+    Value result = slice.results[i];
     types.push_back(result.getType());
     attrs.push_back(DictionaryAttr::get(
-        context,
-        {NamedAttribute(StringAttr::get(context, kPreparedAttrName),
-                        IntegerAttr::get(IntegerType::get(context, 64), i))}));
+        context, {NamedAttribute(StringAttr::get(context, kPreparedAttrName),
+                                 IntegerAttr::get(IntegerType::get(context, 64),
+                                                  resultNumbers[i]))}));
     locs.push_back(result.getLoc());
   }
   if (failed(function.insertArguments(indices, types, attrs, locs)))
     llvm_unreachable("a function with a body takes new arguments");
-  for (auto [i, result] : llvm::enumerate(slice.results))
-    Value(result).replaceAllUsesWith(function.getArgument(first + i));
+  for (auto [position, i] : llvm::enumerate(order))
+    Value(slice.results[i])
+        .replaceAllUsesWith(function.getArgument(first + position));
   for (Operation *op : llvm::reverse(slice.ops))
     op->erase();
   for (Operation *op : llvm::reverse(slice.constants.getArrayRef()))
     if (op->use_empty())
       op->erase();
+  function->setAttr(kPrepareAttrName, prepare);
+}
+
+/// Why `function` cannot take prepared values, or std::nullopt when it can.
+std::optional<std::string> getUnsplittable(func::FuncOp function,
+                                           SymbolUserMap &users) {
+  if (!function.isPublic())
+    return std::string("it is not public");
+  if (!function.getBody().hasOneBlock())
+    return std::string("it has several blocks");
+  if (!users.getUsers(function).empty())
+    return std::string("it is called in this module, so its signature stays");
+  return std::nullopt;
+}
+
+/// The types of `member`'s weights, as `(t0, t1, ...)`.
+std::string getWeightTypes(const Member &member) {
+  func::FuncOp function = member.function;
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << '(';
+  llvm::interleaveComma(member.weightIndices, os, [&](unsigned i) {
+    os << function.getArgument(i).getType();
+  });
+  os << ')';
+  return text;
 }
 
 struct FP8PrepareWeightsPass
@@ -237,17 +317,70 @@ struct FP8PrepareWeightsPass
     SymbolTable symbols(module);
     SymbolTableCollection collection;
     SymbolUserMap users(collection, module);
+    // Prepare groups by name, in the order of their first function, and the
+    // other functions each on their own.
+    llvm::MapVector<StringRef, SmallVector<Member>> groups;
+    SmallVector<Member> singles;
     SmallVector<func::FuncOp> functions(module.getOps<func::FuncOp>());
     for (func::FuncOp function : functions) {
-      if (failed(splitFunction(function, symbols, users)))
+      if (function.isExternal())
+        continue;
+      FailureOr<SmallVector<unsigned>> weightIndices =
+          getWeightIndices(function);
+      if (failed(weightIndices))
+        return signalPassFailure();
+      auto group = function->getAttrOfType<StringAttr>(kPrepareGroupAttrName);
+      if (weightIndices->empty()) {
+        if (group) {
+          function.emitError()
+              << "fp8-prepare-weights: @" << function.getName()
+              << " is in prepare group \"" << group.getValue()
+              << "\" but has no " << kWeightAttrName << " argument";
+          return signalPassFailure();
+        }
+        continue;
+      }
+      if (std::optional<std::string> why = getUnsplittable(function, users)) {
+        if (group)
+          *why += " (it stays out of prepare group \"" +
+                  group.getValue().str() + "\")";
+        remarkNotPrepared(function, *why);
+        continue;
+      }
+      Member member{function, std::move(*weightIndices), {}};
+      if (group)
+        groups[group.getValue()].push_back(std::move(member));
+      else
+        singles.push_back(std::move(member));
+    }
+
+    for (Member &member : singles) {
+      std::string name = (member.function.getName() + kPrepareSuffix).str();
+      if (failed(prepareGroup(member, name, symbols)))
+        return signalPassFailure();
+    }
+    for (auto &[group, members] : groups) {
+      for (Member &member : MutableArrayRef(members).drop_front()) {
+        if (getWeightTypes(member) == getWeightTypes(members.front()))
+          continue;
+        member.function.emitError()
+            << "fp8-prepare-weights: @" << member.function.getName()
+            << " in prepare group \"" << group << "\" takes weights of types "
+            << getWeightTypes(member) << " but @"
+            << members.front().function.getName() << " takes "
+            << getWeightTypes(members.front())
+            << "; the functions of a group take the same weights, in the "
+               "same order";
+        return signalPassFailure();
+      }
+      if (failed(
+              prepareGroup(members, (group + kPrepareSuffix).str(), symbols)))
         return signalPassFailure();
     }
   }
 
-  LogicalResult splitFunction(func::FuncOp function, SymbolTable &symbols,
-                              SymbolUserMap &users) {
-    if (function.isExternal())
-      return success();
+  /// The numbers of `function`'s arguments marked `fp8.weight`.
+  FailureOr<SmallVector<unsigned>> getWeightIndices(func::FuncOp function) {
     SmallVector<unsigned> weightIndices;
     for (unsigned i = 0, e = function.getNumArguments(); i < e; ++i) {
       Attribute mark = function.getArgAttr(i, kWeightAttrName);
@@ -260,53 +393,77 @@ struct FP8PrepareWeightsPass
                << mark << "; the mark is a unit attribute";
       weightIndices.push_back(i);
     }
-    if (weightIndices.empty())
+    return weightIndices;
+  }
+
+  void remarkNotPrepared(func::FuncOp function, const Twine &why) {
+    remark::missed(function.getLoc(),
+                   getRemarkOpts(function, kCategory, "weights-not-prepared"))
+        << remark::add("@{0} computes from its weights on every call: {1}",
+                       function.getName().str(), why.str());
+  }
+
+  /// Moves what only their weights determine out of `members` into one
+  /// prepare function, `@<name>`, which they take the results of.
+  LogicalResult prepareGroup(MutableArrayRef<Member> members, StringRef name,
+                             SymbolTable &symbols) {
+    SmallVector<Member> split;
+    for (Member &member : members) {
+      Block &block = member.function.getBody().front();
+      SmallVector<BlockArgument> weights;
+      for (unsigned i : member.weightIndices)
+        weights.push_back(block.getArgument(i));
+      member.slice = getCompactWeightSlice(block, weights);
+      if (member.slice.results.empty())
+        remarkNotPrepared(member.function,
+                          "no op that reads only weights and constants is "
+                          "worth moving");
+      else
+        split.push_back(member);
+    }
+    if (split.empty())
       return success();
+    if (symbols.lookup(name)) {
+      InFlightDiagnostic diag = split.front().function.emitError()
+                                << "fp8-prepare-weights: @" << name
+                                << " already exists; rename it to prepare "
+                                   "the weights of @"
+                                << split.front().function.getName();
+      return diag;
+    }
 
-    auto missed = [&](const Twine &why) {
-      remark::missed(function.getLoc(),
-                     getRemarkOpts(function, kCategory, "weights-not-prepared"))
-          << remark::add("@{0} computes from its weights on every call: {1}",
-                         function.getName().str(), why.str());
-      return success();
-    };
-    if (!function.isPublic())
-      return missed("it is not public");
-    if (!function.getBody().hasOneBlock())
-      return missed("it has several blocks");
-    if (!users.getUsers(function).empty())
-      return missed("it is called in this module, so its signature stays");
-
-    Block &block = function.getBody().front();
-    SmallVector<BlockArgument> weights;
-    for (unsigned i : weightIndices)
-      weights.push_back(block.getArgument(i));
-    WeightSlice slice = getCompactWeightSlice(block, weights);
-    if (slice.results.empty())
-      return missed("no op that reads only weights and constants is worth "
-                    "moving");
-
-    std::string name = (function.getName() + kPrepareSuffix).str();
-    if (symbols.lookup(name))
-      return function.emitError()
-             << "fp8-prepare-weights: @" << name
-             << " already exists; rename it to prepare the weights of @"
-             << function.getName();
-
-    func::FuncOp prepare =
-        buildPrepareFunction(function, weightIndices, slice, name);
-    symbols.insert(prepare, function->getIterator());
-    int64_t bytes = 0;
-    for (Value result : slice.results)
-      bytes += getBytes(result);
-    remark::passed(function.getLoc(),
-                   getRemarkOpts(function, kCategory, "weights-prepared"))
-        << remark::add("@{0}: {1} ops that read only weights ({2} "
-                       "arguments) run in @{3}, whose {4} results ({5} bytes) "
-                       "@{0} takes as arguments",
-                       function.getName().str(), slice.ops.size(),
-                       weightIndices.size(), name, slice.results.size(), bytes);
-    takePreparedValues(function, slice);
+    PrepareFunction prepare = buildPrepareFunction(split, name);
+    symbols.insert(prepare.function, split.front().function->getIterator());
+    auto symbol = FlatSymbolRefAttr::get(prepare.function.getNameAttr());
+    for (auto [member, numbers] :
+         llvm::zip_equal(split, prepare.resultNumbers)) {
+      func::FuncOp function = member.function;
+      int64_t bytes = 0;
+      for (Value result : member.slice.results)
+        bytes += getBytes(result);
+      remark::passed(function.getLoc(),
+                     getRemarkOpts(function, kCategory, "weights-prepared"))
+          << remark::add(
+                 "@{0}: {1} ops that read only weights ({2} arguments) run "
+                 "in @{3}, whose {4} results ({5} bytes) @{0} takes as "
+                 "arguments",
+                 function.getName().str(), member.slice.ops.size(),
+                 member.weightIndices.size(), name, member.slice.results.size(),
+                 bytes);
+      takePreparedValues(function, member.slice, numbers, symbol);
+    }
+    if (split.size() > 1) {
+      size_t taken = 0;
+      for (const Member &member : split)
+        taken += member.slice.results.size();
+      remark::passed(
+          prepare.function.getLoc(),
+          getRemarkOpts(prepare.function, kCategory, "weights-prepared-once"))
+          << remark::add("@{0} prepares the weights of {1} functions once: {2} "
+                         "results for the {3} values the functions take",
+                         name, split.size(), prepare.function.getNumResults(),
+                         taken);
+    }
     return success();
   }
 };

@@ -161,3 +161,25 @@ func.func @unknown(%a: tensor<4xf32>) -> tensor<4xf32> {
   %0 = arith.negf %a {fp8.grad_operands = 1} : tensor<4xf32>
   return %0 : tensor<4xf32>
 }
+
+// -----
+
+// expected-error@+1 {{'fp8.prepare_group' must be a non-empty string, got ""}}
+func.func @empty_group() attributes {fp8.prepare_group = ""} {
+  return
+}
+
+// -----
+
+// expected-error@+1 {{'fp8.prepare' must be a flat symbol reference to the prepare function, got "f_prepare"}}
+func.func @string_prepare() attributes {fp8.prepare = "f_prepare"} {
+  return
+}
+
+// -----
+
+func.func @not_a_function(%a: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error@+1 {{'fp8.prepare_group' belongs on a function only}}
+  %0 = arith.negf %a {fp8.prepare_group = "g"} : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}

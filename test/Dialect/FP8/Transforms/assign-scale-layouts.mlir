@@ -101,9 +101,50 @@ func.func @linear_prepare(%w: tensor<96x256xbf16> {fp8.weight}, %v: tensor<256x9
   return %qw, %sw, %qvt, %svt : tensor<96x256xf8E4M3FN>, tensor<96x8xf8E8M0FNU>, tensor<96x256xf8E4M3FN>, tensor<96x8xf8E8M0FNU>
 }
 func.func @linear(%x: tensor<128x256xbf16>, %qw: tensor<96x256xf8E4M3FN> {fp8.prepared = 0 : i64}, %sw: tensor<96x8xf8E8M0FNU> {fp8.prepared = 1 : i64},
-                  %qv: tensor<96x256xf8E4M3FN> {fp8.prepared = 2 : i64}, %sv: tensor<96x8xf8E8M0FNU> {fp8.prepared = 3 : i64}) -> (tensor<128x96xf32>, tensor<128x96xf32>) {
+                  %qv: tensor<96x256xf8E4M3FN> {fp8.prepared = 2 : i64}, %sv: tensor<96x8xf8E8M0FNU> {fp8.prepared = 3 : i64}) -> (tensor<128x96xf32>, tensor<128x96xf32>)
+    attributes {fp8.prepare = @linear_prepare} {
   %qx, %sx = fp8.dynamic_quantize %x by <1x32> rule <e8m0_rceil> : tensor<128x256xbf16> -> tensor<128x256xf8E4M3FN>, tensor<128x8xf8E8M0FNU>
   %c = fp8.scaled_matmul %qx, %qw scales(%sx, %sw) by(<1x32>, <1x32>) transpose_rhs : tensor<128x256xf8E4M3FN>, tensor<96x256xf8E4M3FN>, tensor<128x8xf8E8M0FNU>, tensor<96x8xf8E8M0FNU> -> tensor<128x96xf32>
   %d = fp8.scaled_matmul %qx, %qv scales(%sx, %sv) by(<1x32>, <1x32>) transpose_rhs : tensor<128x256xf8E4M3FN>, tensor<96x256xf8E4M3FN>, tensor<128x8xf8E8M0FNU>, tensor<96x8xf8E8M0FNU> -> tensor<128x96xf32>
   return %c, %d : tensor<128x96xf32>, tensor<128x96xf32>
+}
+
+// -----
+
+// A prepare group's functions (fp8-prepare-weights) may each take a scale:
+// the layout is written when every GEMM of every function reads it alike,
+// directly, and then each function's argument is marked.
+// CHECK-LABEL: func.func @group_prepare
+// CHECK: fp8.dynamic_quantize %arg0 by <1x32> rule <e8m0_rceil> {scale_layout = #fp8.tcgen05_scale_layout<k_dim = 1, stage_k_blocks = 4>}
+// CHECK: fp8.dynamic_quantize %arg1 by <1x32> rule <e8m0_rceil> :
+// CHECK-LABEL: func.func @group_forward(
+// CHECK-SAME: %{{.*}}: tensor<96x8xf8E8M0FNU> {fp8.prepared = 1 : i64, fp8.scale_layout = #fp8.tcgen05_scale_layout<k_dim = 1, stage_k_blocks = 4>}
+// CHECK-SAME: %{{.*}}: tensor<96x8xf8E8M0FNU> {fp8.prepared = 3 : i64})
+// CHECK-LABEL: func.func @group_backward(
+// CHECK-SAME: %{{.*}}: tensor<96x8xf8E8M0FNU> {fp8.prepared = 1 : i64, fp8.scale_layout = #fp8.tcgen05_scale_layout<k_dim = 1, stage_k_blocks = 4>}
+// CHECK-SAME: %{{.*}}: tensor<96x8xf8E8M0FNU> {fp8.prepared = 3 : i64})
+// Result 3 is read directly by @group_forward but through a transpose by
+// @group_backward: it stays row-major in both.
+func.func @group_prepare(%w: tensor<96x256xbf16> {fp8.weight}, %v: tensor<96x256xbf16> {fp8.weight})
+    -> (tensor<96x256xf8E4M3FN>, tensor<96x8xf8E8M0FNU>, tensor<96x256xf8E4M3FN>, tensor<96x8xf8E8M0FNU>) {
+  %qw, %sw = fp8.dynamic_quantize %w by <1x32> rule <e8m0_rceil> : tensor<96x256xbf16> -> tensor<96x256xf8E4M3FN>, tensor<96x8xf8E8M0FNU>
+  %qv, %sv = fp8.dynamic_quantize %v by <1x32> rule <e8m0_rceil> : tensor<96x256xbf16> -> tensor<96x256xf8E4M3FN>, tensor<96x8xf8E8M0FNU>
+  return %qw, %sw, %qv, %sv : tensor<96x256xf8E4M3FN>, tensor<96x8xf8E8M0FNU>, tensor<96x256xf8E4M3FN>, tensor<96x8xf8E8M0FNU>
+}
+func.func @group_forward(%x: tensor<128x256xbf16>, %qw: tensor<96x256xf8E4M3FN> {fp8.prepared = 0 : i64}, %sw: tensor<96x8xf8E8M0FNU> {fp8.prepared = 1 : i64},
+                         %qv: tensor<96x256xf8E4M3FN> {fp8.prepared = 2 : i64}, %sv: tensor<96x8xf8E8M0FNU> {fp8.prepared = 3 : i64}) -> (tensor<128x96xf32>, tensor<128x96xf32>)
+    attributes {fp8.prepare = @group_prepare} {
+  %qx, %sx = fp8.dynamic_quantize %x by <1x32> rule <e8m0_rceil> : tensor<128x256xbf16> -> tensor<128x256xf8E4M3FN>, tensor<128x8xf8E8M0FNU>
+  %c = fp8.scaled_matmul %qx, %qw scales(%sx, %sw) by(<1x32>, <1x32>) transpose_rhs : tensor<128x256xf8E4M3FN>, tensor<96x256xf8E4M3FN>, tensor<128x8xf8E8M0FNU>, tensor<96x8xf8E8M0FNU> -> tensor<128x96xf32>
+  %d = fp8.scaled_matmul %qx, %qv scales(%sx, %sv) by(<1x32>, <1x32>) transpose_rhs : tensor<128x256xf8E4M3FN>, tensor<96x256xf8E4M3FN>, tensor<128x8xf8E8M0FNU>, tensor<96x8xf8E8M0FNU> -> tensor<128x96xf32>
+  return %c, %d : tensor<128x96xf32>, tensor<128x96xf32>
+}
+func.func @group_backward(%y: tensor<64x256xbf16>, %qw: tensor<96x256xf8E4M3FN> {fp8.prepared = 0 : i64}, %sw: tensor<96x8xf8E8M0FNU> {fp8.prepared = 1 : i64},
+                          %sv: tensor<96x8xf8E8M0FNU> {fp8.prepared = 3 : i64}) -> (tensor<64x96xf32>, tensor<8x96xf8E8M0FNU>)
+    attributes {fp8.prepare = @group_prepare} {
+  %qy, %sy = fp8.dynamic_quantize %y by <1x32> rule <e8m0_rceil> : tensor<64x256xbf16> -> tensor<64x256xf8E4M3FN>, tensor<64x8xf8E8M0FNU>
+  %c = fp8.scaled_matmul %qy, %qw scales(%sy, %sw) by(<1x32>, <1x32>) transpose_rhs : tensor<64x256xf8E4M3FN>, tensor<96x256xf8E4M3FN>, tensor<64x8xf8E8M0FNU>, tensor<96x8xf8E8M0FNU> -> tensor<64x96xf32>
+  %e = tensor.empty() : tensor<8x96xf8E8M0FNU>
+  %t = linalg.transpose ins(%sv : tensor<96x8xf8E8M0FNU>) outs(%e : tensor<8x96xf8E8M0FNU>) permutation = [1, 0]
+  return %c, %t : tensor<64x96xf32>, tensor<8x96xf8E8M0FNU>
 }

@@ -134,3 +134,68 @@ func.func @returned(%w: tensor<4x4xf32> {fp8.weight}) -> tensor<1x1xf32> {
   %a = fp8.amax %w by <tensor> : tensor<4x4xf32> -> tensor<1x1xf32>
   return %a : tensor<1x1xf32>
 }
+
+// -----
+
+// A prepare group: @fwd and @bwd read the same weight, and @grp_prepare
+// computes what only it determines once for both. The per-tensor
+// quantization both functions make becomes one op; @fwd takes its scale and
+// the transposed (K-major) codes, @bwd the scale and the codes as they are:
+// each function takes the results it reads, marked with their numbers, and
+// names the prepare function.
+
+// CHECK-LABEL: func.func @grp_prepare(
+// CHECK-SAME:      %[[W:.*]]: tensor<128x256xbf16> {fp8.weight})
+// CHECK-SAME:      -> (tensor<1x1xf32>, tensor<256x128xf8E4M3FN>, tensor<128x256xf8E4M3FN>)
+// CHECK:         %[[Q:.*]], %[[S:.*]] = fp8.dynamic_quantize %[[W]]
+// CHECK-NOT:     fp8.dynamic_quantize
+// CHECK:         %[[T:.*]] = linalg.transpose ins(%[[Q]]
+// CHECK:         return %[[S]], %[[T]], %[[Q]]
+// CHECK-LABEL: func.func @fwd(
+// CHECK-SAME:      %{{.*}}: tensor<1x1xf32> {fp8.prepared = 0 : i64}, %{{.*}}: tensor<256x128xf8E4M3FN> {fp8.prepared = 1 : i64})
+// CHECK-SAME:      attributes {fp8.prepare = @grp_prepare, fp8.prepare_group = "grp"}
+// CHECK-LABEL: func.func @bwd(
+// CHECK-SAME:      %{{.*}}: tensor<1x1xf32> {fp8.prepared = 0 : i64}, %{{.*}}: tensor<128x256xf8E4M3FN> {fp8.prepared = 2 : i64})
+// CHECK-SAME:      attributes {fp8.prepare = @grp_prepare, fp8.prepare_group = "grp"}
+// CHECK-NOT:     fp8.dynamic_quantize %{{.*}} : tensor<128x256xbf16>
+// REMARK: remark: [Passed] weights-prepared | Category:fp8-prepare-weights | Remark="@fwd: 2 ops that read only weights (1 arguments) run in @grp_prepare, whose 2 results (32772 bytes) @fwd takes as arguments"
+// REMARK: remark: [Passed] weights-prepared | Category:fp8-prepare-weights | Remark="@bwd: 1 ops that read only weights (1 arguments) run in @grp_prepare, whose 2 results (32772 bytes) @bwd takes as arguments"
+// REMARK: remark: [Passed] weights-prepared-once | Category:fp8-prepare-weights | Remark="@grp_prepare prepares the weights of 2 functions once: 3 results for the 4 values the functions take"
+func.func @fwd(%x: tensor<64x128xbf16>, %w: tensor<128x256xbf16> {fp8.weight}) -> tensor<64x256xbf16> attributes {fp8.prepare_group = "grp"} {
+  %qw, %sw = fp8.dynamic_quantize %w by <tensor> rule <ratio> : tensor<128x256xbf16> -> tensor<128x256xf8E4M3FN>, tensor<1x1xf32>
+  %qx, %sx = fp8.dynamic_quantize %x by <tensor> rule <ratio> : tensor<64x128xbf16> -> tensor<64x128xf8E4M3FN>, tensor<1x1xf32>
+  %e = tensor.empty() : tensor<256x128xf8E4M3FN>
+  %t = linalg.transpose ins(%qw : tensor<128x256xf8E4M3FN>) outs(%e : tensor<256x128xf8E4M3FN>) permutation = [1, 0]
+  %y = fp8.scaled_matmul %qx, %t scales(%sx, %sw) by(<tensor>, <tensor>) transpose_rhs : tensor<64x128xf8E4M3FN>, tensor<256x128xf8E4M3FN>, tensor<1x1xf32>, tensor<1x1xf32> -> tensor<64x256xbf16>
+  return %y : tensor<64x256xbf16>
+}
+func.func @bwd(%dy: tensor<64x256xbf16>, %w: tensor<128x256xbf16> {fp8.weight}) -> tensor<64x128xbf16> attributes {fp8.prepare_group = "grp"} {
+  %qd, %sd = fp8.dynamic_quantize %dy by <tensor> rule <ratio> : tensor<64x256xbf16> -> tensor<64x256xf8E5M2>, tensor<1x1xf32>
+  %qw, %sw = fp8.dynamic_quantize %w by <tensor> rule <ratio> : tensor<128x256xbf16> -> tensor<128x256xf8E4M3FN>, tensor<1x1xf32>
+  %dx = fp8.scaled_matmul %qd, %qw scales(%sd, %sw) by(<tensor>, <tensor>) transpose_rhs : tensor<64x256xf8E5M2>, tensor<128x256xf8E4M3FN>, tensor<1x1xf32>, tensor<1x1xf32> -> tensor<64x128xbf16>
+  return %dx : tensor<64x128xbf16>
+}
+
+// -----
+
+// A function of a group that is called in the module keeps its signature
+// and stays out of the group; the others share the prepare function.
+// CHECK-LABEL: func.func @pair_prepare(
+// CHECK-LABEL: func.func @solo(
+// CHECK-SAME:      attributes {fp8.prepare = @pair_prepare, fp8.prepare_group = "pair"}
+// CHECK-LABEL: func.func @called(
+// CHECK-SAME:      %{{.*}}: tensor<4x4xf32> {fp8.weight}) -> tensor<4x4xf32> attributes {fp8.prepare_group = "pair"}
+// REMARK: remark: [Missed] weights-not-prepared | Category:fp8-prepare-weights | Remark="@called computes from its weights on every call: it is called in this module, so its signature stays (it stays out of prepare group "pair")"
+func.func @solo(%x: tensor<4x4xf32>, %w: tensor<4x4xf32> {fp8.weight}) -> tensor<4x4xf32> attributes {fp8.prepare_group = "pair"} {
+  %y = arith.mulf %w, %w : tensor<4x4xf32>
+  %z = arith.addf %x, %y : tensor<4x4xf32>
+  return %z : tensor<4x4xf32>
+}
+func.func @called(%w: tensor<4x4xf32> {fp8.weight}) -> tensor<4x4xf32> attributes {fp8.prepare_group = "pair"} {
+  %y = arith.mulf %w, %w : tensor<4x4xf32>
+  return %y : tensor<4x4xf32>
+}
+func.func @caller(%w: tensor<4x4xf32>) -> tensor<4x4xf32> {
+  %y = func.call @called(%w) : (tensor<4x4xf32>) -> tensor<4x4xf32>
+  return %y : tensor<4x4xf32>
+}

@@ -57,6 +57,8 @@ def FP8_Dialect : Dialect {
     | `fp8.residual_tau` | positive finite float | the residual weight tau of one add |
     | `fp8.unit_scaled` | unit | set by `fp8-unit-scale` on ops it rewrote, so that a second run skips them |
     | `fp8.plans` | dictionary of dictionaries | on a `builtin.module`: the GPU launch plan of each function `convert-fp8-to-gpu` lowered, by function name |
+    | `fp8.prepare_group` | non-empty string | on a function: the functions with the same group read the same weights and share one prepare function, `@<group>_prepare` (`fp8-prepare-weights`) |
+    | `fp8.prepare` | flat symbol reference | on a function: the prepare function whose results the arguments marked `fp8.prepared` take, set by `fp8-prepare-weights` |
 
     A contraction marked for `fp8-autocast` (`fp8.role` or `fp8.autocast`)
     that the pass cannot convert is an error. Which ops `fp8.unit_op`,
@@ -75,7 +77,9 @@ def FP8_Dialect : Dialect {
     "::mlir::FloatAttr":$unit_scale,
     "::mlir::FloatAttr":$residual_tau,
     "::mlir::UnitAttr":$unit_scaled,
-    "::mlir::DictionaryAttr":$plans
+    "::mlir::DictionaryAttr":$plans,
+    "::mlir::StringAttr":$prepare_group,
+    "::mlir::FlatSymbolRefAttr":$prepare
   );
   let dependentDialects = ["::mlir::arith::ArithDialect"];
   let extraClassDeclaration = [{

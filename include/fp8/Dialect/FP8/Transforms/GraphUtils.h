@@ -81,8 +81,19 @@ constexpr llvm::StringLiteral kOptimizerStateAttrName = "fp8.optimizer_state";
 constexpr llvm::StringLiteral kWeightAttrName = "fp8.weight";
 
 /// The suffix of the prepare function fp8-prepare-weights builds for a
-/// function: `@<function>_prepare`.
+/// function, `@<function>_prepare`, or for a prepare group,
+/// `@<group>_prepare`.
 constexpr llvm::StringLiteral kPrepareSuffix = "_prepare";
+
+/// The function attribute (a string) that puts functions reading the same
+/// weights, such as a layer's forward and backward functions, in one prepare
+/// group: fp8-prepare-weights prepares their weights once, for all of them.
+constexpr llvm::StringLiteral kPrepareGroupAttrName = "fp8.prepare_group";
+
+/// The function attribute (a flat symbol reference) by which
+/// fp8-prepare-weights names the prepare function whose results a function
+/// takes.
+constexpr llvm::StringLiteral kPrepareAttrName = "fp8.prepare";
 
 /// The function argument attribute by which fp8-prepare-weights marks an
 /// argument that its prepare function computes: the result number (i64).

@@ -730,7 +730,25 @@ def FP8PrepareWeights : Pass<"fp8-prepare-weights", "::mlir::ModuleOp"> {
 
     `@f(args..., @f_prepare(weights...)...)` computes the same bits as the
     original `@f(args...)`: the ops are the same, only where they run
-    changes. A function called within the module keeps its signature and
+    changes. Each split function names its prepare function with
+    `fp8.prepare`, which the GPU manifest copies (`"prepare"`).
+
+    **Prepare groups.** Functions that read the same weights, such as a
+    layer's forward and backward functions, carry the same
+    `fp8.prepare_group = "<group>"` (the generated examples' functions do).
+    They share one prepare function, `@<group>_prepare`, which takes the
+    weights (every function of the group takes the same types, in the same
+    order; otherwise the pass fails) and computes every function's slice;
+    ops alike across them, such as a weight's quantization that both the
+    forward and the backward function read, become one (CSE), so that a
+    training step quantizes each weight once and one kernel writes both its
+    codes and the transposed copy the other GEMMs read. Each function takes
+    the results it reads, in increasing order, each marked with its
+    number, so its `fp8.prepared` numbers need not be consecutive. A
+    function of a group that cannot be split (it is called in the module,
+    not public, or has several blocks) keeps its signature and stays out of
+    the group, with a remark; the others share the prepare function, and
+    the shared prepare function is a remark too (`weights-prepared-once`). A function called within the module keeps its signature and
     is left alone; both that and a function with nothing to move are
     remarks (category `fp8-prepare-weights`), as is every function the pass
     splits. `fp8-gpu-graph-pipeline{prepare-weights=1}` (and
