@@ -116,10 +116,10 @@ private:
   const QuantizeConfig &copy() const { return *current; }
   void selectCopy(const QuantizeConfig &copyConfig, const CopyArgs &copyArgs);
   /// Reduces, scales and quantizes (or only reduces, in the Amax phase) the
-  /// current copy of the tile whose runs of this thread are `values` (one per
-  /// sub-tile of kTileRows rows, at `runRows` and column `col`).
-  void emitCopy(ArrayRef<Value> values, ArrayRef<Value> runRows, Value tileRow0,
-                Value col);
+  /// current copy of the tile whose run of this thread in sub-tile `s` (of
+  /// kTileRows rows, at `runRows[s]` and column `col`) is `runOf(s)`.
+  void emitCopy(function_ref<Value(int64_t)> runOf, ArrayRef<Value> runRows,
+                Value tileRow0, Value col);
   /// |values|, with NaNs as 0 when they are ignored.
   Value getMagnitudes(Value values);
 
@@ -803,33 +803,36 @@ Value QuantizeEmitter::getMagnitudes(Value values) {
   return kb.select(isNaN, zeros, magnitudes);
 }
 
-void QuantizeEmitter::emitCopy(ArrayRef<Value> values, ArrayRef<Value> runRows,
-                               Value tileRow0, Value col) {
+void QuantizeEmitter::emitCopy(function_ref<Value(int64_t)> runOf,
+                               ArrayRef<Value> runRows, Value tileRow0,
+                               Value col) {
+  int64_t subTiles = runRows.size();
   bool amaxPhase = copy().phase == QuantizeConfig::Phase::Amax;
   bool reduce = amaxPhase || copy().fused;
   auto subTileOrigin = [&](int64_t s) {
     return s == 0 ? tileRow0 : kb.add(tileRow0, kb.i32(s * kTileRows));
   };
-  auto emitCodesOf = [&](int64_t s) {
+  auto emitCodesOf = [&](int64_t s, Value run) {
     Value words;
     if (copy().stochastic)
       words = loadRun(randomBits, kb.i32(), kb.i32(), runRows[s], col);
-    emitCodes(values[s], words, runRows[s], col);
+    emitCodes(run, words, runRows[s], col);
   };
   if (copy().tileBlockRows <= kTileRows) {
-    for (int64_t s = 0, e = values.size(); s < e; ++s) {
+    for (int64_t s = 0; s < subTiles; ++s) {
       // The previous sub-tile's steps read shared memory until here.
       if (s > 0)
         kb.barrier();
       row0 = subTileOrigin(s);
+      Value run = runOf(s);
       if (reduce)
-        reduceBlocks(getMagnitudes(values[s]));
+        reduceBlocks(getMagnitudes(run));
       if (amaxPhase) {
         emitAmaxUpdate();
         continue;
       }
       emitScales();
-      emitCodesOf(s);
+      emitCodesOf(s, run);
     }
     return;
   }
@@ -842,11 +845,11 @@ void QuantizeEmitter::emitCopy(ArrayRef<Value> values, ArrayRef<Value> runRows,
   part.tileBlockRows = kTileRows;
   current = &part;
   Value amax = kb.f32(0.0f);
-  for (int64_t s = 0, e = values.size(); s < e; ++s) {
+  for (int64_t s = 0; s < subTiles; ++s) {
     if (s > 0)
       kb.barrier();
     row0 = subTileOrigin(s);
-    reduceBlocks(getMagnitudes(values[s]));
+    reduceBlocks(getMagnitudes(runOf(s)));
     // Slot `tid` is this thread's own: it is rewritten only after the next
     // reduction's barrier.
     amax = kb.maxf(amax, kb.load(kb.f32(), shared(kBlockOffset, tid, 4), 4),
@@ -856,12 +859,12 @@ void QuantizeEmitter::emitCopy(ArrayRef<Value> values, ArrayRef<Value> runRows,
   row0 = tileRow0;
   kb.store(amax, shared(kBlockOffset, tid, 4), 4);
   emitScales();
-  for (int64_t s = 0, e = values.size(); s < e; ++s) {
+  for (int64_t s = 0; s < subTiles; ++s) {
     // Transposed codes reuse the shared tile of codes.
     if (s > 0)
       kb.barrier();
     row0 = subTileOrigin(s);
-    emitCodesOf(s);
+    emitCodesOf(s, runOf(s));
   }
 }
 
@@ -897,15 +900,21 @@ void QuantizeEmitter::emit() {
   col0 = kb.mul(kb.urem(tile, tilesPerRow), kb.i32(kTileCols));
   Value col = kb.add(
       col0, kb.mul(kb.urem(tid, kb.i32(kThreadsPerRow)), kb.i32(kPerThread)));
-  // One read: the runs of every sub-tile stay in registers for both copies.
+  // One read: the runs of every sub-tile stay in registers for both copies,
+  // unless the kernel reads them again where it uses them
+  // (QuantizeConfig::reloadsRuns).
   SmallVector<Value> values, runRows;
   Value myRow = kb.udiv(tid, kb.i32(kThreadsPerRow));
   for (int64_t s = 0; s < config.tileRows / kTileRows; ++s) {
     Value origin = s == 0 ? tileRow0 : kb.add(tileRow0, kb.i32(s * kTileRows));
     runRows.push_back(kb.add(origin, myRow));
-    values.push_back(loadElements(runRows.back(), col));
+    if (!config.reloadsRuns())
+      values.push_back(loadElements(runRows.back(), col));
   }
-  emitCopy(values, runRows, tileRow0, col);
+  auto runOf = [&](int64_t s) {
+    return config.reloadsRuns() ? loadElements(runRows[s], col) : values[s];
+  };
+  emitCopy(runOf, runRows, tileRow0, col);
   if (config.pair) {
     QuantizeConfig pairCopy = config.getPairCopy();
     selectCopy(pairCopy, CopyArgs{getArg(QuantizeParam::PairAmax),
@@ -917,7 +926,7 @@ void QuantizeEmitter::emit() {
                                   getArg(QuantizeParam::PairScaleKChunks)});
     // The row-wise copy's steps read shared memory until here.
     kb.barrier();
-    emitCopy(values, runRows, tileRow0, col);
+    emitCopy(runOf, runRows, tileRow0, col);
     current = &config;
   }
   finish();

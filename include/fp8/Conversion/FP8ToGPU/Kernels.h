@@ -603,6 +603,14 @@ struct QuantizeConfig {
 
   /// Fails with a reason when the configuration has no kernel.
   LogicalResult verify(std::string &reason) const;
+  /// Whether a thread reads its runs again wherever a copy uses them instead
+  /// of holding every sub-tile's run for both copies: a pair of copies over
+  /// kPairTileRows-row tiles without a prologue. Holding the four runs took
+  /// 188 registers per thread, one 256-thread CTA per SM, so that no CTA's
+  /// loads overlapped another's stores; the second and third reads of a
+  /// tile, made while its first is recent, are served by L2. A prologue is
+  /// not computed again: its kernels hold the runs.
+  bool reloadsRuns() const { return pair && tileRows > kTileRows && !prologue; }
   /// Shared memory in bytes.
   int64_t getSharedMemoryBytes() const;
   /// The configuration of the kernel's column-wise copy alone: the pair's
