@@ -19,6 +19,7 @@
 #include "fp8/Dialect/FP8/Transforms/LayoutLegality.h"
 #include "fp8/Dialect/FP8/Utils/HostNumerics.h"
 
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/Remarks.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -278,7 +279,7 @@ bool hasTranscendentalEpilogue(const std::optional<GemmEpilogue> &epilogue) {
   if (!epilogue || !epilogue->body)
     return false;
   WalkResult walk = epilogue->body->walk([](Operation *op) {
-    return op->getDialect() && op->getDialect()->getNamespace() == "math"
+    return isa_and_nonnull<math::MathDialect>(op->getDialect())
                ? WalkResult::interrupt()
                : WalkResult::advance();
   });
