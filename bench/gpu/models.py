@@ -1227,7 +1227,53 @@ def timings_section(args, index, results):
                 eager, "-" if graph is None else "%.1f" % (graph * 1e3),
                 "-" if graph is None else "%.2fx" % (timing["eager"] / graph),
                 baseline, versus, "-" if prepare is None else "%.1f" % (prepare * 1e3)))
-    return lines
+    return lines + step_lines(index, results)
+
+
+def step_lines(index, results):
+    """A training step of each cell with a timed forward and backward
+    function: both functions (CUDA graph times where timed) against
+    torch.compile's, and with the weights' preparation counted once per
+    step: a prepare function the two share once, their own prepare
+    functions each once."""
+    rows = []
+    for cell in index["cells"]:
+        timed = {name: info["timing_ms"] for name, info in
+                 results.get(cell["id"], {}).get("functions", {}).items()
+                 if info.get("timing_ms")}
+        pair = [n for n in timed if n.endswith("_forward")]
+        for forward in pair:
+            backward = forward[:-len("_forward")] + "_backward"
+            if backward not in timed:
+                continue
+            steps = [timed[forward], timed[backward]]
+            ours = sum(t.get("graph") or t["eager"] for t in steps)
+            bf16 = [t.get("torch_compile_bf16") for t in steps]
+            prepares = {}
+            for f in cell["functions"]:
+                if f["name"] in (forward, backward) and "prepare" in f:
+                    prepares[f["prepare"].get("name", f["name"] + "_prepare")] = \
+                        timed[f["name"]].get("prepare")
+            prepared = (None if not prepares or None in prepares.values()
+                        else sum(prepares.values()))
+            baseline = None if None in bf16 else sum(bf16)
+            rows.append("| %s | %s | %s | %s | %.1f | %s | %s | %s | %s |" % (
+                cell["example"], cell["size"], cell["recipe"], cell["chip"], ours * 1e3,
+                "-" if baseline is None else "%.1f" % (baseline * 1e3),
+                "-" if baseline is None else "%.2fx" % (baseline / ours),
+                "-" if prepared is None else "%.1f (%d)" % (prepared * 1e3, len(prepares)),
+                "-" if baseline is None or prepared is None
+                else "%.2fx" % (baseline / (ours + prepared))))
+    if not rows:
+        return []
+    return ["", "### Training steps", "",
+            "Forward + backward of one micro-batch (the CUDA graphs' times where timed) "
+            "against torch.compile bf16's; `prepare` is the weights' preparation, counted "
+            "once per step (with the number of prepare functions: 1 when the two functions "
+            "share one), which `with prepare` adds.", "",
+            "| example | size | recipe | chip | ours (us) | torch.compile bf16 (us) "
+            "| vs bf16 | prepare (us) | vs bf16 with prepare |",
+            "|---|---|---|---|---|---|---|---|---|"] + rows
 
 
 def run(args):
