@@ -1252,8 +1252,7 @@ def step_lines(index, results):
             prepares = {}
             for f in cell["functions"]:
                 if f["name"] in (forward, backward) and "prepare" in f:
-                    prepares[f["prepare"].get("name", f["name"] + "_prepare")] = \
-                        timed[f["name"]].get("prepare")
+                    prepares[f["prepare"]["name"]] = timed[f["name"]].get("prepare")
             prepared = (None if not prepares or None in prepares.values()
                         else sum(prepares.values()))
             baseline = None if None in bf16 else sum(bf16)

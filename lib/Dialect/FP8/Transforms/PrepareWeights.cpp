@@ -297,15 +297,20 @@ std::optional<std::string> getUnsplittable(func::FuncOp function,
   return std::nullopt;
 }
 
-/// The types of `member`'s weights, as `(t0, t1, ...)`.
-std::string getWeightTypes(const Member &member) {
+/// The types of `member`'s weights, in order.
+SmallVector<Type> getWeightTypes(const Member &member) {
   func::FuncOp function = member.function;
+  return llvm::map_to_vector(member.weightIndices, [&](unsigned i) {
+    return function.getArgument(i).getType();
+  });
+}
+
+/// `types` as `(t0, t1, ...)`.
+std::string printTypes(ArrayRef<Type> types) {
   std::string text;
   llvm::raw_string_ostream os(text);
   os << '(';
-  llvm::interleaveComma(member.weightIndices, os, [&](unsigned i) {
-    os << function.getArgument(i).getType();
-  });
+  llvm::interleaveComma(types, os);
   os << ')';
   return text;
 }
@@ -360,15 +365,17 @@ struct FP8PrepareWeightsPass
         return signalPassFailure();
     }
     for (auto &[group, members] : groups) {
+      SmallVector<Type> types = getWeightTypes(members.front());
       for (Member &member : MutableArrayRef(members).drop_front()) {
-        if (getWeightTypes(member) == getWeightTypes(members.front()))
+        SmallVector<Type> memberTypes = getWeightTypes(member);
+        if (memberTypes == types)
           continue;
         member.function.emitError()
             << "fp8-prepare-weights: @" << member.function.getName()
             << " in prepare group \"" << group << "\" takes weights of types "
-            << getWeightTypes(member) << " but @"
+            << printTypes(memberTypes) << " but @"
             << members.front().function.getName() << " takes "
-            << getWeightTypes(members.front())
+            << printTypes(types)
             << "; the functions of a group take the same weights, in the "
                "same order";
         return signalPassFailure();
@@ -419,7 +426,7 @@ struct FP8PrepareWeightsPass
                           "no op that reads only weights and constants is "
                           "worth moving");
       else
-        split.push_back(member);
+        split.push_back(std::move(member));
     }
     if (split.empty())
       return success();
