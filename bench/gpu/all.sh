@@ -7,6 +7,7 @@
 #   bench/gpu/compile.sh
 #   python3 bench/gpu/reductions.py compile
 #   python3 bench/gpu/optimizer.py compile
+#   python3 bench/gpu/quantize.py compile
 #   python3 bench/gpu/models.py prepare --storage bf16 \
 #       --models linear,mlp_block,attention_block,gpt2_layer --sizes small,4096,mlp-8k,linear-8k \
 #       --reference-sizes small --chips sm_90a --out build-gpu/models-bf16
@@ -28,11 +29,13 @@
 #   5. the device time of each kernel of the speed cells (kernel_times.py),
 #      without and with the weights prepared once;
 #   6. the reduction and row-group kernels against a copy (reductions.py);
-#   7. the GEMMs (run.sh: checks, benchmarks, compute-sanitizer, then the
+#   7. the paired quantize kernels, bit for bit against the CPU pipeline and
+#      against a copy (quantize.py);
+#   8. the GEMMs (run.sh: checks, benchmarks, compute-sanitizer, then the
 #      COAT optimizer step).
 #
 # STAGES (words among runtime speed prepared small kernels kernels-prepared
-# reductions gemms; default all, in that order) runs some stages in the
+# reductions quantize gemms; default all, in that order) runs some stages in the
 # order given, for a GPU slot too short for all of them; each stage after
 # runtime needs the runtime built by an earlier one (or an earlier run).
 #
@@ -127,6 +130,10 @@ run_stage() { # one stage of STAGES; those whose artifacts are missing are skipp
     [ -f build-gpu/reductions/index.json ] || return 0
     stage reductions 90 "$PYTHON" bench/gpu/reductions.py run --lib "$LIB" \
       --out "$WORK/reductions" ${DRY[@]+"${DRY[@]}"} ;;
+  quantize)
+    [ -f build-gpu/quantize/index.json ] || return 0
+    stage quantize 90 "$PYTHON" bench/gpu/quantize.py run --lib "$LIB" \
+      --out "$WORK/quantize" ${DRY[@]+"${DRY[@]}"} ;;
   gemms)
     [ -f build-gpu/index.json ] || return 0
     local only="${GEMM_ONLY:-^(tensor_e4m3_e4m3_bf16_p[014]|tensor_e4m3_e4m3_bf16_p[04]_n192|rowwise_e4m3_e4m3_bf16(_n192)?|deepseek_e4m3_e4m3_bf16|mxfp8_e4m3_e4m3_bf16)/}"
@@ -138,7 +145,7 @@ run_stage() { # one stage of STAGES; those whose artifacts are missing are skipp
   esac
 }
 
-ALL_STAGES="runtime speed prepared small kernels kernels-prepared reductions gemms"
+ALL_STAGES="runtime speed prepared small kernels kernels-prepared reductions quantize gemms"
 for name in ${STAGES:-$ALL_STAGES}; do
   run_stage "$name"
 done

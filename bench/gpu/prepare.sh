@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # Everything bench/gpu/all.sh runs, prepared on a development machine (fp8-opt
 # and libFP8MLIR-C.so built in build/): the GEMM variants (compile.sh), the
-# reductions, the COAT step, and the bf16 example models for sm_90a at the
+# reductions, the COAT step, the paired quantize kernels (with their CPU
+# references, about 16 MiB), and the bf16 example models for sm_90a at the
 # small size (with CPU references) and the real sizes (against float64 on
 # the GPU), plus the speed cells with their weights prepared once, all into
 # build-gpu/. About 5 minutes on 2 cores. Copy build-gpu/
-# to the GPU machine (a `tar czf` of it is about 46 MiB) and run
+# to the GPU machine (a `tar czf` of it is about 62 MiB) and run
 # `OUT=report bench/gpu/all.sh` there.
 #
 #   bench/gpu/prepare.sh
@@ -18,6 +19,7 @@ CHIP=sm_90a  # the H100 and H200 that all.sh runs on
 bench/gpu/compile.sh
 "$PYTHON" bench/gpu/reductions.py compile --chip "$CHIP"
 "$PYTHON" bench/gpu/optimizer.py compile --chip "$CHIP"
+"$PYTHON" bench/gpu/quantize.py compile --chip "$CHIP"
 rm -rf build-gpu/models-bf16
 "$PYTHON" bench/gpu/models.py prepare --storage bf16 \
   --models linear,mlp_block,attention_block,gpt2_layer --sizes small,4096,mlp-8k,linear-8k \
