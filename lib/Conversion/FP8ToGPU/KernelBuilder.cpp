@@ -199,6 +199,49 @@ void mlir::fp8::expandForNVVM(LLVM::LLVMFuncOp kernel) {
   }
 }
 
+Value KernelBuilder::cvtSatFinite(Value lo, Value hi, Format format) {
+  Type type = format == Format::E4M3 ? Type(b.getType<Float8E4M3FNType>())
+                                     : Type(b.getType<Float8E5M2Type>());
+  // cvt puts the code of its first operand in the high byte.
+  Value codes = NVVM::ConvertF32x2ToF8x2Op::create(
+      b, loc, i16(), hi, lo, NVVM::FPRoundingMode::RN,
+      NVVM::SaturationMode::SATFINITE, /*relu=*/false, type);
+  auto i16Constant = [&](int64_t v) -> Value {
+    return arith::ConstantOp::create(b, loc, b.getI16IntegerAttr(v));
+  };
+  auto signBit = [&](Value x, int64_t position) -> Value {
+    Value bits = bitcast(i32(), x);
+    return arith::TruncIOp::create(
+        b, loc, i16(),
+        andI(lshr(bits, i32(31 - position)), i32(int64_t(1) << position)));
+  };
+  if (format == Format::E4M3) {
+    // The code of a value that is not NaN carries its sign already (zeros
+    // included), and cvt's NaN is 0x7F: or-ing in the signs gives the CPU's
+    // codes without a test.
+    return orI(codes, orI(signBit(lo, 7), signBit(hi, 15)));
+  }
+  auto isNaN = [&](Value x) {
+    return arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNO, x, x);
+  };
+  Value low = andI(codes, i16Constant(0xFF));
+  Value high = andI(codes, i16Constant(0xFF00));
+  low = select(isNaN(lo), getNaNCode(lo, format), low);
+  high = select(isNaN(hi), shl(getNaNCode(hi, format), i16Constant(8)), high);
+  return orI(low, high);
+}
+
+Value KernelBuilder::getNaNCode(Value x, Format format) {
+  Value bits = bitcast(i32(), x);
+  Value sign = andI(lshr(bits, i32(24)), i32(0x80));
+  Value magnitude = i32(0x7F);
+  if (format == Format::E5M2) {
+    // 0x7C | the quiet bit | the f32 mantissa's top two bits.
+    magnitude = orI(i32(0x7E), andI(lshr(bits, i32(21)), i32(0x3)));
+  }
+  return arith::TruncIOp::create(b, loc, i16(), orI(sign, magnitude));
+}
+
 void mlir::fp8::storeDecodeScale(KernelBuilder &kb, Value scales, Value index,
                                  Value scale) {
   if (scale.getType().isF32()) {

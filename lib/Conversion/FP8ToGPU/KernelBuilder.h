@@ -216,15 +216,14 @@ public:
     return bitcast(x.getType(), andI(bitcast(bits, x), mask));
   }
   /// The E4M3 or E5M2 codes of `lo` and `hi` as an i16 in memory order (lo
-  /// in the low byte): one cvt.rn.satfinite.{e4m3,e5m2}x2.f32.
-  Value cvtSatFinite(Value lo, Value hi, Format format) {
-    Type type = format == Format::E4M3 ? Type(b.getType<Float8E4M3FNType>())
-                                       : Type(b.getType<Float8E5M2Type>());
-    // cvt puts the code of its first operand in the high byte.
-    return NVVM::ConvertF32x2ToF8x2Op::create(
-        b, loc, i16(), hi, lo, NVVM::FPRoundingMode::RN,
-        NVVM::SaturationMode::SATFINITE, /*relu=*/false, type);
-  }
+  /// in the low byte): one cvt.rn.satfinite.{e4m3,e5m2}x2.f32, whose NaN
+  /// code (0x7F) is replaced by the CPU reference's (getNaNCode).
+  Value cvtSatFinite(Value lo, Value hi, Format format);
+  /// The code fp8.convert (saturate, the CPU reference's soft float) gives
+  /// the f32 NaN `x` in `format` (E4M3 or E5M2), as an i16 below 256: its
+  /// sign, the all-ones magnitude of E4M3, E5M2's infinity with the quiet
+  /// bit and the top payload bits.
+  Value getNaNCode(Value x, Format format);
   /// Folds the non-negative f32 `value` into the f32 at `address` with an
   /// atomic max on its bits: they order as unsigned integers, NaN above
   /// infinity.
@@ -277,13 +276,14 @@ public:
   /// holds the result.
   Value warpReduce(Value value, int64_t lanes,
                    function_ref<Value(Value, Value)> combine) {
-    for (int64_t offset = lanes / 2; offset >= 1; offset /= 2) {
-      Value other =
-          NVVM::ShflOp::create(b, loc, f32(), i32(-1), value, i32(offset),
-                               i32(0x1f), NVVM::ShflKind::bfly, UnitAttr());
-      value = combine(value, other);
-    }
+    for (int64_t offset = lanes / 2; offset >= 1; offset /= 2)
+      value = combine(value, shuffleXor(value, offset));
     return value;
+  }
+  /// The f32 `value` of lane (this lane xor `offset`) of a full warp.
+  Value shuffleXor(Value value, int64_t offset) {
+    return NVVM::ShflOp::create(b, loc, f32(), i32(-1), value, i32(offset),
+                                i32(0x1f), NVVM::ShflKind::bfly, UnitAttr());
   }
   /// The maximum of `value` over aligned groups of `lanes` lanes of a full
   /// warp (see warpReduce).

@@ -43,6 +43,12 @@
 // rows, four 32-row sub-tiles of one run per thread each, so that blocks of
 // 128 rows lie inside it: each sub-tile reduces its part of such a block,
 // and the parts' maximum gives the block's amax.
+// The pair of 1 x 128 row blocks and 128 x 1 column blocks (DeepSeek's
+// activations and gradients, QuantizeConfig::isRowColumnPair) has an
+// emitter of its own (emitRowColumnPair): all of a thread's loads first,
+// the rows and columns reduced by shuffles and one exchange in shared
+// memory, the transposed codes written through shared memory as words:
+// three barriers.
 //
 //===----------------------------------------------------------------------===//
 
@@ -61,6 +67,7 @@ using namespace mlir::fp8;
 namespace {
 
 constexpr int64_t kTileRows = QuantizeConfig::kTileRows;
+constexpr int64_t kPairTileRows = QuantizeConfig::kPairTileRows;
 constexpr int64_t kTileCols = QuantizeConfig::kTileCols;
 constexpr int64_t kThreads = QuantizeConfig::kThreads;
 constexpr int64_t kPerThread = QuantizeConfig::kElementsPerThread; // 16
@@ -166,9 +173,20 @@ private:
   /// Batched kernels: points the buffers at matrix `batch` of the batch.
   void moveToMatrix(Value batch);
   void emitAmaxUpdate();
+  /// The body of a QuantizeConfig::isRowColumnPair kernel over the tile at
+  /// (`tileRow0`, col0), this thread's runs at rows `runRows` and column
+  /// `col`.
+  void emitRowColumnPair(Value tileRow0, ArrayRef<Value> runRows, Value col);
   /// The wholeMatrixAmax kernel's body.
   void emitWholeMatrixAmax();
   void emitScales();
+  /// Stores `scale` (what the rule gave) as the scale of the current copy's
+  /// block whose first element is (r, c), when (r, c) is one and lies in
+  /// the matrix.
+  void storeBlockScale(Value r, Value c, Value scale);
+  /// The 16 E4M3 or E5M2 codes (a vector of 16 bytes) of the `scaled`
+  /// values, stochastically rounded with `bits` where the copy asks.
+  Value packCodes(ArrayRef<Value> scaled, ArrayRef<Value> bits);
   /// The codes of this thread's `values`, stochastically rounded with
   /// `words` (16 x i32) when the configuration asks.
   void emitCodes(Value values, Value words, Value row, Value col);
@@ -476,7 +494,6 @@ void QuantizeEmitter::emitScales() {
   kb.ifThen(kb.ult(tid, kb.i32(blocksPerTile())), [&] {
     auto [r, c] = blockOrigin(tid);
     Value blocksPerRow = kb.ceilDiv(cols, blockCols);
-    Value blocksPerCol = kb.ceilDiv(rows, blockRows);
     Value blockR = kb.udiv(kb.minU(r, kb.sub(rows, kb.i32(1))), blockRows);
     Value blockC = kb.udiv(kb.minU(c, kb.sub(cols, kb.i32(1))), blockCols);
     if (copy().givenScales) {
@@ -498,22 +515,7 @@ void QuantizeEmitter::emitScales() {
         emitScaleRule(kb.b, kb.loc, copy().rule, copy().format, amax, global);
     Value multiplier = emitEncodeMultiplier(kb.b, kb.loc, scale, global);
     kb.store(multiplier, shared(kBlockOffset, tid, 4), 4);
-    // The tile holding the block's first element stores its scale.
-    Value owner = arith::AndIOp::create(
-        kb.b, kb.loc,
-        arith::AndIOp::create(kb.b, kb.loc, kb.ult(r, rows), kb.ult(c, cols)),
-        arith::AndIOp::create(kb.b, kb.loc,
-                              kb.eq(kb.urem(r, blockRows), kb.i32(0)),
-                              kb.eq(kb.urem(c, blockCols), kb.i32(0))));
-    kb.ifThen(owner, [&] {
-      if (copy().tcgen05Scales)
-        return emitTcgen05ScaleStore(kb.bitcast(kb.i8(), scale), r, c, blockR,
-                                     blockC);
-      Value index = copy().transposed
-                        ? kb.add(kb.mul(blockC, blocksPerCol), blockR)
-                        : kb.add(kb.mul(blockR, blocksPerRow), blockC);
-      storeDecodeScale(kb, scales, kb.zext64(index), scale);
-    });
+    storeBlockScale(r, c, scale);
   });
   if (copy().twoLevel && !copy().givenScales) {
     // The first CTA stores the global decode scale 1/S.
@@ -524,6 +526,28 @@ void QuantizeEmitter::emitScales() {
     });
   }
   kb.barrier();
+}
+
+void QuantizeEmitter::storeBlockScale(Value r, Value c, Value scale) {
+  // The tile holding the block's first element stores its scale.
+  Value owner = arith::AndIOp::create(
+      kb.b, kb.loc,
+      arith::AndIOp::create(kb.b, kb.loc, kb.ult(r, rows), kb.ult(c, cols)),
+      arith::AndIOp::create(kb.b, kb.loc,
+                            kb.eq(kb.urem(r, blockRows), kb.i32(0)),
+                            kb.eq(kb.urem(c, blockCols), kb.i32(0))));
+  kb.ifThen(owner, [&] {
+    Value blockR = kb.udiv(r, blockRows);
+    Value blockC = kb.udiv(c, blockCols);
+    if (copy().tcgen05Scales)
+      return emitTcgen05ScaleStore(kb.bitcast(kb.i8(), scale), r, c, blockR,
+                                   blockC);
+    Value index =
+        copy().transposed
+            ? kb.add(kb.mul(blockC, kb.ceilDiv(rows, blockRows)), blockR)
+            : kb.add(kb.mul(blockR, kb.ceilDiv(cols, blockCols)), blockC);
+    storeDecodeScale(kb, scales, kb.zext64(index), scale);
+  });
 }
 
 Value QuantizeEmitter::loadGivenMultiplier(Value index) {
@@ -706,6 +730,19 @@ Value QuantizeEmitter::convertPair(Value lo, Value hi, Value loBits,
                                                  kb.b.getI16IntegerAttr(8))));
 }
 
+Value QuantizeEmitter::packCodes(ArrayRef<Value> scaled, ArrayRef<Value> bits) {
+  auto pairs = VectorType::get({kPerThread / 2}, kb.i16());
+  Value packed = LLVM::UndefOp::create(kb.b, kb.loc, pairs);
+  for (int64_t i = 0; i < kPerThread / 2; ++i)
+    packed = LLVM::InsertElementOp::create(
+        kb.b, kb.loc, packed,
+        convertPair(scaled[2 * i], scaled[2 * i + 1], bits[2 * i],
+                    bits[2 * i + 1]),
+        kb.i32(i));
+  auto bytes = VectorType::get({kPerThread}, kb.i8());
+  return LLVM::BitcastOp::create(kb.b, kb.loc, bytes, packed);
+}
+
 void QuantizeEmitter::emitCodes(Value values, Value words, Value row,
                                 Value col) {
   Value myRow = kb.udiv(tid, kb.i32(kThreadsPerRow));
@@ -732,16 +769,8 @@ void QuantizeEmitter::emitCodes(Value values, Value words, Value row,
       bits[i] = LLVM::ExtractElementOp::create(kb.b, kb.loc, words, kb.i32(i));
   if (copy().format == Format::E2M1)
     return emitE2M1Codes(scaled, bits, row, col);
-  auto pairs = VectorType::get({kPerThread / 2}, kb.i16());
-  Value packed = LLVM::UndefOp::create(kb.b, kb.loc, pairs);
-  for (int64_t i = 0; i < kPerThread / 2; ++i)
-    packed = LLVM::InsertElementOp::create(
-        kb.b, kb.loc, packed,
-        convertPair(scaled[2 * i], scaled[2 * i + 1], bits[2 * i],
-                    bits[2 * i + 1]),
-        kb.i32(i));
+  Value codeBytes = packCodes(scaled, bits);
   auto bytes = VectorType::get({kPerThread}, kb.i8());
-  Value codeBytes = LLVM::BitcastOp::create(kb.b, kb.loc, bytes, packed);
 
   if (!copy().transposed) {
     storeRun(codeBytes, row, rows, col, cols);
@@ -868,6 +897,192 @@ void QuantizeEmitter::emitCopy(function_ref<Value(int64_t)> runOf,
   }
 }
 
+void QuantizeEmitter::emitRowColumnPair(Value tileRow0, ArrayRef<Value> runRows,
+                                        Value col) {
+  // Shared memory: the transposed copy's codes of the tile (row-major, as
+  // computed), each warp's column maxima, the column blocks' multipliers.
+  constexpr int64_t kMaxRegisters = 128;
+  constexpr int64_t kTileCodes = 0;
+  constexpr int64_t kColumnMaxima = kTileCodes + kPairTileRows * kTileCols;
+  constexpr int64_t kWarps = kThreads / 32;
+  constexpr int64_t kColumnMultipliers = kColumnMaxima + kWarps * kTileCols * 4;
+  static_assert(kColumnMultipliers + kTileCols * 4 <= kSharedBytes,
+                "the row-column pair fits the quantize kernels' shared memory");
+  int64_t subTiles = runRows.size();
+  const QuantizeConfig &rowCopy = config;
+  QuantizeConfig columnCopy = config.getPairCopy();
+  CopyArgs columnArgs{getArg(QuantizeParam::PairAmax),
+                      getArg(QuantizeParam::PairCodes),
+                      getArg(QuantizeParam::PairScales),
+                      getArg(QuantizeParam::PairBlockRows),
+                      getArg(QuantizeParam::PairBlockCols),
+                      getArg(QuantizeParam::PairPitch),
+                      getArg(QuantizeParam::PairScaleKChunks)};
+  auto f32x16 = VectorType::get({kPerThread}, kb.f32());
+  auto element = [&](Value vector, int64_t i) -> Value {
+    return LLVM::ExtractElementOp::create(kb.b, kb.loc, vector, kb.i32(i));
+  };
+
+  // Every load of the tile first, held as loaded (f32 after a prologue).
+  Type held = config.prologue ? kb.f32() : getElementType(kb.b, config.input);
+  // Two CTAs per SM for 16-bit runs (128 registers, no spills; ptxas takes
+  // 162 otherwise). f32 runs take twice the registers and spill at 128.
+  if (held != kb.f32())
+    func->setAttr("nvvm.maxnreg", kb.b.getI32IntegerAttr(kMaxRegisters));
+  SmallVector<Value> runs;
+  for (Value row : runRows)
+    runs.push_back(config.prologue ? computePrologue(row, col)
+                                   : loadRun(input, held, held, row, col));
+  auto runOf = [&](int64_t s) -> Value {
+    if (held == kb.f32())
+      return runs[s];
+    return arith::ExtFOp::create(kb.b, kb.loc, f32x16, runs[s]);
+  };
+  // The column-wise copy widens the runs again, bf16 by moving its bits:
+  // the same values, but an op that CSE does not merge with runOf's, so
+  // that the f32 runs (64 registers) are not held across the column
+  // maxima's exchange.
+  auto runAgainOf = [&](int64_t s) -> Value {
+    if (!held.isBF16())
+      return runOf(s);
+    auto i16x16 = VectorType::get({kPerThread}, kb.i16());
+    auto i32x16 = VectorType::get({kPerThread}, kb.i32());
+    Value bits = arith::ExtUIOp::create(kb.b, kb.loc, i32x16,
+                                        kb.bitcast(i16x16, runs[s]));
+    Value sixteen = arith::ConstantOp::create(
+        kb.b, kb.loc,
+        DenseElementsAttr::get(i32x16, kb.b.getI32IntegerAttr(16).getValue()));
+    return kb.bitcast(f32x16, kb.shl(bits, sixteen));
+  };
+  auto encode = [&](Value values, function_ref<Value(int64_t)> multiplier) {
+    SmallVector<Value> scaled;
+    for (int64_t i = 0; i < kPerThread; ++i)
+      scaled.push_back(kb.mulf(element(values, i), multiplier(i)));
+    return packCodes(scaled, SmallVector<Value>(kPerThread));
+  };
+
+  // The row-wise copy: a block is a row of the tile, the 16-element runs of
+  // eight consecutive lanes.
+  // Magnitudes and maxima stay in the held type (16-bit floats hold the
+  // magnitude and maximum of 16-bit values exactly; |x| clears the sign
+  // bit), the rows' amax extends to f32 for the shuffles and the rule.
+  Value heldZero =
+      arith::ConstantOp::create(kb.b, kb.loc, kb.b.getZeroAttr(held));
+  auto magnitudesOf = [&](int64_t s) -> Value {
+    if (held == kb.f32())
+      return getMagnitudes(runs[s]);
+    auto i16x16 = VectorType::get({kPerThread}, kb.i16());
+    Value mask = arith::ConstantOp::create(
+        kb.b, kb.loc,
+        DenseElementsAttr::get(i16x16,
+                               kb.b.getI16IntegerAttr(0x7FFF).getValue()));
+    Value magnitudes = kb.bitcast(runs[s].getType(),
+                                  kb.andI(kb.bitcast(i16x16, runs[s]), mask));
+    if (propagate())
+      return magnitudes;
+    Value isNaN = arith::CmpFOp::create(kb.b, kb.loc, arith::CmpFPredicate::UNO,
+                                        magnitudes, magnitudes);
+    Value zeros = arith::ConstantOp::create(
+        kb.b, kb.loc,
+        DenseElementsAttr::get(cast<ShapedType>(magnitudes.getType()),
+                               cast<FloatAttr>(kb.b.getZeroAttr(held))));
+    return kb.select(isNaN, zeros, magnitudes);
+  };
+  Value part = kb.urem(tid, kb.i32(kThreadsPerRow));
+  SmallVector<Value> columnMaxima(kPerThread, heldZero);
+  for (int64_t s = 0; s < subTiles; ++s) {
+    Value magnitudes = magnitudesOf(s);
+    Value amax = heldZero;
+    for (int64_t i = 0; i < kPerThread; ++i) {
+      Value m = element(magnitudes, i);
+      amax = kb.maxf(amax, m, propagate());
+      columnMaxima[i] = kb.maxf(columnMaxima[i], m, propagate());
+    }
+    amax = kb.warpMax(kb.extToF32(amax), kThreadsPerRow, propagate());
+    Value values = runOf(s);
+    Value scale = emitScaleRule(kb.b, kb.loc, rowCopy.rule, rowCopy.format,
+                                amax, Value());
+    Value multiplier = emitEncodeMultiplier(kb.b, kb.loc, scale, Value());
+    kb.ifThen(kb.eq(part, kb.i32(0)),
+              [&] { storeBlockScale(runRows[s], col0, scale); });
+    storeRun(encode(values, [&](int64_t) { return multiplier; }), runRows[s],
+             rows, col, cols);
+  }
+
+  // The column-wise copy: the four rows of a warp combine their maxima by
+  // shuffles, the eight warps theirs in shared memory, and thread c < 128
+  // scales column c of the tile.
+  selectCopy(columnCopy, columnArgs);
+  Value warp = kb.udiv(tid, kb.i32(32));
+  Value lane = kb.urem(tid, kb.i32(32));
+  Value myCol = kb.mul(part, kb.i32(kPerThread));
+  Value maxima = LLVM::UndefOp::create(kb.b, kb.loc, f32x16);
+  for (int64_t i = 0; i < kPerThread; ++i) {
+    Value m = kb.extToF32(columnMaxima[i]);
+    for (int64_t offset : {kThreadsPerRow, 2 * kThreadsPerRow})
+      m = kb.maxf(m, kb.shuffleXor(m, offset), propagate());
+    maxima = LLVM::InsertElementOp::create(kb.b, kb.loc, maxima, m, kb.i32(i));
+  }
+  kb.ifThen(kb.ult(lane, kb.i32(kThreadsPerRow)), [&] {
+    Value index = kb.add(kb.mul(warp, kb.i32(kTileCols)), myCol);
+    kb.store(maxima, shared(kColumnMaxima, index, 4), 16);
+  });
+  kb.barrier();
+  kb.ifThen(kb.ult(tid, kb.i32(kTileCols)), [&] {
+    Value amax = kb.f32(0.0f);
+    for (int64_t w = 0; w < kWarps; ++w) {
+      Value index = kb.add(tid, kb.i32(w * kTileCols));
+      amax =
+          kb.maxf(amax, kb.load(kb.f32(), shared(kColumnMaxima, index, 4), 4),
+                  propagate());
+    }
+    Value scale = emitScaleRule(kb.b, kb.loc, columnCopy.rule,
+                                columnCopy.format, amax, Value());
+    kb.store(emitEncodeMultiplier(kb.b, kb.loc, scale, Value()),
+             shared(kColumnMultipliers, tid, 4), 4);
+    storeBlockScale(tileRow0, kb.add(col0, tid), scale);
+  });
+  kb.barrier();
+  Value multipliers = kb.load(f32x16, shared(kColumnMultipliers, myCol, 4), 16);
+  Value myRow = kb.udiv(tid, kb.i32(kThreadsPerRow));
+  for (int64_t s = 0; s < subTiles; ++s) {
+    Value codeBytes = encode(
+        runAgainOf(s), [&](int64_t i) { return element(multipliers, i); });
+    Value row = kb.add(myRow, kb.i32(s * kTileRows));
+    kb.store(
+        codeBytes,
+        shared(kTileCodes, kb.add(kb.mul(row, kb.i32(kTileCols)), myCol), 1),
+        16);
+  }
+  kb.barrier();
+  // Thread t transposes the 16 x 4 codes at rows 16 (t / 32) and columns
+  // 4 (t mod 32) of the tile: 16 words (a warp's loads read whole rows of
+  // the tile) give four runs of 16 codes, one per column, each part of a row
+  // of the transposed copy.
+  constexpr int64_t kColumnsPerThread = 4;
+  constexpr int64_t kGroups = kTileCols / kColumnsPerThread;
+  Value firstColumn =
+      kb.mul(kb.urem(tid, kb.i32(kGroups)), kb.i32(kColumnsPerThread));
+  Value firstRow = kb.mul(kb.udiv(tid, kb.i32(kGroups)), kb.i32(kPerThread));
+  auto word = VectorType::get({kColumnsPerThread}, kb.i8());
+  SmallVector<Value> words;
+  for (int64_t i = 0; i < kPerThread; ++i) {
+    Value index = kb.add(kb.mul(kb.add(firstRow, kb.i32(i)), kb.i32(kTileCols)),
+                         firstColumn);
+    words.push_back(kb.load(word, shared(kTileCodes, index, 1), 4));
+  }
+  auto bytes = VectorType::get({kPerThread}, kb.i8());
+  for (int64_t j = 0; j < kColumnsPerThread; ++j) {
+    Value codeRun = LLVM::UndefOp::create(kb.b, kb.loc, bytes);
+    for (int64_t i = 0; i < kPerThread; ++i)
+      codeRun = LLVM::InsertElementOp::create(kb.b, kb.loc, codeRun,
+                                              element(words[i], j), kb.i32(i));
+    storeRun(codeRun, kb.add(col0, kb.add(firstColumn, kb.i32(j))), cols,
+             kb.add(tileRow0, firstRow), rows);
+  }
+  current = &config;
+}
+
 void QuantizeEmitter::emit() {
   input = getArg(QuantizeParam::Input);
   rows = getArg(QuantizeParam::Rows);
@@ -900,17 +1115,22 @@ void QuantizeEmitter::emit() {
   col0 = kb.mul(kb.urem(tile, tilesPerRow), kb.i32(kTileCols));
   Value col = kb.add(
       col0, kb.mul(kb.urem(tid, kb.i32(kThreadsPerRow)), kb.i32(kPerThread)));
-  // One read: the runs of every sub-tile stay in registers for both copies,
-  // unless the kernel reads them again where it uses them
-  // (QuantizeConfig::reloadsRuns).
   SmallVector<Value> values, runRows;
   Value myRow = kb.udiv(tid, kb.i32(kThreadsPerRow));
   for (int64_t s = 0; s < config.tileRows / kTileRows; ++s) {
     Value origin = s == 0 ? tileRow0 : kb.add(tileRow0, kb.i32(s * kTileRows));
     runRows.push_back(kb.add(origin, myRow));
-    if (!config.reloadsRuns())
-      values.push_back(loadElements(runRows.back(), col));
   }
+  if (config.isRowColumnPair()) {
+    emitRowColumnPair(tileRow0, runRows, col);
+    return finish();
+  }
+  // One read: the runs of every sub-tile stay in registers for both copies,
+  // unless the kernel reads them again where it uses them
+  // (QuantizeConfig::reloadsRuns).
+  if (!config.reloadsRuns())
+    for (Value row : runRows)
+      values.push_back(loadElements(row, col));
   auto runOf = [&](int64_t s) {
     return config.reloadsRuns() ? loadElements(runRows[s], col) : values[s];
   };

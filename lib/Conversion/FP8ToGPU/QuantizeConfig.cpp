@@ -93,6 +93,18 @@ LogicalResult QuantizeConfig::verify(std::string &reason) const {
   return success();
 }
 
+bool QuantizeConfig::isRowColumnPair() const {
+  auto plainCodes = [](Format f) {
+    return f == Format::E4M3 || f == Format::E5M2;
+  };
+  return phase == Phase::Quantize && pair && tileRows == kPairTileRows &&
+         fused && !givenScales && !stochastic && !twoLevel && !tcgen05Scales &&
+         !batched && !transposed && plainCodes(format) && tileBlockRows == 1 &&
+         tileBlockCols == kTileCols && plainCodes(pair->format) &&
+         pair->fused && pair->transposed && !pair->tcgen05Scales &&
+         pair->tileBlockRows == kPairTileRows && pair->tileBlockCols == 1;
+}
+
 /// The kernel-name tags of how a copy is stored: transposed, by vector
 /// stores, its scales in the tcgen05 layout (K along columns or rows).
 static void appendStoreTags(std::string &name, bool transposed,

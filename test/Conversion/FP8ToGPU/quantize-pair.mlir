@@ -12,17 +12,31 @@
 
 
 // One read: four 32-row runs per thread (two 16-byte loads each, guarded
-// scalars at ragged edges), both
-// copies' codes, the transposed one through shared memory, and no amax
-// atomics.
+// scalars at ragged edges), all issued first and held as bf16 (128
+// registers: two CTAs per SM), both copies' codes, and no amax atomics
+// (QuantizeConfig::isRowColumnPair). A row's amax takes three shuffles
+// among its eight lanes; a column's two among the four rows of a warp, then
+// one exchange in shared memory; the transposed codes go through shared
+// memory as words. Three barriers in all.
 // CHECK-LABEL: .entry fp8_quantize_bf16_e4m3_b1x128_pow2_sat_fused_vs_pair_b128x1_fused_t_vs_r128_nanignore_vl(
+// CHECK: .maxnreg 128
 // CHECK-COUNT-8: ld.global.v4.b32
 // CHECK-NOT: ld.global.v4
 // CHECK-NOT: atom.global
-// CHECK-DAG: shfl.sync.bfly.b32
-// CHECK-DAG: cvt.rn.satfinite.e4m3x2.f32
-// CHECK-DAG: ld.shared.b8
-// CHECK-DAG: st.global.v4.b32
+// CHECK-COUNT-3: shfl.sync.bfly.b32 {{.*}}, 4, 31, -1;
+// CHECK-NOT: bar.sync
+// CHECK: shfl.sync.bfly.b32 {{.*}}, 8, 31, -1;
+// CHECK: shfl.sync.bfly.b32 {{.*}}, 16, 31, -1;
+// CHECK: bar.sync
+// CHECK: bar.sync
+// CHECK: cvt.rn.satfinite.e4m3x2.f32
+// CHECK: st.shared.v4.b32
+// CHECK: bar.sync
+// CHECK-NOT: bar.sync
+// CHECK-COUNT-16: ld.shared.b32
+// CHECK: st.global.v4.b32
+// CHECK-NOT: bar.sync
+// CHECK: ret;
 // CHECK-LABEL: .entry fp8_quantize_bf16_e4m3_b1x32_e8m0_rceil_sat_e8m0_fused_vs_pair_b32x1_fused_t_vs_r32_nanignore_vl(
 // CHECK-COUNT-2: ld.global.v4.b32
 // CHECK-NOT: ld.global.v4

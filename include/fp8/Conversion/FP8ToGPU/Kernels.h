@@ -610,7 +610,18 @@ struct QuantizeConfig {
   /// loads overlapped another's stores; the second and third reads of a
   /// tile, made while its first is recent, are served by L2. A prologue is
   /// not computed again: its kernels hold the runs.
-  bool reloadsRuns() const { return pair && tileRows > kTileRows && !prologue; }
+  bool reloadsRuns() const {
+    return pair && tileRows > kTileRows && !prologue && !isRowColumnPair();
+  }
+  /// Whether the kernel pairs blocks of one row of the tile (1 x kTileCols)
+  /// with blocks of one column of it (kPairTileRows x 1, transposed), both
+  /// fused: DeepSeek's activations and gradients with the transposed copy
+  /// their weight gradients read. Its own emitter holds every run of the
+  /// tile (its input type, or f32 after a prologue) and reduces the rows
+  /// with shuffles, the columns with shuffles and one exchange in shared
+  /// memory: three barriers, where the generic steps take one per
+  /// sub-tile and step and copy.
+  bool isRowColumnPair() const;
   /// Shared memory in bytes.
   int64_t getSharedMemoryBytes() const;
   /// The configuration of the kernel's column-wise copy alone: the pair's
