@@ -199,7 +199,9 @@ void mlir::fp8::expandForNVVM(LLVM::LLVMFuncOp kernel) {
   }
 }
 
-Value KernelBuilder::cvtSatFinite(Value lo, Value hi, Format format) {
+Value KernelBuilder::cvtSatFinite(Value lo, Value hi, Format format,
+                                  Value sourceLo, Value sourceHi,
+                                  bool positiveFactors) {
   Type type = format == Format::E4M3 ? Type(b.getType<Float8E4M3FNType>())
                                      : Type(b.getType<Float8E5M2Type>());
   // cvt puts the code of its first operand in the high byte.
@@ -215,19 +217,23 @@ Value KernelBuilder::cvtSatFinite(Value lo, Value hi, Format format) {
         b, loc, i16(),
         andI(lshr(bits, i32(31 - position)), i32(int64_t(1) << position)));
   };
-  if (format == Format::E4M3) {
-    // The code of a value that is not NaN carries its sign already (zeros
-    // included), and cvt's NaN is 0x7F: or-ing in the signs gives the CPU's
-    // codes without a test.
-    return orI(codes, orI(signBit(lo, 7), signBit(hi, 15)));
-  }
   auto isNaN = [&](Value x) {
     return arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNO, x, x);
   };
+  if (format == Format::E4M3) {
+    // cvt's NaN is 0x7F: a NaN's code takes its source's sign bit. Under
+    // positive factors every other code has it already (zeros included).
+    if (positiveFactors)
+      return orI(codes, orI(signBit(sourceLo, 7), signBit(sourceHi, 15)));
+    Value zero = i16Constant(0);
+    return orI(codes, orI(select(isNaN(lo), signBit(sourceLo, 7), zero),
+                          select(isNaN(hi), signBit(sourceHi, 15), zero)));
+  }
   Value low = andI(codes, i16Constant(0xFF));
   Value high = andI(codes, i16Constant(0xFF00));
-  low = select(isNaN(lo), getNaNCode(lo, format), low);
-  high = select(isNaN(hi), shl(getNaNCode(hi, format), i16Constant(8)), high);
+  low = select(isNaN(lo), getNaNCode(sourceLo, format), low);
+  high = select(isNaN(hi), shl(getNaNCode(sourceHi, format), i16Constant(8)),
+                high);
   return orI(low, high);
 }
 

@@ -217,8 +217,14 @@ public:
   }
   /// The E4M3 or E5M2 codes of `lo` and `hi` as an i16 in memory order (lo
   /// in the low byte): one cvt.rn.satfinite.{e4m3,e5m2}x2.f32, whose NaN
-  /// code (0x7F) is replaced by the CPU reference's (getNaNCode).
-  Value cvtSatFinite(Value lo, Value hi, Format format);
+  /// code (0x7F) is replaced by the CPU reference's (getNaNCode) of
+  /// `sourceLo` and `sourceHi`, the values that `lo` and `hi` were scaled
+  /// from: a GPU multiply returns the canonical NaN, where the CPU's keeps
+  /// the NaN operand's sign and payload. With `positiveFactors` (scales a
+  /// rule computed: positive and finite) the codes of values that are not
+  /// NaN carry their sources' signs, and E4M3 takes them without a test.
+  Value cvtSatFinite(Value lo, Value hi, Format format, Value sourceLo,
+                     Value sourceHi, bool positiveFactors = false);
   /// The code fp8.convert (saturate, the CPU reference's soft float) gives
   /// the f32 NaN `x` in `format` (E4M3 or E5M2), as an i16 below 256: its
   /// sign, the all-ones magnitude of E4M3, E5M2's infinity with the quiet

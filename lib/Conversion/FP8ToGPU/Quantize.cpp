@@ -186,11 +186,15 @@ private:
   void storeBlockScale(Value r, Value c, Value scale);
   /// The 16 E4M3 or E5M2 codes (a vector of 16 bytes) of the `scaled`
   /// values, stochastically rounded with `bits` where the copy asks.
-  Value packCodes(ArrayRef<Value> scaled, ArrayRef<Value> bits);
+  Value packCodes(ArrayRef<Value> scaled, ArrayRef<Value> unscaled,
+                  ArrayRef<Value> bits);
   /// The codes of this thread's `values`, stochastically rounded with
   /// `words` (16 x i32) when the configuration asks.
   void emitCodes(Value values, Value words, Value row, Value col);
-  Value convertPair(Value lo, Value hi, Value loBits, Value hiBits);
+  /// The codes of the scaled `lo` and `hi` (a NaN's from `unscaledLo` and
+  /// `unscaledHi`, as the CPU reference's multiply keeps it).
+  Value convertPair(Value lo, Value hi, Value unscaledLo, Value unscaledHi,
+                    Value loBits, Value hiBits);
   /// The fp8.convert of `v` to `type` under the configuration's rounding
   /// and overflow (`rbits` for stochastic rounding), as its code bits.
   Value softCode(Type type, Value v, Value rbits);
@@ -713,31 +717,40 @@ Value QuantizeEmitter::softCode(Type type, Value v, Value rbits) {
   return kb.bitcast(kb.b.getIntegerType(type.getIntOrFloatBitWidth()), q);
 }
 
-Value QuantizeEmitter::convertPair(Value lo, Value hi, Value loBits,
+Value QuantizeEmitter::convertPair(Value lo, Value hi, Value unscaledLo,
+                                   Value unscaledHi, Value loBits,
                                    Value hiBits) {
   if (copy().overflow == Overflow::Saturate && !copy().stochastic)
-    return kb.cvtSatFinite(lo, hi, copy().format);
+    return kb.cvtSatFinite(lo, hi, copy().format, unscaledLo, unscaledHi,
+                           /*positiveFactors=*/!copy().givenScales);
   Type narrow = copy().format == Format::E4M3
                     ? Type(kb.b.getType<Float8E4M3FNType>())
                     : Type(kb.b.getType<Float8E5M2Type>());
-  auto code = [&](Value v, Value rbits) {
-    return arith::ExtUIOp::create(kb.b, kb.loc, kb.i16(),
-                                  softCode(narrow, v, rbits));
+  // The multiplier is positive and finite: a NaN product is the unscaled
+  // value's NaN, whose sign and payload the CPU's multiply keeps.
+  auto code = [&](Value v, Value unscaled, Value rbits) {
+    Value isNaN =
+        arith::CmpFOp::create(kb.b, kb.loc, arith::CmpFPredicate::UNO, v, v);
+    return arith::ExtUIOp::create(
+        kb.b, kb.loc, kb.i16(),
+        softCode(narrow, kb.select(isNaN, unscaled, v), rbits));
   };
-  return kb.orI(code(lo, loBits),
-                kb.shl(code(hi, hiBits),
+  return kb.orI(code(lo, unscaledLo, loBits),
+                kb.shl(code(hi, unscaledHi, hiBits),
                        arith::ConstantOp::create(kb.b, kb.loc,
                                                  kb.b.getI16IntegerAttr(8))));
 }
 
-Value QuantizeEmitter::packCodes(ArrayRef<Value> scaled, ArrayRef<Value> bits) {
+Value QuantizeEmitter::packCodes(ArrayRef<Value> scaled,
+                                 ArrayRef<Value> unscaled,
+                                 ArrayRef<Value> bits) {
   auto pairs = VectorType::get({kPerThread / 2}, kb.i16());
   Value packed = LLVM::UndefOp::create(kb.b, kb.loc, pairs);
   for (int64_t i = 0; i < kPerThread / 2; ++i)
     packed = LLVM::InsertElementOp::create(
         kb.b, kb.loc, packed,
-        convertPair(scaled[2 * i], scaled[2 * i + 1], bits[2 * i],
-                    bits[2 * i + 1]),
+        convertPair(scaled[2 * i], scaled[2 * i + 1], unscaled[2 * i],
+                    unscaled[2 * i + 1], bits[2 * i], bits[2 * i + 1]),
         kb.i32(i));
   auto bytes = VectorType::get({kPerThread}, kb.i8());
   return LLVM::BitcastOp::create(kb.b, kb.loc, bytes, packed);
@@ -769,7 +782,11 @@ void QuantizeEmitter::emitCodes(Value values, Value words, Value row,
       bits[i] = LLVM::ExtractElementOp::create(kb.b, kb.loc, words, kb.i32(i));
   if (copy().format == Format::E2M1)
     return emitE2M1Codes(scaled, bits, row, col);
-  Value codeBytes = packCodes(scaled, bits);
+  SmallVector<Value> unscaled;
+  for (int64_t i = 0; i < kPerThread; ++i)
+    unscaled.push_back(
+        LLVM::ExtractElementOp::create(kb.b, kb.loc, values, kb.i32(i)));
+  Value codeBytes = packCodes(scaled, unscaled, bits);
   auto bytes = VectorType::get({kPerThread}, kb.i8());
 
   if (!copy().transposed) {
@@ -958,7 +975,10 @@ void QuantizeEmitter::emitRowColumnPair(Value tileRow0, ArrayRef<Value> runRows,
     SmallVector<Value> scaled;
     for (int64_t i = 0; i < kPerThread; ++i)
       scaled.push_back(kb.mulf(element(values, i), multiplier(i)));
-    return packCodes(scaled, SmallVector<Value>(kPerThread));
+    SmallVector<Value> unscaled;
+    for (int64_t i = 0; i < kPerThread; ++i)
+      unscaled.push_back(element(values, i));
+    return packCodes(scaled, unscaled, SmallVector<Value>(kPerThread));
   };
 
   // The row-wise copy: a block is a row of the tile, the 16-element runs of

@@ -381,7 +381,7 @@ Value GemmEmitterBase<Config>::emitResultBlockScale(Value amax, Value row,
 template <typename Config>
 Value GemmEmitterBase<Config>::convertToFP8(Value lo, Value hi, Value factor) {
   return kb.cvtSatFinite(kb.mulf(lo, factor), kb.mulf(hi, factor),
-                         *config.fp8Out);
+                         *config.fp8Out, lo, hi);
 }
 
 template class mlir::fp8::GemmEmitterBase<GemmSM90Config>;
