@@ -220,8 +220,9 @@ public:
   /// code (0x7F) is replaced by the CPU reference's (getNaNCode) of
   /// `sourceLo` and `sourceHi`, the values that `lo` and `hi` were scaled
   /// from: a GPU multiply returns the canonical NaN, where the CPU's keeps
-  /// the NaN operand's sign and payload. With `positiveFactors` (scales a
-  /// rule computed: positive and finite) the codes of values that are not
+  /// the NaN operand's sign and payload. With `positiveFactors` (f32
+  /// scales a rule computed: positive and finite; an E8M0 scale may be NaN)
+  /// the codes of values that are not
   /// NaN carry their sources' signs, and E4M3 takes them without a test.
   Value cvtSatFinite(Value lo, Value hi, Format format, Value sourceLo,
                      Value sourceHi, bool positiveFactors = false);

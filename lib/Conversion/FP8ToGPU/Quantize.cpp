@@ -722,7 +722,8 @@ Value QuantizeEmitter::convertPair(Value lo, Value hi, Value unscaledLo,
                                    Value hiBits) {
   if (copy().overflow == Overflow::Saturate && !copy().stochastic)
     return kb.cvtSatFinite(lo, hi, copy().format, unscaledLo, unscaledHi,
-                           /*positiveFactors=*/!copy().givenScales);
+                           /*positiveFactors=*/!copy().givenScales &&
+                               !copy().e8m0Scales);
   Type narrow = copy().format == Format::E4M3
                     ? Type(kb.b.getType<Float8E4M3FNType>())
                     : Type(kb.b.getType<Float8E5M2Type>());
@@ -919,6 +920,7 @@ void QuantizeEmitter::emitRowColumnPair(Value tileRow0, ArrayRef<Value> runRows,
   // Shared memory: the transposed copy's codes of the tile (row-major, as
   // computed), each warp's column maxima, the column blocks' multipliers.
   constexpr int64_t kMaxRegisters = 128;
+  constexpr int64_t kMaxRegistersOneSubTile = 64;
   constexpr int64_t kTileCodes = 0;
   constexpr int64_t kColumnMaxima = kTileCodes + kPairTileRows * kTileCols;
   constexpr int64_t kWarps = kThreads / 32;
@@ -942,10 +944,15 @@ void QuantizeEmitter::emitRowColumnPair(Value tileRow0, ArrayRef<Value> runRows,
 
   // Every load of the tile first, held as loaded (f32 after a prologue).
   Type held = config.prologue ? kb.f32() : getElementType(kb.b, config.input);
-  // Two CTAs per SM for 16-bit runs (128 registers, no spills; ptxas takes
-  // 162 otherwise). f32 runs take twice the registers and spill at 128.
+  // Two CTAs per SM for 16-bit runs of 128-row tiles (128 registers, no
+  // spills; ptxas takes 162 otherwise), four for 32-row tiles (64, where
+  // it takes 95), so that enough loads are in flight. f32 runs take twice
+  // the registers and spill at 128.
   if (held != kb.f32())
-    func->setAttr("nvvm.maxnreg", kb.b.getI32IntegerAttr(kMaxRegisters));
+    func->setAttr("nvvm.maxnreg",
+                  kb.b.getI32IntegerAttr(runRows.size() == 1
+                                             ? kMaxRegistersOneSubTile
+                                             : kMaxRegisters));
   SmallVector<Value> runs;
   for (Value row : runRows)
     runs.push_back(config.prologue ? computePrologue(row, col)
@@ -1018,13 +1025,14 @@ void QuantizeEmitter::emitRowColumnPair(Value tileRow0, ArrayRef<Value> runRows,
       amax = kb.maxf(amax, m, propagate());
       columnMaxima[i] = kb.maxf(columnMaxima[i], m, propagate());
     }
-    amax = kb.warpMax(kb.extToF32(amax), kThreadsPerRow, propagate());
+    amax = kb.warpMax(kb.extToF32(amax), rowCopy.tileBlockCols / kPerThread,
+                      propagate());
     Value values = runOf(s);
     Value scale = emitScaleRule(kb.b, kb.loc, rowCopy.rule, rowCopy.format,
                                 amax, Value());
     Value multiplier = emitEncodeMultiplier(kb.b, kb.loc, scale, Value());
-    kb.ifThen(kb.eq(part, kb.i32(0)),
-              [&] { storeBlockScale(runRows[s], col0, scale); });
+    // The lane holding the block's first column stores its scale.
+    storeBlockScale(runRows[s], col, scale);
     storeRun(encode(values, [&](int64_t) { return multiplier; }), runRows[s],
              rows, col, cols);
   }
@@ -1075,24 +1083,25 @@ void QuantizeEmitter::emitRowColumnPair(Value tileRow0, ArrayRef<Value> runRows,
         16);
   }
   kb.barrier();
-  // Thread t transposes the 16 x 4 codes at rows 16 (t / 32) and columns
-  // 4 (t mod 32) of the tile: 16 words (a warp's loads read whole rows of
-  // the tile) give four runs of 16 codes, one per column, each part of a row
-  // of the transposed copy.
-  constexpr int64_t kColumnsPerThread = 4;
-  constexpr int64_t kGroups = kTileCols / kColumnsPerThread;
-  Value firstColumn =
-      kb.mul(kb.urem(tid, kb.i32(kGroups)), kb.i32(kColumnsPerThread));
-  Value firstRow = kb.mul(kb.udiv(tid, kb.i32(kGroups)), kb.i32(kPerThread));
-  auto word = VectorType::get({kColumnsPerThread}, kb.i8());
+  // Thread t transposes the codes of 16 rows and `perThread` columns of
+  // the tile (four of 128 rows, one of 32): each run of 16 codes of a
+  // column is part of a row of the transposed copy. Four columns are read
+  // as 16 words (a warp's loads read whole rows of the tile), one as bytes
+  // (a warp's loads read 32 consecutive bytes).
+  int64_t perThread = subTiles;
+  int64_t groups = kTileCols / perThread;
+  Value firstColumn = kb.mul(kb.urem(tid, kb.i32(groups)), kb.i32(perThread));
+  Value firstRow = kb.mul(kb.udiv(tid, kb.i32(groups)), kb.i32(kPerThread));
+  auto word = VectorType::get({perThread}, kb.i8());
   SmallVector<Value> words;
   for (int64_t i = 0; i < kPerThread; ++i) {
     Value index = kb.add(kb.mul(kb.add(firstRow, kb.i32(i)), kb.i32(kTileCols)),
                          firstColumn);
-    words.push_back(kb.load(word, shared(kTileCodes, index, 1), 4));
+    words.push_back(kb.load(word, shared(kTileCodes, index, 1),
+                            std::min<int64_t>(perThread, 4)));
   }
   auto bytes = VectorType::get({kPerThread}, kb.i8());
-  for (int64_t j = 0; j < kColumnsPerThread; ++j) {
+  for (int64_t j = 0; j < perThread; ++j) {
     Value codeRun = LLVM::UndefOp::create(kb.b, kb.loc, bytes);
     for (int64_t i = 0; i < kPerThread; ++i)
       codeRun = LLVM::InsertElementOp::create(kb.b, kb.loc, codeRun,

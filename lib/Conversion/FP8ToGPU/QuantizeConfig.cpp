@@ -97,12 +97,13 @@ bool QuantizeConfig::isRowColumnPair() const {
   auto plainCodes = [](Format f) {
     return f == Format::E4M3 || f == Format::E5M2;
   };
-  return phase == Phase::Quantize && pair && tileRows == kPairTileRows &&
-         fused && !givenScales && !stochastic && !twoLevel && !tcgen05Scales &&
+  return phase == Phase::Quantize && pair &&
+         (tileRows == kTileRows || tileRows == kPairTileRows) && fused &&
+         !givenScales && !stochastic && !twoLevel && !tcgen05Scales &&
          !batched && !transposed && plainCodes(format) && tileBlockRows == 1 &&
-         tileBlockCols == kTileCols && plainCodes(pair->format) &&
+         tileBlockCols >= kElementsPerThread && plainCodes(pair->format) &&
          pair->fused && pair->transposed && !pair->tcgen05Scales &&
-         pair->tileBlockRows == kPairTileRows && pair->tileBlockCols == 1;
+         pair->tileBlockRows == tileRows && pair->tileBlockCols == 1;
 }
 
 /// The kernel-name tags of how a copy is stored: transposed, by vector

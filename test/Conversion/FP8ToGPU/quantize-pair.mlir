@@ -37,12 +37,22 @@
 // CHECK: st.global.v4.b32
 // CHECK-NOT: bar.sync
 // CHECK: ret;
+// MXFP8's 1x32 with 32x1 (32-row tiles) is a row-column pair too: a row
+// block's two lanes take one shuffle, 64 registers (four CTAs per SM), the
+// transposed codes read back as bytes; three barriers.
 // CHECK-LABEL: .entry fp8_quantize_bf16_e4m3_b1x32_e8m0_rceil_sat_e8m0_fused_vs_pair_b32x1_fused_t_vs_r32_nanignore_vl(
+// CHECK: .maxnreg 64
 // CHECK-COUNT-2: ld.global.v4.b32
 // CHECK-NOT: ld.global.v4
 // CHECK-NOT: atom.global
+// CHECK: shfl.sync.bfly.b32 {{.*}}, 1, 31, -1;
+// CHECK-NOT: bar.sync
+// CHECK: shfl.sync.bfly.b32 {{.*}}, 8, 31, -1;
+// CHECK-COUNT-3: bar.sync
+// CHECK-NOT: bar.sync
 // CHECK-DAG: ld.shared.b8
 // CHECK-DAG: st.global.b8
+// CHECK: ret;
 // CHECK-LABEL: .entry fp8_quantize_bf16_e4m3_b1x16_pow2_sat_fused_vs_pair_b16x1_fused_vs_r32_nanignore_vl(
 // CHECK-NOT: atom.global
 // Row and column amaxes from the same read.

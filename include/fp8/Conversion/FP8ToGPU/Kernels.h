@@ -613,9 +613,10 @@ struct QuantizeConfig {
   bool reloadsRuns() const {
     return pair && tileRows > kTileRows && !prologue && !isRowColumnPair();
   }
-  /// Whether the kernel pairs blocks of one row of the tile (1 x kTileCols)
-  /// with blocks of one column of it (kPairTileRows x 1, transposed), both
-  /// fused: DeepSeek's activations and gradients with the transposed copy
+  /// Whether the kernel pairs blocks of part of a row (1 x 16 .. 1 x
+  /// kTileCols) with blocks of one column of the tile (tileRows x 1,
+  /// transposed), both fused: DeepSeek's activations and gradients (1x128
+  /// with 128x1) and MXFP8's (1x32 with 32x1) with the transposed copy
   /// their weight gradients read. Its own emitter holds every run of the
   /// tile (its input type, or f32 after a prologue) and reduces the rows
   /// with shuffles, the columns with shuffles and one exchange in shared
