@@ -78,7 +78,13 @@ LogicalResult LayoutConfig::verify(std::string &reason) const {
 }
 
 int64_t LayoutConfig::getSharedMemoryBytes() const {
-  return kind == Kind::Transpose ? kTile * kTilePitch * 4 : 0;
+  if (kind != Kind::Transpose)
+    return 0;
+  // Packed 2-byte tiles: rows of kTilePitch words of two elements (odd
+  // word counts keep the column reads on 32 banks).
+  if (getTransposePack() == 2)
+    return getTransposeTile() * kTilePitch * 4;
+  return kTile * kTilePitch * 4;
 }
 
 std::string LayoutConfig::getKernelName() const {
@@ -132,6 +138,10 @@ private:
   }
   void emitCopy();
   void emitTranspose();
+  /// The transpose of 2-byte elements: 64 x 64 tiles, two elements per
+  /// lane and access (one 4-byte access where both are inside, adjacent
+  /// and aligned).
+  void emitPackedTranspose(Value a0, Value b0, Value inBase, Value outBase);
 };
 
 void LayoutEmitter::emitCopy() {
@@ -177,14 +187,15 @@ void LayoutEmitter::emitCopy() {
 
 void LayoutEmitter::emitTranspose() {
   int64_t a = config.inputContiguousDim, b = config.rank - 1;
-  Value tilesA = kb.ceilDiv(extents[a], kb.i32(kTile));
-  Value tilesB = kb.ceilDiv(extents[b], kb.i32(kTile));
+  int64_t tile = config.getTransposeTile();
+  Value tilesA = kb.ceilDiv(extents[a], kb.i32(tile));
+  Value tilesB = kb.ceilDiv(extents[b], kb.i32(tile));
   // Block b: (the other dimensions, tile along a, tile along b), the last
   // fastest.
   Value block = kb.blockId();
-  Value b0 = kb.mul(kb.urem(block, tilesB), kb.i32(kTile));
+  Value b0 = kb.mul(kb.urem(block, tilesB), kb.i32(tile));
   Value rest = kb.udiv(block, tilesB);
-  Value a0 = kb.mul(kb.urem(rest, tilesA), kb.i32(kTile));
+  Value a0 = kb.mul(kb.urem(rest, tilesA), kb.i32(tile));
   rest = kb.udiv(rest, tilesA);
   Value inBase = getArg(P::InputOffset), outBase = getArg(P::OutputOffset);
   for (int64_t d = config.rank - 2; d >= 0; --d) {
@@ -195,6 +206,8 @@ void LayoutEmitter::emitTranspose() {
     rest = kb.udiv(rest, extents[d]);
   }
 
+  if (config.getTransposePack() == 2)
+    return emitPackedTranspose(a0, b0, inBase, outBase);
   Value smem = kb.dynamicSharedMemory(func);
   Value tid = kb.threadId();
   Value lane = kb.urem(tid, kb.i32(kTile));
@@ -235,6 +248,122 @@ void LayoutEmitter::emitTranspose() {
           outBase, kb.add(kb.mul(i, outStrides[a]), kb.mul(j, outStrides[b])));
       kb.store(v, address(getArg(P::Output), out), config.elementBytes);
     });
+  }
+}
+
+void LayoutEmitter::emitPackedTranspose(Value a0, Value b0, Value inBase,
+                                        Value outBase) {
+  int64_t a = config.inputContiguousDim, b = config.rank - 1;
+  int64_t tile = config.getTransposeTile();
+  Value smem = kb.dynamicSharedMemory(func);
+  Value tid = kb.threadId();
+  Value lane = kb.urem(tid, kb.i32(kTile));
+  Value row = kb.udiv(tid, kb.i32(kTile));
+  // Element (r, c) of the tile (r along b, c along a) at 2-byte slot
+  // 2 kTilePitch r + c: a row is kTilePitch words, so that lane l reading
+  // rows 2l and 2l + 1 of one column hits bank l + const.
+  auto shared = [&](Value r, Value c) {
+    Value slot = kb.add(kb.mul(r, kb.i32(2 * kTilePitch)), c);
+    return kb.byteOffset(smem, kb.mul(slot, kb.i32(2)));
+  };
+  Type element = getElementType();
+  Type pair = VectorType::get({2}, element);
+  Value input = getArg(P::Input), output = getArg(P::Output);
+  // Moves the two elements at `offsets` (in elements, consecutive when
+  // `consecutive`) of `base` by one 4-byte access when both are inside,
+  // adjacent and aligned; else element by element where inside.
+  auto loadPair = [&](Value base, Value first, Value second, Value firstIn,
+                      Value secondIn, Value adjacent) -> Value {
+    Value whole = arith::AndIOp::create(
+        kb.b, kb.loc, arith::AndIOp::create(kb.b, kb.loc, firstIn, secondIn),
+        arith::AndIOp::create(kb.b, kb.loc, adjacent,
+                              kb.eq(kb.andI(first, kb.i32(1)), kb.i32(0))));
+    auto ifOp = scf::IfOp::create(kb.b, kb.loc, TypeRange{pair}, whole,
+                                  /*withElseRegion=*/true);
+    OpBuilder::InsertionGuard guard(kb.b);
+    kb.b.setInsertionPointToStart(&ifOp.getThenRegion().front());
+    scf::YieldOp::create(kb.b, kb.loc, kb.load(pair, address(base, first), 4));
+    kb.b.setInsertionPointToStart(&ifOp.getElseRegion().front());
+    Value zero =
+        arith::ConstantOp::create(kb.b, kb.loc, kb.b.getZeroAttr(element));
+    Value v = LLVM::UndefOp::create(kb.b, kb.loc, pair);
+    Value offsets[] = {first, second};
+    Value inside[] = {firstIn, secondIn};
+    for (auto [i, offset, in] : llvm::enumerate(offsets, inside)) {
+      auto load = scf::IfOp::create(kb.b, kb.loc, TypeRange{element}, in,
+                                    /*withElseRegion=*/true);
+      OpBuilder::InsertionGuard inner(kb.b);
+      kb.b.setInsertionPointToStart(&load.getThenRegion().front());
+      scf::YieldOp::create(kb.b, kb.loc,
+                           kb.load(element, address(base, offset), 2));
+      kb.b.setInsertionPointToStart(&load.getElseRegion().front());
+      scf::YieldOp::create(kb.b, kb.loc, zero);
+      kb.b.setInsertionPointAfter(load);
+      v = LLVM::InsertElementOp::create(kb.b, kb.loc, v, load.getResult(0),
+                                        kb.i32(i));
+    }
+    scf::YieldOp::create(kb.b, kb.loc, v);
+    return ifOp.getResult(0);
+  };
+  auto element0 = [&](Value v, int64_t i) -> Value {
+    return LLVM::ExtractElementOp::create(kb.b, kb.loc, v, kb.i32(i));
+  };
+  Value one = kb.i32(1);
+  // Lane l moves elements 2l and 2l + 1 of a tile row along a.
+  Value c = kb.mul(lane, kb.i32(2));
+  Value i = kb.add(a0, c);
+  Value inAdjacent = kb.eq(inStrides[a], one);
+  for (int64_t step = 0; step < tile; step += kRowsPerStep) {
+    Value r = kb.add(row, kb.i32(step));
+    Value j = kb.add(b0, r);
+    Value first = kb.add(
+        inBase, kb.add(kb.mul(i, inStrides[a]), kb.mul(j, inStrides[b])));
+    Value second = kb.add(first, inStrides[a]);
+    Value rowIn = kb.ult(j, extents[b]);
+    Value v = loadPair(
+        input, first, second,
+        arith::AndIOp::create(kb.b, kb.loc, rowIn, kb.ult(i, extents[a])),
+        arith::AndIOp::create(kb.b, kb.loc, rowIn,
+                              kb.ult(kb.add(i, one), extents[a])),
+        inAdjacent);
+    kb.store(element0(v, 0), shared(r, c), 2);
+    kb.store(element0(v, 1), shared(r, kb.add(c, one)), 2);
+  }
+  kb.barrier();
+  // Lane l now moves elements 2l and 2l + 1 of a tile column along b.
+  Value r = kb.mul(lane, kb.i32(2));
+  Value j = kb.add(b0, r);
+  Value outAdjacent = kb.eq(outStrides[b], one);
+  for (int64_t step = 0; step < tile; step += kRowsPerStep) {
+    Value col = kb.add(row, kb.i32(step));
+    Value iOut = kb.add(a0, col);
+    Value colIn = kb.ult(iOut, extents[a]);
+    Value firstIn =
+        arith::AndIOp::create(kb.b, kb.loc, colIn, kb.ult(j, extents[b]));
+    Value secondIn = arith::AndIOp::create(kb.b, kb.loc, colIn,
+                                           kb.ult(kb.add(j, one), extents[b]));
+    Value v = LLVM::UndefOp::create(kb.b, kb.loc, pair);
+    v = LLVM::InsertElementOp::create(
+        kb.b, kb.loc, v, kb.load(element, shared(r, col), 2), kb.i32(0));
+    v = LLVM::InsertElementOp::create(
+        kb.b, kb.loc, v, kb.load(element, shared(kb.add(r, one), col), 2),
+        kb.i32(1));
+    Value first = kb.add(
+        outBase, kb.add(kb.mul(iOut, outStrides[a]), kb.mul(j, outStrides[b])));
+    Value second = kb.add(first, outStrides[b]);
+    Value whole = arith::AndIOp::create(
+        kb.b, kb.loc, arith::AndIOp::create(kb.b, kb.loc, firstIn, secondIn),
+        arith::AndIOp::create(kb.b, kb.loc, outAdjacent,
+                              kb.eq(kb.andI(first, kb.i32(1)), kb.i32(0))));
+    auto ifOp = scf::IfOp::create(kb.b, kb.loc, whole, /*withElseRegion=*/true);
+    OpBuilder::InsertionGuard guard(kb.b);
+    kb.b.setInsertionPointToStart(&ifOp.getThenRegion().front());
+    kb.store(v, address(output, first), 4);
+    kb.b.setInsertionPointToStart(&ifOp.getElseRegion().front());
+    kb.ifThen(firstIn,
+              [&] { kb.store(element0(v, 0), address(output, first), 2); });
+    kb.ifThen(secondIn,
+              [&] { kb.store(element0(v, 1), address(output, second), 2); });
   }
 }
 

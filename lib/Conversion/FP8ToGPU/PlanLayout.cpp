@@ -179,7 +179,7 @@ LogicalResult addStridedCopy(PlanBuilder &plan, Operation *op, Type element,
   std::array<int64_t, 3> grid = {1, 1, 1};
   if (config.kind == LayoutConfig::Kind::Transpose) {
     int64_t a = config.inputContiguousDim;
-    int64_t tile = LayoutConfig::kTile;
+    int64_t tile = config.getTransposeTile();
     grid[0] = copy.getNumElements() / copy.extents[a] / copy.extents[inner] *
               llvm::divideCeil(copy.extents[a], tile) *
               llvm::divideCeil(copy.extents[inner], tile);

@@ -40,7 +40,7 @@
 // the GEMM writes A x B. Tensor maps count bytes: 128 bytes (64 bf16) of K
 // per box.
 // PLAN-LABEL: matmul_bf16 = {buffers
-// PLAN-SAME: launches = [{block = [256, 1, 1], cluster = [1, 1, 1], grid = [32, 1, 1], kernel = "fp8_layout_transpose_b2
+// PLAN-SAME: launches = [{block = [256, 1, 1], cluster = [1, 1, 1], grid = [8, 1, 1], kernel = "fp8_layout_transpose_b2
 // PLAN-SAME: kernel = "gemm_sm90a_bf16_f32_128x128_s7"
 // PLAN-SAME: {box = [128, 128], buffer = 2 : i64, dims = [256, 256]
 func.func @matmul_bf16(%a: tensor<256x128xbf16>, %b: tensor<128x256xbf16>) -> tensor<256x256xf32> {

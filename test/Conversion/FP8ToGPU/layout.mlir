@@ -9,14 +9,20 @@
 // RUN: fp8-opt %s --convert-fp8-to-gpu=chip=sm_90a | FileCheck %s --check-prefix=PLAN
 
 // One kernel per element size, rank and kind, in the order of first use.
-// The tiled transpose: a warp loads 32 consecutive input elements into a
-// padded shared tile and stores 32 consecutive output elements.
+// The tiled transpose: a warp loads a row of consecutive input elements
+// into a padded shared tile and stores a row of consecutive output
+// elements; 2-byte elements move two per lane in 64 x 64 tiles, by 4-byte
+// accesses where both are inside and aligned (2-byte ones otherwise).
 // CHECK-LABEL: .entry fp8_layout_transpose_b2_r3_d1(
-// CHECK: ld.global.b16
+// CHECK-DAG: ld.global.b32
+// CHECK-DAG: ld.global.b16
 // CHECK: st.shared.b32
 // CHECK: bar.sync 0;
-// CHECK: ld.shared.b32
-// CHECK: st.global.b16
+// CHECK-NOT: bar.sync
+// CHECK: ld.shared.b16
+// CHECK-DAG: st.global.v2.b16
+// CHECK-DAG: st.global.b16
+// CHECK: ret;
 // CHECK-LABEL: .entry fp8_layout_copy_b4_r2_v4(
 // CHECK-NOT: .shared
 // CHECK: ld.global.v4.b32
@@ -38,7 +44,7 @@
 
 // K^T per head: the two inner dimensions swap, tiles over the batch.
 // PLAN-LABEL: batched_transpose = {buffers
-// PLAN-SAME: grid = [16, 1, 1], kernel = "fp8_layout_transpose_b2_r3_d1"
+// PLAN-SAME: grid = [8, 1, 1], kernel = "fp8_layout_transpose_b2_r3_d1"
 func.func @batched_transpose(%x: tensor<8x64x32xbf16>) -> tensor<8x32x64xbf16> {
   %e = tensor.empty() : tensor<8x32x64xbf16>
   %t = linalg.transpose ins(%x : tensor<8x64x32xbf16>) outs(%e : tensor<8x32x64xbf16>) permutation = [0, 2, 1]
@@ -138,11 +144,11 @@ func.func @slices(%x: tensor<64x128xbf16>) -> tensor<64x64xbf16> {
   return %b : tensor<64x64xbf16>
 }
 
-// A bf16 matrix transposed: a tile of 32 x 32 per CTA.
+// A bf16 matrix transposed: a tile of 64 x 64 per CTA.
 // PLAN-LABEL: transpose_2d = {buffers
-// PLAN-SAME: grid = [24, 1, 1], kernel = "fp8_layout_transpose_b2_r2_d0"
+// PLAN-SAME: grid = [8, 1, 1], kernel = "fp8_layout_transpose_b2_r2_d0"
 // PLAN-SAME: params = [{buffer = 0 : i64, kind = "buffer"}, {buffer = 1 : i64, kind = "buffer"}, {kind = "i32", value = 0 : i64}, {kind = "i32", value = 0 : i64}, {kind = "i32", value = 96 : i64}, {kind = "i32", value = 256 : i64}, {kind = "i32", value = 1 : i64}, {kind = "i32", value = 96 : i64}, {kind = "i32", value = 256 : i64}, {kind = "i32", value = 1 : i64}]
-// PLAN-SAME: shared_bytes = 4224
+// PLAN-SAME: shared_bytes = 8448
 func.func @transpose_2d(%x: tensor<256x96xbf16>) -> tensor<96x256xbf16> {
   %e = tensor.empty() : tensor<96x256xbf16>
   %t = linalg.transpose ins(%x : tensor<256x96xbf16>) outs(%e : tensor<96x256xbf16>) permutation = [1, 0]

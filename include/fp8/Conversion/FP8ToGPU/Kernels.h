@@ -796,9 +796,10 @@ LLVM::LLVMFuncOp buildDelayedScaleKernel(OpBuilder &builder, Location loc,
 /// (stride 0) and strided slices).
 /// Transpose: the input is contiguous along box dimension
 /// `inputContiguousDim` and the output along the innermost one: each CTA
-/// moves a kTile x kTile tile through shared memory, so that a warp loads
-/// kTile consecutive input elements and stores kTile consecutive output
-/// elements.
+/// moves a getTransposeTile() square tile through shared memory, so that a
+/// warp loads a row of consecutive input elements and stores a row of
+/// consecutive output elements (2-byte elements two per lane, 4-byte
+/// accesses where aligned).
 struct LayoutConfig {
   using Param = LayoutParam;
 
@@ -820,6 +821,11 @@ struct LayoutConfig {
 
   /// Fails with a reason when the configuration has no kernel.
   LogicalResult verify(std::string &reason) const;
+  /// Transpose: elements per lane along each side of the tile (two 2-byte
+  /// elements make a 4-byte access; one otherwise).
+  int64_t getTransposePack() const { return elementBytes == 2 ? 2 : 1; }
+  /// Transpose: the side of the square tile a CTA moves.
+  int64_t getTransposeTile() const { return kTile * getTransposePack(); }
   /// Dynamic shared memory in bytes.
   int64_t getSharedMemoryBytes() const;
   std::string getKernelName() const;
