@@ -7,11 +7,13 @@ column-wise (the column-wise copy transposed), per CASE below: DeepSeek's
 pow2 rule (the kernel being optimized,
 fp8_quantize_bf16_e4m3_b1x128_pow2_sat_fused_vs_pair_b128x1_fused_t_vs_r128_nanignore_vl
 at aligned shapes) and under ratio, 128x128 weight blocks, MXFP8's 1x32 and
-32x1 blocks with E8M0 scales, whole rows and columns, and the whole tensor.
+32x1 blocks with E8M0 scales, whole rows and columns, and the whole tensor;
+and into E5M2 codes, DeepSeek's blocks under pow2 and the whole tensor under
+ratio (E5M2's NaN codes keep a payload bit: docs/numerics.md section 2).
 `fp8-gpu-pipeline` writes both copies from one read of the input: one paired
-kernel for the first four, an amax kernel before it for rows/columns and the
-tensor (docs/numerics.md sections 3 to 5 give the numerics). Two steps, like
-the other GPU scripts (bench/gpu/README.md):
+kernel for the block cases, an amax kernel before it for rows/columns and
+the tensor (docs/numerics.md sections 3 to 5 give the numerics). Two steps,
+like the other GPU scripts (bench/gpu/README.md):
 
   * on a development machine, `compile` writes and compiles each case at the
     timing shape (--shape, 8192 x 8192) and at the check shapes
@@ -42,14 +44,17 @@ The check input is mostly normal values of varied magnitude (standard normal
 times 2^k, k set per band of rows plus per band of columns, from about 2^-40
 to 2^40, a row of bf16 subnormals whose scale reaches the rule's cap and a
 row near 2^120), with an all-zero row, an all-zero 128 x 128 region, a row
-whose blocks have amax 448 * 2^j exactly, NaNs (one negative: the CPU
-pipeline keeps a NaN's sign in its code, 0xFF), +inf and -inf,
-and finite values beyond 448 in the block of the +inf (scale 1: they
+whose blocks have amax 448 * 2^j exactly, NaNs of several payloads (one
+negative: the CPU pipeline keeps a NaN's sign in its code, 0xFF), +inf and
+-inf, and finite values beyond 448 in the block of the +inf (scale 1: they
 saturate). The CPU pipeline takes NaN and infinities under every rule here.
-The per-tensor case gets an input of the same normal values over a narrower
-range (2^-5 to 2^5), with the same zeros and NaNs and no infinities nor
-values beyond 448: an infinity would make its one scale 1, and a range of
-2^80 would flush almost every code to zero.
+The per-tensor cases get an input of the same normal values over a
+narrower range (2^-5 to 2^5), with the same zeros and NaNs and no
+infinities nor values beyond 448: an infinity would make its one scale 1,
+and a range of 2^80 would flush almost every code to zero. The E5M2 cases
+take these inputs with ten more NaNs, quiet and signalling, of either sign,
+with and without the payload bit that E5M2 keeps, so that the CPU's codes
+hold each E5M2 NaN code, 0x7E, 0x7F, 0xFE and 0xFF.
 
 A quantization's bandwidth counts the bytes it must move: the input read
 (2 bytes per element), both copies' codes written (1 byte per element each)
@@ -63,7 +68,8 @@ bandwidth.
 checks their signatures and each program's launches (pinned per case in
 LAUNCHES), and checks every stored CPU output against a numpy oracle of the
 scale rules, vectorized over the whole check shape (scales and codes bit for
-bit, NaN ignored by the amax, docs/numerics.md sections 2 to 4).
+bit, NaN ignored by the amax, E5M2's NaN codes, docs/numerics.md sections 2
+to 4).
 """
 
 import argparse
@@ -91,23 +97,27 @@ from reductions import ensure_runtime, finish_run, load_index, parse_shape  # no
 
 TARGET = 0.8
 SEED = 0
-FMAX = 448.0  # the largest finite E4M3 value
+# Each code format's largest finite value and its code.
+FORMAT_MAX = {"e4m3": (448.0, 0x7E), "e5m2": (57344.0, 0x7B)}
 FLT_MAX = np.float32(np.finfo(np.float32).max)
 
-# (id, row-wise block, column-wise block, rule): the column-wise copy is
-# transposed in every case; "*" is the whole extent, "tensor" the matrix.
+# (id, row-wise block, column-wise block, rule, codes of both copies): the
+# column-wise copy is transposed in every case; "*" is the whole extent,
+# "tensor" the matrix.
 CASES = (
-    ("deepseek", "1x128", "128x1", "pow2"),
-    ("deepseek-ratio", "1x128", "128x1", "ratio"),
-    ("weight", "128x128", "128x128", "pow2"),
-    ("mxfp8", "1x32", "32x1", "e8m0_rceil"),
-    ("rowwise", "1x*", "*x1", "ratio"),
-    ("tensor", "tensor", "tensor", "ratio"),
+    ("deepseek", "1x128", "128x1", "pow2", "e4m3"),
+    ("deepseek-ratio", "1x128", "128x1", "ratio", "e4m3"),
+    ("weight", "128x128", "128x128", "pow2", "e4m3"),
+    ("mxfp8", "1x32", "32x1", "e8m0_rceil", "e4m3"),
+    ("rowwise", "1x*", "*x1", "ratio", "e4m3"),
+    ("tensor", "tensor", "tensor", "ratio", "e4m3"),
+    ("deepseek-e5m2", "1x128", "128x1", "pow2", "e5m2"),
+    ("tensor-e5m2", "tensor", "tensor", "ratio", "e5m2"),
 )
 CASE = {c[0]: c for c in CASES}
-# Each case's check input (check_input): the per-tensor case takes the
-# narrow one (docstring).
-INPUT = {"tensor": "x_narrow"}
+# Each case's check input (check_input): the per-tensor cases take the
+# narrow one, the E5M2 cases the ones with more NaN payloads (docstring).
+INPUT = {"tensor": "x_narrow", "deepseek-e5m2": "x_nan", "tensor-e5m2": "x_narrow_nan"}
 
 # The launches of each case's program, pinned: (kind, kernel name pattern);
 # {S} stands for the vector-store tag of a copy and {L} for the
@@ -130,12 +140,18 @@ LAUNCHES = {
                ("kernel", "fp8_amax_bf16_b32x128_nanignore{L}_gs"),
                ("kernel", "fp8_quantize_bf16_e4m3_b32x128_ratio_sat{S}_pair_b32x128_t{S}_r32"
                 "_nanignore{L}")],
+    "deepseek-e5m2": [("kernel", "fp8_quantize_bf16_e5m2_b1x128_pow2_sat_fused{S}_pair_b128x1_fused"
+                       "_t{S}_r128_nanignore{L}")],
+    "tensor-e5m2": [("fill", None),
+                    ("kernel", "fp8_amax_bf16_b32x128_nanignore{L}_gs"),
+                    ("kernel", "fp8_quantize_bf16_e5m2_b32x128_ratio_sat{S}_pair_b32x128_t{S}"
+                     "_r32_nanignore{L}")],
 }
 # Output fill before a run: a value no kernel writes for finite inputs (a
-# NaN scale, the code 0xFF: -NaN in E4M3, NaN in E8M0).
-SENTINEL = {"f32": float("nan"), "f8e4m3": 255, "f8e8m0": 255}
-NUMPY_DTYPE = {"f32": np.float32, "f8e4m3": np.uint8, "f8e8m0": np.uint8}
-MLIR_TYPE = {"f32": "f32", "f8e4m3": "f8E4M3FN", "f8e8m0": "f8E8M0FNU"}
+# NaN scale, the code 0xFF: -NaN in E4M3 and E5M2, NaN in E8M0).
+SENTINEL = {"f32": float("nan"), "f8e4m3": 255, "f8e5m2": 255, "f8e8m0": 255}
+NUMPY_DTYPE = {"f32": np.float32, "f8e4m3": np.uint8, "f8e5m2": np.uint8, "f8e8m0": np.uint8}
+MLIR_TYPE = {"f32": "f32", "f8e4m3": "f8E4M3FN", "f8e5m2": "f8E5M2", "f8e8m0": "f8E8M0FNU"}
 
 
 def function_of(case):
@@ -158,7 +174,7 @@ def copies(case, rows, cols):
     """Each copy's (matrix it quantizes, its blocks): the row-wise copy
     quantizes x [rows, cols], the column-wise one x^T [cols, rows] (it is
     stored transposed) with its blocks transposed."""
-    _, row_block, col_block, _ = CASE[case]
+    row_block, col_block = CASE[case][1:3]
     br, bc = block_dims(row_block, rows, cols)
     cr, cc = block_dims(col_block, rows, cols)
     return [((rows, cols), (br, bc)), ((cols, rows), (cc, cr))]
@@ -167,9 +183,10 @@ def copies(case, rows, cols):
 def outputs_of(case, rows, cols):
     """[(name, manifest dtype, shape)] of the results, in order."""
     scale = "f8e8m0" if CASE[case][3].startswith("e8m0") else "f32"
+    codes = "f8" + CASE[case][4]
     result = []
     for suffix, (shape, block) in zip(("", "_t"), copies(case, rows, cols)):
-        result.append(("codes" + suffix, "f8e4m3", list(shape)))
+        result.append(("codes" + suffix, codes, list(shape)))
         result.append(("scales" + suffix, scale,
                        [ceil_div(shape[0], block[0]), ceil_div(shape[1], block[1])]))
     return result
@@ -178,7 +195,7 @@ def outputs_of(case, rows, cols):
 def generate_ir(case, rows, cols):
     """func.func @<case>(x: bf16 [rows, cols]) -> (codes, scales, transposed
     codes, their scales): one fp8.dynamic_quantize."""
-    _, row_block, col_block, rule = CASE[case]
+    row_block, col_block, rule = CASE[case][1:4]
     x = "tensor<%dx%dxbf16>" % (rows, cols)
     types = ["tensor<%s>" % "x".join([str(d) for d in shape] + [MLIR_TYPE[dtype]])
              for _, dtype, shape in outputs_of(case, rows, cols)]
@@ -196,7 +213,14 @@ def generate_ir(case, rows, cols):
 # The check input and the CPU reference
 # ---------------------------------------------------------------------------
 
-BF16_NAN, BF16_NEG_NAN = 0x7FC0, 0xFFC0
+# bf16 NaNs of either sign and several payloads: f32 mantissa bit 22 (the
+# quiet bit) and bit 21 (the low bit of an E5M2 NaN code) both set and both
+# clear, low payload bits, signalling NaNs (a multiply quiets them: bit 22
+# set, bit 21 kept). Under saturate every E4M3 NaN code is 0x7F or 0xFF;
+# the E5M2 code is 0x7E | bit 21, with the sign (docs/numerics.md section 2).
+BF16_NANS = (0x7FC0, 0x7FE0, 0x7FC1, 0xFFA0)  # x's NaNs, one per NaN site
+BF16_MORE_NANS = (0xFFC0, 0x7F81, 0xFFE0, 0xFF81, 0x7FA0, 0x7FFF, 0xFFFF, 0xFFC1, 0x7FC0,
+                  0xFFA0)  # x_nan's besides
 BF16_INF, BF16_NEG_INF = 0x7F80, 0xFF80
 
 
@@ -223,9 +247,14 @@ def check_input(rows, cols, seed=SEED):
     multiples of 128; NaN at (2, 5), (rows - 1, cols - 1) and (1, 20) (in a
     zero block), -NaN at (rows // 2, 3), +inf at (3, 7) with 1e4, -3e5 and
     the largest bf16 beside it (a block of scale 1 under the block rules:
-    they saturate), -inf at (rows - 2, cols // 2). x_narrow, for the
-    per-tensor case: the same normal values times 2^(k // 8), the same zeros
-    and NaNs, no infinities nor values beyond 448."""
+    they saturate), -inf at (rows - 2, cols // 2); the NaNs' bits are
+    BF16_NANS, in that order. x_narrow, for the per-tensor case: the same
+    normal values times 2^(k // 8), the same zeros and NaNs, no infinities
+    nor values beyond 448. x_nan and x_narrow_nan, for the E5M2 cases: x and
+    x_narrow with BF16_MORE_NANS at row rows - 4, columns 11, 13, ...
+    (blocks of normal values), the last two in the zero region and at
+    (rows - 3, cols - 2) (ragged blocks), so that every E5M2 NaN code
+    occurs."""
     rng = np.random.default_rng(seed)
     row_power = rng.integers(-30, 31, ceil_div(rows, 40))
     col_power = rng.integers(-10, 11, ceil_div(cols, 72))
@@ -262,15 +291,20 @@ def check_input(rows, cols, seed=SEED):
     for bits in (wide, narrow):
         bits[zr:zr + 128, zc:zc + 128] = 0
         bits[1:2] = 0
-    put(2, 5, BF16_NAN, "nan")
-    put(rows - 1, cols - 1, BF16_NAN, "nan")
-    put(1, 20, BF16_NAN, "nan")
-    put(rows // 2, 3, BF16_NEG_NAN, "-nan")
+    put(2, 5, BF16_NANS[0], "nan")
+    put(rows - 1, cols - 1, BF16_NANS[1], "nan")
+    put(1, 20, BF16_NANS[2], "nan")
+    put(rows // 2, 3, BF16_NANS[3], "-nan")
     put(3, 7, BF16_INF, "+inf", [wide])
     put(rows - 2, cols // 2, BF16_NEG_INF, "-inf", [wide])
     for c, value in ((8, 1e4), (9, -3e5), (10, 3.3895e38)):
         put(3, c, bf16_bits(np.array([value], np.float32))[0], "saturating", [wide])
-    return dict(x=wide, x_narrow=narrow), special
+    wide_nan, narrow_nan = wide.copy(), narrow.copy()
+    sites = [(rows - 4, 11 + 2 * i) for i in range(len(BF16_MORE_NANS) - 2)]
+    sites += [(zr + 1, zc + 2), (rows - 3, cols - 2)]
+    for (r, c), value in zip(sites, BF16_MORE_NANS):
+        put(r, c, value, "more nans (x_nan, x_narrow_nan)", [wide_nan, narrow_nan])
+    return dict(x=wide, x_narrow=narrow, x_nan=wide_nan, x_narrow_nan=narrow_nan), special
 
 
 def cpu_reference(inputs, rows, cols, cases):
@@ -292,6 +326,22 @@ def cpu_reference(inputs, rows, cols, cases):
         for (name, dtype, _), value in zip(outputs_of(case, rows, cols), values):
             expected["%s.%s" % (case, name)] = np.asarray(value).astype(NUMPY_DTYPE[dtype])
     return expected
+
+
+def nan_codes(expected):
+    """The NaN codes in the row-wise copies of the CPU's outputs, per code
+    format: how many and which ("24 E4M3 0x7f 0xff, ...")."""
+    found = []
+    for fmt in ("e4m3", "e5m2"):
+        codes = [v for k, v in expected.items() if k.endswith(".codes")
+                 and CASE[k.split(".")[0]][4] == fmt]
+        if codes:
+            top = FORMAT_MAX[fmt][1]
+            nan = [v[(v & 0x7F) > top + (1 if fmt == "e5m2" else 0)] for v in codes]
+            distinct = sorted(set(int(c) for v in nan for c in v.ravel()))
+            found.append(" ".join(["%d %s" % (sum(v.size for v in nan), fmt.upper())] +
+                                  ["0x%02x" % c for c in distinct]))
+    return ", ".join(found)
 
 
 def shape_name(shape):
@@ -340,11 +390,9 @@ def compile_all(args):
             arrays = {"in_" + k: v for k, v in inputs.items()}
             arrays.update({"out_" + k: v for k, v in expected.items()})
             np.savez_compressed(os.path.join(args.artifacts, check["file"]), **arrays)
-            nan_codes = sum(int(((v & 0x7F) == 0x7F).sum()) for k, v in expected.items()
-                            if k.endswith(".codes"))
             check.update(status="ok", special=special)
-            print("ok      CPU reference %s (%d cases; NaN codes in the row-wise copies: %d)"
-                  % (shape, len(cases), nan_codes))
+            print("ok      CPU reference %s (%d cases; NaN codes in the row-wise copies: %s)"
+                  % (shape, len(cases), nan_codes(expected)))
         except Exception as e:  # reported, and the exit status says so
             check.update(status="failed", error=str(e))
             failed += 1
@@ -369,28 +417,39 @@ def compile_all(args):
 # ---------------------------------------------------------------------------
 
 
-def e4m3_values():
-    """The magnitudes of the E4M3 codes 0x00..0x7E, increasing (float64)."""
-    codes = np.arange(0x7F)
-    exponent, mantissa = codes >> 3, codes & 7
-    return np.where(exponent == 0, mantissa * 2.0 ** -9,
-                    (1 + mantissa / 8.0) * np.exp2(exponent - 7.0))
+def code_values(fmt):
+    """The magnitudes of the finite codes of `fmt` (E4M3: 0x00..0x7E, E5M2:
+    0x00..0x7B), increasing (float64)."""
+    mantissa_bits, bias = {"e4m3": (3, 7), "e5m2": (2, 15)}[fmt]
+    codes = np.arange(FORMAT_MAX[fmt][1] + 1)
+    exponent, mantissa = codes >> mantissa_bits, codes & ((1 << mantissa_bits) - 1)
+    fraction = mantissa / float(1 << mantissa_bits)
+    return np.where(exponent == 0, fraction * 2.0 ** (1 - bias),
+                    (1 + fraction) * np.exp2(exponent - float(bias)))
 
 
-def encode_e4m3(y, negative):
-    """f32 values to E4M3 codes: RNE on the magnitude (ties to the even
-    code), saturating (|y| >= 448 and infinities give 0x7E), NaN 0x7F; the
-    sign bit from `negative`."""
-    values = e4m3_values()
+def encode(y, negative, fmt):
+    """f32 values to E4M3 or E5M2 codes under saturate: RNE on the magnitude
+    (ties to the even code), finite overflow and infinities the largest
+    finite code (0x7E, 0x7B); NaN 0x7F in E4M3, the quiet NaN 0x7E | p in
+    E5M2, p the top two bits of y's f32 mantissa; the sign bit from
+    `negative`."""
+    values = code_values(fmt)
+    top = FORMAT_MAX[fmt][1]
     a = np.abs(y).astype(np.float64)
     nan = np.isnan(a)
     a = np.where(nan, 0, a)
-    lo = np.clip(np.searchsorted(values, a, side="right") - 1, 0, 0x7E)
-    hi = np.minimum(lo + 1, 0x7E)
+    lo = np.clip(np.searchsorted(values, a, side="right") - 1, 0, top)
+    hi = np.minimum(lo + 1, top)
     middle = (values[lo] + values[hi]) / 2  # exact in float64
     code = np.where(a > middle, hi, np.where(a < middle, lo, np.where(lo % 2 == 0, lo, hi)))
-    code = np.where(lo == 0x7E, 0x7E, code)
-    code = np.where(nan, 0x7F, code)
+    code = np.where(lo == top, top, code)
+    if fmt == "e4m3":
+        nan_code = 0x7F
+    else:
+        bits = np.asarray(y, np.float32).view(np.uint32)
+        nan_code = 0x7C | 0x02 | ((bits >> 21) & 3).astype(np.int64)
+    code = np.where(nan, nan_code, code)
     return (code | np.where(negative, 0x80, 0)).astype(np.uint8)
 
 
@@ -406,17 +465,18 @@ def block_amax(x, block):
     return padded.reshape(padded.shape[0] // br, br, padded.shape[1] // bc, bc).max(axis=(1, 3))
 
 
-def scale_rule(amax, rule):
-    """(stored scales, element multipliers) of each block's amax: ratio s =
-    fl32(448 / amax), 1 for amax 0 or inf, FLT_MAX where it overflows; pow2
-    that s with its mantissa bits cleared; scales stored as fl32(1 / s).
-    e8m0_rceil: v = fl32(amax * fl32(1/448)), e its exponent field plus one
+def scale_rule(amax, rule, fmax):
+    """(stored scales, element multipliers) of each block's amax, fmax the
+    codes' largest finite value (448, 57344): ratio s = fl32(fmax / amax),
+    1 for amax 0 or inf, FLT_MAX where it overflows; pow2 that s with its
+    mantissa bits cleared; scales stored as fl32(1 / s). e8m0_rceil:
+    v = fl32(amax * fl32(1/fmax)), e its exponent field plus one
     when a mantissa bit is set (not at 254, nor for a subnormal v <= 2^-127),
     inf 254, 0 0; multipliers 2^(127 - e)."""
     amax = amax.astype(np.float32)
     if rule == "e8m0_rceil":
         with np.errstate(over="ignore"):
-            v = amax * np.float32(1.0 / np.float32(FMAX))
+            v = amax * np.float32(1.0 / np.float32(fmax))
         bits = v.view(np.uint32)
         exponent, mantissa = (bits >> 23) & 0xFF, bits & 0x7FFFFF
         up = (mantissa != 0) & (exponent != 254) & ~((exponent == 0) & (mantissa <= 0x400000))
@@ -425,7 +485,7 @@ def scale_rule(amax, rule):
         multiplier[e == 255] = np.nan
         return e.astype(np.uint8), multiplier
     with np.errstate(divide="ignore", over="ignore"):
-        s = np.float32(FMAX) / amax
+        s = np.float32(fmax) / amax
     s = np.where((amax == 0) | np.isinf(amax), np.float32(1), s).astype(np.float32)
     s = np.where(np.isinf(s), FLT_MAX, s).astype(np.float32)
     if rule == "pow2":
@@ -435,15 +495,16 @@ def scale_rule(amax, rule):
     return np.float32(1) / s, s
 
 
-def oracle_quantize(x, block, rule):
-    """(codes, scales) of float32 x quantized per block by `rule`."""
-    scales, multiplier = scale_rule(block_amax(x, block), rule)
+def oracle_quantize(x, block, rule, fmt):
+    """(codes, scales) of float32 x quantized to `fmt` per block by `rule`
+    (the multiply keeps a NaN's sign and payload, quieting it)."""
+    scales, multiplier = scale_rule(block_amax(x, block), rule, FORMAT_MAX[fmt][0])
     br, bc = block
     rows, cols = x.shape
     m = np.repeat(np.repeat(multiplier, br, axis=0), bc, axis=1)[:rows, :cols]
     with np.errstate(over="ignore", invalid="ignore"):
         y = x * m
-    return encode_e4m3(y, np.signbit(x)), scales
+    return encode(y, np.signbit(x), fmt), scales
 
 
 def oracle_check(case, x, expected):
@@ -451,11 +512,11 @@ def oracle_check(case, x, expected):
     bit for bit: {output: differing elements}."""
     values = bf16_values(x)
     rows, cols = x.shape
-    _, _, _, rule = CASE[case]
+    rule, fmt = CASE[case][3:5]
     differing = {}
     for suffix, (matrix, (_, block)) in zip(("", "_t"), zip((values, values.T.copy()),
                                                           copies(case, rows, cols))):
-        codes, scales = oracle_quantize(matrix, block, rule)
+        codes, scales = oracle_quantize(matrix, block, rule, fmt)
         for name, value in (("codes", codes), ("scales", scales)):
             key = "%s.%s%s" % (case, name, suffix)
             differing[name + suffix], _ = bit_differences(value, expected[key])
@@ -610,7 +671,8 @@ class Gpu:
         self.torch = torch
         self.args = args
         torch.cuda.init()
-        self.dtypes = {"f32": torch.float32, "f8e4m3": torch.uint8, "f8e8m0": torch.uint8}
+        self.dtypes = {"f32": torch.float32, "f8e4m3": torch.uint8, "f8e5m2": torch.uint8,
+                       "f8e8m0": torch.uint8}
         self.library = fp8rt.Library(args.lib)
         self.flush = torch.empty(256 << 20, dtype=torch.uint8, device="cuda")
 
@@ -713,8 +775,9 @@ def report(args, index, results, env, covered):
               "* Kernels compiled at commit %s%s for %s" % (
                   index["commit"], " (dirty)" if index.get("dirty") else "", index["chip"]),
               "* Command: `%s`" % " ".join([os.path.basename(sys.argv[0])] + sys.argv[1:]),
-              "* Cases: bf16 input, E4M3 codes, column-wise copy transposed: %s" % "; ".join(
-                  "%s `by <%s> colwise <%s> rule <%s>`" % CASE[c] for c in index["cases"]),
+              "* Cases: bf16 input, column-wise copy transposed: %s" % "; ".join(
+                  "%s `by <%s> colwise <%s> rule <%s>` (%s codes)"
+                  % (CASE[c][:4] + (CASE[c][4].upper(),)) for c in index["cases"]),
               "* Bytes moved: the input read (2 per element), both copies' codes (1 per "
               "element each) and both scale tensors written",
               "* Target: %d%% of the copy's bandwidth" % round(TARGET * 100), "",

@@ -979,17 +979,16 @@ void QuantizeEmitter::emitRowColumnPair(Value tileRow0, ArrayRef<Value> runRows,
     return kb.bitcast(f32x16, kb.shl(bits, sixteen));
   };
   auto encode = [&](Value values, function_ref<Value(int64_t)> multiplier) {
-    SmallVector<Value> scaled;
-    for (int64_t i = 0; i < kPerThread; ++i)
-      scaled.push_back(kb.mulf(element(values, i), multiplier(i)));
-    SmallVector<Value> unscaled;
-    for (int64_t i = 0; i < kPerThread; ++i)
+    SmallVector<Value> scaled, unscaled;
+    for (int64_t i = 0; i < kPerThread; ++i) {
       unscaled.push_back(element(values, i));
+      scaled.push_back(kb.mulf(unscaled.back(), multiplier(i)));
+    }
     return packCodes(scaled, unscaled, SmallVector<Value>(kPerThread));
   };
 
-  // The row-wise copy: a block is a row of the tile, the 16-element runs of
-  // eight consecutive lanes.
+  // The row-wise copy: a block is the 16-element runs of tileBlockCols / 16
+  // consecutive lanes (eight for a row of the tile).
   // Magnitudes and maxima stay in the held type (16-bit floats hold the
   // magnitude and maximum of 16-bit values exactly; |x| clears the sign
   // bit), the rows' amax extends to f32 for the shuffles and the rule.
