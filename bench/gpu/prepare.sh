@@ -2,11 +2,12 @@
 # Everything bench/gpu/all.sh runs, prepared on a development machine (fp8-opt
 # and libFP8MLIR-C.so built in build/): the GEMM variants (compile.sh), the
 # reductions, the COAT step, the paired quantize kernels (with their CPU
-# references, about 16 MiB), and the bf16 example models for sm_90a at the
+# references), and the bf16 example models for sm_90a at the
 # small size (with CPU references) and the real sizes (against float64 on
 # the GPU), plus the speed cells with their weights prepared once, all into
 # build-gpu/. About 5 minutes on 2 cores. Copy build-gpu/
-# to the GPU machine (a `tar czf` of it is about 62 MiB) and run
+# to the GPU machine (a `tar czf` of it is about 46 MiB; the
+# folders of the stages to run are enough) and run
 # `OUT=report bench/gpu/all.sh` there.
 #
 #   bench/gpu/prepare.sh

@@ -17,17 +17,17 @@ like the other GPU scripts (bench/gpu/README.md):
 
   * on a development machine, `compile` writes and compiles each case at the
     timing shape (--shape, 8192 x 8192) and at the check shapes
-    (--check-shape, 1000x776 and 1008x784: neither side a multiple of 128, so
-    every copy ends in ragged blocks and tiles; 1000x776 has rows of codes
+    (--check-shape, 520x392 and 528x400: neither side a multiple of 128, so
+    every copy ends in ragged blocks and tiles; 520x392 has rows of codes
     that are not a multiple of 16 bytes (stored element by element),
-    1008x784 rows that are, which gives the vector-store variants that the
+    528x400 rows that are, which gives the vector-store variants that the
     timing shape compiles to) into build-gpu/quantize/<case>/<shape>/ (PTX,
     cubin, manifest) and index.json. For each check shape it also runs every
     case's module through the CPU pipeline in this process (fp8_mlir's
     compiler and JIT) on a seeded input and stores the input and the CPU's
     outputs in check-<shape>.npz:
 
-      python3 bench/gpu/quantize.py compile [--shape 8192x8192] [--check-shape 1000x776,1008x784]
+      python3 bench/gpu/quantize.py compile [--shape 8192x8192] [--check-shape 520x392,528x400]
 
   * on any CUDA machine with torch, from the repository root with that folder
     copied along, `run` builds the runtime if needed (cmake), runs each check
@@ -891,9 +891,9 @@ def main():
     c.add_argument("--artifacts", default=default_art)
     c.add_argument("--shape", type=parse_shape, default=(8192, 8192),
                    help="the timing shape (default 8192x8192)")
-    c.add_argument("--check-shape", type=parse_shapes, default=[(1000, 776), (1008, 784)],
+    c.add_argument("--check-shape", type=parse_shapes, default=[(520, 392), (528, 400)],
                    help="the shapes checked bit for bit, comma-separated (default "
-                   "1000x776,1008x784)")
+                   "520x392,528x400)")
     c.add_argument("--cases", type=parse_cases, default=[c[0] for c in CASES],
                    help="comma-separated cases (default all: %s)" % ",".join(CASE))
     c.add_argument("--chip", default="sm_90a")
