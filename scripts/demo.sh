@@ -101,8 +101,8 @@ section "Not yet"
 cat <<'NOTE'
 The Hopper kernels have run on an H100 and an H200: every GEMM recipe correct, at 0.46 to
 1.06 of torch._scaled_mm's speed (row-wise beats it on large shapes); with its weights prepared
-once, the compiled bf16 MLP block is 1.40x torch.compile of the bf16 model forward on an H100,
-and 1.39x forward and backward on an H200; the GPT-2 layer 0.96x: most speed targets are not
+once, the compiled bf16 MLP block is 1.39x torch.compile of the bf16 model forward on an H100
+and 1.28x to 1.30x forward and backward; the GPT-2 layer 0.94x: most speed targets are not
 met (docs/perf.md; bench/gpu/all.sh reruns every check and benchmark on any GPU). The
 Blackwell (sm_100a) kernels have only been assembled, never run.
 NOTE
