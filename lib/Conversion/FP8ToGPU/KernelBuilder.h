@@ -222,8 +222,8 @@ public:
   /// from: a GPU multiply returns the canonical NaN, where the CPU's keeps
   /// the NaN operand's sign and payload. With `positiveFactors` (f32
   /// scales a rule computed: positive and finite; an E8M0 scale may be NaN)
-  /// the codes of values that are not
-  /// NaN carry their sources' signs, and E4M3 takes them without a test.
+  /// the codes of values that are not NaN carry their sources' signs, and
+  /// E4M3 takes them without a test.
   Value cvtSatFinite(Value lo, Value hi, Format format, Value sourceLo,
                      Value sourceHi, bool positiveFactors = false);
   /// The code fp8.convert (saturate, the CPU reference's soft float) gives
