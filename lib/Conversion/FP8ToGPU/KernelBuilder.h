@@ -201,18 +201,23 @@ public:
     return select(greater, x, y);
   }
 
-  /// |x| of an f32 scalar or vector by clearing the sign bits (NaN stays
-  /// NaN; convert-gpu-to-nvvm would call libdevice for math.absf).
+  /// |x| of a float scalar or vector (f32, bf16, f16) by clearing the sign
+  /// bits (NaN stays NaN; convert-gpu-to-nvvm would call libdevice for
+  /// math.absf).
   Value absBits(Value x) {
-    Type bits = i32();
+    unsigned width = getElementTypeOrSelf(x.getType()).getIntOrFloatBitWidth();
+    Type element = b.getIntegerType(width);
+    Type bits = element;
     if (auto vector = dyn_cast<VectorType>(x.getType()))
-      bits = vector.clone(i32());
+      bits = vector.clone(element);
+    IntegerAttr maskValue = b.getIntegerAttr(
+        element, APInt::getSignedMaxValue(width).getZExtValue());
     Value mask = arith::ConstantOp::create(
         b, loc,
-        isa<VectorType>(bits) ? TypedAttr(DenseElementsAttr::get(
-                                    cast<ShapedType>(bits),
-                                    b.getI32IntegerAttr(0x7FFFFFFF).getValue()))
-                              : TypedAttr(b.getI32IntegerAttr(0x7FFFFFFF)));
+        isa<VectorType>(bits)
+            ? TypedAttr(DenseElementsAttr::get(cast<ShapedType>(bits),
+                                               maskValue.getValue()))
+            : TypedAttr(maskValue));
     return bitcast(x.getType(), andI(bitcast(bits, x), mask));
   }
   /// The E4M3 or E5M2 codes of `lo` and `hi` as an i16 in memory order (lo

@@ -269,15 +269,21 @@ void LayoutEmitter::emitPackedTranspose(Value a0, Value b0, Value inBase,
   Type element = getElementType();
   Type pair = VectorType::get({2}, element);
   Value input = getArg(P::Input), output = getArg(P::Output);
-  // Moves the two elements at `offsets` (in elements, consecutive when
-  // `consecutive`) of `base` by one 4-byte access when both are inside,
-  // adjacent and aligned; else element by element where inside.
+  // Whether the elements at offsets `first` and the next one take one
+  // 4-byte access: both inside, adjacent, the first aligned.
+  auto wholePair = [&](Value first, Value firstIn, Value secondIn,
+                       Value adjacent) -> Value {
+    Value both = arith::AndIOp::create(kb.b, kb.loc, firstIn, secondIn);
+    Value even = kb.eq(kb.andI(first, kb.i32(1)), kb.i32(0));
+    return arith::AndIOp::create(
+        kb.b, kb.loc, both, arith::AndIOp::create(kb.b, kb.loc, adjacent, even));
+  };
+  // Loads the two elements at offsets `first` and `second` of `base` by one
+  // 4-byte access (wholePair), else element by element where inside (0
+  // elsewhere).
   auto loadPair = [&](Value base, Value first, Value second, Value firstIn,
                       Value secondIn, Value adjacent) -> Value {
-    Value whole = arith::AndIOp::create(
-        kb.b, kb.loc, arith::AndIOp::create(kb.b, kb.loc, firstIn, secondIn),
-        arith::AndIOp::create(kb.b, kb.loc, adjacent,
-                              kb.eq(kb.andI(first, kb.i32(1)), kb.i32(0))));
+    Value whole = wholePair(first, firstIn, secondIn, adjacent);
     auto ifOp = scf::IfOp::create(kb.b, kb.loc, TypeRange{pair}, whole,
                                   /*withElseRegion=*/true);
     OpBuilder::InsertionGuard guard(kb.b);
@@ -305,7 +311,7 @@ void LayoutEmitter::emitPackedTranspose(Value a0, Value b0, Value inBase,
     scf::YieldOp::create(kb.b, kb.loc, v);
     return ifOp.getResult(0);
   };
-  auto element0 = [&](Value v, int64_t i) -> Value {
+  auto elementOf = [&](Value v, int64_t i) -> Value {
     return LLVM::ExtractElementOp::create(kb.b, kb.loc, v, kb.i32(i));
   };
   Value one = kb.i32(1);
@@ -326,8 +332,8 @@ void LayoutEmitter::emitPackedTranspose(Value a0, Value b0, Value inBase,
         arith::AndIOp::create(kb.b, kb.loc, rowIn,
                               kb.ult(kb.add(i, one), extents[a])),
         inAdjacent);
-    kb.store(element0(v, 0), shared(r, c), 2);
-    kb.store(element0(v, 1), shared(r, kb.add(c, one)), 2);
+    kb.store(elementOf(v, 0), shared(r, c), 2);
+    kb.store(elementOf(v, 1), shared(r, kb.add(c, one)), 2);
   }
   kb.barrier();
   // Lane l now moves elements 2l and 2l + 1 of a tile column along b.
@@ -351,19 +357,17 @@ void LayoutEmitter::emitPackedTranspose(Value a0, Value b0, Value inBase,
     Value first = kb.add(
         outBase, kb.add(kb.mul(iOut, outStrides[a]), kb.mul(j, outStrides[b])));
     Value second = kb.add(first, outStrides[b]);
-    Value whole = arith::AndIOp::create(
-        kb.b, kb.loc, arith::AndIOp::create(kb.b, kb.loc, firstIn, secondIn),
-        arith::AndIOp::create(kb.b, kb.loc, outAdjacent,
-                              kb.eq(kb.andI(first, kb.i32(1)), kb.i32(0))));
-    auto ifOp = scf::IfOp::create(kb.b, kb.loc, whole, /*withElseRegion=*/true);
+    auto ifOp = scf::IfOp::create(
+        kb.b, kb.loc, wholePair(first, firstIn, secondIn, outAdjacent),
+        /*withElseRegion=*/true);
     OpBuilder::InsertionGuard guard(kb.b);
     kb.b.setInsertionPointToStart(&ifOp.getThenRegion().front());
     kb.store(v, address(output, first), 4);
     kb.b.setInsertionPointToStart(&ifOp.getElseRegion().front());
     kb.ifThen(firstIn,
-              [&] { kb.store(element0(v, 0), address(output, first), 2); });
+              [&] { kb.store(elementOf(v, 0), address(output, first), 2); });
     kb.ifThen(secondIn,
-              [&] { kb.store(element0(v, 1), address(output, second), 2); });
+              [&] { kb.store(elementOf(v, 1), address(output, second), 2); });
   }
 }
 

@@ -127,7 +127,7 @@ private:
   /// kTileRows rows, at `runRows[s]` and column `col`) is `runOf(s)`.
   void emitCopy(function_ref<Value(int64_t)> runOf, ArrayRef<Value> runRows,
                 Value tileRow0, Value col);
-  /// |values|, with NaNs as 0 when they are ignored.
+  /// |values| (f32, bf16 or f16), with NaNs as 0 when they are ignored.
   Value getMagnitudes(Value values);
 
   int64_t blocksPerTileRow() const { return kTileCols / copy().tileBlockCols; }
@@ -843,10 +843,11 @@ Value QuantizeEmitter::getMagnitudes(Value values) {
   // NaN elements do not count.
   Value isNaN = arith::CmpFOp::create(kb.b, kb.loc, arith::CmpFPredicate::UNO,
                                       magnitudes, magnitudes);
+  auto type = cast<ShapedType>(magnitudes.getType());
   Value zeros = arith::ConstantOp::create(
       kb.b, kb.loc,
-      DenseElementsAttr::get(cast<ShapedType>(magnitudes.getType()),
-                             kb.b.getF32FloatAttr(0.0f).getValue()));
+      DenseElementsAttr::get(
+          type, cast<FloatAttr>(kb.b.getZeroAttr(type.getElementType()))));
   return kb.select(isNaN, zeros, magnitudes);
 }
 
@@ -994,30 +995,9 @@ void QuantizeEmitter::emitRowColumnPair(Value tileRow0, ArrayRef<Value> runRows,
   // bit), the rows' amax extends to f32 for the shuffles and the rule.
   Value heldZero =
       arith::ConstantOp::create(kb.b, kb.loc, kb.b.getZeroAttr(held));
-  auto magnitudesOf = [&](int64_t s) -> Value {
-    if (held == kb.f32())
-      return getMagnitudes(runs[s]);
-    auto i16x16 = VectorType::get({kPerThread}, kb.i16());
-    Value mask = arith::ConstantOp::create(
-        kb.b, kb.loc,
-        DenseElementsAttr::get(i16x16,
-                               kb.b.getI16IntegerAttr(0x7FFF).getValue()));
-    Value magnitudes = kb.bitcast(runs[s].getType(),
-                                  kb.andI(kb.bitcast(i16x16, runs[s]), mask));
-    if (propagate())
-      return magnitudes;
-    Value isNaN = arith::CmpFOp::create(kb.b, kb.loc, arith::CmpFPredicate::UNO,
-                                        magnitudes, magnitudes);
-    Value zeros = arith::ConstantOp::create(
-        kb.b, kb.loc,
-        DenseElementsAttr::get(cast<ShapedType>(magnitudes.getType()),
-                               cast<FloatAttr>(kb.b.getZeroAttr(held))));
-    return kb.select(isNaN, zeros, magnitudes);
-  };
-  Value part = kb.urem(tid, kb.i32(kThreadsPerRow));
   SmallVector<Value> columnMaxima(kPerThread, heldZero);
   for (int64_t s = 0; s < subTiles; ++s) {
-    Value magnitudes = magnitudesOf(s);
+    Value magnitudes = getMagnitudes(runs[s]);
     Value amax = heldZero;
     for (int64_t i = 0; i < kPerThread; ++i) {
       Value m = element(magnitudes, i);
@@ -1042,7 +1022,8 @@ void QuantizeEmitter::emitRowColumnPair(Value tileRow0, ArrayRef<Value> runRows,
   selectCopy(columnCopy, columnArgs);
   Value warp = kb.udiv(tid, kb.i32(32));
   Value lane = kb.urem(tid, kb.i32(32));
-  Value myCol = kb.mul(part, kb.i32(kPerThread));
+  Value myCol =
+      kb.mul(kb.urem(tid, kb.i32(kThreadsPerRow)), kb.i32(kPerThread));
   Value maxima = LLVM::UndefOp::create(kb.b, kb.loc, f32x16);
   for (int64_t i = 0; i < kPerThread; ++i) {
     Value m = kb.extToF32(columnMaxima[i]);
