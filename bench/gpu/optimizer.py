@@ -50,7 +50,6 @@ import argparse
 import datetime
 import json
 import os
-import platform
 import subprocess
 import sys
 
@@ -62,9 +61,10 @@ sys.path.insert(0, HERE)
 
 import numpy as np  # noqa: E402
 
-import fp8rt  # noqa: E402
 from compile import git  # noqa: E402  (bench/gpu/compile.py)
 from reductions import ensure_runtime, finish_run, load_index, parse_shape  # noqa: E402
+from bitexact import (GpuPrograms, add_compile_arguments, add_run_arguments,  # noqa: E402
+                      bit_differences, kernels_of, read_manifest, use_cpu_pipeline)
 
 from fp8_mlir import models  # noqa: E402
 from fp8_mlir import numerics  # noqa: E402
@@ -250,22 +250,6 @@ def compile_all(args):
     return 1 if failed else 0
 
 
-def read_manifest(args, entry):
-    """(the manifest's inputs and outputs as [(dtype, shape)] through the
-    ctypes binding when it loads, the manifest's JSON)."""
-    path = os.path.join(args.artifacts, entry["manifest"])
-    with open(path) as f:
-        manifest = json.load(f)
-    try:
-        with fp8rt.Library(args.lib).load(path, manifest_only=True) as program:
-            io = [[(t.dtype, list(t.shape)) for t in ts]
-                  for ts in (program.inputs, program.outputs)]
-    except fp8rt.Fp8rtError:
-        io = [[(b["dtype"], b["shape"]) for b in manifest["buffers"] if b["kind"] == kind]
-              for kind in ("input", "output")]
-    return io, manifest
-
-
 def structure_errors(entry, io, manifest):
     """What is wrong with a program's signature and launch list (empty when
     it is the single group-state kernel of the coat step)."""
@@ -283,34 +267,11 @@ def structure_errors(entry, io, manifest):
     return errors
 
 
-def kernels_of(manifest):
-    launches = manifest.get("launches", [])
-    names = [launch.get("kernel", launch.get("kind")) for launch in launches]
-    return names[0] if len(names) == 1 else "%d launches: %s" % (len(names), ", ".join(names))
-
-
 def load_check(args, index):
     with np.load(os.path.join(args.artifacts, index["check"]["file"])) as data:
         inputs = {name: data["in_" + name] for name, _, _ in INPUTS}
         expected = {name: data["out_" + name] for name, _, _ in OUTPUTS}
     return inputs, expected
-
-
-def bit_differences(ours, expected):
-    """The number of elements whose bits differ, and the first one
-    (index, ours, expected) or None."""
-    ours, expected = np.asarray(ours), np.asarray(expected)
-    if ours.shape != expected.shape or ours.dtype.itemsize != expected.dtype.itemsize:
-        return ours.size or 1, "shape or dtype %s %s, expected %s %s" % (
-            ours.dtype, ours.shape, expected.dtype, expected.shape)
-    bits = "u%d" % ours.dtype.itemsize
-    differ = ours.view(bits) != expected.view(bits)
-    count = int(differ.sum())
-    if not count:
-        return 0, None
-    where = np.unravel_index(int(np.argmax(differ.reshape(-1))), differ.shape)
-    return count, dict(index=[int(i) for i in where], ours=ours[where].item(),
-                       expected=expected[where].item())
 
 
 def oracle_check(index, inputs, expected):
@@ -369,25 +330,11 @@ def bytes_moved(rows, cols):
     return n * (4 + 4 + 1 + 1) + 2 * 5 * groups + n * (4 + 1 + 1) + 2 * 5 * groups
 
 
-class Gpu:
+class Gpu(GpuPrograms):
     """torch and the runtime on the GPU."""
 
     def __init__(self, args):
-        import torch
-
-        self.torch = torch
-        self.args = args
-        torch.cuda.init()
-        self.dtypes = {"f32": torch.float32, "f8e4m3": torch.uint8, "i8": torch.int8}
-        self.library = fp8rt.Library(args.lib)
-        self.flush = torch.empty(256 << 20, dtype=torch.uint8, device="cuda")
-
-    def environment(self):
-        torch = self.torch
-        p = torch.cuda.get_device_properties(0)
-        return dict(device=p.name, capability="%d.%d" % (p.major, p.minor),
-                    sms=p.multi_processor_count, torch=torch.__version__,
-                    cuda=torch.version.cuda, python=platform.python_version())
+        super().__init__(args, {"f32": "float32", "f8e4m3": "uint8", "i8": "int8"})
 
     def device(self, array):
         """A numpy array on the GPU (0-d arrays stay 0-d)."""
@@ -402,10 +349,6 @@ class Gpu:
                                    device="cuda")
             outs.append(out.fill_(SENTINEL[dtype]))
         return outs
-
-    def load(self, entry, ins, outs):
-        program = self.library.load(os.path.join(self.args.artifacts, entry["manifest"]))
-        return program, program.bind(ins, outs, self.torch.cuda.current_stream())
 
     def check(self, index, entry):
         """The check program on the stored inputs against the CPU's outputs."""
@@ -604,29 +547,16 @@ def main():
     default_art = os.path.join(ROOT, "build-gpu", "optimizer")
     c = sub.add_parser("compile", help="compile the step and compute the CPU reference "
                        "(development machine)")
-    c.add_argument("--fp8-opt", default=os.environ.get(
-        "FP8_OPT", os.path.join(ROOT, "build", "bin", "fp8-opt")))
-    c.add_argument("--build", default=os.path.join(ROOT, "build"),
-                   help="the build whose libFP8MLIR-C.so runs the CPU pipeline")
-    c.add_argument("--artifacts", default=default_art)
+    add_compile_arguments(c, default_art)
     c.add_argument("--shape", type=parse_shape, default=(8192, 4096),
                    help="the timing shape (default 8192x4096)")
     c.add_argument("--check-shape", type=parse_shape, default=(1000, 1000),
                    help="the shape checked bit for bit (default 1000x1000)")
-    c.add_argument("--chip", default="sm_90a")
-    c.add_argument("--num-sms", type=int, default=132)
     r = sub.add_parser("run", help="check and time it (CUDA machine with torch)")
-    r.add_argument("--artifacts", default=default_art)
-    r.add_argument("--lib", default=os.path.join(ROOT, "build-gpu-rt", "lib", "libfp8rt.so"))
-    r.add_argument("--runtime-build", default=os.path.join(ROOT, "build-gpu-rt"))
-    r.add_argument("--out", default=os.environ.get("OUT") or None)
-    r.add_argument("--repeats", type=int, default=30)
-    r.add_argument("--warmup", type=int, default=5)
-    r.add_argument("--dry-run", action="store_true")
+    add_run_arguments(r, default_art)
     args = parser.parse_args()
     if args.command == "compile":
-        os.environ.setdefault("FP8_MLIR_LIBRARY",
-                              os.path.join(args.build, "lib", "libFP8MLIR-C.so"))
+        use_cpu_pipeline(args)
         sys.exit(compile_all(args))
     sys.exit(run_all(args))
 

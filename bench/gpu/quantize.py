@@ -76,7 +76,6 @@ import argparse
 import datetime
 import json
 import os
-import platform
 import re
 import shutil
 import subprocess
@@ -90,9 +89,10 @@ sys.path.insert(0, HERE)
 
 import numpy as np  # noqa: E402
 
-import fp8rt  # noqa: E402
 from compile import git  # noqa: E402  (bench/gpu/compile.py)
-from optimizer import bit_differences  # noqa: E402
+from bitexact import (GpuPrograms, add_compile_arguments, add_run_arguments,  # noqa: E402
+                      bit_differences, kernels_of, launch_names, read_manifest,
+                      use_cpu_pipeline)
 from reductions import ensure_runtime, finish_run, load_index, parse_shape  # noqa: E402
 
 TARGET = 0.8
@@ -528,31 +528,6 @@ def oracle_check(case, x, expected):
 # ---------------------------------------------------------------------------
 
 
-def read_manifest(args, entry):
-    """(the manifest's inputs and outputs as [(dtype, shape)] through the
-    ctypes binding when it loads, the manifest's JSON)."""
-    path = os.path.join(args.artifacts, entry["manifest"])
-    with open(path) as f:
-        manifest = json.load(f)
-    try:
-        with fp8rt.Library(args.lib).load(path, manifest_only=True) as program:
-            io = [[(t.dtype, list(t.shape)) for t in ts]
-                  for ts in (program.inputs, program.outputs)]
-    except fp8rt.Fp8rtError:
-        io = [[(b["dtype"], b["shape"]) for b in manifest["buffers"] if b["kind"] == kind]
-              for kind in ("input", "output")]
-    return io, manifest
-
-
-def launch_names(manifest):
-    return [launch.get("kernel", launch.get("kind")) for launch in manifest.get("launches", [])]
-
-
-def kernels_of(manifest):
-    names = launch_names(manifest)
-    return names[0] if len(names) == 1 else "%d launches: %s" % (len(names), ", ".join(names))
-
-
 def structure_errors(entry, io, manifest):
     """What is wrong with a program's signature and launch list (empty when
     they are the case's, LAUNCHES)."""
@@ -662,26 +637,12 @@ def bytes_moved(case, rows, cols):
 # ---------------------------------------------------------------------------
 
 
-class Gpu:
+class Gpu(GpuPrograms):
     """torch and the runtime on the GPU."""
 
     def __init__(self, args):
-        import torch
-
-        self.torch = torch
-        self.args = args
-        torch.cuda.init()
-        self.dtypes = {"f32": torch.float32, "f8e4m3": torch.uint8, "f8e5m2": torch.uint8,
-                       "f8e8m0": torch.uint8}
-        self.library = fp8rt.Library(args.lib)
-        self.flush = torch.empty(256 << 20, dtype=torch.uint8, device="cuda")
-
-    def environment(self):
-        torch = self.torch
-        p = torch.cuda.get_device_properties(0)
-        return dict(device=p.name, capability="%d.%d" % (p.major, p.minor),
-                    sms=p.multi_processor_count, torch=torch.__version__,
-                    cuda=torch.version.cuda, python=platform.python_version())
+        super().__init__(args, {"f32": "float32", "f8e4m3": "uint8", "f8e5m2": "uint8",
+                                "f8e8m0": "uint8"})
 
     def outputs(self, entry):
         """The outputs, filled with SENTINEL."""
@@ -690,10 +651,6 @@ class Gpu:
             out = self.torch.empty(shape, dtype=self.dtypes[dtype], device="cuda")
             outs.append(out.fill_(SENTINEL[dtype]))
         return outs
-
-    def load(self, entry, ins, outs):
-        program = self.library.load(os.path.join(self.args.artifacts, entry["manifest"]))
-        return program, program.bind(ins, outs, self.torch.cuda.current_stream())
 
     def check(self, entry):
         """The check program on the stored input against the CPU's outputs."""
@@ -884,11 +841,7 @@ def main():
     default_art = os.path.join(ROOT, "build-gpu", "quantize")
     c = sub.add_parser("compile", help="compile the quantizations and compute the CPU "
                        "references (development machine)")
-    c.add_argument("--fp8-opt", default=os.environ.get(
-        "FP8_OPT", os.path.join(ROOT, "build", "bin", "fp8-opt")))
-    c.add_argument("--build", default=os.path.join(ROOT, "build"),
-                   help="the build whose libFP8MLIR-C.so runs the CPU pipeline")
-    c.add_argument("--artifacts", default=default_art)
+    add_compile_arguments(c, default_art)
     c.add_argument("--shape", type=parse_shape, default=(8192, 8192),
                    help="the timing shape (default 8192x8192)")
     c.add_argument("--check-shape", type=parse_shapes, default=[(520, 392), (528, 400)],
@@ -896,20 +849,11 @@ def main():
                    "520x392,528x400)")
     c.add_argument("--cases", type=parse_cases, default=[c[0] for c in CASES],
                    help="comma-separated cases (default all: %s)" % ",".join(CASE))
-    c.add_argument("--chip", default="sm_90a")
-    c.add_argument("--num-sms", type=int, default=132)
     r = sub.add_parser("run", help="check and time them (CUDA machine with torch)")
-    r.add_argument("--artifacts", default=default_art)
-    r.add_argument("--lib", default=os.path.join(ROOT, "build-gpu-rt", "lib", "libfp8rt.so"))
-    r.add_argument("--runtime-build", default=os.path.join(ROOT, "build-gpu-rt"))
-    r.add_argument("--out", default=os.environ.get("OUT") or None)
-    r.add_argument("--repeats", type=int, default=30)
-    r.add_argument("--warmup", type=int, default=5)
-    r.add_argument("--dry-run", action="store_true")
+    add_run_arguments(r, default_art)
     args = parser.parse_args()
     if args.command == "compile":
-        os.environ.setdefault("FP8_MLIR_LIBRARY",
-                              os.path.join(args.build, "lib", "libFP8MLIR-C.so"))
+        use_cpu_pipeline(args)
         sys.exit(compile_all(args))
     sys.exit(run_all(args))
 

@@ -54,6 +54,7 @@ import numpy as np  # noqa: E402
 
 import fp8rt  # noqa: E402
 from compile import git  # noqa: E402  (bench/gpu/compile.py)
+from bitexact import add_compile_arguments, add_run_arguments  # noqa: E402
 
 TARGET = 0.8
 UNIT = {"f32": 2.0 ** -24, "bf16": 2.0 ** -8}
@@ -438,20 +439,10 @@ def main():
     sub = parser.add_subparsers(dest="command", required=True)
     default_art = os.path.join(ROOT, "build-gpu", "reductions")
     c = sub.add_parser("compile", help="compile the reductions (development machine)")
-    c.add_argument("--fp8-opt", default=os.environ.get(
-        "FP8_OPT", os.path.join(ROOT, "build", "bin", "fp8-opt")))
-    c.add_argument("--artifacts", default=default_art)
+    add_compile_arguments(c, default_art, cpu_reference=False)
     c.add_argument("--shape", type=parse_shape, default=(8192, 4096))
-    c.add_argument("--chip", default="sm_90a")
-    c.add_argument("--num-sms", type=int, default=132)
     r = sub.add_parser("run", help="check and time them (CUDA machine with torch)")
-    r.add_argument("--artifacts", default=default_art)
-    r.add_argument("--lib", default=os.path.join(ROOT, "build-gpu-rt", "lib", "libfp8rt.so"))
-    r.add_argument("--runtime-build", default=os.path.join(ROOT, "build-gpu-rt"))
-    r.add_argument("--out", default=os.environ.get("OUT") or None)
-    r.add_argument("--repeats", type=int, default=30)
-    r.add_argument("--warmup", type=int, default=5)
-    r.add_argument("--dry-run", action="store_true")
+    add_run_arguments(r, default_art)
     args = parser.parse_args()
     sys.exit(compile_all(args) if args.command == "compile" else run_all(args))
 

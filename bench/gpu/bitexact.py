@@ -1,0 +1,117 @@
+"""What the bit-exact GPU checks of bench/gpu share (optimizer.py,
+quantize.py; reductions.py takes the command-line arguments): reading a
+program's manifest, naming its launches, counting differing bits, the
+runtime on the GPU, and the `compile` and `run` arguments.
+"""
+
+import json
+import os
+import platform
+
+import numpy as np
+
+import fp8rt
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def read_manifest(args, entry):
+    """(the manifest's inputs and outputs as [(dtype, shape)] through the
+    ctypes binding when it loads, the manifest's JSON)."""
+    path = os.path.join(args.artifacts, entry["manifest"])
+    with open(path) as f:
+        manifest = json.load(f)
+    try:
+        with fp8rt.Library(args.lib).load(path, manifest_only=True) as program:
+            io = [[(t.dtype, list(t.shape)) for t in ts]
+                  for ts in (program.inputs, program.outputs)]
+    except fp8rt.Fp8rtError:
+        io = [[(b["dtype"], b["shape"]) for b in manifest["buffers"] if b["kind"] == kind]
+              for kind in ("input", "output")]
+    return io, manifest
+
+
+def launch_names(manifest):
+    """The kernel of each launch, or its kind (fill, copy)."""
+    return [launch.get("kernel", launch.get("kind")) for launch in manifest.get("launches", [])]
+
+
+def kernels_of(manifest):
+    """The launches in words: the kernel's name when there is one."""
+    names = launch_names(manifest)
+    return names[0] if len(names) == 1 else "%d launches: %s" % (len(names), ", ".join(names))
+
+
+def bit_differences(ours, expected):
+    """The number of elements whose bits differ, and the first one
+    (index, ours, expected) or None."""
+    ours, expected = np.asarray(ours), np.asarray(expected)
+    if ours.shape != expected.shape or ours.dtype.itemsize != expected.dtype.itemsize:
+        return ours.size or 1, "shape or dtype %s %s, expected %s %s" % (
+            ours.dtype, ours.shape, expected.dtype, expected.shape)
+    bits = "u%d" % ours.dtype.itemsize
+    differ = ours.view(bits) != expected.view(bits)
+    count = int(differ.sum())
+    if not count:
+        return 0, None
+    where = np.unravel_index(int(np.argmax(differ.reshape(-1))), differ.shape)
+    return count, dict(index=[int(i) for i in where], ours=ours[where].item(),
+                       expected=expected[where].item())
+
+
+class GpuPrograms:
+    """torch and the runtime on the GPU: `dtypes` maps manifest dtypes to
+    torch's, `flush` is a buffer written between timed runs."""
+
+    def __init__(self, args, dtypes):
+        import torch
+
+        self.torch = torch
+        self.args = args
+        torch.cuda.init()
+        self.dtypes = {name: getattr(torch, t) for name, t in dtypes.items()}
+        self.library = fp8rt.Library(args.lib)
+        self.flush = torch.empty(256 << 20, dtype=torch.uint8, device="cuda")
+
+    def environment(self):
+        torch = self.torch
+        p = torch.cuda.get_device_properties(0)
+        return dict(device=p.name, capability="%d.%d" % (p.major, p.minor),
+                    sms=p.multi_processor_count, torch=torch.__version__,
+                    cuda=torch.version.cuda, python=platform.python_version())
+
+    def load(self, entry, ins, outs):
+        """The program of `entry` and its launch bound to `ins` and `outs`."""
+        program = self.library.load(os.path.join(self.args.artifacts, entry["manifest"]))
+        return program, program.bind(ins, outs, self.torch.cuda.current_stream())
+
+
+def add_compile_arguments(parser, artifacts, cpu_reference=True):
+    """fp8-opt, the build running the CPU pipeline (`cpu_reference`), the
+    artifacts folder, the chip and its SMs."""
+    parser.add_argument("--fp8-opt", default=os.environ.get(
+        "FP8_OPT", os.path.join(ROOT, "build", "bin", "fp8-opt")))
+    if cpu_reference:
+        parser.add_argument("--build", default=os.path.join(ROOT, "build"),
+                            help="the build whose libFP8MLIR-C.so runs the CPU pipeline")
+    parser.add_argument("--artifacts", default=artifacts)
+    parser.add_argument("--chip", default="sm_90a")
+    parser.add_argument("--num-sms", type=int, default=132)
+
+
+def add_run_arguments(parser, artifacts):
+    """The artifacts, the runtime (built when missing), the report folder,
+    the timing and --dry-run."""
+    parser.add_argument("--artifacts", default=artifacts)
+    parser.add_argument("--lib", default=os.path.join(ROOT, "build-gpu-rt", "lib",
+                                                      "libfp8rt.so"))
+    parser.add_argument("--runtime-build", default=os.path.join(ROOT, "build-gpu-rt"))
+    parser.add_argument("--out", default=os.environ.get("OUT") or None)
+    parser.add_argument("--repeats", type=int, default=30)
+    parser.add_argument("--warmup", type=int, default=5)
+    parser.add_argument("--dry-run", action="store_true")
+
+
+def use_cpu_pipeline(args):
+    """Points fp8_mlir's compiler at the build's libFP8MLIR-C.so."""
+    os.environ.setdefault("FP8_MLIR_LIBRARY", os.path.join(args.build, "lib", "libFP8MLIR-C.so"))
