@@ -85,6 +85,39 @@ class GpuPrograms:
         program = self.library.load(os.path.join(self.args.artifacts, entry["manifest"]))
         return program, program.bind(ins, outs, self.torch.cuda.current_stream())
 
+    def time_against_copy(self, entry, ins, outs, outputs, sentinels, moved):
+        """Runs the program of `entry` once on `ins` (every output must be
+        written: `outs` hold their `sentinels`, NaN for f32, per the
+        (name, dtype) of `outputs`), then times it and a device-to-device
+        copy of ins[0]; bandwidths count `moved` bytes for the program and
+        the copy's read and write."""
+        from check_and_bench import time_gpu
+
+        torch, args = self.torch, self.args
+        program, launch = self.load(entry, ins, outs)
+        try:
+            launch(sync=True)
+            torch.cuda.synchronize()
+            unwritten = {}
+            for (name, dtype), out in zip(outputs, outs):
+                left = out.isnan() if dtype == "f32" else out == sentinels[dtype]
+                unwritten[name] = int(left.sum())
+            ours = time_gpu(torch, launch, self.flush, args.warmup, args.repeats)
+        finally:
+            program.close()
+        source = ins[0]
+        copy = torch.empty_like(source)
+        theirs = time_gpu(torch, lambda: copy.copy_(source), self.flush, args.warmup,
+                          args.repeats)
+        copied = 2 * source.numel() * source.element_size()
+        ok = not any(unwritten.values())
+        result = dict(id=entry["id"], bytes=moved, written=dict(ok=ok, unwritten=unwritten))
+        result["ours"] = dict(ours, gbps=moved / (ours["median_ms"] * 1e-3) / 1e9)
+        result["copy"] = dict(theirs, gbps=copied / (theirs["median_ms"] * 1e-3) / 1e9)
+        result["ratio"] = result["ours"]["gbps"] / result["copy"]["gbps"]
+        result["status"] = "pass" if ok else "FAIL"
+        return result
+
 
 def add_compile_arguments(parser, artifacts, cpu_reference=True):
     """fp8-opt, the build running the CPU pipeline (`cpu_reference`), the

@@ -404,38 +404,10 @@ class Gpu(GpuPrograms):
     def time(self, entry, scalars):
         """The timing program: run once (every output must be written),
         then timed against a copy of w."""
-        from check_and_bench import time_gpu
-
-        torch, args = self.torch, self.args
-        rows, cols = entry["rows"], entry["cols"]
         ins = self.timing_inputs(entry, scalars)
-        outs = self.outputs(entry)
-        program, launch = self.load(entry, ins, outs)
-        try:
-            launch(sync=True)
-            torch.cuda.synchronize()
-            unwritten = {}
-            for (name, dtype, _), out in zip(OUTPUTS, outs):
-                values = out.cpu().numpy()
-                left = np.isnan(values) if dtype == "f32" else values == SENTINEL[dtype]
-                unwritten[name] = int(left.sum())
-            ours = time_gpu(torch, launch, self.flush, args.warmup, args.repeats)
-        finally:
-            program.close()
-        w = ins[0]
-        copy = torch.empty((rows, cols), dtype=torch.float32, device="cuda")
-        theirs = time_gpu(torch, lambda: copy.copy_(w), self.flush, args.warmup, args.repeats)
-        moved = bytes_moved(rows, cols)
-        result = dict(id=entry["id"], bytes=moved)
-        ok = not any(unwritten.values())
-        result["written"] = dict(ok=ok, unwritten=unwritten)
-        result["ours"] = dict(ours, gbps=moved / (ours["median_ms"] * 1e-3) / 1e9)
-        result["copy"] = dict(theirs, gbps=2 * rows * cols * 4 / (theirs["median_ms"] * 1e-3)
-                              / 1e9)
-        result["ratio"] = result["ours"]["gbps"] / result["copy"]["gbps"]
-        result["status"] = "pass" if ok else "FAIL"
-        return result
-
+        return self.time_against_copy(entry, ins, self.outputs(entry),
+                                      [(name, dtype) for name, dtype, _ in OUTPUTS], SENTINEL,
+                                      bytes_moved(entry["rows"], entry["cols"]))
 
 def report(args, index, results, env):
     lines = ["# fp8-mlir COAT AdamW step kernel: bit-exact check and bandwidth against a "

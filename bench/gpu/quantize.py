@@ -679,39 +679,14 @@ class Gpu(GpuPrograms):
     def time(self, entry):
         """The timing program on random bf16 input: run once (every output
         must be written), then timed against a copy of the input."""
-        from check_and_bench import time_gpu
-
-        torch, args = self.torch, self.args
+        torch = self.torch
         rows, cols = entry["rows"], entry["cols"]
         gen = torch.Generator(device="cuda")
         gen.manual_seed(1)
         x = torch.randn((rows, cols), device="cuda", generator=gen).to(torch.bfloat16)
-        outs = self.outputs(entry)
-        program, launch = self.load(entry, [x], outs)
-        try:
-            launch(sync=True)
-            torch.cuda.synchronize()
-            unwritten = {}
-            names = outputs_of(entry["case"], rows, cols)
-            for (name, dtype, _), out in zip(names, outs):
-                left = out.isnan() if dtype == "f32" else out == SENTINEL[dtype]
-                unwritten[name] = int(left.sum())
-            ours = time_gpu(torch, launch, self.flush, args.warmup, args.repeats)
-        finally:
-            program.close()
-        copy = torch.empty_like(x)
-        theirs = time_gpu(torch, lambda: copy.copy_(x), self.flush, args.warmup, args.repeats)
-        moved = bytes_moved(entry["case"], rows, cols)
-        result = dict(id=entry["id"], bytes=moved)
-        ok = not any(unwritten.values())
-        result["written"] = dict(ok=ok, unwritten=unwritten)
-        result["ours"] = dict(ours, gbps=moved / (ours["median_ms"] * 1e-3) / 1e9)
-        result["copy"] = dict(theirs, gbps=2 * rows * cols * 2 / (theirs["median_ms"] * 1e-3)
-                              / 1e9)
-        result["ratio"] = result["ours"]["gbps"] / result["copy"]["gbps"]
-        result["status"] = "pass" if ok else "FAIL"
-        return result
-
+        outputs = [(name, dtype) for name, dtype, _ in outputs_of(entry["case"], rows, cols)]
+        return self.time_against_copy(entry, [x], self.outputs(entry), outputs, SENTINEL,
+                                      bytes_moved(entry["case"], rows, cols))
 
 # ---------------------------------------------------------------------------
 # Report
