@@ -1,9 +1,10 @@
 // Elementwise kernels compute erf and exp as the CPU pipeline does
 // (numerics.md sections 16 and 17, fp8-expand-math). erf: 20 fused
 // multiply-adds and no division, where MLIR's rational approximation divided
-// once per element and chose its coefficients by selects. exp: roundeven,
-// two fmas for r, six for the polynomial, floor, and two multiplies by
-// powers of two built from their bits.
+// once per element and chose its coefficients by selects. exp: k rounded as
+// the last place of a sum with 1.5 * 2^23, two fmas for r, six for the
+// polynomial, and two multiplies by powers of two built from k's bits by
+// integer instructions: no float-to-integer or rounding conversion.
 // RUN: rm -rf %t && fp8-opt %s --fp8-gpu-pipeline="chip=sm_90a artifacts=%t" -o /dev/null
 // RUN: FileCheck %s --input-file=%t/fp8_kernels.ptx
 // RUN: FileCheck %s --check-prefix=PTXAS --input-file=%t/fp8_kernels.ptxas.log
@@ -38,14 +39,19 @@ func.func @gelu(%x: tensor<256x1024xf32>) -> tensor<256x1024xf32> {
 }
 
 // CHECK-LABEL: .entry fp8_elementwise_256x512_{{[0-9a-f]+}}(
+// CHECK-NOT: cvt.r
 // CHECK: mul.rn.f32 %r[[T:[0-9]+]], %r{{[0-9]+}}, 0f3FB8AA3B;
-// CHECK: cvt.rni.f32.f32 %r[[K:[0-9]+]], %r[[T]];
+// CHECK: add.rn.f32 %r[[SUM:[0-9]+]], %r[[T]], 0f4B400000;
+// CHECK: add.rn.f32 %r[[K:[0-9]+]], %r[[SUM]], 0fCB400000;
 // CHECK: fma.rn.f32 %r[[R0:[0-9]+]], %r[[K]], 0fBF317218, %r{{[0-9]+}};
 // CHECK: fma.rn.f32 %r[[R:[0-9]+]], %r[[K]], 0f3102E308, %r[[R0]];
 // CHECK: fma.rn.f32 %r{{[0-9]+}}, %r[[R]], 0f3AB6D3B0, 0f3C091EC9;
 // CHECK-COUNT-4: fma.rn.f32 %r{{[0-9]+}}, %r{{[0-9]+}}, %r[[R]],
-// CHECK: fma.rn.f32 %r{{[0-9]+}}, %r[[R]], %r{{[0-9]+}}, 0f3F800000;
-// CHECK: cvt.rmi.f32.f32
+// CHECK: fma.rn.f32 %r[[P:[0-9]+]], %r[[R]], %r{{[0-9]+}}, 0f3F800000;
+// CHECK: shr.s32
+// CHECK: mul.rn.f32 %r[[PS:[0-9]+]], %r[[P]], %r{{[0-9]+}};
+// CHECK: mul.rn.f32 %r{{[0-9]+}}, %r[[PS]], %r{{[0-9]+}};
+// CHECK-NOT: cvt.r
 // CHECK-NOT: div.
 // CHECK: ret;
 func.func @softmax_numerator(%x: tensor<256x512xf32>) -> tensor<256x512xf32> {

@@ -131,11 +131,11 @@
 // CHECK: min.f32
 
 // The decomposed softmax: a row maximum (NaN loses, from a NaN init),
-// exp(x - max) whose polynomial rounds by cvt.rmi, a row sum from zeros,
-// the division.
+// exp(x - max) whose polynomial rounds k as the last place of a sum with
+// 1.5 * 2^23 (numerics.md section 17), a row sum from zeros, the division.
 // CHECK-LABEL: .entry fp8_reduce_rows_f32_f32_maxnum_warp_vl_iffc00000(
 // CHECK-LABEL: .entry fp8_elementwise_4x64x64_{{[0-9a-f]+}}(
-// CHECK: cvt.rmi.f32.f32
+// CHECK: add.rn.f32 %r{{[0-9]+}}, %r{{[0-9]+}}, 0f4B400000;
 // CHECK-LABEL: .entry fp8_reduce_rows_f32_f32_add_warp_vl_i00000000(
 
 // Eight rows per CTA; the input, init and result, then the extents.

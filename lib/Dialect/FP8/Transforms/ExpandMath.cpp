@@ -19,6 +19,8 @@
 #include "mlir/IR/TypeUtilities.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
+#include "llvm/ADT/bit.h"
+
 namespace mlir::fp8 {
 #define GEN_PASS_DEF_FP8EXPANDMATH
 #include "fp8/Dialect/FP8/Transforms/Passes.h.inc"
@@ -57,6 +59,8 @@ constexpr float kLn2High = 0x1.62e43p-1f;
 constexpr float kLn2Low = -0x1.05c61p-29f;
 constexpr float kExpLow = -104.0f;
 constexpr float kExpHigh = 89.0f;
+// 1.5 * 2^23: a sum with it in [2^23, 2^24) has a last place of 1.
+constexpr float kRoundShift = 0x1.8p+23f;
 
 /// Emits a specified f32 expansion for a unary math op on f32, bf16 or f16
 /// (bf16 and f16: of the exact f32 value, rounded once), with helpers for
@@ -166,30 +170,40 @@ struct ExpandExp : ExpandUnary<math::ExpOp> {
     PatternRewriter &rewriter = emit.rewriter;
     Location loc = emit.loc;
     using P = arith::CmpFPredicate;
-    // NaN goes through as 0 and is put back at the end; beyond [-104, 89]
-    // the result is 0 or +inf already.
+    // Beyond [-104, 89] the result is 0 or +inf already. NaN fails both
+    // compares and goes through; its result is put back at the end, and
+    // nothing on the way converts it to an integer.
     Value isNaN = arith::CmpFOp::create(rewriter, loc, P::UNO, x, x);
-    Value c = arith::SelectOp::create(rewriter, loc, isNaN, emit.f32(0.0f), x);
-    c = emit.select(P::OLT, c, emit.f32(kExpLow), emit.f32(kExpLow), c);
+    Value c = emit.select(P::OLT, x, emit.f32(kExpLow), emit.f32(kExpLow), x);
     c = emit.select(P::OGT, c, emit.f32(kExpHigh), emit.f32(kExpHigh), c);
-    // x = k ln2 + r, |r| <= ln2 / 2 (and a little), with ln2 in two parts.
-    Value k = math::RoundEvenOp::create(
+    // k = roundeven(c log2(e)), as the sum's last place: |c log2(e)| < 2^22,
+    // so adding 1.5 * 2^23 rounds it to an integer (RNE), subtracting
+    // again is exact, and the sum's bits hold k + 2^22 in the mantissa. No
+    // float-to-integer conversion: on the GPU those share a quarter-rate
+    // pipe.
+    Value shifted = arith::AddFOp::create(
         rewriter, loc,
-        arith::MulFOp::create(rewriter, loc, c, emit.f32(kLog2E)));
+        arith::MulFOp::create(rewriter, loc, c, emit.f32(kLog2E)),
+        emit.f32(kRoundShift));
+    Value k =
+        arith::SubFOp::create(rewriter, loc, shifted, emit.f32(kRoundShift));
+    Value kInt = arith::SubIOp::create(
+        rewriter, loc,
+        arith::BitcastOp::create(rewriter, loc, emit.i32Type(), shifted),
+        emit.i32(llvm::bit_cast<int32_t>(kRoundShift)));
+    // x = k ln2 + r, |r| <= ln2 / 2 (and a little), with ln2 in two parts.
     Value r = emit.fma(k, emit.f32(-kLn2High), c);
     r = emit.fma(k, emit.f32(-kLn2Low), r);
     // e^r = 1 + r q(r).
     Value p = emit.fma(r, emit.horner(kExpPoly, r), emit.f32(1.0f));
-    // p 2^k as (p 2^k1) 2^k2, k1 = floor(k / 2): both factors are normal
-    // powers of two, the first product is exact, and the second rounds
-    // once, overflow and subnormal results included.
-    Value k1 = math::FloorOp::create(
-        rewriter, loc, arith::MulFOp::create(rewriter, loc, k, emit.f32(0.5f)));
-    Value k2 = arith::SubFOp::create(rewriter, loc, k, k1);
+    // p 2^k as (p 2^k1) 2^k2, k1 = floor(k / 2) (an arithmetic shift): both
+    // factors are normal powers of two, the first product is exact, and the
+    // second rounds once, overflow and subnormal results included.
+    Value k1 = arith::ShRSIOp::create(rewriter, loc, kInt, emit.i32(1));
+    Value k2 = arith::SubIOp::create(rewriter, loc, kInt, k1);
     auto pow2 = [&](Value exponent) -> Value {
       Value bits =
-          arith::FPToSIOp::create(rewriter, loc, emit.i32Type(), exponent);
-      bits = arith::AddIOp::create(rewriter, loc, bits, emit.i32(127));
+          arith::AddIOp::create(rewriter, loc, exponent, emit.i32(127));
       bits = arith::ShLIOp::create(rewriter, loc, bits, emit.i32(23));
       return arith::BitcastOp::create(rewriter, loc, emit.type, bits);
     };

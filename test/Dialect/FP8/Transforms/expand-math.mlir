@@ -83,43 +83,53 @@ func.func @untouched(%d: f64, %t: tensor<?xf32>) -> (f64, tensor<?xf32>) {
 
 // -----
 
-// exp on f32 as numerics.md section 17 specifies: NaN set aside, the clamps,
-// k = roundeven(x log2 e), r by ln2 in two parts, 1 + r q(r) (5 fused steps
-// for q), and 2^k applied as two normal powers of two built from their bits.
+// exp on f32 as numerics.md section 17 specifies: the clamps (NaN fails both
+// and is put back at the end), k = roundeven(x log2 e) as the last place of a
+// sum with 1.5 * 2^23, r by ln2 in two parts, 1 + r q(r) (5 fused steps for
+// q), and 2^k applied as two normal powers of two built from their bits, with
+// k, floor(k / 2) and the rest as integers: no float-to-integer conversion.
 // CHECK-LABEL: func.func @exp(
 // CHECK-SAME: %[[X:.*]]: f32)
-// CHECK-DAG: %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
 // CHECK-DAG: %[[LOW:.*]] = arith.constant -1.040000e+02 : f32
 // CHECK-DAG: %[[HIGH:.*]] = arith.constant 8.900000e+01 : f32
 // CHECK-DAG: %[[LOG2E:.*]] = arith.constant 1.44269502 : f32
+// CHECK-DAG: %[[RS:.*]] = arith.constant 0x4B400000 : f32
+// CHECK-DAG: %[[RSBITS:.*]] = arith.constant 1262485504 : i32
 // CHECK-DAG: %[[LN2HI:.*]] = arith.constant -0.693147182 : f32
 // CHECK-DAG: %[[LN2LO:.*]] = arith.constant 1.90465421E-9 : f32
 // CHECK-DAG: %[[ONE:.*]] = arith.constant 1.000000e+00 : f32
-// CHECK-DAG: %[[HALF:.*]] = arith.constant 5.000000e-01 : f32
+// CHECK-DAG: %[[I1:.*]] = arith.constant 1 : i32
 // CHECK-DAG: %[[BIAS:.*]] = arith.constant 127 : i32
 // CHECK-DAG: %[[SHIFT:.*]] = arith.constant 23 : i32
 // CHECK: %[[NAN:.*]] = arith.cmpf uno, %[[X]], %[[X]] : f32
-// CHECK: %[[C0:.*]] = arith.select %[[NAN]], %[[ZERO]], %[[X]] : f32
-// CHECK: arith.cmpf olt, %[[C0]], %[[LOW]] : f32
-// CHECK: %[[C1:.*]] = arith.select {{.*}}, %[[LOW]], %[[C0]] : f32
+// CHECK: arith.cmpf olt, %[[X]], %[[LOW]] : f32
+// CHECK: %[[C1:.*]] = arith.select {{.*}}, %[[LOW]], %[[X]] : f32
 // CHECK: arith.cmpf ogt, %[[C1]], %[[HIGH]] : f32
 // CHECK: %[[C:.*]] = arith.select {{.*}}, %[[HIGH]], %[[C1]] : f32
 // CHECK: %[[T:.*]] = arith.mulf %[[C]], %[[LOG2E]] : f32
-// CHECK: %[[K:.*]] = math.roundeven %[[T]] : f32
+// CHECK: %[[SUM:.*]] = arith.addf %[[T]], %[[RS]] : f32
+// CHECK: %[[K:.*]] = arith.subf %[[SUM]], %[[RS]] : f32
+// CHECK: %[[SUMBITS:.*]] = arith.bitcast %[[SUM]] : f32 to i32
+// CHECK: %[[KI:.*]] = arith.subi %[[SUMBITS]], %[[RSBITS]] : i32
 // CHECK: %[[R0:.*]] = math.fma %[[K]], %[[LN2HI]], %[[C]] : f32
 // CHECK: %[[R:.*]] = math.fma %[[K]], %[[LN2LO]], %[[R0]] : f32
 // CHECK-COUNT-5: math.fma {{.*}}, %[[R]],
 // CHECK: %[[P:.*]] = math.fma %[[R]], %{{.*}}, %[[ONE]] : f32
-// CHECK: %[[KH:.*]] = arith.mulf %[[K]], %[[HALF]] : f32
-// CHECK: %[[K1:.*]] = math.floor %[[KH]] : f32
-// CHECK: %[[K2:.*]] = arith.subf %[[K]], %[[K1]] : f32
-// CHECK-DAG: arith.fptosi %[[K1]] : f32 to i32
-// CHECK-DAG: arith.fptosi %[[K2]] : f32 to i32
-// CHECK: %[[S1:.*]] = arith.bitcast {{.*}} : i32 to f32
+// CHECK: %[[K1:.*]] = arith.shrsi %[[KI]], %[[I1]] : i32
+// CHECK: %[[K2:.*]] = arith.subi %[[KI]], %[[K1]] : i32
+// CHECK-DAG: %[[E1:.*]] = arith.addi %[[K1]], %[[BIAS]] : i32
+// CHECK-DAG: %[[B1:.*]] = arith.shli %[[E1]], %[[SHIFT]] : i32
+// CHECK-DAG: %[[S1:.*]] = arith.bitcast %[[B1]] : i32 to f32
+// CHECK-DAG: %[[E2:.*]] = arith.addi %[[K2]], %[[BIAS]] : i32
+// CHECK-DAG: %[[B2:.*]] = arith.shli %[[E2]], %[[SHIFT]] : i32
+// CHECK-DAG: %[[S2:.*]] = arith.bitcast %[[B2]] : i32 to f32
 // CHECK: %[[PS:.*]] = arith.mulf %[[P]], %[[S1]] : f32
-// CHECK: %[[Y:.*]] = arith.mulf %[[PS]], %{{.*}} : f32
-// CHECK: arith.select {{.*}}, %[[X]], %[[Y]] : f32
+// CHECK: %[[Y:.*]] = arith.mulf %[[PS]], %[[S2]] : f32
+// CHECK: arith.select %[[NAN]], %[[X]], %[[Y]] : f32
 // CHECK-NOT: math.exp
+// CHECK-NOT: arith.fptosi
+// CHECK-NOT: math.roundeven
+// CHECK-NOT: math.floor
 func.func @exp(%x: f32) -> f32 {
   %y = math.exp %x : f32
   return %y : f32

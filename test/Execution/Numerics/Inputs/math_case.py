@@ -8,6 +8,13 @@ oracles (numerics.md sections 16 and 17).
                                     the function of the exact f32 value
                                     rounded once), and the oracle with the
                                     exact function within its section's bound
+  math_case.py rounding [STRIDE]    checks that exp's k, floor(k / 2) and
+                                    k - floor(k / 2), as fp8-expand-math
+                                    computes them (a sum with 1.5 * 2^23 and
+                                    integer instructions), equal
+                                    numerics.md's roundeven and floor for
+                                    every STRIDE-th f32 in [-104, 89]
+                                    (default 1: all 2239889410 of them)
 
 FUNCTION is erf or exp. The inputs: a dense grid over the function's
 interesting range, every f32 within 8 units of its branch points and of the
@@ -164,7 +171,41 @@ def check(function, path):
     return 0 if ok else 1
 
 
+def rounding(stride):
+    """Counts the f32 values c in [-104, 89] (every `stride`-th bit pattern)
+    whose k, k1, k2 by the sum with 1.5 * 2^23 differ from numerics.md's."""
+    shift = np.float32(float.fromhex("0x1.8p+23"))
+    shift_bits = np.int32(shift.view(np.int32))
+    log2e = np.float32(n.EXP_LOG2E)
+    # Bit patterns: +0 to 89, then -0 to -104.
+    spans = [(0, int(np.float32(89).view(np.uint32)) + 1),
+             (0x80000000, int(np.float32(-104).view(np.uint32)) + 1)]
+    checked = bad = 0
+    chunk = stride << 24
+    with np.errstate(all="ignore"):
+        for first, end in spans:
+            for start in range(first, end, chunk):
+                bits = np.arange(start, min(start + chunk, end), stride,
+                                 dtype=np.uint64).astype(np.uint32)
+                t = bits.view(np.float32) * log2e
+                k = np.rint(t)
+                k1 = np.floor(k * np.float32(0.5))
+                k2 = k - k1
+                s = t + shift
+                k_int = s.view(np.int32) - shift_bits
+                k1_int = k_int >> 1
+                same = ((s - shift == k) & (k_int == k.astype(np.int32))
+                        & (k1_int == k1.astype(np.int32))
+                        & (k_int - k1_int == k2.astype(np.int32)))
+                checked += same.size
+                bad += int(same.size - np.count_nonzero(same))
+    print(f"exp rounding: {checked} values, {bad} differ")
+    return 0 if bad == 0 and checked else 1
+
+
 if __name__ == "__main__":
+    if sys.argv[1] == "rounding":
+        sys.exit(rounding(int(sys.argv[2]) if len(sys.argv) > 2 else 1))
     if sys.argv[1] == "emit":
         sys.stdout.write(emit(sys.argv[2]))
     else:
