@@ -26,11 +26,13 @@
 #include "fp8/Dialect/FP8/IR/FormatInfo.h"
 #include "fp8/Dialect/FP8/Utils/ScaleRules.h"
 
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/Transforms/RegionUtils.h"
 #include "llvm/Support/FormatVariadic.h"
 
+#include <cmath>
 #include <limits>
 
 using namespace mlir;
@@ -147,6 +149,71 @@ linalg::GenericOp getFusingStep(ExpandDequantizeOp decode) {
   return step;
 }
 
+/// The magnitudes that range-expanded codes of the 8-bit format `narrow`
+/// decode to before their group's amax: entry (j + kMaxExpansionSteps) * 128
+/// + c is fl32(E_-j(fl32(|v| / fmax))) for the code of magnitude bits c and
+/// value v, each step one correctly rounded f32 operation, as
+/// emitExpandDecode computes it (a NaN code's entry is a NaN). A decode is
+/// then a lookup and a multiply, where it took a division and up to eight
+/// square roots per element. A constant of the kernel module, made once.
+LLVM::GlobalOp getDecodeTable(OpBuilder &builder, Location loc,
+                              FloatType narrow) {
+  gpu::GPUModuleOp module = getKernelModule(builder);
+  std::string name =
+      ("__fp8_expand_decode_" + stringifyFormat(*getFormat(narrow))).str();
+  if (auto existing = module.lookupSymbol<LLVM::GlobalOp>(name))
+    return existing;
+  float fmax = getFormatInfo(*getFormat(narrow)).maxFinite;
+  SmallVector<float> table;
+  for (int64_t j = -kMaxExpansionSteps; j <= kMaxExpansionSteps; ++j) {
+    for (uint64_t bits = 0; bits < 128; ++bits) {
+      APFloat value(narrow.getFloatSemantics(), APInt(8, bits));
+      bool lost = false;
+      value.convert(APFloat::IEEEsingle(), APFloat::rmNearestTiesToEven, &lost);
+      float y = value.convertToFloat() / fmax;
+      for (int64_t i = 0; i < j; ++i)
+        y = std::sqrt(y);
+      for (int64_t i = 0; i < -j; ++i)
+        y = y * y;
+      table.push_back(y);
+    }
+  }
+  OpBuilder::InsertionGuard guard(builder);
+  builder.setInsertionPointToStart(module.getBody());
+  auto type =
+      RankedTensorType::get({int64_t(table.size())}, builder.getF32Type());
+  return LLVM::GlobalOp::create(
+      builder, loc,
+      LLVM::LLVMArrayType::get(builder.getF32Type(), table.size()),
+      /*isConstant=*/true, LLVM::Linkage::Internal, name,
+      DenseElementsAttr::get(type, ArrayRef<float>(table)), /*alignment=*/16,
+      /*addrSpace=*/1);
+}
+
+/// The f32 value of the code `code` (of an 8-bit format) in its group
+/// (`amax`, i8 exponent `j`), through the decode table `table`: bit for bit
+/// emitExpandDecode's.
+Value emitTableDecode(KernelBuilder &kb, LLVM::GlobalOp table, Value code,
+                      Value amax, Value j) {
+  Value bits = kb.bitcast(kb.b.getI8Type(), code);
+  Value magnitudeBits = arith::ExtUIOp::create(
+      kb.b, kb.loc, kb.b.getI32Type(),
+      kb.andI(bits, arith::ConstantIntOp::create(kb.b, kb.loc, kb.b.getI8Type(),
+                                                 0x7F)));
+  Value exponent = arith::ExtSIOp::create(kb.b, kb.loc, kb.b.getI32Type(), j);
+  exponent = arith::MaxSIOp::create(kb.b, kb.loc, exponent,
+                                    kb.i32(-kMaxExpansionSteps));
+  exponent = arith::MinSIOp::create(kb.b, kb.loc, exponent,
+                                    kb.i32(kMaxExpansionSteps));
+  Value row = kb.add(exponent, kb.i32(kMaxExpansionSteps));
+  Value index = kb.add(kb.mul(row, kb.i32(128)), magnitudeBits);
+  Value base = LLVM::AddressOfOp::create(kb.b, kb.loc, table);
+  Value magnitude = kb.load(
+      kb.f32(), kb.byteOffset(base, kb.mul(kb.zext64(index), kb.i64(4))), 4);
+  return math::CopySignOp::create(kb.b, kb.loc, kb.mulf(magnitude, amax),
+                                  kb.extToF32(code));
+}
+
 /// Builds the kernel `name` of `k`, or says why it cannot.
 FailureOr<LLVM::LLVMFuncOp> buildGroupStateKernel(OpBuilder &builder,
                                                   GroupStateKernel &k,
@@ -193,6 +260,19 @@ FailureOr<LLVM::LLVMFuncOp> buildGroupStateKernel(OpBuilder &builder,
   auto iterationType = RankedTensorType::get(k.shape, kb.f32());
   AffineMap identity = builder.getMultiDimIdentityMap(rank);
   float inf = std::numeric_limits<float>::infinity();
+
+  // The decode table of each input's codes (8-bit formats), made before
+  // the loop, whose body is built before it joins the module.
+  SmallVector<LLVM::GlobalOp> decodeTables;
+  for (GroupInput &input : k.inputs) {
+    Type narrow = input.decode
+                      ? input.decode.getInput().getType().getElementType()
+                      : Type();
+    decodeTables.push_back(
+        narrow && narrow.getIntOrFloatBitWidth() == 8
+            ? getDecodeTable(builder, loc, cast<FloatType>(narrow))
+            : LLVM::GlobalOp());
+  }
 
   Value lane = kb.urem(kb.threadId(), kb.i32(32));
   Value warp = kb.add(kb.mul(kb.blockId(), kb.i32(kWarpsPerBlock)),
@@ -242,8 +322,12 @@ FailureOr<LLVM::LLVMFuncOp> buildGroupStateKernel(OpBuilder &builder,
           outputBases.push_back(bases);
         }
 
-        // Every element of the lane: its validity, offset and outputs.
+        // Every element of the lane: its validity, offset and outputs. Its
+        // loads go first, all of them, so that their latencies overlap:
+        // the decodes and the step's body between them would otherwise wait
+        // for each in turn.
         SmallVector<Value> valid, offsets;
+        SmallVector<SmallVector<Value>> raw(perLane);
         SmallVector<SmallVector<Value>> values(k.outputs.size());
         for (int64_t i = 0; i < perLane; ++i) {
           Value within = kb.add(lane, kb.i32(32 * i));
@@ -259,22 +343,37 @@ FailureOr<LLVM::LLVMFuncOp> buildGroupStateKernel(OpBuilder &builder,
           Value offset = getElementOffset(kb, identity, iterationType, ivs);
           valid.push_back(ok);
           offsets.push_back(offset);
-
-          SmallVector<Value> loaded;
           for (auto [input, bases] : llvm::zip_equal(k.inputs, inputBases)) {
             if (!input.decode) {
               auto type = cast<RankedTensorType>(input.value.getType());
-              loaded.push_back(
+              raw[i].push_back(
                   loadElement(kb, bases.data, type.getElementType(),
                               getElementOffset(kb, input.map, type, ivs)));
               continue;
             }
             Type narrow = input.decode.getInput().getType().getElementType();
-            Value code = loadElement(kb, bases.data, narrow, offset);
-            float fmax = getFormatInfo(*getFormat(narrow)).maxFinite;
-            Value decoded =
-                emitExpandDecode(builder, loc, kb.extToF32(code), bases.amax,
-                                 bases.exponent, fmax, ExpansionSteps::Looped);
+            raw[i].push_back(loadElement(kb, bases.data, narrow, offset));
+          }
+        }
+        for (int64_t i = 0; i < perLane; ++i) {
+          SmallVector<Value> loaded;
+          for (auto [input, bases, table, value] :
+               llvm::zip_equal(k.inputs, inputBases, decodeTables, raw[i])) {
+            if (!input.decode) {
+              loaded.push_back(value);
+              continue;
+            }
+            Type narrow = input.decode.getInput().getType().getElementType();
+            Value decoded;
+            if (table) {
+              decoded =
+                  emitTableDecode(kb, table, value, bases.amax, bases.exponent);
+            } else {
+              float fmax = getFormatInfo(*getFormat(narrow)).maxFinite;
+              decoded = emitExpandDecode(builder, loc, kb.extToF32(value),
+                                         bases.amax, bases.exponent, fmax,
+                                         ExpansionSteps::Looped);
+            }
             Type wide = input.decode.getType().getElementType();
             if (!wide.isF32())
               decoded = arith::TruncFOp::create(builder, loc, wide, decoded);

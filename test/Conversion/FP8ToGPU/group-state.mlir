@@ -13,23 +13,28 @@
 // RUN: FileCheck %s --check-prefix=DECODE --input-file=%t/decode.json
 // RUN: FileCheck %s --check-prefix=DEQUANT --input-file=%t/dequantize.json
 
-// The step: decodes (|q| / 448, then |j| square roots or squarings, j being
-// the warp's group's: a branch on its sign and an exit after the last step,
-// not all 8 steps both ways, selected), the AdamW body without contraction
-// into fma, shuffles for the amax and the smallest magnitude, the exponent,
-// the codes by integer rounding, and lane 0 writing the group's amax and
-// exponent.
+// The step: the codes of every element of the lane loaded first; decodes by
+// the E4M3 table (group-state-decode-table.mlir: one lookup through the
+// read-only cache and one multiply, no division by 448 and no square root),
+// the AdamW body without contraction into fma, shuffles for the amax and the
+// smallest magnitude, the exponent (its candidates' square roots each from
+// the last: four for limit 5), the codes by integer rounding, and lane 0
+// writing the group's amax and exponent.
 // CHECK-LABEL: .entry fp8_group_state_4x200_{{[0-9a-f]+}}(
 // CHECK-NOT: .entry
 // CHECK: ld.global.s8
-// CHECK: div.rn.f32 %r{{[0-9]+}}, %r{{[0-9]+}}, 0f43E00000;
-// CHECK: sqrt.rn.f32 [[ROOT:%r[0-9]+]], [[ROOT]];
-// CHECK-NEXT: setp.eq.b16 [[LAST:%p[0-9]+]], %rs{{[0-9]+}}, 1;
-// CHECK-NEXT: @[[LAST]] bra
-// CHECK: sqrt.rn.f32
+// CHECK-NOT: ld.global.nc
+// CHECK: mov.b64 %rd{{[0-9]+}}, __fp8_expand_decode_e4m3;
+// CHECK-NOT: ld.global.b8
+// CHECK-NOT: 0f43E00000
+// CHECK: ld.global.nc.b32
+// CHECK-NOT: ld.global.b8
 // CHECK-NOT: fma.rn.f32
+// CHECK-NOT: 0f43E00000
 // CHECK: shfl.sync.bfly.b32
 // CHECK-NOT: fma.rn.f32
+// CHECK-COUNT-4: sqrt.rn.f32
+// CHECK-NOT: sqrt.rn.f32
 // CHECK: st.global.b8
 // CHECK: st.global.b8
 // CHECK: st.global.b32
@@ -104,12 +109,14 @@ func.func @step(%arg0: tensor<4x200xf32>, %arg1: tensor<4x200xf32>, %arg2: tenso
 // An E5M2 encode with a smaller limit, and a decode to bf16: kernels of their
 // own (ragged groups of 300 = 2 * 128 + 44), named by shape and a digest of
 // their code, so that the second encode of @encode_twice, equal to
-// @encode's, launches the same kernel.
+// @encode's, launches the same kernel; the decode looks its codes up in
+// the E4M3 table.
 // CHECK-LABEL: .entry fp8_group_state_3x300_{{[0-9a-f]+}}(
 // CHECK: shfl.sync.bfly.b32
 // CHECK-LABEL: .entry fp8_group_state_3x300_{{[0-9a-f]+}}(
 // CHECK-NOT: shfl.sync
-// CHECK: sqrt.rn.f32
+// CHECK: ld.global.nc.b32
+// CHECK-NOT: sqrt.rn.f32
 // CHECK: ret;
 func.func @encode(%x: tensor<3x300xf32>) -> (tensor<3x300xf8E5M2>, tensor<3x3xf32>, tensor<3x3xi8>) {
   %q, %a, %j = fp8.expand_quantize %x by <128> limit(3) : tensor<3x300xf32> -> tensor<3x300xf8E5M2>, tensor<3x3xf32>, tensor<3x3xi8>

@@ -296,9 +296,19 @@ Value mlir::fp8::emitExpansionExponent(OpBuilder &b, Location loc, Value amax,
   Type i8 = b.getI8Type();
   Value ratio = s.divf(amin, amax);
   Value target = s.f32(fmax * fmax / 2);
+  // E_c(ratio) for every candidate c, each from its neighbour nearer 0: one
+  // square root or squaring more is the same sequence of correctly rounded
+  // steps that emitExpansion(ratio, c) takes.
+  SmallVector<Value> expanded(2 * limit + 1);
+  expanded[limit] = ratio;
+  for (int64_t c = 1; c <= limit; ++c) {
+    Value up = expanded[limit + c - 1];
+    expanded[limit + c] = s.mulf(up, up);
+    expanded[limit - c] = math::SqrtOp::create(b, loc, expanded[limit - c + 1]);
+  }
   Value j = arith::ConstantIntOp::create(b, loc, i8, -limit);
   for (int64_t candidate = -limit + 1; candidate <= limit; ++candidate) {
-    Value smallest = s.mulf(emitExpansion(b, loc, ratio, candidate), target);
+    Value smallest = s.mulf(expanded[limit + candidate], target);
     Value fits = s.cmpf(arith::CmpFPredicate::OGE, smallest, s.f32(1.0f));
     j = s.select(fits, arith::ConstantIntOp::create(b, loc, i8, candidate), j);
   }
