@@ -15,6 +15,11 @@
 #       --models linear,mlp_block,gpt2_layer --sizes linear-8k,mlp-8k,4096 \
 #       --recipes tensor-current,deepseek --reference-sizes none --chips sm_90a \
 #       --pipeline-options prepare-weights=1 --out build-gpu/models-bf16-prepared
+#   python3 bench/gpu/models.py prepare --storage bf16 \
+#       --models attention_block,gpt2_layer --sizes small,4096 --recipes tensor-current,deepseek \
+#       --reference-sizes small \
+#       --chips sm_90a --pipeline-options "prepare-weights=1 sm90-mn-major-operands=1" \
+#       --out build-gpu/models-bf16-mn
 #
 # Stages, in order of what they tell (each one's report is written even when
 # a later one fails or the run is stopped):
@@ -32,10 +37,14 @@
 #   7. the paired quantize kernels, bit for bit against the CPU pipeline and
 #      against a copy (quantize.py);
 #   8. the GEMMs (run.sh: checks, benchmarks, compute-sanitizer, then the
-#      COAT optimizer step).
+#      COAT optimizer step);
+#   9. mn-major: the attention models compiled with sm90-mn-major-operands=1
+#      (batched bf16 GEMMs reading MN-major operands, no transposed copies),
+#      the small cells against the CPU pipeline, then the 4096-wide GPT-2
+#      layer timed, to compare with stage 3's.
 #
 # STAGES (words among runtime speed prepared small kernels kernels-prepared
-# reductions quantize gemms; default all, in that order) runs some stages in the
+# reductions quantize gemms mn-major; default all, in that order) runs some stages in the
 # order given, for a GPU slot too short for all of them; each stage after
 # runtime needs the runtime built by an earlier one (or an earlier run).
 #
@@ -43,7 +52,8 @@
 #
 # Environment: OUT (default report-gpu), PYTHON (default python3),
 # MODELS (default build-gpu/models-bf16), PREPARED (default
-# build-gpu/models-bf16-prepared), SPEED_BUDGET, PREPARED_BUDGET, SMALL_BUDGET,
+# build-gpu/models-bf16-prepared), MN_MAJOR (default build-gpu/models-bf16-mn),
+# SPEED_BUDGET, PREPARED_BUDGET, SMALL_BUDGET,
 # GEMM_BUDGET (seconds; 230, 100, 60, 80; the float64 graph of the speed cells
 # runs on the GPU, so 230 s leaves room for torch.compile's first compiles), GEMM_ONLY (a regex over GEMM ids),
 # DRY_RUN=1 (every stage's --dry-run: no GPU, no torch; what the lit test runs).
@@ -56,6 +66,7 @@ OUT="${OUT:-report-gpu}"
 PYTHON="${PYTHON:-python3}"
 MODELS="${MODELS:-build-gpu/models-bf16}"
 PREPARED="${PREPARED:-build-gpu/models-bf16-prepared}"
+MN_MAJOR="${MN_MAJOR:-build-gpu/models-bf16-mn}"
 BUILD=build-gpu-rt
 WORK="$(mktemp -d)"
 mkdir -p "$OUT"
@@ -106,6 +117,15 @@ kernel_times() { # stage name, artifacts, report folder
     --out "$WORK/$3" ${DRY[@]+"${DRY[@]}"}
 }
 
+# Checks the small cells of the models in $2 against the CPU pipeline, into
+# $WORK/$3.
+small_models() { # stage name, artifacts, report folder
+  [ -f "$2/index.json" ] || return 0
+  stage "$1" $(( ${SMALL_BUDGET:-60} + 30 )) \
+    "$PYTHON" bench/gpu/models.py run --artifacts "$2" --lib "$LIB" --only "^small/" \
+    --graph --time-budget "${SMALL_BUDGET:-60}" --out "$WORK/$3" ${DRY[@]+"${DRY[@]}"}
+}
+
 run_stage() { # one stage of STAGES; those whose artifacts are missing are skipped
   case "$1" in
   runtime)
@@ -117,10 +137,11 @@ run_stage() { # one stage of STAGES; those whose artifacts are missing are skipp
     time_models "models: weights prepared once" "$PREPARED" "${PREPARED_BUDGET:-100}" \
       models-prepared ;;
   small)
-    [ -f "$MODELS/index.json" ] || return 0
-    stage "models: small, every recipe" $(( ${SMALL_BUDGET:-60} + 30 )) \
-      "$PYTHON" bench/gpu/models.py run --artifacts "$MODELS" --lib "$LIB" --only "^small/" \
-      --graph --time-budget "${SMALL_BUDGET:-60}" --out "$WORK/models-small" ${DRY[@]+"${DRY[@]}"} ;;
+    small_models "models: small, every recipe" "$MODELS" models-small ;;
+  mn-major)
+    small_models "models: MN-major operands, small" "$MN_MAJOR" models-mn-small
+    time_models "models: MN-major operands, timed" "$MN_MAJOR" "${PREPARED_BUDGET:-100}" \
+      models-mn-timed ;;
   kernels)
     kernel_times "models: device time per kernel" "$MODELS" kernels ;;
   kernels-prepared)
@@ -145,7 +166,7 @@ run_stage() { # one stage of STAGES; those whose artifacts are missing are skipp
   esac
 }
 
-ALL_STAGES="runtime speed prepared small kernels kernels-prepared reductions quantize gemms"
+ALL_STAGES="runtime speed prepared small kernels kernels-prepared reductions quantize gemms mn-major"
 for name in ${STAGES:-$ALL_STAGES}; do
   run_stage "$name"
 done

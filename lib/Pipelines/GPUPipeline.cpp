@@ -69,6 +69,7 @@ void fp8::buildFP8GPUPipeline(OpPassManager &pm,
   lower.sm90TileN = options.sm90TileN;
   lower.stageEpilogueInputs = options.stageEpilogueInputs;
   lower.sm90EpilogueWarpgroup = options.sm90EpilogueWarpgroup;
+  lower.sm90MNMajorOperands = options.sm90MNMajorOperands;
   lower.entryPoints.assign(options.entryPoints.begin(),
                            options.entryPoints.end());
   pm.addPass(fp8::createConvertFP8ToGPU(lower));

@@ -117,6 +117,15 @@ uint64_t mlir::fp8::getKMajor128BSwizzleWgmmaDescriptor() {
   return encodeWgmmaDescriptor(getKMajor128BSwizzle());
 }
 
+uint64_t
+mlir::fp8::getMNMajor128BSwizzleWgmmaDescriptor(uint32_t columnGroupBytes) {
+  SmemDescriptor desc;
+  desc.leadingByteOffset = columnGroupBytes;
+  desc.strideByteOffset = 1024;
+  desc.swizzle = Swizzle::B128;
+  return encodeWgmmaDescriptor(desc);
+}
+
 uint64_t mlir::fp8::getKMajor128BSwizzleTcgen05Descriptor() {
   return encodeTcgen05Descriptor(getKMajor128BSwizzle());
 }

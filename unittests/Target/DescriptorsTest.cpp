@@ -47,6 +47,13 @@ TEST(WgmmaDescriptorTest, KMajor128BSwizzle) {
   EXPECT_EQ(getKMajor128BSwizzleWgmmaDescriptor(), 0x4000004000010000u);
 }
 
+TEST(WgmmaDescriptorTest, MNMajor128BSwizzle) {
+  // SBO 1024 (64 << 32): the next 8 rows of K; LBO (bits 16-29) the next box
+  // of 64 columns: 64 rows of 128 bytes (8192, enc 512); 128-byte swizzle.
+  EXPECT_EQ(getMNMajor128BSwizzleWgmmaDescriptor(8192), 0x4000004002000000u);
+  EXPECT_EQ(getMNMajor128BSwizzleWgmmaDescriptor(4096), 0x4000004001000000u);
+}
+
 // Sources for the tcgen05 descriptor (PTX ISA 9.7.16.4.1 "Shared memory
 // descriptor", Table 40) and where they disagree:
 // * The task brief called bits 46-47 a 2-bit version 0b01; PTX gives a 3-bit

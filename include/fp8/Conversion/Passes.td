@@ -205,6 +205,15 @@ def ConvertFP8ToGPU : Pass<"convert-fp8-to-gpu", "::mlir::ModuleOp"> {
            "where its rows are whole 16-byte units of an unpadded buffer and "
            "at least 4 pipeline stages still fit (off: the epilogue loads "
            "it from global memory)">,
+    Option<"sm90MNMajorOperands", "sm90-mn-major-operands", "bool",
+           /*default=*/"false",
+           "sm_90a high-precision GEMMs read a bf16 or f16 operand stored "
+           "MN-major (A as [batch, K, M], B as [batch, K, N]: V of attention's "
+           "PV, both operands of a weight gradient, B of a plain matmul) "
+           "where it is, wgmma transposing its tiles from shared memory, "
+           "instead of from a transposed copy made by a layout kernel first "
+           "(rows of M or N must be 16-byte multiples). Off by default: no "
+           "GPU has run these kernels yet">,
     Option<"sm90EpilogueWarpgroup", "sm90-epilogue-warpgroup", "bool",
            /*default=*/"false",
            "sm_90a GEMMs whose epilogue computes a transcendental function (a "

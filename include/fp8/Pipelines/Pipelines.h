@@ -116,6 +116,13 @@ struct GPUPipelineOptions : public PassPipelineOptions<GPUPipelineOptions> {
                      "read in shared memory with TMA (see "
                      "convert-fp8-to-gpu)"),
       llvm::cl::init(true)};
+  PassOptions::Option<bool> sm90MNMajorOperands{
+      *this, "sm90-mn-major-operands",
+      llvm::cl::desc("sm_90a high-precision GEMMs read MN-major 16-bit "
+                     "operands where they are, without a transposed copy "
+                     "(see convert-fp8-to-gpu; off by default, not yet run "
+                     "on a GPU)"),
+      llvm::cl::init(false)};
   PassOptions::Option<bool> sm90EpilogueWarpgroup{
       *this, "sm90-epilogue-warpgroup",
       llvm::cl::desc("Run the transcendental epilogues of sm_90a GEMMs in a "

@@ -98,6 +98,16 @@ constexpr uint32_t getDescriptorBaseOffset(uint32_t patternStart) {
 /// per k32 step inside the swizzle atom (32 bytes).
 uint64_t getKMajor128BSwizzleWgmmaDescriptor();
 
+/// The descriptor of an MN-major 16-bit operand tile under 128-byte swizzle,
+/// as TMA writes boxes of 64 elements of M or N (128 bytes) by the stage's
+/// rows of K with CU_TENSOR_MAP_SWIZZLE_128B (CUTLASS's canonical MN-major
+/// SW128 layout ((8, 8, m), (8, k)) : ((1, 8, LBO), (64, SBO)) in elements):
+/// groups of 8 rows of K are 1024 bytes apart (SBO), and the 64-element
+/// column groups of M or N `columnGroupBytes` apart (LBO: one box). Add the
+/// tile's shared address >> 4 at run time, plus 128 per k16 step (16 rows
+/// of 128 bytes). [D]: no GPU has run it.
+uint64_t getMNMajor128BSwizzleWgmmaDescriptor(uint32_t columnGroupBytes);
+
 /// The same tile for tcgen05.mma (sm_100a): SBO 1024, LBO 16 (unused), the
 /// tcgen05 128-byte swizzle code and version bits. 8-bit operands advance 32
 /// bytes (enc: +2) per K = 32 MMA, packed E2M1 operands 32 bytes per K = 64.

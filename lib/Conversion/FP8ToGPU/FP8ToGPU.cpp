@@ -291,6 +291,7 @@ struct ConvertFP8ToGPUPass
       plan.sm90Tiles = *tiles;
       plan.stageEpilogueInputs = stageEpilogueInputs;
       plan.sm90EpilogueWarpgroup = sm90EpilogueWarpgroup;
+      plan.sm90MNMajorOperands = sm90MNMajorOperands;
       if (failed(planFunction(plan, reuseTemporaries, fusePrologues, fuseRows)))
         return signalPassFailure();
       plans.set(func.getName(), plan.getPlan().toAttr(&getContext()));

@@ -150,9 +150,20 @@ private:
   /// `consumer`: [consumer][pair][local] pairs of f32, so that a warp's 32
   /// pairs are 256 contiguous bytes.
   Value handOverAddress(Value consumer, int64_t pair, Value local);
-  /// The wgmma descriptor of a K-major 128B-swizzled tile at `tile` + `kStep`
-  /// * 32 bytes.
-  Value descriptor(Value tile, int64_t kStep);
+  /// The wgmma descriptor of k step `kStep` (32 bytes of K) of an operand
+  /// tile at `tile`: K-major and 128B-swizzled, at `tile` + 32 `kStep`
+  /// bytes; or, `mnMajor`, in boxes of 64 columns (GemmSM90Config::mnMajorA),
+  /// `kStep` 16 rows of K further.
+  Value descriptor(Value tile, int64_t kStep, bool mnMajor);
+  /// The bytes of one TMA box of an MN-major tile: the stage's rows of K by
+  /// 128 bytes of M or N.
+  int64_t mnMajorBoxBytes() const {
+    return config.getKElements(GemmSM90Config::kBlockK) * 128;
+  }
+  /// The producer's copy of stage `kt`'s K rows of an MN-major operand
+  /// tile of `rows` rows of M or N from `row`, in boxes of 64 of them.
+  void loadMNMajorTile(Value tensorMap, Value dst, Value kt, Value row,
+                       int64_t rows, Value batch, Value barrier);
   Value wgmma(Value acc, Value descA, Value descB, bool accumulate);
   Value zeroAccumulator() {
     return LLVM::ZeroOp::create(kb.b, kb.loc, accType);
@@ -176,9 +187,31 @@ private:
   std::array<Value, 2> loadStagedPair(int64_t index, Value row, Value col);
 };
 
-Value GemmEmitter::descriptor(Value tile, int64_t kStep) {
-  return getSharedDescriptor(getKMajor128BSwizzleWgmmaDescriptor(), tile,
-                             kStep * 32);
+Value GemmEmitter::descriptor(Value tile, int64_t kStep, bool mnMajor) {
+  if (!mnMajor)
+    return getSharedDescriptor(getKMajor128BSwizzleWgmmaDescriptor(), tile,
+                               kStep * 32);
+  // A k step reads 32 bytes of K: 16 rows of 16-bit elements, 128 bytes
+  // each.
+  return getSharedDescriptor(
+      getMNMajor128BSwizzleWgmmaDescriptor(mnMajorBoxBytes()), tile,
+      kStep * config.getKElements(32) * 128);
+}
+
+void GemmEmitter::loadMNMajorTile(Value tensorMap, Value dst, Value kt,
+                                  Value row, int64_t rows, Value batch,
+                                  Value barrier) {
+  int64_t bytes = config.getOperandBits() / 8;
+  Value k0 = kb.mul(kt, kb.i32(config.getKElements(GemmSM90Config::kBlockK)));
+  for (int64_t box = 0; box < rows / 64; ++box) {
+    // Coordinates innermost first: bytes of M or N, then rows of K.
+    SmallVector<Value, 3> coordinates{
+        kb.mul(kb.add(row, kb.i32(64 * box)), kb.i32(bytes)), k0};
+    if (batch)
+      coordinates.push_back(batch);
+    emitTmaLoad(kb, tensorMap, kb.byteOffset(dst, box * mnMajorBoxBytes()),
+                coordinates, barrier);
+  }
 }
 
 Value GemmEmitter::wgmma(Value acc, Value descA, Value descB, bool accumulate) {
@@ -194,8 +227,11 @@ Value GemmEmitter::wgmma(Value acc, Value descA, Value descB, bool accumulate) {
       NVVM::MMAShapeAttr::get(ctx, 64, config.blockN, k), typeA, typeB,
       NVVM::WGMMATypes::f32,
       accumulate ? NVVM::WGMMAScaleOut::one : NVVM::WGMMAScaleOut::zero,
-      NVVM::WGMMAScaleIn::one, NVVM::WGMMAScaleIn::one, NVVM::MMALayout::row,
-      NVVM::MMALayout::col,
+      NVVM::WGMMAScaleIn::one, NVVM::WGMMAScaleIn::one,
+      // K-major A is row-major and K-major B column-major; MN-major tiles
+      // are read transposed.
+      config.mnMajorA ? NVVM::MMALayout::col : NVVM::MMALayout::row,
+      config.mnMajorB ? NVVM::MMALayout::row : NVVM::MMALayout::col,
       /*satfinite=*/nullptr);
 }
 
@@ -238,9 +274,15 @@ void GemmEmitter::emitProducer() {
         Value n0 = kb.mul(tileCol, kb.i32(config.blockN));
         auto issue = [&](Value kt, Value s, Value full) {
           Value k0 = kb.mul(kt, kb.i32(GemmSM90Config::kBlockK));
-          for (auto [tmap, slot, row] : {std::tuple{tmapA, slotA(s), m0},
-                                         std::tuple{tmapB, slotB(s), n0}})
-            loadOperandTile(tmap, slot, k0, row, batch, full);
+          for (auto [tmap, slot, row, rows, mnMajor] :
+               {std::tuple{tmapA, slotA(s), m0, config.blockM, config.mnMajorA},
+                std::tuple{tmapB, slotB(s), n0, config.blockN,
+                           config.mnMajorB}}) {
+            if (mnMajor)
+              loadMNMajorTile(tmap, slot, kt, row, rows, batch, full);
+            else
+              loadOperandTile(tmap, slot, k0, row, batch, full);
+          }
         };
         Value position =
             ring.emitProducerLoop(kTiles, args[0], elected, bytes, issue);
@@ -535,8 +577,9 @@ void GemmEmitter::emitConsumer(Value consumer) {
                 // and only that one is waited for, so the pipe does not
                 // drain between tiles. Its slot is released then.
                 for (int64_t step = 0; step < 4; ++step)
-                  acc = wgmma(acc, descriptor(tileA, step),
-                              descriptor(tileB, step), /*accumulate=*/true);
+                  acc = wgmma(acc, descriptor(tileA, step, config.mnMajorA),
+                              descriptor(tileB, step, config.mnMajorB),
+                              /*accumulate=*/true);
                 NVVM::WgmmaGroupSyncAlignedOp::create(kb.b, kb.loc);
                 NVVM::WgmmaWaitGroupSyncOp::create(kb.b, kb.loc, 1);
                 releaseAfter(kb.sub(it, kb.i32(1)), kb.ult(kb.i32(0), kt));
@@ -548,9 +591,10 @@ void GemmEmitter::emitConsumer(Value consumer) {
                   if (first != 0)
                     NVVM::WgmmaFenceAlignedOp::create(kb.b, kb.loc);
                   for (int64_t step = first; step < first + promote; ++step)
-                    partial = wgmma(partial, descriptor(tileA, step),
-                                    descriptor(tileB, step),
-                                    /*accumulate=*/step != first);
+                    partial =
+                        wgmma(partial, descriptor(tileA, step, config.mnMajorA),
+                              descriptor(tileB, step, config.mnMajorB),
+                              /*accumulate=*/step != first);
                   NVVM::WgmmaGroupSyncAlignedOp::create(kb.b, kb.loc);
                   // The column scales go to shared memory while the first
                   // group runs.
@@ -590,9 +634,10 @@ void GemmEmitter::emitConsumer(Value consumer) {
                 partial = LLVM::SelectOp::create(kb.b, kb.loc, first,
                                                  zeroAccumulator(), partial);
                 for (int64_t step = 0; step < 4; ++step)
-                  partial = wgmma(partial, descriptor(tileA, step),
-                                  descriptor(tileB, step),
-                                  /*accumulate=*/true);
+                  partial =
+                      wgmma(partial, descriptor(tileA, step, config.mnMajorA),
+                            descriptor(tileB, step, config.mnMajorB),
+                            /*accumulate=*/true);
                 NVVM::WgmmaGroupSyncAlignedOp::create(kb.b, kb.loc);
                 NVVM::WgmmaWaitGroupSyncOp::create(kb.b, kb.loc, 0);
                 Value last = kb.orI(kb.eq(kb.urem(kt, kb.i32(tilesPerGroup)),

@@ -34,6 +34,10 @@ LogicalResult GemmSM90Config::verify(std::string &reason) const {
       if (format != Format::E4M3 && format != Format::E5M2)
         return fail("sm_90a wgmma multiplies e4m3 and e5m2 operands only");
   }
+  if ((mnMajorA || mnMajorB) &&
+      (!wideOperands || *wideOperands == WideElement::F32))
+    return fail("MN-major operands are 16-bit: wgmma transposes bf16 and f16 "
+                "tiles only");
   if (failed(verifyEpilogue(reason)))
     return failure();
   if (globalScales)
@@ -203,6 +207,9 @@ std::string GemmSM90Config::getKernelName() const {
   if (invertScaleA || invertScaleB)
     name += llvm::formatv("_inv{0}{1}", invertScaleA ? "a" : "",
                           invertScaleB ? "b" : "")
+                .str();
+  if (mnMajorA || mnMajorB)
+    name += llvm::formatv("_mn{0}{1}", mnMajorA ? "a" : "", mnMajorB ? "b" : "")
                 .str();
   if (stagedMatrices)
     name += "_stg";

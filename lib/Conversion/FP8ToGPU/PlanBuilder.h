@@ -171,6 +171,9 @@ public:
   /// Run transcendental sm_90a GEMM epilogues in a warpgroup of their own
   /// (convert-fp8-to-gpu's `sm90-epilogue-warpgroup`).
   bool sm90EpilogueWarpgroup = false;
+  /// Let sm_90a high-precision GEMMs read MN-major 16-bit operands where
+  /// they are (convert-fp8-to-gpu's `sm90-mn-major-operands`).
+  bool sm90MNMajorOperands = false;
   /// The elementwise ops whose results only quantizations read, which their
   /// kernels compute as prologues: no launch and no buffer of their own.
   llvm::DenseMap<Value, Operation *> quantizePrologues;

@@ -15,9 +15,11 @@
 // The kernels read both operands K-major ([batch, M, K] and [batch, N, K]).
 // An operand stored otherwise gets a transposed copy first, as the FP8 path
 // transposes its codes: one main loop and one descriptor layout serve every
-// GEMM, and the copy is one pass over the operand, small next to the GEMM's
-// reads of it. (16-bit wgmma could read MN-major tiles directly; tf32 and
-// the FP8 formats cannot.)
+// GEMM, and the copy is one pass over the operand. With
+// `sm90-mn-major-operands`, an sm_90a GEMM of 16-bit operands instead reads
+// an operand stored MN-major ([batch, K, M] or [batch, K, N]) where it is:
+// wgmma transposes bf16 and f16 tiles from shared memory (tf32 and the FP8
+// formats cannot be transposed, nor can tcgen05's here).
 //
 // The zero fill a contraction accumulates into has no kernel: the GEMM
 // writes A x B. When the product's one reader is an elementwise
@@ -43,11 +45,13 @@ using namespace mlir::fp8;
 namespace {
 
 /// A contraction as the GEMM sees it: C[b, M, N] = A[b, M, K] x B[b, N, K]^T
-/// with the buffers of K-major operands.
+/// with the buffers of its operands: K-major, or stored as [b, K, M] and
+/// [b, K, N] where `mnMajorA` and `mnMajorB` say so.
 struct Contraction {
   WideElement operands, result;
   int64_t batches = 1, m = 0, n = 0, k = 0;
   int64_t a = -1, b = -1;
+  bool mnMajorA = false, mnMajorB = false;
 };
 
 /// Whether `init`, the tensor a contraction accumulates into, is all zeros.
@@ -127,37 +131,70 @@ FailureOr<Contraction> describeContraction(PlanBuilder &plan,
   c.n = ranges[n];
   c.k = ranges[k];
   int64_t bytes = element.getIntOrFloatBitWidth() / 8;
-  if (c.k * bytes % 16 != 0)
-    return fail(llvm::formatv("TMA reads operand rows of 16-byte multiples, "
-                              "and K = {0} elements of {1} bytes are not",
-                              c.k, bytes));
   // The FP8 GEMMs' rule for their results, which the epilogues store alike.
   int64_t resultBytes = c.result == WideElement::F32 ? 4 : 2;
   if (c.n * resultBytes % 16 != 0)
     return fail(llvm::formatv("result rows are 16-byte multiples, and N = "
                               "{0} elements of {1} bytes are not",
                               c.n, resultBytes));
-  // Each operand as [batch, rows, K], copied there when stored otherwise.
-  auto kMajor = [&](Value operand, AffineMap map,
-                    unsigned rows) -> FailureOr<int64_t> {
+  // Each operand's order of dimensions against [batch, rows, K].
+  auto orderOf = [&](AffineMap map,
+                     unsigned rows) -> FailureOr<SmallVector<int64_t>> {
     SmallVector<int64_t> order = getPermutation(map, withBatch({rows, k}));
     if (order.empty())
       return op->emitError()
              << "fp8 GPU lowering: '" << op->getName()
              << "' has no kernel: an operand does not read exactly the batch, "
                 "M or N, and K dimensions";
-    if (llvm::equal(order, llvm::seq<int64_t>(0, order.size())))
+    return order;
+  };
+  FailureOr<SmallVector<int64_t>> orderA = orderOf(maps[0], m);
+  if (failed(orderA))
+    return failure();
+  FailureOr<SmallVector<int64_t>> orderB = orderOf(maps[1], n);
+  if (failed(orderB))
+    return failure();
+  // 16-bit operands stored [batch, K, rows] are read as they are where the
+  // chip and the options allow and TMA can: rows of 16-byte multiples.
+  auto isMNMajor = [&](ArrayRef<int64_t> order, int64_t extent) {
+    SmallVector<int64_t> transposed =
+        llvm::to_vector(llvm::seq<int64_t>(0, order.size()));
+    std::swap(transposed[order.size() - 2], transposed[order.size() - 1]);
+    return plan.getChip() == Chip::SM90a && plan.sm90MNMajorOperands &&
+           c.operands != WideElement::F32 && llvm::equal(order, transposed) &&
+           extent * bytes % 16 == 0;
+  };
+  c.mnMajorA = isMNMajor(*orderA, c.m);
+  c.mnMajorB = isMNMajor(*orderB, c.n);
+  // K-major operands (and copies) are read in rows of K.
+  if ((!c.mnMajorA || !c.mnMajorB) && c.k * bytes % 16 != 0)
+    return fail(llvm::formatv("TMA reads operand rows of 16-byte multiples, "
+                              "and K = {0} elements of {1} bytes are not",
+                              c.k, bytes));
+  // Each operand's buffer: as stored when K-major or read MN-major, else a
+  // copy as [batch, rows, K].
+  auto place = [&](Value operand, ArrayRef<int64_t> order,
+                   bool mnMajor) -> FailureOr<int64_t> {
+    if (mnMajor || llvm::equal(order, llvm::seq<int64_t>(0, order.size())))
       return plan.bufferOf(operand);
     return planPermutedCopy(plan, op, operand, order);
   };
-  FailureOr<int64_t> a = kMajor(lhs, maps[0], m);
+  FailureOr<int64_t> a = place(lhs, *orderA, c.mnMajorA);
   if (failed(a))
     return failure();
-  FailureOr<int64_t> b = kMajor(rhs, maps[1], n);
+  FailureOr<int64_t> b = place(rhs, *orderB, c.mnMajorB);
   if (failed(b))
     return failure();
   c.a = *a;
   c.b = *b;
+  if (c.mnMajorA || c.mnMajorB)
+    remark::passed(op->getLoc(), getFP8GPURemarkOpts(op, "mn-major-operands"))
+        << remark::add("{0} reads {1} stored MN-major, with no transposed "
+                       "copy",
+                       op->getName().getStringRef(),
+                       c.mnMajorA && c.mnMajorB ? "A and B as they are"
+                       : c.mnMajorA             ? "A as it is"
+                                                : "B as it is");
   return c;
 }
 
@@ -254,10 +291,18 @@ void addGemmLaunch(PlanBuilder &plan, const Contraction &c,
                    LLVM::LLVMFuncOp kernel, const Config &config,
                    int64_t blockM, int64_t blockN, int64_t boxK) {
   int64_t bits = config.getOperandBits();
-  TensorMapParam a =
-      plan.getTensorMap(c.a, c.m, c.k, blockM, boxK, bits, c.batches);
-  TensorMapParam b =
-      plan.getTensorMap(c.b, c.n, c.k, blockN, boxK, bits, c.batches);
+  // A K-major operand's box is the tile's rows by the stage's K; an MN-major
+  // one's the stage's rows of K by 64 elements of M or N (a 128-byte
+  // swizzle span), copied blockM / 64 or blockN / 64 times.
+  auto operandMap = [&](int64_t buffer, int64_t rows, int64_t blockRows,
+                        bool mnMajor) {
+    return mnMajor
+               ? plan.getTensorMap(buffer, c.k, rows, boxK, 64, bits, c.batches)
+               : plan.getTensorMap(buffer, rows, c.k, blockRows, boxK, bits,
+                                   c.batches);
+  };
+  TensorMapParam a = operandMap(c.a, c.m, blockM, c.mnMajorA);
+  TensorMapParam b = operandMap(c.b, c.n, blockN, c.mnMajorB);
   int64_t outBuffer = plan.bufferOf(out);
   SmallVector<int64_t> epilogueInputs;
   if (consumer)
@@ -357,6 +402,8 @@ LogicalResult addContractionGemm(PlanBuilder &plan, linalg::LinalgOp op,
   GemmSM90Config config;
   configure(config);
   config.promoteInterval = 0;
+  config.mnMajorA = c.mnMajorA;
+  config.mnMajorB = c.mnMajorB;
   config.blockN =
       c.n <= 64 ? 64
       : plan.takesWideSM90Tiles(op, c.batches, c.m, c.n, /*fp8=*/false,

@@ -395,6 +395,14 @@ struct GemmSM90Config : ScaledGemmConfig {
   /// K loop while it computes and stores the results (128-column tiles:
   /// the registers of a 192-column tile's consumers leave it too few).
   bool epilogueWarpgroup = false;
+  /// 16-bit operands (high-precision GEMMs) stored MN-major: A as [batch, K,
+  /// M], B as [batch, K, N], read where they are instead of from a
+  /// transposed copy. Each stage's tile is then kBlockK / 2 rows of K by
+  /// the tile's M or N, copied by TMA in boxes of 64 elements of M or N
+  /// (one 128-byte swizzle span) and kBlockK / 2 rows, and wgmma reads it
+  /// transposed (the .bf16/.f16 forms' transpose operands).
+  bool mnMajorA = false;
+  bool mnMajorB = false;
 
   /// Bytes of K per pipeline stage: one 128-byte swizzle span per operand
   /// row (128 FP8 elements, 64 of 16 bits, 32 of f32).
