@@ -17,9 +17,9 @@
 #       --pipeline-options prepare-weights=1 --out build-gpu/models-bf16-prepared
 #   python3 bench/gpu/models.py prepare --storage bf16 \
 #       --models attention_block,gpt2_layer --sizes small,4096 --recipes tensor-current,deepseek \
-#       --reference-sizes small \
-#       --chips sm_90a --pipeline-options "prepare-weights=1 sm90-mn-major-operands=1" \
-#       --out build-gpu/models-bf16-mn
+#       --reference-sizes small --chips sm_90a \
+#       --pipeline-options "prepare-weights=1 sm90-mn-major-operands=1 sm90-head-major-results=1" \
+#       --out build-gpu/models-bf16-layouts
 #
 # Stages, in order of what they tell (each one's report is written even when
 # a later one fails or the run is stopped):
@@ -38,13 +38,14 @@
 #      against a copy (quantize.py);
 #   8. the GEMMs (run.sh: checks, benchmarks, compute-sanitizer, then the
 #      COAT optimizer step);
-#   9. mn-major: the attention models compiled with sm90-mn-major-operands=1
-#      (batched bf16 GEMMs reading MN-major operands, no transposed copies),
-#      the small cells against the CPU pipeline, then the 4096-wide GPT-2
-#      layer timed, to compare with stage 3's.
+#   9. layouts: the attention models compiled with sm90-mn-major-operands=1
+#      (batched bf16 GEMMs reading MN-major operands, no transposed copies)
+#      and sm90-head-major-results=1 (Q, K, V projections storing heads, no
+#      layout copies), the small cells against the CPU pipeline, then the
+#      4096-wide GPT-2 layer timed, to compare with stage 3's.
 #
 # STAGES (words among runtime speed prepared small kernels kernels-prepared
-# reductions quantize gemms mn-major; default all, in that order) runs some stages in the
+# reductions quantize gemms layouts; default all, in that order) runs some stages in the
 # order given, for a GPU slot too short for all of them; each stage after
 # runtime needs the runtime built by an earlier one (or an earlier run).
 #
@@ -52,7 +53,7 @@
 #
 # Environment: OUT (default report-gpu), PYTHON (default python3),
 # MODELS (default build-gpu/models-bf16), PREPARED (default
-# build-gpu/models-bf16-prepared), MN_MAJOR (default build-gpu/models-bf16-mn),
+# build-gpu/models-bf16-prepared), LAYOUTS (default build-gpu/models-bf16-layouts),
 # SPEED_BUDGET, PREPARED_BUDGET, SMALL_BUDGET,
 # GEMM_BUDGET (seconds; 230, 100, 60, 80; the float64 graph of the speed cells
 # runs on the GPU, so 230 s leaves room for torch.compile's first compiles), GEMM_ONLY (a regex over GEMM ids),
@@ -66,7 +67,7 @@ OUT="${OUT:-report-gpu}"
 PYTHON="${PYTHON:-python3}"
 MODELS="${MODELS:-build-gpu/models-bf16}"
 PREPARED="${PREPARED:-build-gpu/models-bf16-prepared}"
-MN_MAJOR="${MN_MAJOR:-build-gpu/models-bf16-mn}"
+LAYOUTS="${LAYOUTS:-build-gpu/models-bf16-layouts}"
 BUILD=build-gpu-rt
 WORK="$(mktemp -d)"
 mkdir -p "$OUT"
@@ -138,10 +139,10 @@ run_stage() { # one stage of STAGES; those whose artifacts are missing are skipp
       models-prepared ;;
   small)
     small_models "models: small, every recipe" "$MODELS" models-small ;;
-  mn-major)
-    small_models "models: MN-major operands, small" "$MN_MAJOR" models-mn-small
-    time_models "models: MN-major operands, timed" "$MN_MAJOR" "${PREPARED_BUDGET:-100}" \
-      models-mn-timed ;;
+  layouts)
+    small_models "models: new GEMM layouts, small" "$LAYOUTS" models-layouts-small
+    time_models "models: new GEMM layouts, timed" "$LAYOUTS" "${PREPARED_BUDGET:-100}" \
+      models-layouts-timed ;;
   kernels)
     kernel_times "models: device time per kernel" "$MODELS" kernels ;;
   kernels-prepared)
@@ -166,7 +167,7 @@ run_stage() { # one stage of STAGES; those whose artifacts are missing are skipp
   esac
 }
 
-ALL_STAGES="runtime speed prepared small kernels kernels-prepared reductions quantize gemms mn-major"
+ALL_STAGES="runtime speed prepared small kernels kernels-prepared reductions quantize gemms layouts"
 for name in ${STAGES:-$ALL_STAGES}; do
   run_stage "$name"
 done

@@ -70,6 +70,7 @@ void fp8::buildFP8GPUPipeline(OpPassManager &pm,
   lower.stageEpilogueInputs = options.stageEpilogueInputs;
   lower.sm90EpilogueWarpgroup = options.sm90EpilogueWarpgroup;
   lower.sm90MNMajorOperands = options.sm90MNMajorOperands;
+  lower.sm90HeadMajorResults = options.sm90HeadMajorResults;
   lower.entryPoints.assign(options.entryPoints.begin(),
                            options.entryPoints.end());
   pm.addPass(fp8::createConvertFP8ToGPU(lower));

@@ -214,6 +214,13 @@ def ConvertFP8ToGPU : Pass<"convert-fp8-to-gpu", "::mlir::ModuleOp"> {
            "instead of from a transposed copy made by a layout kernel first "
            "(rows of M or N must be 16-byte multiples). Off by default: no "
            "GPU has run these kernels yet">,
+    Option<"sm90HeadMajorResults", "sm90-head-major-results", "bool",
+           /*default=*/"false",
+           "sm_90a GEMMs whose [M, N] result attention splits into heads (a "
+           "tensor.expand_shape to [M, H, D] read only by a linalg.transpose "
+           "to [H, M, D], D even: the Q, K and V projections) store it "
+           "head-major from their epilogue, and the transpose has no layout "
+           "kernel. Off by default: no GPU has run these kernels yet">,
     Option<"sm90EpilogueWarpgroup", "sm90-epilogue-warpgroup", "bool",
            /*default=*/"false",
            "sm_90a GEMMs whose epilogue computes a transcendental function (a "

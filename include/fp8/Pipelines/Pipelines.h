@@ -123,6 +123,13 @@ struct GPUPipelineOptions : public PassPipelineOptions<GPUPipelineOptions> {
                      "(see convert-fp8-to-gpu; off by default, not yet run "
                      "on a GPU)"),
       llvm::cl::init(false)};
+  PassOptions::Option<bool> sm90HeadMajorResults{
+      *this, "sm90-head-major-results",
+      llvm::cl::desc("sm_90a GEMMs store results that attention splits into "
+                     "heads head-major, without a layout kernel (see "
+                     "convert-fp8-to-gpu; off by default, not yet run on a "
+                     "GPU)"),
+      llvm::cl::init(false)};
   PassOptions::Option<bool> sm90EpilogueWarpgroup{
       *this, "sm90-epilogue-warpgroup",
       llvm::cl::desc("Run the transcendental epilogues of sm_90a GEMMs in a "

@@ -292,6 +292,7 @@ struct ConvertFP8ToGPUPass
       plan.stageEpilogueInputs = stageEpilogueInputs;
       plan.sm90EpilogueWarpgroup = sm90EpilogueWarpgroup;
       plan.sm90MNMajorOperands = sm90MNMajorOperands;
+      plan.sm90HeadMajorResults = sm90HeadMajorResults;
       if (failed(planFunction(plan, reuseTemporaries, fusePrologues, fuseRows)))
         return signalPassFailure();
       plans.set(func.getName(), plan.getPlan().toAttr(&getContext()));

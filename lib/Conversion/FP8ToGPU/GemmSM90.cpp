@@ -797,6 +797,15 @@ void GemmEmitter::emitEpilogue(
     kb.ifThen(pair.inBounds, [&] {
       Value offset = kb.add(kb.mul(kb.zext64(pair.row), kb.zext64(n)),
                             kb.zext64(pair.col));
+      if (int64_t d = config.outHeadDim) {
+        // [N / D, M, D]: the pair's head, then its row and column in it.
+        Value head = kb.udiv(pair.col, kb.i32(d));
+        Value inHead = kb.urem(pair.col, kb.i32(d));
+        offset = kb.add(kb.mul(kb.add(kb.mul(kb.zext64(head), kb.zext64(m)),
+                                      kb.zext64(pair.row)),
+                               kb.i64(d)),
+                        kb.zext64(inHead));
+      }
       Value address = kb.byteOffset(out, kb.mul(offset, kb.i64(elementBytes)));
       kb.store(vector, address, 2 * elementBytes);
     });

@@ -38,6 +38,10 @@ LogicalResult GemmSM90Config::verify(std::string &reason) const {
       (!wideOperands || *wideOperands == WideElement::F32))
     return fail("MN-major operands are 16-bit: wgmma transposes bf16 and f16 "
                 "tiles only");
+  if (outHeadDim &&
+      (outHeadDim < 0 || outHeadDim % 2 != 0 || batched || fp8Out))
+    return fail("head-major results have an even head dimension and are the "
+                "16-bit or f32 results of one matrix");
   if (failed(verifyEpilogue(reason)))
     return failure();
   if (globalScales)
@@ -211,6 +215,8 @@ std::string GemmSM90Config::getKernelName() const {
   if (mnMajorA || mnMajorB)
     name += llvm::formatv("_mn{0}{1}", mnMajorA ? "a" : "", mnMajorB ? "b" : "")
                 .str();
+  if (outHeadDim)
+    name += llvm::formatv("_h{0}", outHeadDim).str();
   if (stagedMatrices)
     name += "_stg";
   if (epilogueWarpgroup)

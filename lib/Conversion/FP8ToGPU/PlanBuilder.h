@@ -174,6 +174,9 @@ public:
   /// Let sm_90a high-precision GEMMs read MN-major 16-bit operands where
   /// they are (convert-fp8-to-gpu's `sm90-mn-major-operands`).
   bool sm90MNMajorOperands = false;
+  /// Let sm_90a GEMMs store results that attention splits into heads
+  /// head-major (convert-fp8-to-gpu's `sm90-head-major-results`).
+  bool sm90HeadMajorResults = false;
   /// The elementwise ops whose results only quantizations read, which their
   /// kernels compute as prologues: no launch and no buffer of their own.
   llvm::DenseMap<Value, Operation *> quantizePrologues;
@@ -255,6 +258,19 @@ void collectReductionInitFills(PlanBuilder &plan);
 /// PlanLayout.cpp: transposes, broadcasts, slices and reshapes; nullopt for
 /// other ops.
 std::optional<LogicalResult> planLayout(PlanBuilder &plan, Operation *op);
+/// With `sm90-head-major-results`: when `result`, to be computed by the
+/// sm_90a GEMM `gemm` of `config`, is only split into heads (a
+/// tensor.expand_shape of [M, N] to [M, H, D] that only a linalg.transpose
+/// to [H, M, D] reads, D even) and the kernel can store it so, sets
+/// config.outHeadDim and returns the transpose; remarks when it cannot.
+/// Changes nothing in the plan: foldHeadSplit does, once the kernel is
+/// built.
+linalg::TransposeOp chooseHeadMajor(PlanBuilder &plan, Operation *gemm,
+                                    Value result, GemmSM90Config &config);
+/// Gives `result` the buffer of `transpose` (chooseHeadMajor's), which then
+/// has no launch, and remarks on it.
+void foldHeadSplit(PlanBuilder &plan, Operation *gemm, Value result,
+                   linalg::TransposeOp transpose);
 /// A dense temporary holding `input` with its dimensions in the order
 /// `permutation` (as linalg.transpose), copied there for `op`; returns its
 /// buffer.

@@ -370,8 +370,11 @@ LogicalResult addContractionGemm(PlanBuilder &plan, linalg::LinalgOp op,
     config.batched = c.batches > 1;
     config.epilogue = epilogue;
   };
+  // The launch, once the kernel is built; `headSplit` (chooseHeadMajor's)
+  // is folded into it then.
   auto finish = [&](auto &config, auto build, int64_t blockM, int64_t blockN,
-                    int64_t boxK) -> LogicalResult {
+                    int64_t boxK,
+                    linalg::TransposeOp headSplit = {}) -> LogicalResult {
     std::string reason;
     if (failed(config.verify(reason))) {
       if (!epilogue)
@@ -389,6 +392,8 @@ LogicalResult addContractionGemm(PlanBuilder &plan, linalg::LinalgOp op,
                 .str();
       return failure();
     }
+    if (headSplit)
+      foldHeadSplit(plan, op, out, headSplit);
     addGemmLaunch(plan, c, consumer, out, kernel, config, blockM, blockN, boxK);
     return success();
   };
@@ -410,8 +415,9 @@ LogicalResult addContractionGemm(PlanBuilder &plan, linalg::LinalgOp op,
                                 /*slowEpilogue=*/false)
           ? 192
           : 128;
+  linalg::TransposeOp headSplit = chooseHeadMajor(plan, op, out, config);
   return finish(config, buildGemmSM90Kernel, config.blockM, config.blockN,
-                config.getKElements(GemmSM90Config::kBlockK));
+                config.getKElements(GemmSM90Config::kBlockK), headSplit);
 }
 
 } // namespace

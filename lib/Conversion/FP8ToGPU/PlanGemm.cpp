@@ -439,6 +439,8 @@ LogicalResult planSM90Gemm(PlanBuilder &plan, ScaledMatmulOp op) {
     stageEpilogueMatrices(plan, op, g, config);
   if (failed(config.verify(reason)))
     return op.emitError() << "fp8 GPU lowering: " << reason;
+  linalg::TransposeOp headSplit =
+      chooseHeadMajor(plan, op, op.getResult(), config);
 
   int64_t a = plan.bufferOf(op.getLhs()), b = plan.bufferOf(op.getRhs());
   // Scales that are 1 / a stored scale: the kernel divides.
@@ -457,6 +459,8 @@ LogicalResult planSM90Gemm(PlanBuilder &plan, ScaledMatmulOp op) {
   LLVM::LLVMFuncOp kernel = buildGemmSM90Kernel(builder, op.getLoc(), config);
   if (config.epilogue && failed(expandEpilogue(op, kernel)))
     return failure();
+  if (headSplit)
+    foldHeadSplit(plan, op, op.getResult(), headSplit);
   GemmOperands operands{
       plan.getTensorMap(a, g.m, g.k, config.blockM, GemmSM90Config::kBlockK,
                         /*bits=*/8, g.batches),

@@ -8,9 +8,10 @@
 // between two strided views of buffers (LayoutConfig), or no launch at all.
 //
 //   * linalg.transpose: folded into the quantization that writes its input
-//     (cast+transpose, PlanQuantize.cpp), a view when it moves at most one
-//     dimension of extent > 1, else a copy, through shared memory when the
-//     innermost dimension changes.
+//     (cast+transpose, PlanQuantize.cpp) or, splitting a GEMM's result
+//     into heads, into the GEMM (chooseHeadMajor, sm90-head-major-results);
+//     a view when it moves at most one dimension of extent > 1, else a
+//     copy, through shared memory when the innermost dimension changes.
 //   * linalg.broadcast: a copy reading the broadcast dimensions with stride
 //     0.
 //   * tensor.extract_slice: a copy of the slice (plan buffers have no
@@ -27,7 +28,10 @@
 
 #include "PlanBuilder.h"
 
+#include "fp8/Dialect/FP8/Transforms/GraphUtils.h"
+
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/Remarks.h"
 
 using namespace mlir;
 using namespace mlir::fp8;
@@ -381,6 +385,33 @@ LogicalResult planReshape(PlanBuilder &plan, Operation *op) {
   return success();
 }
 
+/// `value` [M, N] split into heads: read only by an expand_shape to [M, H,
+/// D] that only a transpose to [H, M, D] reads, D even. The transpose and D.
+std::optional<std::pair<linalg::TransposeOp, int64_t>>
+getHeadSplit(Value value) {
+  auto type = dyn_cast<RankedTensorType>(value.getType());
+  if (!type || type.getRank() != 2 || !type.hasStaticShape() ||
+      !value.hasOneUse())
+    return std::nullopt;
+  auto expand = dyn_cast<tensor::ExpandShapeOp>(*value.getUsers().begin());
+  if (!expand || expand.getResultType().getRank() != 3 ||
+      !expand.getResult().hasOneUse())
+    return std::nullopt;
+  SmallVector<ReassociationIndices> groups = expand.getReassociationIndices();
+  if (groups.size() != 2 || groups[0] != ReassociationIndices{0} ||
+      groups[1] != ReassociationIndices{1, 2})
+    return std::nullopt;
+  auto transpose =
+      dyn_cast<linalg::TransposeOp>(*expand.getResult().getUsers().begin());
+  if (!transpose || transpose.getInput() != expand.getResult() ||
+      transpose.getPermutation() != ArrayRef<int64_t>{1, 0, 2})
+    return std::nullopt;
+  int64_t headDim = expand.getResultType().getDimSize(2);
+  if (headDim % 2 != 0)
+    return std::nullopt;
+  return std::make_pair(transpose, headDim);
+}
+
 } // namespace
 
 FailureOr<int64_t> mlir::fp8::planPermutedCopy(PlanBuilder &plan, Operation *op,
@@ -396,6 +427,44 @@ FailureOr<int64_t> mlir::fp8::planPermutedCopy(PlanBuilder &plan, Operation *op,
   if (failed(copyPermuted(plan, op, input, permutation, output)))
     return failure();
   return output;
+}
+
+linalg::TransposeOp mlir::fp8::chooseHeadMajor(PlanBuilder &plan,
+                                               Operation *gemm, Value result,
+                                               GemmSM90Config &config) {
+  if (!plan.sm90HeadMajorResults)
+    return {};
+  std::optional<std::pair<linalg::TransposeOp, int64_t>> split =
+      getHeadSplit(result);
+  if (!split)
+    return {};
+  GemmSM90Config headMajor = config;
+  headMajor.outHeadDim = split->second;
+  std::string reason;
+  if (failed(headMajor.verify(reason))) {
+    remark::missed(gemm->getLoc(),
+                   getFP8GPURemarkOpts(gemm, "head-major-result"))
+        << remark::add("its result is split into heads of {0} by a "
+                       "transpose, which keeps its layout kernel: {1}",
+                       split->second, reason);
+    return {};
+  }
+  config = headMajor;
+  return split->first;
+}
+
+void mlir::fp8::foldHeadSplit(PlanBuilder &plan, Operation *gemm, Value result,
+                              linalg::TransposeOp transpose) {
+  int64_t buffer = plan.bufferOf(transpose.getResult()[0]);
+  plan.setBuffer(result, buffer);
+  plan.setBuffer(transpose.getInput(), buffer);
+  plan.foldedTransposes.insert(transpose);
+  remark::passed(gemm->getLoc(), getFP8GPURemarkOpts(gemm, "head-major-result"))
+      << remark::add("{0} stores its result split into heads of {1} ([H, M, "
+                     "D]): the transpose has no layout kernel",
+                     gemm->getName().getStringRef(),
+                     cast<RankedTensorType>(transpose.getInput().getType())
+                         .getDimSize(2));
 }
 
 std::optional<LogicalResult> mlir::fp8::planLayout(PlanBuilder &plan,

@@ -403,6 +403,12 @@ struct GemmSM90Config : ScaledGemmConfig {
   /// transposed (the .bf16/.f16 forms' transpose operands).
   bool mnMajorA = false;
   bool mnMajorB = false;
+  /// The result stored head-major (0: row-major [M, N]): [N / outHeadDim,
+  /// M, outHeadDim], the layout of attention's split into heads (an
+  /// expand_shape of [M, N] to [M, H, D] transposed to [H, M, D]). Element
+  /// (m, n) lies at ((n / D) M + m) D + n mod D. D is even, so that the
+  /// epilogue's pairs of columns stay in one head.
+  int64_t outHeadDim = 0;
 
   /// Bytes of K per pipeline stage: one 128-byte swizzle span per operand
   /// row (128 FP8 elements, 64 of 16 bits, 32 of f32).
