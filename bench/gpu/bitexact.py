@@ -1,12 +1,15 @@
 """What the bit-exact GPU checks of bench/gpu share (optimizer.py,
-quantize.py; reductions.py takes the command-line arguments): reading a
-program's manifest, naming its launches, counting differing bits, the
-runtime on the GPU, and the `compile` and `run` arguments.
+quantize.py; reductions.py and models.py take some of it): reading a
+program's manifest, naming its launches, counting differing bits, running
+each program with its failure reported against it, the runtime on the GPU,
+the reports' header and tables, and the `compile` and `run` arguments.
 """
 
+import datetime
 import json
 import os
 import platform
+import sys
 
 import numpy as np
 
@@ -59,6 +62,89 @@ def bit_differences(ours, expected):
                        expected=expected[where].item())
 
 
+def run_each(entries, run_one):
+    """{entry id: run_one(entry)}, an exception recorded as that entry's
+    error (its first line)."""
+    results = {}
+    for entry in entries:
+        try:
+            results[entry["id"]] = run_one(entry)
+        except Exception as ex:  # a failure is reported against its program
+            results[entry["id"]] = dict(status="error", error=str(ex).splitlines()[0])
+    return results
+
+
+def run_program(args, entry, structure_errors, measure):
+    """measure()'s result for the program of `entry` with its launches
+    named, once structure_errors(entry, io, manifest) found nothing."""
+    io, manifest = read_manifest(args, entry)
+    structure = structure_errors(entry, io, manifest)
+    if structure:
+        raise RuntimeError("; ".join(structure))
+    return dict(measure(), kernel=kernels_of(manifest))
+
+
+def device_environment(torch):
+    """The device and the versions a report names."""
+    p = torch.cuda.get_device_properties(0)
+    return dict(device=p.name, capability="%d.%d" % (p.major, p.minor),
+                sms=p.multi_processor_count, torch=torch.__version__,
+                cuda=torch.version.cuda, python=platform.python_version())
+
+
+def report_header(title, dry_note, args, index, env):
+    """A report's first lines: `title`, then `dry_note` on a dry run or the
+    device, the date, the commit the kernels were compiled at and the
+    command."""
+    lines = [title, ""]
+    if args.dry_run:
+        lines.append(dry_note)
+    else:
+        lines.append("* Device: %s (compute capability %s, %d SMs), torch %s, CUDA %s"
+                     % (env["device"], env["capability"], env["sms"], env["torch"],
+                        env["cuda"]))
+    return lines + [
+        "* Date: %s" % datetime.date.today().isoformat(),
+        "* Kernels compiled at commit %s%s for %s" % (
+            index["commit"], " (dirty)" if index.get("dirty") else "", index["chip"]),
+        "* Command: `%s`" % " ".join([os.path.basename(sys.argv[0])] + sys.argv[1:])]
+
+
+def result_status(result):
+    """A program's result in words: bit-exact or how many elements differ,
+    every output written or how many were not, else its status and error."""
+    if "check" in result:
+        bad = sum(result["check"]["differing"].values())
+        return "bit-exact" if not bad else "**%d differ**" % bad
+    if "written" in result:
+        left = sum(result["written"]["unwritten"].values())
+        return "all written" if not left else "**%d not written**" % left
+    error = (result.get("error") or result.get("note") or "").replace("\n", " ")
+    return result["status"] + (": " + error if error else "")
+
+
+def ratio_text(result, target):
+    """ours / copy as a percentage, marked when below `target`."""
+    return "%.0f%%%s" % (100 * result["ratio"],
+                         "" if result["ratio"] >= target else " (below target)")
+
+
+def difference_table(what, check):
+    """The lines of a table of the outputs of `what` whose bits differ from
+    the CPU pipeline's (check: bit_differences of each output)."""
+    lines = ["", "Outputs of %s against the CPU pipeline's (elements whose bits "
+             "differ):" % what, "",
+             "| output | differing | first difference (index: ours / expected) |",
+             "|---|---|---|"]
+    for name, count in check["differing"].items():
+        first = check["first"].get(name)
+        where = "-" if first is None else (
+            "%s: %r / %r" % (first["index"], first["ours"], first["expected"])
+            if isinstance(first, dict) else first)
+        lines.append("| %s | %d | %s |" % (name, count, where))
+    return lines
+
+
 class GpuPrograms:
     """torch and the runtime on the GPU: `dtypes` maps manifest dtypes to
     torch's, `flush` is a buffer written between timed runs."""
@@ -74,11 +160,7 @@ class GpuPrograms:
         self.flush = torch.empty(256 << 20, dtype=torch.uint8, device="cuda")
 
     def environment(self):
-        torch = self.torch
-        p = torch.cuda.get_device_properties(0)
-        return dict(device=p.name, capability="%d.%d" % (p.major, p.minor),
-                    sms=p.multi_processor_count, torch=torch.__version__,
-                    cuda=torch.version.cuda, python=platform.python_version())
+        return device_environment(self.torch)
 
     def load(self, entry, ins, outs):
         """The program of `entry` and its launch bound to `ins` and `outs`."""

@@ -90,6 +90,7 @@ import numpy as np  # noqa: E402
 import fp8rt  # noqa: E402
 import programs  # noqa: E402  (bench/examples/programs.py)
 import workers  # noqa: E402  (bench/gpu/workers.py)
+from bitexact import device_environment  # noqa: E402
 from check_and_bench import time_gpu  # noqa: E402
 from compile import git  # noqa: E402  (bench/gpu/compile.py)
 from reductions import ensure_runtime  # noqa: E402
@@ -682,11 +683,7 @@ class GpuExecutor:
         self.dtypes = {"f32": torch.float32, "bf16": torch.bfloat16, "f16": torch.float16}
 
     def environment(self):
-        torch = self.torch
-        p = torch.cuda.get_device_properties(0)
-        return dict(device=p.name, capability="%d.%d" % (p.major, p.minor),
-                    sms=p.multi_processor_count, torch=torch.__version__,
-                    cuda=torch.version.cuda, python=platform.python_version())
+        return device_environment(self.torch)
 
     @contextlib.contextmanager
     def bound(self, function, feeds):

@@ -47,7 +47,6 @@ checks the stored CPU outputs against the numpy oracle
 """
 
 import argparse
-import datetime
 import json
 import os
 import subprocess
@@ -64,7 +63,9 @@ import numpy as np  # noqa: E402
 from compile import git  # noqa: E402  (bench/gpu/compile.py)
 from reductions import ensure_runtime, finish_run, load_index, parse_shape  # noqa: E402
 from bitexact import (GpuPrograms, add_compile_arguments, add_run_arguments,  # noqa: E402
-                      bit_differences, kernels_of, read_manifest, use_cpu_pipeline)
+                      bit_differences, difference_table, kernels_of, ratio_text,
+                      read_manifest, report_header, result_status, run_each, run_program,
+                      use_cpu_pipeline)
 
 from fp8_mlir import models  # noqa: E402
 from fp8_mlir import numerics  # noqa: E402
@@ -410,22 +411,14 @@ class Gpu(GpuPrograms):
                                       bytes_moved(entry["rows"], entry["cols"]))
 
 def report(args, index, results, env):
-    lines = ["# fp8-mlir COAT AdamW step kernel: bit-exact check and bandwidth against a "
-             "device-to-device copy", ""]
     check = index["check"]
-    if args.dry_run:
-        lines.append("Dry run: no GPU; manifests, launch lists and the CPU's outputs against "
-                     "the numpy oracle (rows 0..%d) checked only."
-                     % (check.get("oracle_rows", 0) - 1))
-    else:
-        lines.append("* Device: %s (compute capability %s, %d SMs), torch %s, CUDA %s"
-                     % (env["device"], env["capability"], env["sms"], env["torch"],
-                        env["cuda"]))
-    lines += ["* Date: %s" % datetime.date.today().isoformat(),
-              "* Kernels compiled at commit %s%s for %s" % (
-                  index["commit"], " (dirty)" if index.get("dirty") else "", index["chip"]),
-              "* Command: `%s`" % " ".join([os.path.basename(sys.argv[0])] + sys.argv[1:]),
-              "* The step: AdamW (b1 %g, b2 %g, eps %g, weight decay %g), lr %g, step %d; m "
+    lines = report_header(
+        "# fp8-mlir COAT AdamW step kernel: bit-exact check and bandwidth against a "
+        "device-to-device copy",
+        "Dry run: no GPU; manifests, launch lists and the CPU's outputs against the numpy "
+        "oracle (rows 0..%d) checked only." % (check.get("oracle_rows", 0) - 1),
+        args, index, env)
+    lines += ["* The step: AdamW (b1 %g, b2 %g, eps %g, weight decay %g), lr %g, step %d; m "
               "and v as E4M3 codes + f32 amax + i8 exponent per group of %d "
               "(fp8-optimizer=recipe=coat)" % (HYPER["b1"], HYPER["b2"], HYPER["eps"],
                                                HYPER["wd"], check["lr"], check["t"], GROUP),
@@ -442,19 +435,11 @@ def report(args, index, results, env):
         r = results.get(e["id"], dict(status="not compiled", error=e.get("error")))
         shape = "%dx%d, %d groups/row" % (e["rows"], e["cols"], e["groups"])
         kernel = r.get("kernel", "-")
+        status = result_status(r)
         if "check" in r:
-            bad = sum(r["check"]["differing"].values())
-            status = "bit-exact" if not bad else "**%d differ**" % bad
             details.append((e["id"], r["check"]))
-        elif "written" in r:
-            left = sum(r["written"]["unwritten"].values())
-            status = "all written" if not left else "**%d not written**" % left
-        else:
-            error = (r.get("error") or r.get("note") or "").replace("\n", " ")
-            status = r["status"] + (": " + error if error else "")
         if "ours" in r:
-            ratio = "%.0f%%%s" % (100 * r["ratio"], "" if r["ratio"] >= TARGET else
-                                  " (below target)")
+            ratio = ratio_text(r, TARGET)
             lines.append("| %s | %s | %s | %s | %.1f | %.0f | %.0f | %s |" % (
                 e["id"], shape, kernel, status, 1e3 * r["ours"]["median_ms"],
                 r["ours"]["gbps"], r["copy"]["gbps"], ratio))
@@ -462,29 +447,16 @@ def report(args, index, results, env):
             lines.append("| %s | %s | %s | %s | - | - | - | - |" % (e["id"], shape, kernel,
                                                                   status))
     for role, c in details:
-        lines += ["", "Outputs of the %s program against the CPU pipeline's (elements whose "
-                  "bits differ):" % role, "",
-                  "| output | differing | first difference (index: ours / expected) |",
-                  "|---|---|---|"]
-        for name, count in c["differing"].items():
-            first = c["first"].get(name)
-            where = "-" if first is None else (
-                "%s: %r / %r" % (first["index"], first["ours"], first["expected"])
-                if isinstance(first, dict) else first)
-            lines.append("| %s | %d | %s |" % (name, count, where))
+        lines += difference_table("the %s program" % role, c)
     return "\n".join(lines) + "\n"
 
 
 def run_all(args):
     index = load_index(args.artifacts, "optimizer.py")
-    results, env = {}, {}
+    env = {}
     entries = [e for e in index["entries"] if e["status"] == "ok"]
     if args.dry_run:
-        for e in entries:
-            try:
-                results[e["id"]] = dry_check(args, index, e)
-            except Exception as ex:  # a failure is reported against its program
-                results[e["id"]] = dict(status="error", error=str(ex).splitlines()[0])
+        results = run_each(entries, lambda e: dry_check(args, index, e))
     else:
         args.lib = ensure_runtime(args.lib, args.runtime_build)
         gpu = Gpu(args)
@@ -493,22 +465,16 @@ def run_all(args):
         if index["check"]["status"] == "ok":
             inputs, _ = load_check(args, index)
             scalars = [inputs[k] for k in ("lr", "b1t", "b2t")]
-        for e in entries:
-            try:
-                io, manifest = read_manifest(args, e)
-                structure = structure_errors(e, io, manifest)
-                if structure:
-                    raise RuntimeError("; ".join(structure))
-                if e["id"] == "check":
-                    if scalars is None:
-                        raise RuntimeError("no CPU reference: " + index["check"]["error"])
-                    result = gpu.check(index, e)
-                else:
-                    lr = np.array(LR, np.float32)
-                    result = gpu.time(e, scalars or [lr, *bias_corrections(T)])
-                results[e["id"]] = dict(result, kernel=kernels_of(manifest))
-            except Exception as ex:  # a failure is reported against its program
-                results[e["id"]] = dict(status="error", error=str(ex).splitlines()[0])
+
+        def measure(e):
+            if e["id"] != "check":
+                lr = np.array(LR, np.float32)
+                return gpu.time(e, scalars or [lr, *bias_corrections(T)])
+            if scalars is None:
+                raise RuntimeError("no CPU reference: " + index["check"]["error"])
+            return gpu.check(index, e)
+        results = run_each(entries, lambda e: run_program(args, e, structure_errors,
+                                                          lambda: measure(e)))
     return finish_run(args.out, "optimizer.md", report(args, index, results, env),
                       env, index, results)
 

@@ -73,7 +73,6 @@ to 4).
 """
 
 import argparse
-import datetime
 import json
 import os
 import re
@@ -91,7 +90,8 @@ import numpy as np  # noqa: E402
 
 from compile import git  # noqa: E402  (bench/gpu/compile.py)
 from bitexact import (GpuPrograms, add_compile_arguments, add_run_arguments,  # noqa: E402
-                      bit_differences, kernels_of, launch_names, read_manifest,
+                      bit_differences, difference_table, kernels_of, launch_names, ratio_text,
+                      read_manifest, report_header, result_status, run_each, run_program,
                       use_cpu_pipeline)
 from reductions import ensure_runtime, finish_run, load_index, parse_shape  # noqa: E402
 
@@ -694,20 +694,12 @@ class Gpu(GpuPrograms):
 
 
 def report(args, index, results, env, covered):
-    lines = ["# fp8-mlir paired quantize kernels: bit-exact check and bandwidth against a "
-             "device-to-device copy", ""]
-    if args.dry_run:
-        lines.append("Dry run: no GPU; manifests, launch lists and the CPU's outputs against "
-                     "the numpy oracle checked only.")
-    else:
-        lines.append("* Device: %s (compute capability %s, %d SMs), torch %s, CUDA %s"
-                     % (env["device"], env["capability"], env["sms"], env["torch"],
-                        env["cuda"]))
-    lines += ["* Date: %s" % datetime.date.today().isoformat(),
-              "* Kernels compiled at commit %s%s for %s" % (
-                  index["commit"], " (dirty)" if index.get("dirty") else "", index["chip"]),
-              "* Command: `%s`" % " ".join([os.path.basename(sys.argv[0])] + sys.argv[1:]),
-              "* Cases: bf16 input, column-wise copy transposed: %s" % "; ".join(
+    lines = report_header(
+        "# fp8-mlir paired quantize kernels: bit-exact check and bandwidth against a "
+        "device-to-device copy",
+        "Dry run: no GPU; manifests, launch lists and the CPU's outputs against the numpy "
+        "oracle checked only.", args, index, env)
+    lines += ["* Cases: bf16 input, column-wise copy transposed: %s" % "; ".join(
                   "%s `by <%s> colwise <%s> rule <%s>` (%s codes)"
                   % (CASE[c][:4] + (CASE[c][4].upper(),)) for c in index["cases"]),
               "* Bytes moved: the input read (2 per element), both copies' codes (1 per "
@@ -725,21 +717,13 @@ def report(args, index, results, env, covered):
             where = covered[e["case"]]
             note = ("; its kernels checked at %s" % where if where else
                     "; its kernels **not checked** (no check shape compiles to them)")
+        status = result_status(r)
         if "check" in r:
-            bad = sum(r["check"]["differing"].values())
-            status = "bit-exact" if not bad else "**%d differ**" % bad
             details.append((e["id"], r["check"]))
-        elif "written" in r:
-            left = sum(r["written"]["unwritten"].values())
-            status = ("all written" if not left else "**%d not written**" % left) + note
-        else:
-            error = (r.get("error") or r.get("note") or "").replace("\n", " ")
-            status = r["status"] + (": " + error if error else "")
-            if r["status"] == "dry":
-                status += note
+        elif "written" in r or r["status"] == "dry":
+            status += note
         if "ours" in r:
-            ratio = "%.0f%%%s" % (100 * r["ratio"], "" if r["ratio"] >= TARGET else
-                                  " (below target)")
+            ratio = ratio_text(r, TARGET)
             lines.append("| %s | %s | %s | %s | %s | %.1f | %.0f | %.0f | %s |" % (
                 e["case"], e["role"], shape, kernel, status, 1e3 * r["ours"]["median_ms"],
                 r["ours"]["gbps"], r["copy"]["gbps"], ratio))
@@ -747,52 +731,32 @@ def report(args, index, results, env, covered):
             lines.append("| %s | %s | %s | %s | %s | - | - | - | - |" % (
                 e["case"], e["role"], shape, kernel, status))
     for program, c in details:
-        if c["ok"]:
-            continue
-        lines += ["", "Outputs of %s against the CPU pipeline's (elements whose bits "
-                  "differ):" % program, "",
-                  "| output | differing | first difference (index: ours / expected) |",
-                  "|---|---|---|"]
-        for name, count in c["differing"].items():
-            first = c["first"].get(name)
-            where = "-" if first is None else (
-                "%s: %r / %r" % (first["index"], first["ours"], first["expected"])
-                if isinstance(first, dict) else first)
-            lines.append("| %s | %d | %s |" % (name, count, where))
+        if not c["ok"]:
+            lines += difference_table(program, c)
     return "\n".join(lines) + "\n"
 
 
 def run_all(args):
     index = load_index(args.artifacts, "quantize.py")
-    results, env = {}, {}
+    env = {}
     entries = [e for e in index["entries"] if e["status"] == "ok"]
     covered = coverage(args, index)
     if args.dry_run:
-        for e in entries:
-            try:
-                results[e["id"]] = dry_check(args, index, e)
-            except Exception as ex:  # a failure is reported against its program
-                results[e["id"]] = dict(status="error", error=str(ex).splitlines()[0])
+        results = run_each(entries, lambda e: dry_check(args, index, e))
     else:
         args.lib = ensure_runtime(args.lib, args.runtime_build)
         gpu = Gpu(args)
         env = gpu.environment()
-        for e in entries:
-            try:
-                io, manifest = read_manifest(args, e)
-                structure = structure_errors(e, io, manifest)
-                if structure:
-                    raise RuntimeError("; ".join(structure))
-                if e["role"] == "check":
-                    check = check_status(index, e)
-                    if check["status"] != "ok":
-                        raise RuntimeError("no CPU reference: " + check.get("error", "?"))
-                    result = gpu.check(e)
-                else:
-                    result = gpu.time(e)
-                results[e["id"]] = dict(result, kernel=kernels_of(manifest))
-            except Exception as ex:  # a failure is reported against its program
-                results[e["id"]] = dict(status="error", error=str(ex).splitlines()[0])
+
+        def measure(e):
+            if e["role"] != "check":
+                return gpu.time(e)
+            check = check_status(index, e)
+            if check["status"] != "ok":
+                raise RuntimeError("no CPU reference: " + check.get("error", "?"))
+            return gpu.check(e)
+        results = run_each(entries, lambda e: run_program(args, e, structure_errors,
+                                                          lambda: measure(e)))
     return finish_run(args.out, "quantize.md", report(args, index, results, env, covered),
                       env, index, results)
 

@@ -38,10 +38,8 @@ bound (and that the softmax is one row-group kernel).
 """
 
 import argparse
-import datetime
 import json
 import os
-import platform
 import subprocess
 import sys
 
@@ -54,7 +52,8 @@ import numpy as np  # noqa: E402
 
 import fp8rt  # noqa: E402
 from compile import git  # noqa: E402  (bench/gpu/compile.py)
-from bitexact import add_compile_arguments, add_run_arguments  # noqa: E402
+from bitexact import (add_compile_arguments, add_run_arguments,  # noqa: E402
+                      device_environment, ratio_text, report_header, run_each)
 
 TARGET = 0.8
 UNIT = {"f32": 2.0 ** -24, "bf16": 2.0 ** -8}
@@ -350,18 +349,10 @@ def gpu_check_and_time(args, entry, ctx):
 
 
 def report(args, index, results, env):
-    lines = ["# fp8-mlir reduction kernels against a device-to-device copy", ""]
-    if args.dry_run:
-        lines.append("Dry run: no GPU; manifests and the tolerance checked only.")
-    else:
-        lines.append("* Device: %s (compute capability %s, %d SMs), torch %s, CUDA %s"
-                     % (env["device"], env["capability"], env["sms"], env["torch"],
-                        env["cuda"]))
-    lines += ["* Date: %s" % datetime.date.today().isoformat(),
-              "* Kernels compiled at commit %s%s for %s" % (
-                  index["commit"], " (dirty)" if index.get("dirty") else "", index["chip"]),
-              "* Command: `%s`" % " ".join([os.path.basename(sys.argv[0])] + sys.argv[1:]),
-              "* Target: %d%% of the copy's bandwidth" % round(TARGET * 100), "",
+    lines = report_header("# fp8-mlir reduction kernels against a device-to-device copy",
+                          "Dry run: no GPU; manifests and the tolerance checked only.",
+                          args, index, env)
+    lines += ["* Target: %d%% of the copy's bandwidth" % round(TARGET * 100), "",
               "| reduction | shape | result | check | ours (us) | ours (GB/s) | copy (GB/s) "
               "| ours / copy |", "|---|---|---|---|---|---|---|---|"]
     for e in index["entries"]:
@@ -369,8 +360,7 @@ def report(args, index, results, env):
         shape = "%dx%d, dim %d" % (e["rows"], e["cols"], e["dim"])
         if "ours" in r:
             check = "ok" if r["check"]["ok"] else "**%d wrong**" % r["check"]["violations"]
-            ratio = "%.0f%%%s" % (100 * r["ratio"], "" if r["ratio"] >= TARGET else
-                                  " (below target)")
+            ratio = ratio_text(r, TARGET)
             lines.append("| %s | %s | %s | %s | %.1f | %.0f | %.0f | %s |" % (
                 e["id"], shape, e["out"], check, 1e3 * r["ours"]["median_ms"],
                 r["ours"]["gbps"], r["copy"]["gbps"], ratio))
@@ -394,26 +384,18 @@ def load_index(artifacts, script):
 
 def run_all(args):
     index = load_index(args.artifacts, "reductions.py")
-    results, env = {}, {}
+    env = {}
     entries = [e for e in index["entries"] if e["status"] == "ok"]
     if args.dry_run:
-        for e in entries:
-            results[e["id"]] = dry_check(args, e)
+        results = {e["id"]: dry_check(args, e) for e in entries}
     else:
         import torch
         args.lib = ensure_runtime(args.lib, args.runtime_build)
         torch.cuda.init()
-        p = torch.cuda.get_device_properties(0)
-        env = dict(device=p.name, capability="%d.%d" % (p.major, p.minor),
-                   sms=p.multi_processor_count, torch=torch.__version__,
-                   cuda=torch.version.cuda, python=platform.python_version())
+        env = device_environment(torch)
         ctx = dict(library=fp8rt.Library(args.lib),
                    flush=torch.empty(256 << 20, dtype=torch.uint8, device="cuda"))
-        for e in entries:
-            try:
-                results[e["id"]] = gpu_check_and_time(args, e, ctx)
-            except Exception as ex:  # a failure is reported against its case
-                results[e["id"]] = dict(status="error", error=str(ex).splitlines()[0])
+        results = run_each(entries, lambda e: gpu_check_and_time(args, e, ctx))
     return finish_run(args.out, "reductions.md", report(args, index, results, env),
                       env, index, results)
 

@@ -273,10 +273,15 @@ void LayoutEmitter::emitPackedTranspose(Value a0, Value b0, Value inBase,
   // 4-byte access: both inside, adjacent, the first aligned.
   auto wholePair = [&](Value first, Value firstIn, Value secondIn,
                        Value adjacent) -> Value {
-    Value both = arith::AndIOp::create(kb.b, kb.loc, firstIn, secondIn);
     Value even = kb.eq(kb.andI(first, kb.i32(1)), kb.i32(0));
-    return arith::AndIOp::create(
-        kb.b, kb.loc, both, arith::AndIOp::create(kb.b, kb.loc, adjacent, even));
+    return kb.andI(kb.andI(firstIn, secondIn), kb.andI(adjacent, even));
+  };
+  // Whether elements `index` and `index` + 1 along a dimension of `extent`
+  // lie inside, in a line that is (`lineIn`).
+  auto pairInside = [&](Value lineIn, Value index,
+                        Value extent) -> std::array<Value, 2> {
+    return {kb.andI(lineIn, kb.ult(index, extent)),
+            kb.andI(lineIn, kb.ult(kb.add(index, kb.i32(1)), extent))};
   };
   // Loads the two elements at offsets `first` and `second` of `base` by one
   // 4-byte access (wholePair), else element by element where inside (0
@@ -325,13 +330,8 @@ void LayoutEmitter::emitPackedTranspose(Value a0, Value b0, Value inBase,
     Value first = kb.add(
         inBase, kb.add(kb.mul(i, inStrides[a]), kb.mul(j, inStrides[b])));
     Value second = kb.add(first, inStrides[a]);
-    Value rowIn = kb.ult(j, extents[b]);
-    Value v = loadPair(
-        input, first, second,
-        arith::AndIOp::create(kb.b, kb.loc, rowIn, kb.ult(i, extents[a])),
-        arith::AndIOp::create(kb.b, kb.loc, rowIn,
-                              kb.ult(kb.add(i, one), extents[a])),
-        inAdjacent);
+    auto [firstIn, secondIn] = pairInside(kb.ult(j, extents[b]), i, extents[a]);
+    Value v = loadPair(input, first, second, firstIn, secondIn, inAdjacent);
     kb.store(elementOf(v, 0), shared(r, c), 2);
     kb.store(elementOf(v, 1), shared(r, kb.add(c, one)), 2);
   }
@@ -343,11 +343,8 @@ void LayoutEmitter::emitPackedTranspose(Value a0, Value b0, Value inBase,
   for (int64_t step = 0; step < tile; step += kRowsPerStep) {
     Value col = kb.add(row, kb.i32(step));
     Value iOut = kb.add(a0, col);
-    Value colIn = kb.ult(iOut, extents[a]);
-    Value firstIn =
-        arith::AndIOp::create(kb.b, kb.loc, colIn, kb.ult(j, extents[b]));
-    Value secondIn = arith::AndIOp::create(kb.b, kb.loc, colIn,
-                                           kb.ult(kb.add(j, one), extents[b]));
+    auto [firstIn, secondIn] =
+        pairInside(kb.ult(iOut, extents[a]), j, extents[b]);
     Value v = LLVM::UndefOp::create(kb.b, kb.loc, pair);
     v = LLVM::InsertElementOp::create(
         kb.b, kb.loc, v, kb.load(element, shared(r, col), 2), kb.i32(0));

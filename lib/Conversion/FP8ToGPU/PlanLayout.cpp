@@ -455,9 +455,8 @@ linalg::TransposeOp mlir::fp8::chooseHeadMajor(PlanBuilder &plan,
 
 void mlir::fp8::foldHeadSplit(PlanBuilder &plan, Operation *gemm, Value result,
                               linalg::TransposeOp transpose) {
-  int64_t buffer = plan.bufferOf(transpose.getResult()[0]);
-  plan.setBuffer(result, buffer);
-  plan.setBuffer(transpose.getInput(), buffer);
+  // The expand_shape between them is a view of `result` (planReshape).
+  plan.setBuffer(result, plan.bufferOf(transpose.getResult()[0]));
   plan.foldedTransposes.insert(transpose);
   remark::passed(gemm->getLoc(), getFP8GPURemarkOpts(gemm, "head-major-result"))
       << remark::add("{0} stores its result split into heads of {1} ([H, M, "

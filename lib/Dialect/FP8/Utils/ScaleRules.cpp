@@ -228,14 +228,6 @@ Value mlir::fp8::emitDecodeMultiplier(OpBuilder &b, Location loc, Value scale,
 // Dynamic range expansion
 //===----------------------------------------------------------------------===//
 
-Value mlir::fp8::emitExpansion(OpBuilder &b, Location loc, Value y, int64_t j) {
-  for (int64_t i = 0; i < j; ++i)
-    y = arith::MulFOp::create(b, loc, y, y);
-  for (int64_t i = 0; i < -j; ++i)
-    y = math::SqrtOp::create(b, loc, y);
-  return y;
-}
-
 /// emitDynamicExpansion's loop: min(|j|, steps) squarings where j > 0 (or
 /// j < 0 with `inverse`), else as many square roots.
 static Value emitExpansionLoop(OpBuilder &b, Location loc, Value y, Value j,
@@ -296,9 +288,8 @@ Value mlir::fp8::emitExpansionExponent(OpBuilder &b, Location loc, Value amax,
   Type i8 = b.getI8Type();
   Value ratio = s.divf(amin, amax);
   Value target = s.f32(fmax * fmax / 2);
-  // E_c(ratio) for every candidate c, each from its neighbour nearer 0: one
-  // square root or squaring more is the same sequence of correctly rounded
-  // steps that emitExpansion(ratio, c) takes.
+  // E_c(ratio) for every candidate c (c f32 squarings, or -c square roots),
+  // each from its neighbour nearer 0 by one step more.
   SmallVector<Value> expanded(2 * limit + 1);
   expanded[limit] = ratio;
   for (int64_t c = 1; c <= limit; ++c) {

@@ -75,9 +75,6 @@ Value emitReciprocal(OpBuilder &b, Location loc, Value x);
 /// Exponents of fp8.expand_dequantize count as at most this many steps.
 constexpr int64_t kMaxExpansionSteps = 8;
 
-/// `E_j(y)` for a constant `j`: `j` f32 squarings or `-j` square roots.
-Value emitExpansion(OpBuilder &b, Location loc, Value y, int64_t j);
-
 /// How a run-time exponent's steps are emitted: each step computed both ways
 /// and selected, straight-line code for any `j` per element (the CPU
 /// reference's loops); or a loop of `|j|` squarings or square roots, for a
