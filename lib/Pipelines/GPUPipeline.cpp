@@ -71,6 +71,7 @@ void fp8::buildFP8GPUPipeline(OpPassManager &pm,
   lower.sm90EpilogueWarpgroup = options.sm90EpilogueWarpgroup;
   lower.sm90MNMajorOperands = options.sm90MNMajorOperands;
   lower.sm90HeadMajorResults = options.sm90HeadMajorResults;
+  lower.sm90TmaStore = options.sm90TmaStore;
   lower.entryPoints.assign(options.entryPoints.begin(),
                            options.entryPoints.end());
   pm.addPass(fp8::createConvertFP8ToGPU(lower));

@@ -221,6 +221,15 @@ def ConvertFP8ToGPU : Pass<"convert-fp8-to-gpu", "::mlir::ModuleOp"> {
            "to [H, M, D], D even: the Q, K and V projections) store it "
            "head-major from their epilogue, and the transpose has no layout "
            "kernel. Off by default: no GPU has run these kernels yet">,
+    Option<"sm90TmaStore", "sm90-tma-store", "bool",
+           /*default=*/"false",
+           "sm_90a GEMMs write each tile's results into shared memory, and "
+           "one thread of each consumer warpgroup copies them out with TMA "
+           "(cp.async.bulk.tensor, clipped at the edges) while the next "
+           "tile's K loop runs, instead of storing them from registers; where "
+           "the result's rows are 16-byte multiples apart, a tile row is "
+           "whole 128-byte boxes and at least 4 pipeline stages still fit. "
+           "Off by default: no GPU has run these kernels yet">,
     Option<"sm90EpilogueWarpgroup", "sm90-epilogue-warpgroup", "bool",
            /*default=*/"false",
            "sm_90a GEMMs whose epilogue computes a transcendental function (a "

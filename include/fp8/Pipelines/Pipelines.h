@@ -130,6 +130,13 @@ struct GPUPipelineOptions : public PassPipelineOptions<GPUPipelineOptions> {
                      "convert-fp8-to-gpu; off by default, not yet run on a "
                      "GPU)"),
       llvm::cl::init(false)};
+  PassOptions::Option<bool> sm90TmaStore{
+      *this, "sm90-tma-store",
+      llvm::cl::desc("sm_90a GEMMs store their results by TMA from a tile "
+                     "in shared memory, overlapped with the next tile's K "
+                     "loop (see convert-fp8-to-gpu; off by default, not yet "
+                     "run on a GPU)"),
+      llvm::cl::init(false)};
   PassOptions::Option<bool> sm90EpilogueWarpgroup{
       *this, "sm90-epilogue-warpgroup",
       llvm::cl::desc("Run the transcendental epilogues of sm_90a GEMMs in a "

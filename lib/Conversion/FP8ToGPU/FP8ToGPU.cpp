@@ -293,6 +293,7 @@ struct ConvertFP8ToGPUPass
       plan.sm90EpilogueWarpgroup = sm90EpilogueWarpgroup;
       plan.sm90MNMajorOperands = sm90MNMajorOperands;
       plan.sm90HeadMajorResults = sm90HeadMajorResults;
+      plan.sm90TmaStore = sm90TmaStore;
       if (failed(planFunction(plan, reuseTemporaries, fusePrologues, fuseRows)))
         return signalPassFailure();
       plans.set(func.getName(), plan.getPlan().toAttr(&getContext()));

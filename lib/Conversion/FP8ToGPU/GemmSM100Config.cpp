@@ -59,6 +59,8 @@ LogicalResult GemmSM100Config::verify(std::string &reason) const {
   if (stagedMatrices)
     return fail("the sm_100a GEMM reads its epilogue's inputs from global "
                 "memory");
+  if (tmaStore)
+    return fail("the sm_100a GEMM stores its results from registers");
   if (resultBlock > blockN)
     return fail("an output tile must hold whole blocks of the result's "
                 "scales");

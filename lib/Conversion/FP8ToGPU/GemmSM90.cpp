@@ -172,13 +172,28 @@ private:
   Value pack(ArrayRef<Value> values);
   /// Decoded scale `index` of an f32 or E8M0 scale array.
   Value loadScale(Value array, Value index);
-  /// The epilogue of the tile at (`m0`, `n0`), for the accumulator
-  /// fragment at `fragmentRow` in it whose elements i and i + 1 (i even)
-  /// `pairAt(i)` yields; `tile` counts the CTA's tiles (the staging ring's
-  /// position).
+  /// The epilogue of the tile at (`m0`, `n0`) (of matrix `batch` in a
+  /// batch, else null), for the accumulator fragment at `fragmentRow` in it
+  /// whose elements i and i + 1 (i even) `pairAt(i)` yields; `tile` counts
+  /// the CTA's tiles (the staging ring's position).
   void emitEpilogue(function_ref<std::array<Value, 2>(int64_t)> pairAt,
                     Value m0, Value fragmentRow, Value n0, Value lane,
-                    Value tensorFactor, Value tile);
+                    Value tensorFactor, Value tile, Value batch);
+  /// Named barrier 3 + `consumer`: consumer warpgroup `consumer` alone (1
+  /// and 2 are its column scales').
+  void emitResultTileBarrier(Value consumer);
+  /// Consumer warpgroup `consumer`'s part of the result tile (`tmaStore`):
+  /// boxes of 64 rows by 128 bytes, each row's 16-byte units swizzled by
+  /// the row mod 8 (the 128-byte swizzle of TMA).
+  Value resultTileBase(Value consumer);
+  /// The shared-memory address in it of accumulator elements `i` and `i` +
+  /// 1 (`i` even) of the thread whose fragment starts at `fragmentRow` and
+  /// whose pairs start `laneByte` bytes into the tile's rows. What depends
+  /// on `i` alone is a constant offset of the address, and the swizzled
+  /// part takes a value for each 16-byte unit of a box: few distinct
+  /// addresses for the compiler to keep live across the tiles.
+  Value resultTileAddress(Value consumer, Value fragmentRow, Value laneByte,
+                          int64_t i);
   /// The producer's copy of the staged inputs of the tile at (`m0`, `n0`)
   /// into the staging slot, once the consumers have released it.
   void emitStagingLoads(Value m0, Value n0, Value tile, Value elected);
@@ -401,7 +416,7 @@ void GemmEmitter::emitEpilogueWarpgroup() {
                             handOverAddress(kb.i32(consumer), i / 2, local), 8);
                         return {pair[0], pair[1]};
                       },
-                      m0, fragmentRow, n0, lane, factor, args[0]);
+                      m0, fragmentRow, n0, lane, factor, args[0], batch);
                 }
                 handOver.arriveEmpty(slot);
                 return {kb.add(args[0], kb.i32(1))};
@@ -674,19 +689,65 @@ void GemmEmitter::emitConsumer(Value consumer) {
               return {values[i], values[i + 1]};
             },
             m0, fragmentRow, n0, lane,
-            batch ? loadTensorFactor() : tensorFactor, args[1]);
+            batch ? loadTensorFactor() : tensorFactor, args[1], batch);
         return {state[0], next};
       });
+  // The CTA's last copies complete before it exits (their shared memory
+  // with it).
+  if (config.tmaStore)
+    kb.ifThen(kb.eq(local, kb.i32(0)),
+              [&] { emitBulkWait(kb, /*read=*/false); });
+}
+
+void GemmEmitter::emitResultTileBarrier(Value consumer) {
+  NVVM::BarrierOp::create(kb.b, kb.loc, Type(), kb.add(consumer, kb.i32(3)),
+                          kb.i32(kWarpgroup), nullptr, Value());
+}
+
+Value GemmEmitter::resultTileBase(Value consumer) {
+  int64_t bytes = 64 * config.blockN * config.getResultBytes();
+  return kb.byteOffset(smem, kb.add(kb.i32(config.getResultTileOffset()),
+                                    kb.mul(consumer, kb.i32(bytes))));
+}
+
+Value GemmEmitter::resultTileAddress(Value consumer, Value fragmentRow,
+                                     Value laneByte, int64_t i) {
+  // Element i lies 8 (i >> 2) columns past the lane's first and 8 rows
+  // below its fragment's first when bit 1 of i is set. A lane's bytes stay
+  // inside the 128-byte box of the pair's first column, so the box and the
+  // row half are constant offsets (a box is 64 rows of 128 bytes).
+  int64_t byte = 8 * (i >> 2) * config.getResultBytes();
+  int64_t constant = byte / 128 * 64 * 128 + ((i >> 1) & 1) * 8 * 128;
+  Value row = kb.urem(fragmentRow, kb.i32(64));
+  Value inBox = kb.add(laneByte, kb.i32(byte % 128));
+  Value unit = kb.xorI(kb.andI(kb.lshr(inBox, kb.i32(4)), kb.i32(7)),
+                       kb.andI(row, kb.i32(7)));
+  Value offset =
+      kb.add(kb.mul(row, kb.i32(128)),
+             kb.add(kb.shl(unit, kb.i32(4)), kb.andI(inBox, kb.i32(15))));
+  return kb.byteOffset(kb.byteOffset(resultTileBase(consumer), offset),
+                       constant);
 }
 
 void GemmEmitter::emitEpilogue(
     function_ref<std::array<Value, 2>(int64_t)> pairAt, Value m0,
     Value fragmentRow, Value colBase, Value lane, Value tensorFactor,
-    Value tile) {
+    Value tile, Value batch) {
   Value rowBase = kb.add(m0, fragmentRow);
   Type element = getElementType(kb.b, config.out);
-  int64_t elementBytes =
-      config.fp8Out ? 1 : (config.out == WideElement::F32 ? 4 : 2);
+  int64_t elementBytes = config.getResultBytes();
+  // A TMA store (tmaStore): each consumer warpgroup writes its 64 rows of
+  // the result tile into shared memory, and its first thread copies them
+  // out. That thread first waits until the previous tile's copies have
+  // read the shared memory, and the warpgroup's barrier tells the others.
+  Value consumer = kb.udiv(fragmentRow, kb.i32(64));
+  Value issuer;
+  if (config.tmaStore) {
+    issuer = kb.andI(kb.eq(kb.urem(fragmentRow, kb.i32(64)), kb.i32(0)),
+                     kb.eq(lane, kb.i32(0)));
+    kb.ifThen(issuer, [&] { emitBulkWait(kb, /*read=*/true); });
+    emitResultTileBarrier(consumer);
+  }
   Value outFactor = config.fp8Out && !config.resultBlock
                         ? kb.load(kb.f32(), outScale, 4)
                         : Value();
@@ -700,6 +761,8 @@ void GemmEmitter::emitEpilogue(
   // and columns laneCol + 8 * (i >> 2) + {0, 1} of the tile.
   struct Pair {
     Value row, col, inBounds;
+    // Its accumulator element (the first of the two).
+    int64_t index = 0;
     SmallVector<Value> values;
     // Loaded before the values are computed: the bias of each element and
     // the elements of the epilogue's inputs.
@@ -716,6 +779,7 @@ void GemmEmitter::emitEpilogue(
     Pair pair;
     pair.row = kb.add(rowBase, kb.i32(8 * ((i >> 1) & 1)));
     pair.col = kb.add(colBase, kb.add(laneCol, kb.i32(8 * (i >> 2))));
+    pair.index = i;
     pair.inBounds = arith::AndIOp::create(kb.b, kb.loc, kb.ult(pair.row, m),
                                           kb.ult(pair.col, n));
     for (int64_t j = 0; j < 2; ++j) {
@@ -793,6 +857,15 @@ void GemmEmitter::emitEpilogue(
         vector =
             LLVM::InsertElementOp::create(kb.b, kb.loc, vector, v, kb.i32(j));
       }
+    }
+    if (config.tmaStore) {
+      // Into the result tile, past the matrix too: TMA clips the copy.
+      kb.store(vector,
+               resultTileAddress(consumer, fragmentRow,
+                                 kb.mul(laneCol, kb.i32(elementBytes)),
+                                 pair.index),
+               2 * elementBytes);
+      return;
     }
     kb.ifThen(pair.inBounds, [&] {
       Value offset = kb.add(kb.mul(kb.zext64(pair.row), kb.zext64(n)),
@@ -879,6 +952,32 @@ void GemmEmitter::emitEpilogue(
     }
     for (auto [p, pair] : llvm::enumerate(pairs))
       storePair(pair, factors[slot(p)]);
+  }
+  if (config.tmaStore) {
+    // The warpgroup's writes, made visible to the TMA unit, then its copies
+    // in boxes of 128 bytes by 64 rows (none past the matrix).
+    NVVM::FenceProxyOp::create(
+        kb.b, kb.loc, NVVM::ProxyKind::async_shared,
+        NVVM::SharedSpaceAttr::get(kb.b.getContext(),
+                                   NVVM::SharedSpace::shared_cta));
+    emitResultTileBarrier(consumer);
+    kb.ifThen(issuer, [&] {
+      Value row = kb.add(m0, kb.mul(consumer, kb.i32(64)));
+      Value rowBytes = kb.mul(n, kb.i32(elementBytes));
+      for (int64_t box = 0; box < config.blockN * elementBytes / 128; ++box) {
+        Value byte =
+            kb.add(kb.mul(colBase, kb.i32(elementBytes)), kb.i32(box * 128));
+        SmallVector<Value, 3> coordinates{byte, row};
+        if (batch)
+          coordinates.push_back(batch);
+        kb.ifThen(kb.andI(kb.ult(byte, rowBytes), kb.ult(row, m)), [&] {
+          emitTmaStore(kb, tmapOut,
+                       kb.byteOffset(resultTileBase(consumer), box * 64 * 128),
+                       coordinates);
+        });
+      }
+      emitBulkCommit(kb);
+    });
   }
   // Every staged element has been read (and used): release the slot, one
   // arrival per consumer warp.

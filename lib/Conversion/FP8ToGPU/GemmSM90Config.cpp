@@ -95,23 +95,43 @@ LogicalResult GemmSM90Config::verify(std::string &reason) const {
                   "and column scales, f32 results and result blocks spill "
                   "its registers");
   }
+  if (tmaStore) {
+    if (epilogueWarpgroup || outHeadDim)
+      return fail("results stored by TMA come from the consumers' epilogue "
+                  "and are row-major: not with an epilogue warpgroup or "
+                  "head-major results");
+    // (The GPT-2 layer's f32 GEMMs with row and column scales whose
+    // epilogue loads two f32 matrices spilled 124 bytes with the result
+    // tile's addresses live.)
+    if (epilogue &&
+        llvm::any_of(epilogue->inputs, [&](const GemmEpilogue::Input &input) {
+          return input.read == GemmEpilogue::Read::Matrix && !isStaged(input);
+        }))
+      return fail("an epilogue loading a matrix from global memory keeps "
+                  "too many registers live for the result tile's addresses");
+    if (blockN * getResultBytes() % 128 != 0)
+      return fail(llvm::formatv("a TMA store writes boxes of 128 bytes; a "
+                                "row of the tile is {0}",
+                                blockN * getResultBytes()));
+  }
   if (stagedMatrices && getStagedInputBytes() == 0)
     return fail("staged epilogue inputs need an epilogue that reads a "
                 "matrix");
-  // What follows the ring (one or the other) must leave it its depth.
-  if ((stagedMatrices || epilogueWarpgroup) &&
+  // What follows the ring must leave it its depth.
+  if ((stagedMatrices || epilogueWarpgroup || tmaStore) &&
       (getStages() < kMinStagedStages ||
        getSharedMemoryBytes() > kSharedMemoryBudget)) {
-    std::string what =
-        stagedMatrices
-            ? llvm::formatv("the staged epilogue inputs ({0} bytes a tile) "
-                            "leave",
-                            getStagedInputBytes())
-                  .str()
-            : llvm::formatv("the epilogue warpgroup's hand-over ({0} bytes) "
-                            "leaves",
-                            getHandOverBytes())
-                  .str();
+    std::string what;
+    if (stagedMatrices)
+      what = llvm::formatv("the staged epilogue inputs ({0} bytes a tile)",
+                           getStagedInputBytes());
+    if (tmaStore)
+      what += llvm::formatv("{0}the result tile of the TMA store ({1} bytes)",
+                            what.empty() ? "" : " and ", getResultTileBytes());
+    if (epilogueWarpgroup)
+      what = llvm::formatv("the epilogue warpgroup's hand-over ({0} bytes)",
+                           getHandOverBytes());
+    what += stagedMatrices ? " leave" : " leaves";
     return fail(llvm::formatv("{0} {1} pipeline stages; at least {2} are kept",
                               what, getStages(), kMinStagedStages));
   }
@@ -136,7 +156,7 @@ int64_t GemmSM90Config::getStages() const {
   if (stages > 0)
     return stages;
   int64_t stageBytes = (blockM + blockN) * kBlockK;
-  if (!stagedMatrices && !epilogueWarpgroup)
+  if (!stagedMatrices && !epilogueWarpgroup && !tmaStore)
     return std::min(kMaxStages,
                     (kSharedMemoryBudget - 256 - getColumnScaleBytes()) /
                         stageBytes);
@@ -168,6 +188,14 @@ int64_t GemmSM90Config::getHandOverBytes() const {
   return epilogueWarpgroup ? blockM * blockN * 4 : 0;
 }
 
+int64_t GemmSM90Config::getResultTileBytes() const {
+  return tmaStore ? blockM * blockN * getResultBytes() : 0;
+}
+
+int64_t GemmSM90Config::getResultTileOffset() const {
+  return llvm::alignTo(getStagedInputOffset() + getStagedInputBytes(), 1024);
+}
+
 int64_t GemmSM90Config::getStagedBarrierOffset() const {
   return getColumnScaleOffset() + getColumnScaleBytes();
 }
@@ -192,6 +220,8 @@ int64_t GemmSM90Config::getColumnScaleOffset() const {
 }
 
 int64_t GemmSM90Config::getSharedMemoryBytes() const {
+  if (tmaStore)
+    return getResultTileOffset() + getResultTileBytes();
   // The staged inputs and the hand-over do not come together.
   int64_t after = std::max(getStagedInputBytes(), getHandOverBytes());
   if (after == 0)
@@ -219,6 +249,8 @@ std::string GemmSM90Config::getKernelName() const {
     name += llvm::formatv("_h{0}", outHeadDim).str();
   if (stagedMatrices)
     name += "_stg";
+  if (tmaStore)
+    name += "_tma";
   if (epilogueWarpgroup)
     name += "_ewg";
   name += llvm::formatv("_{0}x{1}_s{2}", blockM, blockN, getStages()).str();

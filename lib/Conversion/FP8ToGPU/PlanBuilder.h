@@ -177,6 +177,9 @@ public:
   /// Let sm_90a GEMMs store results that attention splits into heads
   /// head-major (convert-fp8-to-gpu's `sm90-head-major-results`).
   bool sm90HeadMajorResults = false;
+  /// Let sm_90a GEMMs store their results by TMA from shared memory
+  /// (convert-fp8-to-gpu's `sm90-tma-store`).
+  bool sm90TmaStore = false;
   /// The elementwise ops whose results only quantizations read, which their
   /// kernels compute as prologues: no launch and no buffer of their own.
   llvm::DenseMap<Value, Operation *> quantizePrologues;
@@ -219,6 +222,18 @@ private:
 
 /// PlanGemm.cpp.
 LogicalResult planScaledMatmul(PlanBuilder &plan, ScaledMatmulOp op);
+/// With `sm90-tma-store`: sets config.tmaStore when the sm_90a GEMM `gemm`
+/// of `config` (its head-major choice made) can store its result `result`
+/// by TMA: the kernel keeps its pipeline depth and its tile rows are whole
+/// 128-byte boxes, and the result's rows are 16-byte multiples apart.
+/// Remarks either way.
+void chooseTmaStore(PlanBuilder &plan, Operation *gemm, Value result,
+                    GemmSM90Config &config);
+/// The tensor map through which the kernel of `config` stores `result`, of
+/// `batches` matrices of `m` x `n` (`tmaStore`).
+TensorMapParam getResultTensorMap(PlanBuilder &plan, Value result,
+                                  const ScaledGemmConfig &config,
+                                  int64_t batches, int64_t m, int64_t n);
 
 /// PlanQuantize.cpp.
 LogicalResult planDynamicQuantize(PlanBuilder &plan, DynamicQuantizeOp op);

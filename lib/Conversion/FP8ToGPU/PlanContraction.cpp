@@ -304,6 +304,9 @@ void addGemmLaunch(PlanBuilder &plan, const Contraction &c,
   TensorMapParam a = operandMap(c.a, c.m, blockM, c.mnMajorA);
   TensorMapParam b = operandMap(c.b, c.n, blockN, c.mnMajorB);
   int64_t outBuffer = plan.bufferOf(out);
+  TensorMapParam outMap;
+  if (config.tmaStore)
+    outMap = getResultTensorMap(plan, out, config, c.batches, c.m, c.n);
   SmallVector<int64_t> epilogueInputs;
   if (consumer)
     for (OpOperand *input : llvm::drop_begin(consumer.getDpsInputOperands()))
@@ -321,6 +324,8 @@ void addGemmLaunch(PlanBuilder &plan, const Contraction &c,
           return b;
         case GemmParam::Out:
           return BufferParam{outBuffer};
+        case GemmParam::OutTensorMap:
+          return outMap;
         case GemmParam::EpilogueInput:
           return BufferParam{epilogueInputs[next++]};
         case GemmParam::M:
@@ -416,6 +421,7 @@ LogicalResult addContractionGemm(PlanBuilder &plan, linalg::LinalgOp op,
           ? 192
           : 128;
   linalg::TransposeOp headSplit = chooseHeadMajor(plan, op, out, config);
+  chooseTmaStore(plan, op, out, config);
   return finish(config, buildGemmSM90Kernel, config.blockM, config.blockN,
                 config.getKElements(GemmSM90Config::kBlockK), headSplit);
 }

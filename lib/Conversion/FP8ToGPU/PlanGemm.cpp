@@ -197,6 +197,8 @@ struct GemmOperands {
   int64_t scaleABatchStride = 0, scaleBBatchStride = 0;
   /// The tensor map of each staged epilogue input, by input (sm_90a).
   SmallVector<TensorMapParam> epilogueMaps;
+  /// The result's tensor map (`tmaStore`).
+  TensorMapParam out;
 };
 
 /// The bytes of one matrix's slice of the row-major scales `scale` of a
@@ -225,6 +227,8 @@ LaunchParam getGemmArg(PlanBuilder &plan, ScaledMatmulOp op,
     return operands.b;
   case GemmParam::Out:
     return buffer(op.getResult());
+  case GemmParam::OutTensorMap:
+    return operands.out;
   case GemmParam::ScaleA:
     return BufferParam{operands.scaleA};
   case GemmParam::ScaleB:
@@ -370,6 +374,50 @@ void stageEpilogueMatrices(PlanBuilder &plan, ScaledMatmulOp op,
                      describeForRemarks(op), reason);
 }
 
+} // namespace
+
+void mlir::fp8::chooseTmaStore(PlanBuilder &plan, Operation *gemm, Value result,
+                               GemmSM90Config &config) {
+  if (!plan.sm90TmaStore)
+    return;
+  auto opts = getFP8GPURemarkOpts(gemm, "tma-store");
+  auto type = cast<ShapedType>(result.getType());
+  int64_t n = type.getShape().back();
+  int64_t pitchBytes =
+      plan.getPitch(plan.bufferOf(result), n) * config.getResultBytes();
+  GemmSM90Config stored = config;
+  stored.tmaStore = true;
+  std::string reason;
+  if (pitchBytes % 16 != 0)
+    reason = llvm::formatv("its rows are {0} bytes apart, not a multiple of "
+                           "16",
+                           pitchBytes)
+                 .str();
+  if (!reason.empty() || failed(stored.verify(reason))) {
+    remark::missed(gemm->getLoc(), opts)
+        << remark::add("{0} stores its results from registers: {1}",
+                       describeForRemarks(gemm), reason);
+    return;
+  }
+  config.tmaStore = true;
+  remark::passed(gemm->getLoc(), opts) << remark::add(
+      "{0} stores its results by TMA from a {1}-byte tile in shared memory "
+      "({2} pipeline stages)",
+      describeForRemarks(gemm), stored.getResultTileBytes(),
+      stored.getStages());
+}
+
+TensorMapParam mlir::fp8::getResultTensorMap(PlanBuilder &plan, Value result,
+                                             const ScaledGemmConfig &config,
+                                             int64_t batches, int64_t m,
+                                             int64_t n) {
+  int64_t bits = 8 * config.getResultBytes();
+  return plan.getTensorMap(plan.bufferOf(result), m, n, /*boxRows=*/64,
+                           128 * 8 / bits, bits, batches);
+}
+
+namespace {
+
 LogicalResult planSM90Gemm(PlanBuilder &plan, ScaledMatmulOp op) {
   ScaledGemmShape g = describeScaledGemm(op);
   GemmSM90Config config;
@@ -441,6 +489,7 @@ LogicalResult planSM90Gemm(PlanBuilder &plan, ScaledMatmulOp op) {
     return op.emitError() << "fp8 GPU lowering: " << reason;
   linalg::TransposeOp headSplit =
       chooseHeadMajor(plan, op, op.getResult(), config);
+  chooseTmaStore(plan, op, op.getResult(), config);
 
   int64_t a = plan.bufferOf(op.getLhs()), b = plan.bufferOf(op.getRhs());
   // Scales that are 1 / a stored scale: the kernel divides.
@@ -484,6 +533,9 @@ LogicalResult planSM90Gemm(PlanBuilder &plan, ScaledMatmulOp op) {
                                   /*batches=*/1)
               : TensorMapParam());
     }
+  if (config.tmaStore)
+    operands.out =
+        getResultTensorMap(plan, op.getResult(), config, g.batches, g.m, g.n);
   int64_t tiles = g.batches * llvm::divideCeil(g.m, config.blockM) *
                   llvm::divideCeil(g.n, config.blockN);
   plan.addKernelLaunch(

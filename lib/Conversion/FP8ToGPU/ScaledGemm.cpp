@@ -28,6 +28,7 @@ KernelParamKind mlir::fp8::getParamKind(GemmParam param) {
   switch (param) {
   case GemmParam::TensorMapA:
   case GemmParam::TensorMapB:
+  case GemmParam::OutTensorMap:
   case GemmParam::EpilogueTensorMap:
     return KernelParamKind::TensorMap;
   case GemmParam::Out:
@@ -54,7 +55,8 @@ KernelParamKind mlir::fp8::getParamKind(GemmParam param) {
 
 SmallVector<GemmParam> ScaledGemmConfig::getParams() const {
   SmallVector<GemmParam> params{GemmParam::TensorMapA, GemmParam::TensorMapB,
-                                GemmParam::Out};
+                                tmaStore ? GemmParam::OutTensorMap
+                                         : GemmParam::Out};
   if (!wideOperands)
     params.append({GemmParam::ScaleA, GemmParam::ScaleB});
   if (bias)
@@ -182,6 +184,7 @@ GemmEmitterBase<Config>::GemmEmitterBase(KernelBuilder &kb,
       tmapA(this->getArg(GemmParam::TensorMapA)),
       tmapB(this->getArg(GemmParam::TensorMapB)),
       out(this->getArg(GemmParam::Out)),
+      tmapOut(this->getArg(GemmParam::OutTensorMap)),
       scaleA(this->getArg(GemmParam::ScaleA)),
       scaleB(this->getArg(GemmParam::ScaleB)),
       bias(this->getArg(GemmParam::Bias)),
@@ -233,13 +236,12 @@ ValueRange GemmEmitterBase<Config>::forEachTile(
                                          tilesM, tilesN, kGroupRows);
         // The batch's result and scales, for the body's extent.
         Value outBase = out, scaleABase = scaleA, scaleBBase = scaleB;
-        int64_t outBytes = config.fp8Out                    ? 1
-                           : config.out == WideElement::F32 ? 4
-                                                            : 2;
-        Value matrixBytes =
-            kb.mul(kb.mul(kb.zext64(m), kb.zext64(n)), kb.i64(outBytes));
+        Value matrixBytes = kb.mul(kb.mul(kb.zext64(m), kb.zext64(n)),
+                                   kb.i64(config.getResultBytes()));
         Value batch64 = kb.zext64(batch);
-        out = kb.byteOffset(out, kb.mul(batch64, matrixBytes));
+        // (A result stored by TMA is addressed by the batch coordinate.)
+        if (out)
+          out = kb.byteOffset(out, kb.mul(batch64, matrixBytes));
         if (scaleA) {
           scaleA = kb.byteOffset(scaleA,
                                  kb.mul(batch64, kb.zext64(scaleABatchStride)));

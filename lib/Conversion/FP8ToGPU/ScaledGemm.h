@@ -91,8 +91,9 @@ protected:
   Value convertToFP8(Value lo, Value hi, Value factor);
 
   // Parameters (null where the kernel does not take them).
-  Value tmapA, tmapB, out, scaleA, scaleB, bias, globalA, globalB, outScale,
-      amaxOut, resultScale, m, n, k, scaleABatchStride, scaleBBatchStride;
+  Value tmapA, tmapB, out, tmapOut, scaleA, scaleB, bias, globalA, globalB,
+      outScale, amaxOut, resultScale, m, n, k, scaleABatchStride,
+      scaleBBatchStride;
   // Output tiles (rows and columns of tiles, all tiles) and K steps.
   Value tilesM, tilesN, numTiles, kTiles;
   // The epilogue's inputs, in the order of config.epilogue->inputs.

@@ -87,6 +87,24 @@ void mlir::fp8::emitTmaLoad(KernelBuilder &kb, Value tensorMap, Value dst,
       kb.b.getBoolAttr(false), nullptr, Value());
 }
 
+void mlir::fp8::emitTmaStore(KernelBuilder &kb, Value tensorMap, Value src,
+                             ValueRange coordinates) {
+  assert((coordinates.size() == 2 || coordinates.size() == 3) &&
+         "2-D and 3-D tensor maps");
+  NVVM::CpAsyncBulkTensorSharedCTAToGlobalOp::create(
+      kb.b, kb.loc, tensorMap, src, coordinates, Value(),
+      NVVM::TMAStoreMode::TILE, Value());
+}
+
+void mlir::fp8::emitBulkCommit(KernelBuilder &kb) {
+  NVVM::CpAsyncBulkCommitGroupOp::create(kb.b, kb.loc);
+}
+
+void mlir::fp8::emitBulkWait(KernelBuilder &kb, bool read) {
+  NVVM::CpAsyncBulkWaitGroupOp::create(kb.b, kb.loc, 0,
+                                       read ? kb.b.getUnitAttr() : nullptr);
+}
+
 void mlir::fp8::emitBulkLoad(KernelBuilder &kb, Value dst, Value src,
                              int64_t bytes, Value barrier) {
   Value cluster = LLVM::AddrSpaceCastOp::create(kb.b, kb.loc, kb.ptr(7), dst);

@@ -105,6 +105,20 @@ void emitExpectTx(KernelBuilder &kb, Value barrier, Value bytes);
 void emitTmaLoad(KernelBuilder &kb, Value tensorMap, Value dst,
                  ValueRange coordinates, Value barrier);
 
+/// Copies shared memory at `src` into the box of `tensorMap` at
+/// `coordinates` (innermost first), clipped to the tensor, in the issuing
+/// thread's current bulk async-group (emitBulkCommit). The writes to `src`
+/// must be made visible to the async proxy first (fence.proxy.async).
+void emitTmaStore(KernelBuilder &kb, Value tensorMap, Value src,
+                  ValueRange coordinates);
+/// Commits the issuing thread's bulk copies since its last commit as one
+/// bulk async-group.
+void emitBulkCommit(KernelBuilder &kb);
+/// Waits until none of the issuing thread's bulk async-groups is pending:
+/// until they have read their sources (`read`), or until they have
+/// completed.
+void emitBulkWait(KernelBuilder &kb, bool read);
+
 /// Copies `bytes` contiguous bytes from global `src` into shared memory at
 /// `dst` (cp.async.bulk, 16-byte aligned), completing them on `barrier`.
 void emitBulkLoad(KernelBuilder &kb, Value dst, Value src, int64_t bytes,

@@ -282,6 +282,47 @@ TEST_F(KernelParamsTest, GemmEpilogueInputsComeLast) {
   expectInvalid(sm100Staged, "global memory");
 }
 
+TEST_F(KernelParamsTest, GemmSM90StoresByTma) {
+  // The result becomes a tensor map; its 32 KiB bf16 tile follows the ring
+  // (6 stages and their barriers, then the staging slot's barriers),
+  // 1024-aligned.
+  using P = GemmParam;
+  GemmSM90Config stored;
+  stored.tmaStore = true;
+  EXPECT_EQ(stored.getParams(),
+            (SmallVector<P>{P::TensorMapA, P::TensorMapB, P::OutTensorMap,
+                            P::ScaleA, P::ScaleB, P::M, P::N, P::K}));
+  expectValid(stored);
+  EXPECT_EQ(stored.getResultTileBytes(), 128 * 128 * 2);
+  EXPECT_EQ(stored.getStages(), 6);
+  EXPECT_EQ(stored.getResultTileOffset(), 197632);
+  EXPECT_EQ(stored.getSharedMemoryBytes(), 197632 + 32768);
+  EXPECT_NE(stored.getKernelName().find("_tma_128x128_s6"), std::string::npos)
+      << stored.getKernelName();
+  expectKernelTakesParams(stored, buildGemmSM90Kernel);
+  // f32 at 128 x 192: a 96 KiB tile leaves 3 stages.
+  GemmSM90Config wide = stored;
+  wide.out = WideElement::F32;
+  wide.blockN = 192;
+  EXPECT_EQ(wide.getStages(), 3);
+  expectInvalid(wide, "result tile of the TMA store (98304 bytes) leaves 3");
+  // FP8 codes in 64-column tiles: 64-byte rows, not whole boxes.
+  GemmSM90Config narrow = stored;
+  narrow.fp8Out = Format::E4M3;
+  narrow.blockN = 64;
+  expectInvalid(narrow, "boxes of 128 bytes");
+  // Neither with an epilogue warpgroup nor head-major; not on sm_100a.
+  GemmSM90Config handOver = stored;
+  handOver.epilogueWarpgroup = true;
+  expectInvalid(handOver, "epilogue warpgroup");
+  GemmSM90Config heads = stored;
+  heads.outHeadDim = 64;
+  expectInvalid(heads, "head-major");
+  GemmSM100Config sm100;
+  sm100.tmaStore = true;
+  expectInvalid(sm100, "from registers");
+}
+
 TEST_F(KernelParamsTest, GemmSM90RejectsGlobalScales) {
   GemmSM90Config config;
   config.globalScales = true;

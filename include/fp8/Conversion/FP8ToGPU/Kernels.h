@@ -73,6 +73,10 @@ enum class GemmParam {
   TensorMapB,
   /// The result C [M, N]: `out` elements, or `fp8Out` codes.
   Out,
+  /// The result as a tensor map instead (`tmaStore`): its [M, N] elements
+  /// as [M, N * bytes] bytes ([batches, M, N * bytes] in a batch), boxes of
+  /// 128 bytes by 64 rows, with 128-byte swizzle.
+  OutTensorMap,
   /// The decode scales of A and B: f32 per tensor, per row (A) and column
   /// (B), or block scales (see the GEMM configurations). High-precision
   /// GEMMs take none.
@@ -342,6 +346,12 @@ struct ScaledGemmConfig {
   /// shared memory with TMA while the tile's last K steps run, and passes
   /// them as tensor maps (GemmParam::EpilogueTensorMap).
   bool stagedMatrices = false;
+  /// sm_90a: the consumers write each tile's results into shared memory
+  /// (128-byte swizzled boxes of 128 bytes by 64 rows) and one thread of
+  /// each consumer warpgroup stores its 64 rows with TMA, which runs while
+  /// the next tile's K loop does; the result is passed as a tensor map
+  /// (GemmParam::OutTensorMap) and TMA clips the ragged edges.
+  bool tmaStore = false;
 
   /// The kernel's parameters, in order.
   SmallVector<GemmParam> getParams() const;
@@ -350,6 +360,10 @@ struct ScaledGemmConfig {
   /// Whether epilogue input `input` is passed as a tensor map and staged.
   bool isStaged(const GemmEpilogue::Input &input) const {
     return stagedMatrices && input.read == GemmEpilogue::Read::Matrix;
+  }
+  /// Bytes of one result element: an FP8 code, or an `out` element.
+  int64_t getResultBytes() const {
+    return fp8Out ? 1 : getWideElementBytes(out);
   }
   /// Bits of one operand element of A (8 for FP8, 4 for E2M1).
   int64_t getOperandBits() const;
@@ -454,6 +468,11 @@ struct GemmSM90Config : ScaledGemmConfig {
   int64_t getHandOverBytes() const;
   int64_t getHandOverBarrierOffset() const { return getStagedBarrierOffset(); }
   int64_t getHandOverOffset() const { return getStagedInputOffset(); }
+  /// The result tile of a TMA store (`tmaStore`): its bytes (blockM x blockN
+  /// results, 0 without) and its offset (1024-byte aligned, for the swizzle,
+  /// after the staged inputs).
+  int64_t getResultTileBytes() const;
+  int64_t getResultTileOffset() const;
   /// Dynamic shared memory in bytes.
   int64_t getSharedMemoryBytes() const;
   /// A name that identifies the configuration.
