@@ -20,6 +20,11 @@
 #       --reference-sizes small --chips sm_90a \
 #       --pipeline-options "prepare-weights=1 sm90-mn-major-operands=1 sm90-head-major-results=1" \
 #       --out build-gpu/models-bf16-layouts
+#   python3 bench/gpu/models.py prepare --storage bf16 \
+#       --models linear,mlp_block,gpt2_layer --sizes small,linear-8k,mlp-8k,4096 \
+#       --recipes tensor-current,deepseek --reference-sizes small --chips sm_90a \
+#       --pipeline-options "prepare-weights=1 sm90-tma-store=1" \
+#       --out build-gpu/models-bf16-tma
 #
 # Stages, in order of what they tell (each one's report is written even when
 # a later one fails or the run is stopped):
@@ -42,10 +47,14 @@
 #      (batched bf16 GEMMs reading MN-major operands, no transposed copies)
 #      and sm90-head-major-results=1 (Q, K, V projections storing heads, no
 #      layout copies), the small cells against the CPU pipeline, then the
-#      4096-wide GPT-2 layer timed, to compare with stage 3's.
+#      4096-wide GPT-2 layer timed, to compare with stage 3's;
+#  10. tma-store: every sm_90a GEMM storing its results by TMA
+#      (sm90-tma-store=1): the small cells against the CPU pipeline, the
+#      speed cells timed (to compare with stage 3's), then the GEMM
+#      variants compiled with it next to the same variants without (run.sh).
 #
 # STAGES (words among runtime speed prepared small kernels kernels-prepared
-# reductions quantize gemms layouts; default all, in that order) runs some stages in the
+# reductions quantize gemms layouts tma-store; default all, in that order) runs some stages in the
 # order given, for a GPU slot too short for all of them; each stage after
 # runtime needs the runtime built by an earlier one (or an earlier run).
 #
@@ -54,6 +63,7 @@
 # Environment: OUT (default report-gpu), PYTHON (default python3),
 # MODELS (default build-gpu/models-bf16), PREPARED (default
 # build-gpu/models-bf16-prepared), LAYOUTS (default build-gpu/models-bf16-layouts),
+# TMA_MODELS (default build-gpu/models-bf16-tma),
 # SPEED_BUDGET, PREPARED_BUDGET, SMALL_BUDGET,
 # GEMM_BUDGET (seconds; 230, 100, 60, 80; the float64 graph of the speed cells
 # runs on the GPU, so 230 s leaves room for torch.compile's first compiles), GEMM_ONLY (a regex over GEMM ids),
@@ -68,6 +78,7 @@ PYTHON="${PYTHON:-python3}"
 MODELS="${MODELS:-build-gpu/models-bf16}"
 PREPARED="${PREPARED:-build-gpu/models-bf16-prepared}"
 LAYOUTS="${LAYOUTS:-build-gpu/models-bf16-layouts}"
+TMA_MODELS="${TMA_MODELS:-build-gpu/models-bf16-tma}"
 BUILD=build-gpu-rt
 WORK="$(mktemp -d)"
 mkdir -p "$OUT"
@@ -143,6 +154,14 @@ run_stage() { # one stage of STAGES; those whose artifacts are missing are skipp
     small_models "models: new GEMM layouts, small" "$LAYOUTS" models-layouts-small
     time_models "models: new GEMM layouts, timed" "$LAYOUTS" "${PREPARED_BUDGET:-100}" \
       models-layouts-timed ;;
+  tma-store)
+    small_models "models: TMA stores, small" "$TMA_MODELS" models-tma-small
+    time_models "models: TMA stores, timed" "$TMA_MODELS" "${PREPARED_BUDGET:-100}" \
+      models-tma-timed
+    [ -f build-gpu/index.json ] || return 0
+    stage "gemms: TMA stores" $(( ${GEMM_BUDGET:-80} + 150 )) env OUT="$WORK/gemms-tma" \
+      bench/gpu/run.sh --only "_tma/|^(tensor_e4m3_e4m3_bf16_p4(_n192)?|rowwise_e4m3_e4m3_bf16_n192|deepseek_e4m3_e4m3_bf16)/" \
+      --time-budget "${GEMM_BUDGET:-80}" ${DRY[@]+"${DRY[@]}"} ;;
   kernels)
     kernel_times "models: device time per kernel" "$MODELS" kernels ;;
   kernels-prepared)
@@ -167,7 +186,7 @@ run_stage() { # one stage of STAGES; those whose artifacts are missing are skipp
   esac
 }
 
-ALL_STAGES="runtime speed prepared small kernels kernels-prepared reductions quantize gemms layouts"
+ALL_STAGES="runtime speed prepared small kernels kernels-prepared reductions quantize gemms layouts tma-store"
 for name in ${STAGES:-$ALL_STAGES}; do
   run_stage "$name"
 done

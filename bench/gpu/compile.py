@@ -72,10 +72,12 @@ def scale_shape(shape, block):
 
 
 def variant(scaling, a="e4m3", b="e4m3", out="bf16", promote=None, bias=None,
-            purpose="check", tile_n=None):
+            purpose="check", tile_n=None, tma_store=False):
     """One GEMM variant; `tile_n` 192 compiles it with sm90-tile-n=192, and
     the others take 128 x 128 tiles (sm90-tile-n=128: the default, auto,
-    picks either by shape, and the report compares the two)."""
+    picks either by shape, and the report compares the two). `tma_store`
+    compiles it with sm90-tma-store=1 (results stored by TMA from shared
+    memory; off by default until a GPU has run it)."""
     name = "%s_%s_%s_%s" % (scaling, a, b, out)
     if promote is not None:
         name += "_p%d" % promote
@@ -83,8 +85,10 @@ def variant(scaling, a="e4m3", b="e4m3", out="bf16", promote=None, bias=None,
         name += "_bias" + bias
     if tile_n:
         name += "_n%d" % tile_n
+    if tma_store:
+        name += "_tma"
     return dict(name=name, scaling=scaling, a=a, b=b, out=out,
-                promote=promote, bias=bias, tile_n=tile_n)
+                promote=promote, bias=bias, tile_n=tile_n, tma_store=tma_store)
 
 
 def variants(check_shapes=None, bench_shapes=None):
@@ -109,6 +113,15 @@ def variants(check_shapes=None, bench_shapes=None):
         variant("tensor", promote=4, tile_n=192),
         variant("tensor", promote=0, tile_n=192),
         variant("rowwise", tile_n=192),
+        # Results stored by TMA (every output type, both tile widths, each
+        # scaling).
+        variant("tensor", promote=4, tma_store=True),
+        variant("tensor", out="f32", promote=4, bias="f32", tma_store=True),
+        variant("tensor", "e5m2", "e4m3", "f16", promote=0, tma_store=True),
+        variant("tensor", promote=4, tile_n=192, tma_store=True),
+        variant("rowwise", tile_n=192, tma_store=True),
+        variant("deepseek", tma_store=True),
+        variant("mxfp8", out="f32", tma_store=True),
     ]
     bench = bench_shapes or BENCH_SHAPES
     benches = [
@@ -121,6 +134,11 @@ def variants(check_shapes=None, bench_shapes=None):
         (variant("tensor", promote=4, tile_n=192), bench),
         (variant("tensor", promote=0, tile_n=192), bench),
         (variant("rowwise", tile_n=192), bench),
+        # Stored by TMA, to compare with the same variants above.
+        (variant("tensor", promote=4, tma_store=True), bench),
+        (variant("tensor", promote=4, tile_n=192, tma_store=True), bench),
+        (variant("rowwise", tile_n=192, tma_store=True), bench),
+        (variant("deepseek", tma_store=True), bench),
     ]
     result = [(v, check_shapes or CHECK_SHAPES, "check") for v in checks]
     result += [(v, shapes, "bench") for v, shapes in benches]
@@ -166,6 +184,8 @@ def compile_one(fp8_opt, out_dir, entry, chip, num_sms):
         f.write(entry["ir"])
     options = "chip=%s num-sms=%d artifacts=%s" % (chip, num_sms, d)
     options += " sm90-tile-n=%d" % (entry.get("tile_n") or 128)
+    if entry.get("tma_store"):
+        options += " sm90-tma-store=1"
     command = [fp8_opt, source, "--fp8-gpu-pipeline=" + options, "-o", os.devnull]
     try:
         p = subprocess.run(command, capture_output=True, text=True, timeout=300)
@@ -252,7 +272,7 @@ def main():
             entry = dict(
                 id=entry_id, variant=v["name"], scaling=v["scaling"], a=v["a"], b=v["b"],
                 out=v["out"], promote=v["promote"], bias=v["bias"], purpose=purpose,
-                tile_n=v["tile_n"],
+                tile_n=v["tile_n"], tma_store=v["tma_store"],
                 M=m, N=n, K=k, dir=os.path.join(v["name"], shape),
                 manifest=os.path.join(v["name"], shape, "gemm.json"),
                 block_a=s["block_a"], block_b=s["block_b"], scale=s["scale"],

@@ -5,8 +5,8 @@
 # references), and the bf16 example models for sm_90a at the
 # small size (with CPU references) and the real sizes (against float64 on
 # the GPU), plus the speed cells with their weights prepared once, all into
-# build-gpu/, and the attention models with the GEMM layouts not yet checked
-# on a GPU. About 6 minutes on 2 cores. Copy build-gpu/
+# build-gpu/, and the attention models with the GEMM layouts and the models
+# with the TMA stores not yet checked on a GPU. About 7 minutes on 2 cores. Copy build-gpu/
 # to the GPU machine (a `tar czf` of it is about 46 MiB; the
 # folders of the stages to run are enough) and run
 # `OUT=report bench/gpu/all.sh` there.
@@ -46,4 +46,14 @@ rm -rf build-gpu/models-bf16-layouts
   --reference-sizes small --chips "$CHIP" \
   --pipeline-options "prepare-weights=1 sm90-mn-major-operands=1 sm90-head-major-results=1" \
   --out build-gpu/models-bf16-layouts
+# The models again with every sm_90a GEMM storing its results by TMA
+# (sm90-tma-store=1, off by default until a GPU has run it): the small size
+# against the CPU pipeline, the real sizes for their time, to compare with
+# models-bf16-prepared.
+rm -rf build-gpu/models-bf16-tma
+"$PYTHON" bench/gpu/models.py prepare --storage bf16 \
+  --models linear,mlp_block,gpt2_layer --sizes small,linear-8k,mlp-8k,4096 \
+  --recipes tensor-current,deepseek --reference-sizes small --chips "$CHIP" \
+  --pipeline-options "prepare-weights=1 sm90-tma-store=1" \
+  --out build-gpu/models-bf16-tma
 du -sh build-gpu
