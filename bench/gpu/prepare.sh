@@ -57,3 +57,4 @@ rm -rf build-gpu/models-bf16-tma
   --pipeline-options "prepare-weights=1 sm90-tma-store=1" \
   --out build-gpu/models-bf16-tma
 du -sh build-gpu
+echo "bench/gpu/pack.sh FILE.tgz [STAGE...] packs what the stages of all.sh read"
