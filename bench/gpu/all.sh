@@ -51,7 +51,9 @@
 #  10. tma-store: every sm_90a GEMM storing its results by TMA
 #      (sm90-tma-store=1): the small cells against the CPU pipeline, the
 #      speed cells timed (to compare with stage 3's), then the GEMM
-#      variants compiled with it next to the same variants without (run.sh).
+#      variants compiled with it, and those compiled with sm90-multicast=1
+#      (clusters of two CTAs multicasting B), next to the same variants
+#      without (run.sh).
 #
 # STAGES (words among runtime speed prepared small kernels kernels-prepared
 # reductions quantize gemms layouts tma-store; default all, in that order) runs some stages in the
@@ -160,7 +162,7 @@ run_stage() { # one stage of STAGES; those whose artifacts are missing are skipp
       models-tma-timed
     [ -f build-gpu/index.json ] || return 0
     stage "gemms: TMA stores" $(( ${GEMM_BUDGET:-80} + 150 )) env OUT="$WORK/gemms-tma" \
-      bench/gpu/run.sh --only "_tma/|^(tensor_e4m3_e4m3_bf16_p4(_n192)?|rowwise_e4m3_e4m3_bf16_n192|deepseek_e4m3_e4m3_bf16)/" \
+      bench/gpu/run.sh --only "_(tma|mc)/|^(tensor_e4m3_e4m3_bf16_p4(_n192)?|rowwise_e4m3_e4m3_bf16_n192|deepseek_e4m3_e4m3_bf16)/" \
       --time-budget "${GEMM_BUDGET:-80}" ${DRY[@]+"${DRY[@]}"} ;;
   kernels)
     kernel_times "models: device time per kernel" "$MODELS" kernels ;;

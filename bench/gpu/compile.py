@@ -72,12 +72,13 @@ def scale_shape(shape, block):
 
 
 def variant(scaling, a="e4m3", b="e4m3", out="bf16", promote=None, bias=None,
-            purpose="check", tile_n=None, tma_store=False):
+            purpose="check", tile_n=None, tma_store=False, multicast=False):
     """One GEMM variant; `tile_n` 192 compiles it with sm90-tile-n=192, and
     the others take 128 x 128 tiles (sm90-tile-n=128: the default, auto,
     picks either by shape, and the report compares the two). `tma_store`
     compiles it with sm90-tma-store=1 (results stored by TMA from shared
-    memory; off by default until a GPU has run it)."""
+    memory), `multicast` with sm90-multicast=1 (clusters of two CTAs
+    sharing B); both off by default until a GPU has run them."""
     name = "%s_%s_%s_%s" % (scaling, a, b, out)
     if promote is not None:
         name += "_p%d" % promote
@@ -87,8 +88,11 @@ def variant(scaling, a="e4m3", b="e4m3", out="bf16", promote=None, bias=None,
         name += "_n%d" % tile_n
     if tma_store:
         name += "_tma"
+    if multicast:
+        name += "_mc"
     return dict(name=name, scaling=scaling, a=a, b=b, out=out,
-                promote=promote, bias=bias, tile_n=tile_n, tma_store=tma_store)
+                promote=promote, bias=bias, tile_n=tile_n, tma_store=tma_store,
+                multicast=multicast)
 
 
 def variants(check_shapes=None, bench_shapes=None):
@@ -122,6 +126,13 @@ def variants(check_shapes=None, bench_shapes=None):
         variant("rowwise", tile_n=192, tma_store=True),
         variant("deepseek", tma_store=True),
         variant("mxfp8", out="f32", tma_store=True),
+        # Clusters of two CTAs multicasting B (ragged pairs of tile rows in
+        # the check shapes), alone and with the TMA stores.
+        variant("tensor", promote=4, multicast=True),
+        variant("tensor", promote=4, tile_n=192, tma_store=True, multicast=True),
+        variant("rowwise", out="f32", multicast=True),
+        variant("deepseek", multicast=True),
+        variant("mxfp8", multicast=True),
     ]
     bench = bench_shapes or BENCH_SHAPES
     benches = [
@@ -139,8 +150,17 @@ def variants(check_shapes=None, bench_shapes=None):
         (variant("tensor", promote=4, tile_n=192, tma_store=True), bench),
         (variant("rowwise", tile_n=192, tma_store=True), bench),
         (variant("deepseek", tma_store=True), bench),
+        (variant("tensor", promote=4, multicast=True), bench),
+        (variant("tensor", promote=4, tile_n=192, tma_store=True, multicast=True),
+         bench),
+        (variant("deepseek", multicast=True), bench),
     ]
     result = [(v, check_shapes or CHECK_SHAPES, "check") for v in checks]
+    # Three tile rows: the second CTA of the last pair computes a tile past
+    # M (multicast); 136 columns end in the first half of the last B tile.
+    if not check_shapes:
+        result += [(variant("tensor", promote=4, multicast=True),
+                    [(300, 136, 320)], "check")]
     result += [(v, shapes, "bench") for v, shapes in benches]
     return result
 
@@ -186,6 +206,8 @@ def compile_one(fp8_opt, out_dir, entry, chip, num_sms):
     options += " sm90-tile-n=%d" % (entry.get("tile_n") or 128)
     if entry.get("tma_store"):
         options += " sm90-tma-store=1"
+    if entry.get("multicast"):
+        options += " sm90-multicast=1"
     command = [fp8_opt, source, "--fp8-gpu-pipeline=" + options, "-o", os.devnull]
     try:
         p = subprocess.run(command, capture_output=True, text=True, timeout=300)
@@ -273,6 +295,7 @@ def main():
                 id=entry_id, variant=v["name"], scaling=v["scaling"], a=v["a"], b=v["b"],
                 out=v["out"], promote=v["promote"], bias=v["bias"], purpose=purpose,
                 tile_n=v["tile_n"], tma_store=v["tma_store"],
+                multicast=v["multicast"],
                 M=m, N=n, K=k, dir=os.path.join(v["name"], shape),
                 manifest=os.path.join(v["name"], shape, "gemm.json"),
                 block_a=s["block_a"], block_b=s["block_b"], scale=s["scale"],

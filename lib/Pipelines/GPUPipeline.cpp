@@ -72,6 +72,7 @@ void fp8::buildFP8GPUPipeline(OpPassManager &pm,
   lower.sm90MNMajorOperands = options.sm90MNMajorOperands;
   lower.sm90HeadMajorResults = options.sm90HeadMajorResults;
   lower.sm90TmaStore = options.sm90TmaStore;
+  lower.sm90Multicast = options.sm90Multicast;
   lower.entryPoints.assign(options.entryPoints.begin(),
                            options.entryPoints.end());
   pm.addPass(fp8::createConvertFP8ToGPU(lower));

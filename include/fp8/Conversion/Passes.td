@@ -230,6 +230,16 @@ def ConvertFP8ToGPU : Pass<"convert-fp8-to-gpu", "::mlir::ModuleOp"> {
            "the result's rows are 16-byte multiples apart, a tile row is "
            "whole 128-byte boxes and at least 4 pipeline stages still fit. "
            "Off by default: no GPU has run these kernels yet">,
+    Option<"sm90Multicast", "sm90-multicast", "bool",
+           /*default=*/"false",
+           "sm_90a GEMMs run in clusters of two CTAs, which compute the two "
+           "tiles of a pair of tile rows in one tile column: each CTA's "
+           "producer copies its A tile and half of the shared B tile, the "
+           "half into both CTAs' shared memory (TMA multicast), so that each "
+           "reads half as much of B from L2; a pipeline slot is free once "
+           "the consumers of both have released it. Not with MN-major B or "
+           "an epilogue warpgroup. Off by default: no GPU has run these "
+           "kernels yet">,
     Option<"sm90EpilogueWarpgroup", "sm90-epilogue-warpgroup", "bool",
            /*default=*/"false",
            "sm_90a GEMMs whose epilogue computes a transcendental function (a "

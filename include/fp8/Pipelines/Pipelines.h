@@ -137,6 +137,13 @@ struct GPUPipelineOptions : public PassPipelineOptions<GPUPipelineOptions> {
                      "loop (see convert-fp8-to-gpu; off by default, not yet "
                      "run on a GPU)"),
       llvm::cl::init(false)};
+  PassOptions::Option<bool> sm90Multicast{
+      *this, "sm90-multicast",
+      llvm::cl::desc("sm_90a GEMMs run in clusters of two CTAs on pairs of "
+                     "tile rows that share B, each CTA copying half of it "
+                     "into both (see convert-fp8-to-gpu; off by default, not "
+                     "yet run on a GPU)"),
+      llvm::cl::init(false)};
   PassOptions::Option<bool> sm90EpilogueWarpgroup{
       *this, "sm90-epilogue-warpgroup",
       llvm::cl::desc("Run the transcendental epilogues of sm_90a GEMMs in a "

@@ -280,6 +280,13 @@ void GemmEmitter::emitProducer() {
   Value elected = NVVM::ElectSyncOp::create(kb.b, kb.loc, kb.i1(), Value());
   Value bytes =
       kb.i32((config.blockM + config.blockN) * GemmSM90Config::kBlockK);
+  // Multicast B (multicastB): this CTA copies half `rank` of the B tile
+  // into both CTAs of its cluster, and expects its A tile and both halves
+  // (those that start inside the matrices: the second CTA of a ragged last
+  // pair of tile rows has no A tile, and a ragged last tile column may end
+  // in the first half).
+  int64_t half = config.blockN / 2;
+  Value rank = config.multicastB ? kb.urem(kb.blockId(), kb.i32(2)) : Value();
   // (ring position, tiles done)
   forEachTile(
       ValueRange{kb.i32(0), kb.i32(0)},
@@ -287,6 +294,43 @@ void GemmEmitter::emitProducer() {
           ValueRange args) -> SmallVector<Value> {
         Value m0 = kb.mul(tileRow, kb.i32(config.blockM));
         Value n0 = kb.mul(tileCol, kb.i32(config.blockN));
+        if (config.multicastB) {
+          int64_t rowBytes = GemmSM90Config::kBlockK;
+          Value aIn = kb.ult(m0, m);
+          Value tileBytes =
+              kb.select(aIn, kb.i32(config.blockM * rowBytes), kb.i32(0));
+          for (int64_t h = 0; h < 2; ++h)
+            tileBytes = kb.add(
+                tileBytes, kb.select(kb.ult(kb.add(n0, kb.i32(h * half)), n),
+                                     kb.i32(half * rowBytes), kb.i32(0)));
+          Value bRow = kb.add(n0, kb.mul(rank, kb.i32(half)));
+          Value bIn = kb.ult(bRow, n);
+          auto issueHalves = [&](Value kt, Value s, Value full) {
+            Value k0 = kb.mul(kt, kb.i32(GemmSM90Config::kBlockK));
+            kb.ifThen(aIn, [&] {
+              if (config.mnMajorA)
+                loadMNMajorTile(tmapA, slotA(s), kt, m0, config.blockM, batch,
+                                full);
+              else
+                loadOperandTile(tmapA, slotA(s), k0, m0, batch, full);
+            });
+            kb.ifThen(bIn, [&] {
+              SmallVector<Value, 3> coordinates{k0, bRow};
+              if (batch)
+                coordinates.push_back(batch);
+              Value dst = kb.byteOffset(slotB(s),
+                                        kb.mul(rank, kb.i32(half * rowBytes)));
+              Value both = arith::ConstantOp::create(
+                  kb.b, kb.loc, kb.b.getI16IntegerAttr(0b11));
+              emitTmaLoad(kb, tmapB, dst, coordinates, full, both);
+            });
+          };
+          Value position = ring.emitProducerLoop(kTiles, args[0], elected,
+                                                 tileBytes, issueHalves);
+          if (config.stagedMatrices)
+            emitStagingLoads(m0, n0, args[1], elected);
+          return {position, kb.add(args[1], kb.i32(1))};
+        }
         auto issue = [&](Value kt, Value s, Value full) {
           Value k0 = kb.mul(kt, kb.i32(GemmSM90Config::kBlockK));
           for (auto [tmap, slot, row, rows, mnMajor] :
@@ -328,7 +372,8 @@ void GemmEmitter::emitStagingLoads(Value m0, Value n0, Value tile,
                                              config.getStagedBytesBefore(i) +
                                              c * config.blockM * 128));
       chunk.col = kb.add(kb.mul(n0, kb.i32(elementBytes)), kb.i32(c * 128));
-      chunk.inBounds = kb.ult(chunk.col, rowBytes);
+      // (A tile row past M: the second CTA of a ragged pair, multicastB.)
+      chunk.inBounds = kb.andI(kb.ult(chunk.col, rowBytes), kb.ult(m0, m));
       bytes = kb.add(bytes, kb.select(chunk.inBounds,
                                       kb.i32(config.blockM * 128), kb.i32(0)));
       chunks.push_back(chunk);
@@ -441,9 +486,19 @@ void GemmEmitter::emitConsumer(Value consumer) {
   // Releases the slot of ring position `position` when `when` holds: one
   // arrival per consumer warp (the pipelined loop of promote_interval 0
   // releases a tile's slot after the next tile's group is issued).
+  // With multicast B (multicastB) the slot is also released in the other
+  // CTA of the cluster, whose producer copies half of B into this one.
+  Value peer = config.multicastB
+                   ? kb.xorI(kb.urem(kb.blockId(), kb.i32(2)), kb.i32(1))
+                   : Value();
+  auto release = [&](Value slot) {
+    ring.arriveEmpty(slot);
+    if (peer)
+      ring.arriveEmptyInCta(slot, peer);
+  };
   auto releaseAfter = [&](Value position, Value when) {
     kb.ifThen(kb.andI(kb.eq(lane, kb.i32(0)), when),
-              [&] { ring.arriveEmpty(ring.getSlot(position).first); });
+              [&] { release(ring.getSlot(position).first); });
   };
   // Scale blocks along K in a K tile (Block scaling).
   int64_t blocksPerTile = GemmSM90Config::kBlockK / config.kGroup;
@@ -662,7 +717,7 @@ void GemmEmitter::emitConsumer(Value consumer) {
                 acc = LLVM::SelectOp::create(kb.b, kb.loc, last, promoted, acc);
               }
               // Release the slot: one arrival per consumer warp.
-              kb.ifThen(kb.eq(lane, kb.i32(0)), [&] { ring.arriveEmpty(s); });
+              kb.ifThen(kb.eq(lane, kb.i32(0)), [&] { release(s); });
               return {kb.add(it, kb.i32(1)), acc, partial};
             });
         if (promote == 0) {
@@ -1025,7 +1080,9 @@ void GemmEmitter::emit() {
   // Thread 0 sets up the ring's barriers: one arrival (with the TMA bytes)
   // fills a slot, one per consumer warp frees it.
   kb.ifThen(kb.eq(tid, kb.i32(0)), [&] {
-    ring.emitInit(1, kConsumerWarps);
+    // With multicast B the consumers of both CTAs of the cluster free a
+    // slot.
+    ring.emitInit(1, kConsumerWarps * config.getClusterSize());
     if (config.stagedMatrices)
       staging.emitInit(1, kConsumerWarps);
     // Every consumer thread fills the hand-over, every epilogue thread
@@ -1034,7 +1091,17 @@ void GemmEmitter::emit() {
       handOver.emitInit(2 * kWarpgroup, kWarpgroup);
     NVVM::FenceMbarrierInitOp::create(kb.b, kb.loc);
   });
-  NVVM::Barrier0Op::create(kb.b, kb.loc);
+  // The barriers are initialized before any thread of the CTA, or of the
+  // cluster (whose producers copy into this CTA and release its slots),
+  // uses them.
+  auto clusterBarrier = [&] {
+    NVVM::ClusterArriveOp::create(kb.b, kb.loc, nullptr);
+    NVVM::ClusterWaitOp::create(kb.b, kb.loc, nullptr);
+  };
+  if (config.multicastB)
+    clusterBarrier();
+  else
+    NVVM::Barrier0Op::create(kb.b, kb.loc);
 
   auto ifOp = scf::IfOp::create(kb.b, kb.loc, kb.eq(warpgroup, kb.i32(0)),
                                 /*withElseRegion=*/true);
@@ -1069,6 +1136,10 @@ void GemmEmitter::emit() {
       emitEpilogueWarpgroup();
     }
   }
+  // Neither CTA of a cluster exits while the other may still copy into its
+  // shared memory or arrive on its barriers.
+  if (config.multicastB)
+    clusterBarrier();
   LLVM::ReturnOp::create(kb.b, kb.loc, ValueRange{});
 }
 

@@ -114,6 +114,10 @@ LogicalResult GemmSM90Config::verify(std::string &reason) const {
                                 "row of the tile is {0}",
                                 blockN * getResultBytes()));
   }
+  if (multicastB && (mnMajorB || epilogueWarpgroup))
+    return fail("B is multicast in halves of K-major tiles, to the "
+                "consumers' epilogue: not MN-major, not with an epilogue "
+                "warpgroup");
   if (stagedMatrices && getStagedInputBytes() == 0)
     return fail("staged epilogue inputs need an epilogue that reads a "
                 "matrix");
@@ -251,6 +255,8 @@ std::string GemmSM90Config::getKernelName() const {
     name += "_stg";
   if (tmaStore)
     name += "_tma";
+  if (multicastB)
+    name += "_mc";
   if (epilogueWarpgroup)
     name += "_ewg";
   name += llvm::formatv("_{0}x{1}_s{2}", blockM, blockN, getStages()).str();

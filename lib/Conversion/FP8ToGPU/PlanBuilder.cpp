@@ -112,10 +112,12 @@ void PlanBuilder::addKernelLaunch(LLVM::LLVMFuncOp kernel,
                                   std::array<int64_t, 3> grid, int64_t threads,
                                   int64_t sharedBytes,
                                   SmallVector<LaunchParam> params,
-                                  bool persistent) {
+                                  bool persistent,
+                                  std::array<int64_t, 3> cluster) {
   KernelLaunch launch;
   launch.kernel = kernel.getName().str();
   launch.grid = grid;
+  launch.cluster = cluster;
   launch.block = {threads, 1, 1};
   launch.sharedBytes = sharedBytes;
   launch.persistent = persistent;

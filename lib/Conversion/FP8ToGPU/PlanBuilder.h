@@ -95,9 +95,11 @@ public:
   /// the kernel declares its parameters.
   void addKernelLaunch(LLVM::LLVMFuncOp kernel, std::array<int64_t, 3> grid,
                        int64_t threads, int64_t sharedBytes,
-                       SmallVector<LaunchParam> params, bool persistent);
+                       SmallVector<LaunchParam> params, bool persistent,
+                       std::array<int64_t, 3> cluster = {1, 1, 1});
   /// Records a launch of `kernel`, built from `config`, with
-  /// getKernelThreads(config) threads per block. Its arguments are
+  /// getKernelThreads(config) threads per block in clusters of
+  /// getKernelCluster(config). Its arguments are
   /// `getArg(param)` for each of config.getParams(), in order: the list the
   /// kernel was declared from, so that the two cannot disagree.
   template <typename Config, typename GetArg>
@@ -111,7 +113,7 @@ public:
              "a launch argument of another kind than its parameter");
     }
     addKernelLaunch(kernel, grid, getKernelThreads(config), sharedBytes,
-                    std::move(args), persistent);
+                    std::move(args), persistent, getKernelCluster(config));
   }
   /// A 2-D TMA tensor map over an 8-bit [rows, cols] row-major buffer with
   /// boxes of [boxRows, boxCols] and 128-byte swizzle. Elements of `bits` <
@@ -180,6 +182,9 @@ public:
   /// Let sm_90a GEMMs store their results by TMA from shared memory
   /// (convert-fp8-to-gpu's `sm90-tma-store`).
   bool sm90TmaStore = false;
+  /// Let sm_90a GEMMs run in clusters of two CTAs that multicast B
+  /// (convert-fp8-to-gpu's `sm90-multicast`).
+  bool sm90Multicast = false;
   /// The elementwise ops whose results only quantizations read, which their
   /// kernels compute as prologues: no launch and no buffer of their own.
   llvm::DenseMap<Value, Operation *> quantizePrologues;
@@ -229,6 +234,18 @@ LogicalResult planScaledMatmul(PlanBuilder &plan, ScaledMatmulOp op);
 /// Remarks either way.
 void chooseTmaStore(PlanBuilder &plan, Operation *gemm, Value result,
                     GemmSM90Config &config);
+/// With `sm90-multicast`: sets config.multicastB when the sm_90a GEMM
+/// `gemm` of `config`, whose result has `m` rows, can run in clusters of two
+/// CTAs sharing B (it has two tile rows or more); remarks either way.
+void chooseMulticast(PlanBuilder &plan, Operation *gemm, int64_t m,
+                     GemmSM90Config &config);
+/// The grid of the persistent GEMM of `config` over `batches` x `tilesM`
+/// x `tilesN` tiles: a CTA per tile up to one per multiprocessor, in whole
+/// clusters (a cluster per pair of tile rows with multicastB).
+std::array<int64_t, 3> getGemmGrid(PlanBuilder &plan,
+                                   const ScaledGemmConfig &config,
+                                   int64_t batches, int64_t tilesM,
+                                   int64_t tilesN);
 /// The tensor map through which the kernel of `config` stores `result`, of
 /// `batches` matrices of `m` x `n` (`tmaStore`).
 TensorMapParam getResultTensorMap(PlanBuilder &plan, Value result,

@@ -302,7 +302,9 @@ void addGemmLaunch(PlanBuilder &plan, const Contraction &c,
                                    c.batches);
   };
   TensorMapParam a = operandMap(c.a, c.m, blockM, c.mnMajorA);
-  TensorMapParam b = operandMap(c.b, c.n, blockN, c.mnMajorB);
+  // Multicast B (multicastB): each CTA of a cluster copies half of the tile.
+  TensorMapParam b =
+      operandMap(c.b, c.n, blockN / config.getClusterSize(), c.mnMajorB);
   int64_t outBuffer = plan.bufferOf(out);
   TensorMapParam outMap;
   if (config.tmaStore)
@@ -311,10 +313,10 @@ void addGemmLaunch(PlanBuilder &plan, const Contraction &c,
   if (consumer)
     for (OpOperand *input : llvm::drop_begin(consumer.getDpsInputOperands()))
       epilogueInputs.push_back(plan.bufferOf(input->get()));
-  int64_t tiles =
-      c.batches * llvm::divideCeil(c.m, blockM) * llvm::divideCeil(c.n, blockN);
   plan.addKernelLaunch(
-      kernel, config, {std::min(tiles, plan.getNumSMs()), 1, 1},
+      kernel, config,
+      getGemmGrid(plan, config, c.batches, llvm::divideCeil(c.m, blockM),
+                  llvm::divideCeil(c.n, blockN)),
       config.getSharedMemoryBytes(),
       [&, next = 0u](GemmParam param) mutable -> LaunchParam {
         switch (param) {
@@ -422,6 +424,7 @@ LogicalResult addContractionGemm(PlanBuilder &plan, linalg::LinalgOp op,
           : 128;
   linalg::TransposeOp headSplit = chooseHeadMajor(plan, op, out, config);
   chooseTmaStore(plan, op, out, config);
+  chooseMulticast(plan, op, c.m, config);
   return finish(config, buildGemmSM90Kernel, config.blockM, config.blockN,
                 config.getKElements(GemmSM90Config::kBlockK), headSplit);
 }

@@ -407,6 +407,37 @@ void mlir::fp8::chooseTmaStore(PlanBuilder &plan, Operation *gemm, Value result,
       stored.getStages());
 }
 
+void mlir::fp8::chooseMulticast(PlanBuilder &plan, Operation *gemm, int64_t m,
+                                GemmSM90Config &config) {
+  if (!plan.sm90Multicast)
+    return;
+  auto opts = getFP8GPURemarkOpts(gemm, "multicast");
+  GemmSM90Config paired = config;
+  paired.multicastB = true;
+  std::string reason;
+  if (m <= config.blockM)
+    reason = "its result has one tile row, which no other CTA shares B with";
+  if (!reason.empty() || failed(paired.verify(reason))) {
+    remark::missed(gemm->getLoc(), opts) << remark::add(
+        "{0} runs one CTA per cluster: {1}", describeForRemarks(gemm), reason);
+    return;
+  }
+  config.multicastB = true;
+  remark::passed(gemm->getLoc(), opts) << remark::add(
+      "{0} runs in clusters of two CTAs on pairs of tile rows, each copying "
+      "half of the shared {1}-row B tile into both",
+      describeForRemarks(gemm), config.blockN);
+}
+
+std::array<int64_t, 3> mlir::fp8::getGemmGrid(PlanBuilder &plan,
+                                              const ScaledGemmConfig &config,
+                                              int64_t batches, int64_t tilesM,
+                                              int64_t tilesN) {
+  int64_t cluster = config.getClusterSize();
+  int64_t work = batches * llvm::divideCeil(tilesM, cluster) * tilesN;
+  return {cluster * std::min(work, plan.getNumSMs() / cluster), 1, 1};
+}
+
 TensorMapParam mlir::fp8::getResultTensorMap(PlanBuilder &plan, Value result,
                                              const ScaledGemmConfig &config,
                                              int64_t batches, int64_t m,
@@ -490,6 +521,7 @@ LogicalResult planSM90Gemm(PlanBuilder &plan, ScaledMatmulOp op) {
   linalg::TransposeOp headSplit =
       chooseHeadMajor(plan, op, op.getResult(), config);
   chooseTmaStore(plan, op, op.getResult(), config);
+  chooseMulticast(plan, op, g.m, config);
 
   int64_t a = plan.bufferOf(op.getLhs()), b = plan.bufferOf(op.getRhs());
   // Scales that are 1 / a stored scale: the kernel divides.
@@ -513,7 +545,8 @@ LogicalResult planSM90Gemm(PlanBuilder &plan, ScaledMatmulOp op) {
   GemmOperands operands{
       plan.getTensorMap(a, g.m, g.k, config.blockM, GemmSM90Config::kBlockK,
                         /*bits=*/8, g.batches),
-      plan.getTensorMap(b, g.n, g.k, config.blockN, GemmSM90Config::kBlockK,
+      plan.getTensorMap(b, g.n, g.k, config.blockN / config.getClusterSize(),
+                        GemmSM90Config::kBlockK,
                         /*bits=*/8, g.batches),
       sa, sb};
   if (config.batched) {
@@ -536,10 +569,10 @@ LogicalResult planSM90Gemm(PlanBuilder &plan, ScaledMatmulOp op) {
   if (config.tmaStore)
     operands.out =
         getResultTensorMap(plan, op.getResult(), config, g.batches, g.m, g.n);
-  int64_t tiles = g.batches * llvm::divideCeil(g.m, config.blockM) *
-                  llvm::divideCeil(g.n, config.blockN);
   plan.addKernelLaunch(
-      kernel, config, {std::min(tiles, plan.getNumSMs()), 1, 1},
+      kernel, config,
+      getGemmGrid(plan, config, g.batches, llvm::divideCeil(g.m, config.blockM),
+                  llvm::divideCeil(g.n, config.blockN)),
       config.getSharedMemoryBytes(),
       [&, epilogueInputs = 0u](GemmParam param) mutable {
         return getGemmArg(plan, op, g, operands, param, epilogueInputs);

@@ -223,17 +223,38 @@ template <typename Config>
 ValueRange GemmEmitterBase<Config>::forEachTile(
     ValueRange inits,
     function_ref<SmallVector<Value>(Value, Value, Value, ValueRange)> body) {
+  // Clusters of two CTAs (multicastB) walk pairs of tile rows, cluster by
+  // cluster, and each CTA takes its row of the pair (a row past the matrix
+  // for the second CTA of a ragged last pair, which stores nothing).
+  int64_t cluster = config.getClusterSize();
+  Value first = kb.blockId(), step = kb.gridDim(), rank;
+  Value rowsPerPass = tilesM, count = numTiles, perBatch = tilesPerBatch;
+  if (cluster > 1) {
+    // Clusters of [cluster, 1, 1]: a CTA's rank is its x index mod cluster.
+    rank = kb.urem(kb.blockId(), kb.i32(cluster));
+    first = kb.udiv(kb.blockId(), kb.i32(cluster));
+    step = kb.udiv(kb.gridDim(), kb.i32(cluster));
+    rowsPerPass = kb.ceilDiv(tilesM, kb.i32(cluster));
+    perBatch = kb.mul(rowsPerPass, tilesN);
+    count = config.batched ? kb.mul(perBatch, this->getArg(GemmParam::Batches))
+                           : perBatch;
+  }
+  auto tileOf = [&](Value t) {
+    auto [row, col] = getGroupedTile(
+        kb, t, rowsPerPass, tilesN, std::max<int64_t>(1, kGroupRows / cluster));
+    if (rank)
+      row = kb.add(kb.mul(row, kb.i32(cluster)), rank);
+    return std::pair<Value, Value>{row, col};
+  };
   return kb.forLoop(
-      kb.blockId(), numTiles, kb.gridDim(), inits,
+      first, count, step, inits,
       [&](Value tile, ValueRange args) -> SmallVector<Value> {
         if (!config.batched) {
-          auto [row, col] =
-              getGroupedTile(kb, tile, tilesM, tilesN, kGroupRows);
+          auto [row, col] = tileOf(tile);
           return body(row, col, Value(), args);
         }
-        Value batch = kb.udiv(tile, tilesPerBatch);
-        auto [row, col] = getGroupedTile(kb, kb.urem(tile, tilesPerBatch),
-                                         tilesM, tilesN, kGroupRows);
+        Value batch = kb.udiv(tile, perBatch);
+        auto [row, col] = tileOf(kb.urem(tile, perBatch));
         // The batch's result and scales, for the body's extent.
         Value outBase = out, scaleABase = scaleA, scaleBBase = scaleB;
         Value matrixBytes = kb.mul(kb.mul(kb.zext64(m), kb.zext64(n)),

@@ -37,6 +37,15 @@ void MbarrierRing::arriveEmpty(Value slot) { arrive(getEmptyBarrier(slot)); }
 
 void MbarrierRing::arriveFull(Value slot) { arrive(getFullBarrier(slot)); }
 
+void MbarrierRing::arriveEmptyInCta(Value slot, Value rank) {
+  Value remote = NVVM::MapaOp::create(kb->b, kb->loc, kb->ptr(7),
+                                      getEmptyBarrier(slot), rank);
+  NVVM::MBarrierArriveOp::create(
+      kb->b, kb->loc, Type(), remote, Value(),
+      NVVM::MemScopeKindAttr::get(kb->b.getContext(),
+                                  NVVM::MemScopeKind::CLUSTER));
+}
+
 void MbarrierRing::arrive(Value barrier) {
   NVVM::MBarrierArriveOp::create(
       kb->b, kb->loc, Type(), barrier, Value(),
@@ -74,7 +83,8 @@ void mlir::fp8::emitExpectTx(KernelBuilder &kb, Value barrier, Value bytes) {
 }
 
 void mlir::fp8::emitTmaLoad(KernelBuilder &kb, Value tensorMap, Value dst,
-                            ValueRange coordinates, Value barrier) {
+                            ValueRange coordinates, Value barrier,
+                            Value ctaMask) {
   assert((coordinates.size() == 2 || coordinates.size() == 3) &&
          "2-D and 3-D tensor maps");
   // The copies write shared::cluster addresses, which a CTA's own shared
@@ -82,7 +92,7 @@ void mlir::fp8::emitTmaLoad(KernelBuilder &kb, Value tensorMap, Value dst,
   Value cluster = LLVM::AddrSpaceCastOp::create(kb.b, kb.loc, kb.ptr(7), dst);
   NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(
       kb.b, kb.loc, cluster, tensorMap, coordinates, barrier, ValueRange{},
-      Value(), Value(),
+      ctaMask, Value(),
       NVVM::TMALoadModeAttr::get(kb.b.getContext(), NVVM::TMALoadMode::TILE),
       kb.b.getBoolAttr(false), nullptr, Value());
 }

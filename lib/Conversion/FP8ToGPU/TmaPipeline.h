@@ -71,6 +71,9 @@ public:
   void waitEmpty(Value slot, Value phase);
   /// One arrival (release, CTA scope) on the slot's empty barrier.
   void arriveEmpty(Value slot);
+  /// One arrival (release, cluster scope) on the slot's empty barrier in
+  /// the shared memory of CTA `rank` of the cluster.
+  void arriveEmptyInCta(Value slot, Value rank);
   /// One arrival (release, CTA scope) on the slot's full barrier, for a
   /// ring that threads fill without asynchronous copies.
   void arriveFull(Value slot);
@@ -101,9 +104,12 @@ void emitExpectTx(KernelBuilder &kb, Value barrier, Value bytes);
 
 /// Copies the box of `tensorMap` at `coordinates` (innermost first: two for
 /// a 2-D map, three for a 3-D one) into shared memory at `dst`, completing
-/// its bytes on `barrier`.
+/// its bytes on `barrier`. With an i16 `ctaMask`, into the shared memory of
+/// every CTA of the cluster whose rank's bit is set, at the same offsets of
+/// `dst` and `barrier` in each (multicast).
 void emitTmaLoad(KernelBuilder &kb, Value tensorMap, Value dst,
-                 ValueRange coordinates, Value barrier);
+                 ValueRange coordinates, Value barrier,
+                 Value ctaMask = Value());
 
 /// Copies shared memory at `src` into the box of `tensorMap` at
 /// `coordinates` (innermost first), clipped to the tensor, in the issuing

@@ -323,6 +323,35 @@ TEST_F(KernelParamsTest, GemmSM90StoresByTma) {
   expectInvalid(sm100, "from registers");
 }
 
+TEST_F(KernelParamsTest, GemmSM90MulticastsB) {
+  // Clusters of two; the parameters and the shared memory are unchanged.
+  GemmSM90Config paired;
+  paired.multicastB = true;
+  expectValid(paired);
+  EXPECT_EQ(paired.getClusterSize(), 2);
+  EXPECT_EQ(getKernelCluster(paired), (std::array<int64_t, 3>{2, 1, 1}));
+  EXPECT_EQ(paired.getParams(), GemmSM90Config().getParams());
+  EXPECT_EQ(paired.getSharedMemoryBytes(),
+            GemmSM90Config().getSharedMemoryBytes());
+  EXPECT_NE(paired.getKernelName().find("_mc_128x128_s7"), std::string::npos)
+      << paired.getKernelName();
+  expectKernelTakesParams(paired, buildGemmSM90Kernel);
+  EXPECT_EQ(getKernelCluster(GemmSM90Config()),
+            (std::array<int64_t, 3>{1, 1, 1}));
+  // B in K-major halves, to the consumers' epilogue; not on sm_100a.
+  GemmSM90Config mnMajor = paired;
+  mnMajor.wideOperands = WideElement::BF16;
+  mnMajor.promoteInterval = 0;
+  mnMajor.mnMajorB = true;
+  expectInvalid(mnMajor, "not MN-major");
+  GemmSM90Config handOver = paired;
+  handOver.epilogueWarpgroup = true;
+  expectInvalid(handOver, "epilogue warpgroup");
+  GemmSM100Config sm100;
+  sm100.multicastB = true;
+  expectInvalid(sm100, "one CTA per cluster");
+}
+
 TEST_F(KernelParamsTest, GemmSM90RejectsGlobalScales) {
   GemmSM90Config config;
   config.globalScales = true;

@@ -352,6 +352,16 @@ struct ScaledGemmConfig {
   /// the next tile's K loop does; the result is passed as a tensor map
   /// (GemmParam::OutTensorMap) and TMA clips the ragged edges.
   bool tmaStore = false;
+  /// sm_90a: clusters of two CTAs compute the two tiles of a pair of tile
+  /// rows in one tile column, and each CTA's producer copies half of the
+  /// shared B tile (blockN / 2 rows) into both CTAs' shared memory (TMA
+  /// multicast), so that each CTA reads half of B from L2. A slot is free
+  /// once the consumers of both CTAs have released it. B's tensor map has
+  /// boxes of blockN / 2 rows.
+  bool multicastB = false;
+
+  /// CTAs per cluster along x: 2 with multicastB, else 1.
+  int64_t getClusterSize() const { return multicastB ? 2 : 1; }
 
   /// The kernel's parameters, in order.
   SmallVector<GemmParam> getParams() const;
@@ -487,6 +497,16 @@ int64_t getKernelThreads(const Config &config) {
 }
 inline int64_t getKernelThreads(const GemmSM90Config &config) {
   return config.getThreads();
+}
+
+/// The cluster of the kernels of `config`: one CTA, unless the
+/// configuration chooses (ScaledGemmConfig::getClusterSize).
+template <typename Config>
+std::array<int64_t, 3> getKernelCluster(const Config &config) {
+  return {1, 1, 1};
+}
+inline std::array<int64_t, 3> getKernelCluster(const GemmSM90Config &config) {
+  return {config.getClusterSize(), 1, 1};
 }
 
 /// The speed of 128 x 192 output tiles over 128 x 128 ones that the sm_90a
