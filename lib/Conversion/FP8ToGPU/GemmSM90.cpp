@@ -1025,6 +1025,13 @@ void GemmEmitter::emitEpilogue(
         SmallVector<Value, 3> coordinates{byte, row};
         if (batch)
           coordinates.push_back(batch);
+        // Head-major ([N / D, M, D], a 3-D map): the box's head, and its
+        // bytes in the head's row (heads hold whole boxes).
+        if (int64_t d = config.outHeadDim) {
+          Value headBytes = kb.i32(d * elementBytes);
+          coordinates = {kb.urem(byte, headBytes), row,
+                         kb.udiv(byte, headBytes)};
+        }
         kb.ifThen(kb.andI(kb.ult(byte, rowBytes), kb.ult(row, m)), [&] {
           emitTmaStore(kb, tmapOut,
                        kb.byteOffset(resultTileBase(consumer), box * 64 * 128),

@@ -96,10 +96,14 @@ LogicalResult GemmSM90Config::verify(std::string &reason) const {
                   "its registers");
   }
   if (tmaStore) {
-    if (epilogueWarpgroup || outHeadDim)
-      return fail("results stored by TMA come from the consumers' epilogue "
-                  "and are row-major: not with an epilogue warpgroup or "
-                  "head-major results");
+    if (epilogueWarpgroup)
+      return fail("results stored by TMA come from the consumers' epilogue: "
+                  "not with an epilogue warpgroup");
+    if (outHeadDim && outHeadDim * getResultBytes() % 128 != 0)
+      return fail(llvm::formatv("a TMA store writes boxes of 128 bytes, "
+                                "which a head of {0} bytes does not hold "
+                                "whole",
+                                outHeadDim * getResultBytes()));
     // (The GPT-2 layer's f32 GEMMs with row and column scales whose
     // epilogue loads two f32 matrices spilled 124 bytes with the result
     // tile's addresses live.)

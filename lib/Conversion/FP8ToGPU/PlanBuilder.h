@@ -74,6 +74,13 @@ public:
   PlanBuffer &getBuffer(int64_t id) { return plan.buffers[id]; }
   /// The buffer of `value`, creating a temporary for an op result.
   int64_t bufferOf(Value value);
+  /// The buffer of `value` if it has one yet.
+  std::optional<int64_t> findBuffer(Value value) const {
+    auto it = buffers.find(value);
+    if (it == buffers.end())
+      return std::nullopt;
+    return it->second;
+  }
   /// Makes `value` a view of `buffer` (same bytes).
   void setBuffer(Value value, int64_t buffer) { buffers[value] = buffer; }
   /// Elements from one row of a [rows, cols] buffer to the next.
@@ -249,8 +256,8 @@ std::array<int64_t, 3> getGemmGrid(PlanBuilder &plan,
 /// The tensor map through which the kernel of `config` stores `result`, of
 /// `batches` matrices of `m` x `n` (`tmaStore`).
 TensorMapParam getResultTensorMap(PlanBuilder &plan, Value result,
-                                  const ScaledGemmConfig &config,
-                                  int64_t batches, int64_t m, int64_t n);
+                                  const GemmSM90Config &config, int64_t batches,
+                                  int64_t m, int64_t n);
 
 /// PlanQuantize.cpp.
 LogicalResult planDynamicQuantize(PlanBuilder &plan, DynamicQuantizeOp op);

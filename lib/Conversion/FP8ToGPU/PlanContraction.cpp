@@ -307,8 +307,9 @@ void addGemmLaunch(PlanBuilder &plan, const Contraction &c,
       operandMap(c.b, c.n, blockN / config.getClusterSize(), c.mnMajorB);
   int64_t outBuffer = plan.bufferOf(out);
   TensorMapParam outMap;
-  if (config.tmaStore)
-    outMap = getResultTensorMap(plan, out, config, c.batches, c.m, c.n);
+  if constexpr (std::is_same_v<Config, GemmSM90Config>)
+    if (config.tmaStore)
+      outMap = getResultTensorMap(plan, out, config, c.batches, c.m, c.n);
   SmallVector<int64_t> epilogueInputs;
   if (consumer)
     for (OpOperand *input : llvm::drop_begin(consumer.getDpsInputOperands()))

@@ -381,10 +381,13 @@ void mlir::fp8::chooseTmaStore(PlanBuilder &plan, Operation *gemm, Value result,
   if (!plan.sm90TmaStore)
     return;
   auto opts = getFP8GPURemarkOpts(gemm, "tma-store");
+  // A result without a buffer yet gets a dense one (and one split into
+  // heads, the transpose's: foldHeadSplit).
   auto type = cast<ShapedType>(result.getType());
   int64_t n = type.getShape().back();
+  std::optional<int64_t> buffer = plan.findBuffer(result);
   int64_t pitchBytes =
-      plan.getPitch(plan.bufferOf(result), n) * config.getResultBytes();
+      (buffer ? plan.getPitch(*buffer, n) : n) * config.getResultBytes();
   GemmSM90Config stored = config;
   stored.tmaStore = true;
   std::string reason;
@@ -439,12 +442,22 @@ std::array<int64_t, 3> mlir::fp8::getGemmGrid(PlanBuilder &plan,
 }
 
 TensorMapParam mlir::fp8::getResultTensorMap(PlanBuilder &plan, Value result,
-                                             const ScaledGemmConfig &config,
+                                             const GemmSM90Config &config,
                                              int64_t batches, int64_t m,
                                              int64_t n) {
   int64_t bits = 8 * config.getResultBytes();
-  return plan.getTensorMap(plan.bufferOf(result), m, n, /*boxRows=*/64,
-                           128 * 8 / bits, bits, batches);
+  TensorMapParam map =
+      plan.getTensorMap(plan.bufferOf(result), m, n, /*boxRows=*/64,
+                        128 * 8 / bits, bits, batches);
+  // Head-major results ([N / D, M, D]): rows of D elements, M of them a
+  // head.
+  if (int64_t d = config.outHeadDim) {
+    int64_t headBytes = d * bits / 8;
+    map.dims = {headBytes, m, n / d};
+    map.strides = {headBytes, m * headBytes};
+    map.box = {128, 64, 1};
+  }
+  return map;
 }
 
 namespace {

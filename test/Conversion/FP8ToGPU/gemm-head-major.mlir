@@ -12,6 +12,18 @@
 // RUN: rm -rf %t && fp8-opt %s --fp8-gpu-pipeline="chip=sm_90a artifacts=%t sm90-head-major-results=1" -o /dev/null
 // RUN: FileCheck %s --input-file=%t/fp8_kernels.ptx
 // RUN: not grep -E "[1-9][0-9]* bytes (stack frame|spill)" %t/fp8_kernels.ptxas.log
+// With sm90-tma-store the heads are copied out with a 3-D tensor map of
+// [H, M, D] (rows of D elements, M rows a head), each 128-byte box in its
+// head.
+// RUN: fp8-opt %s --convert-fp8-to-gpu="chip=sm_90a sm90-head-major-results=1 sm90-tma-store=1" | FileCheck %s --check-prefix=TMA
+// RUN: fp8-opt %s --fp8-gpu-pipeline="chip=sm_90a artifacts=%t/tma sm90-head-major-results=1 sm90-tma-store=1" -o /dev/null
+// RUN: FileCheck %s --check-prefix=TMA-PTX --input-file=%t/tma/fp8_kernels.ptx
+// RUN: not grep -E "[1-9][0-9]* bytes (stack frame|spill)" %t/tma/fp8_kernels.ptxas.log
+// TMA-LABEL: split_heads = {buffers
+// TMA-SAME: kernel = "gemm_sm90a_bf16_bf16_h64_tma_128x128_s6"
+// TMA-SAME: {box = [128, 64, 1], buffer = 2 : i64, dims = [128, 128, 4], dtype = "uint8", kind = "tensor_map", strides = [128, 16384], swizzle = "128B"}
+// TMA-PTX-LABEL: .entry gemm_sm90a_bf16_bf16_h64_tma_128x128_s6(
+// TMA-PTX-COUNT-2: cp.async.bulk.tensor.3d.global.shared::cta.tile.bulk_group
 // RUN: fp8-opt %fp8_src_root/examples/gpt2/gpt2_layer.mlir --fp8-autocast=recipe=tensor-current --fp8-gpu-pipeline="chip=sm_90a artifacts=%t/gpt2 sm90-head-major-results=1" -o /dev/null -remarks-filter=fp8-gpu 2>&1 | FileCheck %s --check-prefix=GPT2
 // RUN: not grep -E "[1-9][0-9]* bytes (stack frame|spill)" %t/gpt2/fp8_kernels.ptxas.log
 

@@ -311,13 +311,16 @@ TEST_F(KernelParamsTest, GemmSM90StoresByTma) {
   narrow.fp8Out = Format::E4M3;
   narrow.blockN = 64;
   expectInvalid(narrow, "boxes of 128 bytes");
-  // Neither with an epilogue warpgroup nor head-major; not on sm_100a.
+  // Not with an epilogue warpgroup; not on sm_100a.
   GemmSM90Config handOver = stored;
   handOver.epilogueWarpgroup = true;
   expectInvalid(handOver, "epilogue warpgroup");
+  // Head-major results whose heads hold whole 128-byte boxes.
   GemmSM90Config heads = stored;
   heads.outHeadDim = 64;
-  expectInvalid(heads, "head-major");
+  expectValid(heads);
+  heads.outHeadDim = 32;
+  expectInvalid(heads, "does not hold whole");
   GemmSM100Config sm100;
   sm100.tmaStore = true;
   expectInvalid(sm100, "from registers");
