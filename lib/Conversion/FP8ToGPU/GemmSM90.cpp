@@ -182,6 +182,11 @@ private:
   /// Named barrier 3 + `consumer`: consumer warpgroup `consumer` alone (1
   /// and 2 are its column scales').
   void emitResultTileBarrier(Value consumer);
+  /// Whether this thread issues its warpgroup's TMA stores (`tmaStore`):
+  /// the warpgroup's first, which alone waits for its bulk groups.
+  Value isResultTileIssuer() {
+    return kb.eq(kb.urem(kb.threadId(), kb.i32(kWarpgroup)), kb.i32(0));
+  }
   /// Consumer warpgroup `consumer`'s part of the result tile (`tmaStore`):
   /// boxes of 64 rows by 128 bytes, each row's 16-byte units swizzled by
   /// the row mod 8 (the 128-byte swizzle of TMA).
@@ -285,8 +290,9 @@ void GemmEmitter::emitProducer() {
   // (those that start inside the matrices: the second CTA of a ragged last
   // pair of tile rows has no A tile, and a ragged last tile column may end
   // in the first half).
+  int64_t rowBytes = GemmSM90Config::kBlockK;
   int64_t half = config.blockN / 2;
-  Value rank = config.multicastB ? kb.urem(kb.blockId(), kb.i32(2)) : Value();
+  Value rank = config.multicastB ? getClusterRank() : Value();
   // (ring position, tiles done)
   forEachTile(
       ValueRange{kb.i32(0), kb.i32(0)},
@@ -294,57 +300,53 @@ void GemmEmitter::emitProducer() {
           ValueRange args) -> SmallVector<Value> {
         Value m0 = kb.mul(tileRow, kb.i32(config.blockM));
         Value n0 = kb.mul(tileCol, kb.i32(config.blockN));
+        Value tileBytes = bytes, aIn, bRow, bIn;
         if (config.multicastB) {
-          int64_t rowBytes = GemmSM90Config::kBlockK;
-          Value aIn = kb.ult(m0, m);
-          Value tileBytes =
+          aIn = kb.ult(m0, m);
+          tileBytes =
               kb.select(aIn, kb.i32(config.blockM * rowBytes), kb.i32(0));
           for (int64_t h = 0; h < 2; ++h)
             tileBytes = kb.add(
                 tileBytes, kb.select(kb.ult(kb.add(n0, kb.i32(h * half)), n),
                                      kb.i32(half * rowBytes), kb.i32(0)));
-          Value bRow = kb.add(n0, kb.mul(rank, kb.i32(half)));
-          Value bIn = kb.ult(bRow, n);
-          auto issueHalves = [&](Value kt, Value s, Value full) {
-            Value k0 = kb.mul(kt, kb.i32(GemmSM90Config::kBlockK));
-            kb.ifThen(aIn, [&] {
-              if (config.mnMajorA)
-                loadMNMajorTile(tmapA, slotA(s), kt, m0, config.blockM, batch,
-                                full);
-              else
-                loadOperandTile(tmapA, slotA(s), k0, m0, batch, full);
-            });
-            kb.ifThen(bIn, [&] {
-              SmallVector<Value, 3> coordinates{k0, bRow};
-              if (batch)
-                coordinates.push_back(batch);
-              Value dst = kb.byteOffset(slotB(s),
-                                        kb.mul(rank, kb.i32(half * rowBytes)));
-              Value both = arith::ConstantOp::create(
-                  kb.b, kb.loc, kb.b.getI16IntegerAttr(0b11));
-              emitTmaLoad(kb, tmapB, dst, coordinates, full, both);
-            });
-          };
-          Value position = ring.emitProducerLoop(kTiles, args[0], elected,
-                                                 tileBytes, issueHalves);
-          if (config.stagedMatrices)
-            emitStagingLoads(m0, n0, args[1], elected);
-          return {position, kb.add(args[1], kb.i32(1))};
+          bRow = kb.add(n0, kb.mul(rank, kb.i32(half)));
+          bIn = kb.ult(bRow, n);
         }
+        // Stage `kt` of an operand tile of `rows` rows from `row`.
+        auto loadTile = [&](Value tmap, Value slot, Value kt, Value row,
+                            int64_t rows, bool mnMajor, Value full) {
+          if (mnMajor)
+            loadMNMajorTile(tmap, slot, kt, row, rows, batch, full);
+          else
+            loadOperandTile(tmap, slot, kb.mul(kt, kb.i32(rowBytes)), row,
+                            batch, full);
+        };
         auto issue = [&](Value kt, Value s, Value full) {
-          Value k0 = kb.mul(kt, kb.i32(GemmSM90Config::kBlockK));
-          for (auto [tmap, slot, row, rows, mnMajor] :
-               {std::tuple{tmapA, slotA(s), m0, config.blockM, config.mnMajorA},
-                std::tuple{tmapB, slotB(s), n0, config.blockN,
-                           config.mnMajorB}}) {
-            if (mnMajor)
-              loadMNMajorTile(tmap, slot, kt, row, rows, batch, full);
-            else
-              loadOperandTile(tmap, slot, k0, row, batch, full);
+          if (!config.multicastB) {
+            loadTile(tmapA, slotA(s), kt, m0, config.blockM, config.mnMajorA,
+                     full);
+            loadTile(tmapB, slotB(s), kt, n0, config.blockN, config.mnMajorB,
+                     full);
+            return;
           }
+          kb.ifThen(aIn, [&] {
+            loadTile(tmapA, slotA(s), kt, m0, config.blockM, config.mnMajorA,
+                     full);
+          });
+          kb.ifThen(bIn, [&] {
+            SmallVector<Value, 3> coordinates{kb.mul(kt, kb.i32(rowBytes)),
+                                              bRow};
+            if (batch)
+              coordinates.push_back(batch);
+            Value dst =
+                kb.byteOffset(slotB(s), kb.mul(rank, kb.i32(half * rowBytes)));
+            Value both = arith::ConstantOp::create(
+                kb.b, kb.loc, kb.b.getI16IntegerAttr(0b11));
+            emitTmaLoad(kb, tmapB, dst, coordinates, full, both);
+          });
         };
         Value position =
-            ring.emitProducerLoop(kTiles, args[0], elected, bytes, issue);
+            ring.emitProducerLoop(kTiles, args[0], elected, tileBytes, issue);
         if (config.stagedMatrices)
           emitStagingLoads(m0, n0, args[1], elected);
         return {position, kb.add(args[1], kb.i32(1))};
@@ -488,9 +490,8 @@ void GemmEmitter::emitConsumer(Value consumer) {
   // releases a tile's slot after the next tile's group is issued).
   // With multicast B (multicastB) the slot is also released in the other
   // CTA of the cluster, whose producer copies half of B into this one.
-  Value peer = config.multicastB
-                   ? kb.xorI(kb.urem(kb.blockId(), kb.i32(2)), kb.i32(1))
-                   : Value();
+  Value peer =
+      config.multicastB ? kb.xorI(getClusterRank(), kb.i32(1)) : Value();
   auto release = [&](Value slot) {
     ring.arriveEmpty(slot);
     if (peer)
@@ -750,8 +751,7 @@ void GemmEmitter::emitConsumer(Value consumer) {
   // The CTA's last copies complete before it exits (their shared memory
   // with it).
   if (config.tmaStore)
-    kb.ifThen(kb.eq(local, kb.i32(0)),
-              [&] { emitBulkWait(kb, /*read=*/false); });
+    kb.ifThen(isResultTileIssuer(), [&] { emitBulkWait(kb, /*read=*/false); });
 }
 
 void GemmEmitter::emitResultTileBarrier(Value consumer) {
@@ -798,8 +798,7 @@ void GemmEmitter::emitEpilogue(
   Value consumer = kb.udiv(fragmentRow, kb.i32(64));
   Value issuer;
   if (config.tmaStore) {
-    issuer = kb.andI(kb.eq(kb.urem(fragmentRow, kb.i32(64)), kb.i32(0)),
-                     kb.eq(lane, kb.i32(0)));
+    issuer = isResultTileIssuer();
     kb.ifThen(issuer, [&] { emitBulkWait(kb, /*read=*/true); });
     emitResultTileBarrier(consumer);
   }

@@ -74,13 +74,6 @@ public:
   PlanBuffer &getBuffer(int64_t id) { return plan.buffers[id]; }
   /// The buffer of `value`, creating a temporary for an op result.
   int64_t bufferOf(Value value);
-  /// The buffer of `value` if it has one yet.
-  std::optional<int64_t> findBuffer(Value value) const {
-    auto it = buffers.find(value);
-    if (it == buffers.end())
-      return std::nullopt;
-    return it->second;
-  }
   /// Makes `value` a view of `buffer` (same bytes).
   void setBuffer(Value value, int64_t buffer) { buffers[value] = buffer; }
   /// Elements from one row of a [rows, cols] buffer to the next.
@@ -235,12 +228,10 @@ private:
 /// PlanGemm.cpp.
 LogicalResult planScaledMatmul(PlanBuilder &plan, ScaledMatmulOp op);
 /// With `sm90-tma-store`: sets config.tmaStore when the sm_90a GEMM `gemm`
-/// of `config` (its head-major choice made) can store its result `result`
-/// by TMA: the kernel keeps its pipeline depth and its tile rows are whole
-/// 128-byte boxes, and the result's rows are 16-byte multiples apart.
-/// Remarks either way.
-void chooseTmaStore(PlanBuilder &plan, Operation *gemm, Value result,
-                    GemmSM90Config &config);
+/// of `config` (its head-major choice made) can store its result by TMA
+/// (GemmSM90Config::verify: the kernel keeps its pipeline depth, its tile
+/// rows are whole 128-byte boxes). Remarks either way.
+void chooseTmaStore(PlanBuilder &plan, Operation *gemm, GemmSM90Config &config);
 /// With `sm90-multicast`: sets config.multicastB when the sm_90a GEMM
 /// `gemm` of `config`, whose result has `m` rows, can run in clusters of two
 /// CTAs sharing B (it has two tile rows or more); remarks either way.

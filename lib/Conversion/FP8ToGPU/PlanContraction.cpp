@@ -424,7 +424,7 @@ LogicalResult addContractionGemm(PlanBuilder &plan, linalg::LinalgOp op,
           ? 192
           : 128;
   linalg::TransposeOp headSplit = chooseHeadMajor(plan, op, out, config);
-  chooseTmaStore(plan, op, out, config);
+  chooseTmaStore(plan, op, config);
   chooseMulticast(plan, op, c.m, config);
   return finish(config, buildGemmSM90Kernel, config.blockM, config.blockN,
                 config.getKElements(GemmSM90Config::kBlockK), headSplit);

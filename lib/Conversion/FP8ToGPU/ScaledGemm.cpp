@@ -230,8 +230,7 @@ ValueRange GemmEmitterBase<Config>::forEachTile(
   Value first = kb.blockId(), step = kb.gridDim(), rank;
   Value rowsPerPass = tilesM, count = numTiles, perBatch = tilesPerBatch;
   if (cluster > 1) {
-    // Clusters of [cluster, 1, 1]: a CTA's rank is its x index mod cluster.
-    rank = kb.urem(kb.blockId(), kb.i32(cluster));
+    rank = getClusterRank();
     first = kb.udiv(kb.blockId(), kb.i32(cluster));
     step = kb.udiv(kb.gridDim(), kb.i32(cluster));
     rowsPerPass = kb.ceilDiv(tilesM, kb.i32(cluster));

@@ -52,6 +52,11 @@ protected:
   /// A shared-memory matrix descriptor of wgmma or tcgen05: the fields
   /// `constant` and the encoded address of `pointer` + `offset` bytes.
   Value getSharedDescriptor(uint64_t constant, Value pointer, int64_t offset);
+  /// This CTA's rank in its cluster of [getClusterSize(), 1, 1] CTAs of a
+  /// one-dimensional grid: its x index mod the cluster size.
+  Value getClusterRank() {
+    return kb.urem(kb.blockId(), kb.i32(config.getClusterSize()));
+  }
   /// Element `index` of an f32 array.
   Value loadF32(Value array, Value index);
   /// The bias of column `col` (clamped into the matrix), as f32.
