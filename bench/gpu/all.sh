@@ -59,6 +59,8 @@
 # reductions quantize gemms layouts tma-store; default all, in that order) runs some stages in the
 # order given, for a GPU slot too short for all of them; each stage after
 # runtime needs the runtime built by an earlier one (or an earlier run).
+# The parts of the last two are stages too: layouts-small, layouts-timed,
+# tma-small, tma-timed and tma-gemms, to order them among the others.
 #
 #   OUT=report bench/gpu/all.sh
 #
@@ -66,7 +68,8 @@
 # MODELS (default build-gpu/models-bf16), PREPARED (default
 # build-gpu/models-bf16-prepared), LAYOUTS (default build-gpu/models-bf16-layouts),
 # TMA_MODELS (default build-gpu/models-bf16-tma),
-# SPEED_BUDGET, PREPARED_BUDGET, SMALL_BUDGET,
+# SPEED_BUDGET, PREPARED_BUDGET, SMALL_BUDGET, SPEED_CELLS (a regex over the
+# ids of the cells the timed stages run; default the six speed cells),
 # GEMM_BUDGET (seconds; 230, 100, 60, 80; the float64 graph of the speed cells
 # runs on the GPU, so 230 s leaves room for torch.compile's first compiles), GEMM_ONLY (a regex over GEMM ids),
 # DRY_RUN=1 (every stage's --dry-run: no GPU, no torch; what the lit test runs).
@@ -112,7 +115,7 @@ stage() { # name, hard limit in seconds, command...
 GENERATOR=()
 command -v ninja > /dev/null && GENERATOR=(-G Ninja)
 LIB="$BUILD/lib/libfp8rt.so"
-SPEED="^(linear-8k/linear|mlp-8k/mlp_block|4096/gpt2_layer)/(tensor-current|deepseek)/sm_90a$"
+SPEED="${SPEED_CELLS:-^(linear-8k/linear|mlp-8k/mlp_block|4096/gpt2_layer)/(tensor-current|deepseek)/sm_90a$}"
 
 # Times the speed cells of the models in $2 (models.py run --time) within $3
 # seconds, into $WORK/$4.
@@ -152,14 +155,18 @@ run_stage() { # one stage of STAGES; those whose artifacts are missing are skipp
       models-prepared ;;
   small)
     small_models "models: small, every recipe" "$MODELS" models-small ;;
-  layouts)
-    small_models "models: new GEMM layouts, small" "$LAYOUTS" models-layouts-small
+  layouts) run_stage layouts-small; run_stage layouts-timed ;;
+  layouts-small)
+    small_models "models: new GEMM layouts, small" "$LAYOUTS" models-layouts-small ;;
+  layouts-timed)
     time_models "models: new GEMM layouts, timed" "$LAYOUTS" "${PREPARED_BUDGET:-100}" \
       models-layouts-timed ;;
-  tma-store)
-    small_models "models: TMA stores, small" "$TMA_MODELS" models-tma-small
+  tma-store) run_stage tma-small; run_stage tma-timed; run_stage tma-gemms ;;
+  tma-small) small_models "models: TMA stores, small" "$TMA_MODELS" models-tma-small ;;
+  tma-timed)
     time_models "models: TMA stores, timed" "$TMA_MODELS" "${PREPARED_BUDGET:-100}" \
-      models-tma-timed
+      models-tma-timed ;;
+  tma-gemms)
     [ -f build-gpu/index.json ] || return 0
     stage "gemms: TMA stores" $(( ${GEMM_BUDGET:-80} + 150 )) env OUT="$WORK/gemms-tma" \
       bench/gpu/run.sh --only "_(tma|mc)/|^(tensor_e4m3_e4m3_bf16_p4(_n192)?|rowwise_e4m3_e4m3_bf16_n192|deepseek_e4m3_e4m3_bf16)/" \

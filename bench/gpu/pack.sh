@@ -63,11 +63,13 @@ for stage in "${STAGES[@]}"; do
       add "$G/models-bf16/$part/small"
     done ;;
   prepared | kernels-prepared) add "$G/models-bf16-prepared" ;;
-  layouts) add "$G/models-bf16-layouts" ;;
+  layouts | layouts-small | layouts-timed) add "$G/models-bf16-layouts" ;;
   reductions) add "$G/reductions" ;;
   quantize) add "$G/quantize" ;;
   gemms) gemm_variants; add "$G/optimizer" ;;
   tma-store) add "$G/models-bf16-tma"; gemm_variants ;;
+  tma-small | tma-timed) add "$G/models-bf16-tma" ;;
+  tma-gemms) gemm_variants ;;
   *) echo "pack.sh: unknown stage '$stage'" >&2; exit 2 ;;
   esac
 done
