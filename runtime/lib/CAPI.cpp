@@ -165,6 +165,17 @@ int fp8rt_graph_captures(const fp8rt_program *program) {
   return program ? int(program->program->getNumGraphCaptures()) : -1;
 }
 
+int fp8rt_launch_grid(const fp8rt_program *program, size_t launch,
+                      unsigned grid[3]) {
+  if (!program || !grid ||
+      launch >= program->program->getManifest().launches.size())
+    return -1;
+  std::array<uint32_t, 3> g = program->program->getLaunchGrid(launch);
+  for (int i = 0; i < 3; ++i)
+    grid[i] = g[i];
+  return 0;
+}
+
 const char *fp8rt_last_error(const fp8rt_program *program) {
   return program ? program->lastError.c_str() : lastLoadError.c_str();
 }

@@ -246,6 +246,9 @@ struct alignas(64) ParamSlot {
 
 struct KernelLaunch {
   CUfunction function = nullptr;
+  /// The grid launched: the manifest's, or fewer whole clusters (see
+  /// fitClusters).
+  std::array<uint32_t, 3> grid = {1, 1, 1};
   std::vector<ParamSlot> slots;
   std::vector<void *> args;
 };
@@ -304,6 +307,10 @@ struct Program::Impl {
 
   bool prepareKernel(const Launch &launch, const std::string &where,
                      int sharedOptIn, KernelLaunch &kernel, std::string &error);
+  /// Sets `kernel.grid` of a persistent launch in clusters to the clusters
+  /// the device holds at once, where that is fewer than its grid's.
+  bool fitClusters(const Launch &launch, KernelLaunch &kernel,
+                   const std::string &where, std::string &error);
 
   // Running.
   static std::string describeStep(const Manifest &manifest, size_t i);
@@ -591,7 +598,57 @@ bool Program::Impl::prepareKernel(const Launch &launch,
                       r, where);
   if (!checkParamSizes(kernel.function, launch, where, error))
     return false;
+  kernel.grid = launch.grid;
+  if (!fitClusters(launch, kernel, where, error))
+    return false;
   bindParamSlots(launch, kernel);
+  return true;
+}
+
+bool Program::Impl::fitClusters(const Launch &launch, KernelLaunch &kernel,
+                                const std::string &where, std::string &error) {
+  // A persistent kernel loops over its work with a stride of its grid, so
+  // it may run with fewer CTAs; a clustered one must, where the device
+  // cannot hold all of its clusters at once: the clusters left over would
+  // wait for the first ones to finish all of their work, and the launch
+  // would take twice as long. (Each cluster needs its CTAs on SMs of one
+  // GPC, and GPCs have unequal numbers of SMs, so a grid of one CTA per SM
+  // in clusters may not fit.) Only grids along x are reduced.
+  uint32_t clusterSize =
+      launch.cluster[0] * launch.cluster[1] * launch.cluster[2];
+  if (!launch.persistent || clusterSize == 1 || launch.grid[1] != 1 ||
+      launch.grid[2] != 1)
+    return true;
+  CUlaunchAttribute attribute;
+  std::memset(&attribute, 0, sizeof(attribute));
+  attribute.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+  attribute.value.clusterDim.x = launch.cluster[0];
+  attribute.value.clusterDim.y = launch.cluster[1];
+  attribute.value.clusterDim.z = launch.cluster[2];
+  CUlaunchConfig config;
+  std::memset(&config, 0, sizeof(config));
+  config.gridDimX = launch.grid[0];
+  config.gridDimY = 1;
+  config.gridDimZ = 1;
+  config.blockDimX = launch.block[0];
+  config.blockDimY = launch.block[1];
+  config.blockDimZ = launch.block[2];
+  config.sharedMemBytes = launch.sharedBytes;
+  config.attrs = &attribute;
+  config.numAttrs = 1;
+  int clusters = 0;
+  if (CUresult r =
+          cuOccupancyMaxActiveClusters(&clusters, kernel.function, &config))
+    return failCuda(error, "cuOccupancyMaxActiveClusters", r,
+                    where + ", clusters of " + std::to_string(clusterSize));
+  if (clusters < 1) {
+    error = where + ": " + deviceName + " cannot run a cluster of " +
+            std::to_string(clusterSize) + " CTAs of " +
+            std::to_string(launch.sharedBytes) + " bytes of shared memory";
+    return false;
+  }
+  kernel.grid[0] = std::min<uint64_t>(launch.grid[0],
+                                      uint64_t(clusters) * launch.cluster[0]);
   return true;
 }
 
@@ -654,6 +711,12 @@ bool Program::Impl::allocateBuffers(const Manifest &manifest,
       return failCuda(error, "cuMemcpyHtoD", r, what);
   }
   return true;
+}
+
+std::array<uint32_t, 3> Program::getLaunchGrid(size_t launch) const {
+  if (impl && launch < impl->kernels.size() && impl->kernels[launch].function)
+    return impl->kernels[launch].grid;
+  return manifest.launches.at(launch).grid;
 }
 
 unsigned Program::getNumGraphCaptures() const {
@@ -763,9 +826,9 @@ bool Program::Impl::enqueueStep(const Manifest &manifest, size_t i,
   std::memset(&attribute, 0, sizeof(attribute));
   CUlaunchConfig config;
   std::memset(&config, 0, sizeof(config));
-  config.gridDimX = launch.grid[0];
-  config.gridDimY = launch.grid[1];
-  config.gridDimZ = launch.grid[2];
+  config.gridDimX = kernel.grid[0];
+  config.gridDimY = kernel.grid[1];
+  config.gridDimZ = kernel.grid[2];
   config.blockDimX = launch.block[0];
   config.blockDimY = launch.block[1];
   config.blockDimZ = launch.block[2];
@@ -783,9 +846,9 @@ bool Program::Impl::enqueueStep(const Manifest &manifest, size_t i,
                                     kernel.args.data(), nullptr))
     return failCuda(error, "cuLaunchKernelEx", r,
                     describeStep(manifest, i) + ", grid " +
-                        std::to_string(launch.grid[0]) + "x" +
-                        std::to_string(launch.grid[1]) + "x" +
-                        std::to_string(launch.grid[2]) + ", block " +
+                        std::to_string(kernel.grid[0]) + "x" +
+                        std::to_string(kernel.grid[1]) + "x" +
+                        std::to_string(kernel.grid[2]) + ", block " +
                         std::to_string(launch.block[0]) + "x" +
                         std::to_string(launch.block[1]) + "x" +
                         std::to_string(launch.block[2]) + ", cluster " +

@@ -66,7 +66,8 @@ namespace {
   X(fp8rt_run_ex)                                                              \
   X(fp8rt_last_error)                                                          \
   X(fp8rt_graph_captures)                                                      \
-  X(fp8rt_module_kind)
+  X(fp8rt_module_kind)                                                         \
+  X(fp8rt_launch_grid)
 
 struct Api {
 #define FP8RUN_DECLARE(name) decltype(&::name) name = nullptr;
@@ -402,6 +403,18 @@ int run(const Options &options, const Manifest &manifest) {
     api.cuDeviceGetName(deviceName, sizeof(deviceName) - 1, device);
   std::printf("device: %s\nloaded: %s (%s)\n", deviceName,
               manifest.path.c_str(), api.fp8rt_module_kind(program));
+  // Persistent launches in clusters run as many clusters as the device
+  // holds at once.
+  for (size_t i = 0; i < manifest.launches.size(); ++i) {
+    unsigned grid[3];
+    const Launch &launch = manifest.launches[i];
+    if (api.fp8rt_launch_grid(program, i, grid) == 0 &&
+        grid[0] != launch.grid[0])
+      std::printf("launch %zu (%s): grid %u of the manifest's %u, the "
+                  "clusters of %u this device holds at once\n",
+                  i, launch.kernel.c_str(), grid[0], launch.grid[0],
+                  launch.cluster[0] * launch.cluster[1] * launch.cluster[2]);
+  }
 
   int status = 0;
   std::vector<CUdeviceptr> inputs(numInputs, 0),

@@ -83,6 +83,12 @@ public:
   const Buffer &getOutput(size_t i) const { return manifest.getOutput(i); }
   /// "cubin", "ptx", or "none" (manifest only).
   const char *getModuleKind() const;
+  /// The grid launch `launch` (an index into the manifest's launches) runs
+  /// with: the manifest's, except for a persistent launch in clusters whose
+  /// clusters the device cannot all hold at once, which runs as many whole
+  /// clusters as it holds (cuOccupancyMaxActiveClusters); its kernel loops
+  /// over its work with the stride of its grid.
+  std::array<uint32_t, 3> getLaunchGrid(size_t launch) const;
   /// How many times runs with `RunOptions::graph` captured the launch
   /// sequence: once, plus once per change of input or output pointers.
   unsigned getNumGraphCaptures() const;

@@ -103,6 +103,14 @@ FP8RT_EXPORT int fp8rt_graph_captures(const fp8rt_program *program);
  *  thread; "" if none. Valid until the next call on the same program. */
 FP8RT_EXPORT const char *fp8rt_last_error(const fp8rt_program *program);
 
+/** The grid of launch `launch` (an index into the manifest's launches) as it
+ *  runs: the manifest's, except a persistent launch in clusters whose
+ *  clusters the device cannot all hold at once runs as many whole clusters
+ *  as it holds. Writes grid[0..2]; returns 0, or -1 for NULL or an index
+ *  past the last launch. */
+FP8RT_EXPORT int fp8rt_launch_grid(const fp8rt_program *program, size_t launch,
+                                   unsigned grid[3]);
+
 /** Function name, chip (e.g. sm_90a) and loaded module kind ("cubin", "ptx",
  *  or "none" for fp8rt_load_manifest). */
 FP8RT_EXPORT const char *fp8rt_function_name(const fp8rt_program *program);
