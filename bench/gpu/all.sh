@@ -16,15 +16,10 @@
 #       --recipes tensor-current,deepseek --reference-sizes none --chips sm_90a \
 #       --pipeline-options prepare-weights=1 --out build-gpu/models-bf16-prepared
 #   python3 bench/gpu/models.py prepare --storage bf16 \
-#       --models attention_block,gpt2_layer --sizes small,4096 --recipes tensor-current,deepseek \
-#       --reference-sizes small --chips sm_90a \
-#       --pipeline-options "prepare-weights=1 sm90-mn-major-operands=1 sm90-head-major-results=1" \
-#       --out build-gpu/models-bf16-layouts
-#   python3 bench/gpu/models.py prepare --storage bf16 \
 #       --models linear,mlp_block,gpt2_layer --sizes small,linear-8k,mlp-8k,4096 \
 #       --recipes tensor-current,deepseek --reference-sizes small --chips sm_90a \
-#       --pipeline-options "prepare-weights=1 sm90-tma-store=1" \
-#       --out build-gpu/models-bf16-tma
+#       --pipeline-options "prepare-weights=1 sm90-multicast=1" \
+#       --out build-gpu/models-bf16-multicast
 #
 # Stages, in order of what they tell (each one's report is written even when
 # a later one fails or the run is stopped):
@@ -43,31 +38,25 @@
 #      against a copy (quantize.py);
 #   8. the GEMMs (run.sh: checks, benchmarks, compute-sanitizer, then the
 #      COAT optimizer step);
-#   9. layouts: the attention models compiled with sm90-mn-major-operands=1
-#      (batched bf16 GEMMs reading MN-major operands, no transposed copies)
-#      and sm90-head-major-results=1 (Q, K, V projections storing heads, no
-#      layout copies), the small cells against the CPU pipeline, then the
-#      4096-wide GPT-2 layer timed, to compare with stage 3's;
-#  10. tma-store: every sm_90a GEMM storing its results by TMA
-#      (sm90-tma-store=1): the small cells against the CPU pipeline, the
-#      speed cells timed (to compare with stage 3's), then the GEMM
-#      variants compiled with it, and those compiled with sm90-multicast=1
-#      (clusters of two CTAs multicasting B), next to the same variants
-#      without (run.sh).
+#   9. multicast: every sm_90a GEMM that can in clusters of two CTAs
+#      multicasting B (sm90-multicast=1, off by default): the small cells
+#      against the CPU pipeline, the speed cells timed (to compare with
+#      stage 3's), then the GEMM variants compiled with it (`*_mc`) next to
+#      the same variants without (run.sh).
 #
 # STAGES (words among runtime speed prepared small kernels kernels-prepared
-# reductions quantize gemms layouts tma-store; default all, in that order) runs some stages in the
+# reductions quantize gemms multicast; default all, in that order) runs some stages in the
 # order given, for a GPU slot too short for all of them; each stage after
 # runtime needs the runtime built by an earlier one (or an earlier run).
-# The parts of the last two are stages too: layouts-small, layouts-timed,
-# tma-small, tma-timed and tma-gemms, to order them among the others.
+# The parts of the last are stages too: multicast-small, multicast-timed and
+# multicast-gemms, to order them among the others.
 #
 #   OUT=report bench/gpu/all.sh
 #
 # Environment: OUT (default report-gpu), PYTHON (default python3),
 # MODELS (default build-gpu/models-bf16), PREPARED (default
-# build-gpu/models-bf16-prepared), LAYOUTS (default build-gpu/models-bf16-layouts),
-# TMA_MODELS (default build-gpu/models-bf16-tma),
+# build-gpu/models-bf16-prepared), MULTICAST (default
+# build-gpu/models-bf16-multicast),
 # SPEED_BUDGET, PREPARED_BUDGET, SMALL_BUDGET, SPEED_CELLS (a regex over the
 # ids of the cells the timed stages run; default the six speed cells),
 # GEMM_BUDGET (seconds; 230, 100, 60, 80; the float64 graph of the speed cells
@@ -82,8 +71,7 @@ OUT="${OUT:-report-gpu}"
 PYTHON="${PYTHON:-python3}"
 MODELS="${MODELS:-build-gpu/models-bf16}"
 PREPARED="${PREPARED:-build-gpu/models-bf16-prepared}"
-LAYOUTS="${LAYOUTS:-build-gpu/models-bf16-layouts}"
-TMA_MODELS="${TMA_MODELS:-build-gpu/models-bf16-tma}"
+MULTICAST="${MULTICAST:-build-gpu/models-bf16-multicast}"
 BUILD=build-gpu-rt
 WORK="$(mktemp -d)"
 mkdir -p "$OUT"
@@ -155,21 +143,16 @@ run_stage() { # one stage of STAGES; those whose artifacts are missing are skipp
       models-prepared ;;
   small)
     small_models "models: small, every recipe" "$MODELS" models-small ;;
-  layouts) run_stage layouts-small; run_stage layouts-timed ;;
-  layouts-small)
-    small_models "models: new GEMM layouts, small" "$LAYOUTS" models-layouts-small ;;
-  layouts-timed)
-    time_models "models: new GEMM layouts, timed" "$LAYOUTS" "${PREPARED_BUDGET:-100}" \
-      models-layouts-timed ;;
-  tma-store) run_stage tma-small; run_stage tma-timed; run_stage tma-gemms ;;
-  tma-small) small_models "models: TMA stores, small" "$TMA_MODELS" models-tma-small ;;
-  tma-timed)
-    time_models "models: TMA stores, timed" "$TMA_MODELS" "${PREPARED_BUDGET:-100}" \
-      models-tma-timed ;;
-  tma-gemms)
+  multicast) run_stage multicast-small; run_stage multicast-timed; run_stage multicast-gemms ;;
+  multicast-small)
+    small_models "models: multicast, small" "$MULTICAST" models-multicast-small ;;
+  multicast-timed)
+    time_models "models: multicast, timed" "$MULTICAST" "${PREPARED_BUDGET:-100}" \
+      models-multicast-timed ;;
+  multicast-gemms)
     [ -f build-gpu/index.json ] || return 0
-    stage "gemms: TMA stores" $(( ${GEMM_BUDGET:-80} + 150 )) env OUT="$WORK/gemms-tma" \
-      bench/gpu/run.sh --only "_(tma|mc)/|^(tensor_e4m3_e4m3_bf16_p4(_n192)?|rowwise_e4m3_e4m3_bf16_n192|deepseek_e4m3_e4m3_bf16)/" \
+    stage "gemms: multicast" $(( ${GEMM_BUDGET:-80} + 150 )) env OUT="$WORK/gemms-multicast" \
+      bench/gpu/run.sh --only "_mc/|^(tensor_e4m3_e4m3_bf16_p4(_n192)?|deepseek_e4m3_e4m3_bf16)/" \
       --time-budget "${GEMM_BUDGET:-80}" ${DRY[@]+"${DRY[@]}"} ;;
   kernels)
     kernel_times "models: device time per kernel" "$MODELS" kernels ;;
@@ -195,7 +178,7 @@ run_stage() { # one stage of STAGES; those whose artifacts are missing are skipp
   esac
 }
 
-ALL_STAGES="runtime speed prepared small kernels kernels-prepared reductions quantize gemms layouts tma-store"
+ALL_STAGES="runtime speed prepared small kernels kernels-prepared reductions quantize gemms multicast"
 for name in ${STAGES:-$ALL_STAGES}; do
   run_stage "$name"
 done

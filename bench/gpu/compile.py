@@ -72,13 +72,14 @@ def scale_shape(shape, block):
 
 
 def variant(scaling, a="e4m3", b="e4m3", out="bf16", promote=None, bias=None,
-            purpose="check", tile_n=None, tma_store=False, multicast=False):
+            purpose="check", tile_n=None, register_store=False, multicast=False):
     """One GEMM variant; `tile_n` 192 compiles it with sm90-tile-n=192, and
     the others take 128 x 128 tiles (sm90-tile-n=128: the default, auto,
-    picks either by shape, and the report compares the two). `tma_store`
-    compiles it with sm90-tma-store=1 (results stored by TMA from shared
-    memory), `multicast` with sm90-multicast=1 (clusters of two CTAs
-    sharing B); both off by default until a GPU has run them."""
+    picks either by shape, and the report compares the two).
+    `register_store` compiles it with sm90-tma-store=0 (results stored from
+    registers, where the default stores them by TMA from shared memory),
+    `multicast` with sm90-multicast=1 (clusters of two CTAs sharing B, off
+    by default)."""
     name = "%s_%s_%s_%s" % (scaling, a, b, out)
     if promote is not None:
         name += "_p%d" % promote
@@ -86,13 +87,13 @@ def variant(scaling, a="e4m3", b="e4m3", out="bf16", promote=None, bias=None,
         name += "_bias" + bias
     if tile_n:
         name += "_n%d" % tile_n
-    if tma_store:
-        name += "_tma"
+    if register_store:
+        name += "_reg"
     if multicast:
         name += "_mc"
     return dict(name=name, scaling=scaling, a=a, b=b, out=out,
-                promote=promote, bias=bias, tile_n=tile_n, tma_store=tma_store,
-                multicast=multicast)
+                promote=promote, bias=bias, tile_n=tile_n,
+                register_store=register_store, multicast=multicast)
 
 
 def variants(check_shapes=None, bench_shapes=None):
@@ -117,19 +118,20 @@ def variants(check_shapes=None, bench_shapes=None):
         variant("tensor", promote=4, tile_n=192),
         variant("tensor", promote=0, tile_n=192),
         variant("rowwise", tile_n=192),
-        # Results stored by TMA (every output type, both tile widths, each
-        # scaling).
-        variant("tensor", promote=4, tma_store=True),
-        variant("tensor", out="f32", promote=4, bias="f32", tma_store=True),
-        variant("tensor", "e5m2", "e4m3", "f16", promote=0, tma_store=True),
-        variant("tensor", promote=4, tile_n=192, tma_store=True),
-        variant("rowwise", tile_n=192, tma_store=True),
-        variant("deepseek", tma_store=True),
-        variant("mxfp8", out="f32", tma_store=True),
+        # Results stored from registers (sm90-tma-store=0: every output
+        # type, both tile widths, each scaling), the path GEMMs take where
+        # TMA stores do not apply.
+        variant("tensor", promote=4, register_store=True),
+        variant("tensor", out="f32", promote=4, bias="f32", register_store=True),
+        variant("tensor", "e5m2", "e4m3", "f16", promote=0, register_store=True),
+        variant("tensor", promote=4, tile_n=192, register_store=True),
+        variant("rowwise", tile_n=192, register_store=True),
+        variant("deepseek", register_store=True),
+        variant("mxfp8", out="f32", register_store=True),
         # Clusters of two CTAs multicasting B (ragged pairs of tile rows in
-        # the check shapes), alone and with the TMA stores.
+        # the check shapes).
         variant("tensor", promote=4, multicast=True),
-        variant("tensor", promote=4, tile_n=192, tma_store=True, multicast=True),
+        variant("tensor", promote=4, tile_n=192, multicast=True),
         variant("rowwise", out="f32", multicast=True),
         variant("deepseek", multicast=True),
         variant("mxfp8", multicast=True),
@@ -145,14 +147,12 @@ def variants(check_shapes=None, bench_shapes=None):
         (variant("tensor", promote=4, tile_n=192), bench),
         (variant("tensor", promote=0, tile_n=192), bench),
         (variant("rowwise", tile_n=192), bench),
-        # Stored by TMA, to compare with the same variants above.
-        (variant("tensor", promote=4, tma_store=True), bench),
-        (variant("tensor", promote=4, tile_n=192, tma_store=True), bench),
-        (variant("rowwise", tile_n=192, tma_store=True), bench),
-        (variant("deepseek", tma_store=True), bench),
+        # Stored from registers and in clusters multicasting B, to compare
+        # with the same variants above.
+        (variant("tensor", promote=4, register_store=True), bench),
+        (variant("tensor", promote=4, tile_n=192, register_store=True), bench),
         (variant("tensor", promote=4, multicast=True), bench),
-        (variant("tensor", promote=4, tile_n=192, tma_store=True, multicast=True),
-         bench),
+        (variant("tensor", promote=4, tile_n=192, multicast=True), bench),
         (variant("deepseek", multicast=True), bench),
     ]
     result = [(v, check_shapes or CHECK_SHAPES, "check") for v in checks]
@@ -204,8 +204,8 @@ def compile_one(fp8_opt, out_dir, entry, chip, num_sms):
         f.write(entry["ir"])
     options = "chip=%s num-sms=%d artifacts=%s" % (chip, num_sms, d)
     options += " sm90-tile-n=%d" % (entry.get("tile_n") or 128)
-    if entry.get("tma_store"):
-        options += " sm90-tma-store=1"
+    if entry.get("register_store"):
+        options += " sm90-tma-store=0"
     if entry.get("multicast"):
         options += " sm90-multicast=1"
     command = [fp8_opt, source, "--fp8-gpu-pipeline=" + options, "-o", os.devnull]
@@ -294,7 +294,7 @@ def main():
             entry = dict(
                 id=entry_id, variant=v["name"], scaling=v["scaling"], a=v["a"], b=v["b"],
                 out=v["out"], promote=v["promote"], bias=v["bias"], purpose=purpose,
-                tile_n=v["tile_n"], tma_store=v["tma_store"],
+                tile_n=v["tile_n"], register_store=v["register_store"],
                 multicast=v["multicast"],
                 M=m, N=n, K=k, dir=os.path.join(v["name"], shape),
                 manifest=os.path.join(v["name"], shape, "gemm.json"),

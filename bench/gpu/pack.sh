@@ -12,11 +12,12 @@
 #
 # What each stage reads: speed and kernels the whole of
 # build-gpu/models-bf16; small only its small cells; prepared and
-# kernels-prepared build-gpu/models-bf16-prepared; layouts
-# build-gpu/models-bf16-layouts; reductions, quantize: their folders; gemms
-# the GEMM variants ($G/index.json and a folder each) and the COAT
-# step (build-gpu/optimizer); tma-store build-gpu/models-bf16-tma and the
-# GEMM variants. runtime reads nothing.
+# kernels-prepared build-gpu/models-bf16-prepared; reductions, quantize:
+# their folders; gemms the GEMM variants ($G/index.json and a folder each)
+# and the COAT step (build-gpu/optimizer); multicast
+# build-gpu/models-bf16-multicast and the GEMM variants (multicast-small and
+# multicast-timed the models, multicast-gemms the variants). runtime reads
+# nothing.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 cd "$ROOT"
@@ -33,7 +34,7 @@ FILE="$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"
 shift
 STAGES=("$@")
 [ ${#STAGES[@]} -gt 0 ] || STAGES=(runtime speed prepared small kernels
-  kernels-prepared reductions quantize gemms layouts tma-store)
+  kernels-prepared reductions quantize gemms multicast)
 [ -d "$FROM" ] || { echo "pack.sh: no $FROM/; run bench/gpu/prepare.sh" >&2; exit 1; }
 # Paths are taken relative to the folder above DIR.
 cd "$(dirname "$FROM")"
@@ -63,13 +64,12 @@ for stage in "${STAGES[@]}"; do
       add "$G/models-bf16/$part/small"
     done ;;
   prepared | kernels-prepared) add "$G/models-bf16-prepared" ;;
-  layouts | layouts-small | layouts-timed) add "$G/models-bf16-layouts" ;;
   reductions) add "$G/reductions" ;;
   quantize) add "$G/quantize" ;;
   gemms) gemm_variants; add "$G/optimizer" ;;
-  tma-store) add "$G/models-bf16-tma"; gemm_variants ;;
-  tma-small | tma-timed) add "$G/models-bf16-tma" ;;
-  tma-gemms) gemm_variants ;;
+  multicast) add "$G/models-bf16-multicast"; gemm_variants ;;
+  multicast-small | multicast-timed) add "$G/models-bf16-multicast" ;;
+  multicast-gemms) gemm_variants ;;
   *) echo "pack.sh: unknown stage '$stage'" >&2; exit 2 ;;
   esac
 done

@@ -5,8 +5,8 @@
 # references), and the bf16 example models for sm_90a at the
 # small size (with CPU references) and the real sizes (against float64 on
 # the GPU), plus the speed cells with their weights prepared once, all into
-# build-gpu/, and the attention models with the GEMM layouts and the models
-# with the TMA stores not yet checked on a GPU. About 7 minutes on 2 cores. Copy build-gpu/
+# build-gpu/, and the models in clusters that multicast, off by default.
+# About 7 minutes on 2 cores. Copy build-gpu/
 # to the GPU machine (a `tar czf` of it is about 46 MiB; the
 # folders of the stages to run are enough) and run
 # `OUT=report bench/gpu/all.sh` there.
@@ -34,27 +34,16 @@ rm -rf build-gpu/models-bf16-prepared
   --models linear,mlp_block,gpt2_layer --sizes linear-8k,mlp-8k,4096 --recipes tensor-current,deepseek \
   --reference-sizes none --chips "$CHIP" --pipeline-options prepare-weights=1 \
   --out build-gpu/models-bf16-prepared
-# The attention models again with the layouts no GPU has checked yet (off by
-# default): sm90-mn-major-operands=1 (bf16 operands of the batched GEMMs read
-# where they are stored MN-major, no transposed copies) and
-# sm90-head-major-results=1 (the Q, K, V projections store heads, no layout
-# copies); the small size against the CPU pipeline, the 4096-wide GPT-2
-# layer for its time.
-rm -rf build-gpu/models-bf16-layouts
-"$PYTHON" bench/gpu/models.py prepare --storage bf16 \
-  --models attention_block,gpt2_layer --sizes small,4096 --recipes tensor-current,deepseek \
-  --reference-sizes small --chips "$CHIP" \
-  --pipeline-options "prepare-weights=1 sm90-mn-major-operands=1 sm90-head-major-results=1" \
-  --out build-gpu/models-bf16-layouts
-# The models again with every sm_90a GEMM storing its results by TMA
-# (sm90-tma-store=1, off by default until a GPU has run it): the small size
-# against the CPU pipeline, the real sizes for their time, to compare with
-# models-bf16-prepared.
-rm -rf build-gpu/models-bf16-tma
+# The models again with every sm_90a GEMM that can in clusters of two CTAs
+# multicasting B (sm90-multicast=1, off by default: an H100 ran it at half
+# the speed before the runtime fitted the grid to the clusters the device
+# holds): the small size against the CPU pipeline, the real sizes for their
+# time, to compare with models-bf16-prepared.
+rm -rf build-gpu/models-bf16-multicast
 "$PYTHON" bench/gpu/models.py prepare --storage bf16 \
   --models linear,mlp_block,gpt2_layer --sizes small,linear-8k,mlp-8k,4096 \
   --recipes tensor-current,deepseek --reference-sizes small --chips "$CHIP" \
-  --pipeline-options "prepare-weights=1 sm90-tma-store=1" \
-  --out build-gpu/models-bf16-tma
+  --pipeline-options "prepare-weights=1 sm90-multicast=1" \
+  --out build-gpu/models-bf16-multicast
 du -sh build-gpu
 echo "bench/gpu/pack.sh FILE.tgz [STAGE...] packs what the stages of all.sh read"

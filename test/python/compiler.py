@@ -78,7 +78,7 @@ manifests = compiler.parse(GEMM, "gemm.mlir").compile("sm_90a", os.path.join(out
                                                       ptxas="none")
 print([launch["kernel"].rsplit("_", 2)[0] for launch in json.load(open(manifests["gemm"]))["launches"]
        if "kernel" in launch])
-# CHECK-NEXT: ['fp8_layout_transpose_b4', 'gemm_sm90a_tf32_f32']
+# CHECK-NEXT: ['fp8_layout_transpose_b4', 'gemm_sm90a_tf32_f32_tma']
 try:
     module.clone().compile("sm_89", out)
 except compiler.CompilerError as e:

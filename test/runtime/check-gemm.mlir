@@ -27,7 +27,7 @@
 // CHECK-NEXT:   launch 0: kernel fp8_gemm_sm90a_e4m3e4m3_bf16_tensor_{{[a-z0-9_]+}} grid [{{[0-9]+}}, 1, 1] block [384, 1, 1] cluster [1, 1, 1] shared {{[0-9]+}} bytes persistent
 // CHECK-NEXT:     param 0: tensor_map buffer 0 uint8 dims [512, 256] strides [512] box [128, {{[0-9]+}}] swizzle 128B
 // CHECK-NEXT:     param 1: tensor_map buffer 1 uint8 dims [512, 384] strides [512] box [128, {{[0-9]+}}] swizzle 128B
-// CHECK-NEXT:     param 2: buffer 4
+// CHECK-NEXT:     param 2: tensor_map buffer 4 uint8 dims [768, 256] strides [768] box [128, 64] swizzle 128B
 // CHECK-NEXT:     param 3: buffer 2
 // CHECK-NEXT:     param 4: buffer 3
 // CHECK-NEXT:     param 5: i32 256
@@ -35,11 +35,12 @@
 // CHECK-NEXT:     param 7: i32 512
 // CHECK-NEXT: ok: 'gemm' for sm_90a: 4 inputs, 1 outputs, 1 launches
 
-// The kernel stores its result through parameter 2: naming an input there
-// (an output aliasing an input) is rejected, with the JSON position.
+// The kernel stores its result through parameter 2 (by TMA, through the
+// result's tensor map): naming an input there (an output aliasing an input)
+// is rejected, with the JSON position.
 // RUN: sed 's/"buffer": 4,/"buffer": 1,/' %t/gemm.json > %t/alias.json
 // RUN: not fp8-run --check %t/alias.json 2>&1 | FileCheck %s --check-prefix=ALIAS
-// ALIAS: fp8-run: error: {{.*}}alias.json: line 117, column 21: launches[0] (fp8_gemm_sm90a_{{[a-z0-9_]+}}).params[2].buffer: kernel 'fp8_gemm_sm90a_{{[a-z0-9_]+}}' (fp8_kernels.ptx, line {{[0-9]+}}) stores through parameter 2, but buffer 1 is an input, which no launch may write
+// ALIAS: fp8-run: error: {{.*}}alias.json: line 121, column 21: launches[0] (fp8_gemm_sm90a_{{[a-z0-9_]+}}).params[2].buffer: kernel 'fp8_gemm_sm90a_{{[a-z0-9_]+}}' (fp8_kernels.ptx, line {{[0-9]+}}) stores through parameter 2, but buffer 1 is an input, which no launch may write
 
 func.func @gemm(%a: tensor<256x512xf8E4M3FN>, %b: tensor<384x512xf8E4M3FN>,
                 %sa: tensor<1x1xf32>, %sb: tensor<1x1xf32>) -> tensor<256x384xbf16> {

@@ -206,30 +206,28 @@ def ConvertFP8ToGPU : Pass<"convert-fp8-to-gpu", "::mlir::ModuleOp"> {
            "at least 4 pipeline stages still fit (off: the epilogue loads "
            "it from global memory)">,
     Option<"sm90MNMajorOperands", "sm90-mn-major-operands", "bool",
-           /*default=*/"false",
+           /*default=*/"true",
            "sm_90a high-precision GEMMs read a bf16 or f16 operand stored "
            "MN-major (A as [batch, K, M], B as [batch, K, N]: V of attention's "
            "PV, both operands of a weight gradient, B of a plain matmul) "
            "where it is, wgmma transposing its tiles from shared memory, "
            "instead of from a transposed copy made by a layout kernel first "
-           "(rows of M or N must be 16-byte multiples). Off by default: no "
-           "GPU has run these kernels yet">,
+           "(rows of M or N must be 16-byte multiples)">,
     Option<"sm90HeadMajorResults", "sm90-head-major-results", "bool",
-           /*default=*/"false",
+           /*default=*/"true",
            "sm_90a GEMMs whose [M, N] result attention splits into heads (a "
            "tensor.expand_shape to [M, H, D] read only by a linalg.transpose "
            "to [H, M, D], D even: the Q, K and V projections) store it "
            "head-major from their epilogue, and the transpose has no layout "
-           "kernel. Off by default: no GPU has run these kernels yet">,
+           "kernel">,
     Option<"sm90TmaStore", "sm90-tma-store", "bool",
-           /*default=*/"false",
+           /*default=*/"true",
            "sm_90a GEMMs write each tile's results into shared memory, and "
            "one thread of each consumer warpgroup copies them out with TMA "
            "(cp.async.bulk.tensor, clipped at the edges) while the next "
            "tile's K loop runs, instead of storing them from registers; where "
            "the result's rows are 16-byte multiples apart, a tile row is "
-           "whole 128-byte boxes and at least 4 pipeline stages still fit. "
-           "Off by default: no GPU has run these kernels yet">,
+           "whole 128-byte boxes and at least 4 pipeline stages still fit">,
     Option<"sm90Multicast", "sm90-multicast", "bool",
            /*default=*/"false",
            "sm_90a GEMMs run in clusters of two CTAs, which compute the two "

@@ -120,23 +120,20 @@ struct GPUPipelineOptions : public PassPipelineOptions<GPUPipelineOptions> {
       *this, "sm90-mn-major-operands",
       llvm::cl::desc("sm_90a high-precision GEMMs read MN-major 16-bit "
                      "operands where they are, without a transposed copy "
-                     "(see convert-fp8-to-gpu; off by default, not yet run "
-                     "on a GPU)"),
-      llvm::cl::init(false)};
+                     "(see convert-fp8-to-gpu)"),
+      llvm::cl::init(true)};
   PassOptions::Option<bool> sm90HeadMajorResults{
       *this, "sm90-head-major-results",
       llvm::cl::desc("sm_90a GEMMs store results that attention splits into "
                      "heads head-major, without a layout kernel (see "
-                     "convert-fp8-to-gpu; off by default, not yet run on a "
-                     "GPU)"),
-      llvm::cl::init(false)};
+                     "convert-fp8-to-gpu)"),
+      llvm::cl::init(true)};
   PassOptions::Option<bool> sm90TmaStore{
       *this, "sm90-tma-store",
       llvm::cl::desc("sm_90a GEMMs store their results by TMA from a tile "
                      "in shared memory, overlapped with the next tile's K "
-                     "loop (see convert-fp8-to-gpu; off by default, not yet "
-                     "run on a GPU)"),
-      llvm::cl::init(false)};
+                     "loop (see convert-fp8-to-gpu)"),
+      llvm::cl::init(true)};
   PassOptions::Option<bool> sm90Multicast{
       *this, "sm90-multicast",
       llvm::cl::desc("sm_90a GEMMs run in clusters of two CTAs on pairs of "

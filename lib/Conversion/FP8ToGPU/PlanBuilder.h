@@ -175,13 +175,13 @@ public:
   bool sm90EpilogueWarpgroup = false;
   /// Let sm_90a high-precision GEMMs read MN-major 16-bit operands where
   /// they are (convert-fp8-to-gpu's `sm90-mn-major-operands`).
-  bool sm90MNMajorOperands = false;
+  bool sm90MNMajorOperands = true;
   /// Let sm_90a GEMMs store results that attention splits into heads
   /// head-major (convert-fp8-to-gpu's `sm90-head-major-results`).
-  bool sm90HeadMajorResults = false;
+  bool sm90HeadMajorResults = true;
   /// Let sm_90a GEMMs store their results by TMA from shared memory
   /// (convert-fp8-to-gpu's `sm90-tma-store`).
-  bool sm90TmaStore = false;
+  bool sm90TmaStore = true;
   /// Let sm_90a GEMMs run in clusters of two CTAs that multicast B
   /// (convert-fp8-to-gpu's `sm90-multicast`).
   bool sm90Multicast = false;

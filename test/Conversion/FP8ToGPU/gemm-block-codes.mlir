@@ -4,8 +4,11 @@
 // in its epilogue (across the four lanes of a quad on sm_90a; the thread
 // holding the row on sm_100a), stores the block's decode scale, and encodes
 // the codes with it. One launch per function, no quantize kernel; the
-// result scales are the parameter after the operand scales. The kernels
-// assemble with ptxas without spills (gemm-block-codes-ptxas.test).
+// result scales are the parameter after the operand scales. On sm_90a the
+// codes of 128-column tiles are stored by TMA (sm90-tma-store, on by
+// default; the scales from registers), those of the 64-column MXFP8 tile
+// from registers. The kernels assemble with ptxas without spills, with and
+// without the TMA stores (gemm-block-codes-ptxas.test).
 // RUN: fp8-opt %s --fp8-gpu-graph-pipeline=chip=sm_90a | FileCheck %s --check-prefix=GRAPH
 // RUN: fp8-opt %s --fp8-gpu-graph-pipeline=chip=sm_90a --convert-fp8-to-gpu=chip=sm_90a | FileCheck %s --check-prefix=SM90
 // RUN: fp8-opt %s --fp8-gpu-graph-pipeline=chip=sm_100a --convert-fp8-to-gpu="chip=sm_100a entry-points=mxfp8,tensor_blocks" | FileCheck %s --check-prefix=SM100
@@ -28,13 +31,13 @@
 
 // SM90-LABEL: deepseek = {buffers
 // SM90-SAME: {bytes = 2400 : i64, id = [[SCALES:[0-9]+]] : i64, index = 1 : i64, kind = "output", type = tensor<200x3xf32>}
-// SM90-SAME: launches = [{block = [384, 1, 1], {{[^}]*}}kernel = "fp8_gemm_sm90a_e4m3e4m3_e4m3_block128f32sq_epibf16_{{[0-9a-f]+}}_q128_pow2_128x128_s7", kind = "kernel", params = [{{.*}}{buffer = 3 : i64, kind = "buffer"}, {buffer = [[SCALES]] : i64, kind = "buffer"}, {kind = "i32", value = 200 : i64}, {kind = "i32", value = 384 : i64}, {kind = "i32", value = 512 : i64}, {buffer = 4 : i64, kind = "buffer"}]
+// SM90-SAME: launches = [{block = [384, 1, 1], {{[^}]*}}kernel = "fp8_gemm_sm90a_e4m3e4m3_e4m3_block128f32sq_epibf16_{{[0-9a-f]+}}_q128_pow2_tma_128x128_s6", kind = "kernel", params = [{{.*}}{buffer = 3 : i64, kind = "buffer"}, {buffer = [[SCALES]] : i64, kind = "buffer"}, {kind = "i32", value = 200 : i64}, {kind = "i32", value = 384 : i64}, {kind = "i32", value = 512 : i64}, {buffer = 4 : i64, kind = "buffer"}]
 // SM90-SAME: }], workspace_bytes = {{[0-9]+}} : i64}
 // SM90-LABEL: mxfp8 = {buffers
 // SM90-SAME: launches = [{block = [384, 1, 1], {{[^}]*}}kernel = "fp8_gemm_sm90a_e4m3e4m3_e4m3_block32e8m0_epibf16_{{[0-9a-f]+}}_q32_e8m0_rceil_128x64_s8", kind = "kernel", params = [{{.*}}{buffer = 3 : i64, kind = "buffer"}, {buffer = 5 : i64, kind = "buffer"}, {kind = "i32", value = 200 : i64}
 // SM90-SAME: }], workspace_bytes = {{[0-9]+}} : i64}
 // SM90-LABEL: tensor_blocks = {buffers
-// SM90-SAME: kernel = "fp8_gemm_sm90a_e4m3e4m3_e5m2_tensor_p4_epif32_{{[0-9a-f]+}}_q128_ratio_128x128_s7"
+// SM90-SAME: kernel = "fp8_gemm_sm90a_e4m3e4m3_e5m2_tensor_p4_epif32_{{[0-9a-f]+}}_q128_ratio_tma_128x128_s6"
 // SM90-SAME: }], workspace_bytes = {{[0-9]+}} : i64}
 // SM90-NOT: fp8_quantize
 
@@ -75,7 +78,7 @@
 // sm_90a, 1x128 pow2 blocks: one block per row of the 128-column tile; the
 // quad reduces each of a thread's two rows' amaxes (xor 2, then 1), and its
 // first lane stores the f32 decode scale fl32(1 / s).
-// PTX-LABEL: .entry fp8_gemm_sm90a_e4m3e4m3_e4m3_block128f32sq_epibf16_{{[0-9a-f]+}}_q128_pow2_128x128_s7(
+// PTX-LABEL: .entry fp8_gemm_sm90a_e4m3e4m3_e4m3_block128f32sq_epibf16_{{[0-9a-f]+}}_q128_pow2_tma_128x128_s6(
 // PTX-NOT: .entry
 // PTX: shfl.sync.bfly.b32 {{.*}}, 2, 31, -1;
 // PTX: shfl.sync.bfly.b32 {{.*}}, 1, 31, -1;

@@ -6,17 +6,24 @@
 // read each pair of elements with one shared load, and release it. The
 // tensor is passed as a tensor map of its bytes. Inputs whose rows are not
 // whole 16-byte units, or that would leave fewer than 4 pipeline stages, are
-// read from global memory, and a remark says why. No kernel spills.
+// read from global memory, and a remark says why. The results are stored
+// by TMA (sm90-tma-store, on by default) where the staged tile leaves 4
+// pipeline stages for it: the PTX lines check the consumers storing them
+// from registers (sm90-tma-store=0), the PTXTMA lines with TMA. No kernel
+// spills.
 // RUN: fp8-opt %s --fp8-gpu-graph-pipeline=chip=sm_90a --convert-fp8-to-gpu="chip=sm_90a sm90-tile-n=192" --remarks-filter=fp8-gpu -o /dev/null 2>&1 | FileCheck %s --check-prefix=REMARK
 // RUN: fp8-opt %s --fp8-gpu-graph-pipeline=chip=sm_90a --convert-fp8-to-gpu="chip=sm_90a stage-epilogue-inputs=false" --remarks-filter=fp8-gpu -o /dev/null 2>&1 | FileCheck %s --check-prefix=OFF
 // RUN: fp8-opt %s --fp8-gpu-graph-pipeline=chip=sm_90a --convert-fp8-to-gpu=chip=sm_90a | FileCheck %s --check-prefix=PLAN
 // RUN: rm -rf %t && fp8-opt %s --fp8-gpu-pipeline="chip=sm_90a artifacts=%t/auto" -o /dev/null
+// RUN: fp8-opt %s --fp8-gpu-pipeline="chip=sm_90a sm90-tma-store=0 artifacts=%t/regs" -o /dev/null
 // RUN: fp8-opt %s --fp8-gpu-pipeline="chip=sm_90a sm90-tile-n=192 artifacts=%t/n192" -o /dev/null
-// RUN: FileCheck %s --check-prefix=PTX --input-file=%t/auto/fp8_kernels.ptx
+// RUN: FileCheck %s --check-prefix=PTX --input-file=%t/regs/fp8_kernels.ptx
+// RUN: FileCheck %s --check-prefix=PTXTMA --input-file=%t/auto/fp8_kernels.ptx
 // RUN: FileCheck %s --check-prefix=PTX192 --input-file=%t/n192/fp8_kernels.ptx
-// RUN: not grep -E "[1-9][0-9]* bytes (spill|stack)" %t/auto/fp8_kernels.ptxas.log %t/n192/fp8_kernels.ptxas.log
+// RUN: not grep -E "[1-9][0-9]* bytes (spill|stack)" %t/auto/fp8_kernels.ptxas.log %t/regs/fp8_kernels.ptxas.log %t/n192/fp8_kernels.ptxas.log
 
 // REMARK: remark: [Passed] epilogue-staged | Category:fp8-gpu | Function=gated | Remark="fp8.scaled_matmul stages the matrices its epilogue reads in shared memory (49152 bytes a 128 x 192 tile, 4 pipeline stages left)"
+// REMARK: remark: [Missed] tma-store | Category:fp8-gpu | Function=gated | Remark="fp8.scaled_matmul stores its results from registers: the staged epilogue inputs (49152 bytes a tile) and the result tile of the TMA store (49152 bytes) leave 3 pipeline stages; at least 4 are kept"
 // REMARK: remark: [Missed] epilogue-staged | Category:fp8-gpu | Function=ragged | Remark="fp8.scaled_matmul reads the matrices its epilogue reads from global memory: the rows of a matrix it reads are 264 bytes, not whole 16-byte units"
 // REMARK: remark: [Missed] epilogue-staged | Category:fp8-gpu | Function=wide_f32 | Remark="fp8.scaled_matmul reads the matrices its epilogue reads from global memory: the staged epilogue inputs (98304 bytes a tile) leave 3 pipeline stages; at least 4 are kept"
 // OFF-NOT: ] epilogue-staged |
@@ -24,14 +31,15 @@
 // The staged tensor is a tensor map: [M, N] bf16 as [M, 2 N] bytes, boxes
 // of 128 bytes by 128 rows; the other inputs stay buffers.
 // PLAN-LABEL: gated = {buffers
-// PLAN-SAME: kernel = "fp8_gemm_sm90a_e4m3e4m3_bf16_tensor_p4_epibf16_{{[0-9a-f]+}}_stg_128x128_s6", kind = "kernel", params = [{{.*}}{kind = "i32", value = 512 : i64}, {box = [128, 128], buffer = 4 : i64, dims = [768, 256], dtype = "uint8", kind = "tensor_map", strides = [768], swizzle = "128B"}], persistent = true, shared_bytes = 230400 : i64}
+// PLAN-SAME: kernel = "fp8_gemm_sm90a_e4m3e4m3_bf16_tensor_p4_epibf16_{{[0-9a-f]+}}_stg_tma_128x128_s5", kind = "kernel", params = [{{.*}}{kind = "i32", value = 512 : i64}, {box = [128, 128], buffer = 4 : i64, dims = [768, 256], dtype = "uint8", kind = "tensor_map", strides = [768], swizzle = "128B"}], persistent = true, shared_bytes = 230400 : i64}
 // PLAN-LABEL: ragged = {buffers
 // PLAN-SAME: kernel = "fp8_gemm_sm90a_e4m3e4m3_f32_tensor_p4_epif32_{{[0-9a-f]+}}_128x128_s7", kind = "kernel", params = [{{.*}}{kind = "i32", value = 512 : i64}, {buffer = 4 : i64, kind = "buffer"}]
 // PLAN-LABEL: wide_f32 = {buffers
 // PLAN-SAME: kernel = "fp8_gemm_sm90a_e4m3e4m3_f32_tensor_p4_epif32_{{[0-9a-f]+}}_stg_128x128_s5", kind = "kernel", params = [{{.*}}{kind = "i32", value = 512 : i64}, {box = [128, 128], buffer = 4 : i64, dims = [1536, 256], dtype = "uint8", kind = "tensor_map", strides = [1536], swizzle = "128B"}]
 
-// Six stages of 32 KiB with their barriers end at 196704: the staging
-// slot's full and empty barriers, then its 32 KiB at 197632 (1024-aligned).
+// Storing the results from registers (sm90-tma-store=0): six stages of 32
+// KiB with their barriers end at 196704: the staging slot's full and empty
+// barriers, then its 32 KiB at 197632 (1024-aligned).
 // PTX-LABEL: .entry fp8_gemm_sm90a_e4m3e4m3_bf16_tensor_p4_epibf16_{{[0-9a-f]+}}_stg_128x128_s6(
 // PTX: mbarrier.init.shared.b64 [__fp8_dynamic_smem+196704]
 // PTX: mbarrier.init.shared.b64 [__fp8_dynamic_smem+196712]
@@ -58,7 +66,34 @@
 // PTX-NOT: cp.async.bulk.tensor
 // PTX: ret;
 
-// 128 x 192 tiles: three chunks of the bf16 tensor; four batches of 12 pairs.
+// With the TMA store: five stages, whose barriers end at 163920, the
+// staging slot's barriers, its 32 KiB at 164864, then the result tile at
+// 197632. The consumers wait for the previous tile's TMA stores to have
+// read the result tile and for the staged tile, write the 32 pairs into the
+// result tile instead of global memory, and one thread copies out its two
+// boxes before the slot is released.
+// PTXTMA-LABEL: .entry fp8_gemm_sm90a_e4m3e4m3_bf16_tensor_p4_epibf16_{{[0-9a-f]+}}_stg_tma_128x128_s5(
+// PTXTMA: mbarrier.init.shared.b64 [__fp8_dynamic_smem+163920]
+// PTXTMA: mbarrier.init.shared.b64 [__fp8_dynamic_smem+163928]
+// PTXTMA: wgmma.wait_group.sync.aligned 0;
+// PTXTMA: cp.async.bulk.wait_group.read 0;
+// PTXTMA: mbarrier.try_wait.parity.shared.b64
+// PTXTMA: ld.shared.b32 {{%r[0-9]+}}, [{{%rd[0-9]+}}+164864];
+// PTXTMA-COUNT-15: ld.shared.b32
+// PTXTMA-NOT: ld.global
+// PTXTMA: st.shared.b32 [{{%rd[0-9]+}}+197632]
+// PTXTMA-COUNT-15: st.shared.b32
+// PTXTMA-COUNT-16: ld.shared.b32
+// PTXTMA-NOT: ld.global
+// PTXTMA-COUNT-16: st.shared.b32
+// PTXTMA-NOT: st.global
+// PTXTMA: fence.proxy.async.shared::cta;
+// PTXTMA-COUNT-2: cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group
+// PTXTMA-NOT: st.global
+// PTXTMA: mbarrier.arrive.shared.b64 {{.*}}[__fp8_dynamic_smem+163928]
+
+// 128 x 192 tiles: three chunks of the bf16 tensor; four batches of 12 pairs,
+// stored from registers (the TMA store's result tile would leave 3 stages).
 // PTX192-LABEL: .entry fp8_gemm_sm90a_e4m3e4m3_bf16_tensor_p4_epibf16_{{[0-9a-f]+}}_stg_128x192_s4(
 // PTX192-COUNT-12: ld.shared.b32
 // PTX192-NOT: ld.global

@@ -6,7 +6,9 @@
 // computes, converts and stores the results. 512 threads; the registers are
 // shared as 40 (producer) + 2 x 152 (consumers) + 168 (epilogue). Tiles of
 // 128 columns under sm90-tile-n=auto; row/column scales and f32 results keep
-// the epilogue in the consumers, with a remark saying why. No spills. Off by
+// the epilogue in the consumers, with a remark saying why (and store their
+// results by TMA, sm90-tma-store being on by default; the epilogue
+// warpgroup stores from registers, with a remark too). No spills. Off by
 // default (sm90-epilogue-warpgroup): on an H200 the one warpgroup computed
 // these epilogues more slowly than the consumers' K loops ran.
 // RUN: fp8-opt %s --fp8-gpu-graph-pipeline=chip=sm_90a --convert-fp8-to-gpu="chip=sm_90a sm90-epilogue-warpgroup=true" --remarks-filter=fp8-gpu -o /dev/null 2>&1 | FileCheck %s --check-prefix=REMARK
@@ -17,13 +19,14 @@
 // RUN: not grep -E "[1-9][0-9]* bytes (spill|stack)" %t/fp8_kernels.ptxas.log
 
 // REMARK: remark: [Passed] epilogue-warpgroup | Category:fp8-gpu | Function=gelu | Remark="fp8.scaled_matmul runs its transcendental epilogue in a warpgroup of its own, during the next tile's K loop (128 x 128 tiles, 5 pipeline stages)"
+// REMARK: remark: [Missed] tma-store | Category:fp8-gpu | Function=gelu | Remark="fp8.scaled_matmul stores its results from registers: results stored by TMA come from the consumers' epilogue: not with an epilogue warpgroup"
 // REMARK: remark: [Missed] epilogue-warpgroup | Category:fp8-gpu | Function=gelu_f32 | Remark="fp8.scaled_matmul runs its epilogue between tiles: an epilogue warpgroup applies per-tensor or block scales and writes 16-bit or FP8 results, not result blocks: row and column scales, f32 results and result blocks spill its registers"
 // OFF-NOT: ] epilogue-warpgroup |
 
 // PLAN-LABEL: gelu = {buffers
 // PLAN-SAME: launches = [{block = [512, 1, 1], {{[^}]*}}kernel = "fp8_gemm_sm90a_e4m3e4m3_bf16_tensor_p4_epif32_{{[0-9a-f]+}}_ewg_128x128_s5", kind = "kernel", {{.*}} shared_bytes = 230400 : i64}
 // PLAN-LABEL: gelu_f32 = {buffers
-// PLAN-SAME: launches = [{block = [384, 1, 1], {{[^}]*}}kernel = "fp8_gemm_sm90a_e4m3e4m3_f32_tensor_p4_epif32_{{[0-9a-f]+}}_128x128_s7"
+// PLAN-SAME: launches = [{block = [384, 1, 1], {{[^}]*}}kernel = "fp8_gemm_sm90a_e4m3e4m3_f32_tensor_p4_epif32_{{[0-9a-f]+}}_tma_128x128_s5"
 
 // Five stages of 32 KiB and their barriers end at 163920: the hand-over's
 // full barrier (256 arrivals: every consumer thread) and empty one (128:

@@ -9,6 +9,8 @@
 // RUN: rm -rf %t && fp8-opt %s --fp8-gpu-pipeline="chip=sm_90a artifacts=%t ptxas=none" -o /dev/null
 // RUN: FileCheck %s --check-prefix=PTX --input-file=%t/fp8_kernels.ptx
 // RUN: not grep __nv_ %t/fp8_kernels.ptx
+// RUN: rm -rf %t.reg && fp8-opt %s --fp8-gpu-pipeline="chip=sm_90a sm90-tma-store=0 artifacts=%t.reg ptxas=none" -o /dev/null
+// RUN: FileCheck %s --check-prefix=PTXREG --input-file=%t.reg/fp8_kernels.ptx
 
 // GRAPH-LABEL: func.func @bias_gelu
 // GRAPH: fp8.scaled_matmul {{.*}} epilogue_ins(%{{.*}} : tensor<384xbf16>)
@@ -19,11 +21,13 @@
 
 // One launch per function: the GEMM, its epilogue inputs as its last
 // parameters (the f32 residual as a tensor map: the kernel stages it in
-// shared memory, gemm-epilogue-staged.mlir).
+// shared memory, gemm-epilogue-staged.mlir). The results go out by TMA
+// stores (tma in the kernel names), except residual_rowscale's: its staged
+// residual leaves too few pipeline stages for a result tile.
 // SM90-LABEL: bias_gelu = {buffers
-// SM90-SAME: launches = [{block = [384, 1, 1], {{[^}]*}}kernel = "fp8_gemm_sm90a_e4m3e4m3_bf16_tensor_p4_epibf16_{{[0-9a-f]+}}_128x128_s7", kind = "kernel", params = [{{.*}}{kind = "i32", value = 512 : i64}, {buffer = 4 : i64, kind = "buffer"}], persistent = true, shared_bytes = {{[0-9]+}} : i64}], workspace_bytes = {{[0-9]+}} : i64}
+// SM90-SAME: launches = [{block = [384, 1, 1], {{[^}]*}}kernel = "fp8_gemm_sm90a_e4m3e4m3_bf16_tensor_p4_epibf16_{{[0-9a-f]+}}_tma_128x128_s6", kind = "kernel", params = [{{.*}}{kind = "i32", value = 512 : i64}, {buffer = 4 : i64, kind = "buffer"}], persistent = true, shared_bytes = {{[0-9]+}} : i64}], workspace_bytes = {{[0-9]+}} : i64}
 // SM90-LABEL: relu_quantize = {buffers
-// SM90-SAME: launches = [{buffer = [[AMAX:[0-9]+]] : i64, byte = 0 : i64, kind = "fill"}, {{{[^}]*}}kernel = "fp8_gemm_sm90a_e4m3e4m3_bf16_tensor_p4_amax_epibf16_{{[0-9a-f]+}}_128x128_s7", kind = "kernel", params = [{{.*}}{buffer = [[AMAX]] : i64, kind = "buffer"}, {kind = "i32", value = 256 : i64}
+// SM90-SAME: launches = [{buffer = [[AMAX:[0-9]+]] : i64, byte = 0 : i64, kind = "fill"}, {{{[^}]*}}kernel = "fp8_gemm_sm90a_e4m3e4m3_bf16_tensor_p4_amax_epibf16_{{[0-9a-f]+}}_tma_128x128_s6", kind = "kernel", params = [{{.*}}{buffer = [[AMAX]] : i64, kind = "buffer"}, {kind = "i32", value = 256 : i64}
 // SM90-SAME: kernel = "fp8_compute_scale_ratio_e4m3_inv"
 // SM90-SAME: kernel = "fp8_quantize_bf16_e4m3_b32x128_sat_given_vs_nanprop_vl"
 // SM90-NOT: fp8_amax
@@ -31,7 +35,7 @@
 // SM90-SAME: launches = [{block = [384, 1, 1], {{[^}]*}}kernel = "fp8_gemm_sm90a_e4m3e4m3_f32_rowcol_p4_epif32_{{[0-9a-f]+}}_stg_128x128_s5", kind = "kernel", params = [{{.*}}{kind = "i32", value = 512 : i64}, {box = [128, 128], buffer = 4 : i64, dims = [544, 200], dtype = "uint8", kind = "tensor_map", strides = [544], swizzle = "128B"}, {buffer = 5 : i64, kind = "buffer"}], persistent = true, shared_bytes = {{[0-9]+}} : i64}], workspace_bytes = {{[0-9]+}} : i64}
 // SM90-LABEL: rowwise_quantize = {buffers
 // SM90-SAME: kind = "fill"
-// SM90-SAME: kernel = "fp8_gemm_sm90a_e4m3e4m3_bf16_tensor_p4_rowamax_epibf16_{{[0-9a-f]+}}_128x128_s7"
+// SM90-SAME: kernel = "fp8_gemm_sm90a_e4m3e4m3_bf16_tensor_p4_rowamax_epibf16_{{[0-9a-f]+}}_tma_128x128_s6"
 // SM90-SAME: kernel = "fp8_compute_scale_ratio_e4m3_inv"
 // SM90-SAME: kernel = "fp8_quantize_bf16_e4m3_b1x128_sat_given_vs_nanprop_vl"
 // SM100-LABEL: bias_gelu = {buffers
@@ -40,17 +44,25 @@
 // SM100-SAME: launches = [{{{[^}]*}}kernel = "fp8_gemm_sm100a_e4m3e4m3_f32_rowcol_epif32_{{[0-9a-f]+}}_128x128_s7", kind = "kernel", params = [{{.*}}{kind = "i32", value = 512 : i64}, {buffer = 4 : i64, kind = "buffer"}, {buffer = 5 : i64, kind = "buffer"}], persistent = true, shared_bytes = {{[0-9]+}} : i64}], workspace_bytes = {{[0-9]+}} : i64}
 
 // The GELU's erf by polynomial (no libdevice), the bf16 bias read per
-// column, pairs of bf16 results stored as 32 bits; the residual read from
-// shared memory in pairs, the row scale as f32, pairs of f32 results.
+// column, pairs of bf16 results stored as 32 bits into the TMA store's tile
+// (from registers to global memory with sm90-tma-store=0, PTXREG); the
+// residual read from shared memory in pairs, the row scale as f32, pairs of
+// f32 results stored from registers.
 // PTX-LABEL: .entry fp8_gemm_sm90a_e4m3e4m3_bf16_tensor_p4_epibf16_
 // PTX: wgmma.mma_async
 // PTX: ld.global.b16
-// PTX: st.global.b32
+// PTX: st.shared.b32
+// PTX: cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group
 // PTX-LABEL: .entry fp8_gemm_sm90a_e4m3e4m3_f32_rowcol_p4_epif32_
 // PTX: wgmma.mma_async
 // PTX: ld.shared.v2.b32
 // PTX: ld.global.b32
 // PTX: st.global.v2.b32
+// PTXREG-LABEL: .entry fp8_gemm_sm90a_e4m3e4m3_bf16_tensor_p4_epibf16_{{[0-9a-f]+}}_128x128_s7(
+// PTXREG: wgmma.mma_async
+// PTXREG: ld.global.b16
+// PTXREG: st.global.b32
+// PTXREG-LABEL: .entry fp8_gemm_sm90a_e4m3e4m3_f32_rowcol_p4_epif32_
 
 #id = affine_map<(d0, d1) -> (d0, d1)>
 #row = affine_map<(d0, d1) -> (d1)>

@@ -4,18 +4,20 @@
 // element (m, n) at ((n / D) M + m) D + n mod D, into the transpose's
 // buffer, and the transpose has no layout kernel. Any other reader, another
 // permutation, an odd D, a batch or sm_100a keeps the row-major result and
-// the copy; so does every GEMM without the option.
+// the copy; so does every GEMM with the option off (it is on by default).
+// The PLAN and CHECK lines store the results from registers
+// (sm90-tma-store=0); the TMA lines by TMA, the default.
 // RUN: fp8-opt %s --convert-fp8-to-gpu="chip=sm_90a sm90-head-major-results=1" -remarks-filter=fp8-gpu 2>&1 | FileCheck %s --check-prefix=REMARK
-// RUN: fp8-opt %s --convert-fp8-to-gpu="chip=sm_90a sm90-head-major-results=1" | FileCheck %s --check-prefix=PLAN
-// RUN: fp8-opt %s --convert-fp8-to-gpu=chip=sm_90a | FileCheck %s --check-prefix=OFF
+// RUN: fp8-opt %s --convert-fp8-to-gpu="chip=sm_90a sm90-head-major-results=1 sm90-tma-store=0" | FileCheck %s --check-prefix=PLAN
+// RUN: fp8-opt %s --convert-fp8-to-gpu="chip=sm_90a sm90-head-major-results=0" | FileCheck %s --check-prefix=OFF
 // RUN: fp8-opt %s --convert-fp8-to-gpu="chip=sm_100a sm90-head-major-results=1" | FileCheck %s --check-prefix=OFF
-// RUN: rm -rf %t && fp8-opt %s --fp8-gpu-pipeline="chip=sm_90a artifacts=%t sm90-head-major-results=1" -o /dev/null
+// RUN: rm -rf %t && fp8-opt %s --fp8-gpu-pipeline="chip=sm_90a artifacts=%t sm90-head-major-results=1 sm90-tma-store=0" -o /dev/null
 // RUN: FileCheck %s --input-file=%t/fp8_kernels.ptx
 // RUN: not grep -E "[1-9][0-9]* bytes (stack frame|spill)" %t/fp8_kernels.ptxas.log
 // With sm90-tma-store the heads are copied out with a 3-D tensor map of
 // [H, M, D] (rows of D elements, M rows a head), each 128-byte box in its
-// head.
-// RUN: fp8-opt %s --convert-fp8-to-gpu="chip=sm_90a sm90-head-major-results=1 sm90-tma-store=1" | FileCheck %s --check-prefix=TMA
+// head. Both options are on by default.
+// RUN: fp8-opt %s --convert-fp8-to-gpu=chip=sm_90a | FileCheck %s --check-prefix=TMA
 // RUN: fp8-opt %s --fp8-gpu-pipeline="chip=sm_90a artifacts=%t/tma sm90-head-major-results=1 sm90-tma-store=1" -o /dev/null
 // RUN: FileCheck %s --check-prefix=TMA-PTX --input-file=%t/tma/fp8_kernels.ptx
 // RUN: not grep -E "[1-9][0-9]* bytes (stack frame|spill)" %t/tma/fp8_kernels.ptxas.log

@@ -2,13 +2,16 @@
 // the GEMM's epilogue, as fp8.scaled_matmul's epilogue region does: one
 // launch, the product never stored, the consumer without a kernel. Each
 // decision is a remark. The zero fill the contraction accumulates into has
-// no kernel either.
+// no kernel either. The results are stored by TMA (sm90-tma-store, on by
+// default); the REGS lines check the launches that store them from
+// registers (sm90-tma-store=0).
 // RUN: rm -rf %t && fp8-opt %s --fp8-gpu-pipeline="chip=sm_90a artifacts=%t/sm90" -o /dev/null
 // RUN: FileCheck %s --check-prefix=SM90 --input-file=%t/sm90/fp8_kernels.ptx
 // RUN: fp8-opt %s --fp8-gpu-pipeline="chip=sm_100a artifacts=%t/sm100" -o /dev/null
 // RUN: FileCheck %s --check-prefix=SM100 --input-file=%t/sm100/fp8_kernels.ptx
 // RUN: %if ptxas %{ not grep -E "[1-9][0-9]* bytes (spill|stack)" %t/sm90/fp8_kernels.ptxas.log %t/sm100/fp8_kernels.ptxas.log %}
 // RUN: fp8-opt %s --convert-fp8-to-gpu=chip=sm_90a | FileCheck %s --check-prefix=PLAN
+// RUN: fp8-opt %s --convert-fp8-to-gpu="chip=sm_90a sm90-tma-store=0" | FileCheck %s --check-prefix=REGS
 // RUN: fp8-opt %s --convert-fp8-to-gpu=chip=sm_90a -remarks-filter=fp8-gpu -o /dev/null 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=REMARK
 
@@ -36,7 +39,7 @@ func.func @batched_batch_index(%a: tensor<2x128x64xbf16>, %b: tensor<2x64x64xbf1
 // A batch's epilogue reads scalars only: a per-matrix input keeps the
 // consumer a kernel of its own, and the GEMM writes the f32 product.
 // PLAN-LABEL: batched_matrix_input = {buffers
-// PLAN-SAME: kernel = "gemm_sm90a_batched_bf16_f32_128x64_s8"
+// PLAN-SAME: kernel = "gemm_sm90a_batched_bf16_f32_tma_128x64_s8"
 // PLAN-SAME: kernel = "fp8_elementwise_2x128x64_
 // REMARK: remark: [Missed] epilogue-not-fused | Category:fp8-gpu | Function=batched_matrix_input | Remark="linalg.batch_matmul: nothing fused into its epilogue: the epilogue of a batch of GEMMs reads scalars only"
 func.func @batched_matrix_input(%a: tensor<2x128x64xbf16>, %b: tensor<2x64x64xbf16>, %mask: tensor<2x128x64xbf16>) -> tensor<2x128x64xbf16> {
@@ -59,11 +62,11 @@ func.func @batched_matrix_input(%a: tensor<2x128x64xbf16>, %b: tensor<2x64x64xbf
 // epilogue compares the column with the row and selects -1e4 above the
 // diagonal.
 // PLAN-LABEL: indices = {buffers
-// PLAN-SAME: kernel = "gemm_sm90a_bf16_f32_epif32_{{[0-9a-f]+}}_128x64_s8"
+// PLAN-SAME: kernel = "gemm_sm90a_bf16_f32_epif32_{{[0-9a-f]+}}_tma_128x64_s8"
 // PLAN-NOT: kernel = "fp8_elementwise
 // PLAN-SAME: workspace_bytes
 // REMARK: remark: [Passed] epilogue-fused | Category:fp8-gpu | Function=indices | Remark="linalg.generic fused into the epilogue of linalg.matmul"
-// SM90-LABEL: .entry gemm_sm90a_bf16_f32_epif32_{{[0-9a-f]+}}_128x64_s8(
+// SM90-LABEL: .entry gemm_sm90a_bf16_f32_epif32_{{[0-9a-f]+}}_tma_128x64_s8(
 // SM90: setp.gt.u32 [[ABOVE:%p[0-9]+]], {{%r[0-9]+}}, {{%r[0-9]+}};
 // SM90-NEXT: selp.f32 {{%r[0-9]+}}, 0fC61C4000, {{%r[0-9]+}}, [[ABOVE]];
 func.func @indices(%x: tensor<128x64xbf16>, %w: tensor<64x64xbf16>) -> tensor<128x64xf32> {
@@ -85,12 +88,16 @@ func.func @indices(%x: tensor<128x64xbf16>, %w: tensor<64x64xbf16>) -> tensor<12
 }
 
 // A linear layer in bf16: the bias, a column vector, is the epilogue's one
-// input, the last parameter (buffer 2).
+// input, the last parameter (buffer 2). The output (buffer 3) is a tensor
+// map of its bytes for the TMA store, or a buffer without it.
 // PLAN-LABEL: linear = {buffers
-// PLAN-SAME: kernel = "gemm_sm90a_bf16_bf16_epif32_{{[0-9a-f]+}}_128x128_s7"
-// PLAN-SAME: {buffer = 3 : i64, kind = "buffer"}, {kind = "i32", value = 128 : i64}, {kind = "i32", value = 256 : i64}, {kind = "i32", value = 64 : i64}, {buffer = 2 : i64, kind = "buffer"}]
+// PLAN-SAME: kernel = "gemm_sm90a_bf16_bf16_epif32_{{[0-9a-f]+}}_tma_128x128_s6"
+// PLAN-SAME: {box = [128, 64], buffer = 3 : i64, dims = [512, 128], dtype = "uint8", kind = "tensor_map", strides = [512], swizzle = "128B"}, {kind = "i32", value = 128 : i64}, {kind = "i32", value = 256 : i64}, {kind = "i32", value = 64 : i64}, {buffer = 2 : i64, kind = "buffer"}]
 // PLAN-NOT: kernel = "fp8_elementwise
 // PLAN-SAME: workspace_bytes
+// REGS-LABEL: linear = {buffers
+// REGS-SAME: kernel = "gemm_sm90a_bf16_bf16_epif32_{{[0-9a-f]+}}_128x128_s7"
+// REGS-SAME: {buffer = 3 : i64, kind = "buffer"}, {kind = "i32", value = 128 : i64}, {kind = "i32", value = 256 : i64}, {kind = "i32", value = 64 : i64}, {buffer = 2 : i64, kind = "buffer"}]
 // REMARK: remark: [Passed] epilogue-fused | Category:fp8-gpu | Function=linear | Remark="linalg.generic fused into the epilogue of linalg.matmul"
 func.func @linear(%x: tensor<128x64xbf16>, %w: tensor<256x64xbf16>, %bias: tensor<256xbf16>) -> tensor<128x256xbf16> {
   %zero = arith.constant 0.0 : f32
@@ -110,13 +117,18 @@ func.func @linear(%x: tensor<128x64xbf16>, %w: tensor<256x64xbf16>, %bias: tenso
 
 // Attention's scores in bf16: the f32 product scaled by 1/8 and rounded to
 // bf16 in the epilogue of the batched GEMM; its parameters end with the
-// output (buffer 2), M, N, K and the batch.
+// output (buffer 2: a 3-D tensor map for the TMA store, or a buffer without
+// it), M, N, K and the batch.
 // PLAN-LABEL: scores = {buffers
 // PLAN-SAME: {bytes = 76800 : i64, id = 2 : i64, index = 0 : i64, kind = "output", type = tensor<4x100x96xbf16>}]
-// PLAN-SAME: launches = [{block = [384, 1, 1], cluster = [1, 1, 1], grid = [4, 1, 1], kernel = "gemm_sm90a_batched_bf16_bf16_epif32_{{[0-9a-f]+}}_128x128_s7"
-// PLAN-SAME: {buffer = 2 : i64, kind = "buffer"}, {kind = "i32", value = 100 : i64}, {kind = "i32", value = 96 : i64}, {kind = "i32", value = 64 : i64}, {kind = "i32", value = 4 : i64}], persistent = true, shared_bytes = {{[0-9]+}} : i64}], workspace_bytes = 0 : i64}
+// PLAN-SAME: launches = [{block = [384, 1, 1], cluster = [1, 1, 1], grid = [4, 1, 1], kernel = "gemm_sm90a_batched_bf16_bf16_epif32_{{[0-9a-f]+}}_tma_128x128_s6"
+// PLAN-SAME: {box = [128, 64, 1], buffer = 2 : i64, dims = [192, 100, 4], dtype = "uint8", kind = "tensor_map", strides = [192, 19200], swizzle = "128B"}, {kind = "i32", value = 100 : i64}, {kind = "i32", value = 96 : i64}, {kind = "i32", value = 64 : i64}, {kind = "i32", value = 4 : i64}], persistent = true, shared_bytes = {{[0-9]+}} : i64}], workspace_bytes = 0 : i64}
+// REGS-LABEL: scores = {buffers
+// REGS-SAME: {bytes = 76800 : i64, id = 2 : i64, index = 0 : i64, kind = "output", type = tensor<4x100x96xbf16>}]
+// REGS-SAME: launches = [{block = [384, 1, 1], cluster = [1, 1, 1], grid = [4, 1, 1], kernel = "gemm_sm90a_batched_bf16_bf16_epif32_{{[0-9a-f]+}}_128x128_s7"
+// REGS-SAME: {buffer = 2 : i64, kind = "buffer"}, {kind = "i32", value = 100 : i64}, {kind = "i32", value = 96 : i64}, {kind = "i32", value = 64 : i64}, {kind = "i32", value = 4 : i64}], persistent = true, shared_bytes = {{[0-9]+}} : i64}], workspace_bytes = 0 : i64}
 // REMARK: remark: [Passed] epilogue-fused | Category:fp8-gpu | Function=scores | Remark="linalg.generic fused into the epilogue of linalg.batch_matmul"
-// SM90-LABEL: .entry gemm_sm90a_batched_bf16_bf16_epif32_{{[0-9a-f]+}}_128x128_s7(
+// SM90-LABEL: .entry gemm_sm90a_batched_bf16_bf16_epif32_{{[0-9a-f]+}}_tma_128x128_s6(
 // SM90: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16
 // SM90: mul.rn.f32 {{%r[0-9]+}}, {{%r[0-9]+}}, 0f3E000000;
 // SM90: cvt.rn.bf16x2.f32

@@ -1,25 +1,30 @@
 // Contractions left in high precision run on the tensor cores: wgmma
 // .bf16/.f16 (k16) or f32 read as .tf32 (k8) on sm_90a, tcgen05.mma kind::f16
 // or kind::tf32 on sm_100a, f32 accumulation, no scales. Operands that are
-// not K-major get a transposed copy (a layout kernel) first.
-// RUN: rm -rf %t && fp8-opt %s --fp8-gpu-pipeline="chip=sm_90a artifacts=%t/sm90 ptxas=none" -o /dev/null
+// not K-major get a transposed copy (a layout kernel) first: the sm_90a RUN
+// lines turn sm90-mn-major-operands (on by default) off to test that path;
+// the MNMAJOR lines check that by default the bf16 GEMMs read such operands
+// where they are (gemm-high-precision-mn-major.mlir). The sm_90a GEMMs
+// store their results by TMA (sm90-tma-store, on by default).
+// RUN: rm -rf %t && fp8-opt %s --fp8-gpu-pipeline="chip=sm_90a sm90-mn-major-operands=0 artifacts=%t/sm90 ptxas=none" -o /dev/null
 // RUN: FileCheck %s --check-prefix=SM90 --input-file=%t/sm90/fp8_kernels.ptx
 // RUN: fp8-opt %s --fp8-gpu-pipeline="chip=sm_100a artifacts=%t/sm100 ptxas=none" -o /dev/null
 // RUN: FileCheck %s --check-prefix=SM100 --input-file=%t/sm100/fp8_kernels.ptx
-// RUN: fp8-opt %s --convert-fp8-to-gpu=chip=sm_90a | FileCheck %s --check-prefix=PLAN
+// RUN: fp8-opt %s --convert-fp8-to-gpu="chip=sm_90a sm90-mn-major-operands=0" | FileCheck %s --check-prefix=PLAN
+// RUN: fp8-opt %s --convert-fp8-to-gpu=chip=sm_90a | FileCheck %s --check-prefix=MNMAJOR
 
 // Kernels in the order of first use; the 16-bit and tf32 MMAs read 32 bytes
 // of K each, four per 128-byte stage row.
-// SM90-LABEL: .entry gemm_sm90a_bf16_f32_128x128_s7(
+// SM90-LABEL: .entry gemm_sm90a_bf16_f32_tma_128x128_s5(
 // SM90-DAG: cp.async.bulk.tensor.2d
 // SM90-DAG: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16
-// SM90-LABEL: .entry gemm_sm90a_f16_f16_128x64_s8(
+// SM90-LABEL: .entry gemm_sm90a_f16_f16_tma_128x64_s8(
 // SM90-DAG: wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16
 // SM90-DAG: cvt.rn.f16x2.f32
-// SM90-LABEL: .entry gemm_sm90a_batched_tf32_f32_128x64_s8(
+// SM90-LABEL: .entry gemm_sm90a_batched_tf32_f32_tma_128x64_s8(
 // SM90-DAG: cp.async.bulk.tensor.3d
 // SM90-DAG: wgmma.mma_async.sync.aligned.m64n64k8.f32.tf32.tf32
-// SM90-LABEL: .entry gemm_sm90a_bf16_bf16_128x128_s7(
+// SM90-LABEL: .entry gemm_sm90a_bf16_bf16_tma_128x128_s6(
 // SM90-DAG: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16
 // SM90-DAG: cvt.rn.bf16x2.f32
 
@@ -41,8 +46,11 @@
 // per box.
 // PLAN-LABEL: matmul_bf16 = {buffers
 // PLAN-SAME: launches = [{block = [256, 1, 1], cluster = [1, 1, 1], grid = [8, 1, 1], kernel = "fp8_layout_transpose_b2
-// PLAN-SAME: kernel = "gemm_sm90a_bf16_f32_128x128_s7"
+// PLAN-SAME: kernel = "gemm_sm90a_bf16_f32_tma_128x128_s5"
 // PLAN-SAME: {box = [128, 128], buffer = 2 : i64, dims = [256, 256]
+// MNMAJOR-LABEL: matmul_bf16 = {buffers
+// MNMAJOR-NOT: fp8_layout
+// MNMAJOR-SAME: kernel = "gemm_sm90a_bf16_f32_mnb_tma_128x128_s5"
 func.func @matmul_bf16(%a: tensor<256x128xbf16>, %b: tensor<128x256xbf16>) -> tensor<256x256xf32> {
   %zero = arith.constant 0.0 : f32
   %e = tensor.empty() : tensor<256x256xf32>
@@ -54,7 +62,7 @@ func.func @matmul_bf16(%a: tensor<256x128xbf16>, %b: tensor<128x256xbf16>) -> te
 // B already [N, K]: no copy; f16 results.
 // PLAN-LABEL: matmul_f16_transpose_b = {buffers
 // PLAN-NOT: fp8_layout
-// PLAN-SAME: kernel = "gemm_sm90a_f16_f16_128x64_s8"
+// PLAN-SAME: kernel = "gemm_sm90a_f16_f16_tma_128x64_s8"
 func.func @matmul_f16_transpose_b(%a: tensor<128x64xf16>, %b: tensor<64x64xf16>) -> tensor<128x64xf16> {
   %zero = arith.constant 0.0 : f16
   %e = tensor.empty() : tensor<128x64xf16>
@@ -68,7 +76,7 @@ func.func @matmul_f16_transpose_b(%a: tensor<128x64xf16>, %b: tensor<64x64xf16>)
 // launch takes M, N, K and the batch, and no scales.
 // PLAN-LABEL: scores_f32 = {buffers
 // PLAN-NOT: fp8_layout
-// PLAN-SAME: kernel = "gemm_sm90a_batched_tf32_f32_128x64_s8"
+// PLAN-SAME: kernel = "gemm_sm90a_batched_tf32_f32_tma_128x64_s8"
 // PLAN-SAME: {box = [128, 128, 1], buffer = 0 : i64, dims = [160, 100, 4]
 // PLAN-SAME: {kind = "i32", value = 100 : i64}, {kind = "i32", value = 48 : i64}, {kind = "i32", value = 40 : i64}, {kind = "i32", value = 4 : i64}]
 func.func @scores_f32(%q: tensor<4x100x40xf32>, %k: tensor<4x48x40xf32>) -> tensor<4x100x48xf32> {
@@ -83,7 +91,10 @@ func.func @scores_f32(%q: tensor<4x100x40xf32>, %k: tensor<4x48x40xf32>) -> tens
 // PLAN-LABEL: wgrad_bf16 = {buffers
 // PLAN-SAME: kernel = "fp8_layout_transpose_b2
 // PLAN-SAME: kernel = "fp8_layout_transpose_b2
-// PLAN-SAME: kernel = "gemm_sm90a_bf16_bf16_128x128_s7"
+// PLAN-SAME: kernel = "gemm_sm90a_bf16_bf16_tma_128x128_s6"
+// MNMAJOR-LABEL: wgrad_bf16 = {buffers
+// MNMAJOR-NOT: fp8_layout
+// MNMAJOR-SAME: kernel = "gemm_sm90a_bf16_bf16_mnab_tma_128x128_s6"
 func.func @wgrad_bf16(%x: tensor<64x128xbf16>, %d: tensor<64x256xbf16>) -> tensor<128x256xbf16> {
   %zero = arith.constant 0.0 : bf16
   %e = tensor.empty() : tensor<128x256xbf16>

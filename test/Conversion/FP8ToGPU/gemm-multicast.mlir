@@ -8,8 +8,9 @@
 // barrier counts the consumer warps of both CTAs (16): each consumer warp
 // releases the slot in its own CTA and, through `mapa`, in the other. A
 // cluster barrier follows the barriers' initialization and precedes the
-// exit. Off by default; GEMMs of one tile row keep one CTA per cluster. No
-// kernel spills.
+// exit. Off by default; GEMMs of one tile row keep one CTA per cluster. The
+// results are stored by TMA (sm90-tma-store, on by default), the result
+// tile taking a stage's shared memory: six stages. No kernel spills.
 // RUN: fp8-opt %s --convert-fp8-to-gpu="chip=sm_90a sm90-multicast=1" --remarks-filter=fp8-gpu -o /dev/null 2>&1 | FileCheck %s --check-prefix=REMARK
 // RUN: fp8-opt %s --convert-fp8-to-gpu=chip=sm_90a --remarks-filter=fp8-gpu -o /dev/null 2>&1 | FileCheck %s --check-prefix=OFF
 // RUN: fp8-opt %s --convert-fp8-to-gpu="chip=sm_90a sm90-multicast=1" | FileCheck %s --check-prefix=PLAN
@@ -27,24 +28,24 @@
 // The plans, by function name. 256 x 384: a pair of tile rows by three
 // tile columns, three clusters.
 // PLAN-LABEL: one_row = {buffers
-// PLAN-SAME: cluster = [1, 1, 1], grid = [3, 1, 1], kernel = "fp8_gemm_sm90a_e4m3e4m3_bf16_tensor_p4_128x128_s7"
+// PLAN-SAME: cluster = [1, 1, 1], grid = [3, 1, 1], kernel = "fp8_gemm_sm90a_e4m3e4m3_bf16_tensor_p4_tma_128x128_s6"
 // PLAN-SAME: {box = [128, 128], buffer = 1 : i64
 // PLAN-LABEL: plain = {buffers
-// PLAN-SAME: cluster = [2, 1, 1], grid = [6, 1, 1], kernel = "fp8_gemm_sm90a_e4m3e4m3_bf16_tensor_p4_mc_128x128_s7"
+// PLAN-SAME: cluster = [2, 1, 1], grid = [6, 1, 1], kernel = "fp8_gemm_sm90a_e4m3e4m3_bf16_tensor_p4_tma_mc_128x128_s6"
 // PLAN-SAME: params = [{box = [128, 128], buffer = 0 : i64, dims = [512, 256]{{.*}}}, {box = [128, 64], buffer = 1 : i64, dims = [512, 384]
 // 300 rows: three tile rows, two pairs (the second with a tile past M).
 // PLAN-LABEL: ragged = {buffers
-// PLAN-SAME: cluster = [2, 1, 1], grid = [12, 1, 1], kernel = "fp8_gemm_sm90a_e4m3e4m3_bf16_tensor_p4_mc_128x128_s7"
+// PLAN-SAME: cluster = [2, 1, 1], grid = [12, 1, 1], kernel = "fp8_gemm_sm90a_e4m3e4m3_bf16_tensor_p4_tma_mc_128x128_s6"
 // A batch of four: two tile rows a matrix, four pairs.
 // PLAN-LABEL: scores = {buffers
-// PLAN-SAME: cluster = [2, 1, 1], grid = [8, 1, 1], kernel = "gemm_sm90a_batched_bf16_bf16_mc_128x128_s7"
+// PLAN-SAME: cluster = [2, 1, 1], grid = [8, 1, 1], kernel = "gemm_sm90a_batched_bf16_bf16_tma_mc_128x128_s6"
 // PLAN-SAME: {box = [128, 64, 1], buffer = 1 : i64, dims = [128, 128, 4]
 
-// PTX-LABEL: .entry fp8_gemm_sm90a_e4m3e4m3_bf16_tensor_p4_mc_128x128_s7(
-// Seven slots: full barriers of one arrival, empty ones of 16.
+// PTX-LABEL: .entry fp8_gemm_sm90a_e4m3e4m3_bf16_tensor_p4_tma_mc_128x128_s6(
+// Six slots: full barriers of one arrival, empty ones of 16.
 // PTX: mov.b32 [[SIXTEEN:%r[0-9]+]], 16;
-// PTX-NEXT: mbarrier.init.shared.b64 [__fp8_dynamic_smem+229432], [[SIXTEEN]];
-// PTX-COUNT-6: mbarrier.init.shared.b64 [__fp8_dynamic_smem+{{[0-9]+}}], [[SIXTEEN]];
+// PTX-NEXT: mbarrier.init.shared.b64 [__fp8_dynamic_smem+196656], [[SIXTEEN]];
+// PTX-COUNT-5: mbarrier.init.shared.b64 [__fp8_dynamic_smem+{{[0-9]+}}], [[SIXTEEN]];
 // PTX: fence.mbarrier_init.release.cluster;
 // PTX: barrier.cluster.arrive;
 // PTX-NEXT: barrier.cluster.wait;

@@ -8,8 +8,9 @@
 // RUN: rm -rf %t && fp8-opt %s --fp8-gpu-pipeline="chip=sm_90a artifacts=%t ptxas=none" -o /dev/null
 // RUN: FileCheck %s --input-file=%t/fp8_kernels.ptx
 // RUN: fp8-opt %s --convert-fp8-to-gpu=chip=sm_90a | FileCheck %s --check-prefix=PLAN
+// RUN: fp8-opt %s --convert-fp8-to-gpu="chip=sm_90a sm90-tma-store=0" | FileCheck %s --check-prefix=PLANREG
 
-// CHECK-LABEL: .entry fp8_gemm_sm90a_e4m3e4m3_bf16_block32e8m0_128x64_s8(
+// CHECK-LABEL: .entry fp8_gemm_sm90a_e4m3e4m3_bf16_block32e8m0_tma_128x64_s8(
 // CHECK: wgmma.fence.sync.aligned;
 // CHECK: wgmma.mma_async.sync.aligned.m64n64k32
 // CHECK: wgmma.wait_group.sync.aligned 0;
@@ -38,7 +39,7 @@
 // CHECK: setp.{{lt|ge}}.u32
 // CHECK: fma.rn.f32
 // CHECK-NOT: wgmma.mma_async
-// CHECK-LABEL: .entry fp8_gemm_sm90a_e4m3e4m3_bf16_block128f32sq_128x128_s7(
+// CHECK-LABEL: .entry fp8_gemm_sm90a_e4m3e4m3_bf16_block128f32sq_tma_128x128_s6(
 // One group of four k32 steps per K tile: K tiles and 128-long blocks
 // coincide.
 // CHECK: wgmma.fence.sync.aligned;
@@ -50,10 +51,11 @@
 // on both operands). A K tile's scales are loaded before its slot is waited
 // for: this thread's two row scales of A and one of the warpgroup's 128
 // column scales of B, which goes to shared memory (after the ring and its
-// barriers: 7 x 32784 bytes) while the wgmmas run, behind a barrier of the
-// warpgroup's 128 threads. The promotion reads its 32 column scales as 16
+// barriers: 6 x 32784 bytes, one stage fewer than with register stores for
+// the TMA store's result tile, which follows the scales) while the wgmmas
+// run, behind a barrier of the warpgroup's 128 threads. The promotion reads its 32 column scales as 16
 // pairs: no global load between the wgmmas and the 64 factors.
-// CHECK-LABEL: .entry fp8_gemm_sm90a_e4m3e4m3_bf16_block128f32_128x128_s7(
+// CHECK-LABEL: .entry fp8_gemm_sm90a_e4m3e4m3_bf16_block128f32_tma_128x128_s6(
 // CHECK: ld.global.b32
 // CHECK-NOT: mbarrier.try_wait
 // CHECK: ld.global.b32
@@ -66,7 +68,7 @@
 // CHECK-NOT: ld.global
 // CHECK: wgmma.commit_group.sync.aligned;
 // CHECK-NOT: ld.global
-// CHECK: st.shared.b32 [{{%rd[0-9]+}}+229488]
+// CHECK: st.shared.b32 [{{%rd[0-9]+}}+196704]
 // CHECK-NEXT: bar.sync {{%r[0-9]+}}, 128;
 // CHECK-NEXT: wgmma.wait_group.sync.aligned 0;
 // CHECK-NOT: ld.global
@@ -77,18 +79,24 @@
 // CHECK: bra
 
 // PLAN-LABEL: deepseek_k128 = {buffers
-// PLAN-SAME: kernel = "fp8_gemm_sm90a_e4m3e4m3_bf16_block128f32sq_128x128_s7"
+// PLAN-SAME: kernel = "fp8_gemm_sm90a_e4m3e4m3_bf16_block128f32sq_tma_128x128_s6"
 // PLAN-LABEL: deepseek_k64 = {buffers
-// PLAN-SAME: kernel = "fp8_gemm_sm90a_e4m3e4m3_bf16_block128f32sq_128x128_s7"
-// The staged scales: two buffers of 128 f32 for each consumer warpgroup.
+// PLAN-SAME: kernel = "fp8_gemm_sm90a_e4m3e4m3_bf16_block128f32sq_tma_128x128_s6"
+// The staged scales: two buffers of 128 f32 for each consumer warpgroup,
+// then (1024-aligned) the 32 KiB result tile of the TMA store.
 // PLAN-LABEL: deepseek_wgrad = {buffers
-// PLAN-SAME: kernel = "fp8_gemm_sm90a_e4m3e4m3_bf16_block128f32_128x128_s7"
-// PLAN-SAME: shared_bytes = 231536
+// PLAN-SAME: kernel = "fp8_gemm_sm90a_e4m3e4m3_bf16_block128f32_tma_128x128_s6"
+// PLAN-SAME: shared_bytes = 232448
 // PLAN-LABEL: mx_k160 = {buffers
-// PLAN-SAME: kernel = "fp8_gemm_sm90a_e4m3e4m3_bf16_block32e8m0_128x64_s8"
+// PLAN-SAME: kernel = "fp8_gemm_sm90a_e4m3e4m3_bf16_block32e8m0_tma_128x64_s8"
 // PLAN-SAME: {kind = "i32", value = 256 : i64}, {kind = "i32", value = 384 : i64}, {kind = "i32", value = 160 : i64}]
 // PLAN-LABEL: mx_k32 = {buffers
-// PLAN-SAME: kernel = "fp8_gemm_sm90a_e4m3e4m3_bf16_block32e8m0_128x64_s8"
+// PLAN-SAME: kernel = "fp8_gemm_sm90a_e4m3e4m3_bf16_block32e8m0_tma_128x64_s8"
+// With register stores (sm90-tma-store=0), seven stages and the staged
+// scales after them.
+// PLANREG-LABEL: deepseek_wgrad = {buffers
+// PLANREG-SAME: kernel = "fp8_gemm_sm90a_e4m3e4m3_bf16_block128f32_128x128_s7"
+// PLANREG-SAME: shared_bytes = 231536
 
 func.func @mx_k160(%a: tensor<256x160xf8E4M3FN>, %b: tensor<384x160xf8E4M3FN>, %sa: tensor<256x5xf8E8M0FNU>, %sb: tensor<384x5xf8E8M0FNU>) -> tensor<256x384xbf16> {
   %c = fp8.scaled_matmul %a, %b scales(%sa, %sb) by(<1x32>, <1x32>) transpose_rhs : tensor<256x160xf8E4M3FN>, tensor<384x160xf8E4M3FN>, tensor<256x5xf8E8M0FNU>, tensor<384x5xf8E8M0FNU> -> tensor<256x384xbf16>

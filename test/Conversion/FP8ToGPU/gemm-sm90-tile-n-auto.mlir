@@ -21,8 +21,12 @@
 //   * high-precision GEMMs keep 128 columns (no GPU has timed their wide
 //     tiles): no remark.
 // Each automatic choice is a `tiles` remark; 128 or 192 forces the tiles.
+// The four kernels checked below store their results by TMA by default
+// (tma in their names: the result tile takes a pipeline stage), from
+// registers with sm90-tma-store=0 (REG); the choice of tiles is the same.
 // RUN: rm -rf %t && fp8-opt %s --fp8-gpu-graph-pipeline=chip=sm_90a --convert-fp8-to-gpu="chip=sm_90a" -remarks-filter=fp8-gpu -o %t.mlir 2>&1 | FileCheck %s --check-prefix=REMARK --implicit-check-not="] tiles |"
 // RUN: FileCheck %s --input-file=%t.mlir
+// RUN: fp8-opt %s --fp8-gpu-graph-pipeline=chip=sm_90a --convert-fp8-to-gpu="chip=sm_90a sm90-tma-store=0" | FileCheck %s --check-prefix=REG
 // RUN: fp8-opt %s --convert-fp8-to-gpu="chip=sm_90a sm90-tile-n=128" -remarks-filter=fp8-gpu -o - 2>&1 | FileCheck %s --check-prefix=NARROW --implicit-check-not="] tiles |"
 // RUN: fp8-opt %s --convert-fp8-to-gpu="chip=sm_90a num-sms=264" -remarks-filter=fp8-gpu -o /dev/null 2>&1 | FileCheck %s --check-prefix=SMS
 
@@ -33,10 +37,14 @@
 // REMARK-DAG: remark: [Analysis] tiles | Category:fp8-gpu | Function=residual_gelu | Remark="fp8.scaled_matmul (8192 x 8192 product) takes 128 x 128 tiles: 128 x 192 tiles estimated at 1.14x the speed of 128 x 128 ones on 132 multiprocessors, but its epilogue reads a tensor of the result's shape and computes a transcendental function
 // REMARK-DAG: remark: [Analysis] tiles | Category:fp8-gpu | Function=small | Remark="fp8.scaled_matmul (2048 x 2048 product) takes 128 x 128 tiles: 128 x 192 tiles estimated at 0.75x
 
-// CHECK-DAG: llvm.func @fp8_gemm_sm90a_e4m3e4m3_bf16_tensor_p4_128x192_s5(
-// CHECK-DAG: llvm.func @fp8_gemm_sm90a_e4m3e4m3_bf16_tensor_p4_128x128_s7(
-// CHECK-DAG: llvm.func @fp8_gemm_sm90a_e4m3e4m3_bf16_block128f32sq_128x128_s7(
-// CHECK-DAG: llvm.func @gemm_sm90a_bf16_f32_128x128_s7(
+// CHECK-DAG: llvm.func @fp8_gemm_sm90a_e4m3e4m3_bf16_tensor_p4_tma_128x192_s4(
+// CHECK-DAG: llvm.func @fp8_gemm_sm90a_e4m3e4m3_bf16_tensor_p4_tma_128x128_s6(
+// CHECK-DAG: llvm.func @fp8_gemm_sm90a_e4m3e4m3_bf16_block128f32sq_tma_128x128_s6(
+// CHECK-DAG: llvm.func @gemm_sm90a_bf16_f32_tma_128x128_s5(
+// REG-DAG: llvm.func @fp8_gemm_sm90a_e4m3e4m3_bf16_tensor_p4_128x192_s5(
+// REG-DAG: llvm.func @fp8_gemm_sm90a_e4m3e4m3_bf16_tensor_p4_128x128_s7(
+// REG-DAG: llvm.func @fp8_gemm_sm90a_e4m3e4m3_bf16_block128f32sq_128x128_s7(
+// REG-DAG: llvm.func @gemm_sm90a_bf16_f32_128x128_s7(
 
 // sm90-tile-n=128: no choice to remark on.
 // NARROW-NOT: 128x192

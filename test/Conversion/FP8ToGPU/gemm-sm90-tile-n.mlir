@@ -2,27 +2,43 @@
 // row/column scales, and high-precision ones, wider than 128 columns take
 // output tiles of 128 x 192 (two consumer warpgroups of 64 x 192: an
 // m64n192k32 wgmma per k32 step, the accumulator and a partial sum of 96
-// registers each, which the consumers' 232 registers hold; 5 stages of
-// 40 KiB). Block-scaled GEMMs, whose scale blocks are 128 wide, and N <= 128
-// keep their tiles. Every kernel assembles without spills.
+// registers each, which the consumers' 232 registers hold; 4 stages of
+// 40 KiB and the TMA store's 48 KiB result tile, or 5 stages with register
+// stores: sm90-tma-store=0 (REG), or the bf16 GEMM's f32 results, whose
+// 96 KiB tile would leave 3 stages). Block-scaled GEMMs, whose scale blocks
+// are 128 wide, and N <= 128 keep their tiles. Every kernel assembles
+// without spills.
 // RUN: rm -rf %t && fp8-opt %s --fp8-gpu-pipeline="chip=sm_90a sm90-tile-n=192 artifacts=%t" -o /dev/null
 // RUN: FileCheck %s --input-file=%t/fp8_kernels.ptx
 // RUN: FileCheck %s --check-prefix=PTXAS --input-file=%t/fp8_kernels.ptxas.log
 // RUN: not grep -E "[1-9][0-9]* bytes spill|C751" %t/fp8_kernels.ptxas.log
+// RUN: rm -rf %t.reg && fp8-opt %s --fp8-gpu-pipeline="chip=sm_90a sm90-tile-n=192 sm90-tma-store=0 artifacts=%t.reg" -o /dev/null
+// RUN: FileCheck %s --check-prefix=REG --input-file=%t.reg/fp8_kernels.ptx
+// RUN: FileCheck %s --check-prefix=REGPTXAS --input-file=%t.reg/fp8_kernels.ptxas.log
+// RUN: not grep -E "[1-9][0-9]* bytes spill|C751" %t.reg/fp8_kernels.ptxas.log
 // RUN: %python -c "import json, sys; print(*(n + ' ' + ' '.join(str(l['grid'][0]) for l in json.load(open(sys.argv[1] + '/' + n + '.json'))['launches'] if 'gemm' in l.get('kernel', '')) for n in sys.argv[2:]))" \
 // RUN:   %t tensor ragged deepseek narrow bf16 | FileCheck %s --check-prefix=GRID
 // RUN: not fp8-opt %s --convert-fp8-to-gpu=sm90-tile-n=160 -o /dev/null 2>&1 | FileCheck %s --check-prefix=INVALID --implicit-check-not=note
 // RUN: not fp8-opt %s --convert-fp8-to-gpu=num-sms=0 -o /dev/null 2>&1 | FileCheck %s --check-prefix=SMS --implicit-check-not=note
 
-// CHECK-DAG: .entry fp8_gemm_sm90a_e4m3e4m3_bf16_tensor_p4_128x192_s5(
+// CHECK-DAG: .entry fp8_gemm_sm90a_e4m3e4m3_bf16_tensor_p4_tma_128x192_s4(
 // CHECK-DAG: wgmma.mma_async.sync.aligned.m64n192k32.f32.e4m3.e4m3
-// CHECK-DAG: .entry fp8_gemm_sm90a_e4m3e4m3_bf16_rowcol_p4_128x192_s5(
-// CHECK-DAG: .entry fp8_gemm_sm90a_e4m3e4m3_bf16_block128f32sq_128x128_s7(
-// CHECK-DAG: .entry fp8_gemm_sm90a_e4m3e4m3_bf16_tensor_p4_128x128_s7(
+// CHECK-DAG: .entry fp8_gemm_sm90a_e4m3e4m3_bf16_rowcol_p4_tma_128x192_s4(
+// CHECK-DAG: .entry fp8_gemm_sm90a_e4m3e4m3_bf16_block128f32sq_tma_128x128_s6(
+// CHECK-DAG: .entry fp8_gemm_sm90a_e4m3e4m3_bf16_tensor_p4_tma_128x128_s6(
 // CHECK-DAG: .entry gemm_sm90a_bf16_f32_128x192_s5(
 // CHECK-DAG: wgmma.mma_async.sync.aligned.m64n192k16.f32.bf16.bf16
 
-// PTXAS-DAG: Compiling entry function 'fp8_gemm_sm90a_e4m3e4m3_bf16_tensor_p4_128x192_s5'
+// REG-DAG: .entry fp8_gemm_sm90a_e4m3e4m3_bf16_tensor_p4_128x192_s5(
+// REG-DAG: wgmma.mma_async.sync.aligned.m64n192k32.f32.e4m3.e4m3
+// REG-DAG: .entry fp8_gemm_sm90a_e4m3e4m3_bf16_rowcol_p4_128x192_s5(
+// REG-DAG: .entry fp8_gemm_sm90a_e4m3e4m3_bf16_block128f32sq_128x128_s7(
+// REG-DAG: .entry fp8_gemm_sm90a_e4m3e4m3_bf16_tensor_p4_128x128_s7(
+// REG-DAG: .entry gemm_sm90a_bf16_f32_128x192_s5(
+// REG-DAG: wgmma.mma_async.sync.aligned.m64n192k16.f32.bf16.bf16
+
+// PTXAS-DAG: Compiling entry function 'fp8_gemm_sm90a_e4m3e4m3_bf16_tensor_p4_tma_128x192_s4'
+// REGPTXAS-DAG: Compiling entry function 'fp8_gemm_sm90a_e4m3e4m3_bf16_tensor_p4_128x192_s5'
 
 // Output tiles: 256 x 384 is 2 x 2 tiles of 128 x 192, 256 x 200 also
 // (the second column of tiles ragged); DeepSeek's 256 x 384 is 2 x 3 of

@@ -11,12 +11,13 @@
 // whole 128-byte boxes, or where the epilogue loads a matrix from global
 // memory, the results are stored from registers and a remark says why.
 // (Result rows are 16-byte multiples apart: the lowering requires it of
-// every sm_90a GEMM.) Off by default.
+// every sm_90a GEMM.) On by default, which the PLAN and PTX lines rely on;
+// the OFF line turns it off (sm90-tma-store=0).
 // No kernel spills.
 // RUN: fp8-opt %s --fp8-gpu-graph-pipeline=chip=sm_90a --convert-fp8-to-gpu="chip=sm_90a sm90-tma-store=1" --remarks-filter=fp8-gpu -o /dev/null 2>&1 | FileCheck %s --check-prefix=REMARK
-// RUN: fp8-opt %s --fp8-gpu-graph-pipeline=chip=sm_90a --convert-fp8-to-gpu=chip=sm_90a --remarks-filter=fp8-gpu -o /dev/null 2>&1 | FileCheck %s --check-prefix=OFF
-// RUN: fp8-opt %s --fp8-gpu-graph-pipeline=chip=sm_90a --convert-fp8-to-gpu="chip=sm_90a sm90-tma-store=1" | FileCheck %s --check-prefix=PLAN
-// RUN: rm -rf %t && fp8-opt %s --fp8-gpu-pipeline="chip=sm_90a sm90-tma-store=1 artifacts=%t" -o /dev/null
+// RUN: fp8-opt %s --fp8-gpu-graph-pipeline=chip=sm_90a --convert-fp8-to-gpu="chip=sm_90a sm90-tma-store=0" --remarks-filter=fp8-gpu -o /dev/null 2>&1 | FileCheck %s --check-prefix=OFF
+// RUN: fp8-opt %s --fp8-gpu-graph-pipeline=chip=sm_90a --convert-fp8-to-gpu=chip=sm_90a | FileCheck %s --check-prefix=PLAN
+// RUN: rm -rf %t && fp8-opt %s --fp8-gpu-pipeline="chip=sm_90a artifacts=%t" -o /dev/null
 // RUN: FileCheck %s --check-prefix=PTX --input-file=%t/fp8_kernels.ptx
 // RUN: not grep -E "[1-9][0-9]* bytes (spill|stack)" %t/fp8_kernels.ptxas.log
 // RUN: fp8-opt %s --fp8-gpu-graph-pipeline=chip=sm_100a --convert-fp8-to-gpu="chip=sm_100a sm90-tma-store=1" --remarks-filter=fp8-gpu -o /dev/null 2>&1 | FileCheck %s --check-prefix=SM100
