@@ -138,8 +138,8 @@ struct GPUPipelineOptions : public PassPipelineOptions<GPUPipelineOptions> {
       *this, "sm90-multicast",
       llvm::cl::desc("sm_90a GEMMs run in clusters of two CTAs on pairs of "
                      "tile rows that share B, each CTA copying half of it "
-                     "into both (see convert-fp8-to-gpu; off by default, not "
-                     "yet run on a GPU)"),
+                     "into both (see convert-fp8-to-gpu; off by default: "
+                     "correct on an H100 but slower)"),
       llvm::cl::init(false)};
   PassOptions::Option<bool> sm90EpilogueWarpgroup{
       *this, "sm90-epilogue-warpgroup",
