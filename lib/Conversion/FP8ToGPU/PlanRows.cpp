@@ -314,11 +314,28 @@ FailureOr<RowGroup> RowGroupBuilder::finish(std::string &reason) {
   while (cols % group.width != 0)
     group.width /= 2;
   int64_t chunks = group.getChunks();
-  group.threads = std::clamp<int64_t>(llvm::PowerOf2Ceil(chunks), 32, 256);
-  while (group.getSteps() * group.width > RowGroup::kMaxElementsPerThread / 2 &&
-         group.threads < RowGroup::kMaxThreads)
-    group.threads *= 2;
-  if (group.getSteps() * group.width > RowGroup::kMaxElementsPerThread) {
+  // A warp per row where its threads hold the row within their budget
+  // (more loads in flight per thread, no CTA-wide barrier, four rows per
+  // CTA); else a CTA per row.
+  int64_t rowTensors = static_cast<int64_t>(group.outputs.size());
+  for (Value input : group.inputs)
+    rowTensors += cast<RankedTensorType>(input.getType()).getShape() ==
+                  ArrayRef<int64_t>(shape);
+  int64_t warpBudget =
+      RowGroup::kMaxElementsPerThread * (rowTensors <= 2 ? 2 : 1);
+  if (static_cast<int64_t>(llvm::divideCeil(chunks, 32)) * group.width <=
+      warpBudget) {
+    group.threads = 32;
+    group.rowsPerCta = RowGroup::kWarpRowsPerCta;
+  } else {
+    group.threads = std::clamp<int64_t>(llvm::PowerOf2Ceil(chunks), 32, 256);
+    while (group.getSteps() * group.width >
+               RowGroup::kMaxElementsPerThread / 2 &&
+           group.threads < RowGroup::kMaxThreads)
+      group.threads *= 2;
+  }
+  if (group.rowsPerCta == 1 &&
+      group.getSteps() * group.width > RowGroup::kMaxElementsPerThread) {
     reason = llvm::formatv("its rows of {0} elements need more than {1} "
                            "registers per tensor in each of {2} threads",
                            cols, RowGroup::kMaxElementsPerThread,
@@ -381,11 +398,15 @@ void mlir::fp8::formRowGroups(PlanBuilder &plan) {
     for (Operation *member : group->ops)
       plan.rowGroupOf[member] = index;
     remark::passed(op.getLoc(), getFP8GPURemarkOpts(&op, "rows-fused"))
-        << remark::add("{0} ops over rows of {1} elements in one kernel of "
-                       "{2} threads per row, reading {3} tensors and writing "
-                       "{4}",
-                       group->ops.size(), group->shape.back(), group->threads,
-                       group->inputs.size(), group->outputs.size());
+        << remark::add(
+               "{0} ops over rows of {1} elements in one kernel of "
+               "{2} threads per row ({5} per CTA), reading {3} tensors "
+               "and writing {4}",
+               group->ops.size(), group->shape.back(), group->threads,
+               group->inputs.size(), group->outputs.size(),
+               group->rowsPerCta == 1
+                   ? std::string("one row")
+                   : llvm::formatv("{0} rows", group->rowsPerCta).str());
     plan.rowGroups.push_back({std::move(*group), kernel});
   }
 }
@@ -396,7 +417,8 @@ void mlir::fp8::planRowGroup(PlanBuilder &plan, int64_t index) {
   SmallVector<LaunchParam> params;
   for (Value value : llvm::concat<const Value>(group.inputs, group.outputs))
     params.push_back(BufferParam{plan.bufferOf(value)});
-  plan.addKernelLaunch(planned.kernel, {group.getRows(), 1, 1}, group.threads,
-                       group.getSharedMemoryBytes(), std::move(params),
+  plan.addKernelLaunch(planned.kernel, {group.getCtas(), 1, 1},
+                       group.getCtaThreads(), group.getSharedMemoryBytes(),
+                       std::move(params),
                        /*persistent=*/false);
 }

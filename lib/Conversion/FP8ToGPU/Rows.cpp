@@ -5,10 +5,12 @@
 //===----------------------------------------------------------------------===//
 //
 // The kernel of a RowGroup: CTA r computes row r of the iteration space
-// [..., cols]. Thread t holds chunks t, t + threads, ... of `width`
-// consecutive elements of the row. A value of an op over the whole row is
-// computed per element, in registers, from the row's loads; a value per row
-// (a reduction, an op over the rows) is computed by every thread.
+// [..., cols], or, where a warp computes a row, warp w of CTA r computes
+// row r * rowsPerCta + w (the warps past the last row compute the last one
+// again and store nothing). Thread t of a row holds chunks t, t + threads,
+// ... of `width` consecutive elements of the row. A value of an op over the
+// whole row is computed per element, in registers, from the row's loads; a
+// value per row (a reduction, an op over the rows) is computed by every thread.
 //
 // A reduction combines the f32 terms of a thread's chunks in ascending
 // order, starting from the combiner's identity; then the threads of a warp
@@ -33,6 +35,10 @@ int64_t RowGroup::getRows() const {
   for (int64_t extent : ArrayRef<int64_t>(shape).drop_back())
     rows *= extent;
   return rows;
+}
+
+int64_t RowGroup::getCtas() const {
+  return llvm::divideCeil(getRows(), rowsPerCta);
 }
 
 int64_t RowGroup::getSteps() const {
@@ -104,6 +110,8 @@ private:
   llvm::DenseMap<Value, Value> params;
 
   Value tid, smem;
+  /// Whether this warp's row exists (null when every warp's does).
+  Value active;
   /// The row's indices and the element offset of its first element.
   SmallVector<Value> rowIndices;
   Value rowOffset;
@@ -305,8 +313,11 @@ void RowEmitter::store(Value value, ArrayRef<Value> slots) {
         storeElements(kb, chunk, getElementAddress(base, element, offset),
                       width * getElementBytes(element));
     };
-    if (valid[j])
-      kb.ifThen(valid[j], write);
+    Value when = valid[j];
+    if (active)
+      when = when ? kb.andI(when, active) : active;
+    if (when)
+      kb.ifThen(when, write);
     else
       write();
   }
@@ -315,6 +326,15 @@ void RowEmitter::store(Value value, ArrayRef<Value> slots) {
 void RowEmitter::emit() {
   tid = kb.threadId();
   Value row = kb.blockId();
+  if (group.rowsPerCta > 1) {
+    row =
+        kb.add(kb.mul(row, kb.i32(group.rowsPerCta)), kb.udiv(tid, kb.i32(32)));
+    tid = kb.urem(tid, kb.i32(32));
+    if (group.getRows() % group.rowsPerCta != 0) {
+      active = kb.ult(row, kb.i32(group.getRows()));
+      row = kb.minU(row, kb.i32(group.getRows() - 1));
+    }
+  }
   if (group.getSharedMemoryBytes() > 0)
     smem = kb.dynamicSharedMemory(func);
   // The row's indices, innermost fastest.
@@ -363,7 +383,8 @@ void RowEmitter::emit() {
     }
     // Row values are the same in every thread: the first stores them.
     Value value = slots.front();
-    kb.ifThen(kb.eq(tid, kb.i32(0)), [&] {
+    Value first = kb.eq(tid, kb.i32(0));
+    kb.ifThen(active ? kb.andI(first, active) : first, [&] {
       storeElement(kb, params.lookup(output), value, kb.zext64(row));
     });
   }
@@ -382,7 +403,7 @@ FailureOr<LLVM::LLVMFuncOp> mlir::fp8::buildRowKernel(OpBuilder &builder,
   SmallVector<KernelParamKind> params(
       group.inputs.size() + group.outputs.size(), KernelParamKind::Buffer);
   LLVM::LLVMFuncOp func =
-      createKernel(builder, loc, name, params, group.threads);
+      createKernel(builder, loc, name, params, group.getCtaThreads());
   builder.setInsertionPointToStart(&func.getBody().front());
   KernelBuilder kb(builder, loc);
   RowEmitter(kb, group, func).emit();

@@ -1,8 +1,10 @@
 // Row groups: a reduction of the last dimension and the ops over the same
-// rows around it run as one kernel, a CTA per row, that reads each tensor of
-// the row once and writes only what others read: a softmax (maximum,
-// exp(x - max), sum, division), a softmax in bf16 with CTA-wide reductions
-// through shared memory, a LayerNorm whose statistics the function returns,
+// rows around it run as one kernel that reads each tensor of the row once
+// and writes only what others read, a warp per row (four rows per CTA)
+// where a warp's threads hold the row, else a CTA per row: a softmax
+// (maximum, exp(x - max), sum, division), a softmax in bf16 over rows of
+// 1024, a LayerNorm with CTA-wide reductions through shared memory whose
+// statistics the function returns,
 // a softmax gradient (the product it sums is computed in the kernel), and
 // ragged rows. Refused: rows too long for registers, a result read before
 // the group's last op. The fills of the reductions' initial values have no
@@ -25,11 +27,11 @@
 // RUN: FileCheck %s --check-prefix=OFF --input-file=%t.off/softmax.json
 // RUN: not grep rows-fused %t.off.remarks
 
-// REMARK: remark: [Passed] rows-fused | Category:fp8-gpu | Function=softmax | Remark="4 ops over rows of 64 elements in one kernel of 32 threads per row, reading 1 tensors and writing 1"
-// REMARK: remark: [Passed] rows-fused | Category:fp8-gpu | Function=scores_softmax | Remark="4 ops over rows of 1024 elements in one kernel of 128 threads per row, reading 1 tensors and writing 1"
-// REMARK: remark: [Passed] rows-fused | Category:fp8-gpu | Function=layernorm | Remark="6 ops over rows of 4096 elements in one kernel of 512 threads per row, reading 3 tensors and writing 3"
-// REMARK: remark: [Passed] rows-fused | Category:fp8-gpu | Function=softmax_grad | Remark="3 ops over rows of 64 elements in one kernel of 32 threads per row, reading 2 tensors and writing 1"
-// REMARK: remark: [Passed] rows-fused | Category:fp8-gpu | Function=ragged | Remark="4 ops over rows of 102 elements in one kernel of 64 threads per row, reading 1 tensors and writing 1"
+// REMARK: remark: [Passed] rows-fused | Category:fp8-gpu | Function=softmax | Remark="4 ops over rows of 64 elements in one kernel of 32 threads per row (4 rows per CTA), reading 1 tensors and writing 1"
+// REMARK: remark: [Passed] rows-fused | Category:fp8-gpu | Function=scores_softmax | Remark="4 ops over rows of 1024 elements in one kernel of 32 threads per row (4 rows per CTA), reading 1 tensors and writing 1"
+// REMARK: remark: [Passed] rows-fused | Category:fp8-gpu | Function=layernorm | Remark="6 ops over rows of 4096 elements in one kernel of 512 threads per row (one row per CTA), reading 3 tensors and writing 3"
+// REMARK: remark: [Passed] rows-fused | Category:fp8-gpu | Function=softmax_grad | Remark="3 ops over rows of 64 elements in one kernel of 32 threads per row (4 rows per CTA), reading 2 tensors and writing 1"
+// REMARK: remark: [Passed] rows-fused | Category:fp8-gpu | Function=ragged | Remark="4 ops over rows of 102 elements in one kernel of 32 threads per row (4 rows per CTA), reading 1 tensors and writing 1"
 // REMARK: remark: [Missed] rows-not-fused | Category:fp8-gpu | Function=long_rows | Remark="linalg.generic and 3 other ops over its rows: kernels of their own: its rows of 16384 elements need more than 16 registers per tensor in each of 512 threads"
 // REMARK-NOT: rows-not-fused | Category:fp8-gpu | Function=long_rows
 // REMARK: remark: [Missed] rows-not-fused | Category:fp8-gpu | Function=read_early | Remark="linalg.reduce and 3 other ops over its rows: kernels of their own: linalg.transpose reads a result before its last op"
@@ -55,9 +57,9 @@
 // CHECK: ret;
 // SOFTMAX-NOT:  "kernel":
 // SOFTMAX:      "block": [
-// SOFTMAX-NEXT:   32,
+// SOFTMAX-NEXT:   128,
 // SOFTMAX:      "grid": [
-// SOFTMAX-NEXT:   256,
+// SOFTMAX-NEXT:   64,
 // SOFTMAX:      "kernel": "fp8_rows_4x64x64_{{[0-9a-f]+}}",
 // SOFTMAX:      "shared_bytes": 0
 // SOFTMAX-NOT:  "kernel":
@@ -74,33 +76,33 @@ func.func @softmax(%x: tensor<4x64x64xf32>) -> tensor<4x64x64xf32> {
 }
 
 // Attention's scores in bf16, rows of 1024 (the GPT-2 layer's softmax as
-// examples/generate.py --storage bf16 writes it): 128 threads of one
-// 16-byte chunk each; each reduction's warps meet in shared memory (two
-// reductions of 4 warps: 32 bytes) and every thread reads the four values
-// in order; exp(x - max) rounded to bf16 is summed in f32 and divided.
+// examples/generate.py --storage bf16 writes it): a warp per row, each
+// thread four 16-byte chunks (four loads in flight), four rows per CTA of
+// 128 threads; both reductions by butterflies of the warp, no shared
+// memory and no barrier; exp(x - max) rounded to bf16 is summed in f32 and
+// divided.
 // CHECK-LABEL: .entry fp8_rows_8x1024_
 // CHECK-NOT: .entry
-// CHECK: ld.global.v4.b32
+// CHECK: .maxntid 128, 1, 1
+// CHECK-COUNT-4: ld.global.v4.b32
 // CHECK-NOT: ld.global
-// CHECK: shfl.sync.bfly.b32
-// CHECK: st.shared.b32
-// CHECK: bar.sync 0;
-// CHECK: ld.shared.v4.b32
+// CHECK-COUNT-5: shfl.sync.bfly.b32
+// CHECK-NOT: bar.sync
 // CHECK: cvt.rn.bf16.f32
-// CHECK: shfl.sync.bfly.b32
-// CHECK: st.shared.b32
-// CHECK: bar.sync 0;
+// CHECK-COUNT-5: shfl.sync.bfly.b32
+// CHECK-NOT: bar.sync
 // CHECK: div.rn.f32
 // CHECK-NOT: ld.global
-// CHECK: st.global.v4.b32
+// CHECK-COUNT-4: st.global.v4.b32
+// CHECK-NOT: bar.sync
 // CHECK: ret;
 // SCORES-NOT:  "kernel":
 // SCORES:      "block": [
 // SCORES-NEXT:   128,
 // SCORES:      "grid": [
-// SCORES-NEXT:   8,
+// SCORES-NEXT:   2,
 // SCORES:      "kernel": "fp8_rows_8x1024_{{[0-9a-f]+}}",
-// SCORES:      "shared_bytes": 32
+// SCORES:      "shared_bytes": 0
 // SCORES-NOT:  "kernel":
 #rows3 = affine_map<(d0, d1) -> (d0, d1)>
 #row = affine_map<(d0, d1) -> (d0)>
@@ -276,12 +278,18 @@ func.func @softmax_grad(%p: tensor<4x64x64xbf16>, %dp: tensor<4x64x64xbf16>) -> 
   return %ds : tensor<4x64x64xbf16>
 }
 
-// f32 rows of 102: 8-byte chunks (102 is no multiple of 4), 51 for 64
-// threads; the others read the last chunk, add the combiners' identities
-// and store nothing. Two warps meet in shared memory.
+// f32 rows of 102: 8-byte chunks (102 is no multiple of 4), 51 for a warp,
+// two per thread; the threads past the last read it, add the combiners'
+// identities and store nothing. 50 rows in CTAs of four: the last CTA's
+// last two warps compute row 49 again (the row index clamped) and store
+// nothing.
 // RAGGED-NOT: "kernel":
+// RAGGED:     "block": [
+// RAGGED-NEXT:  128,
+// RAGGED:     "grid": [
+// RAGGED-NEXT:  13,
 // RAGGED:     "kernel": "fp8_rows_50x102_{{[0-9a-f]+}}",
-// RAGGED:     "shared_bytes": 16
+// RAGGED:     "shared_bytes": 0
 // RAGGED-NOT: "kernel":
 func.func @ragged(%x: tensor<50x102xf32>) -> tensor<50x102xf32> {
   %e = tensor.empty() : tensor<50x102xf32>
@@ -290,10 +298,12 @@ func.func @ragged(%x: tensor<50x102xf32>) -> tensor<50x102xf32> {
 }
 // CHECK-LABEL: .entry fp8_rows_50x102_
 // CHECK-NOT: .entry
-// CHECK: setp.lt.u32
+// CHECK: setp.gt.u32 [[PAST:%p[0-9]+]], [[ROW:%r[0-9]+]], 49;
+// CHECK: min.u32 {{%r[0-9]+}}, [[ROW]], 49;
+// CHECK: setp.lt.u32 {{%p[0-9]+}}, {{%r[0-9]+}}, 51;
 // CHECK: ld.global.v2.b32
 // CHECK: selp.f32
-// CHECK: bar.sync 0;
+// CHECK-NOT: bar.sync
 // CHECK: @{{%p[0-9]+}} bra
 // CHECK: st.global.v2.b32
 // CHECK: ret;

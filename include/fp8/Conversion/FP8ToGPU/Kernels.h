@@ -929,12 +929,24 @@ struct RowGroup {
   /// bytes at most; more than 1 only when every tensor read or written whole
   /// is of f32, bf16 or f16, which move as vectors).
   int64_t threads = 32, width = 1;
+  /// Rows per CTA: kWarpRowsPerCta when a warp computes a row (threads is
+  /// 32), each warp its own, so that a CTA is not a single warp and a
+  /// row needs no CTA-wide barrier; else 1.
+  int64_t rowsPerCta = 1;
 
   static constexpr int64_t kMaxThreads = 512;
-  /// Elements of a row that one thread holds, at most.
+  /// Elements of a row that one thread holds, at most; twice as many when
+  /// a warp computes a row and the group moves at most two row tensors
+  /// (softmax: one read, one written), so that rows of up to 1024 16-bit
+  /// elements take a warp each, with four 16-byte loads in flight per
+  /// thread.
   static constexpr int64_t kMaxElementsPerThread = 16;
+  static constexpr int64_t kWarpRowsPerCta = 4;
 
   int64_t getRows() const;
+  /// The CTAs of the launch and the threads of each.
+  int64_t getCtas() const;
+  int64_t getCtaThreads() const { return threads * rowsPerCta; }
   int64_t getChunks() const { return shape.back() / width; }
   /// Accesses of `width` elements per thread and row.
   int64_t getSteps() const;
