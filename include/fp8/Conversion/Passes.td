@@ -237,7 +237,9 @@ def ConvertFP8ToGPU : Pass<"convert-fp8-to-gpu", "::mlir::ModuleOp"> {
            "reads half as much of B from L2; a pipeline slot is free once "
            "the consumers of both have released it. Not with MN-major B or "
            "an epilogue warpgroup. Off by default: correct on an H100, but at "
-           "half the speed of the kernels without it">,
+           "half the speed of the kernels without it while the remote "
+           "releases had cluster scope (a GPU-wide memory barrier each); "
+           "not yet timed without">,
     Option<"sm90EpilogueWarpgroup", "sm90-epilogue-warpgroup", "bool",
            /*default=*/"false",
            "sm_90a GEMMs whose epilogue computes a transcendental function (a "

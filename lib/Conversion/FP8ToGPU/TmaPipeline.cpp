@@ -38,12 +38,18 @@ void MbarrierRing::arriveEmpty(Value slot) { arrive(getEmptyBarrier(slot)); }
 void MbarrierRing::arriveFull(Value slot) { arrive(getFullBarrier(slot)); }
 
 void MbarrierRing::arriveEmptyInCta(Value slot, Value rank) {
+  // Release at CTA scope, as for a local arrival: what the arrival orders is
+  // this CTA's reads of the slot (wgmma's, complete once the consumer's
+  // wgmma.wait_group returns) before the peer's copy into it, which the peer
+  // issues only after its wait on this barrier. Release at cluster scope
+  // compiles to a GPU-wide memory barrier (MEMBAR.ALL.GPU) before every
+  // arrival, per K step and consumer warp: on an H100 that halved the
+  // GEMMs' speed.
   Value remote = NVVM::MapaOp::create(kb->b, kb->loc, kb->ptr(7),
                                       getEmptyBarrier(slot), rank);
   NVVM::MBarrierArriveOp::create(
       kb->b, kb->loc, Type(), remote, Value(),
-      NVVM::MemScopeKindAttr::get(kb->b.getContext(),
-                                  NVVM::MemScopeKind::CLUSTER));
+      NVVM::MemScopeKindAttr::get(kb->b.getContext(), NVVM::MemScopeKind::CTA));
 }
 
 void MbarrierRing::arrive(Value barrier) {
