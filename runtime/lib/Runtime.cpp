@@ -605,37 +605,55 @@ bool Program::Impl::prepareKernel(const Launch &launch,
   return true;
 }
 
+namespace {
+
+/// The configuration of `launch` with `grid` on `stream`; a launch in
+/// clusters points it at `attribute`, its cluster dimensions, which must
+/// outlive it.
+CUlaunchConfig getLaunchConfig(const Launch &launch,
+                               const std::array<uint32_t, 3> &grid,
+                               CUstream stream, CUlaunchAttribute &attribute) {
+  CUlaunchConfig config;
+  std::memset(&config, 0, sizeof(config));
+  config.gridDimX = grid[0];
+  config.gridDimY = grid[1];
+  config.gridDimZ = grid[2];
+  config.blockDimX = launch.block[0];
+  config.blockDimY = launch.block[1];
+  config.blockDimZ = launch.block[2];
+  config.sharedMemBytes = launch.sharedBytes;
+  config.hStream = stream;
+  std::memset(&attribute, 0, sizeof(attribute));
+  if (launch.cluster[0] * launch.cluster[1] * launch.cluster[2] > 1) {
+    attribute.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+    attribute.value.clusterDim.x = launch.cluster[0];
+    attribute.value.clusterDim.y = launch.cluster[1];
+    attribute.value.clusterDim.z = launch.cluster[2];
+    config.attrs = &attribute;
+    config.numAttrs = 1;
+  }
+  return config;
+}
+
+} // namespace
+
 bool Program::Impl::fitClusters(const Launch &launch, KernelLaunch &kernel,
                                 const std::string &where, std::string &error) {
   // A persistent kernel loops over its work with a stride of its grid, so
   // it may run with fewer CTAs; a clustered one must, where the device
   // cannot hold all of its clusters at once: the clusters left over would
-  // wait for the first ones to finish all of their work, and the launch
-  // would take twice as long. (Each cluster needs its CTAs on SMs of one
-  // GPC, and GPCs have unequal numbers of SMs, so a grid of one CTA per SM
-  // in clusters may not fit.) Only grids along x are reduced.
+  // wait for the first ones to finish all of their work. (Each cluster
+  // needs its CTAs on SMs of one GPC, and GPCs have unequal numbers of SMs:
+  // large clusters of CTAs of one per SM may not all fit. An H100 holds 66
+  // clusters of two.) Only grids along x are reduced.
   uint32_t clusterSize =
       launch.cluster[0] * launch.cluster[1] * launch.cluster[2];
   if (!launch.persistent || clusterSize == 1 || launch.grid[1] != 1 ||
       launch.grid[2] != 1)
     return true;
   CUlaunchAttribute attribute;
-  std::memset(&attribute, 0, sizeof(attribute));
-  attribute.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
-  attribute.value.clusterDim.x = launch.cluster[0];
-  attribute.value.clusterDim.y = launch.cluster[1];
-  attribute.value.clusterDim.z = launch.cluster[2];
-  CUlaunchConfig config;
-  std::memset(&config, 0, sizeof(config));
-  config.gridDimX = launch.grid[0];
-  config.gridDimY = 1;
-  config.gridDimZ = 1;
-  config.blockDimX = launch.block[0];
-  config.blockDimY = launch.block[1];
-  config.blockDimZ = launch.block[2];
-  config.sharedMemBytes = launch.sharedBytes;
-  config.attrs = &attribute;
-  config.numAttrs = 1;
+  CUlaunchConfig config =
+      getLaunchConfig(launch, launch.grid, /*stream=*/nullptr, attribute);
   int clusters = 0;
   if (CUresult r =
           cuOccupancyMaxActiveClusters(&clusters, kernel.function, &config))
@@ -823,25 +841,8 @@ bool Program::Impl::enqueueStep(const Manifest &manifest, size_t i,
 
   KernelLaunch &kernel = kernels[i];
   CUlaunchAttribute attribute;
-  std::memset(&attribute, 0, sizeof(attribute));
-  CUlaunchConfig config;
-  std::memset(&config, 0, sizeof(config));
-  config.gridDimX = kernel.grid[0];
-  config.gridDimY = kernel.grid[1];
-  config.gridDimZ = kernel.grid[2];
-  config.blockDimX = launch.block[0];
-  config.blockDimY = launch.block[1];
-  config.blockDimZ = launch.block[2];
-  config.sharedMemBytes = launch.sharedBytes;
-  config.hStream = stream;
-  if (launch.cluster[0] * launch.cluster[1] * launch.cluster[2] > 1) {
-    attribute.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
-    attribute.value.clusterDim.x = launch.cluster[0];
-    attribute.value.clusterDim.y = launch.cluster[1];
-    attribute.value.clusterDim.z = launch.cluster[2];
-    config.attrs = &attribute;
-    config.numAttrs = 1;
-  }
+  CUlaunchConfig config =
+      getLaunchConfig(launch, kernel.grid, stream, attribute);
   if (CUresult r = cuLaunchKernelEx(&config, kernel.function,
                                     kernel.args.data(), nullptr))
     return failCuda(error, "cuLaunchKernelEx", r,

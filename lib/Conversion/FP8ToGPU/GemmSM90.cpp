@@ -334,15 +334,12 @@ void GemmEmitter::emitProducer() {
                      full);
           });
           kb.ifThen(bIn, [&] {
-            SmallVector<Value, 3> coordinates{kb.mul(kt, kb.i32(rowBytes)),
-                                              bRow};
-            if (batch)
-              coordinates.push_back(batch);
             Value dst =
                 kb.byteOffset(slotB(s), kb.mul(rank, kb.i32(half * rowBytes)));
             Value both = arith::ConstantOp::create(
                 kb.b, kb.loc, kb.b.getI16IntegerAttr(0b11));
-            emitTmaLoad(kb, tmapB, dst, coordinates, full, both);
+            loadOperandTile(tmapB, dst, kb.mul(kt, kb.i32(rowBytes)), bRow,
+                            batch, full, both);
           });
         };
         Value position =

@@ -298,11 +298,12 @@ FailureOr<RowGroup> RowGroupBuilder::finish(std::string &reason) {
   group.outputs = outputs.takeVector();
 
   // Accesses of 16 bytes when every row tensor moved whole allows it.
-  int64_t cols = shape.back(), bytes = 1;
+  int64_t cols = shape.back(), bytes = 1, rowTensors = 0;
   bool vectors = true;
   auto account = [&](Type element) {
     vectors &= element.isF32() || element.isBF16() || element.isF16();
     bytes = std::max(bytes, getElementBytes(element));
+    ++rowTensors;
   };
   for (Value input : group.inputs)
     if (cast<RankedTensorType>(input.getType()).getShape() ==
@@ -317,10 +318,6 @@ FailureOr<RowGroup> RowGroupBuilder::finish(std::string &reason) {
   // A warp per row where its threads hold the row within their budget
   // (more loads in flight per thread, no CTA-wide barrier, four rows per
   // CTA); else a CTA per row.
-  int64_t rowTensors = static_cast<int64_t>(group.outputs.size());
-  for (Value input : group.inputs)
-    rowTensors += cast<RankedTensorType>(input.getType()).getShape() ==
-                  ArrayRef<int64_t>(shape);
   int64_t warpBudget =
       RowGroup::kMaxElementsPerThread * (rowTensors <= 2 ? 2 : 1);
   if (static_cast<int64_t>(llvm::divideCeil(chunks, 32)) * group.width <=

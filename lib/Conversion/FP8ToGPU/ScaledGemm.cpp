@@ -279,11 +279,11 @@ ValueRange GemmEmitterBase<Config>::forEachTile(
 template <typename Config>
 void GemmEmitterBase<Config>::loadOperandTile(Value tensorMap, Value dst,
                                               Value k0, Value row, Value batch,
-                                              Value barrier) {
+                                              Value barrier, Value ctaMask) {
   SmallVector<Value, 3> coordinates{k0, row};
   if (batch)
     coordinates.push_back(batch);
-  emitTmaLoad(kb, tensorMap, dst, coordinates, barrier);
+  emitTmaLoad(kb, tensorMap, dst, coordinates, barrier, ctaMask);
 }
 
 template <typename Config>

@@ -45,9 +45,10 @@ protected:
       ValueRange inits,
       function_ref<SmallVector<Value>(Value, Value, Value, ValueRange)> body);
   /// Issues the TMA load of the operand tile at (`k0`, `row`) of `tensorMap`
-  /// (of matrix `batch` of a 3-D map when `batch` is set) into `dst`.
+  /// (of matrix `batch` of a 3-D map when `batch` is set) into `dst`;
+  /// with `ctaMask`, into every CTA of the cluster it names (emitTmaLoad).
   void loadOperandTile(Value tensorMap, Value dst, Value k0, Value row,
-                       Value batch, Value barrier);
+                       Value batch, Value barrier, Value ctaMask = Value());
 
   /// A shared-memory matrix descriptor of wgmma or tcgen05: the fields
   /// `constant` and the encoded address of `pointer` + `offset` bytes.

@@ -45,11 +45,8 @@ void MbarrierRing::arriveEmptyInCta(Value slot, Value rank) {
   // compiles to a GPU-wide memory barrier (MEMBAR.ALL.GPU) before every
   // arrival, per K step and consumer warp: on an H100 that halved the
   // GEMMs' speed.
-  Value remote = NVVM::MapaOp::create(kb->b, kb->loc, kb->ptr(7),
-                                      getEmptyBarrier(slot), rank);
-  NVVM::MBarrierArriveOp::create(
-      kb->b, kb->loc, Type(), remote, Value(),
-      NVVM::MemScopeKindAttr::get(kb->b.getContext(), NVVM::MemScopeKind::CTA));
+  arrive(NVVM::MapaOp::create(kb->b, kb->loc, kb->ptr(7), getEmptyBarrier(slot),
+                              rank));
 }
 
 void MbarrierRing::arrive(Value barrier) {

@@ -71,8 +71,8 @@ public:
   void waitEmpty(Value slot, Value phase);
   /// One arrival (release, CTA scope) on the slot's empty barrier.
   void arriveEmpty(Value slot);
-  /// One arrival (release, cluster scope) on the slot's empty barrier in
-  /// the shared memory of CTA `rank` of the cluster.
+  /// One arrival (release, CTA scope) on the slot's empty barrier in the
+  /// shared memory of CTA `rank` of the cluster.
   void arriveEmptyInCta(Value slot, Value rank);
   /// One arrival (release, CTA scope) on the slot's full barrier, for a
   /// ring that threads fill without asynchronous copies.
