@@ -118,6 +118,9 @@ def variants(check_shapes=None, bench_shapes=None):
         variant("tensor", promote=4, tile_n=192),
         variant("tensor", promote=0, tile_n=192),
         variant("rowwise", tile_n=192),
+        # 192-column tiles over B's 128 x 128 blocks: a tile straddles two.
+        variant("deepseek", tile_n=192),
+        variant("deepseek", out="f32", tile_n=192),
         # Results stored from registers (sm90-tma-store=0: every output
         # type, both tile widths, each scaling), the path GEMMs take where
         # TMA stores do not apply.
@@ -147,6 +150,7 @@ def variants(check_shapes=None, bench_shapes=None):
         (variant("tensor", promote=4, tile_n=192), bench),
         (variant("tensor", promote=0, tile_n=192), bench),
         (variant("rowwise", tile_n=192), bench),
+        (variant("deepseek", tile_n=192), bench),
         # Stored from registers and in clusters multicasting B, to compare
         # with the same variants above.
         (variant("tensor", promote=4, register_store=True), bench),

@@ -20,7 +20,9 @@
 //     wgmma.mma_async m64n{blockN}k32 on descriptors of the slot, four per K
 //     tile. Partial sums are promoted into an f32 accumulator on the CUDA
 //     cores every `promoteInterval` k32 steps (Tensor, RowCol), or at every
-//     scale block with the blocks' scales (Block), or not at all.
+//     scale block with the blocks' scales (Block), or not at all. A
+//     192-column tile over B's square blocks of 128 rows straddles two of
+//     them: each column group of 8 takes the factor of its block.
 //   * The epilogue applies the remaining scales and the bias, converts, and
 //     stores pairs of adjacent columns, guarded against the ragged edges of M
 //     and N; TMA zero-fills out-of-range loads, so ragged K is exact.
@@ -512,8 +514,10 @@ void GemmEmitter::emitConsumer(Value consumer) {
         // Block scaling: the scales of a K tile's blocks, loaded before the
         // tile's wgmmas are waited for. `rows` holds A's scales of this
         // thread's two rows for each block of the tile, `square` B's scale of
-        // each block for the whole tile (square weight blocks), `staged` the
-        // column scales this thread loads for its warpgroup.
+        // each block for the whole tile (square weight blocks; two per block,
+        // of the first and second block of B's rows, for tiles that straddle
+        // two), `staged` the column scales this thread loads for its
+        // warpgroup.
         struct TileScales {
           SmallVector<Value> rows, square, staged;
         };
@@ -540,6 +544,14 @@ void GemmEmitter::emitConsumer(Value consumer) {
               Value block = kb.udiv(n0, kb.i32(config.bRowsPerScale));
               scales.square.push_back(
                   loadScale(scaleB, scaleIndex(block, kt, kb.i32(b))));
+              // The second block a wide tile straddles (the last one where
+              // N ends in the first).
+              if (config.straddlesTwoBBlocks()) {
+                Value last = kb.udiv(maxCol, kb.i32(config.bRowsPerScale));
+                Value next = kb.minU(kb.add(block, kb.i32(1)), last);
+                scales.square.push_back(
+                    loadScale(scaleB, scaleIndex(next, kt, kb.i32(b))));
+              }
             }
           }
           // Element e of the [blocksPerTile, blockN] scales of the tile is
@@ -598,6 +610,27 @@ void GemmEmitter::emitConsumer(Value consumer) {
                 colScales.push_back(LLVM::ExtractElementOp::create(
                     kb.b, kb.loc, pair, kb.i32(e)));
             }
+          }
+          if (config.straddlesTwoBBlocks()) {
+            // Columns 8 j + [0, 8) lie in the first block for j < 8, in the
+            // second for j >= 16, and for the others in the first where
+            // the tile starts at column 0 of a block.
+            Value startsAligned =
+                kb.eq(kb.urem(n0, kb.i32(config.bRowsPerScale)), kb.i32(0));
+            std::array<Value, 2> first, second, middle;
+            for (int64_t r = 0; r < 2; ++r) {
+              Value rowScale = scales.rows[2 * b + r];
+              first[r] = kb.mulf(rowScale, scales.square[2 * b]);
+              second[r] = kb.mulf(rowScale, scales.square[2 * b + 1]);
+              middle[r] = kb.select(startsAligned, first[r], second[r]);
+            }
+            for (int64_t i = 0; i < accCount(); ++i) {
+              int64_t j = i >> 2, r = (i >> 1) & 1;
+              factors.push_back(j < 8    ? first[r]
+                                : j < 16 ? middle[r]
+                                         : second[r]);
+            }
+            return factors;
           }
           for (int64_t i = 0; i < accCount(); ++i) {
             Value colScale = config.stagesColumnScales()

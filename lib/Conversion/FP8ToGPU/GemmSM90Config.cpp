@@ -53,8 +53,9 @@ LogicalResult GemmSM90Config::verify(std::string &reason) const {
     return fail("the sm_90a GEMM tiles 128 rows (two consumer warpgroups)");
   if (blockN != 64 && blockN != 128 && blockN != 192)
     return fail("the sm_90a GEMM tiles 64, 128 or 192 columns");
-  if (blockN == 192 && scaling == GemmScaling::Block)
-    return fail("block-scaled sm_90a GEMMs tile 64 or 128 columns");
+  if (blockN == 192 && scaling == GemmScaling::Block && bRowsPerScale == 1)
+    return fail("block-scaled sm_90a GEMMs with a scale per column of B tile "
+                "64 or 128 columns");
   if (resultBlock > blockN || (resultBlock > 0 && blockN % resultBlock != 0))
     return fail("an output tile must hold whole blocks of the result's "
                 "scales");
@@ -65,8 +66,9 @@ LogicalResult GemmSM90Config::verify(std::string &reason) const {
                                 kGroup));
     if (bRowsPerScale != 1 && bRowsPerScale != kGroup)
       return fail("B's block scales must cover one row or kGroup rows");
-    if (bRowsPerScale > 1 && blockN > bRowsPerScale)
-      return fail("an output tile must not straddle B's scale blocks");
+    if (bRowsPerScale > 1 && blockN > bRowsPerScale && !straddlesTwoBBlocks())
+      return fail("an output tile must not straddle B's scale blocks (but "
+                  "for 192-column tiles over blocks of 128)");
     if (getSharedMemoryBytes() > kSharedMemoryBudget)
       return fail(llvm::formatv("{0} stages and the staged column scales "
                                 "need {1} bytes of shared memory, more than "
@@ -144,6 +146,10 @@ LogicalResult GemmSM90Config::verify(std::string &reason) const {
                               what, getStages(), kMinStagedStages));
   }
   return success();
+}
+
+bool GemmSM90Config::straddlesTwoBBlocks() const {
+  return scaling == GemmScaling::Block && bRowsPerScale == 128 && blockN == 192;
 }
 
 bool GemmSM90Config::stagesColumnScales() const {

@@ -9,8 +9,11 @@
 //   * 4096 x 4096: 8 waves against 6: 0.996, narrow tiles (the H100 ran
 //     both at the same speed);
 //   * 2048 x 2048: 2 waves against 2: 0.75, narrow tiles;
-//   * 8192 x 8192 with 1x128 blocks: no remark, block scales keep 128
-//     columns;
+//   * 8192 x 8192 with DeepSeek's 1x128 / 128x128 blocks: wide tiles, each
+//     straddling two of B's 128-row blocks (estimated as the per-tensor
+//     tiles are);
+//   * 8192 x 8192 with 1x128 blocks on both operands (a scale per column
+//     of B): no remark, the staged column scales keep 128 columns;
 //   * 8192 x 8192 whose epilogue adds a bf16 residual of the result's
 //     shape, which the wide tiles stage in shared memory: wide tiles (an
 //     H200 ran the MLP block's residual GEMMs 6 to 8% faster so);
@@ -21,7 +24,7 @@
 //   * high-precision GEMMs keep 128 columns (no GPU has timed their wide
 //     tiles): no remark.
 // Each automatic choice is a `tiles` remark; 128 or 192 forces the tiles.
-// The four kernels checked below store their results by TMA by default
+// The five kernels checked below store their results by TMA by default
 // (tma in their names: the result tile takes a pipeline stage), from
 // registers with sm90-tma-store=0 (REG); the choice of tiles is the same.
 // RUN: rm -rf %t && fp8-opt %s --fp8-gpu-graph-pipeline=chip=sm_90a --convert-fp8-to-gpu="chip=sm_90a" -remarks-filter=fp8-gpu -o %t.mlir 2>&1 | FileCheck %s --check-prefix=REMARK --implicit-check-not="] tiles |"
@@ -35,15 +38,18 @@
 // REMARK-DAG: remark: [Passed] tiles | Category:fp8-gpu | Function=residual | Remark="fp8.scaled_matmul (8192 x 8192 product) takes 128 x 192 tiles: 128 x 192 tiles estimated at 1.14x the speed of 128 x 128 ones on 132 multiprocessors (sm90-tile-n=auto; 192 or 128 forces)"
 // REMARK-DAG: remark: [Analysis] tiles | Category:fp8-gpu | Function=residual_f32 | Remark="fp8.scaled_matmul (8192 x 8192 product) takes 128 x 128 tiles: 128 x 192 tiles estimated at 1.14x the speed of 128 x 128 ones on 132 multiprocessors, but its epilogue reads a tensor of the result's shape and computes a transcendental function, or cannot stage it in shared memory with them
 // REMARK-DAG: remark: [Analysis] tiles | Category:fp8-gpu | Function=residual_gelu | Remark="fp8.scaled_matmul (8192 x 8192 product) takes 128 x 128 tiles: 128 x 192 tiles estimated at 1.14x the speed of 128 x 128 ones on 132 multiprocessors, but its epilogue reads a tensor of the result's shape and computes a transcendental function
+// REMARK-DAG: remark: [Passed] tiles | Category:fp8-gpu | Function=deepseek | Remark="fp8.scaled_matmul (8192 x 8192 product) takes 128 x 192 tiles: 128 x 192 tiles estimated at 1.14x
 // REMARK-DAG: remark: [Analysis] tiles | Category:fp8-gpu | Function=small | Remark="fp8.scaled_matmul (2048 x 2048 product) takes 128 x 128 tiles: 128 x 192 tiles estimated at 0.75x
 
 // CHECK-DAG: llvm.func @fp8_gemm_sm90a_e4m3e4m3_bf16_tensor_p4_tma_128x192_s4(
 // CHECK-DAG: llvm.func @fp8_gemm_sm90a_e4m3e4m3_bf16_tensor_p4_tma_128x128_s6(
-// CHECK-DAG: llvm.func @fp8_gemm_sm90a_e4m3e4m3_bf16_block128f32sq_tma_128x128_s6(
+// CHECK-DAG: llvm.func @fp8_gemm_sm90a_e4m3e4m3_bf16_block128f32sq_tma_128x192_s4(
+// CHECK-DAG: llvm.func @fp8_gemm_sm90a_e4m3e4m3_bf16_block128f32_tma_128x128_s6(
 // CHECK-DAG: llvm.func @gemm_sm90a_bf16_f32_tma_128x128_s5(
 // REG-DAG: llvm.func @fp8_gemm_sm90a_e4m3e4m3_bf16_tensor_p4_128x192_s5(
 // REG-DAG: llvm.func @fp8_gemm_sm90a_e4m3e4m3_bf16_tensor_p4_128x128_s7(
-// REG-DAG: llvm.func @fp8_gemm_sm90a_e4m3e4m3_bf16_block128f32sq_128x128_s7(
+// REG-DAG: llvm.func @fp8_gemm_sm90a_e4m3e4m3_bf16_block128f32sq_128x192_s5(
+// REG-DAG: llvm.func @fp8_gemm_sm90a_e4m3e4m3_bf16_block128f32_128x128_s7(
 // REG-DAG: llvm.func @gemm_sm90a_bf16_f32_128x128_s7(
 
 // sm90-tile-n=128: no choice to remark on.
@@ -69,6 +75,11 @@ func.func @small(%a: tensor<2048x256xf8E4M3FN>, %b: tensor<2048x256xf8E4M3FN>, %
 
 func.func @deepseek(%a: tensor<8192x256xf8E4M3FN>, %b: tensor<8192x256xf8E4M3FN>, %sa: tensor<8192x2xf32>, %sb: tensor<64x2xf32>) -> tensor<8192x8192xbf16> {
   %c = fp8.scaled_matmul %a, %b scales(%sa, %sb) by(<1x128>, <128x128>) transpose_rhs : tensor<8192x256xf8E4M3FN>, tensor<8192x256xf8E4M3FN>, tensor<8192x2xf32>, tensor<64x2xf32> -> tensor<8192x8192xbf16>
+  return %c : tensor<8192x8192xbf16>
+}
+
+func.func @deepseek_columns(%a: tensor<8192x256xf8E4M3FN>, %b: tensor<8192x256xf8E4M3FN>, %sa: tensor<8192x2xf32>, %sb: tensor<8192x2xf32>) -> tensor<8192x8192xbf16> {
+  %c = fp8.scaled_matmul %a, %b scales(%sa, %sb) by(<1x128>, <1x128>) transpose_rhs : tensor<8192x256xf8E4M3FN>, tensor<8192x256xf8E4M3FN>, tensor<8192x2xf32>, tensor<8192x2xf32> -> tensor<8192x8192xbf16>
   return %c : tensor<8192x8192xbf16>
 }
 

@@ -454,6 +454,11 @@ struct GemmSM90Config : ScaledGemmConfig {
   /// tile's columns in shared memory, one load per thread, instead of every
   /// thread loading the scales of its 2 x blockN / 8 columns.
   bool stagesColumnScales() const;
+  /// Whether a tile of B's columns may straddle two of its square blocks of
+  /// 128 rows: 192-column tiles start at column 0 or 64 of a block
+  /// (192 t mod 128), so their columns [0, 64) lie in the first block,
+  /// [128, 192) in the second, and [64, 128) in the first or second.
+  bool straddlesTwoBBlocks() const;
   /// Bytes of one staging buffer (a K tile's blocks for the tile's
   /// columns), and bytes and offset of all of them in shared memory (two per
   /// consumer warpgroup; 0 bytes when not staged).
