@@ -169,7 +169,7 @@ run_stage() { # one stage of STAGES; those whose artifacts are missing are skipp
       --out "$WORK/quantize" ${DRY[@]+"${DRY[@]}"} ;;
   gemms)
     [ -f build-gpu/index.json ] || return 0
-    local only="${GEMM_ONLY:-^(tensor_e4m3_e4m3_bf16_p[014]|tensor_e4m3_e4m3_bf16_p[04]_n192|rowwise_e4m3_e4m3_bf16(_n192)?|deepseek_e4m3_e4m3_bf16|mxfp8_e4m3_e4m3_bf16)/}"
+    local only="${GEMM_ONLY:-^(tensor_e4m3_e4m3_bf16_p[014]|tensor_e4m3_e4m3_bf16_p[04]_n192|rowwise_e4m3_e4m3_bf16(_n192)?|(deepseek|blockwise)_e4m3_e4m3_bf16(_n192)?|mxfp8_e4m3_e4m3_bf16)/}"
     stage gemms $(( ${GEMM_BUDGET:-80} + 150 )) env OUT="$WORK/gemms" \
       bench/gpu/run.sh --only "$only" --time-budget "${GEMM_BUDGET:-80}" ${DRY[@]+"${DRY[@]}"} ;;
   *)

@@ -96,7 +96,7 @@ torch._scaled_mm is compared for information (it has its own accumulation)."""
 
 
 def promoted(entry):
-    return entry["scaling"] in ("deepseek", "mxfp8") or (entry["promote"] or 0) > 0
+    return entry["scaling"] in ("deepseek", "blockwise", "mxfp8") or (entry["promote"] or 0) > 0
 
 
 def gamma(entry):
@@ -454,6 +454,12 @@ def torch_scaled_mm(torch, entry, inputs, ref, ops):
         candidates += [("1x128/128x128, B scales padded K-major", sa, sb_padded.t()),
                        ("1x128/128x128, B scales K-major", sa, sb.t()),
                        ("1x128/128x128, B scales as stored", sa, sb)]
+    elif entry["scaling"] == "blockwise":
+        # 1x128 on both operands: each operand's scales outer-dim-major.
+        sa = inputs["sa"].t().contiguous().t()
+        sb = inputs["sb"].t().contiguous().t()
+        candidates += [("1x128/1x128, scales outer-dim-major", sa, sb.t()),
+                       ("1x128/1x128, scales as stored", inputs["sa"], inputs["sb"])]
     else:
         raise RuntimeError("torch._scaled_mm has no 1x32 E8M0 recipe on sm_90")
     reasons = []

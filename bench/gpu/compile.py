@@ -55,6 +55,9 @@ SCALINGS = {
                     scale="f32"),
     "deepseek": dict(by=("<1x128>", "<128x128>"), block_a=[1, 128],
                      block_b=[128, 128], scale="f32"),
+    # DeepSeek's weight gradients: 1x128 blocks along K on both operands.
+    "blockwise": dict(by=("<1x128>", "<1x128>"), block_a=[1, 128],
+                      block_b=[1, 128], scale="f32"),
     "mxfp8": dict(by=("<1x32>", "<1x32>"), block_a=[1, 32], block_b=[1, 32],
                   scale="e8m0"),
 }
@@ -118,9 +121,12 @@ def variants(check_shapes=None, bench_shapes=None):
         variant("tensor", promote=4, tile_n=192),
         variant("tensor", promote=0, tile_n=192),
         variant("rowwise", tile_n=192),
-        # 192-column tiles over B's 128 x 128 blocks: a tile straddles two.
+        # 192-column tiles over B's 128 x 128 blocks (a tile straddles two)
+        # and over B's column scales.
         variant("deepseek", tile_n=192),
         variant("deepseek", out="f32", tile_n=192),
+        variant("blockwise"),
+        variant("blockwise", tile_n=192),
         # Results stored from registers (sm90-tma-store=0: every output
         # type, both tile widths, each scaling), the path GEMMs take where
         # TMA stores do not apply.
@@ -151,6 +157,8 @@ def variants(check_shapes=None, bench_shapes=None):
         (variant("tensor", promote=0, tile_n=192), bench),
         (variant("rowwise", tile_n=192), bench),
         (variant("deepseek", tile_n=192), bench),
+        (variant("blockwise"), bench),
+        (variant("blockwise", tile_n=192), bench),
         # Stored from registers and in clusters multicasting B, to compare
         # with the same variants above.
         (variant("tensor", promote=4, register_store=True), bench),

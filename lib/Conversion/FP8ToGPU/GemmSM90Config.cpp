@@ -53,9 +53,9 @@ LogicalResult GemmSM90Config::verify(std::string &reason) const {
     return fail("the sm_90a GEMM tiles 128 rows (two consumer warpgroups)");
   if (blockN != 64 && blockN != 128 && blockN != 192)
     return fail("the sm_90a GEMM tiles 64, 128 or 192 columns");
-  if (blockN == 192 && scaling == GemmScaling::Block && bRowsPerScale == 1)
-    return fail("block-scaled sm_90a GEMMs with a scale per column of B tile "
-                "64 or 128 columns");
+  if (blockN == 192 && scaling == GemmScaling::Block && kGroup != 128)
+    return fail("block-scaled sm_90a GEMMs tile 192 columns only with blocks "
+                "of 128 along K");
   if (resultBlock > blockN || (resultBlock > 0 && blockN % resultBlock != 0))
     return fail("an output tile must hold whole blocks of the result's "
                 "scales");
@@ -157,8 +157,10 @@ bool GemmSM90Config::stagesColumnScales() const {
 }
 
 int64_t GemmSM90Config::getColumnScaleBufferBytes() const {
-  // The f32 scales of every block of a K tile for every column of the tile.
-  return (kBlockK / kGroup) * blockN * 4;
+  // The f32 scales of every block of a K tile for every column of the
+  // tile, in whole loads of the warpgroup (one per thread: 192 columns
+  // take two, the second half past the tile's scales).
+  return llvm::alignTo((kBlockK / kGroup) * blockN, 128) * 4;
 }
 
 int64_t GemmSM90Config::getColumnScaleBytes() const {

@@ -12,12 +12,16 @@
 // block), multiplies them into four factors, and picks the factor of the
 // middle 64 columns by whether the tile starts at a block (one selp per
 // row); the first 64 columns take the first block's, the last 64 the
-// second's, in 96 fma per thread. Block scales per column of B (1x128 on
-// both operands) and N <= 128 keep their tiles. Every kernel assembles
-// without spills.
+// second's, in 96 fma per thread. With a scale per column of B (1x128 on
+// both operands, DeepSeek's weight gradients) each consumer warpgroup
+// stages a K tile's 192 column scales in shared memory in two loads per
+// thread (the second half of the second past the tile, into a buffer of
+// 256) and each thread reads its 48 as 24 pairs. N <= 128 keeps its tiles.
+// Every kernel assembles without spills.
 // RUN: rm -rf %t && fp8-opt %s --fp8-gpu-pipeline="chip=sm_90a sm90-tile-n=192 artifacts=%t" -o /dev/null
 // RUN: FileCheck %s --input-file=%t/fp8_kernels.ptx
 // RUN: FileCheck %s --check-prefix=BLOCKS --input-file=%t/fp8_kernels.ptx
+// RUN: FileCheck %s --check-prefix=COLUMNS --input-file=%t/fp8_kernels.ptx
 // RUN: FileCheck %s --check-prefix=PTXAS --input-file=%t/fp8_kernels.ptxas.log
 // RUN: not grep -E "[1-9][0-9]* bytes spill|C751" %t/fp8_kernels.ptxas.log
 // RUN: rm -rf %t.reg && fp8-opt %s --fp8-gpu-pipeline="chip=sm_90a sm90-tile-n=192 sm90-tma-store=0 artifacts=%t.reg" -o /dev/null
@@ -32,7 +36,7 @@
 // CHECK-DAG: .entry fp8_gemm_sm90a_e4m3e4m3_bf16_tensor_p4_tma_128x192_s4(
 // CHECK-DAG: wgmma.mma_async.sync.aligned.m64n192k32.f32.e4m3.e4m3
 // CHECK-DAG: .entry fp8_gemm_sm90a_e4m3e4m3_bf16_rowcol_p4_tma_128x192_s4(
-// CHECK-DAG: .entry fp8_gemm_sm90a_e4m3e4m3_bf16_block128f32_tma_128x128_s6(
+// CHECK-DAG: .entry fp8_gemm_sm90a_e4m3e4m3_bf16_block128f32_tma_128x192_s4(
 // CHECK-DAG: .entry fp8_gemm_sm90a_e4m3e4m3_bf16_tensor_p4_tma_128x128_s6(
 // CHECK-DAG: .entry gemm_sm90a_bf16_f32_128x192_s5(
 // CHECK-DAG: wgmma.mma_async.sync.aligned.m64n192k16.f32.bf16.bf16
@@ -41,7 +45,7 @@
 // REG-DAG: wgmma.mma_async.sync.aligned.m64n192k32.f32.e4m3.e4m3
 // REG-DAG: .entry fp8_gemm_sm90a_e4m3e4m3_bf16_rowcol_p4_128x192_s5(
 // REG-DAG: .entry fp8_gemm_sm90a_e4m3e4m3_bf16_block128f32sq_128x192_s5(
-// REG-DAG: .entry fp8_gemm_sm90a_e4m3e4m3_bf16_block128f32_128x128_s7(
+// REG-DAG: .entry fp8_gemm_sm90a_e4m3e4m3_bf16_block128f32_128x192_s5(
 // REG-DAG: .entry fp8_gemm_sm90a_e4m3e4m3_bf16_tensor_p4_128x128_s7(
 // REG-DAG: .entry gemm_sm90a_bf16_f32_128x192_s5(
 // REG-DAG: wgmma.mma_async.sync.aligned.m64n192k16.f32.bf16.bf16
@@ -167,13 +171,28 @@
 
 // PTXAS-DAG: Compiling entry function 'fp8_gemm_sm90a_e4m3e4m3_bf16_tensor_p4_tma_128x192_s4'
 // PTXAS-DAG: Compiling entry function 'fp8_gemm_sm90a_e4m3e4m3_bf16_block128f32sq_tma_128x192_s4'
+// PTXAS-DAG: Compiling entry function 'fp8_gemm_sm90a_e4m3e4m3_bf16_block128f32_tma_128x192_s4'
+
+// COLUMNS-LABEL: .entry fp8_gemm_sm90a_e4m3e4m3_bf16_block128f32_tma_128x192_s4(
+// COLUMNS: setmaxnreg.inc.sync.aligned.u32 232;
+// COLUMNS-COUNT-4: ld.global.b32
+// COLUMNS-NOT: ld.global
+// COLUMNS: mbarrier.try_wait.parity
+// COLUMNS-COUNT-4: wgmma.mma_async.sync.aligned.m64n192k32.f32.e4m3.e4m3
+// COLUMNS: st.shared.b32 [{{%rd[0-9]+}}+[[#BUFFER:]]]
+// COLUMNS-NEXT: st.shared.b32 [{{%rd[0-9]+}}+[[#BUFFER + 512]]]
+// COLUMNS-NEXT: bar.sync {{%r[0-9]+}}, 128;
+// COLUMNS-NEXT: wgmma.wait_group.sync.aligned 0;
+// COLUMNS-NOT: ld.global
+// COLUMNS-COUNT-24: ld.shared.v2.b32
+// COLUMNS-NOT: ld.global
+// COLUMNS-COUNT-96: mul.rn.f32
 // REGPTXAS-DAG: Compiling entry function 'fp8_gemm_sm90a_e4m3e4m3_bf16_tensor_p4_128x192_s5'
 
 // Output tiles: 256 x 384 is 2 x 2 tiles of 128 x 192, 256 x 200 also
-// (the second column of tiles ragged), DeepSeek's too; with scales per
-// column of B it is 2 x 3 of 128 x 128, as is the 256 x 128 product's
-// 2 x 1.
-// GRID: tensor 4 ragged 4 deepseek 4 deepseek_columns 6 narrow 2 bf16 4
+// (the second column of tiles ragged), DeepSeek's too, with square blocks
+// or scales per column of B; the 256 x 128 product is 2 x 1 of 128 x 128.
+// GRID: tensor 4 ragged 4 deepseek 4 deepseek_columns 4 narrow 2 bf16 4
 
 // INVALID: error: convert-fp8-to-gpu: sm90-tile-n is auto, 128 or 192, got '160'
 // SMS: error: convert-fp8-to-gpu: num-sms is the chip's multiprocessor count (132 on an H100 SXM), at least 1; got 0
