@@ -100,10 +100,10 @@ PY
 section "Not yet"
 cat <<'NOTE'
 The Hopper kernels have run on an H100 and an H200: every GEMM recipe correct, the per-tensor
-and row-wise GEMMs at 0.85 to 1.10 of torch._scaled_mm's speed, DeepSeek's at 0.79 to 0.86;
-with its weights prepared once, the compiled bf16 model trains (forward and backward) at 1.40x
-torch.compile of the bf16 model on an H100 for the MLP block, 1.19x for the GPT-2 layer and
-1.52x to 1.57x for one linear layer: the GPT-2 and linear targets (1.2x, 1.6x) are not met
+and row-wise GEMMs at 0.85 to 1.10 of torch._scaled_mm's speed, DeepSeek's at 0.94 to 0.99;
+with its weights prepared once, the compiled bf16 model trains (forward and backward) at 1.38x
+torch.compile of the bf16 model on an H100 for the MLP block, 1.60x to 1.64x for one linear
+layer and 1.19x for the GPT-2 layer, whose 1.2x target is not met, nor any DeepSeek target
 (docs/perf.md; bench/gpu/all.sh reruns every check and benchmark on any GPU). The
 Blackwell (sm_100a) kernels have only been assembled, never run.
 NOTE

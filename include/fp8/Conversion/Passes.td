@@ -191,12 +191,15 @@ def ConvertFP8ToGPU : Pass<"convert-fp8-to-gpu", "::mlir::ModuleOp"> {
            "row once (off: a kernel per op)">,
     Option<"sm90TileN", "sm90-tile-n", "std::string", /*default=*/"\"auto\"",
            "Columns of the sm_90a GEMMs' output tiles where their scaling "
-           "allows (per-tensor or row/column scales, or none, and N > 128): "
+           "allows (per-tensor, row/column or 128-long block scales, or "
+           "none, and N > 128): "
            "192 (two consumer warpgroups of 64 x 192, the accumulator and a "
            "partial sum in registers), 128, or auto: 192 for the FP8 GEMMs "
            "whose products fill the multiprocessors' waves better so, by an "
            "estimate measured on an H100 (a `tiles` remark says which), 128 "
-           "for the rest. Block-scaled GEMMs and N <= 64 keep their tiles">,
+           "for the rest (and for block scales per column of B, which "
+           "wide tiles do not speed up). 32-long block scales and N <= 64 "
+           "keep their tiles">,
     Option<"stageEpilogueInputs", "stage-epilogue-inputs", "bool",
            /*default=*/"true",
            "sm_90a GEMMs whose epilogue reads a tensor of the result's shape "

@@ -23,7 +23,7 @@ PlanBuilder::PlanBuilder(func::FuncOp func, gpu::GPUModuleOp kernels, Chip chip,
 
 bool PlanBuilder::takesWideSM90Tiles(Operation *op, int64_t batches, int64_t m,
                                      int64_t n, bool fp8,
-                                     bool slowEpilogue) const {
+                                     StringRef slowReason) const {
   if (n <= 128 || sm90Tiles == SM90Tiles::Narrow)
     return false;
   if (sm90Tiles == SM90Tiles::Wide)
@@ -31,8 +31,9 @@ bool PlanBuilder::takesWideSM90Tiles(Operation *op, int64_t batches, int64_t m,
   if (!fp8)
     return false;
   double speedup = estimateSM90WideTileSpeedup(batches, m, n, numSMs);
-  bool wide = speedup >= kSM90WideTileMinSpeedup && !slowEpilogue;
+  bool wide = speedup >= kSM90WideTileMinSpeedup && slowReason.empty();
   auto opts = getFP8GPURemarkOpts(op, "tiles");
+  std::string slow = slowReason.empty() ? "" : (", but " + slowReason).str();
   std::string product = llvm::formatv("{0} x {1}", m, n).str();
   if (batches > 1)
     product = llvm::formatv("{0} x {1}", batches, product).str();
@@ -41,11 +42,7 @@ bool PlanBuilder::takesWideSM90Tiles(Operation *op, int64_t batches, int64_t m,
       "{3:f2}x the speed of 128 x 128 ones on {4} multiprocessors{5} "
       "(sm90-tile-n=auto; 192 or 128 forces)",
       describeForRemarks(op), product, wide ? "128 x 192" : "128 x 128",
-      speedup, numSMs,
-      slowEpilogue ? ", but its epilogue reads a tensor of the result's shape "
-                     "and computes a transcendental function, or cannot stage "
-                     "it in shared memory with them"
-                   : "");
+      speedup, numSMs, slow);
   if (wide)
     remark::passed(op->getLoc(), opts) << text;
   else

@@ -159,14 +159,11 @@ public:
   /// scaling allows it, takes tiles of 192 columns: never where N <= 128;
   /// always with sm90-tile-n=192, never with 128; by default (auto) the FP8
   /// GEMMs whose estimated speed-up (estimateSM90WideTileSpeedup) reaches
-  /// kSM90WideTileMinSpeedup, unless their epilogue is slow with them
-  /// (`slowEpilogue`: it reads a tensor of the result's shape and computes a
-  /// transcendental function, or the wide tiles cannot stage it; an H100
-  /// ran such a GEMM slower with them), and no high-precision GEMM (`fp8`
-  /// false: no GPU has timed their wide tiles). Remarks on each automatic
-  /// choice.
+  /// kSM90WideTileMinSpeedup, unless `slowReason` says why the GEMM is slow
+  /// with them (an H100 ran it so), and no high-precision GEMM (`fp8` false:
+  /// no GPU has timed their wide tiles). Remarks on each automatic choice.
   bool takesWideSM90Tiles(Operation *op, int64_t batches, int64_t m, int64_t n,
-                          bool fp8, bool slowEpilogue) const;
+                          bool fp8, StringRef slowReason = {}) const;
   /// Stage the same-shape inputs of sm_90a GEMM epilogues in shared memory
   /// where they can be (convert-fp8-to-gpu's `stage-epilogue-inputs`).
   bool stageEpilogueInputs = true;

@@ -418,11 +418,9 @@ LogicalResult addContractionGemm(PlanBuilder &plan, linalg::LinalgOp op,
   config.mnMajorA = c.mnMajorA;
   config.mnMajorB = c.mnMajorB;
   config.blockN =
-      c.n <= 64 ? 64
-      : plan.takesWideSM90Tiles(op, c.batches, c.m, c.n, /*fp8=*/false,
-                                /*slowEpilogue=*/false)
-          ? 192
-          : 128;
+      c.n <= 64                                                         ? 64
+      : plan.takesWideSM90Tiles(op, c.batches, c.m, c.n, /*fp8=*/false) ? 192
+                                                                        : 128;
   linalg::TransposeOp headSplit = chooseHeadMajor(plan, op, out, config);
   chooseTmaStore(plan, op, config);
   chooseMulticast(plan, op, c.m, config);

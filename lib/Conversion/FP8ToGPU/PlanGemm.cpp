@@ -510,12 +510,23 @@ LogicalResult planSM90Gemm(PlanBuilder &plan, ScaledMatmulOp op) {
   // An epilogue reading a matrix is slower with wide tiles (an H100 ran
   // the MLP block's GELU-derivative GEMM 1555 -> 1630 us) unless they stage
   // it and its arithmetic is cheap.
-  bool slowWide = epilogueReadsMatrix(config.epilogue) &&
-                  (!plan.stageEpilogueInputs ||
-                   hasTranscendentalEpilogue(config.epilogue) ||
-                   !canStageEpilogueMatrices(plan, op, g, wide, wideReason));
+  StringRef slowReason;
+  if (epilogueReadsMatrix(config.epilogue) &&
+      (!plan.stageEpilogueInputs ||
+       hasTranscendentalEpilogue(config.epilogue) ||
+       !canStageEpilogueMatrices(plan, op, g, wide, wideReason)))
+    slowReason = "its epilogue reads a tensor of the result's shape and "
+                 "computes a transcendental function, or cannot stage it in "
+                 "shared memory with them";
+  // Column scales staged in shared memory (1x128 blocks on both operands)
+  // gain nothing from wide tiles: an H100 ran the 8192^3 GEMM at 774
+  // TFLOP/s with them against 777 without, and 4096^3 at 654 against 718.
+  else if (wide.stagesColumnScales())
+    slowReason = "B's scales are per column, staged in shared memory for "
+                 "each K tile";
   if (!config.epilogueWarpgroup && succeeded(wide.verify(wideReason)) &&
-      plan.takesWideSM90Tiles(op, g.batches, g.m, g.n, /*fp8=*/true, slowWide))
+      plan.takesWideSM90Tiles(op, g.batches, g.m, g.n, /*fp8=*/true,
+                              slowReason))
     config.blockN = 192;
   if (!config.epilogueWarpgroup)
     stageEpilogueMatrices(plan, op, g, config);

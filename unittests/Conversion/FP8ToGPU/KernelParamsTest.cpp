@@ -410,12 +410,25 @@ TEST_F(KernelParamsTest, GemmSM90WideTiles) {
   EXPECT_EQ(wide.getSharedMemoryBytes(), 5 * (320 * 128 + 16));
   expectKernelTakesParams(wide, buildGemmSM90Kernel);
 
-  // Block-scaled GEMMs keep 64 or 128 columns (their scale blocks are 128
-  // wide), and other widths are refused.
+  // Block scales of 128 along K allow them: over B's 128 x 128 squares a
+  // tile straddles two; per column of B the two buffers of each consumer
+  // warpgroup hold 256 scales (two loads per thread). Blocks of 32 do not,
+  // and other widths are refused.
   GemmSM90Config scaled = wide;
   scaled.scaling = GemmScaling::Block;
   scaled.bRowsPerScale = 128;
-  expectInvalid(scaled, "block-scaled");
+  expectValid(scaled);
+  EXPECT_TRUE(scaled.straddlesTwoBBlocks());
+  expectKernelTakesParams(scaled, buildGemmSM90Kernel);
+  GemmSM90Config columns = scaled;
+  columns.bRowsPerScale = 1;
+  expectValid(columns);
+  EXPECT_FALSE(columns.straddlesTwoBBlocks());
+  EXPECT_EQ(columns.getColumnScaleBufferBytes(), 256 * 4);
+  expectKernelTakesParams(columns, buildGemmSM90Kernel);
+  GemmSM90Config mx = columns;
+  mx.kGroup = 32;
+  expectInvalid(mx, "blocks of 128 along K");
   GemmSM90Config odd;
   odd.blockN = 160;
   expectInvalid(odd, "64, 128 or 192 columns");
