@@ -51,6 +51,24 @@ if (
     == 0
 ):
     config.available_features.add("torch")
+    # Whether torch's CPU bf16 matmul sums in f32 and rounds once, as eager
+    # PyTorch's bf16 baseline is taken to (some builds, such as Debian's
+    # torch 1.13 on CPUs without AVX-512, sum in bf16: 256 + 4095 ones stays
+    # 256).
+    probe = (
+        "import torch; a = torch.ones(1, 4096, dtype=torch.bfloat16); "
+        "a[0, 0] = 256; b = torch.ones(4096, 1, dtype=torch.bfloat16); "
+        "raise SystemExit(0 if (a @ b).item() == 4352.0 else 1)"
+    )
+    if (
+        subprocess.run(
+            [config.python_executable, "-c", probe],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        ).returncode
+        == 0
+    ):
+        config.available_features.add("torch-bf16-f32-sums")
 # Runs the output of fp8-cpu-pipeline on the CPU with the runner libraries
 # only: fp8-opt %s --fp8-cpu-pipeline | %cpu_runner | FileCheck %s
 config.substitutions.append(
