@@ -10,6 +10,9 @@ import numpy as np
 
 from fp8_mlir import models
 
+# The finite difference's step.
+STEP = 1e-6
+
 SMALL = {"mlp_block": dict(seq=6, width=8, hidden=12),
          "attention_block": dict(seq=6, width=8, heads=2),
          "gpt2_layer": dict(seq=6, width=8, heads=2, hidden=12)}
@@ -30,8 +33,8 @@ for name, sizes in SMALL.items():
     # of the loss's terms, over the 2 * step between the two evaluations
     # (it alone is what an exactly zero gradient, such as the key bias's,
     # measures).
-    terms = float(np.abs(forward.evaluate(feeds)[0] * feeds["d_0"]).sum())
-    noise = 16 * np.spacing(terms) / (2 * 1e-6)
+    terms = float(np.abs(results[0] * feeds["d_0"]).sum())
+    noise = 16 * np.spacing(terms) / (2 * STEP)
 
     rng = np.random.default_rng(1)
     checked = 0
@@ -41,13 +44,12 @@ for name, sizes in SMALL.items():
         scale = max(np.abs(grad).max(), 1e-3)
         for _ in range(4):
             index = tuple(int(rng.integers(0, s)) for s in param.shape)
-            step = 1e-6
             plus, minus = dict(feeds), dict(feeds)
             plus[key] = feeds[key].copy()
             minus[key] = feeds[key].copy()
-            plus[key][index] += step
-            minus[key][index] -= step
-            numeric = (loss(plus) - loss(minus)) / (2 * step)
+            plus[key][index] += STEP
+            minus[key][index] -= STEP
+            numeric = (loss(plus) - loss(minus)) / (2 * STEP)
             error = abs(numeric - grad[index])
             assert error < 1e-6 * scale + noise, (name, key, index, numeric,
                                                   grad[index], noise)

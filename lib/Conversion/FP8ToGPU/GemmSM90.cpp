@@ -612,9 +612,10 @@ void GemmEmitter::emitConsumer(Value consumer) {
             }
           }
           if (config.straddlesTwoBBlocks()) {
-            // Columns 8 j + [0, 8) lie in the first block for j < 8, in the
-            // second for j >= 16, and for the others in the first where
-            // the tile starts at column 0 of a block.
+            // Columns 8 j + [0, 8) lie in the first block for j < 8 (the
+            // tile's 192 - 128 columns before a block may start), in the
+            // second for j >= 16 (past one block), and for the others in
+            // the first where the tile starts at column 0 of a block.
             Value startsAligned =
                 kb.eq(kb.urem(n0, kb.i32(config.bRowsPerScale)), kb.i32(0));
             std::array<Value, 2> first, second, middle;
@@ -624,11 +625,13 @@ void GemmEmitter::emitConsumer(Value consumer) {
               second[r] = kb.mulf(rowScale, scales.square[2 * b + 1]);
               middle[r] = kb.select(startsAligned, first[r], second[r]);
             }
+            int64_t firstGroups = (config.blockN - config.bRowsPerScale) / 8;
+            int64_t secondGroup = config.bRowsPerScale / 8;
             for (int64_t i = 0; i < accCount(); ++i) {
               int64_t j = i >> 2, r = (i >> 1) & 1;
-              factors.push_back(j < 8    ? first[r]
-                                : j < 16 ? middle[r]
-                                         : second[r]);
+              factors.push_back(j < firstGroups   ? first[r]
+                                : j < secondGroup ? middle[r]
+                                                  : second[r]);
             }
             return factors;
           }
