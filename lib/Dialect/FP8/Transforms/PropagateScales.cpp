@@ -81,6 +81,53 @@ std::optional<Movement> matchMovement(Value value,
   return movement;
 }
 
+/// Whether `value` is read in its wide form by something other than
+/// `quantization`: an op that is not a per-tensor quantization with
+/// nearest rounding (those move above the movement too), looking through
+/// reshapes, which are views.
+bool hasWideReader(Value value, Operation *quantization) {
+  for (Operation *user : value.getUsers()) {
+    if (user == quantization)
+      continue;
+    if (isa<tensor::ExpandShapeOp, tensor::CollapseShapeOp>(user)) {
+      if (hasWideReader(user->getResult(0), quantization))
+        return true;
+      continue;
+    }
+    auto granularity = [&]() -> GranularityAttr {
+      if (auto q = dyn_cast<DynamicQuantizeOp>(user))
+        return q.getColGranularityAttr() ? nullptr : q.getGranularity();
+      if (auto q = dyn_cast<QuantizeOp>(user))
+        return q.getRbits() ? nullptr : q.getGranularity();
+      if (auto amax = dyn_cast<AmaxOp>(user))
+        return amax.getGranularity();
+      return nullptr;
+    }();
+    if (!granularity || !granularity.isTensor())
+      return true;
+  }
+  return false;
+}
+
+/// Whether `quantization` should stay below `movement`: the first
+/// transpose above it (looking through reshapes) produces wide values that
+/// another op reads, so that they are stored anyway. Moving above it would
+/// only add a transpose of the codes (and the quantization would read a
+/// layout that what reads the codes does not want, keeping a transposed
+/// copy of a pair from folding). A broadcast is different: quantizing its
+/// smaller source and broadcasting the codes reads less than quantizing
+/// the stored broadcast.
+bool staysBelow(Operation *movement, Operation *quantization) {
+  if (isa<tensor::ExpandShapeOp, tensor::CollapseShapeOp>(movement)) {
+    Operation *def = movement->getOperand(0).getDefiningOp();
+    return isa_and_nonnull<tensor::ExpandShapeOp, tensor::CollapseShapeOp,
+                           linalg::TransposeOp>(def) &&
+           staysBelow(def, quantization);
+  }
+  return isa<linalg::TransposeOp>(movement) &&
+         hasWideReader(movement->getResult(0), quantization);
+}
+
 /// Applies `movement` to `value` (of the movement source's shape, any
 /// element type).
 Value move(OpBuilder &b, const Movement &movement, Value value) {
@@ -139,7 +186,7 @@ struct DynamicQuantizeThroughMovement : OpRewritePattern<DynamicQuantizeOp> {
       return rewriter.notifyMatchFailure(op, "a row/column pair");
     std::optional<Movement> movement =
         matchMovement(op.getInput(), op.getGranularity());
-    if (!movement)
+    if (!movement || staysBelow(movement->op, op))
       return failure();
     auto sourceType = cast<RankedTensorType>(movement->source.getType());
     auto dataType = sourceType.clone(op.getData().getType().getElementType());
@@ -174,7 +221,7 @@ struct QuantizeThroughMovement : OpRewritePattern<QuantizeOp> {
       return failure();
     std::optional<Movement> movement =
         matchMovement(op.getInput(), op.getGranularity());
-    if (!movement)
+    if (!movement || staysBelow(movement->op, op))
       return failure();
     auto sourceType = cast<RankedTensorType>(movement->source.getType());
     Type scaleElement = op.getScale().getType().getElementType();
@@ -199,7 +246,7 @@ struct AmaxThroughMovement : OpRewritePattern<AmaxOp> {
       return failure();
     std::optional<Movement> movement =
         matchMovement(op.getInput(), op.getGranularity());
-    if (!movement)
+    if (!movement || staysBelow(movement->op, op))
       return failure();
     auto resultType = cast<RankedTensorType>(op.getType());
     Value amax = AmaxOp::create(

@@ -82,3 +82,51 @@ func.func @stays(%x: tensor<2x64x32xf32>, %r: tensor<64x2x32xi32>, %s: tensor<1x
   %q4, %s4, %qc4, %sc4 = fp8.dynamic_quantize %t4 by <1x32> colwise <32x1> rule <e8m0_rceil> : tensor<32x64xf32> -> tensor<32x64xf8E4M3FN>, tensor<32x2xf8E8M0FNU> colwise tensor<32x64xf8E4M3FN>, tensor<1x64xf8E8M0FNU>
   return %q, %q2, %q3, %q4 : tensor<64x2x32xf8E4M3FN>, tensor<128x32xf8E4M3FN>, tensor<64x2x32xf8E5M2>, tensor<32x64xf8E4M3FN>
 }
+
+// -----
+
+// The attention's gradient of a projection, split into heads: its
+// token-major transpose is stored anyway (the bias gradient sums its
+// columns), so the per-tensor quantization reads that copy where it is
+// rather than moving above the transpose, which would add a transpose of
+// the codes (and keep fp8-fuse-dynamic-quantize from folding the GEMM's
+// transposed copy into a pair).
+// CHECK-LABEL: func.func @stored_transpose
+// CHECK: %[[T:.*]] = linalg.transpose ins(%{{.*}} : tensor<2x64x32xf32>)
+// CHECK-NEXT: %[[C:.*]] = tensor.collapse_shape %[[T]]
+// CHECK-NEXT: fp8.dynamic_quantize %[[C]] by <tensor> rule <ratio> : tensor<64x64xf32>
+// CHECK-NOT: linalg.transpose
+// CHECK: linalg.reduce ins(%[[C]]
+// CHECK-NOT: linalg.transpose
+// CHECK: return
+func.func @stored_transpose(%x: tensor<2x64x32xf32>) -> (tensor<64x64xf8E5M2>, tensor<1x1xf32>, tensor<64xf32>) {
+  %e = tensor.empty() : tensor<64x2x32xf32>
+  %t = linalg.transpose ins(%x : tensor<2x64x32xf32>) outs(%e : tensor<64x2x32xf32>) permutation = [1, 0, 2]
+  %c = tensor.collapse_shape %t [[0], [1, 2]] : tensor<64x2x32xf32> into tensor<64x64xf32>
+  %q, %s = fp8.dynamic_quantize %c by <tensor> rule <ratio> : tensor<64x64xf32> -> tensor<64x64xf8E5M2>, tensor<1x1xf32>
+  %z = tensor.empty() : tensor<64xf32>
+  %sum = linalg.reduce ins(%c : tensor<64x64xf32>) outs(%z : tensor<64xf32>) dimensions = [0]
+    (%in: f32, %acc: f32) {
+      %a = arith.addf %in, %acc : f32
+      linalg.yield %a : f32
+    }
+  return %q, %s, %sum : tensor<64x64xf8E5M2>, tensor<1x1xf32>, tensor<64xf32>
+}
+
+// -----
+
+// The same transpose read only by quantizations: both move above it and
+// become one.
+// CHECK-LABEL: func.func @quantized_transpose
+// CHECK-SAME: (%[[X:.*]]: tensor<2x64x32xf32>)
+// CHECK: fp8.dynamic_quantize %[[X]] by <tensor>
+// CHECK-NOT: fp8.dynamic_quantize
+// CHECK: fp8.amax %[[X]] by <tensor>
+func.func @quantized_transpose(%x: tensor<2x64x32xf32>) -> (tensor<64x64xf8E5M2>, tensor<1x1xf32>, tensor<1x1x1xf32>) {
+  %e = tensor.empty() : tensor<64x2x32xf32>
+  %t = linalg.transpose ins(%x : tensor<2x64x32xf32>) outs(%e : tensor<64x2x32xf32>) permutation = [1, 0, 2]
+  %c = tensor.collapse_shape %t [[0], [1, 2]] : tensor<64x2x32xf32> into tensor<64x64xf32>
+  %q, %s = fp8.dynamic_quantize %c by <tensor> rule <ratio> : tensor<64x64xf32> -> tensor<64x64xf8E5M2>, tensor<1x1xf32>
+  %a = fp8.amax %t by <tensor> : tensor<64x2x32xf32> -> tensor<1x1x1xf32>
+  return %q, %s, %a : tensor<64x64xf8E5M2>, tensor<1x1xf32>, tensor<1x1x1xf32>
+}

@@ -638,6 +638,13 @@ def FP8PropagateScales : Pass<"fp8-propagate-scales"> {
     `-cse`. Row-wise/column-wise pairs and stochastic rounding are left in
     place.
 
+    A quantization stays below a transpose (looked for through reshapes)
+    whose wide result another op reads, such as the token-major copy of an
+    attention gradient whose columns a bias gradient sums: that copy is
+    stored anyway, so quantizing it costs no extra read, while moving above
+    the transpose would add a transpose of the codes and hide the layout a
+    GEMM wants from `fp8-fuse-dynamic-quantize`'s transposed pairs.
+
     Before:
     ```mlir
     %t = linalg.transpose ins(%x : tensor<64x128xf32>) outs(%e : tensor<128x64xf32>) permutation = [1, 0]
