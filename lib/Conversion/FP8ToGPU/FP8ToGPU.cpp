@@ -105,7 +105,7 @@ LogicalResult planOp(PlanBuilder &plan, Operation *op) {
     return success();
   }
   if (plan.reductionInitFills.contains(op) ||
-      plan.reductionEpilogues.contains(op))
+      plan.reductionEpilogues.contains(op) || plan.earlyReductions.contains(op))
     return success();
   // Computed by the epilogue of the contraction before it.
   if (plan.contractionEpilogues.contains(op))

@@ -74,6 +74,13 @@ public:
   PlanBuffer &getBuffer(int64_t id) { return plan.buffers[id]; }
   /// The buffer of `value`, creating a temporary for an op result.
   int64_t bufferOf(Value value);
+  /// The buffer of `value` if it has one already.
+  std::optional<int64_t> lookupBuffer(Value value) const {
+    auto it = buffers.find(value);
+    if (it == buffers.end())
+      return std::nullopt;
+    return it->second;
+  }
   /// Makes `value` a view of `buffer` (same bytes).
   void setBuffer(Value value, int64_t buffer) { buffers[value] = buffer; }
   /// Elements from one row of a [rows, cols] buffer to the next.
@@ -209,6 +216,10 @@ public:
   /// from each result before storing it (a rounding of f32 sums): no launch
   /// of their own, and the reduction's result is never stored.
   llvm::DenseSet<Operation *> reductionEpilogues;
+  /// Column reductions launched before their place, by the quantization
+  /// whose per-tensor amax their kernel measures (planColumnSumsWithAmax):
+  /// no launch at their own place.
+  llvm::DenseSet<Operation *> earlyReductions;
 
 private:
   func::FuncOp func;
@@ -278,6 +289,18 @@ LogicalResult planExpandQuantize(PlanBuilder &plan, ExpandQuantizeOp op);
 
 /// PlanReduction.cpp: linalg ops that reduce and are not contractions.
 LogicalResult planReduction(PlanBuilder &plan, linalg::LinalgOp op);
+/// Launches, in place of the amax kernel of `quantization`, a per-tensor
+/// quantization of `input` measured into the zero-filled `amax`, the kernels
+/// of a later column reduction of the same buffer, the kernel reading it
+/// measuring the amax as well (ReductionConfig::amax), and records the
+/// reduction in earlyReductions. Returns false, adding nothing, when no
+/// reduction can: one that reads the buffer whole, reduces its leading
+/// dimensions, is not part of a row group and starts from a filled
+/// constant. Fails (with an error) only where that reduction's own kernel
+/// fails to build.
+FailureOr<bool> planColumnSumsWithAmax(PlanBuilder &plan,
+                                       Operation *quantization, Value input,
+                                       int64_t amax, NanPolicy nanPolicy);
 /// Records in reductionInitFills the constant fills whose every reader is a
 /// reduction taking the tensor as its init (after formRowGroups).
 void collectReductionInitFills(PlanBuilder &plan);

@@ -488,6 +488,19 @@ getAmaxLaunch(PlanBuilder &plan, const QuantizeConfig &config,
   return {amaxConfig, {tiles, view.batches, 1}};
 }
 
+/// Whether the amax kernel `amaxConfig` of `q`, measuring into `amax`,
+/// gives way to the kernel of a later column reduction of the same tensor
+/// (planColumnSumsWithAmax): where it measures a per-tensor amax of the
+/// input as stored.
+FailureOr<bool> measuredByColumnSums(PlanBuilder &plan, const QuantizeLaunch &q,
+                                     const QuantizeConfig &amaxConfig,
+                                     int64_t amax) {
+  if (!amaxConfig.wholeMatrixAmax || amaxConfig.prologue)
+    return false;
+  return planColumnSumsWithAmax(plan, q.op, q.input, amax,
+                                amaxConfig.nanPolicy);
+}
+
 /// A zero-filled f32 buffer for the amaxes of the blocks of `q` (of each
 /// matrix of a batch with its own).
 int64_t addAmaxBuffer(PlanBuilder &plan, const PreparedLaunch &p) {
@@ -549,12 +562,18 @@ LogicalResult addPreparedLaunches(PlanBuilder &plan, const QuantizeLaunch &q,
       plan.addFill(amax, 0);
     auto [amaxConfig, amaxGrid] =
         getAmaxLaunch(plan, config, p, QuantizeConfig::kTileRows);
-    FailureOr<LLVM::LLVMFuncOp> kernel = buildQuantize(plan, q.op, amaxConfig);
-    if (failed(kernel))
+    FailureOr<bool> measured = measuredByColumnSums(plan, q, amaxConfig, amax);
+    if (failed(measured))
       return failure();
-    plan.addKernelLaunch(*kernel, amaxConfig, amaxGrid,
-                         amaxConfig.getSharedMemoryBytes(), getArg,
-                         /*persistent=*/false);
+    if (!*measured) {
+      FailureOr<LLVM::LLVMFuncOp> kernel =
+          buildQuantize(plan, q.op, amaxConfig);
+      if (failed(kernel))
+        return failure();
+      plan.addKernelLaunch(*kernel, amaxConfig, amaxGrid,
+                           amaxConfig.getSharedMemoryBytes(), getArg,
+                           /*persistent=*/false);
+    }
   }
   if (q.amaxOnly)
     return success();
@@ -734,9 +753,11 @@ LogicalResult tryAddPairLaunches(PlanBuilder &plan, const QuantizeLaunch &rowQ,
     // kernel.
     const QuantizeLaunch &q = config.fused ? colQ : rowQ;
     const PreparedLaunch &p = config.fused ? colP : rowP;
+    int64_t amax = config.fused ? colAmax : rowAmax;
     auto [amaxConfig, amaxGrid] = getAmaxLaunch(plan, q.config, p, kRows);
-    if (failed(addLaunch(amaxConfig, amaxGrid, q, p,
-                         config.fused ? colAmax : rowAmax)))
+    FailureOr<bool> measured = measuredByColumnSums(plan, q, amaxConfig, amax);
+    if (failed(measured) ||
+        (!*measured && failed(addLaunch(amaxConfig, amaxGrid, q, p, amax))))
       return failure();
   }
   if (failed(addLaunch(config, {getTileCount(rowP.view, tileRows), 1, 1}, rowQ,

@@ -206,37 +206,59 @@ void mlir::fp8::collectReductionInitFills(PlanBuilder &plan) {
   }
 }
 
-LogicalResult mlir::fp8::planReduction(PlanBuilder &plan, linalg::LinalgOp op) {
+namespace {
+
+/// A reduction's kernels as configured from its op, before any launch.
+struct ReductionPlan {
+  ReductionShape shape;
+  ReductionConfig config;
+};
+
+/// Configures the kernels of `op`, or fails with the reason.
+FailureOr<ReductionPlan> configureReduction(PlanBuilder &plan,
+                                            linalg::LinalgOp op,
+                                            std::string &reason) {
+  if (!op.hasPureTensorSemantics() || op.hasDynamicShape()) {
+    reason = "it is not on statically shaped tensors";
+    return failure();
+  }
+  if (op.getNumDpsInputs() != 1 || op.getNumDpsInits() != 1) {
+    reason = llvm::formatv("it reduces {0} input(s) to {1} result(s); "
+                           "reduction kernels reduce one input to one result",
+                           op.getNumDpsInputs(), op.getNumDpsInits());
+    return failure();
+  }
+  ReductionPlan result;
+  ReductionConfig &config = result.config;
+  FailureOr<ReductionShape> shape = matchShape(op, reason);
+  if (failed(shape) || failed(matchBody(op, config, reason)))
+    return failure();
+  result.shape = *shape;
+  config.axis = shape->axis;
+  config.vectorLoads = shape->cols * config.getInputBytes() % 16 == 0;
+  // A filled constant init is combined as a constant.
+  if (std::optional<double> filled = getFilledConstant(op.getDpsInits()[0]))
+    config.initValue = static_cast<float>(*filled);
+  config.epilogue = getEpilogue(plan, op);
+  if (failed(config.verify(reason)))
+    return failure();
+  return result;
+}
+
+/// Records the launches of `op`, configured as `reduction`; the kernel
+/// reading the input also measures its amax into `amax` if given.
+LogicalResult launchReduction(PlanBuilder &plan, linalg::LinalgOp op,
+                              ReductionPlan reduction,
+                              std::optional<int64_t> amax = std::nullopt) {
   auto fail = [&](const Twine &reason) {
     return op->emitError() << "fp8 GPU lowering: '" << op->getName()
                            << "' has no reduction kernel: " << reason;
   };
-  if (!op.hasPureTensorSemantics() || op.hasDynamicShape())
-    return fail("it is not on statically shaped tensors");
-  if (op.getNumDpsInputs() != 1 || op.getNumDpsInits() != 1)
-    return fail(llvm::formatv("it reduces {0} input(s) to {1} result(s); "
-                              "reduction kernels reduce one input to one "
-                              "result",
-                              op.getNumDpsInputs(), op.getNumDpsInits()));
-  std::string reason;
-  ReductionConfig config;
-  FailureOr<ReductionShape> shape = matchShape(op, reason);
-  if (failed(shape) || failed(matchBody(op, config, reason)))
-    return fail(reason);
-  config.axis = shape->axis;
-  config.vectorLoads = shape->cols * config.getInputBytes() % 16 == 0;
-
+  const ReductionShape *shape = &reduction.shape;
+  ReductionConfig &config = reduction.config;
   int64_t input = plan.bufferOf(op.getDpsInputs()[0]);
-  // A filled constant init is combined as a constant.
-  std::optional<double> filled = getFilledConstant(op.getDpsInits()[0]);
-  int64_t init = filled ? -1 : plan.bufferOf(op.getDpsInits()[0]);
-  if (filled)
-    config.initValue = static_cast<float>(*filled);
-  linalg::GenericOp epilogue = getEpilogue(plan, op);
-  config.epilogue = epilogue;
-  std::string why;
-  if (failed(config.verify(why)))
-    return fail(why);
+  int64_t init = config.initValue ? -1 : plan.bufferOf(op.getDpsInits()[0]);
+  Operation *epilogue = config.epilogue;
   int64_t out =
       plan.bufferOf(epilogue ? epilogue->getResult(0) : op->getResult(0));
   if (epilogue) {
@@ -278,6 +300,8 @@ LogicalResult mlir::fp8::planReduction(PlanBuilder &plan, linalg::LinalgOp op) {
             return BufferParam{out};
           case ReductionParam::Partials:
             return BufferParam{*partials};
+          case ReductionParam::Amax:
+            return BufferParam{*amax};
           case ReductionParam::Batches:
             return I32Param{shape->batches};
           case ReductionParam::Rows:
@@ -327,5 +351,83 @@ LogicalResult mlir::fp8::planReduction(PlanBuilder &plan, linalg::LinalgOp op) {
   finish.input = WideElement::F32;
   finish.prologue = nullptr;
   finish.vectorLoads = shape->cols * 4 % 16 == 0;
+  finish.amax.reset();
   return launch(finish, partials, splits, 1, std::nullopt);
+}
+
+/// Whether `op` reduces `view`, of `buffer`, into columns after
+/// `quantization`, from a filled constant, outside row groups: a reduction
+/// planColumnSumsWithAmax can launch early.
+bool isLaterColumnReduction(PlanBuilder &plan, Operation *quantization,
+                            linalg::LinalgOp op, Value view, int64_t buffer) {
+  if (op->getBlock() != quantization->getBlock() ||
+      !quantization->isBeforeInBlock(op) || plan.rowGroupOf.contains(op) ||
+      plan.earlyReductions.contains(op) ||
+      linalg::isaContractionOpInterface(op) || op.getNumReductionLoops() == 0 ||
+      op.getNumDpsInputs() != 1 || op.getNumDpsInits() != 1 ||
+      op.getDpsInputs()[0] != view || plan.lookupBuffer(view) != buffer)
+    return false;
+  auto fill = op.getDpsInits()[0].getDefiningOp<linalg::FillOp>();
+  return fill && plan.reductionInitFills.contains(fill);
+}
+
+} // namespace
+
+LogicalResult mlir::fp8::planReduction(PlanBuilder &plan, linalg::LinalgOp op) {
+  std::string reason;
+  FailureOr<ReductionPlan> reduction = configureReduction(plan, op, reason);
+  if (failed(reduction))
+    return op->emitError() << "fp8 GPU lowering: '" << op->getName()
+                           << "' has no reduction kernel: " << reason;
+  return launchReduction(plan, op, *reduction);
+}
+
+FailureOr<bool> mlir::fp8::planColumnSumsWithAmax(PlanBuilder &plan,
+                                                  Operation *quantization,
+                                                  Value input, int64_t amax,
+                                                  NanPolicy nanPolicy) {
+  std::optional<int64_t> buffer = plan.lookupBuffer(input);
+  if (!buffer || plan.getBuffer(*buffer).pitch)
+    return false;
+  // The views of the buffer: the reshapes `input` is a view of, and the
+  // reshapes of those.
+  auto isReshape = [](Operation *op) {
+    return isa_and_nonnull<tensor::CollapseShapeOp, tensor::ExpandShapeOp>(op);
+  };
+  Value root = input;
+  while (isReshape(root.getDefiningOp()))
+    root = root.getDefiningOp()->getOperand(0);
+  SmallVector<Value> views{root};
+  for (size_t i = 0; i < views.size(); ++i) {
+    for (Operation *user : views[i].getUsers()) {
+      if (isReshape(user)) {
+        views.push_back(user->getResult(0));
+        continue;
+      }
+      auto op = dyn_cast<linalg::LinalgOp>(user);
+      if (!op ||
+          !isLaterColumnReduction(plan, quantization, op, views[i], *buffer))
+        continue;
+      std::string reason;
+      FailureOr<ReductionPlan> reduction = configureReduction(plan, op, reason);
+      if (failed(reduction) || reduction->config.axis != Axis::Columns)
+        continue;
+      reduction->config.amax = nanPolicy;
+      std::string why;
+      if (failed(reduction->config.verify(why)))
+        continue;
+      plan.earlyReductions.insert(op);
+      remark::passed(quantization->getLoc(),
+                     getFP8GPURemarkOpts(quantization, "amax-fused"))
+          << remark::add("the per-tensor amax of {0} measured by the kernel "
+                         "of the column reduction {1} that reads the same "
+                         "tensor, launched early: no amax kernel",
+                         quantization->getName().getStringRef(),
+                         op->getName().getStringRef());
+      if (failed(launchReduction(plan, op, *reduction, amax)))
+        return failure();
+      return true;
+    }
+  }
+  return false;
 }

@@ -69,7 +69,8 @@ private:
   /// Combines the terms of this thread's `count` steps into `accumulators`,
   /// step j reading the vector of elements at `address(j)`; Rows combine a
   /// step's elements in order into one value, Columns element i into
-  /// accumulator i. The loads of kUnroll steps are issued together; the
+  /// accumulator i (and, with `amax`, every element's magnitude into the
+  /// last accumulator). The loads of kUnroll steps are issued together; the
   /// terms are combined in ascending j all the same.
   Accumulators accumulate(Value count, function_ref<Value(Value)> address,
                           Accumulators accumulators);
@@ -78,6 +79,21 @@ private:
   /// i64) on with `totals` and stores the results there, in the type of the
   /// results.
   void storeResults(ArrayRef<Value> totals, Value elementIndex);
+
+  /// `amax` combined with the magnitude of the input element `element` as
+  /// the amax kernels combine it: NaN wins, or does not count (the value is
+  /// the same whatever the order).
+  Value foldMagnitude(Value amax, Value element);
+  /// Folds this thread's `amax` into the Amax buffer: the warp's maximum,
+  /// by one atomic of its first lane.
+  void storeAmax(Value amax);
+  /// How magnitudes combine into the amax: max.NaN.f32, or max.f32, which
+  /// returns the operand that is not NaN (the amax starts at 0 and is never
+  /// NaN then).
+  ReductionCombiner getAmaxCombiner() const {
+    return config.amax == NanPolicy::Propagate ? ReductionCombiner::Maximum
+                                               : ReductionCombiner::MaxNum;
+  }
 
   /// `base` + `index` elements of `bytes` bytes each, in i64 arithmetic
   /// (an i32 `index` is zero-extended).
@@ -139,6 +155,8 @@ ReductionEmitter::accumulate(Value count, function_ref<Value(Value)> address,
       for (auto [i, element] : llvm::enumerate(elements)) {
         Value &acc = result[perElement ? i : 0];
         acc = combine(acc, term(element));
+        if (config.amax)
+          result.back() = foldMagnitude(result.back(), element);
       }
     return result;
   };
@@ -188,6 +206,19 @@ void ReductionEmitter::storeResults(ArrayRef<Value> totals,
   storeElements(kb, results,
                 elementAddress(getArg(P::Out), elementIndex, bytes),
                 count * bytes);
+}
+
+Value ReductionEmitter::foldMagnitude(Value amax, Value element) {
+  return combineValues(kb, getAmaxCombiner(), amax,
+                       kb.absBits(kb.extToF32(element)));
+}
+
+void ReductionEmitter::storeAmax(Value amax) {
+  amax = kb.warpReduce(amax, 32, [&](Value x, Value y) {
+    return combineValues(kb, getAmaxCombiner(), x, y);
+  });
+  kb.ifThen(kb.eq(kb.urem(kb.threadId(), kb.i32(32)), kb.i32(0)),
+            [&] { kb.atomicMaxNonNegative(getArg(P::Amax), amax); });
 }
 
 void ReductionEmitter::emitRows() {
@@ -261,8 +292,12 @@ void ReductionEmitter::emitColumns() {
     return elementAddress(columnBase, kb.mul(kb.zext64(row), kb.zext64(cols)),
                           inputBytes);
   };
-  Accumulators totals =
-      accumulate(count, address, Accumulators(width, identity()));
+  Accumulators inits(width, identity());
+  if (config.amax)
+    inits.push_back(kb.f32(0.0f));
+  Accumulators totals = accumulate(count, address, inits);
+  if (config.amax)
+    storeAmax(totals.pop_back_val());
 
   // The row lanes' values in order, through shared memory.
   Value smem = kb.dynamicSharedMemory(func);

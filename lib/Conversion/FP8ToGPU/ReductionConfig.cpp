@@ -48,6 +48,10 @@ LogicalResult ReductionConfig::verify(std::string &reason) const {
     reason = "an epilogue stores f32, bf16 or f16 results";
     return failure();
   }
+  if (axis == Axis::Rows && amax) {
+    reason = "only column reductions measure the amax of their input";
+    return failure();
+  }
   if (axis == Axis::Rows && partial) {
     reason = "rows are reduced in one launch; only column reductions split "
              "into partials";
@@ -84,6 +88,8 @@ std::string ReductionConfig::getKernelName() const {
     name += "_partial";
   if (vectorLoads)
     name += "_vl";
+  if (amax)
+    name += *amax == NanPolicy::Propagate ? "_amaxnan" : "_amax";
   if (prologue) {
     // Ops cloned from the body make the kernel: name it by them, so that
     // equal bodies share one kernel.
@@ -101,12 +107,16 @@ std::string ReductionConfig::getKernelName() const {
 
 SmallVector<ReductionParam> ReductionConfig::getParams() const {
   using P = ReductionParam;
-  if (partial)
-    return {P::Input, P::Partials, P::Batches, P::Rows, P::Cols, P::SplitRows};
   SmallVector<P> params = {P::Input};
-  if (!initValue)
-    params.push_back(P::Init);
-  params.push_back(P::Out);
+  if (partial) {
+    params.push_back(P::Partials);
+  } else {
+    if (!initValue)
+      params.push_back(P::Init);
+    params.push_back(P::Out);
+  }
+  if (amax)
+    params.push_back(P::Amax);
   if (axis == Axis::Rows)
     llvm::append_range(params, ArrayRef<P>{P::Rows, P::Cols});
   else
@@ -121,6 +131,7 @@ KernelParamKind mlir::fp8::getParamKind(ReductionParam param) {
   case ReductionParam::Init:
   case ReductionParam::Out:
   case ReductionParam::Partials:
+  case ReductionParam::Amax:
     return KernelParamKind::Buffer;
   case ReductionParam::Batches:
   case ReductionParam::Rows:

@@ -983,6 +983,9 @@ enum class ReductionParam {
   /// Columns, `partial`: f32 [batches, splits, cols], each split's combined
   /// values.
   Partials,
+  /// Columns with `amax`: the zero-filled f32 receiving the amax of the
+  /// elements read.
+  Amax,
   /// The extents, as i32: batches (Columns), rows, columns, and the rows of
   /// one split (Columns; `rows` when there is one split).
   Batches,
@@ -1021,7 +1024,9 @@ StringRef stringifyReductionCombiner(ReductionCombiner combiner);
 /// combine their rows, then their sums in order through shared memory. To
 /// fill the GPU, the rows split over the grid's y dimension: a `partial`
 /// kernel writes each split's values as f32, and a Columns reduction of
-/// those (f32 input, one split) finishes.
+/// those (f32 input, one split) finishes. With `amax`, the kernel reading
+/// the input also measures it for a per-tensor quantization of the same
+/// tensor, which then needs no amax kernel.
 struct ReductionConfig {
   using Param = ReductionParam;
 
@@ -1050,6 +1055,11 @@ struct ReductionConfig {
   /// what a clone of its body computes from each result, of its type, into
   /// Out (unused by `partial` kernels).
   Operation *epilogue = nullptr;
+  /// Columns: also the amax of the elements read (their magnitudes before
+  /// any prologue, NaN counted per the policy as the amax kernels count it),
+  /// folded into Amax by an atomic max per warp. Set for the kernel that
+  /// reads the input (the partial one when the rows split).
+  std::optional<NanPolicy> amax;
 
   static constexpr int64_t kThreads = 256;
   /// Columns: threads along the rows and along the columns of a CTA.
