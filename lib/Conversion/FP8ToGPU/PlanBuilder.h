@@ -289,13 +289,13 @@ LogicalResult planExpandQuantize(PlanBuilder &plan, ExpandQuantizeOp op);
 
 /// PlanReduction.cpp: linalg ops that reduce and are not contractions.
 LogicalResult planReduction(PlanBuilder &plan, linalg::LinalgOp op);
-/// Launches, in place of the amax kernel of `quantization`, a per-tensor
-/// quantization of `input` measured into the zero-filled `amax`, the kernels
-/// of a later column reduction of the same buffer, the kernel reading it
-/// measuring the amax as well (ReductionConfig::amax), and records the
-/// reduction in earlyReductions. Returns false, adding nothing, when no
-/// reduction can: one that reads the buffer whole, reduces its leading
-/// dimensions, is not part of a row group and starts from a filled
+/// In place of the amax kernel of `quantization`, a per-tensor quantization
+/// of `input` whose amax goes into the zero-filled `amax`: launches the
+/// kernels of a later column reduction of the same buffer, the kernel
+/// reading it measuring the amax as well (ReductionConfig::amax), and
+/// records the reduction in earlyReductions. Returns false, adding nothing,
+/// when no reduction can: one must read the buffer whole, reduce its
+/// leading dimensions, belong to no row group and start from a filled
 /// constant. Fails (with an error) only where that reduction's own kernel
 /// fails to build.
 FailureOr<bool> planColumnSumsWithAmax(PlanBuilder &plan,

@@ -355,9 +355,9 @@ LogicalResult launchReduction(PlanBuilder &plan, linalg::LinalgOp op,
   return launch(finish, partials, splits, 1, std::nullopt);
 }
 
-/// Whether `op` reduces `view`, of `buffer`, into columns after
-/// `quantization`, from a filled constant, outside row groups: a reduction
-/// planColumnSumsWithAmax can launch early.
+/// Whether `op` reduces `view`, of `buffer`, after `quantization`, from a
+/// filled constant, outside row groups: a reduction planColumnSumsWithAmax
+/// can launch early if it reduces columns (configureReduction says).
 bool isLaterColumnReduction(PlanBuilder &plan, Operation *quantization,
                             linalg::LinalgOp op, Value view, int64_t buffer) {
   if (op->getBlock() != quantization->getBlock() ||
