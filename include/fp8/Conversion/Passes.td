@@ -221,8 +221,10 @@ def ConvertFP8ToGPU : Pass<"convert-fp8-to-gpu", "::mlir::ModuleOp"> {
            "sm_90a GEMMs whose [M, N] result attention splits into heads (a "
            "tensor.expand_shape to [M, H, D] read only by a linalg.transpose "
            "to [H, M, D], D even: the Q, K and V projections) store it "
-           "head-major from their epilogue, and the transpose has no layout "
-           "kernel">,
+           "head-major from their epilogue, and batches of GEMMs whose [H, "
+           "M, D] result is merged back (read only by a linalg.transpose to "
+           "[M, H, D]: the context, the Q, K and V gradients) store it "
+           "token-major; the transpose has no layout kernel">,
     Option<"sm90TmaStore", "sm90-tma-store", "bool",
            /*default=*/"true",
            "sm_90a GEMMs write each tile's results into shared memory, and "

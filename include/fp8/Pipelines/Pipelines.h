@@ -125,7 +125,8 @@ struct GPUPipelineOptions : public PassPipelineOptions<GPUPipelineOptions> {
   PassOptions::Option<bool> sm90HeadMajorResults{
       *this, "sm90-head-major-results",
       llvm::cl::desc("sm_90a GEMMs store results that attention splits into "
-                     "heads head-major, without a layout kernel (see "
+                     "heads head-major, and batches of GEMMs results that it "
+                     "merges back token-major, without a layout kernel (see "
                      "convert-fp8-to-gpu)"),
       llvm::cl::init(true)};
   PassOptions::Option<bool> sm90TmaStore{

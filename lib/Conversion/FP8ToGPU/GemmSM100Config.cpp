@@ -61,6 +61,8 @@ LogicalResult GemmSM100Config::verify(std::string &reason) const {
                 "memory");
   if (tmaStore)
     return fail("the sm_100a GEMM stores its results from registers");
+  if (outMergedBatches)
+    return fail("the sm_100a GEMM stores each matrix of a batch whole");
   if (multicastB)
     return fail("the sm_100a GEMM runs one CTA per cluster");
   if (resultBlock > blockN)

@@ -955,8 +955,13 @@ void GemmEmitter::emitEpilogue(
       return;
     }
     kb.ifThen(pair.inBounds, [&] {
-      Value offset = kb.add(kb.mul(kb.zext64(pair.row), kb.zext64(n)),
-                            kb.zext64(pair.col));
+      // Merged results (outMergedBatches): rows of the batch apart (`out`
+      // starts at the matrix's first).
+      Value pitch = kb.zext64(n);
+      if (config.outMergedBatches)
+        pitch = kb.mul(pitch, kb.zext64(getArg(GemmParam::Batches)));
+      Value offset =
+          kb.add(kb.mul(kb.zext64(pair.row), pitch), kb.zext64(pair.col));
       if (int64_t d = config.outHeadDim) {
         // [N / D, M, D]: the pair's head, then its row and column in it.
         Value head = kb.udiv(pair.col, kb.i32(d));
@@ -1057,6 +1062,9 @@ void GemmEmitter::emitEpilogue(
         SmallVector<Value, 3> coordinates{byte, row};
         if (batch)
           coordinates.push_back(batch);
+        // Merged ([M, batches, N]): the batch is the middle dimension.
+        if (config.outMergedBatches)
+          coordinates = {byte, batch, row};
         // Head-major ([N / D, M, D], a 3-D map): the box's head, and its
         // bytes in the head's row (heads hold whole boxes).
         if (int64_t d = config.outHeadDim) {

@@ -42,6 +42,9 @@ LogicalResult GemmSM90Config::verify(std::string &reason) const {
       (outHeadDim < 0 || outHeadDim % 2 != 0 || batched || fp8Out))
     return fail("head-major results have an even head dimension and are the "
                 "16-bit or f32 results of one matrix");
+  if (outMergedBatches && (!batched || fp8Out || rowAmax || resultBlock))
+    return fail("merged results are the 16-bit or f32 results of a batch "
+                "of GEMMs, without row amaxes");
   if (failed(verifyEpilogue(reason)))
     return failure();
   if (globalScales)
@@ -263,6 +266,8 @@ std::string GemmSM90Config::getKernelName() const {
                 .str();
   if (outHeadDim)
     name += llvm::formatv("_h{0}", outHeadDim).str();
+  if (outMergedBatches)
+    name += "_mb";
   if (stagedMatrices)
     name += "_stg";
   if (tmaStore)

@@ -311,16 +311,17 @@ std::optional<LogicalResult> planLayout(PlanBuilder &plan, Operation *op);
 /// With `sm90-head-major-results`: when `result`, to be computed by the
 /// sm_90a GEMM `gemm` of `config`, is only split into heads (a
 /// tensor.expand_shape of [M, N] to [M, H, D] that only a linalg.transpose
-/// to [H, M, D] reads, D even) and the kernel can store it so, sets
-/// config.outHeadDim and returns the transpose; remarks when it cannot.
-/// Changes nothing in the plan: foldHeadSplit does, once the kernel is
-/// built.
-linalg::TransposeOp chooseHeadMajor(PlanBuilder &plan, Operation *gemm,
-                                    Value result, GemmSM90Config &config);
-/// Gives `result` the buffer of `transpose` (chooseHeadMajor's), which then
-/// has no launch, and remarks on it.
-void foldHeadSplit(PlanBuilder &plan, Operation *gemm, Value result,
-                   linalg::TransposeOp transpose);
+/// to [H, M, D] reads, D even) or, for a batch of GEMMs, only merged from
+/// them (a linalg.transpose of [H, M, D] to [M, H, D]), and the kernel can
+/// store it so, sets config.outHeadDim or config.outMergedBatches and
+/// returns the transpose; remarks when it cannot. Changes nothing in the
+/// plan: foldHeadLayout does, once the kernel is built.
+linalg::TransposeOp chooseHeadLayout(PlanBuilder &plan, Operation *gemm,
+                                     Value result, GemmSM90Config &config);
+/// Gives `result` the buffer of `transpose` (chooseHeadLayout's), which
+/// then has no launch, and remarks on it.
+void foldHeadLayout(PlanBuilder &plan, Operation *gemm, Value result,
+                    linalg::TransposeOp transpose);
 /// A dense temporary holding `input` with its dimensions in the order
 /// `permutation` (as linalg.transpose), copied there for `op`; returns its
 /// buffer.

@@ -378,11 +378,11 @@ LogicalResult addContractionGemm(PlanBuilder &plan, linalg::LinalgOp op,
     config.batched = c.batches > 1;
     config.epilogue = epilogue;
   };
-  // The launch, once the kernel is built; `headSplit` (chooseHeadMajor's)
+  // The launch, once the kernel is built; `headLayout` (chooseHeadLayout's)
   // is folded into it then.
   auto finish = [&](auto &config, auto build, int64_t blockM, int64_t blockN,
                     int64_t boxK,
-                    linalg::TransposeOp headSplit = {}) -> LogicalResult {
+                    linalg::TransposeOp headLayout = {}) -> LogicalResult {
     std::string reason;
     if (failed(config.verify(reason))) {
       if (!epilogue)
@@ -400,8 +400,8 @@ LogicalResult addContractionGemm(PlanBuilder &plan, linalg::LinalgOp op,
                 .str();
       return failure();
     }
-    if (headSplit)
-      foldHeadSplit(plan, op, out, headSplit);
+    if (headLayout)
+      foldHeadLayout(plan, op, out, headLayout);
     addGemmLaunch(plan, c, consumer, out, kernel, config, blockM, blockN, boxK);
     return success();
   };
@@ -421,11 +421,11 @@ LogicalResult addContractionGemm(PlanBuilder &plan, linalg::LinalgOp op,
       c.n <= 64                                                         ? 64
       : plan.takesWideSM90Tiles(op, c.batches, c.m, c.n, /*fp8=*/false) ? 192
                                                                         : 128;
-  linalg::TransposeOp headSplit = chooseHeadMajor(plan, op, out, config);
+  linalg::TransposeOp headLayout = chooseHeadLayout(plan, op, out, config);
   chooseTmaStore(plan, op, config);
   chooseMulticast(plan, op, c.m, config);
   return finish(config, buildGemmSM90Kernel, config.blockM, config.blockN,
-                config.getKElements(GemmSM90Config::kBlockK), headSplit);
+                config.getKElements(GemmSM90Config::kBlockK), headLayout);
 }
 
 } // namespace

@@ -447,6 +447,14 @@ TensorMapParam mlir::fp8::getResultTensorMap(PlanBuilder &plan, Value result,
     map.strides = {headBytes, m * headBytes};
     map.box = {128, 64, 1};
   }
+  // Merged results ([M, batches, N]): rows of N elements, a row of each
+  // matrix in turn.
+  if (config.outMergedBatches) {
+    int64_t rowBytes = n * bits / 8;
+    map.dims = {rowBytes, batches, m};
+    map.strides = {rowBytes, batches * rowBytes};
+    map.box = {128, 1, 64};
+  }
   return map;
 }
 
@@ -532,8 +540,8 @@ LogicalResult planSM90Gemm(PlanBuilder &plan, ScaledMatmulOp op) {
     stageEpilogueMatrices(plan, op, g, config);
   if (failed(config.verify(reason)))
     return op.emitError() << "fp8 GPU lowering: " << reason;
-  linalg::TransposeOp headSplit =
-      chooseHeadMajor(plan, op, op.getResult(), config);
+  linalg::TransposeOp headLayout =
+      chooseHeadLayout(plan, op, op.getResult(), config);
   chooseTmaStore(plan, op, config);
   chooseMulticast(plan, op, g.m, config);
 
@@ -554,8 +562,8 @@ LogicalResult planSM90Gemm(PlanBuilder &plan, ScaledMatmulOp op) {
   LLVM::LLVMFuncOp kernel = buildGemmSM90Kernel(builder, op.getLoc(), config);
   if (config.epilogue && failed(expandEpilogue(op, kernel)))
     return failure();
-  if (headSplit)
-    foldHeadSplit(plan, op, op.getResult(), headSplit);
+  if (headLayout)
+    foldHeadLayout(plan, op, op.getResult(), headLayout);
   GemmOperands operands{
       plan.getTensorMap(a, g.m, g.k, config.blockM, GemmSM90Config::kBlockK,
                         /*bits=*/8, g.batches),

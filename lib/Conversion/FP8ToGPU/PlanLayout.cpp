@@ -9,7 +9,8 @@
 //
 //   * linalg.transpose: folded into the quantization that writes its input
 //     (cast+transpose, PlanQuantize.cpp) or, splitting a GEMM's result
-//     into heads, into the GEMM (chooseHeadMajor, sm90-head-major-results);
+//     into heads or merging a batch's heads back into rows, into the GEMM
+//     (chooseHeadLayout, sm90-head-major-results);
 //     a view when it moves at most one dimension of extent > 1, else a
 //     copy, through shared memory when the innermost dimension changes.
 //   * linalg.broadcast: a copy reading the broadcast dimensions with stride
@@ -412,6 +413,27 @@ getHeadSplit(Value value) {
   return std::make_pair(transpose, headDim);
 }
 
+/// The remarks on results stored split into heads, or merged from them.
+constexpr StringLiteral kHeadMajor = "head-major-result";
+constexpr StringLiteral kTokenMajor = "token-major-result";
+StringRef getHeadLayoutRemark(const GemmSM90Config &config) {
+  return config.batched ? kTokenMajor : kHeadMajor;
+}
+
+/// `value` [H, M, D] merged back from heads: read only by a transpose to
+/// [M, H, D]. The transpose.
+linalg::TransposeOp getHeadMerge(Value value) {
+  auto type = dyn_cast<RankedTensorType>(value.getType());
+  if (!type || type.getRank() != 3 || !type.hasStaticShape() ||
+      !value.hasOneUse())
+    return {};
+  auto transpose = dyn_cast<linalg::TransposeOp>(*value.getUsers().begin());
+  if (!transpose || transpose.getInput() != value ||
+      transpose.getPermutation() != ArrayRef<int64_t>{1, 0, 2})
+    return {};
+  return transpose;
+}
+
 } // namespace
 
 FailureOr<int64_t> mlir::fp8::planPermutedCopy(PlanBuilder &plan, Operation *op,
@@ -429,41 +451,60 @@ FailureOr<int64_t> mlir::fp8::planPermutedCopy(PlanBuilder &plan, Operation *op,
   return output;
 }
 
-linalg::TransposeOp mlir::fp8::chooseHeadMajor(PlanBuilder &plan,
-                                               Operation *gemm, Value result,
-                                               GemmSM90Config &config) {
+linalg::TransposeOp mlir::fp8::chooseHeadLayout(PlanBuilder &plan,
+                                                Operation *gemm, Value result,
+                                                GemmSM90Config &config) {
   if (!plan.sm90HeadMajorResults)
     return {};
-  std::optional<std::pair<linalg::TransposeOp, int64_t>> split =
-      getHeadSplit(result);
-  if (!split)
-    return {};
-  GemmSM90Config headMajor = config;
-  headMajor.outHeadDim = split->second;
-  std::string reason;
-  if (failed(headMajor.verify(reason))) {
-    remark::missed(gemm->getLoc(),
-                   getFP8GPURemarkOpts(gemm, "head-major-result"))
-        << remark::add("its result is split into heads of {0} by a "
-                       "transpose, which keeps its layout kernel: {1}",
-                       split->second, reason);
-    return {};
+  GemmSM90Config stored = config;
+  linalg::TransposeOp transpose;
+  std::string what;
+  if (config.batched) {
+    transpose = getHeadMerge(result);
+    stored.outMergedBatches = true;
+    what = "its heads are merged into rows by a transpose";
+  } else if (std::optional<std::pair<linalg::TransposeOp, int64_t>> split =
+                 getHeadSplit(result)) {
+    transpose = split->first;
+    stored.outHeadDim = split->second;
+    what = llvm::formatv("its result is split into heads of {0} by a "
+                         "transpose",
+                         split->second);
   }
-  config = headMajor;
-  return split->first;
+  if (!transpose)
+    return {};
+  std::string reason;
+  if (isPadded(plan, transpose.getResult()[0]))
+    reason = "the transpose's result has padded rows";
+  if (reason.empty() && succeeded(stored.verify(reason))) {
+    config = stored;
+    return transpose;
+  }
+  remark::missed(gemm->getLoc(),
+                 getFP8GPURemarkOpts(gemm, getHeadLayoutRemark(config)))
+      << remark::add("{0}, which keeps its layout kernel: {1}", what, reason);
+  return {};
 }
 
-void mlir::fp8::foldHeadSplit(PlanBuilder &plan, Operation *gemm, Value result,
-                              linalg::TransposeOp transpose) {
-  // The expand_shape between them is a view of `result` (planReshape).
+void mlir::fp8::foldHeadLayout(PlanBuilder &plan, Operation *gemm, Value result,
+                               linalg::TransposeOp transpose) {
+  // (A split's expand_shape between them is a view of `result`,
+  // planReshape.)
   plan.setBuffer(result, plan.bufferOf(transpose.getResult()[0]));
   plan.foldedTransposes.insert(transpose);
-  remark::passed(gemm->getLoc(), getFP8GPURemarkOpts(gemm, "head-major-result"))
-      << remark::add("{0} stores its result split into heads of {1} ([H, M, "
-                     "D]): the transpose has no layout kernel",
-                     gemm->getName().getStringRef(),
-                     cast<RankedTensorType>(transpose.getInput().getType())
-                         .getDimSize(2));
+  auto type = cast<RankedTensorType>(transpose.getInput().getType());
+  StringRef name = gemm->getName().getStringRef();
+  bool merged = transpose.getInput() == result;
+  remark::passed(gemm->getLoc(),
+                 getFP8GPURemarkOpts(gemm, merged ? kTokenMajor : kHeadMajor))
+      << (merged ? remark::add("{0} stores the rows of its {1} matrices "
+                               "merged ([M, H, D]): the transpose has no "
+                               "layout kernel",
+                               name, type.getDimSize(0))
+                 : remark::add("{0} stores its result split into heads of {1} "
+                               "([H, M, D]): the transpose has no layout "
+                               "kernel",
+                               name, type.getDimSize(2)));
 }
 
 std::optional<LogicalResult> mlir::fp8::planLayout(PlanBuilder &plan,

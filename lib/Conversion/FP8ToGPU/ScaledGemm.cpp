@@ -256,8 +256,12 @@ ValueRange GemmEmitterBase<Config>::forEachTile(
         auto [row, col] = tileOf(kb.urem(tile, perBatch));
         // The batch's result and scales, for the body's extent.
         Value outBase = out, scaleABase = scaleA, scaleBBase = scaleB;
-        Value matrixBytes = kb.mul(kb.mul(kb.zext64(m), kb.zext64(n)),
-                                   kb.i64(config.getResultBytes()));
+        // (Merged results, outMergedBatches: the matrix's first row is row b
+        // of the result.)
+        Value matrixBytes =
+            kb.mul(config.outMergedBatches ? kb.zext64(n)
+                                           : kb.mul(kb.zext64(m), kb.zext64(n)),
+                   kb.i64(config.getResultBytes()));
         Value batch64 = kb.zext64(batch);
         // (A result stored by TMA is addressed by the batch coordinate.)
         if (out)

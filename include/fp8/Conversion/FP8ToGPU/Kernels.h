@@ -335,6 +335,11 @@ struct ScaledGemmConfig {
   /// maps, so that ragged tiles read zeros rather than the next matrix) and
   /// C [batches, M, N], with one bias and one amax for all of them.
   bool batched = false;
+  /// With `batched` (sm_90a): matrix b's row m is stored as row m x batches
+  /// + b of an [M x batches, N] result, [M, batches, N]: the layout of
+  /// attention's heads merged back into tokens (a transpose of [H, M, D] to
+  /// [M, H, D]). Element (b, m, n) lies at (m batches + b) N + n.
+  bool outMergedBatches = false;
   /// An epilogue computing the result from the product: after the scales
   /// and the bias, each value is rounded to the epilogue's product type and
   /// passed through its body, which yields the `out` element, or the value
