@@ -109,14 +109,41 @@ bool hasWideReader(Value value, Operation *quantization) {
   return false;
 }
 
+/// Whether `transpose` merges the [H, M, D] results of a batch of GEMMs
+/// back into rows ([M, H, D]), read from the contraction or from an
+/// elementwise op of its result (an epilogue), neither read by anything
+/// else: a GEMM stores its result so itself.
+bool mergesGemmResults(linalg::TransposeOp transpose) {
+  if (transpose.getPermutation() != ArrayRef<int64_t>{1, 0, 2})
+    return false;
+  Value value = transpose.getInput();
+  for (int64_t step = 0; step < 2; ++step) {
+    auto producer = value.getDefiningOp<linalg::LinalgOp>();
+    if (!value.hasOneUse() || !producer)
+      return false;
+    if (linalg::isaContractionOpInterface(producer))
+      return true;
+    if (!isa<linalg::GenericOp>(producer) ||
+        producer.getNumParallelLoops() != producer.getNumLoops() ||
+        producer.getNumDpsInputs() != 1 ||
+        !llvm::all_of(producer.getIndexingMapsArray(),
+                      [](AffineMap map) { return map.isIdentity(); }))
+      return false;
+    value = producer.getDpsInputOperand(0)->get();
+  }
+  return false;
+}
+
 /// Whether `quantization` should stay below `movement`: the first
 /// transpose above it (looking through reshapes) produces wide values that
 /// another op reads, so that they are stored anyway. Moving above it would
 /// only add a transpose of the codes (and the quantization would read a
 /// layout that what reads the codes does not want, keeping a transposed
-/// copy of a pair from folding). A broadcast is different: quantizing its
-/// smaller source and broadcasting the codes reads less than quantizing
-/// the stored broadcast.
+/// copy of a pair from folding). So does a transpose merging the heads of
+/// a batch of GEMMs (mergesGemmResults), which the GEMMs store merged
+/// (convert-fp8-to-gpu's sm90-head-major-results). A broadcast is different:
+/// quantizing its smaller source and broadcasting the codes reads less than
+/// quantizing the stored broadcast.
 bool staysBelow(Operation *movement, Operation *quantization) {
   if (isa<tensor::ExpandShapeOp, tensor::CollapseShapeOp>(movement)) {
     Operation *def = movement->getOperand(0).getDefiningOp();
@@ -124,8 +151,9 @@ bool staysBelow(Operation *movement, Operation *quantization) {
                            linalg::TransposeOp>(def) &&
            staysBelow(def, quantization);
   }
-  return isa<linalg::TransposeOp>(movement) &&
-         hasWideReader(movement->getResult(0), quantization);
+  auto transpose = dyn_cast<linalg::TransposeOp>(movement);
+  return transpose && (hasWideReader(transpose.getResult()[0], quantization) ||
+                       mergesGemmResults(transpose));
 }
 
 /// Applies `movement` to `value` (of the movement source's shape, any

@@ -130,3 +130,36 @@ func.func @quantized_transpose(%x: tensor<2x64x32xf32>) -> (tensor<64x64xf8E5M2>
   %a = fp8.amax %t by <tensor> : tensor<64x2x32xf32> -> tensor<1x1x1xf32>
   return %q, %s, %a : tensor<64x64xf8E5M2>, tensor<1x1xf32>, tensor<1x1x1xf32>
 }
+
+// -----
+
+// Attention's context merged back into tokens: the batch of GEMMs stores
+// its result merged itself on the GPU, so the per-tensor quantization stays
+// below the transpose (through the truncation epilogue) instead of adding
+// a transpose of its codes.
+// CHECK-LABEL: func.func @merged_gemm_heads
+// CHECK: %[[P:.*]] = linalg.batch_matmul
+// CHECK: %[[R:.*]] = linalg.generic {{.*}} ins(%[[P]]
+// CHECK: %[[T:.*]] = linalg.transpose ins(%[[R]] : tensor<2x64x32xbf16>)
+// CHECK-NEXT: %[[C:.*]] = tensor.collapse_shape %[[T]]
+// CHECK-NEXT: fp8.dynamic_quantize %[[C]] by <tensor> rule <ratio> : tensor<64x64xbf16>
+// CHECK-NOT: linalg.transpose
+// CHECK: return
+#id3 = affine_map<(b, m, n) -> (b, m, n)>
+func.func @merged_gemm_heads(%a: tensor<2x64x64xbf16>, %b: tensor<2x64x32xbf16>) -> (tensor<64x64xf8E4M3FN>, tensor<1x1xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<2x64x32xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<2x64x32xf32>) -> tensor<2x64x32xf32>
+  %p = linalg.batch_matmul ins(%a, %b : tensor<2x64x64xbf16>, tensor<2x64x32xbf16>) outs(%init : tensor<2x64x32xf32>) -> tensor<2x64x32xf32>
+  %e16 = tensor.empty() : tensor<2x64x32xbf16>
+  %r = linalg.generic {indexing_maps = [#id3, #id3], iterator_types = ["parallel", "parallel", "parallel"]} ins(%p : tensor<2x64x32xf32>) outs(%e16 : tensor<2x64x32xbf16>) {
+  ^bb0(%x: f32, %o: bf16):
+    %y = arith.truncf %x : f32 to bf16
+    linalg.yield %y : bf16
+  } -> tensor<2x64x32xbf16>
+  %et = tensor.empty() : tensor<64x2x32xbf16>
+  %t = linalg.transpose ins(%r : tensor<2x64x32xbf16>) outs(%et : tensor<64x2x32xbf16>) permutation = [1, 0, 2]
+  %c = tensor.collapse_shape %t [[0], [1, 2]] : tensor<64x2x32xbf16> into tensor<64x64xbf16>
+  %q, %s = fp8.dynamic_quantize %c by <tensor> rule <ratio> : tensor<64x64xbf16> -> tensor<64x64xf8E4M3FN>, tensor<1x1xf32>
+  return %q, %s : tensor<64x64xf8E4M3FN>, tensor<1x1xf32>
+}

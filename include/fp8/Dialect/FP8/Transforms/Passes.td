@@ -643,7 +643,12 @@ def FP8PropagateScales : Pass<"fp8-propagate-scales"> {
     attention gradient whose columns a bias gradient sums: that copy is
     stored anyway, so quantizing it costs no extra read, while moving above
     the transpose would add a transpose of the codes and hide the layout a
-    GEMM wants from `fp8-fuse-dynamic-quantize`'s transposed pairs.
+    GEMM wants from `fp8-fuse-dynamic-quantize`'s transposed pairs. It also
+    stays below a transpose of `[H, M, D]` to `[M, H, D]` that merges the
+    results of a batched contraction (directly or through one elementwise
+    op, neither read by anything else), such as attention's context: a GPU
+    GEMM stores such a result merged itself (`convert-fp8-to-gpu`'s
+    `sm90-head-major-results`), so the transpose costs nothing there.
 
     Before:
     ```mlir
