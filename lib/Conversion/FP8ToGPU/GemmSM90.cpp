@@ -844,6 +844,12 @@ void GemmEmitter::emitEpilogue(
   Value laneCol = kb.mul(kb.urem(lane, kb.i32(4)), kb.i32(2));
   Value maxRow = kb.sub(m, kb.i32(1));
   Value maxCol = kb.sub(n, kb.i32(1));
+  // Elements from one row of the result to the next: a batch's rows apart
+  // when they are merged (outMergedBatches; `out` then starts at the
+  // matrix's first row).
+  Value outPitch = kb.zext64(n);
+  if (config.outMergedBatches)
+    outPitch = kb.mul(outPitch, kb.zext64(getArg(GemmParam::Batches)));
   // Accumulator elements i and i + 1 lie in row rowBase + 8 * ((i >> 1) & 1)
   // and columns laneCol + 8 * (i >> 2) + {0, 1} of the tile.
   struct Pair {
@@ -955,13 +961,8 @@ void GemmEmitter::emitEpilogue(
       return;
     }
     kb.ifThen(pair.inBounds, [&] {
-      // Merged results (outMergedBatches): rows of the batch apart (`out`
-      // starts at the matrix's first).
-      Value pitch = kb.zext64(n);
-      if (config.outMergedBatches)
-        pitch = kb.mul(pitch, kb.zext64(getArg(GemmParam::Batches)));
       Value offset =
-          kb.add(kb.mul(kb.zext64(pair.row), pitch), kb.zext64(pair.col));
+          kb.add(kb.mul(kb.zext64(pair.row), outPitch), kb.zext64(pair.col));
       if (int64_t d = config.outHeadDim) {
         // [N / D, M, D]: the pair's head, then its row and column in it.
         Value head = kb.udiv(pair.col, kb.i32(d));

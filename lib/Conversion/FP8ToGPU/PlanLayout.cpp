@@ -386,42 +386,8 @@ LogicalResult planReshape(PlanBuilder &plan, Operation *op) {
   return success();
 }
 
-/// `value` [M, N] split into heads: read only by an expand_shape to [M, H,
-/// D] that only a transpose to [H, M, D] reads, D even. The transpose and D.
-std::optional<std::pair<linalg::TransposeOp, int64_t>>
-getHeadSplit(Value value) {
-  auto type = dyn_cast<RankedTensorType>(value.getType());
-  if (!type || type.getRank() != 2 || !type.hasStaticShape() ||
-      !value.hasOneUse())
-    return std::nullopt;
-  auto expand = dyn_cast<tensor::ExpandShapeOp>(*value.getUsers().begin());
-  if (!expand || expand.getResultType().getRank() != 3 ||
-      !expand.getResult().hasOneUse())
-    return std::nullopt;
-  SmallVector<ReassociationIndices> groups = expand.getReassociationIndices();
-  if (groups.size() != 2 || groups[0] != ReassociationIndices{0} ||
-      groups[1] != ReassociationIndices{1, 2})
-    return std::nullopt;
-  auto transpose =
-      dyn_cast<linalg::TransposeOp>(*expand.getResult().getUsers().begin());
-  if (!transpose || transpose.getInput() != expand.getResult() ||
-      transpose.getPermutation() != ArrayRef<int64_t>{1, 0, 2})
-    return std::nullopt;
-  int64_t headDim = expand.getResultType().getDimSize(2);
-  if (headDim % 2 != 0)
-    return std::nullopt;
-  return std::make_pair(transpose, headDim);
-}
-
-/// The remarks on results stored split into heads, or merged from them.
-constexpr StringLiteral kHeadMajor = "head-major-result";
-constexpr StringLiteral kTokenMajor = "token-major-result";
-StringRef getHeadLayoutRemark(const GemmSM90Config &config) {
-  return config.batched ? kTokenMajor : kHeadMajor;
-}
-
-/// `value` [H, M, D] merged back from heads: read only by a transpose to
-/// [M, H, D]. The transpose.
+/// `value` [H, M, D] (static) merged back from heads: read only by a
+/// transpose to [M, H, D]. The transpose.
 linalg::TransposeOp getHeadMerge(Value value) {
   auto type = dyn_cast<RankedTensorType>(value.getType());
   if (!type || type.getRank() != 3 || !type.hasStaticShape() ||
@@ -432,6 +398,34 @@ linalg::TransposeOp getHeadMerge(Value value) {
       transpose.getPermutation() != ArrayRef<int64_t>{1, 0, 2})
     return {};
   return transpose;
+}
+
+/// `value` [M, N] split into heads: read only by an expand_shape to [M, H,
+/// D] that only a transpose to [H, M, D] reads, D even. The transpose and D.
+std::optional<std::pair<linalg::TransposeOp, int64_t>>
+getHeadSplit(Value value) {
+  auto type = dyn_cast<RankedTensorType>(value.getType());
+  if (!type || type.getRank() != 2 || !type.hasStaticShape() ||
+      !value.hasOneUse())
+    return std::nullopt;
+  auto expand = dyn_cast<tensor::ExpandShapeOp>(*value.getUsers().begin());
+  if (!expand)
+    return std::nullopt;
+  SmallVector<ReassociationIndices> groups = expand.getReassociationIndices();
+  if (groups.size() != 2 || groups[0] != ReassociationIndices{0} ||
+      groups[1] != ReassociationIndices{1, 2})
+    return std::nullopt;
+  // [M, H, D] to [H, M, D] is the same swap of the leading dimensions.
+  linalg::TransposeOp transpose = getHeadMerge(expand.getResult());
+  int64_t headDim = expand.getResultType().getDimSize(2);
+  if (!transpose || headDim % 2 != 0)
+    return std::nullopt;
+  return std::make_pair(transpose, headDim);
+}
+
+/// The remark on a result stored merged from heads, or split into them.
+StringRef getHeadLayoutRemark(bool merged) {
+  return merged ? "token-major-result" : "head-major-result";
 }
 
 } // namespace
@@ -474,14 +468,12 @@ linalg::TransposeOp mlir::fp8::chooseHeadLayout(PlanBuilder &plan,
   if (!transpose)
     return {};
   std::string reason;
-  if (isPadded(plan, transpose.getResult()[0]))
-    reason = "the transpose's result has padded rows";
-  if (reason.empty() && succeeded(stored.verify(reason))) {
+  if (succeeded(stored.verify(reason))) {
     config = stored;
     return transpose;
   }
   remark::missed(gemm->getLoc(),
-                 getFP8GPURemarkOpts(gemm, getHeadLayoutRemark(config)))
+                 getFP8GPURemarkOpts(gemm, getHeadLayoutRemark(config.batched)))
       << remark::add("{0}, which keeps its layout kernel: {1}", what, reason);
   return {};
 }
@@ -496,7 +488,7 @@ void mlir::fp8::foldHeadLayout(PlanBuilder &plan, Operation *gemm, Value result,
   StringRef name = gemm->getName().getStringRef();
   bool merged = transpose.getInput() == result;
   remark::passed(gemm->getLoc(),
-                 getFP8GPURemarkOpts(gemm, merged ? kTokenMajor : kHeadMajor))
+                 getFP8GPURemarkOpts(gemm, getHeadLayoutRemark(merged)))
       << (merged ? remark::add("{0} stores the rows of its {1} matrices "
                                "merged ([M, H, D]): the transpose has no "
                                "layout kernel",

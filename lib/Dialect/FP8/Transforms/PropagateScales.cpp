@@ -110,28 +110,24 @@ bool hasWideReader(Value value, Operation *quantization) {
 }
 
 /// Whether `transpose` merges the [H, M, D] results of a batch of GEMMs
-/// back into rows ([M, H, D]), read from the contraction or from an
+/// back into rows ([M, H, D]), read from the contraction or from a one-input
 /// elementwise op of its result (an epilogue), neither read by anything
 /// else: a GEMM stores its result so itself.
 bool mergesGemmResults(linalg::TransposeOp transpose) {
   if (transpose.getPermutation() != ArrayRef<int64_t>{1, 0, 2})
     return false;
   Value value = transpose.getInput();
-  for (int64_t step = 0; step < 2; ++step) {
-    auto producer = value.getDefiningOp<linalg::LinalgOp>();
-    if (!value.hasOneUse() || !producer)
-      return false;
-    if (linalg::isaContractionOpInterface(producer))
-      return true;
-    if (!isa<linalg::GenericOp>(producer) ||
-        producer.getNumParallelLoops() != producer.getNumLoops() ||
-        producer.getNumDpsInputs() != 1 ||
-        !llvm::all_of(producer.getIndexingMapsArray(),
-                      [](AffineMap map) { return map.isIdentity(); }))
-      return false;
+  auto producer = value.getDefiningOp<linalg::LinalgOp>();
+  std::string reason;
+  if (producer && value.hasOneUse() &&
+      !linalg::isaContractionOpInterface(producer) &&
+      producer.getNumDpsInputs() == 1 &&
+      isFusableElementwise(producer, reason)) {
     value = producer.getDpsInputOperand(0)->get();
+    producer = value.getDefiningOp<linalg::LinalgOp>();
   }
-  return false;
+  return producer && value.hasOneUse() &&
+         linalg::isaContractionOpInterface(producer);
 }
 
 /// Whether `quantization` should stay below `movement`: the first
