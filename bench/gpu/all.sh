@@ -20,6 +20,11 @@
 #       --recipes tensor-current,deepseek --reference-sizes small --chips sm_90a \
 #       --pipeline-options "prepare-weights=1 sm90-multicast=1" \
 #       --out build-gpu/models-bf16-multicast
+#   python3 bench/gpu/models.py prepare --storage bf16 \
+#       --models linear,mlp_block,gpt2_layer --sizes small,linear-8k,mlp-8k,4096 \
+#       --recipes tensor-current,deepseek --reference-sizes small --chips sm_90a \
+#       --pipeline-options "prepare-weights=1 sm90-alternate-consumers=1" \
+#       --out build-gpu/models-bf16-alternate
 #
 # Stages, in order of what they tell (each one's report is written even when
 # a later one fails or the run is stopped):
@@ -43,20 +48,25 @@
 #      against the CPU pipeline, the speed cells timed (to compare with
 #      stage 3's), then the GEMM variants compiled with it (`*_mc`) next to
 #      the same variants without (run.sh).
+#  10. alternate: the same three parts with the consumer warpgroups of every
+#      sm_90a GEMM that promotes issuing their wgmmas in turn
+#      (sm90-alternate-consumers=1, off by default; `*_alt` variants).
 #
 # STAGES (words among runtime speed prepared small kernels kernels-prepared
-# reductions quantize gemms multicast; default all, in that order) runs some stages in the
-# order given, for a GPU slot too short for all of them; each stage after
-# runtime needs the runtime built by an earlier one (or an earlier run).
-# The parts of the last are stages too: multicast-small, multicast-timed and
-# multicast-gemms, to order them among the others.
+# reductions quantize gemms multicast alternate; default all, in that order)
+# runs some stages in the order given, for a GPU slot too short for all of
+# them; each stage after runtime needs the runtime built by an earlier one
+# (or an earlier run). The parts of the last two are stages too
+# (multicast-small, multicast-timed, multicast-gemms, and the same of
+# alternate), to order them among the others.
 #
 #   OUT=report bench/gpu/all.sh
 #
 # Environment: OUT (default report-gpu), PYTHON (default python3),
 # MODELS (default build-gpu/models-bf16), PREPARED (default
 # build-gpu/models-bf16-prepared), MULTICAST (default
-# build-gpu/models-bf16-multicast),
+# build-gpu/models-bf16-multicast), ALTERNATE (default
+# build-gpu/models-bf16-alternate),
 # SPEED_BUDGET, PREPARED_BUDGET, SMALL_BUDGET, SPEED_CELLS (a regex over the
 # ids of the cells the timed stages run; default the six speed cells),
 # GEMM_BUDGET (seconds; 230, 100, 60, 80; the float64 graph of the speed cells
@@ -72,6 +82,7 @@ PYTHON="${PYTHON:-python3}"
 MODELS="${MODELS:-build-gpu/models-bf16}"
 PREPARED="${PREPARED:-build-gpu/models-bf16-prepared}"
 MULTICAST="${MULTICAST:-build-gpu/models-bf16-multicast}"
+ALTERNATE="${ALTERNATE:-build-gpu/models-bf16-alternate}"
 BUILD=build-gpu-rt
 WORK="$(mktemp -d)"
 mkdir -p "$OUT"
@@ -131,6 +142,21 @@ small_models() { # stage name, artifacts, report folder
     --graph --time-budget "${SMALL_BUDGET:-60}" --out "$WORK/$3" ${DRY[@]+"${DRY[@]}"}
 }
 
+# The models compiled with an option that is off by default, and the GEMM
+# variants (run.sh --only) that compare it with the same ones without.
+option_models() { # multicast or alternate
+  case "$1" in
+  multicast) echo "$MULTICAST" ;;
+  alternate) echo "$ALTERNATE" ;;
+  esac
+}
+option_gemms() { # multicast or alternate
+  case "$1" in
+  multicast) echo "_mc/|^(tensor_e4m3_e4m3_bf16_p4(_n192)?|deepseek_e4m3_e4m3_bf16)/" ;;
+  alternate) echo "_alt/|^(tensor_e4m3_e4m3_bf16_p[14](_n192)?|rowwise_e4m3_e4m3_bf16_n192|(deepseek|blockwise|mxfp8)_e4m3_e4m3_bf16(_n192)?)/" ;;
+  esac
+}
+
 run_stage() { # one stage of STAGES; those whose artifacts are missing are skipped
   case "$1" in
   runtime)
@@ -143,16 +169,18 @@ run_stage() { # one stage of STAGES; those whose artifacts are missing are skipp
       models-prepared ;;
   small)
     small_models "models: small, every recipe" "$MODELS" models-small ;;
-  multicast) run_stage multicast-small; run_stage multicast-timed; run_stage multicast-gemms ;;
-  multicast-small)
-    small_models "models: multicast, small" "$MULTICAST" models-multicast-small ;;
-  multicast-timed)
-    time_models "models: multicast, timed" "$MULTICAST" "${PREPARED_BUDGET:-100}" \
-      models-multicast-timed ;;
-  multicast-gemms)
+  multicast | alternate)
+    run_stage "$1-small"; run_stage "$1-timed"; run_stage "$1-gemms" ;;
+  multicast-small | alternate-small)
+    small_models "models: ${1%-small}, small" "$(option_models "${1%-small}")" \
+      "models-$1" ;;
+  multicast-timed | alternate-timed)
+    time_models "models: ${1%-timed}, timed" "$(option_models "${1%-timed}")" \
+      "${PREPARED_BUDGET:-100}" "models-$1" ;;
+  multicast-gemms | alternate-gemms)
     [ -f build-gpu/index.json ] || return 0
-    stage "gemms: multicast" $(( ${GEMM_BUDGET:-80} + 150 )) env OUT="$WORK/gemms-multicast" \
-      bench/gpu/run.sh --only "_mc/|^(tensor_e4m3_e4m3_bf16_p4(_n192)?|deepseek_e4m3_e4m3_bf16)/" \
+    stage "gemms: ${1%-gemms}" $(( ${GEMM_BUDGET:-80} + 150 )) env OUT="$WORK/gemms-${1%-gemms}" \
+      bench/gpu/run.sh --only "$(option_gemms "${1%-gemms}")" \
       --time-budget "${GEMM_BUDGET:-80}" ${DRY[@]+"${DRY[@]}"} ;;
   kernels)
     kernel_times "models: device time per kernel" "$MODELS" kernels ;;
@@ -178,7 +206,7 @@ run_stage() { # one stage of STAGES; those whose artifacts are missing are skipp
   esac
 }
 
-ALL_STAGES="runtime speed prepared small kernels kernels-prepared reductions quantize gemms multicast"
+ALL_STAGES="runtime speed prepared small kernels kernels-prepared reductions quantize gemms multicast alternate"
 for name in ${STAGES:-$ALL_STAGES}; do
   run_stage "$name"
 done

@@ -75,14 +75,16 @@ def scale_shape(shape, block):
 
 
 def variant(scaling, a="e4m3", b="e4m3", out="bf16", promote=None, bias=None,
-            purpose="check", tile_n=None, register_store=False, multicast=False):
+            purpose="check", tile_n=None, register_store=False, multicast=False,
+            alternate=False):
     """One GEMM variant; `tile_n` 192 compiles it with sm90-tile-n=192, and
     the others take 128 x 128 tiles (sm90-tile-n=128: the default, auto,
     picks either by shape, and the report compares the two).
     `register_store` compiles it with sm90-tma-store=0 (results stored from
     registers, where the default stores them by TMA from shared memory),
     `multicast` with sm90-multicast=1 (clusters of two CTAs sharing B, off
-    by default)."""
+    by default), `alternate` with sm90-alternate-consumers=1 (the consumer
+    warpgroups issue each K tile's wgmmas in turn, off by default)."""
     name = "%s_%s_%s_%s" % (scaling, a, b, out)
     if promote is not None:
         name += "_p%d" % promote
@@ -94,9 +96,12 @@ def variant(scaling, a="e4m3", b="e4m3", out="bf16", promote=None, bias=None,
         name += "_reg"
     if multicast:
         name += "_mc"
+    if alternate:
+        name += "_alt"
     return dict(name=name, scaling=scaling, a=a, b=b, out=out,
                 promote=promote, bias=bias, tile_n=tile_n,
-                register_store=register_store, multicast=multicast)
+                register_store=register_store, multicast=multicast,
+                alternate=alternate)
 
 
 def variants(check_shapes=None, bench_shapes=None):
@@ -144,6 +149,19 @@ def variants(check_shapes=None, bench_shapes=None):
         variant("rowwise", out="f32", multicast=True),
         variant("deepseek", multicast=True),
         variant("mxfp8", multicast=True),
+        # Consumer warpgroups issuing their wgmmas in turn (every scaling
+        # that promotes, both tile widths, f32 results, results stored
+        # from registers).
+        variant("tensor", promote=4, alternate=True),
+        variant("tensor", promote=1, alternate=True),
+        variant("tensor", promote=4, tile_n=192, alternate=True),
+        variant("tensor", out="f32", promote=4, bias="f32",
+                register_store=True, alternate=True),
+        variant("rowwise", tile_n=192, alternate=True),
+        variant("deepseek", alternate=True),
+        variant("deepseek", out="f32", tile_n=192, alternate=True),
+        variant("blockwise", alternate=True),
+        variant("mxfp8", alternate=True),
     ]
     bench = bench_shapes or BENCH_SHAPES
     benches = [
@@ -166,6 +184,14 @@ def variants(check_shapes=None, bench_shapes=None):
         (variant("tensor", promote=4, multicast=True), bench),
         (variant("tensor", promote=4, tile_n=192, multicast=True), bench),
         (variant("deepseek", multicast=True), bench),
+        # The consumers in turn, to compare with the same variants above.
+        (variant("tensor", promote=4, alternate=True), bench),
+        (variant("tensor", promote=4, tile_n=192, alternate=True), bench),
+        (variant("rowwise", tile_n=192, alternate=True), bench),
+        (variant("deepseek", alternate=True), bench),
+        (variant("deepseek", tile_n=192, alternate=True), bench),
+        (variant("blockwise", alternate=True), bench),
+        (variant("mxfp8", alternate=True), bench_shapes or SQUARE_SHAPES),
     ]
     result = [(v, check_shapes or CHECK_SHAPES, "check") for v in checks]
     # Three tile rows: the second CTA of the last pair computes a tile past
@@ -220,6 +246,8 @@ def compile_one(fp8_opt, out_dir, entry, chip, num_sms):
         options += " sm90-tma-store=0"
     if entry.get("multicast"):
         options += " sm90-multicast=1"
+    if entry.get("alternate"):
+        options += " sm90-alternate-consumers=1"
     command = [fp8_opt, source, "--fp8-gpu-pipeline=" + options, "-o", os.devnull]
     try:
         p = subprocess.run(command, capture_output=True, text=True, timeout=300)
@@ -307,7 +335,7 @@ def main():
                 id=entry_id, variant=v["name"], scaling=v["scaling"], a=v["a"], b=v["b"],
                 out=v["out"], promote=v["promote"], bias=v["bias"], purpose=purpose,
                 tile_n=v["tile_n"], register_store=v["register_store"],
-                multicast=v["multicast"],
+                multicast=v["multicast"], alternate=v["alternate"],
                 M=m, N=n, K=k, dir=os.path.join(v["name"], shape),
                 manifest=os.path.join(v["name"], shape, "gemm.json"),
                 block_a=s["block_a"], block_b=s["block_b"], scale=s["scale"],

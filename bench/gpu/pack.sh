@@ -16,7 +16,8 @@
 # their folders; gemms the GEMM variants ($G/index.json and a folder each)
 # and the COAT step (build-gpu/optimizer); multicast
 # build-gpu/models-bf16-multicast and the GEMM variants (multicast-small and
-# multicast-timed the models, multicast-gemms the variants). runtime reads
+# multicast-timed the models, multicast-gemms the variants); alternate and
+# its parts the same of build-gpu/models-bf16-alternate. runtime reads
 # nothing.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
@@ -34,7 +35,7 @@ FILE="$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"
 shift
 STAGES=("$@")
 [ ${#STAGES[@]} -gt 0 ] || STAGES=(runtime speed prepared small kernels
-  kernels-prepared reductions quantize gemms multicast)
+  kernels-prepared reductions quantize gemms multicast alternate)
 [ -d "$FROM" ] || { echo "pack.sh: no $FROM/; run bench/gpu/prepare.sh" >&2; exit 1; }
 # Paths are taken relative to the folder above DIR.
 cd "$(dirname "$FROM")"
@@ -67,9 +68,10 @@ for stage in "${STAGES[@]}"; do
   reductions) add "$G/reductions" ;;
   quantize) add "$G/quantize" ;;
   gemms) gemm_variants; add "$G/optimizer" ;;
-  multicast) add "$G/models-bf16-multicast"; gemm_variants ;;
-  multicast-small | multicast-timed) add "$G/models-bf16-multicast" ;;
-  multicast-gemms) gemm_variants ;;
+  multicast | alternate) add "$G/models-bf16-$stage"; gemm_variants ;;
+  multicast-small | multicast-timed | alternate-small | alternate-timed)
+    add "$G/models-bf16-${stage%-*}" ;;
+  multicast-gemms | alternate-gemms) gemm_variants ;;
   *) echo "pack.sh: unknown stage '$stage'" >&2; exit 2 ;;
   esac
 done

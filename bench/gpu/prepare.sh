@@ -5,7 +5,8 @@
 # references), and the bf16 example models for sm_90a at the
 # small size (with CPU references) and the real sizes (against float64 on
 # the GPU), plus the speed cells with their weights prepared once, all into
-# build-gpu/, and the models in clusters that multicast, off by default.
+# build-gpu/, and the models in clusters that multicast and with consumer
+# warpgroups in turn, both off by default.
 # About 7 minutes on 2 cores. Copy build-gpu/
 # to the GPU machine (a `tar czf` of it is about 46 MiB; the
 # folders of the stages to run are enough) and run
@@ -34,16 +35,21 @@ rm -rf build-gpu/models-bf16-prepared
   --models linear,mlp_block,gpt2_layer --sizes linear-8k,mlp-8k,4096 --recipes tensor-current,deepseek \
   --reference-sizes none --chips "$CHIP" --pipeline-options prepare-weights=1 \
   --out build-gpu/models-bf16-prepared
-# The models again with every sm_90a GEMM that can in clusters of two CTAs
-# multicasting B (sm90-multicast=1, off by default: an H100 ran it at half
-# the speed before the runtime fitted the grid to the clusters the device
-# holds): the small size against the CPU pipeline, the real sizes for their
-# time, to compare with models-bf16-prepared.
-rm -rf build-gpu/models-bf16-multicast
-"$PYTHON" bench/gpu/models.py prepare --storage bf16 \
-  --models linear,mlp_block,gpt2_layer --sizes small,linear-8k,mlp-8k,4096 \
-  --recipes tensor-current,deepseek --reference-sizes small --chips "$CHIP" \
-  --pipeline-options "prepare-weights=1 sm90-multicast=1" \
-  --out build-gpu/models-bf16-multicast
+# The models again with an sm_90a option that is off by default, the small
+# size against the CPU pipeline and the real sizes for their time, to
+# compare with models-bf16-prepared: every GEMM that can in clusters of two
+# CTAs multicasting B (sm90-multicast=1; an H100 ran it at half the speed
+# before the runtime fitted the grid to the clusters the device holds, then
+# no faster), and the consumer warpgroups of every GEMM that promotes
+# partial sums issuing their wgmmas in turn (sm90-alternate-consumers=1, not
+# yet measured).
+for option in multicast:sm90-multicast alternate:sm90-alternate-consumers; do
+  rm -rf "build-gpu/models-bf16-${option%%:*}"
+  "$PYTHON" bench/gpu/models.py prepare --storage bf16 \
+    --models linear,mlp_block,gpt2_layer --sizes small,linear-8k,mlp-8k,4096 \
+    --recipes tensor-current,deepseek --reference-sizes small --chips "$CHIP" \
+    --pipeline-options "prepare-weights=1 ${option#*:}=1" \
+    --out "build-gpu/models-bf16-${option%%:*}"
+done
 du -sh build-gpu
 echo "bench/gpu/pack.sh FILE.tgz [STAGE...] packs what the stages of all.sh read"

@@ -245,6 +245,16 @@ def ConvertFP8ToGPU : Pass<"convert-fp8-to-gpu", "::mlir::ModuleOp"> {
            "since its remote releases have CTA scope as fast as the kernels "
            "without it (0.97 to 1.05x), but no faster, and the models were "
            "2 to 5% slower with it">,
+    Option<"sm90AlternateConsumers", "sm90-alternate-consumers", "bool",
+           /*default=*/"false",
+           "the two consumer warpgroups of sm_90a GEMMs that wait for each K "
+           "tile's wgmmas to promote partial sums (scaled operands, "
+           "promote_interval > 0) issue them in turn: the first consumer "
+           "issues a group once the second has issued its previous one, the "
+           "second once the first has issued the same one (named barriers), "
+           "so that the tensor cores run one warpgroup's group while the "
+           "other promotes instead of both promoting at once. Kernel suffix "
+           "_alt. Off by default until a GPU has measured it">,
     Option<"sm90EpilogueWarpgroup", "sm90-epilogue-warpgroup", "bool",
            /*default=*/"false",
            "sm_90a GEMMs whose epilogue computes a transcendental function (a "

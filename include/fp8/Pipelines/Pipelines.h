@@ -142,6 +142,13 @@ struct GPUPipelineOptions : public PassPipelineOptions<GPUPipelineOptions> {
                      "into both (see convert-fp8-to-gpu; off by default: "
                      "correct on an H100 but slower)"),
       llvm::cl::init(false)};
+  PassOptions::Option<bool> sm90AlternateConsumers{
+      *this, "sm90-alternate-consumers",
+      llvm::cl::desc("The two consumer warpgroups of sm_90a GEMMs that "
+                     "promote partial sums issue each K tile's wgmmas in "
+                     "turn (see convert-fp8-to-gpu; off by default, not yet "
+                     "measured)"),
+      llvm::cl::init(false)};
   PassOptions::Option<bool> sm90EpilogueWarpgroup{
       *this, "sm90-epilogue-warpgroup",
       llvm::cl::desc("Run the transcendental epilogues of sm_90a GEMMs in a "

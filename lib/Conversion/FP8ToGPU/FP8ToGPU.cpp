@@ -295,6 +295,7 @@ struct ConvertFP8ToGPUPass
       plan.sm90HeadMajorResults = sm90HeadMajorResults;
       plan.sm90TmaStore = sm90TmaStore;
       plan.sm90Multicast = sm90Multicast;
+      plan.sm90AlternateConsumers = sm90AlternateConsumers;
       if (failed(planFunction(plan, reuseTemporaries, fusePrologues, fuseRows)))
         return signalPassFailure();
       plans.set(func.getName(), plan.getPlan().toAttr(&getContext()));

@@ -23,6 +23,10 @@
 //     scale block with the blocks' scales (Block), or not at all. A
 //     192-column tile over B's square blocks of 128 rows straddles two of
 //     them: each column group of 8 takes the factor of its block.
+//   * Consumers in turn (alternateConsumers): consumer 0 issues a wgmma
+//     group after consumer 1 has issued its previous one, consumer 1 after
+//     consumer 0 has issued the same one (named barriers 5 and 6), so that
+//     the tensor cores run one consumer's group while the other promotes.
 //   * The epilogue applies the remaining scales and the bias, converts, and
 //     stores pairs of adjacent columns, guarded against the ragged edges of M
 //     and N; TMA zero-fills out-of-range loads, so ragged K is exact.
@@ -82,6 +86,10 @@ constexpr int64_t kWideEpilogueBatches = 4;
 // than consumers running the epilogue (4 pairs spilled the GELU
 // derivative's), and the next tile's K loop to wait for memory in.
 constexpr int64_t kEpilogueWarpgroupBatches = 16;
+// Named barriers: 0 the CTA's, 1 and 2 each consumer's staged column scales,
+// 3 and 4 each consumer's result tile, 5 and 6 the consumers' turns
+// (alternateConsumers).
+constexpr int64_t kTurnBarrier = 5;
 
 NVVM::WGMMATypes wgmmaType(Format format) {
   return format == Format::E4M3 ? NVVM::WGMMATypes::e4m3
@@ -502,6 +510,45 @@ void GemmEmitter::emitConsumer(Value consumer) {
   };
   // Scale blocks along K in a K tile (Block scaling).
   int64_t blocksPerTile = GemmSM90Config::kBlockK / config.kGroup;
+  // Turns (alternateConsumers): the first consumer issues a wgmma group
+  // after the second has issued its previous one (barrier kTurnBarrier + 1),
+  // the second after the first has issued the same one (kTurnBarrier). Each
+  // barrier completes with one warpgroup's bar.arrive and the other's
+  // bar.sync; a warpgroup arrives again only after the other has synced,
+  // so no phase takes arrivals of the next. The second consumer passes the
+  // first turn before its first group, and the first takes the last turn
+  // after its last group, so that both barriers end complete.
+  // Each consumer's barrier numbers are constants, one branch per consumer
+  // (LLVM selects them once): computed from the consumer's index instead,
+  // the consumers of wide tiles with staged epilogue inputs spilled 4 to 8
+  // bytes.
+  auto syncOn = [&](int64_t barrier) {
+    NVVM::BarrierOp::create(kb.b, kb.loc, Type(), kb.i32(barrier),
+                            kb.i32(2 * kWarpgroup), nullptr, Value());
+  };
+  auto arriveOn = [&](int64_t barrier) {
+    NVVM::BarrierArriveOp::create(kb.b, kb.loc, kb.i32(barrier),
+                                  kb.i32(2 * kWarpgroup));
+  };
+  auto eachConsumer = [&](function_ref<void(int64_t)> body) {
+    if (!config.alternateConsumers)
+      return;
+    auto ifOp = scf::IfOp::create(kb.b, kb.loc, kb.eq(consumer, kb.i32(0)),
+                                  /*withElseRegion=*/true);
+    OpBuilder::InsertionGuard guard(kb.b);
+    kb.b.setInsertionPointToStart(&ifOp.getThenRegion().front());
+    body(0);
+    kb.b.setInsertionPointToStart(&ifOp.getElseRegion().front());
+    body(1);
+  };
+  auto awaitTurn = [&] {
+    eachConsumer([&](int64_t c) { syncOn(kTurnBarrier + 1 - c); });
+  };
+  auto passTurn = [&] {
+    eachConsumer([&](int64_t c) { arriveOn(kTurnBarrier + c); });
+  };
+  if (config.alternateConsumers)
+    kb.ifThen(kb.eq(consumer, kb.i32(1)), [&] { arriveOn(kTurnBarrier + 1); });
 
   // (ring position, tiles done)
   forEachTile(
@@ -674,6 +721,8 @@ void GemmEmitter::emitConsumer(Value consumer) {
               Value tileA =
                   kb.byteOffset(slotA(s), kb.mul(consumer, kb.i32(64 * 128)));
               Value tileB = slotB(s);
+              if (promote != 0)
+                awaitTurn();
               NVVM::WgmmaFenceAlignedOp::create(kb.b, kb.loc);
               if (promote == 0) {
                 // The tensor cores accumulate across K tiles: this tile's
@@ -692,14 +741,17 @@ void GemmEmitter::emitConsumer(Value consumer) {
                 for (int64_t first = 0; first < 4; first += promote) {
                   // The promotion read the partial sum's registers, which
                   // the next group's wgmma writes.
-                  if (first != 0)
+                  if (first != 0) {
+                    awaitTurn();
                     NVVM::WgmmaFenceAlignedOp::create(kb.b, kb.loc);
+                  }
                   for (int64_t step = first; step < first + promote; ++step)
                     partial =
                         wgmma(partial, descriptor(tileA, step, config.mnMajorA),
                               descriptor(tileB, step, config.mnMajorB),
                               /*accumulate=*/step != first);
                   NVVM::WgmmaGroupSyncAlignedOp::create(kb.b, kb.loc);
+                  passTurn();
                   // The column scales go to shared memory while the first
                   // group runs.
                   if (first == 0 && config.stagesColumnScales())
@@ -743,6 +795,7 @@ void GemmEmitter::emitConsumer(Value consumer) {
                             descriptor(tileB, step, config.mnMajorB),
                             /*accumulate=*/true);
                 NVVM::WgmmaGroupSyncAlignedOp::create(kb.b, kb.loc);
+                passTurn();
                 NVVM::WgmmaWaitGroupSyncOp::create(kb.b, kb.loc, 0);
                 Value last = kb.orI(kb.eq(kb.urem(kt, kb.i32(tilesPerGroup)),
                                           kb.i32(tilesPerGroup - 1)),
@@ -781,6 +834,8 @@ void GemmEmitter::emitConsumer(Value consumer) {
             batch ? loadTensorFactor() : tensorFactor, args[1], batch);
         return {state[0], next};
       });
+  if (config.alternateConsumers)
+    kb.ifThen(kb.eq(consumer, kb.i32(0)), [&] { syncOn(kTurnBarrier + 1); });
   // The CTA's last copies complete before it exits (their shared memory
   // with it).
   if (config.tmaStore)

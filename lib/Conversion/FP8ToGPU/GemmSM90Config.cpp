@@ -123,6 +123,12 @@ LogicalResult GemmSM90Config::verify(std::string &reason) const {
                                 "row of the tile is {0}",
                                 blockN * getResultBytes()));
   }
+  if (alternateConsumers &&
+      (wideOperands || (scaling != GemmScaling::Block && promoteInterval == 0)))
+    return fail("the consumer warpgroups take turns only where they wait for "
+                "each K tile's wgmmas to promote partial sums (scaled "
+                "operands, promote_interval > 0), not where the tensor cores "
+                "accumulate across K tiles");
   if (multicastB && (mnMajorB || epilogueWarpgroup))
     return fail("B is multicast in halves of K-major tiles, to the "
                 "consumers' epilogue: not MN-major, not with an epilogue "
@@ -276,6 +282,8 @@ std::string GemmSM90Config::getKernelName() const {
     name += "_mc";
   if (epilogueWarpgroup)
     name += "_ewg";
+  if (alternateConsumers)
+    name += "_alt";
   name += llvm::formatv("_{0}x{1}_s{2}", blockM, blockN, getStages()).str();
   return name;
 }

@@ -189,6 +189,9 @@ public:
   /// Let sm_90a GEMMs run in clusters of two CTAs that multicast B
   /// (convert-fp8-to-gpu's `sm90-multicast`).
   bool sm90Multicast = false;
+  /// Let the consumer warpgroups of sm_90a GEMMs issue their wgmmas in turn
+  /// (convert-fp8-to-gpu's `sm90-alternate-consumers`).
+  bool sm90AlternateConsumers = false;
   /// The elementwise ops whose results only quantizations read, which their
   /// kernels compute as prologues: no launch and no buffer of their own.
   llvm::DenseMap<Value, Operation *> quantizePrologues;
@@ -245,6 +248,11 @@ void chooseTmaStore(PlanBuilder &plan, Operation *gemm, GemmSM90Config &config);
 /// CTAs sharing B (it has two tile rows or more); remarks either way.
 void chooseMulticast(PlanBuilder &plan, Operation *gemm, int64_t m,
                      GemmSM90Config &config);
+/// With `sm90-alternate-consumers`: sets config.alternateConsumers when the
+/// sm_90a GEMM `gemm` of `config` promotes partial sums each K tile (or more
+/// often); remarks either way.
+void chooseAlternateConsumers(PlanBuilder &plan, Operation *gemm,
+                              GemmSM90Config &config);
 /// The grid of the persistent GEMM of `config` over `batches` x `tilesM`
 /// x `tilesN` tiles: a CTA per tile up to one per multiprocessor, in whole
 /// clusters (a cluster per pair of tile rows with multicastB).

@@ -374,52 +374,81 @@ void stageEpilogueMatrices(PlanBuilder &plan, ScaledMatmulOp op,
                      describeForRemarks(op), reason);
 }
 
+/// Turns an sm_90a GEMM option on in `config` (`enable`) when `refusal` is
+/// empty and the configuration with it verifies. Remarks `name` either way:
+/// passed with "<gemm> <passed(the new configuration)>", missed with
+/// "<gemm> <missed>: <the reason>".
+void tryGemmOption(Operation *gemm, StringRef name, GemmSM90Config &config,
+                   function_ref<void(GemmSM90Config &)> enable,
+                   std::string refusal, StringRef missed,
+                   function_ref<std::string(const GemmSM90Config &)> passed) {
+  auto opts = getFP8GPURemarkOpts(gemm, name);
+  GemmSM90Config changed = config;
+  enable(changed);
+  if (!refusal.empty() || failed(changed.verify(refusal))) {
+    remark::missed(gemm->getLoc(), opts) << remark::add(
+        "{0} {1}: {2}", describeForRemarks(gemm), missed, refusal);
+    return;
+  }
+  config = changed;
+  remark::passed(gemm->getLoc(), opts)
+      << remark::add("{0} {1}", describeForRemarks(gemm), passed(config));
+}
+
 } // namespace
 
 void mlir::fp8::chooseTmaStore(PlanBuilder &plan, Operation *gemm,
                                GemmSM90Config &config) {
   if (!plan.sm90TmaStore)
     return;
-  auto opts = getFP8GPURemarkOpts(gemm, "tma-store");
   // (The lowering requires every sm_90a GEMM's result rows to be 16-byte
   // multiples, which TMA needs of the result's strides too.)
-  GemmSM90Config stored = config;
-  stored.tmaStore = true;
-  std::string reason;
-  if (failed(stored.verify(reason))) {
-    remark::missed(gemm->getLoc(), opts)
-        << remark::add("{0} stores its results from registers: {1}",
-                       describeForRemarks(gemm), reason);
-    return;
-  }
-  config.tmaStore = true;
-  remark::passed(gemm->getLoc(), opts) << remark::add(
-      "{0} stores its results by TMA from a {1}-byte tile in shared memory "
-      "({2} pipeline stages)",
-      describeForRemarks(gemm), stored.getResultTileBytes(),
-      stored.getStages());
+  tryGemmOption(
+      gemm, "tma-store", config,
+      [](GemmSM90Config &stored) { stored.tmaStore = true; }, "",
+      "stores its results from registers",
+      [](const GemmSM90Config &stored) {
+        return llvm::formatv("stores its results by TMA from a {0}-byte tile "
+                             "in shared memory ({1} pipeline stages)",
+                             stored.getResultTileBytes(), stored.getStages())
+            .str();
+      });
 }
 
 void mlir::fp8::chooseMulticast(PlanBuilder &plan, Operation *gemm, int64_t m,
                                 GemmSM90Config &config) {
   if (!plan.sm90Multicast)
     return;
-  auto opts = getFP8GPURemarkOpts(gemm, "multicast");
-  GemmSM90Config paired = config;
-  paired.multicastB = true;
-  std::string reason;
-  if (m <= config.blockM)
-    reason = "its result has one tile row, which no other CTA shares B with";
-  if (!reason.empty() || failed(paired.verify(reason))) {
-    remark::missed(gemm->getLoc(), opts) << remark::add(
-        "{0} runs one CTA per cluster: {1}", describeForRemarks(gemm), reason);
+  tryGemmOption(
+      gemm, "multicast", config,
+      [](GemmSM90Config &paired) { paired.multicastB = true; },
+      m <= config.blockM
+          ? "its result has one tile row, which no other CTA shares B with"
+          : "",
+      "runs one CTA per cluster",
+      [](const GemmSM90Config &paired) {
+        return llvm::formatv("runs in clusters of two CTAs on pairs of tile "
+                             "rows, each copying half of the shared {0}-row B "
+                             "tile into both",
+                             paired.blockN)
+            .str();
+      });
+}
+
+void mlir::fp8::chooseAlternateConsumers(PlanBuilder &plan, Operation *gemm,
+                                         GemmSM90Config &config) {
+  if (!plan.sm90AlternateConsumers)
     return;
-  }
-  config.multicastB = true;
-  remark::passed(gemm->getLoc(), opts) << remark::add(
-      "{0} runs in clusters of two CTAs on pairs of tile rows, each copying "
-      "half of the shared {1}-row B tile into both",
-      describeForRemarks(gemm), config.blockN);
+  tryGemmOption(
+      gemm, "alternate-consumers", config,
+      [](GemmSM90Config &alternating) {
+        alternating.alternateConsumers = true;
+      },
+      "", "keeps its consumer warpgroups in step",
+      [](const GemmSM90Config &) -> std::string {
+        return "issues each K tile's wgmmas from its two consumer warpgroups "
+               "in turn, one promoting while the other's run";
+      });
 }
 
 std::array<int64_t, 3> mlir::fp8::getGemmGrid(PlanBuilder &plan,
@@ -544,6 +573,7 @@ LogicalResult planSM90Gemm(PlanBuilder &plan, ScaledMatmulOp op) {
       chooseHeadLayout(plan, op, op.getResult(), config);
   chooseTmaStore(plan, op, config);
   chooseMulticast(plan, op, g.m, config);
+  chooseAlternateConsumers(plan, op, config);
 
   int64_t a = plan.bufferOf(op.getLhs()), b = plan.bufferOf(op.getRhs());
   // Scales that are 1 / a stored scale: the kernel divides.

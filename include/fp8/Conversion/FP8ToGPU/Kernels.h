@@ -424,6 +424,15 @@ struct GemmSM90Config : ScaledGemmConfig {
   /// K loop while it computes and stores the results (128-column tiles:
   /// the registers of a 192-column tile's consumers leave it too few).
   bool epilogueWarpgroup = false;
+  /// The two consumer warpgroups issue the wgmma groups of a K tile in turn,
+  /// the first before the second, each after the other's previous group
+  /// (two named barriers, bar.arrive by the one whose turn ends, bar.sync by
+  /// the one whose turn begins): the tensor cores then run one warpgroup's
+  /// group while the other promotes its partial sums, instead of both
+  /// waiting for their groups together and promoting together. Only where
+  /// the consumers wait for each K tile's wgmmas (promoteInterval > 0 or
+  /// block scales).
+  bool alternateConsumers = false;
   /// 16-bit operands (high-precision GEMMs) stored MN-major: A as [batch, K,
   /// M], B as [batch, K, N], read where they are instead of from a
   /// transposed copy. Each stage's tile is then kBlockK / 2 rows of K by
