@@ -110,13 +110,6 @@ NVVM::WGMMATypes wgmmaType(WideElement element) {
   llvm_unreachable("unknown element");
 }
 
-/// The k32 steps of one promotion group (0: no promotion).
-int64_t promotionSteps(const GemmSM90Config &config) {
-  if (config.scaling == GemmScaling::Block)
-    return config.kGroup / 32;
-  return config.promoteInterval;
-}
-
 /// Builds one kernel body.
 class GemmEmitter : GemmEmitterBase<GemmSM90Config> {
 public:
@@ -482,7 +475,7 @@ void GemmEmitter::emitConsumer(Value consumer) {
   Value local = kb.urem(tid, kb.i32(kWarpgroup));
   Value warp = kb.udiv(local, kb.i32(32));
   Value lane = kb.urem(tid, kb.i32(32));
-  int64_t promote = promotionSteps(config);
+  int64_t promote = config.getPromotionSteps();
   // Per-tensor scales are read once (per tile in a batch, whose matrices
   // may each have their own).
   Value tensorFactor =
@@ -721,8 +714,8 @@ void GemmEmitter::emitConsumer(Value consumer) {
               Value tileA =
                   kb.byteOffset(slotA(s), kb.mul(consumer, kb.i32(64 * 128)));
               Value tileB = slotB(s);
-              if (promote != 0)
-                awaitTurn();
+              // (Never a turn where promote is 0: verify refuses it.)
+              awaitTurn();
               NVVM::WgmmaFenceAlignedOp::create(kb.b, kb.loc);
               if (promote == 0) {
                 // The tensor cores accumulate across K tiles: this tile's

@@ -123,8 +123,7 @@ LogicalResult GemmSM90Config::verify(std::string &reason) const {
                                 "row of the tile is {0}",
                                 blockN * getResultBytes()));
   }
-  if (alternateConsumers &&
-      (wideOperands || (scaling != GemmScaling::Block && promoteInterval == 0)))
+  if (alternateConsumers && getPromotionSteps() == 0)
     return fail("the consumer warpgroups take turns only where they wait for "
                 "each K tile's wgmmas to promote partial sums (scaled "
                 "operands, promote_interval > 0), not where the tensor cores "

@@ -463,6 +463,11 @@ struct GemmSM90Config : ScaledGemmConfig {
   LogicalResult verify(std::string &reason) const;
   /// The pipeline depth actually used.
   int64_t getStages() const;
+  /// The k32 steps of one promotion group: kGroup / 32 with block scales,
+  /// else promoteInterval (0: the tensor cores accumulate across K tiles).
+  int64_t getPromotionSteps() const {
+    return scaling == GemmScaling::Block ? kGroup / 32 : promoteInterval;
+  }
   /// Whether B has a block scale per column (1 x kGroup blocks): each
   /// consumer warpgroup then stages the scales of a K tile's blocks for the
   /// tile's columns in shared memory, one load per thread, instead of every
