@@ -58,7 +58,8 @@
 # them; each stage after runtime needs the runtime built by an earlier one
 # (or an earlier run). The parts of the last two are stages too
 # (multicast-small, multicast-timed, multicast-gemms, and the same of
-# alternate), to order them among the others.
+# alternate), to order them among the others, and so is the COAT step
+# (optimizer: optimizer.py run alone, which gemms runs after the GEMMs).
 #
 #   OUT=report bench/gpu/all.sh
 #
@@ -195,6 +196,10 @@ run_stage() { # one stage of STAGES; those whose artifacts are missing are skipp
     [ -f build-gpu/quantize/index.json ] || return 0
     stage quantize 90 "$PYTHON" bench/gpu/quantize.py run --lib "$LIB" \
       --out "$WORK/quantize" ${DRY[@]+"${DRY[@]}"} ;;
+  optimizer)
+    [ -f build-gpu/optimizer/index.json ] || return 0
+    stage optimizer 90 "$PYTHON" bench/gpu/optimizer.py run --lib "$LIB" \
+      --out "$WORK/optimizer" ${DRY[@]+"${DRY[@]}"} ;;
   gemms)
     [ -f build-gpu/index.json ] || return 0
     local only="${GEMM_ONLY:-^(tensor_e4m3_e4m3_bf16_p[014]|tensor_e4m3_e4m3_bf16_p[04]_n192|rowwise_e4m3_e4m3_bf16(_n192)?|(deepseek|blockwise)_e4m3_e4m3_bf16(_n192)?|mxfp8_e4m3_e4m3_bf16)/}"

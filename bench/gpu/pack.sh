@@ -14,7 +14,7 @@
 # build-gpu/models-bf16; small only its small cells; prepared and
 # kernels-prepared build-gpu/models-bf16-prepared; reductions, quantize:
 # their folders; gemms the GEMM variants ($G/index.json and a folder each)
-# and the COAT step (build-gpu/optimizer); multicast
+# and the COAT step (build-gpu/optimizer), optimizer the COAT step; multicast
 # build-gpu/models-bf16-multicast and the GEMM variants (multicast-small and
 # multicast-timed the models, multicast-gemms the variants); alternate and
 # its parts the same of build-gpu/models-bf16-alternate. runtime reads
@@ -68,6 +68,7 @@ for stage in "${STAGES[@]}"; do
   reductions) add "$G/reductions" ;;
   quantize) add "$G/quantize" ;;
   gemms) gemm_variants; add "$G/optimizer" ;;
+  optimizer) add "$G/optimizer" ;;
   multicast | alternate) add "$G/models-bf16-$stage"; gemm_variants ;;
   multicast-small | multicast-timed | alternate-small | alternate-timed)
     add "$G/models-bf16-${stage%-*}" ;;

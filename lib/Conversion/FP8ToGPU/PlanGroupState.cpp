@@ -25,6 +25,7 @@
 
 #include "fp8/Dialect/FP8/IR/FormatInfo.h"
 #include "fp8/Dialect/FP8/Utils/ScaleRules.h"
+#include "fp8/Dialect/FP8/Utils/SoftFloat.h"
 
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/IR/IRMapping.h"
@@ -83,6 +84,53 @@ struct GroupStateKernel {
   int64_t group = 0;
   SmallVector<GroupInput> inputs;
   SmallVector<GroupOutput> outputs;
+
+  /// How many consecutive elements a lane reads and writes with one access
+  /// per tensor: 4, 2 or 1, the most that divides the group and the row and
+  /// keeps the accesses within the widest one (16 bytes) the loop's tensors
+  /// allow. Rows and groups start at multiples of it, and buffers at least
+  /// 16-byte aligned, so that the accesses are aligned.
+  int64_t getRunWidth() {
+    int64_t widest = 1;
+    auto visit = [&](Type element) {
+      widest = std::max(widest, getElementBytes(element));
+    };
+    for (GroupInput &input : inputs)
+      visit(input.decode ? input.decode.getInput().getType().getElementType()
+                         : getElementTypeOrSelf(input.value.getType()));
+    for (GroupOutput &output : outputs)
+      if (output.wide)
+        visit(getElementTypeOrSelf(output.value.getType()));
+    for (int64_t width : {4, 2})
+      if (group % width == 0 && shape.back() % width == 0 &&
+          width * widest <= 16)
+        return width;
+    return 1;
+  }
+  /// A lane's chunks of getRunWidth elements per group: chunk c holds
+  /// elements c * 32 * width + lane * width + [0, width) of the group.
+  int64_t getChunks() { return llvm::divideCeil(group, 32 * getRunWidth()); }
+  int64_t getPerLane() { return getChunks() * getRunWidth(); }
+  /// Whether every chunk of every group is valid: groups fill rows, lanes
+  /// fill groups.
+  bool isWhole() {
+    return shape.back() % group == 0 && group % (32 * getRunWidth()) == 0;
+  }
+
+  /// The registers per thread the kernel may take: enough for an AdamW step
+  /// with both moments encoded by groups of 128, 256 or 512 without spilling
+  /// (40, 61 and 96 on sm_90a; 48 for groups of 128 with ragged ones, whose
+  /// guarded accesses need more on sm_100a), few enough that getBlocksPerSM
+  /// blocks fit an SM's 64K registers.
+  int64_t getRegisterBudget() {
+    int64_t perLane = getPerLane();
+    if (perLane <= 4)
+      return isWhole() ? 40 : 48;
+    return perLane <= 8 ? 64 : 128;
+  }
+  /// The blocks of kThreads an SM holds at once under getRegisterBudget: the
+  /// launch is one wave of them, each warp looping over groups.
+  int64_t getBlocksPerSM() { return 65536 / (kThreads * getRegisterBudget()); }
 
   /// The buffers the kernel takes, in order: per input its tensor or the
   /// codes, amax and exponent; per output its wide tensor, then the codes,
@@ -214,6 +262,66 @@ Value emitTableDecode(KernelBuilder &kb, LLVM::GlobalOp table, Value code,
                                   kb.extToF32(code));
 }
 
+/// `count` consecutive elements of type `element` at element `offset` (i64,
+/// a multiple of `count`) of the buffer at `base`: one load, of a vector when
+/// `count` > 1 (small floats through integers of their width).
+SmallVector<Value> loadRun(KernelBuilder &kb, Value base, Type element,
+                           Value offset, int64_t count) {
+  if (count == 1 || element.isIndex())
+    return {loadElement(kb, base, element, offset)};
+  int64_t bytes = getElementBytes(element);
+  Type stored =
+      isSoftFloatType(element) ? kb.b.getIntegerType(bytes * 8) : element;
+  SmallVector<Value> run = loadElements(
+      kb, stored, count, kb.byteOffset(base, kb.mul(offset, kb.i64(bytes))),
+      count * bytes);
+  if (stored != element)
+    for (Value &value : run)
+      value = kb.bitcast(element, value);
+  return run;
+}
+
+/// Stores `values`, consecutive elements of one type, at element `offset`
+/// (i64, a multiple of their count) of the buffer at `base`: one store.
+void storeRun(KernelBuilder &kb, Value base, ArrayRef<Value> values,
+              Value offset) {
+  Type element = values.front().getType();
+  if (values.size() == 1 || element.isIndex())
+    return storeElement(kb, base, values.front(), offset);
+  int64_t bytes = getElementBytes(element);
+  SmallVector<Value> stored(values);
+  if (isSoftFloatType(element))
+    for (Value &value : stored)
+      value = kb.bitcast(kb.b.getIntegerType(bytes * 8), value);
+  storeElements(kb, stored, kb.byteOffset(base, kb.mul(offset, kb.i64(bytes))),
+                values.size() * bytes);
+}
+
+/// The E4M3 or E5M2 codes (i8) of the f32 `scaled` values, which
+/// emitExpandScaled computed from `xs`: pairs rounded by cvt.rn.satfinite,
+/// the bits of fp8.convert's round-to-nearest-even with saturation; NaN
+/// codes take the CPU's sign and payload from the NaN `x` that `scaled`
+/// propagates (a GPU division returns the canonical NaN).
+SmallVector<Value> emitCodes(KernelBuilder &kb, ArrayRef<Value> scaled,
+                             ArrayRef<Value> xs, Format format) {
+  SmallVector<Value> codes;
+  for (size_t i = 0; i < scaled.size(); i += 2) {
+    bool pair = i + 1 < scaled.size();
+    Value hi = pair ? scaled[i + 1] : kb.f32(0.0f);
+    Value pairCodes =
+        kb.cvtSatFinite(scaled[i], hi, format, xs[i], pair ? xs[i + 1] : hi);
+    codes.push_back(arith::TruncIOp::create(kb.b, kb.loc, kb.i8(), pairCodes));
+    if (pair)
+      codes.push_back(arith::TruncIOp::create(
+          kb.b, kb.loc, kb.i8(),
+          arith::ShRUIOp::create(
+              kb.b, kb.loc, pairCodes,
+              arith::ConstantOp::create(kb.b, kb.loc,
+                                        kb.b.getI16IntegerAttr(8)))));
+  }
+  return codes;
+}
+
 /// Builds the kernel `name` of `k`, or says why it cannot.
 FailureOr<LLVM::LLVMFuncOp> buildGroupStateKernel(OpBuilder &builder,
                                                   GroupStateKernel &k,
@@ -247,6 +355,8 @@ FailureOr<LLVM::LLVMFuncOp> buildGroupStateKernel(OpBuilder &builder,
   SmallVector<Value> params = k.getParams();
   SmallVector<KernelParamKind> kinds(params.size(), KernelParamKind::Buffer);
   LLVM::LLVMFuncOp func = createKernel(builder, loc, name, kinds, kThreads);
+  func->setAttr("nvvm.maxnreg",
+                builder.getI32IntegerAttr(k.getRegisterBudget()));
   Block &entry = func.getBody().front();
   builder.setInsertionPointToStart(&entry);
   KernelBuilder kb(builder, loc);
@@ -255,7 +365,9 @@ FailureOr<LLVM::LLVMFuncOp> buildGroupStateKernel(OpBuilder &builder,
   int64_t rows = total / std::max<int64_t>(cols, 1);
   int64_t groupsPerRow = llvm::divideCeil(cols, k.group);
   int64_t groups = rows * groupsPerRow;
-  int64_t perLane = llvm::divideCeil(k.group, 32);
+  int64_t width = k.getRunWidth();
+  int64_t chunks = k.getChunks();
+  int64_t perLane = k.getPerLane();
   auto rank = static_cast<int64_t>(k.shape.size());
   auto iterationType = RankedTensorType::get(k.shape, kb.f32());
   AffineMap identity = builder.getMultiDimIdentityMap(rank);
@@ -272,6 +384,21 @@ FailureOr<LLVM::LLVMFuncOp> buildGroupStateKernel(OpBuilder &builder,
         narrow && narrow.getIntOrFloatBitWidth() == 8
             ? getDecodeTable(builder, loc, cast<FloatType>(narrow))
             : LLVM::GlobalOp());
+  }
+
+  // Inputs of one element for the whole loop (an Adam step's learning rate
+  // and bias corrections), loaded once before it: what the body computes
+  // from them alone then leaves the loop too.
+  SmallVector<Value> invariants;
+  unsigned firstParam = 0;
+  for (GroupInput &input : k.inputs) {
+    Value base = entry.getArgument(firstParam);
+    firstParam += input.decode ? 3 : 1;
+    invariants.push_back(
+        !input.decode && input.map.getNumResults() == 0
+            ? loadElement(kb, base, getElementTypeOrSelf(input.value.getType()),
+                          kb.i64(0))
+            : Value());
   }
 
   Value lane = kb.urem(kb.threadId(), kb.i32(32));
@@ -322,37 +449,65 @@ FailureOr<LLVM::LLVMFuncOp> buildGroupStateKernel(OpBuilder &builder,
           outputBases.push_back(bases);
         }
 
-        // Every element of the lane: its validity, offset and outputs. Its
-        // loads go first, all of them, so that their latencies overlap:
-        // the decodes and the step's body between them would otherwise wait
-        // for each in turn.
+        // The lane's elements by chunks (getChunks), each read and written
+        // by one vector access per tensor of the loop's shape. A chunk is
+        // valid or invalid as a whole, since `width` divides the group and
+        // the row. The loads go first, all of them, so that their latencies
+        // overlap: the decodes and the step's body between them would
+        // otherwise wait for each in turn.
         SmallVector<Value> valid, offsets;
         SmallVector<SmallVector<Value>> raw(perLane);
         SmallVector<SmallVector<Value>> values(k.outputs.size());
-        for (int64_t i = 0; i < perLane; ++i) {
-          Value within = kb.add(lane, kb.i32(32 * i));
+        for (int64_t c = 0; c < chunks; ++c) {
+          Value within =
+              kb.add(kb.mul(lane, kb.i32(width)), kb.i32(32 * width * c));
           Value col = kb.add(first, within);
-          Value inRow = kb.ult(col, kb.i32(cols));
-          Value ok = 32 * i + 31 < k.group
-                         ? inRow
-                         : kb.andI(inRow, kb.ult(within, kb.i32(k.group)));
-          // Lanes past the group's end read its first element and store
+          // Where groups fill rows and lanes fill groups, every chunk is
+          // valid, and its accesses need no branch (loads that only a
+          // conditional store reads would sink into its branch and wait
+          // for the decodes and the step before them).
+          Value ok = kb.boolean(true);
+          if (!k.isWhole()) {
+            ok = kb.ult(col, kb.i32(cols));
+            if (32 * width * (c + 1) > k.group)
+              ok = kb.andI(ok, kb.ult(within, kb.i32(k.group)));
+          }
+          // Lanes past the group's end read its first elements and store
           // nothing.
           SmallVector<Value> ivs(leading);
           ivs.push_back(kb.select(ok, col, first));
           Value offset = getElementOffset(kb, identity, iterationType, ivs);
           valid.push_back(ok);
           offsets.push_back(offset);
-          for (auto [input, bases] : llvm::zip_equal(k.inputs, inputBases)) {
-            if (!input.decode) {
-              auto type = cast<RankedTensorType>(input.value.getType());
-              raw[i].push_back(
-                  loadElement(kb, bases.data, type.getElementType(),
-                              getElementOffset(kb, input.map, type, ivs)));
+          for (auto [input, bases, invariant] :
+               llvm::zip_equal(k.inputs, inputBases, invariants)) {
+            if (invariant) {
+              for (int64_t e = 0; e < width; ++e)
+                raw[c * width + e].push_back(invariant);
               continue;
             }
-            Type narrow = input.decode.getInput().getType().getElementType();
-            raw[i].push_back(loadElement(kb, bases.data, narrow, offset));
+            Type element =
+                input.decode
+                    ? input.decode.getInput().getType().getElementType()
+                    : cast<RankedTensorType>(input.value.getType())
+                          .getElementType();
+            SmallVector<Value> run;
+            if (input.decode || input.map.isIdentity()) {
+              run = loadRun(kb, bases.data, element, offset, width);
+            } else {
+              // A broadcast operand: each element by itself (the loads of
+              // equal addresses fold).
+              auto type = cast<RankedTensorType>(input.value.getType());
+              for (int64_t e = 0; e < width; ++e) {
+                SmallVector<Value> at(ivs);
+                at.back() = kb.add(ivs.back(), kb.i32(e));
+                run.push_back(
+                    loadElement(kb, bases.data, element,
+                                getElementOffset(kb, input.map, type, at)));
+              }
+            }
+            for (int64_t e = 0; e < width; ++e)
+              raw[c * width + e].push_back(run[e]);
           }
         }
         for (int64_t i = 0; i < perLane; ++i) {
@@ -397,9 +552,11 @@ FailureOr<LLVM::LLVMFuncOp> buildGroupStateKernel(OpBuilder &builder,
         for (auto [o, output] : llvm::enumerate(k.outputs)) {
           const OutputBases &bases = outputBases[o];
           if (output.wide)
-            for (int64_t i = 0; i < perLane; ++i)
-              kb.ifThen(valid[i], [&] {
-                storeElement(kb, bases.wide, values[o][i], offsets[i]);
+            for (int64_t c = 0; c < chunks; ++c)
+              kb.ifThen(valid[c], [&] {
+                storeRun(kb, bases.wide,
+                         ArrayRef(values[o]).slice(c * width, width),
+                         offsets[c]);
               });
           if (!output.encode)
             continue;
@@ -409,7 +566,7 @@ FailureOr<LLVM::LLVMFuncOp> buildGroupStateKernel(OpBuilder &builder,
           for (int64_t i = 0; i < perLane; ++i) {
             Value magnitude = kb.absBits(kb.extToF32(values[o][i]));
             Value counts = kb.andI(
-                valid[i],
+                valid[i / width],
                 arith::CmpFOp::create(builder, loc, arith::CmpFPredicate::OLT,
                                       magnitude, kb.f32(inf)));
             amax = kb.select(counts, kb.maxf(amax, magnitude, false), amax);
@@ -430,15 +587,20 @@ FailureOr<LLVM::LLVMFuncOp> buildGroupStateKernel(OpBuilder &builder,
           Type narrow = output.encode.getData().getType().getElementType();
           float fmax = getFormatInfo(*getFormat(narrow)).maxFinite;
           int64_t limit = output.encode.getLimit();
-          Value exponent =
-              emitExpansionExponent(builder, loc, amax, amin, fmax, limit);
-          for (int64_t i = 0; i < perLane; ++i) {
-            Value code = emitExpandEncode(
-                builder, loc, kb.extToF32(values[o][i]), amax, exponent, narrow,
-                limit, ExpansionSteps::Looped);
-            kb.ifThen(valid[i],
-                      [&] { storeElement(kb, bases.codes, code, offsets[i]); });
-          }
+          Value exponent = emitExpansionExponent(builder, loc, amax, amin, fmax,
+                                                 limit, ExpansionSteps::Looped);
+          SmallVector<Value> xs = llvm::map_to_vector(
+              values[o], [&](Value value) { return kb.extToF32(value); });
+          SmallVector<Value> codes =
+              emitCodes(kb,
+                        emitExpandScaled(builder, loc, xs, amax, exponent, fmax,
+                                         limit, ExpansionSteps::Looped),
+                        xs, *getFormat(narrow));
+          for (int64_t c = 0; c < chunks; ++c)
+            kb.ifThen(valid[c], [&] {
+              storeRun(kb, bases.codes, ArrayRef(codes).slice(c * width, width),
+                       offsets[c]);
+            });
           kb.ifThen(kb.eq(lane, kb.i32(0)), [&] {
             storeElement(kb, bases.amax, amax, groupOffset);
             storeElement(kb, bases.exponent, exponent, groupOffset);
@@ -476,7 +638,7 @@ LogicalResult planGroupStateKernel(PlanBuilder &plan, Operation *op,
   int64_t groups = rows * llvm::divideCeil(k.shape.back(), k.group);
   int64_t blocks = std::max<int64_t>(
       1, std::min<int64_t>(llvm::divideCeil(groups, kWarpsPerBlock),
-                           plan.getNumSMs() * 8));
+                           plan.getNumSMs() * k.getBlocksPerSM()));
   plan.addKernelLaunch(*kernel, {blocks, 1, 1}, kThreads, /*sharedBytes=*/0,
                        std::move(params), /*persistent=*/false);
   return success();

@@ -8,21 +8,35 @@
 // RUN: rm -rf %t && fp8-opt %s --fp8-gpu-pipeline="chip=sm_90a artifacts=%t ptxas=none" -o /dev/null
 // RUN: FileCheck %s --input-file=%t/fp8_kernels.ptx
 // RUN: not grep __nv_ %t/fp8_kernels.ptx
+// RUN: awk '/entry fp8_group_state_4x200/,/^}/' %t/fp8_kernels.ptx | grep -c st.global.b8 | FileCheck %s --check-prefix=BYTES
+// RUN: FileCheck %s --check-prefix=WHOLE --input-file=%t/step_whole.json
 // RUN: FileCheck %s --check-prefix=STEP --input-file=%t/step.json
 // RUN: cat %t/encode.json %t/encode_twice.json | FileCheck %s --check-prefix=ENCODE
 // RUN: FileCheck %s --check-prefix=DECODE --input-file=%t/decode.json
 // RUN: FileCheck %s --check-prefix=DEQUANT --input-file=%t/dequantize.json
 
-// The step: the codes of every element of the lane loaded first; decodes by
-// the E4M3 table (group-state-decode-table.mlir: one lookup through the
-// read-only cache and one multiply, no division by 448 and no square root),
-// the AdamW body without contraction into fma, shuffles for the amax and the
-// smallest magnitude, the exponent (its candidates' square roots each from
-// the last: four for limit 5), the codes by integer rounding, and lane 0
-// writing the group's amax and exponent.
+// The step: every load of the lane first, four consecutive elements per
+// tensor (one 16-byte load of g, one 4-byte load of each moment's codes);
+// decodes by the E4M3 table (group-state-decode-table.mlir: one lookup
+// through the read-only cache and one multiply, no division by 448 and no
+// square root), the AdamW body without contraction into fma, shuffles for the
+// amax and the smallest magnitude, the exponent (the squarings in line, the
+// square roots of the candidates below 0, four for limit 5, each behind a
+// branch taken when the candidate above passed), the codes by cvt.rn.satfinite in
+// pairs, stored four at once, and lane 0 writing the group's amax and
+// exponent: the only byte stores. The last group of each row is ragged
+// (200 = 128 + 72), so the stores are guarded, and the kernel may take 48
+// registers.
 // CHECK-LABEL: .entry fp8_group_state_4x200_{{[0-9a-f]+}}(
+// CHECK:      .maxnreg 48
 // CHECK-NOT: .entry
 // CHECK: ld.global.s8
+// CHECK-NOT: ld.global.nc
+// CHECK: ld.global.v4.b32
+// CHECK-NOT: ld.global.nc
+// CHECK: ld.global.b32
+// CHECK-NOT: ld.global.nc
+// CHECK: ld.global.b32
 // CHECK-NOT: ld.global.nc
 // CHECK: mov.b64 %rd{{[0-9]+}}, __fp8_expand_decode_e4m3;
 // CHECK-NOT: ld.global.b8
@@ -31,14 +45,25 @@
 // CHECK-NOT: ld.global.b8
 // CHECK-NOT: fma.rn.f32
 // CHECK-NOT: 0f43E00000
+// CHECK: st.global.v4.b32
 // CHECK: shfl.sync.bfly.b32
 // CHECK-NOT: fma.rn.f32
-// CHECK-COUNT-4: sqrt.rn.f32
 // CHECK-NOT: sqrt.rn.f32
-// CHECK: st.global.b8
-// CHECK: st.global.b8
+// CHECK: @%p{{[0-9]+}} bra
+// CHECK-NEXT: sqrt.rn.f32
+// CHECK-NOT: sqrt.rn.f32
+// CHECK: @%p{{[0-9]+}} bra
+// CHECK-NEXT: sqrt.rn.f32
+// CHECK-NOT: sqrt.rn.f32
+// CHECK: @%p{{[0-9]+}} bra
+// CHECK-NEXT: sqrt.rn.f32
+// CHECK-NOT: sqrt.rn.f32
+// CHECK: @%p{{[0-9]+}} bra
+// CHECK-NEXT: sqrt.rn.f32
+// CHECK: cvt.rn.satfinite.e4m3x2.f32
 // CHECK: st.global.b32
 // CHECK: ret;
+// BYTES: 2
 
 // One launch for the whole step: 8 groups (4 rows, 200 = 128 + 72 columns)
 // by 8 warps of one CTA; the parameters are w, g, m's codes, amax and
@@ -103,6 +128,81 @@ func.func @step(%arg0: tensor<4x200xf32>, %arg1: tensor<4x200xf32>, %arg2: tenso
   %data, %amax, %exponent = fp8.expand_quantize %3#1 by <128> : tensor<4x200xf32> -> tensor<4x200xf8E4M3FN>, tensor<4x2xf32>, tensor<4x2xi8>
   %data_0, %amax_1, %exponent_2 = fp8.expand_quantize %3#2 by <128> : tensor<4x200xf32> -> tensor<4x200xf8E4M3FN>, tensor<4x2xf32>, tensor<4x2xi8>
   return %3#0, %data, %amax, %exponent, %data_0, %amax_1, %exponent_2 : tensor<4x200xf32>, tensor<4x200xf8E4M3FN>, tensor<4x2xf32>, tensor<4x2xi8>, tensor<4x200xf8E4M3FN>, tensor<4x2xf32>, tensor<4x2xi8>
+}
+
+// Groups that fill their rows, lanes that fill their groups: every access is
+// unconditional, so that the new weights' loads are not sunk into a branch
+// of their store behind the decodes and the step. The launch is one wave of
+// six 256-thread CTAs per SM (40 registers each): 132 * 6.
+// CHECK-LABEL: .entry fp8_group_state_1024x1024_{{[0-9a-f]+}}(
+// CHECK:      .maxnreg 40
+// The three hyperparameters are loaded before the loop over groups, and the
+// body's square root and division of them alone leave it.
+// CHECK:      ld.global.b32
+// CHECK:      ld.global.b32
+// CHECK:      ld.global.b32
+// CHECK-NOT:  ld.global
+// CHECK:      sqrt.rn.f32
+// CHECK-NOT:  ld.global
+// CHECK:      div.rn.f32
+// CHECK-NOT:  ld.global
+// CHECK:      $L__BB
+// CHECK:      ld.global.v4.b32
+// CHECK-NOT:  bra
+// CHECK:      ld.global.v4.b32
+// CHECK-NOT:  bra
+// CHECK:      ld.global.b32
+// CHECK-NOT:  bra
+// CHECK:      ld.global.b32
+// CHECK-NOT:  bra
+// CHECK:      ld.global.nc.b32
+// CHECK-NOT:  bra
+// CHECK:      st.global.v4.b32
+// CHECK:      shfl.sync.bfly.b32
+// CHECK:      cvt.rn.satfinite.e4m3x2.f32
+// CHECK:      cvt.rn.satfinite.e4m3x2.f32
+// CHECK-NOT:  bra
+// CHECK:      st.global.b32
+// CHECK:      ret;
+// WHOLE:      "grid": [
+// WHOLE-NEXT:   792,
+// WHOLE:      "kernel": "fp8_group_state_1024x1024_{{[0-9a-f]+}}",
+func.func @step_whole(%arg0: tensor<1024x1024xf32>, %arg1: tensor<1024x1024xf32>, %arg2: tensor<1024x1024xf8E4M3FN> {fp8.optimizer_state = "m.codes"}, %arg3: tensor<1024x8xf32> {fp8.optimizer_state = "m.amax"}, %arg4: tensor<1024x8xi8> {fp8.optimizer_state = "m.exponent"}, %arg5: tensor<1024x1024xf8E4M3FN> {fp8.optimizer_state = "v.codes"}, %arg6: tensor<1024x8xf32> {fp8.optimizer_state = "v.amax"}, %arg7: tensor<1024x8xi8> {fp8.optimizer_state = "v.exponent"}, %arg8: tensor<f32>, %arg9: tensor<f32>, %arg10: tensor<f32>) -> (tensor<1024x1024xf32>, tensor<1024x1024xf8E4M3FN> {fp8.optimizer_state = "m.codes"}, tensor<1024x8xf32> {fp8.optimizer_state = "m.amax"}, tensor<1024x8xi8> {fp8.optimizer_state = "m.exponent"}, tensor<1024x1024xf8E4M3FN> {fp8.optimizer_state = "v.codes"}, tensor<1024x8xf32> {fp8.optimizer_state = "v.amax"}, tensor<1024x8xi8> {fp8.optimizer_state = "v.exponent"}) {
+  %0 = fp8.expand_dequantize %arg2, %arg3, %arg4 by <128> : tensor<1024x1024xf8E4M3FN>, tensor<1024x8xf32>, tensor<1024x8xi8> -> tensor<1024x1024xf32>
+  %1 = fp8.expand_dequantize %arg5, %arg6, %arg7 by <128> : tensor<1024x1024xf8E4M3FN>, tensor<1024x8xf32>, tensor<1024x8xi8> -> tensor<1024x1024xf32>
+  %2 = tensor.empty() : tensor<1024x1024xf32>
+  %3:3 = linalg.generic {indexing_maps = [#map, #map, #map, #map, #map1, #map1, #map1, #map, #map, #map], iterator_types = ["parallel", "parallel"]} ins(%arg0, %arg1, %0, %1, %arg8, %arg9, %arg10 : tensor<1024x1024xf32>, tensor<1024x1024xf32>, tensor<1024x1024xf32>, tensor<1024x1024xf32>, tensor<f32>, tensor<f32>, tensor<f32>) outs(%2, %2, %2 : tensor<1024x1024xf32>, tensor<1024x1024xf32>, tensor<1024x1024xf32>) {
+  ^bb0(%in: f32, %in_3: f32, %in_4: f32, %in_5: f32, %in_6: f32, %in_7: f32, %in_8: f32, %out: f32, %out_9: f32, %out_10: f32):
+    %cst = arith.constant 1.000000e+00 : f32
+    %cst_11 = arith.constant 0.00999999977 : f32
+    %cst_12 = arith.constant 0.899999976 : f32
+    %cst_13 = arith.constant 1.000000e-01 : f32
+    %cst_14 = arith.constant 9.990000e-01 : f32
+    %cst_15 = arith.constant 1.000000e-03 : f32
+    %cst_16 = arith.constant 9.99999993E-9 : f32
+    %4 = arith.mulf %in_6, %cst_11 : f32
+    %5 = arith.subf %cst, %4 : f32
+    %6 = arith.mulf %in, %5 : f32
+    %7 = arith.mulf %cst_12, %in_4 : f32
+    %8 = arith.mulf %cst_13, %in_3 : f32
+    %9 = arith.addf %7, %8 : f32
+    %10 = arith.mulf %cst_14, %in_5 : f32
+    %11 = arith.mulf %cst_15, %in_3 : f32
+    %12 = arith.mulf %11, %in_3 : f32
+    %13 = arith.addf %10, %12 : f32
+    %14 = math.sqrt %13 : f32
+    %15 = math.sqrt %in_8 : f32
+    %16 = arith.divf %14, %15 : f32
+    %17 = arith.addf %16, %cst_16 : f32
+    %18 = arith.divf %9, %17 : f32
+    %19 = arith.divf %in_6, %in_7 : f32
+    %20 = arith.mulf %19, %18 : f32
+    %21 = arith.subf %6, %20 : f32
+    linalg.yield %21, %9, %13 : f32, f32, f32
+  } -> (tensor<1024x1024xf32>, tensor<1024x1024xf32>, tensor<1024x1024xf32>)
+  %data, %amax, %exponent = fp8.expand_quantize %3#1 by <128> : tensor<1024x1024xf32> -> tensor<1024x1024xf8E4M3FN>, tensor<1024x8xf32>, tensor<1024x8xi8>
+  %data_0, %amax_1, %exponent_2 = fp8.expand_quantize %3#2 by <128> : tensor<1024x1024xf32> -> tensor<1024x1024xf8E4M3FN>, tensor<1024x8xf32>, tensor<1024x8xi8>
+  return %3#0, %data, %amax, %exponent, %data_0, %amax_1, %exponent_2 : tensor<1024x1024xf32>, tensor<1024x1024xf8E4M3FN>, tensor<1024x8xf32>, tensor<1024x8xi8>, tensor<1024x1024xf8E4M3FN>, tensor<1024x8xf32>, tensor<1024x8xi8>
 }
 
 

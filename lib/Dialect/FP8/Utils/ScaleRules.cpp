@@ -228,10 +228,11 @@ Value mlir::fp8::emitDecodeMultiplier(OpBuilder &b, Location loc, Value scale,
 // Dynamic range expansion
 //===----------------------------------------------------------------------===//
 
-/// emitDynamicExpansion's loop: min(|j|, steps) squarings where j > 0 (or
-/// j < 0 with `inverse`), else as many square roots.
-static Value emitExpansionLoop(OpBuilder &b, Location loc, Value y, Value j,
-                               int64_t steps, bool inverse) {
+/// emitDynamicExpansion's loop: min(|j|, steps) squarings of each of `ys`
+/// where j > 0 (or j < 0 with `inverse`), else as many square roots.
+static SmallVector<Value> emitExpansionLoop(OpBuilder &b, Location loc,
+                                            ValueRange ys, Value j,
+                                            int64_t steps, bool inverse) {
   Type i32 = b.getI32Type();
   auto constant = [&](int64_t v) {
     return arith::ConstantIntOp::create(b, loc, i32, v);
@@ -246,48 +247,120 @@ static Value emitExpansionLoop(OpBuilder &b, Location loc, Value y, Value j,
   auto repeat = [&](bool squaring) {
     return [&, squaring](OpBuilder &nb, Location nloc) {
       auto loop = scf::ForOp::create(
-          nb, nloc, constant(0), count, constant(1), ValueRange{y},
+          nb, nloc, constant(0), count, constant(1), ys,
           [&](OpBuilder &lb, Location lloc, Value, ValueRange carried) {
-            Value v = carried.front();
-            Value next = squaring ? Value(arith::MulFOp::create(lb, lloc, v, v))
-                                  : Value(math::SqrtOp::create(lb, lloc, v));
+            SmallVector<Value> next;
+            for (Value v : carried)
+              next.push_back(squaring
+                                 ? Value(arith::MulFOp::create(lb, lloc, v, v))
+                                 : Value(math::SqrtOp::create(lb, lloc, v)));
             scf::YieldOp::create(lb, lloc, next);
           });
       scf::YieldOp::create(nb, nloc, loop.getResults());
     };
   };
   return scf::IfOp::create(b, loc, square, repeat(true), repeat(false))
-      .getResult(0);
+      .getResults();
+}
+
+SmallVector<Value> mlir::fp8::emitDynamicExpansion(OpBuilder &b, Location loc,
+                                                   ValueRange ys, Value j,
+                                                   int64_t steps, bool inverse,
+                                                   ExpansionSteps how) {
+  if (how == ExpansionSteps::Looped)
+    return emitExpansionLoop(b, loc, ys, j, steps, inverse);
+  SmallVector<Value> results(ys);
+  for (int64_t i = 1; i <= steps; ++i) {
+    Value up = arith::ConstantIntOp::create(b, loc, b.getI8Type(), i);
+    Value down = arith::ConstantIntOp::create(b, loc, b.getI8Type(), -i);
+    Value positive =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, j, up);
+    Value negative =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sle, j, down);
+    for (Value &y : results) {
+      Value square = arith::MulFOp::create(b, loc, y, y);
+      Value root = math::SqrtOp::create(b, loc, y);
+      y = arith::SelectOp::create(b, loc, positive, inverse ? root : square, y);
+      y = arith::SelectOp::create(b, loc, negative, inverse ? square : root, y);
+    }
+  }
+  return results;
 }
 
 Value mlir::fp8::emitDynamicExpansion(OpBuilder &b, Location loc, Value y,
                                       Value j, int64_t steps, bool inverse,
                                       ExpansionSteps how) {
-  if (how == ExpansionSteps::Looped)
-    return emitExpansionLoop(b, loc, y, j, steps, inverse);
-  for (int64_t i = 1; i <= steps; ++i) {
-    Value up = arith::ConstantIntOp::create(b, loc, b.getI8Type(), i);
-    Value down = arith::ConstantIntOp::create(b, loc, b.getI8Type(), -i);
-    Value square = arith::MulFOp::create(b, loc, y, y);
-    Value root = math::SqrtOp::create(b, loc, y);
-    Value positive =
-        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, j, up);
-    Value negative =
-        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sle, j, down);
-    y = arith::SelectOp::create(b, loc, positive, inverse ? root : square, y);
-    y = arith::SelectOp::create(b, loc, negative, inverse ? square : root, y);
-  }
-  return y;
+  return emitDynamicExpansion(b, loc, ValueRange{y}, j, steps, inverse, how)
+      .front();
+}
+
+/// emitExpansionExponent's candidates from `c` < 0 down by branches: `c` if
+/// E_c(ratio), the square root of `y` = E_(c+1)(ratio), passes, else the
+/// next below; -limit, which is not tried, if none passes.
+static Value emitRootCandidates(Scalar &s, Value y, Value target, int64_t c,
+                                int64_t limit) {
+  Type i8 = s.b.getI8Type();
+  if (c == -limit)
+    return arith::ConstantIntOp::create(s.b, s.loc, i8, c);
+  Value root = math::SqrtOp::create(s.b, s.loc, y);
+  Value fits =
+      s.cmpf(arith::CmpFPredicate::OGE, s.mulf(root, target), s.f32(1.0f));
+  auto op = scf::IfOp::create(
+      s.b, s.loc, fits,
+      [&](OpBuilder &nb, Location nloc) {
+        scf::YieldOp::create(
+            nb, nloc,
+            ValueRange{arith::ConstantIntOp::create(nb, nloc, i8, c)});
+      },
+      [&](OpBuilder &nb, Location nloc) {
+        Scalar inner{nb, nloc};
+        scf::YieldOp::create(
+            nb, nloc,
+            ValueRange{emitRootCandidates(inner, root, target, c - 1, limit)});
+      });
+  return op.getResult(0);
 }
 
 Value mlir::fp8::emitExpansionExponent(OpBuilder &b, Location loc, Value amax,
-                                       Value amin, float fmax, int64_t limit) {
-  // Expansion is monotone in j, so the last passing candidate in ascending
-  // order is the exponent.
+                                       Value amin, float fmax, int64_t limit,
+                                       ExpansionSteps how) {
+  // Expansion is monotone in j (a squaring of a value at most 1 is at most
+  // it, a square root at least it, and so are their roundings), so the
+  // candidates that pass are those up to the exponent: the last passing
+  // candidate in ascending order.
   Scalar s{b, loc};
   Type i8 = b.getI8Type();
   Value ratio = s.divf(amin, amax);
   Value target = s.f32(fmax * fmax / 2);
+  if (how == ExpansionSteps::Looped && limit > 0) {
+    // The squarings (cheap) in line; the square roots only when 0 fails,
+    // each candidate's only when the one above it failed.
+    Value j = arith::ConstantIntOp::create(b, loc, i8, 0);
+    Value up = ratio;
+    for (int64_t candidate = 1; candidate <= limit; ++candidate) {
+      up = s.mulf(up, up);
+      Value fits =
+          s.cmpf(arith::CmpFPredicate::OGE, s.mulf(up, target), s.f32(1.0f));
+      j = s.select(fits, arith::ConstantIntOp::create(b, loc, i8, candidate),
+                   j);
+    }
+    Value fitsAtZero =
+        s.cmpf(arith::CmpFPredicate::OGE, s.mulf(ratio, target), s.f32(1.0f));
+    auto below = scf::IfOp::create(
+        b, loc, fitsAtZero,
+        [&](OpBuilder &nb, Location nloc) {
+          scf::YieldOp::create(nb, nloc, ValueRange{j});
+        },
+        [&](OpBuilder &nb, Location nloc) {
+          Scalar inner{nb, nloc};
+          scf::YieldOp::create(
+              nb, nloc,
+              ValueRange{emitRootCandidates(inner, ratio, target, -1, limit)});
+        });
+    Value empty = s.cmpf(arith::CmpFPredicate::OEQ, amax, s.f32(0.0f));
+    return s.select(empty, arith::ConstantIntOp::create(b, loc, i8, 0),
+                    below.getResult(0));
+  }
   // E_c(ratio) for every candidate c (c f32 squarings, or -c square roots),
   // each from its neighbour nearer 0 by one step more.
   SmallVector<Value> expanded(2 * limit + 1);
@@ -307,21 +380,35 @@ Value mlir::fp8::emitExpansionExponent(OpBuilder &b, Location loc, Value amax,
   return s.select(empty, arith::ConstantIntOp::create(b, loc, i8, 0), j);
 }
 
+SmallVector<Value> mlir::fp8::emitExpandScaled(OpBuilder &b, Location loc,
+                                               ValueRange xs, Value amax,
+                                               Value j, float fmax,
+                                               int64_t limit,
+                                               ExpansionSteps how) {
+  Scalar s{b, loc};
+  Value zero = s.f32(0.0f);
+  SmallVector<Value> ys;
+  for (Value x : xs) {
+    Value magnitude = math::AbsFOp::create(b, loc, x);
+    // 0 / 0 in a group of zeros would be NaN; a zero encodes as zero.
+    Value isZero = s.cmpf(arith::CmpFPredicate::OEQ, magnitude, zero);
+    ys.push_back(s.select(isZero, zero, s.divf(magnitude, amax)));
+  }
+  SmallVector<Value> scaled =
+      emitDynamicExpansion(b, loc, ys, j, limit, /*inverse=*/false, how);
+  for (auto [value, x] : llvm::zip_equal(scaled, xs))
+    value = math::CopySignOp::create(b, loc, s.mulf(value, s.f32(fmax)), x);
+  return scaled;
+}
+
 Value mlir::fp8::emitExpandEncode(OpBuilder &b, Location loc, Value x,
                                   Value amax, Value j, Type narrow,
                                   int64_t limit, ExpansionSteps how) {
-  Scalar s{b, loc};
   float fmax = getFormatInfo(*getFormat(narrow)).maxFinite;
-  Value magnitude = math::AbsFOp::create(b, loc, x);
-  Value zero = s.f32(0.0f);
-  // 0 / 0 in a group of zeros would be NaN; a zero encodes as zero.
-  Value isZero = s.cmpf(arith::CmpFPredicate::OEQ, magnitude, zero);
-  Value y = s.select(isZero, zero, s.divf(magnitude, amax));
-  Value expanded = emitDynamicExpansion(b, loc, y, j, limit,
-                                        /*inverse=*/false, how);
-  Value scaled = s.mulf(expanded, s.f32(fmax));
-  Value signed_ = math::CopySignOp::create(b, loc, scaled, x);
-  return ConvertOp::create(b, loc, narrow, signed_, Rounding::RNE,
+  Value scaled =
+      emitExpandScaled(b, loc, ValueRange{x}, amax, j, fmax, limit, how)
+          .front();
+  return ConvertOp::create(b, loc, narrow, scaled, Rounding::RNE,
                            Overflow::Saturate);
 }
 

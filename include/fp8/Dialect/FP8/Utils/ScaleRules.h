@@ -87,13 +87,22 @@ enum class ExpansionSteps { Selected, Looped };
 Value emitDynamicExpansion(OpBuilder &b, Location loc, Value y, Value j,
                            int64_t steps, bool inverse,
                            ExpansionSteps how = ExpansionSteps::Selected);
+/// emitDynamicExpansion of each of `ys`, values of one group (one `j`): with
+/// ExpansionSteps::Looped, one loop steps them all.
+SmallVector<Value> emitDynamicExpansion(OpBuilder &b, Location loc,
+                                        ValueRange ys, Value j, int64_t steps,
+                                        bool inverse, ExpansionSteps how);
 
 /// A group's exponent `j` (i8) from its largest finite magnitude `amax` and
 /// smallest finite nonzero one `amin` (f32, +inf when none): the largest `j`
 /// in `[-limit, limit]` with `fl32(E_j(amin / amax) * fmax^2 / 2) >= 1`,
-/// `-limit` if none, 0 when `amax` is 0.
+/// `-limit` if none, 0 when `amax` is 0. With ExpansionSteps::Looped (for
+/// `amax` and `amin` uniform over the threads that run it) the square roots
+/// of the candidates below 0 are branches, taken only as far as needed: the
+/// same bits.
 Value emitExpansionExponent(OpBuilder &b, Location loc, Value amax, Value amin,
-                            float fmax, int64_t limit);
+                            float fmax, int64_t limit,
+                            ExpansionSteps how = ExpansionSteps::Selected);
 
 /// The code of the f32 `x` in its group (`amax`, i8 exponent `j`):
 /// `RNE_sat(copysign(fl32(E_j(fl32(|x| / amax)) * fmax), x))` of type
@@ -101,6 +110,12 @@ Value emitExpansionExponent(OpBuilder &b, Location loc, Value amax, Value amin,
 Value emitExpandEncode(OpBuilder &b, Location loc, Value x, Value amax, Value j,
                        Type narrow, int64_t limit,
                        ExpansionSteps how = ExpansionSteps::Selected);
+/// What emitExpandEncode rounds to the format, for each f32 of `xs` (values
+/// of one group): `copysign(fl32(E_j(fl32(|x| / amax)) * fmax), x)`, NaN
+/// exactly where `x` is.
+SmallVector<Value> emitExpandScaled(OpBuilder &b, Location loc, ValueRange xs,
+                                    Value amax, Value j, float fmax,
+                                    int64_t limit, ExpansionSteps how);
 
 /// The f32 value of a code `q` (widened to f32) in its group:
 /// `copysign(fl32(E_-j(fl32(|q| / fmax)) * amax), q)`.
