@@ -84,6 +84,9 @@ struct GroupStateKernel {
   int64_t group = 0;
   SmallVector<GroupInput> inputs;
   SmallVector<GroupOutput> outputs;
+  /// The registers per thread the kernel may take (nvvm.maxnreg), or 0 for
+  /// no limit.
+  int64_t maxRegisters = 0;
 
   /// How many consecutive elements a lane reads and writes with one access
   /// per tensor: 4, 2 or 1, the most that divides the group and the row and
@@ -117,15 +120,14 @@ struct GroupStateKernel {
     return shape.back() % group == 0 && group % (32 * getRunWidth()) == 0;
   }
 
-  /// The registers per thread the kernel may take: enough for an AdamW step
-  /// with both moments encoded by groups of 128, 256 or 512 without spilling
-  /// (40, 61 and 96 on sm_90a; 48 for groups of 128 with ragged ones, whose
-  /// guarded accesses need more on sm_100a), few enough that getBlocksPerSM
-  /// blocks fit an SM's 64K registers.
+  /// The registers per thread a kernel of more than a CTA per SM may take:
+  /// enough for an AdamW step with both moments encoded by groups of 128,
+  /// 256 or 512 without spilling on sm_90a and sm_100a (40 to 44, 61 and
+  /// 96), few enough that getBlocksPerSM blocks fit an SM's 64K registers.
   int64_t getRegisterBudget() {
     int64_t perLane = getPerLane();
     if (perLane <= 4)
-      return isWhole() ? 40 : 48;
+      return 48;
     return perLane <= 8 ? 64 : 128;
   }
   /// The blocks of kThreads an SM holds at once under getRegisterBudget: the
@@ -355,8 +357,8 @@ FailureOr<LLVM::LLVMFuncOp> buildGroupStateKernel(OpBuilder &builder,
   SmallVector<Value> params = k.getParams();
   SmallVector<KernelParamKind> kinds(params.size(), KernelParamKind::Buffer);
   LLVM::LLVMFuncOp func = createKernel(builder, loc, name, kinds, kThreads);
-  func->setAttr("nvvm.maxnreg",
-                builder.getI32IntegerAttr(k.getRegisterBudget()));
+  if (k.maxRegisters)
+    func->setAttr("nvvm.maxnreg", builder.getI32IntegerAttr(k.maxRegisters));
   Block &entry = func.getBody().front();
   builder.setInsertionPointToStart(&entry);
   KernelBuilder kb(builder, loc);
@@ -619,6 +621,19 @@ LogicalResult planGroupStateKernel(PlanBuilder &plan, Operation *op,
       llvm::formatv("fp8_group_state_{0}_{1}", plan.getFunction().getName(),
                     plan.elementwiseCount++)
           .str();
+  // A warp per group. Where that is more than a CTA per SM, the registers
+  // are capped so that getBlocksPerSM CTAs fit an SM, and the launch is at
+  // most that one wave, its warps looping over the groups.
+  int64_t rows = 1;
+  for (int64_t extent : ArrayRef(k.shape).drop_back())
+    rows *= extent;
+  int64_t groups = rows * llvm::divideCeil(k.shape.back(), k.group);
+  int64_t blocks =
+      std::max<int64_t>(1, llvm::divideCeil(groups, kWarpsPerBlock));
+  if (blocks > plan.getNumSMs()) {
+    k.maxRegisters = k.getRegisterBudget();
+    blocks = std::min(blocks, plan.getNumSMs() * k.getBlocksPerSM());
+  }
   OpBuilder builder = plan.getKernelBuilder();
   FailureOr<LLVM::LLVMFuncOp> kernel =
       buildGroupStateKernel(builder, k, name, reason);
@@ -632,13 +647,6 @@ LogicalResult planGroupStateKernel(PlanBuilder &plan, Operation *op,
   SmallVector<LaunchParam> params;
   for (Value value : k.getParams())
     params.push_back(BufferParam{plan.bufferOf(value)});
-  int64_t rows = 1;
-  for (int64_t extent : ArrayRef(k.shape).drop_back())
-    rows *= extent;
-  int64_t groups = rows * llvm::divideCeil(k.shape.back(), k.group);
-  int64_t blocks = std::max<int64_t>(
-      1, std::min<int64_t>(llvm::divideCeil(groups, kWarpsPerBlock),
-                           plan.getNumSMs() * k.getBlocksPerSM()));
   plan.addKernelLaunch(*kernel, {blocks, 1, 1}, kThreads, /*sharedBytes=*/0,
                        std::move(params), /*persistent=*/false);
   return success();
