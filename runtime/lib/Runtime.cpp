@@ -974,6 +974,15 @@ bool Program::run(const CUdeviceptr *inputs, const CUdeviceptr *outputs,
               " (" + describeBuffer(buffer) + ") is a null pointer";
       return false;
     }
+    if (role && pointer % kArgumentAlignment != 0) {
+      error = std::string("run: ") + role + " " + std::to_string(buffer.index) +
+              " (" + describeBuffer(buffer) + ") is at " +
+              formatAddress(pointer) + ", which is not " +
+              std::to_string(kArgumentAlignment) +
+              "-byte aligned (kernels access arguments in vectors of up to " +
+              std::to_string(kArgumentAlignment) + " bytes)";
+      return false;
+    }
     state.addresses[buffer.id] = pointer;
   }
 

@@ -153,6 +153,11 @@ class Library:
         return Program(self, path, manifest_only)
 
 
+# The alignment every argument and result pointer needs (Program::run's
+# kArgumentAlignment).
+ARGUMENT_ALIGNMENT = 16
+
+
 def _pointer(value, what, expected_bytes):
     """A device pointer from an int or a tensor-like object, with its size
     and layout checked when the object can tell."""
@@ -170,7 +175,12 @@ def _pointer(value, what, expected_bytes):
         if nbytes != expected_bytes:
             raise Fp8rtError("%s: the tensor has %d bytes, expected %d"
                              % (what, nbytes, expected_bytes))
-    return int(value.data_ptr())
+    pointer = int(value.data_ptr())
+    if pointer % ARGUMENT_ALIGNMENT:
+        raise Fp8rtError("%s: the tensor is at 0x%x, which is not %d-byte aligned "
+                         "(kernels access arguments in vectors of up to %d bytes)"
+                         % (what, pointer, ARGUMENT_ALIGNMENT, ARGUMENT_ALIGNMENT))
+    return pointer
 
 
 def _stream(stream):

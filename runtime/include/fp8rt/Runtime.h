@@ -42,6 +42,11 @@ namespace fp8rt {
 /// with the stub driver, whose own error strings are unavailable.
 std::string describeCudaError(CUresult result);
 
+/// The alignment, in bytes, of every argument and result pointer of
+/// Program::run: kernels read and write them in vectors of up to 16 bytes
+/// (and tensor maps need 16).
+inline constexpr uint64_t kArgumentAlignment = 16;
+
 struct RunOptions {
   /// Synchronize the stream after every launch, so that an asynchronous
   /// kernel fault is reported against the launch that caused it. Slow; for
@@ -95,7 +100,8 @@ public:
 
   /// Runs the launch sequence on `stream` with the device pointers of the
   /// function's arguments (`inputs`, getNumInputs() of them) and results
-  /// (`outputs`). Pointers that tensor maps cover must be 16-byte aligned.
+  /// (`outputs`), each kArgumentAlignment-byte aligned (as cuMemAlloc's and
+  /// torch's allocations are; a view at an offset may not be).
   /// Returns false and sets `error` on failure.
   ///
   /// To put the program into a CUDA graph of the caller's own, run it

@@ -86,7 +86,8 @@ FP8RT_EXPORT int fp8rt_input_role(const fp8rt_program *program, int index,
                                   int64_t *prepared, int32_t *unread);
 
 /** Runs the function asynchronously on `stream` with device pointers to its
- *  arguments and results (fp8rt_num_inputs / fp8rt_num_outputs of them).
+ *  arguments and results (fp8rt_num_inputs / fp8rt_num_outputs of them),
+ *  each 16-byte aligned: kernels access them in vectors of up to 16 bytes.
  *  Runs of one program must not overlap (they share temporaries). */
 FP8RT_EXPORT int fp8rt_run(fp8rt_program *program, const CUdeviceptr *inputs,
                            const CUdeviceptr *outputs, CUstream stream);

@@ -33,6 +33,17 @@ class FakeTensor:
         return True
 
 
+class MisalignedTensor(FakeTensor):
+    """Looks like a torch tensor of gemm's first input, 4 bytes past an
+    allocation's start."""
+
+    def data_ptr(self):
+        return 0x7f0000000104
+
+    def numel(self):
+        return 131072
+
+
 with library.load(artifacts, manifest_only=True) as program:
     print(program.function, program.chip, program.module_kind)
     for t in program.inputs:
@@ -41,7 +52,8 @@ with library.load(artifacts, manifest_only=True) as program:
         print("output", t.dtype, list(t.shape), t.bytes)
     print("describe:", program.describe().splitlines()[0])
     for inputs, outputs in [([1, 2, 3, 4], [5]), ([1], [2]),
-                            ([FakeTensor(), 2, 3, 4], [5])]:
+                            ([FakeTensor(), 2, 3, 4], [5]),
+                            ([MisalignedTensor(), 2, 3, 4], [5])]:
         try:
             program.run(inputs, outputs)
         except fp8rt.Fp8rtError as e:
