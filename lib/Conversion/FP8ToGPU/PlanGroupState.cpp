@@ -8,10 +8,11 @@
 // fp8.expand_quantize by groups along the last dimension (numerics.md
 // section 14). The decodes that feed an elementwise linalg.generic (an
 // Adam step after fp8-optimizer) and the encodes of its results become one
-// kernel with it: a warp owns a group; each lane decodes its elements,
-// runs the generic's body on them, and the warp reduces each encoded
-// result's largest and smallest magnitudes with shuffles, picks the
-// group's exponent and writes the codes, the amax and the exponent. Every
+// kernel with it: lanes of a warp own a group, about 8 elements each; each
+// lane decodes its elements, runs the generic's body on them, and the
+// group's lanes reduce each encoded result's largest and smallest
+// magnitudes with shuffles, pick the group's exponent and write the codes,
+// the amax and the exponent. Every
 // tensor of the step is read once and written once. An expand op outside
 // such a step gets a kernel of the same kind on its own.
 //
@@ -84,9 +85,10 @@ struct GroupStateKernel {
   int64_t group = 0;
   SmallVector<GroupInput> inputs;
   SmallVector<GroupOutput> outputs;
-  /// The registers per thread the kernel may take (nvvm.maxnreg), or 0 for
-  /// no limit.
-  int64_t maxRegisters = 0;
+  /// The registers per thread the kernel may take (nvvm.maxnreg). ptxas's
+  /// own choice, 64 where 256 threads could take 255, spills the ragged
+  /// step of groups of 128.
+  int64_t maxRegisters = 128;
 
   /// How many consecutive elements a lane reads and writes with one access
   /// per tensor: 4, 2 or 1, the most that divides the group and the row and
@@ -110,26 +112,42 @@ struct GroupStateKernel {
         return width;
     return 1;
   }
-  /// A lane's chunks of getRunWidth elements per group: chunk c holds
-  /// elements c * 32 * width + lane * width + [0, width) of the group.
-  int64_t getChunks() { return llvm::divideCeil(group, 32 * getRunWidth()); }
+  /// The lanes of a warp that own one group: about 8 elements each (a power
+  /// of two up to 32), so that the work done once per group (the reductions
+  /// of its magnitudes and its exponent), which each of its lanes repeats,
+  /// is spread over several elements per lane.
+  int64_t getLanesPerGroup() {
+    return std::min<int64_t>(
+        32, llvm::PowerOf2Ceil(std::max<int64_t>(1, group / 8)));
+  }
+  int64_t getGroupsPerWarp() { return 32 / getLanesPerGroup(); }
+  int64_t getGroups() {
+    int64_t rows = 1;
+    for (int64_t extent : ArrayRef(shape).drop_back())
+      rows *= extent;
+    return rows * llvm::divideCeil(shape.back(), group);
+  }
+  /// A lane's chunks of getRunWidth elements per group: chunk c of the lane
+  /// `l` of a group's getLanesPerGroup holds its elements
+  /// (c * lanes + l) * width + [0, width).
+  int64_t getChunks() {
+    return llvm::divideCeil(group, getLanesPerGroup() * getRunWidth());
+  }
   int64_t getPerLane() { return getChunks() * getRunWidth(); }
   /// Whether every chunk of every group is valid: groups fill rows, lanes
-  /// fill groups.
+  /// fill groups and groups fill warps.
   bool isWhole() {
-    return shape.back() % group == 0 && group % (32 * getRunWidth()) == 0;
+    return shape.back() % group == 0 &&
+           group % (getLanesPerGroup() * getRunWidth()) == 0 &&
+           getGroups() % getGroupsPerWarp() == 0;
   }
 
   /// The registers per thread a kernel of more than a CTA per SM may take:
-  /// enough for an AdamW step with both moments encoded by groups of 128,
-  /// 256 or 512 without spilling on sm_90a and sm_100a (40 to 44, 61 and
-  /// 96), few enough that getBlocksPerSM blocks fit an SM's 64K registers.
-  int64_t getRegisterBudget() {
-    int64_t perLane = getPerLane();
-    if (perLane <= 4)
-      return 48;
-    return perLane <= 8 ? 64 : 128;
-  }
+  /// enough for an AdamW step with both moments encoded, 8 elements per lane
+  /// (groups of up to 256: 60 to 64 on sm_90a and sm_100a) or 16 (groups of
+  /// 512: 96), without spilling, and few enough that getBlocksPerSM blocks
+  /// fit an SM's 64K registers.
+  int64_t getRegisterBudget() { return getPerLane() <= 8 ? 64 : 128; }
   /// The blocks of kThreads an SM holds at once under getRegisterBudget: the
   /// launch is one wave of them, each warp looping over groups.
   int64_t getBlocksPerSM() { return 65536 / (kThreads * getRegisterBudget()); }
@@ -357,8 +375,7 @@ FailureOr<LLVM::LLVMFuncOp> buildGroupStateKernel(OpBuilder &builder,
   SmallVector<Value> params = k.getParams();
   SmallVector<KernelParamKind> kinds(params.size(), KernelParamKind::Buffer);
   LLVM::LLVMFuncOp func = createKernel(builder, loc, name, kinds, kThreads);
-  if (k.maxRegisters)
-    func->setAttr("nvvm.maxnreg", builder.getI32IntegerAttr(k.maxRegisters));
+  func->setAttr("nvvm.maxnreg", builder.getI32IntegerAttr(k.maxRegisters));
   Block &entry = func.getBody().front();
   builder.setInsertionPointToStart(&entry);
   KernelBuilder kb(builder, loc);
@@ -403,13 +420,26 @@ FailureOr<LLVM::LLVMFuncOp> buildGroupStateKernel(OpBuilder &builder,
             : Value());
   }
 
-  Value lane = kb.urem(kb.threadId(), kb.i32(32));
+  // Each warp holds getGroupsPerWarp groups at a time, `lanes` lanes each:
+  // lane `lane` of the group in its `slot`.
+  int64_t lanes = k.getLanesPerGroup();
+  int64_t groupsPerWarp = k.getGroupsPerWarp();
+  Value laneOfWarp = kb.urem(kb.threadId(), kb.i32(32));
+  Value lane = kb.urem(laneOfWarp, kb.i32(lanes));
+  Value slot = kb.udiv(laneOfWarp, kb.i32(lanes));
   Value warp = kb.add(kb.mul(kb.blockId(), kb.i32(kWarpsPerBlock)),
                       kb.udiv(kb.threadId(), kb.i32(32)));
   Value warps = kb.mul(kb.gridDim(), kb.i32(kWarpsPerBlock));
   kb.forLoop(
-      warp, kb.i32(groups), warps, ValueRange{},
-      [&](Value group, ValueRange) -> SmallVector<Value> {
+      warp, kb.i32(llvm::divideCeil(groups, groupsPerWarp)), warps,
+      ValueRange{}, [&](Value step, ValueRange) -> SmallVector<Value> {
+        // The slots past the last group take it again and store nothing.
+        Value group = kb.add(kb.mul(step, kb.i32(groupsPerWarp)), slot);
+        Value groupOk = kb.boolean(true);
+        if (groups % groupsPerWarp != 0) {
+          groupOk = kb.ult(group, kb.i32(groups));
+          group = kb.select(groupOk, group, kb.i32(groups - 1));
+        }
         Value row = kb.udiv(group, kb.i32(groupsPerRow));
         Value first =
             kb.mul(kb.urem(group, kb.i32(groupsPerRow)), kb.i32(k.group));
@@ -462,7 +492,7 @@ FailureOr<LLVM::LLVMFuncOp> buildGroupStateKernel(OpBuilder &builder,
         SmallVector<SmallVector<Value>> values(k.outputs.size());
         for (int64_t c = 0; c < chunks; ++c) {
           Value within =
-              kb.add(kb.mul(lane, kb.i32(width)), kb.i32(32 * width * c));
+              kb.add(kb.mul(lane, kb.i32(width)), kb.i32(lanes * width * c));
           Value col = kb.add(first, within);
           // Where groups fill rows and lanes fill groups, every chunk is
           // valid, and its accesses need no branch (loads that only a
@@ -470,8 +500,8 @@ FailureOr<LLVM::LLVMFuncOp> buildGroupStateKernel(OpBuilder &builder,
           // for the decodes and the step before them).
           Value ok = kb.boolean(true);
           if (!k.isWhole()) {
-            ok = kb.ult(col, kb.i32(cols));
-            if (32 * width * (c + 1) > k.group)
+            ok = kb.andI(groupOk, kb.ult(col, kb.i32(cols)));
+            if (lanes * width * (c + 1) > k.group)
               ok = kb.andI(ok, kb.ult(within, kb.i32(k.group)));
           }
           // Lanes past the group's end read its first elements and store
@@ -580,8 +610,8 @@ FailureOr<LLVM::LLVMFuncOp> buildGroupStateKernel(OpBuilder &builder,
             amin = kb.select(kb.andI(kb.andI(counts, nonzero), smaller),
                              magnitude, amin);
           }
-          amax = kb.warpMax(amax, 32, /*propagateNaN=*/false);
-          amin = kb.warpReduce(amin, 32, [&](Value x, Value y) {
+          amax = kb.warpMax(amax, lanes, /*propagateNaN=*/false);
+          amin = kb.warpReduce(amin, lanes, [&](Value x, Value y) {
             Value less = arith::CmpFOp::create(builder, loc,
                                                arith::CmpFPredicate::OLT, y, x);
             return kb.select(less, y, x);
@@ -603,7 +633,7 @@ FailureOr<LLVM::LLVMFuncOp> buildGroupStateKernel(OpBuilder &builder,
               storeRun(kb, bases.codes, ArrayRef(codes).slice(c * width, width),
                        offsets[c]);
             });
-          kb.ifThen(kb.eq(lane, kb.i32(0)), [&] {
+          kb.ifThen(kb.andI(groupOk, kb.eq(lane, kb.i32(0))), [&] {
             storeElement(kb, bases.amax, amax, groupOffset);
             storeElement(kb, bases.exponent, exponent, groupOffset);
           });
@@ -621,15 +651,12 @@ LogicalResult planGroupStateKernel(PlanBuilder &plan, Operation *op,
       llvm::formatv("fp8_group_state_{0}_{1}", plan.getFunction().getName(),
                     plan.elementwiseCount++)
           .str();
-  // A warp per group. Where that is more than a CTA per SM, the registers
-  // are capped so that getBlocksPerSM CTAs fit an SM, and the launch is at
-  // most that one wave, its warps looping over the groups.
-  int64_t rows = 1;
-  for (int64_t extent : ArrayRef(k.shape).drop_back())
-    rows *= extent;
-  int64_t groups = rows * llvm::divideCeil(k.shape.back(), k.group);
+  // getGroupsPerWarp groups per warp. Where that is more than a CTA per SM,
+  // the registers are capped so that getBlocksPerSM CTAs fit an SM, and the
+  // launch is at most that one wave, its warps looping over the groups.
+  int64_t warps = llvm::divideCeil(k.getGroups(), k.getGroupsPerWarp());
   int64_t blocks =
-      std::max<int64_t>(1, llvm::divideCeil(groups, kWarpsPerBlock));
+      std::max<int64_t>(1, llvm::divideCeil(warps, kWarpsPerBlock));
   if (blocks > plan.getNumSMs()) {
     k.maxRegisters = k.getRegisterBudget();
     blocks = std::min(blocks, plan.getNumSMs() * k.getBlocksPerSM());

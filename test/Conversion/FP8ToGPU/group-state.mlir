@@ -15,22 +15,29 @@
 // RUN: FileCheck %s --check-prefix=DECODE --input-file=%t/decode.json
 // RUN: FileCheck %s --check-prefix=DEQUANT --input-file=%t/dequantize.json
 
-// The step: every load of the lane first, four consecutive elements per
-// tensor (one 16-byte load of g, one 4-byte load of each moment's codes);
+// The step: 16 lanes per group of 128, two groups per warp; every load of
+// the lane first, two chunks of four consecutive elements per tensor (a
+// 16-byte load of g, a 4-byte load of each moment's codes, each);
 // decodes by the E4M3 table (group-state-decode-table.mlir: one lookup
 // through the read-only cache and one multiply, no division by 448 and no
 // square root), the AdamW body without contraction into fma, shuffles for the
 // amax and the smallest magnitude, the exponent (the squarings in line, the
 // square roots of the candidates below 0, four for limit 5, each behind a
-// branch taken when the candidate above passed), the codes by cvt.rn.satfinite in
-// pairs, stored four at once, and lane 0 writing the group's amax and
-// exponent: the only byte stores. The last group of each row is ragged
-// (200 = 128 + 72), so the stores are guarded. Its 8 groups take one CTA,
-// whose registers are not capped.
+// branch taken when the candidate above passed), the codes by
+// cvt.rn.satfinite in pairs, stored four at once, and the first lane of the
+// group writing its amax and exponent: the only byte stores. The last group
+// of each row is ragged (200 = 128 + 72), so the stores are guarded. Its 8
+// groups take one CTA, which may take 128 registers.
 // CHECK-LABEL: .entry fp8_group_state_4x200_{{[0-9a-f]+}}(
-// CHECK-NOT: .maxnreg
+// CHECK: .maxnreg 128
 // CHECK-NOT: .entry
 // CHECK: ld.global.s8
+// CHECK-NOT: ld.global.nc
+// CHECK: ld.global.v4.b32
+// CHECK-NOT: ld.global.nc
+// CHECK: ld.global.b32
+// CHECK-NOT: ld.global.nc
+// CHECK: ld.global.b32
 // CHECK-NOT: ld.global.nc
 // CHECK: ld.global.v4.b32
 // CHECK-NOT: ld.global.nc
@@ -46,7 +53,8 @@
 // CHECK-NOT: fma.rn.f32
 // CHECK-NOT: 0f43E00000
 // CHECK: st.global.v4.b32
-// CHECK: shfl.sync.bfly.b32
+// CHECK: shfl.sync.bfly.b32 {{.*}}, 8, 31, -1;
+// CHECK-NOT: shfl.sync.bfly.b32 {{.*}}, 16, 31, -1;
 // CHECK-NOT: fma.rn.f32
 // CHECK-NOT: sqrt.rn.f32
 // CHECK: @%p{{[0-9]+}} bra
@@ -132,11 +140,11 @@ func.func @step(%arg0: tensor<4x200xf32>, %arg1: tensor<4x200xf32>, %arg2: tenso
 
 // Groups that fill their rows, lanes that fill their groups: every access is
 // unconditional, so that the new weights' loads are not sunk into a branch
-// of their store behind the decodes and the step. Its 8192 groups would take
-// 1024 CTAs: the launch is one wave of five 256-thread CTAs per SM (132 * 5),
-// their registers capped at 48 so that five fit.
-// CHECK-LABEL: .entry fp8_group_state_1024x1024_{{[0-9a-f]+}}(
-// CHECK:      .maxnreg 48
+// of their store behind the decodes and the step. Its 16384 groups would take
+// 1024 CTAs: the launch is one wave of four 256-thread CTAs per SM (132 * 4),
+// their registers capped at 64 so that four fit.
+// CHECK-LABEL: .entry fp8_group_state_2048x1024_{{[0-9a-f]+}}(
+// CHECK:      .maxnreg 64
 // The three hyperparameters are loaded before the loop over groups, and the
 // body's square root and division of them alone leave it.
 // CHECK:      ld.global.b32
@@ -166,13 +174,13 @@ func.func @step(%arg0: tensor<4x200xf32>, %arg1: tensor<4x200xf32>, %arg2: tenso
 // CHECK:      st.global.b32
 // CHECK:      ret;
 // WHOLE:      "grid": [
-// WHOLE-NEXT:   660,
-// WHOLE:      "kernel": "fp8_group_state_1024x1024_{{[0-9a-f]+}}",
-func.func @step_whole(%arg0: tensor<1024x1024xf32>, %arg1: tensor<1024x1024xf32>, %arg2: tensor<1024x1024xf8E4M3FN> {fp8.optimizer_state = "m.codes"}, %arg3: tensor<1024x8xf32> {fp8.optimizer_state = "m.amax"}, %arg4: tensor<1024x8xi8> {fp8.optimizer_state = "m.exponent"}, %arg5: tensor<1024x1024xf8E4M3FN> {fp8.optimizer_state = "v.codes"}, %arg6: tensor<1024x8xf32> {fp8.optimizer_state = "v.amax"}, %arg7: tensor<1024x8xi8> {fp8.optimizer_state = "v.exponent"}, %arg8: tensor<f32>, %arg9: tensor<f32>, %arg10: tensor<f32>) -> (tensor<1024x1024xf32>, tensor<1024x1024xf8E4M3FN> {fp8.optimizer_state = "m.codes"}, tensor<1024x8xf32> {fp8.optimizer_state = "m.amax"}, tensor<1024x8xi8> {fp8.optimizer_state = "m.exponent"}, tensor<1024x1024xf8E4M3FN> {fp8.optimizer_state = "v.codes"}, tensor<1024x8xf32> {fp8.optimizer_state = "v.amax"}, tensor<1024x8xi8> {fp8.optimizer_state = "v.exponent"}) {
-  %0 = fp8.expand_dequantize %arg2, %arg3, %arg4 by <128> : tensor<1024x1024xf8E4M3FN>, tensor<1024x8xf32>, tensor<1024x8xi8> -> tensor<1024x1024xf32>
-  %1 = fp8.expand_dequantize %arg5, %arg6, %arg7 by <128> : tensor<1024x1024xf8E4M3FN>, tensor<1024x8xf32>, tensor<1024x8xi8> -> tensor<1024x1024xf32>
-  %2 = tensor.empty() : tensor<1024x1024xf32>
-  %3:3 = linalg.generic {indexing_maps = [#map, #map, #map, #map, #map1, #map1, #map1, #map, #map, #map], iterator_types = ["parallel", "parallel"]} ins(%arg0, %arg1, %0, %1, %arg8, %arg9, %arg10 : tensor<1024x1024xf32>, tensor<1024x1024xf32>, tensor<1024x1024xf32>, tensor<1024x1024xf32>, tensor<f32>, tensor<f32>, tensor<f32>) outs(%2, %2, %2 : tensor<1024x1024xf32>, tensor<1024x1024xf32>, tensor<1024x1024xf32>) {
+// WHOLE-NEXT:   528,
+// WHOLE:      "kernel": "fp8_group_state_2048x1024_{{[0-9a-f]+}}",
+func.func @step_whole(%arg0: tensor<2048x1024xf32>, %arg1: tensor<2048x1024xf32>, %arg2: tensor<2048x1024xf8E4M3FN> {fp8.optimizer_state = "m.codes"}, %arg3: tensor<2048x8xf32> {fp8.optimizer_state = "m.amax"}, %arg4: tensor<2048x8xi8> {fp8.optimizer_state = "m.exponent"}, %arg5: tensor<2048x1024xf8E4M3FN> {fp8.optimizer_state = "v.codes"}, %arg6: tensor<2048x8xf32> {fp8.optimizer_state = "v.amax"}, %arg7: tensor<2048x8xi8> {fp8.optimizer_state = "v.exponent"}, %arg8: tensor<f32>, %arg9: tensor<f32>, %arg10: tensor<f32>) -> (tensor<2048x1024xf32>, tensor<2048x1024xf8E4M3FN> {fp8.optimizer_state = "m.codes"}, tensor<2048x8xf32> {fp8.optimizer_state = "m.amax"}, tensor<2048x8xi8> {fp8.optimizer_state = "m.exponent"}, tensor<2048x1024xf8E4M3FN> {fp8.optimizer_state = "v.codes"}, tensor<2048x8xf32> {fp8.optimizer_state = "v.amax"}, tensor<2048x8xi8> {fp8.optimizer_state = "v.exponent"}) {
+  %0 = fp8.expand_dequantize %arg2, %arg3, %arg4 by <128> : tensor<2048x1024xf8E4M3FN>, tensor<2048x8xf32>, tensor<2048x8xi8> -> tensor<2048x1024xf32>
+  %1 = fp8.expand_dequantize %arg5, %arg6, %arg7 by <128> : tensor<2048x1024xf8E4M3FN>, tensor<2048x8xf32>, tensor<2048x8xi8> -> tensor<2048x1024xf32>
+  %2 = tensor.empty() : tensor<2048x1024xf32>
+  %3:3 = linalg.generic {indexing_maps = [#map, #map, #map, #map, #map1, #map1, #map1, #map, #map, #map], iterator_types = ["parallel", "parallel"]} ins(%arg0, %arg1, %0, %1, %arg8, %arg9, %arg10 : tensor<2048x1024xf32>, tensor<2048x1024xf32>, tensor<2048x1024xf32>, tensor<2048x1024xf32>, tensor<f32>, tensor<f32>, tensor<f32>) outs(%2, %2, %2 : tensor<2048x1024xf32>, tensor<2048x1024xf32>, tensor<2048x1024xf32>) {
   ^bb0(%in: f32, %in_3: f32, %in_4: f32, %in_5: f32, %in_6: f32, %in_7: f32, %in_8: f32, %out: f32, %out_9: f32, %out_10: f32):
     %cst = arith.constant 1.000000e+00 : f32
     %cst_11 = arith.constant 0.00999999977 : f32
@@ -200,10 +208,10 @@ func.func @step_whole(%arg0: tensor<1024x1024xf32>, %arg1: tensor<1024x1024xf32>
     %20 = arith.mulf %19, %18 : f32
     %21 = arith.subf %6, %20 : f32
     linalg.yield %21, %9, %13 : f32, f32, f32
-  } -> (tensor<1024x1024xf32>, tensor<1024x1024xf32>, tensor<1024x1024xf32>)
-  %data, %amax, %exponent = fp8.expand_quantize %3#1 by <128> : tensor<1024x1024xf32> -> tensor<1024x1024xf8E4M3FN>, tensor<1024x8xf32>, tensor<1024x8xi8>
-  %data_0, %amax_1, %exponent_2 = fp8.expand_quantize %3#2 by <128> : tensor<1024x1024xf32> -> tensor<1024x1024xf8E4M3FN>, tensor<1024x8xf32>, tensor<1024x8xi8>
-  return %3#0, %data, %amax, %exponent, %data_0, %amax_1, %exponent_2 : tensor<1024x1024xf32>, tensor<1024x1024xf8E4M3FN>, tensor<1024x8xf32>, tensor<1024x8xi8>, tensor<1024x1024xf8E4M3FN>, tensor<1024x8xf32>, tensor<1024x8xi8>
+  } -> (tensor<2048x1024xf32>, tensor<2048x1024xf32>, tensor<2048x1024xf32>)
+  %data, %amax, %exponent = fp8.expand_quantize %3#1 by <128> : tensor<2048x1024xf32> -> tensor<2048x1024xf8E4M3FN>, tensor<2048x8xf32>, tensor<2048x8xi8>
+  %data_0, %amax_1, %exponent_2 = fp8.expand_quantize %3#2 by <128> : tensor<2048x1024xf32> -> tensor<2048x1024xf8E4M3FN>, tensor<2048x8xf32>, tensor<2048x8xi8>
+  return %3#0, %data, %amax, %exponent, %data_0, %amax_1, %exponent_2 : tensor<2048x1024xf32>, tensor<2048x1024xf8E4M3FN>, tensor<2048x8xf32>, tensor<2048x8xi8>, tensor<2048x1024xf8E4M3FN>, tensor<2048x8xf32>, tensor<2048x8xi8>
 }
 
 
