@@ -6,9 +6,9 @@ the step of docs/numerics.md section 15 with b1 0.9, b2 0.999, eps 1e-8 and
 weight decay 0.01 as constants of the body), after `fp8-optimizer=recipe=coat`
 (both moments stored as E4M3 codes with an f32 amax and an i8 expansion
 exponent per group of 128 along the last dimension, numerics.md section 14),
-compiled by `fp8-gpu-pipeline` to one kernel (fp8_group_state_<shape>_<digest>: a
-warp per group decodes m and v, runs the step, reduces the group's amax and
-amin and encodes). Two steps, like the other GPU scripts (bench/gpu/README.md):
+compiled by `fp8-gpu-pipeline` to one kernel (fp8_group_state_<shape>_<digest>: the
+16 lanes that own a group decode m and v, run the step, reduce the group's amax
+and amin and encode). Two steps, like the other GPU scripts (bench/gpu/README.md):
 
   * on a development machine, `compile` writes and compiles two programs
     into build-gpu/optimizer/ (PTX, cubin, manifests, index.json): the

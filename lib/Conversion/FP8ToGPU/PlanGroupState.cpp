@@ -12,9 +12,9 @@
 // lane decodes its elements, runs the generic's body on them, and the
 // group's lanes reduce each encoded result's largest and smallest
 // magnitudes with shuffles, pick the group's exponent and write the codes,
-// the amax and the exponent. Every
-// tensor of the step is read once and written once. An expand op outside
-// such a step gets a kernel of the same kind on its own.
+// the amax and the exponent. Every tensor of the step is read once and
+// written once. An expand op outside such a step gets a kernel of the same
+// kind on its own.
 //
 // The scalar arithmetic is ScaleRules.h's, which the CPU reference lowering
 // uses too: the kernels compute its results bit for bit.

@@ -1,8 +1,8 @@
 // COAT's optimizer state on the GPU. An AdamW step whose moments
 // fp8-optimizer stored by groups of 128 (fp8.expand_dequantize into the step,
-// fp8.expand_quantize of its new moments) is one kernel: a warp per group
-// decodes, runs the step's body, reduces the group's largest and smallest
-// magnitudes with shuffles and encodes; the expand ops get no launches of
+// fp8.expand_quantize of its new moments) is one kernel: the lanes that own
+// a group decode, run the step's body, reduce the group's largest and
+// smallest magnitudes with shuffles and encode; the expand ops get no launches of
 // their own. Expand ops outside a step get a kernel of the same kind each, and
 // a per-tensor fp8.dequantize an elementwise kernel.
 // RUN: rm -rf %t && fp8-opt %s --fp8-gpu-pipeline="chip=sm_90a artifacts=%t ptxas=none" -o /dev/null

@@ -78,8 +78,9 @@ constexpr int64_t kMaxExpansionSteps = 8;
 /// How a run-time exponent's steps are emitted: each step computed both ways
 /// and selected, straight-line code for any `j` per element (the CPU
 /// reference's loops); or a loop of `|j|` squarings or square roots, for a
-/// `j` uniform over the threads that run it (a GPU warp per group), which
-/// computes only the steps it applies. Both give the same bits.
+/// `j` that neighbouring threads share (the lanes of a GPU warp that own a
+/// group), which computes only the steps it applies. Both give the same
+/// bits.
 enum class ExpansionSteps { Selected, Looped };
 
 /// `E_j(y)` (or `E_-j(y)` with `inverse`) for an i8 value `j` clamped to
@@ -97,7 +98,7 @@ SmallVector<Value> emitDynamicExpansion(OpBuilder &b, Location loc,
 /// smallest finite nonzero one `amin` (f32, +inf when none): the largest `j`
 /// in `[-limit, limit]` with `fl32(E_j(amin / amax) * fmax^2 / 2) >= 1`,
 /// `-limit` if none, 0 when `amax` is 0. With ExpansionSteps::Looped (for
-/// `amax` and `amin` uniform over the threads that run it) the square roots
+/// `amax` and `amin` that neighbouring threads share) the square roots
 /// of the candidates below 0 are branches, taken only as far as needed: the
 /// same bits.
 Value emitExpansionExponent(OpBuilder &b, Location loc, Value amax, Value amin,
