@@ -93,12 +93,15 @@ struct GroupStateKernel {
   /// How many consecutive elements a lane reads and writes with one access
   /// per tensor: 4, 2 or 1, the most that divides the group and the row and
   /// keeps the accesses within the widest one (16 bytes) the loop's tensors
-  /// allow. Rows and groups start at multiples of it, and buffers at least
-  /// 16-byte aligned, so that the accesses are aligned.
+  /// allow (1 with index values). Rows and groups start at multiples of
+  /// it, and buffers at least 16-byte aligned, so that the accesses are
+  /// aligned.
   int64_t getRunWidth() {
     int64_t widest = 1;
     auto visit = [&](Type element) {
-      widest = std::max(widest, getElementBytes(element));
+      widest =
+          std::max(widest, element.isIntOrFloat() ? getElementBytes(element)
+                                                  : int64_t(16));
     };
     for (GroupInput &input : inputs)
       visit(input.decode ? input.decode.getInput().getType().getElementType()
@@ -287,7 +290,7 @@ Value emitTableDecode(KernelBuilder &kb, LLVM::GlobalOp table, Value code,
 /// `count` > 1 (small floats through integers of their width).
 SmallVector<Value> loadRun(KernelBuilder &kb, Value base, Type element,
                            Value offset, int64_t count) {
-  if (count == 1 || element.isIndex())
+  if (count == 1)
     return {loadElement(kb, base, element, offset)};
   int64_t bytes = getElementBytes(element);
   Type stored =
@@ -306,7 +309,7 @@ SmallVector<Value> loadRun(KernelBuilder &kb, Value base, Type element,
 void storeRun(KernelBuilder &kb, Value base, ArrayRef<Value> values,
               Value offset) {
   Type element = values.front().getType();
-  if (values.size() == 1 || element.isIndex())
+  if (values.size() == 1)
     return storeElement(kb, base, values.front(), offset);
   int64_t bytes = getElementBytes(element);
   SmallVector<Value> stored(values);
@@ -381,9 +384,8 @@ FailureOr<LLVM::LLVMFuncOp> buildGroupStateKernel(OpBuilder &builder,
   KernelBuilder kb(builder, loc);
 
   int64_t cols = k.shape.back();
-  int64_t rows = total / std::max<int64_t>(cols, 1);
   int64_t groupsPerRow = llvm::divideCeil(cols, k.group);
-  int64_t groups = rows * groupsPerRow;
+  int64_t groups = k.getGroups();
   int64_t width = k.getRunWidth();
   int64_t chunks = k.getChunks();
   int64_t perLane = k.getPerLane();

@@ -294,6 +294,13 @@ Value mlir::fp8::emitDynamicExpansion(OpBuilder &b, Location loc, Value y,
       .front();
 }
 
+/// Whether a candidate exponent whose expansion of the group's ratio is
+/// `expanded` passes: fl32(expanded * target) >= 1.
+static Value emitPasses(Scalar &s, Value expanded, Value target) {
+  return s.cmpf(arith::CmpFPredicate::OGE, s.mulf(expanded, target),
+                s.f32(1.0f));
+}
+
 /// emitExpansionExponent's candidates from `c` < 0 down by branches: `c` if
 /// E_c(ratio), the square root of `y` = E_(c+1)(ratio), passes, else the
 /// next below; -limit, which is not tried, if none passes.
@@ -303,10 +310,8 @@ static Value emitRootCandidates(Scalar &s, Value y, Value target, int64_t c,
   if (c == -limit)
     return arith::ConstantIntOp::create(s.b, s.loc, i8, c);
   Value root = math::SqrtOp::create(s.b, s.loc, y);
-  Value fits =
-      s.cmpf(arith::CmpFPredicate::OGE, s.mulf(root, target), s.f32(1.0f));
   auto op = scf::IfOp::create(
-      s.b, s.loc, fits,
+      s.b, s.loc, emitPasses(s, root, target),
       [&](OpBuilder &nb, Location nloc) {
         scf::YieldOp::create(
             nb, nloc,
@@ -321,6 +326,55 @@ static Value emitRootCandidates(Scalar &s, Value y, Value target, int64_t c,
   return op.getResult(0);
 }
 
+/// The exponent of a group with `ratio` = amin / amax > 0, every candidate's
+/// expansion computed (c f32 squarings, or -c square roots, each from its
+/// neighbour nearer 0 by one step more) and the last passing one selected.
+static Value emitSelectedExponent(Scalar &s, Value ratio, Value target,
+                                  int64_t limit) {
+  Type i8 = s.b.getI8Type();
+  SmallVector<Value> expanded(2 * limit + 1);
+  expanded[limit] = ratio;
+  for (int64_t c = 1; c <= limit; ++c) {
+    Value up = expanded[limit + c - 1];
+    expanded[limit + c] = s.mulf(up, up);
+    expanded[limit - c] =
+        math::SqrtOp::create(s.b, s.loc, expanded[limit - c + 1]);
+  }
+  Value j = arith::ConstantIntOp::create(s.b, s.loc, i8, -limit);
+  for (int64_t candidate = -limit + 1; candidate <= limit; ++candidate)
+    j = s.select(emitPasses(s, expanded[limit + candidate], target),
+                 arith::ConstantIntOp::create(s.b, s.loc, i8, candidate), j);
+  return j;
+}
+
+/// emitSelectedExponent's result with the squarings (cheap) in line and the
+/// square roots only when 0 fails, each candidate's only when the one above
+/// it failed (limit > 0). When 0 passes, the last passing candidate is at
+/// least 0; below 0 the first passing one from above is the largest.
+static Value emitBranchedExponent(Scalar &s, Value ratio, Value target,
+                                  int64_t limit) {
+  Type i8 = s.b.getI8Type();
+  Value j = arith::ConstantIntOp::create(s.b, s.loc, i8, 0);
+  Value up = ratio;
+  for (int64_t candidate = 1; candidate <= limit; ++candidate) {
+    up = s.mulf(up, up);
+    j = s.select(emitPasses(s, up, target),
+                 arith::ConstantIntOp::create(s.b, s.loc, i8, candidate), j);
+  }
+  auto below = scf::IfOp::create(
+      s.b, s.loc, emitPasses(s, ratio, target),
+      [&](OpBuilder &nb, Location nloc) {
+        scf::YieldOp::create(nb, nloc, ValueRange{j});
+      },
+      [&](OpBuilder &nb, Location nloc) {
+        Scalar inner{nb, nloc};
+        scf::YieldOp::create(
+            nb, nloc,
+            ValueRange{emitRootCandidates(inner, ratio, target, -1, limit)});
+      });
+  return below.getResult(0);
+}
+
 Value mlir::fp8::emitExpansionExponent(OpBuilder &b, Location loc, Value amax,
                                        Value amin, float fmax, int64_t limit,
                                        ExpansionSteps how) {
@@ -329,55 +383,14 @@ Value mlir::fp8::emitExpansionExponent(OpBuilder &b, Location loc, Value amax,
   // candidates that pass are those up to the exponent: the last passing
   // candidate in ascending order.
   Scalar s{b, loc};
-  Type i8 = b.getI8Type();
   Value ratio = s.divf(amin, amax);
   Value target = s.f32(fmax * fmax / 2);
-  if (how == ExpansionSteps::Looped && limit > 0) {
-    // The squarings (cheap) in line; the square roots only when 0 fails,
-    // each candidate's only when the one above it failed.
-    Value j = arith::ConstantIntOp::create(b, loc, i8, 0);
-    Value up = ratio;
-    for (int64_t candidate = 1; candidate <= limit; ++candidate) {
-      up = s.mulf(up, up);
-      Value fits =
-          s.cmpf(arith::CmpFPredicate::OGE, s.mulf(up, target), s.f32(1.0f));
-      j = s.select(fits, arith::ConstantIntOp::create(b, loc, i8, candidate),
-                   j);
-    }
-    Value fitsAtZero =
-        s.cmpf(arith::CmpFPredicate::OGE, s.mulf(ratio, target), s.f32(1.0f));
-    auto below = scf::IfOp::create(
-        b, loc, fitsAtZero,
-        [&](OpBuilder &nb, Location nloc) {
-          scf::YieldOp::create(nb, nloc, ValueRange{j});
-        },
-        [&](OpBuilder &nb, Location nloc) {
-          Scalar inner{nb, nloc};
-          scf::YieldOp::create(
-              nb, nloc,
-              ValueRange{emitRootCandidates(inner, ratio, target, -1, limit)});
-        });
-    Value empty = s.cmpf(arith::CmpFPredicate::OEQ, amax, s.f32(0.0f));
-    return s.select(empty, arith::ConstantIntOp::create(b, loc, i8, 0),
-                    below.getResult(0));
-  }
-  // E_c(ratio) for every candidate c (c f32 squarings, or -c square roots),
-  // each from its neighbour nearer 0 by one step more.
-  SmallVector<Value> expanded(2 * limit + 1);
-  expanded[limit] = ratio;
-  for (int64_t c = 1; c <= limit; ++c) {
-    Value up = expanded[limit + c - 1];
-    expanded[limit + c] = s.mulf(up, up);
-    expanded[limit - c] = math::SqrtOp::create(b, loc, expanded[limit - c + 1]);
-  }
-  Value j = arith::ConstantIntOp::create(b, loc, i8, -limit);
-  for (int64_t candidate = -limit + 1; candidate <= limit; ++candidate) {
-    Value smallest = s.mulf(expanded[limit + candidate], target);
-    Value fits = s.cmpf(arith::CmpFPredicate::OGE, smallest, s.f32(1.0f));
-    j = s.select(fits, arith::ConstantIntOp::create(b, loc, i8, candidate), j);
-  }
+  Value j = how == ExpansionSteps::Looped && limit > 0
+                ? emitBranchedExponent(s, ratio, target, limit)
+                : emitSelectedExponent(s, ratio, target, limit);
   Value empty = s.cmpf(arith::CmpFPredicate::OEQ, amax, s.f32(0.0f));
-  return s.select(empty, arith::ConstantIntOp::create(b, loc, i8, 0), j);
+  return s.select(empty, arith::ConstantIntOp::create(b, loc, b.getI8Type(), 0),
+                  j);
 }
 
 SmallVector<Value> mlir::fp8::emitExpandScaled(OpBuilder &b, Location loc,
