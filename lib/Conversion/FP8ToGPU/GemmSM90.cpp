@@ -551,8 +551,8 @@ void GemmEmitter::emitConsumer(Value consumer) {
         Value m0 = kb.mul(tileRow, kb.i32(config.blockM));
         Value n0 = kb.mul(tileCol, kb.i32(config.blockN));
         Value zero = zeroAccumulator();
-        // Block scaling: the scales of a K tile's blocks, loaded before the
-        // tile's wgmmas are waited for. `rows` holds A's scales of this
+        // Block scaling: the scales of a K tile's blocks, loaded one tile
+        // ahead (below). `rows` holds A's scales of this
         // thread's two rows for each block of the tile, `square` B's scale of
         // each block for the whole tile (square weight blocks; two per block,
         // of the first and second block of B's rows, for tiles that straddle
@@ -560,6 +560,24 @@ void GemmEmitter::emitConsumer(Value consumer) {
         // warpgroup.
         struct TileScales {
           SmallVector<Value> rows, square, staged;
+
+          SmallVector<Value> flatten() const {
+            return llvm::to_vector(
+                llvm::concat<const Value>(rows, square, staged));
+          }
+          /// The scales `flatten` gave, in the shape of `like`.
+          static TileScales unflatten(ValueRange values,
+                                      const TileScales &like) {
+            TileScales scales;
+            auto take = [&](SmallVector<Value> &into, size_t count) {
+              into.assign(values.begin(), values.begin() + count);
+              values = values.drop_front(count);
+            };
+            take(scales.rows, like.rows.size());
+            take(scales.square, like.square.size());
+            take(scales.staged, like.staged.size());
+            return scales;
+          }
         };
         Value maxRow = kb.sub(m, kb.i32(1));
         Value maxCol = kb.sub(n, kb.i32(1));
@@ -699,16 +717,32 @@ void GemmEmitter::emitConsumer(Value consumer) {
           return pack(sums);
         };
 
-        // Main loop over K tiles: (ring position, accumulator, partial sum).
+        // Block scales are loaded one K tile ahead: a tile's come in while
+        // the previous tile's slot fills, its wgmmas run and it promotes,
+        // and are in registers when its promotion (or, staged, its wgmmas'
+        // issue) needs them. Loading them in the tile itself left their
+        // latency, from L2 under the operands' traffic, to the wgmmas
+        // alone. The loads past the last tile read the last block again.
+        TileScales firstScales;
+        if (config.scaling == GemmScaling::Block)
+          firstScales = loadTileScales(kb.i32(0));
+        SmallVector<Value> inits{args[0], zero, zero};
+        llvm::append_range(inits, firstScales.flatten());
+        // Main loop over K tiles: (ring position, accumulator, partial sum,
+        // the tile's block scales).
         ValueRange state = kb.forLoop(
-            kb.i32(0), kTiles, kb.i32(1), ValueRange{args[0], zero, zero},
+            kb.i32(0), kTiles, kb.i32(1), inits,
             [&](Value kt, ValueRange inner) -> SmallVector<Value> {
               Value it = inner[0], acc = inner[1], partial = inner[2];
-              // Block scales are loaded first: their latency passes while
-              // the slot fills and the wgmmas run.
-              TileScales scales;
+              TileScales scales =
+                  TileScales::unflatten(inner.drop_front(3), firstScales);
+              TileScales nextScales;
               if (config.scaling == GemmScaling::Block)
-                scales = loadTileScales(kt);
+                nextScales = loadTileScales(kb.add(kt, kb.i32(1)));
+              auto carry = [&](SmallVector<Value> values) {
+                llvm::append_range(values, nextScales.flatten());
+                return values;
+              };
               auto [s, phase] = ring.getSlot(it);
               ring.waitFull(s, phase);
               Value tileA =
@@ -729,7 +763,7 @@ void GemmEmitter::emitConsumer(Value consumer) {
                 NVVM::WgmmaGroupSyncAlignedOp::create(kb.b, kb.loc);
                 NVVM::WgmmaWaitGroupSyncOp::create(kb.b, kb.loc, 1);
                 releaseAfter(kb.sub(it, kb.i32(1)), kb.ult(kb.i32(0), kt));
-                return {kb.add(it, kb.i32(1)), acc, partial};
+                return carry({kb.add(it, kb.i32(1)), acc, partial});
               } else if (promote <= 4) {
                 for (int64_t first = 0; first < 4; first += promote) {
                   // The promotion read the partial sum's registers, which
@@ -798,7 +832,7 @@ void GemmEmitter::emitConsumer(Value consumer) {
               }
               // Release the slot: one arrival per consumer warp.
               kb.ifThen(kb.eq(lane, kb.i32(0)), [&] { release(s); });
-              return {kb.add(it, kb.i32(1)), acc, partial};
+              return carry({kb.add(it, kb.i32(1)), acc, partial});
             });
         if (promote == 0) {
           // The last tile's group, then its slot.

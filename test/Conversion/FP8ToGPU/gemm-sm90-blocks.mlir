@@ -7,6 +7,7 @@
 // since the previous promotion read the partial sum's registers.
 // RUN: rm -rf %t && fp8-opt %s --fp8-gpu-pipeline="chip=sm_90a artifacts=%t ptxas=none" -o /dev/null
 // RUN: FileCheck %s --input-file=%t/fp8_kernels.ptx
+// RUN: FileCheck %s --check-prefix=STORE --input-file=%t/fp8_kernels.ptx
 // RUN: fp8-opt %s --convert-fp8-to-gpu=chip=sm_90a | FileCheck %s --check-prefix=PLAN
 // RUN: fp8-opt %s --convert-fp8-to-gpu="chip=sm_90a sm90-tma-store=0" | FileCheck %s --check-prefix=PLANREG
 
@@ -48,19 +49,28 @@
 // CHECK-NOT: wgmma.fence
 
 // A scale per column of B and 128 of K (DeepSeek's weight gradients, 1x128
-// on both operands). A K tile's scales are loaded before its slot is waited
-// for: this thread's two row scales of A and one of the warpgroup's 128
-// column scales of B, which goes to shared memory (after the ring and its
-// barriers: 6 x 32784 bytes, one stage fewer than with register stores for
-// the TMA store's result tile, which follows the scales) while the wgmmas
-// run, behind a barrier of the warpgroup's 128 threads. The promotion reads its 32 column scales as 16
-// pairs: no global load between the wgmmas and the 64 factors.
+// on both operands). A K tile's scales are loaded one tile ahead (the first
+// tile's before the loop, the next tile's before the slot is waited for):
+// this thread's two row scales of A and one of the warpgroup's 128 column
+// scales of B, which goes to shared memory (after the ring and its barriers:
+// 6 x 32784 bytes, one stage fewer than with register stores for the TMA
+// store's result tile, which follows the scales) while the wgmmas run,
+// behind a barrier of the warpgroup's 128 threads. What is stored is the
+// column scale loaded before, not the next tile's. The promotion reads its
+// 32 column scales as 16 pairs: no global load between the wgmmas and the
+// 64 factors.
 // CHECK-LABEL: .entry fp8_gemm_sm90a_e4m3e4m3_bf16_block128f32_tma_128x128_s6(
 // CHECK: ld.global.b32
 // CHECK-NOT: mbarrier.try_wait
 // CHECK: ld.global.b32
 // CHECK-NOT: mbarrier.try_wait
 // CHECK: ld.global.b32
+// CHECK-NOT: mbarrier.try_wait
+// CHECK: ld.global.b32
+// CHECK-NOT: mbarrier.try_wait
+// CHECK: ld.global.b32
+// CHECK-NOT: mbarrier.try_wait
+// CHECK: ld.global.b32 [[NEXTCOL:%r[0-9]+]],
 // CHECK-NOT: ld.global
 // CHECK: mbarrier.try_wait.parity
 // CHECK-NOT: ld.global
@@ -68,14 +78,21 @@
 // CHECK-NOT: ld.global
 // CHECK: wgmma.commit_group.sync.aligned;
 // CHECK-NOT: ld.global
-// CHECK: st.shared.b32 [{{%rd[0-9]+}}+196704]
-// CHECK-NEXT: bar.sync {{%r[0-9]+}}, 128;
+// CHECK-NOT: [[NEXTCOL]];
+// CHECK: bar.sync {{%r[0-9]+}}, 128;
 // CHECK-NEXT: wgmma.wait_group.sync.aligned 0;
 // CHECK-NOT: ld.global
 // CHECK-COUNT-16: ld.shared.v2.b32
 // CHECK-NOT: ld.global
 // CHECK-COUNT-64: mul.rn.f32
 // CHECK-NOT: ld.global
+
+// STORE-LABEL: .entry fp8_gemm_sm90a_e4m3e4m3_bf16_block128f32_tma_128x128_s6(
+// STORE: wgmma.commit_group.sync.aligned;
+// STORE-NOT: wgmma.wait_group
+// STORE: st.shared.b32 [{{%rd[0-9]+}}+196704], %r{{[0-9]+}};
+// STORE-NEXT: bar.sync {{%r[0-9]+}}, 128;
+// STORE-NEXT: wgmma.wait_group.sync.aligned 0;
 // CHECK: bra
 
 // PLAN-LABEL: deepseek_k128 = {buffers

@@ -153,8 +153,9 @@
 // BLOCKS-NEXT: fma.rn.f32 [[ACC2:%r[0-9]+]], {{%r[0-9]+}}, [[A1B1]], [[ACC2]];
 // BLOCKS-NEXT: fma.rn.f32 [[ACC3:%r[0-9]+]], {{%r[0-9]+}}, [[A1B1]], [[ACC3]];
 // BLOCKS-NOT: fma.rn.f32
-// A K tile: A's two row scales and B's two block scales, loaded before the
-// slot is waited for; the four factors once the wgmmas are done.
+// A K tile: the next tile's two row scales of A and two block scales of B,
+// loaded before the slot is waited for (one tile ahead); this tile's four
+// factors once the wgmmas are done.
 // BLOCKS-COUNT-4: ld.global.b32
 // BLOCKS-NOT: ld.global
 // BLOCKS: mbarrier.try_wait.parity
@@ -175,6 +176,8 @@
 
 // COLUMNS-LABEL: .entry fp8_gemm_sm90a_e4m3e4m3_bf16_block128f32_tma_128x192_s4(
 // COLUMNS: setmaxnreg.inc.sync.aligned.u32 232;
+// COLUMNS-COUNT-4: ld.global.b32
+// COLUMNS-NOT: mbarrier.try_wait
 // COLUMNS-COUNT-4: ld.global.b32
 // COLUMNS-NOT: ld.global
 // COLUMNS: mbarrier.try_wait.parity
