@@ -476,6 +476,7 @@ void GemmEmitter::emitConsumer(Value consumer) {
   Value warp = kb.udiv(local, kb.i32(32));
   Value lane = kb.urem(tid, kb.i32(32));
   int64_t promote = config.getPromotionSteps();
+  int64_t partialSums = config.getPartialSums();
   // Per-tensor scales are read once (per tile in a batch, whose matrices
   // may each have their own).
   Value tensorFactor =
@@ -726,20 +727,52 @@ void GemmEmitter::emitConsumer(Value consumer) {
         TileScales firstScales;
         if (config.scaling == GemmScaling::Block)
           firstScales = loadTileScales(kb.i32(0));
-        SmallVector<Value> inits{args[0], zero, zero};
+        SmallVector<Value> inits{args[0], zero};
+        inits.append(partialSums, zero);
         llvm::append_range(inits, firstScales.flatten());
-        // Main loop over K tiles: (ring position, accumulator, partial sum,
+        // Promotes the partial sum of group `b` of K tile `kt` (Block
+        // scaling: kGroup is 32 or 128, groups of 1 or 4 steps, group b is
+        // block b of the tile).
+        auto promoteGroup = [&](Value acc, Value partial,
+                                const TileScales &scales, Value kt, int64_t b,
+                                Value it) -> Value {
+          if (config.scaling != GemmScaling::Block ||
+              config.kGroup == GemmSM90Config::kBlockK)
+            return promoteInto(acc, partial, &scales, b, it);
+          // Blocks shorter than a K tile: the last tile of a K that is not
+          // a multiple of it has groups past K, which have no scales (their
+          // partial sums are TMA's zeros).
+          Value kBlock = kb.add(kb.mul(kt, kb.i32(blocksPerTile)), kb.i32(b));
+          auto inK = scf::IfOp::create(kb.b, kb.loc, TypeRange{accType},
+                                       kb.ult(kBlock, kScales),
+                                       /*withElseRegion=*/true);
+          OpBuilder::InsertionGuard guard(kb.b);
+          kb.b.setInsertionPointToStart(&inK.getThenRegion().front());
+          scf::YieldOp::create(kb.b, kb.loc,
+                               promoteInto(acc, partial, &scales, b, it));
+          kb.b.setInsertionPointToStart(&inK.getElseRegion().front());
+          scf::YieldOp::create(kb.b, kb.loc, acc);
+          return inK.getResult(0);
+        };
+        // Main loop over K tiles: (ring position, accumulator, partial sums,
         // the tile's block scales).
         ValueRange state = kb.forLoop(
             kb.i32(0), kTiles, kb.i32(1), inits,
             [&](Value kt, ValueRange inner) -> SmallVector<Value> {
               Value it = inner[0], acc = inner[1], partial = inner[2];
-              TileScales scales =
-                  TileScales::unflatten(inner.drop_front(3), firstScales);
+              SmallVector<Value> partials(inner.slice(2, partialSums));
+              TileScales scales = TileScales::unflatten(
+                  inner.drop_front(2 + partialSums), firstScales);
               TileScales nextScales;
               if (config.scaling == GemmScaling::Block)
                 nextScales = loadTileScales(kb.add(kt, kb.i32(1)));
-              auto carry = [&](SmallVector<Value> values) {
+              // The next trip's arguments (`partial` is the only partial
+              // sum unless there are several).
+              auto carry = [&](Value nextIt, Value nextAcc) {
+                if (partialSums == 1)
+                  partials[0] = partial;
+                SmallVector<Value> values{nextIt, nextAcc};
+                llvm::append_range(values, partials);
                 llvm::append_range(values, nextScales.flatten());
                 return values;
               };
@@ -763,7 +796,27 @@ void GemmEmitter::emitConsumer(Value consumer) {
                 NVVM::WgmmaGroupSyncAlignedOp::create(kb.b, kb.loc);
                 NVVM::WgmmaWaitGroupSyncOp::create(kb.b, kb.loc, 1);
                 releaseAfter(kb.sub(it, kb.i32(1)), kb.ult(kb.i32(0), kt));
-                return carry({kb.add(it, kb.i32(1)), acc, partial});
+                return carry(kb.add(it, kb.i32(1)), acc);
+              } else if (partialSums > 1) {
+                // One group for the tile, step `step` into the partial sum
+                // of its promotion group, waited for once: the pipe drains
+                // once a tile instead of once a group.
+                for (int64_t step = 0; step < 4; ++step) {
+                  Value &sum = partials[step / promote];
+                  sum = wgmma(sum, descriptor(tileA, step, config.mnMajorA),
+                              descriptor(tileB, step, config.mnMajorB),
+                              /*accumulate=*/step % promote != 0);
+                }
+                NVVM::WgmmaGroupSyncAlignedOp::create(kb.b, kb.loc);
+                passTurn();
+                if (config.stagesColumnScales())
+                  stageColumnScales(scales, it);
+                NVVM::WgmmaWaitGroupSyncOp::create(kb.b, kb.loc, 0);
+                // The slot's tiles are read: release it before promoting.
+                kb.ifThen(kb.eq(lane, kb.i32(0)), [&] { release(s); });
+                for (int64_t b = 0; b < partialSums; ++b)
+                  acc = promoteGroup(acc, partials[b], scales, kt, b, it);
+                return carry(kb.add(it, kb.i32(1)), acc);
               } else if (promote <= 4) {
                 for (int64_t first = 0; first < 4; first += promote) {
                   // The promotion read the partial sum's registers, which
@@ -784,29 +837,8 @@ void GemmEmitter::emitConsumer(Value consumer) {
                   if (first == 0 && config.stagesColumnScales())
                     stageColumnScales(scales, it);
                   NVVM::WgmmaWaitGroupSyncOp::create(kb.b, kb.loc, 0);
-                  // Block of this group within the tile (Block scaling:
-                  // kGroup is 32 or 128, one group of 1 or 4 steps).
-                  int64_t b = first / promote;
-                  Value kBlock =
-                      kb.add(kb.mul(kt, kb.i32(blocksPerTile)), kb.i32(b));
-                  if (config.scaling != GemmScaling::Block ||
-                      config.kGroup == GemmSM90Config::kBlockK) {
-                    acc = promoteInto(acc, partial, &scales, b, it);
-                    continue;
-                  }
-                  // Blocks shorter than a K tile: the last tile of a K that
-                  // is not a multiple of it has groups past K, which have no
-                  // scales (their partial sums are TMA's zeros).
-                  auto inK = scf::IfOp::create(kb.b, kb.loc, TypeRange{accType},
-                                               kb.ult(kBlock, kScales),
-                                               /*withElseRegion=*/true);
-                  OpBuilder::InsertionGuard guard(kb.b);
-                  kb.b.setInsertionPointToStart(&inK.getThenRegion().front());
-                  scf::YieldOp::create(
-                      kb.b, kb.loc, promoteInto(acc, partial, &scales, b, it));
-                  kb.b.setInsertionPointToStart(&inK.getElseRegion().front());
-                  scf::YieldOp::create(kb.b, kb.loc, acc);
-                  acc = inK.getResult(0);
+                  acc = promoteGroup(acc, partial, scales, kt, first / promote,
+                                     it);
                 }
               } else {
                 // Groups of several K tiles: restart the partial sum at the
@@ -832,7 +864,7 @@ void GemmEmitter::emitConsumer(Value consumer) {
               }
               // Release the slot: one arrival per consumer warp.
               kb.ifThen(kb.eq(lane, kb.i32(0)), [&] { release(s); });
-              return carry({kb.add(it, kb.i32(1)), acc, partial});
+              return carry(kb.add(it, kb.i32(1)), acc);
             });
         if (promote == 0) {
           // The last tile's group, then its slot.

@@ -160,6 +160,15 @@ bool GemmSM90Config::straddlesTwoBBlocks() const {
   return scaling == GemmScaling::Block && bRowsPerScale == 128 && blockN == 192;
 }
 
+int64_t GemmSM90Config::getPartialSums() const {
+  int64_t steps = getPromotionSteps();
+  if (steps == 0 || steps >= kBlockK / 32)
+    return 1;
+  int64_t groups = kBlockK / 32 / steps;
+  // blockN / 2 accumulator registers a thread, as many per partial sum.
+  return blockN / 2 * (groups + 1) <= kPartialSumRegisters ? groups : 1;
+}
+
 bool GemmSM90Config::stagesColumnScales() const {
   return scaling == GemmScaling::Block && bRowsPerScale == 1 && !wideOperands;
 }

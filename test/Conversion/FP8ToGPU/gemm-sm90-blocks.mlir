@@ -3,43 +3,57 @@
 // 128 x 128 squares, which the epilogue cannot apply per column. With
 // 32-long blocks, a K that is not a multiple of the 128-deep K tile leaves
 // groups past K in the last tile: the kernel skips their promotion, so it
-// reads no scale past ceil(K / 32) - 1. Each group starts with wgmma.fence,
-// since the previous promotion read the partial sum's registers.
+// reads no scale past ceil(K / 32) - 1. Each K tile starts with wgmma.fence,
+// since the previous tile's promotions read the partial sums' registers.
 // RUN: rm -rf %t && fp8-opt %s --fp8-gpu-pipeline="chip=sm_90a artifacts=%t ptxas=none" -o /dev/null
 // RUN: FileCheck %s --input-file=%t/fp8_kernels.ptx
 // RUN: FileCheck %s --check-prefix=STORE --input-file=%t/fp8_kernels.ptx
 // RUN: fp8-opt %s --convert-fp8-to-gpu=chip=sm_90a | FileCheck %s --check-prefix=PLAN
 // RUN: fp8-opt %s --convert-fp8-to-gpu="chip=sm_90a sm90-tma-store=0" | FileCheck %s --check-prefix=PLANREG
 
+// With 32-long blocks a K tile's four k32 steps write four partial sums
+// (each wgmma starts its own: scale-d 0), issued as one group and waited
+// for once; the slot is released, then each block's partial sum is
+// promoted in order into the same accumulator, behind the check that the
+// block lies inside K.
 // CHECK-LABEL: .entry fp8_gemm_sm90a_e4m3e4m3_bf16_block32e8m0_tma_128x64_s8(
 // CHECK: wgmma.fence.sync.aligned;
-// CHECK: wgmma.mma_async.sync.aligned.m64n64k32
+// CHECK-NOT: wgmma.wait_group
+// CHECK: setp.ne.b32 p, 0, 0;
+// CHECK-NEXT: wgmma.mma_async.sync.aligned.m64n64k32.f32.e4m3.e4m3 {[[P0:%r[0-9]+]],
+// CHECK-NOT: wgmma.wait_group
+// CHECK: setp.ne.b32 p, 0, 0;
+// CHECK-NEXT: wgmma.mma_async.sync.aligned.m64n64k32.f32.e4m3.e4m3 {[[P1:%r[0-9]+]],
+// CHECK-NOT: wgmma.wait_group
+// CHECK: setp.ne.b32 p, 0, 0;
+// CHECK-NEXT: wgmma.mma_async.sync.aligned.m64n64k32.f32.e4m3.e4m3 {[[P2:%r[0-9]+]],
+// CHECK-NOT: wgmma.wait_group
+// CHECK: setp.ne.b32 p, 0, 0;
+// CHECK-NEXT: wgmma.mma_async.sync.aligned.m64n64k32.f32.e4m3.e4m3 {[[P3:%r[0-9]+]],
+// CHECK-NOT: wgmma.mma_async
+// CHECK: wgmma.commit_group.sync.aligned;
+// CHECK-NOT: fma.rn.f32
 // CHECK: wgmma.wait_group.sync.aligned 0;
 // CHECK-NOT: fma.rn.f32
-// CHECK: setp.{{lt|ge}}.u32
-// CHECK: fma.rn.f32
-// CHECK-NOT: wgmma.mma_async
-// CHECK: wgmma.fence.sync.aligned;
-// CHECK: wgmma.mma_async.sync.aligned.m64n64k32
-// CHECK: wgmma.wait_group.sync.aligned 0;
+// CHECK: mbarrier.arrive.shared.b64
 // CHECK-NOT: fma.rn.f32
 // CHECK: setp.{{lt|ge}}.u32
-// CHECK: fma.rn.f32
-// CHECK-NOT: wgmma.mma_async
-// CHECK: wgmma.fence.sync.aligned;
-// CHECK: wgmma.mma_async.sync.aligned.m64n64k32
-// CHECK: wgmma.wait_group.sync.aligned 0;
 // CHECK-NOT: fma.rn.f32
+// CHECK: fma.rn.f32 [[ACC:%r[0-9]+]], [[P0]], {{%r[0-9]+}}, [[ACC]];
+// CHECK-NOT: wgmma
 // CHECK: setp.{{lt|ge}}.u32
-// CHECK: fma.rn.f32
-// CHECK-NOT: wgmma.mma_async
-// CHECK: wgmma.fence.sync.aligned;
-// CHECK: wgmma.mma_async.sync.aligned.m64n64k32
-// CHECK: wgmma.wait_group.sync.aligned 0;
 // CHECK-NOT: fma.rn.f32
+// CHECK: fma.rn.f32 [[ACC]], [[P1]], {{%r[0-9]+}}, [[ACC]];
+// CHECK-NOT: wgmma
 // CHECK: setp.{{lt|ge}}.u32
-// CHECK: fma.rn.f32
+// CHECK-NOT: fma.rn.f32
+// CHECK: fma.rn.f32 [[ACC]], [[P2]], {{%r[0-9]+}}, [[ACC]];
+// CHECK-NOT: wgmma
+// CHECK: setp.{{lt|ge}}.u32
+// CHECK-NOT: fma.rn.f32
+// CHECK: fma.rn.f32 [[ACC]], [[P3]], {{%r[0-9]+}}, [[ACC]];
 // CHECK-NOT: wgmma.mma_async
+// CHECK-NOT: wgmma.wait_group
 // CHECK-LABEL: .entry fp8_gemm_sm90a_e4m3e4m3_bf16_block128f32sq_tma_128x128_s6(
 // One group of four k32 steps per K tile: K tiles and 128-long blocks
 // coincide.

@@ -394,6 +394,29 @@ TEST_F(KernelParamsTest, GemmSM90StagesColumnScales) {
   EXPECT_EQ(mx.getStages(), 8);
   expectValid(mx);
 
+  // A partial sum per block where they fit in 160 registers with the
+  // accumulator: 128 x 64 tiles hold four of 32, 128 x 128 would need 320.
+  EXPECT_EQ(mx.getPartialSums(), 4);
+  expectKernelTakesParams(mx, buildGemmSM90Kernel);
+  mx.blockN = 128;
+  EXPECT_EQ(mx.getPartialSums(), 1);
+  EXPECT_EQ(wgrad.getPartialSums(), 1);
+  GemmSM90Config narrow;
+  narrow.blockN = 64;
+  narrow.promoteInterval = 1;
+  EXPECT_EQ(narrow.getPartialSums(), 4);
+  narrow.promoteInterval = 2;
+  EXPECT_EQ(narrow.getPartialSums(), 2);
+  narrow.promoteInterval = 4;
+  EXPECT_EQ(narrow.getPartialSums(), 1);
+  narrow.promoteInterval = 0;
+  EXPECT_EQ(narrow.getPartialSums(), 1);
+  narrow.promoteInterval = 8;
+  EXPECT_EQ(narrow.getPartialSums(), 1);
+  narrow.promoteInterval = 2;
+  narrow.blockN = 128;
+  EXPECT_EQ(narrow.getPartialSums(), 1);
+
   // A forced depth that leaves no room for the staged scales is refused.
   GemmSM90Config deep = wgrad;
   deep.stages = 7;

@@ -468,6 +468,15 @@ struct GemmSM90Config : ScaledGemmConfig {
   int64_t getPromotionSteps() const {
     return scaling == GemmScaling::Block ? kGroup / 32 : promoteInterval;
   }
+  /// The partial sums a consumer thread keeps: one per promotion group of
+  /// a K tile where the groups are shorter than the tile (1 or 2 k32 steps:
+  /// MXFP8's blocks of 32, promote_interval 1 or 2) and the accumulator and
+  /// all of them fit in kPartialSumRegisters registers, else 1. With
+  /// several, a tile's wgmmas are one group, each step writing its group's
+  /// partial sum, waited for once and then promoted group by group, in the
+  /// same order and with the same operations as one group at a time.
+  int64_t getPartialSums() const;
+  static constexpr int64_t kPartialSumRegisters = 160;
   /// Whether B has a block scale per column (1 x kGroup blocks): each
   /// consumer warpgroup then stages the scales of a K tile's blocks for the
   /// tile's columns in shared memory, one load per thread, instead of every
