@@ -172,6 +172,48 @@ void decomposeTensorDequantizes(func::FuncOp func) {
   }
 }
 
+/// Why a value of `type` has no buffer in a launch plan, or "": buffers
+/// are sized, and kernels launched over them, at compile time.
+std::string getUnplannableReason(Type type) {
+  auto tensor = dyn_cast<TensorType>(type);
+  if (!tensor)
+    return "";
+  std::string reason;
+  llvm::raw_string_ostream os(reason);
+  if (!tensor.hasStaticShape())
+    os << "'" << type
+       << "' has a dynamic shape; the plan sizes every buffer and launch at "
+          "compile time: give it a static shape";
+  else if (tensor.getNumElements() == 0)
+    os << "'" << type
+       << "' has no elements; the plan's buffers and launches need at least "
+          "one";
+  return reason;
+}
+
+/// Every tensor of `func`, its arguments and results included, has a static
+/// shape of at least one element.
+LogicalResult checkPlannableTensors(func::FuncOp func) {
+  for (auto [i, arg] : llvm::enumerate(func.getArguments())) {
+    std::string reason = getUnplannableReason(arg.getType());
+    if (!reason.empty())
+      return func.emitError()
+             << "fp8 GPU lowering: argument " << i << ": " << reason;
+  }
+  WalkResult walk = func.walk([&](Operation *op) {
+    for (OpResult result : op->getResults()) {
+      std::string reason = getUnplannableReason(result.getType());
+      if (reason.empty())
+        continue;
+      op->emitError() << "fp8 GPU lowering: result " << result.getResultNumber()
+                      << ": " << reason;
+      return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  return failure(walk.wasInterrupted());
+}
+
 /// Plans `func`, an entry point with its calls inlined: its arguments are
 /// the input buffers, its results the output buffers, and its temporaries
 /// share one workspace (`reuseTemporaries`: bytes of temporaries never live
@@ -181,6 +223,8 @@ void decomposeTensorDequantizes(func::FuncOp func) {
 LogicalResult planFunction(PlanBuilder &plan, bool reuseTemporaries,
                            bool fusePrologues, bool fuseRows) {
   func::FuncOp func = plan.getFunction();
+  if (failed(checkPlannableTensors(func)))
+    return failure();
   if (auto prepare = func->getAttrOfType<FlatSymbolRefAttr>(kPrepareAttrName))
     plan.getPlan().prepare = prepare.getValue().str();
   for (auto [i, arg] : llvm::enumerate(func.getArguments())) {
@@ -213,6 +257,10 @@ LogicalResult planFunction(PlanBuilder &plan, bool reuseTemporaries,
   auto ret = cast<func::ReturnOp>(func.getBody().front().getTerminator());
   for (auto [i, value] : llvm::enumerate(ret.getOperands())) {
     PlanBuffer &buffer = plan.getBuffer(plan.bufferOf(value));
+    if (buffer.kind == PlanBuffer::Kind::Constant)
+      return ret.emitError() << "fp8 GPU lowering: result " << i
+                             << " is a constant; return computed values "
+                                "only (the caller has the constant)";
     if (buffer.kind != PlanBuffer::Kind::Temp)
       return ret.emitError() << "fp8 GPU lowering: result " << i
                              << " is an input or another result; return "

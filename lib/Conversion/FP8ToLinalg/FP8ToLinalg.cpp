@@ -672,29 +672,32 @@ struct UpdateDelayedScaleLowering : OpRewritePattern<UpdateDelayedScaleOp> {
     Value newScale =
         arith::SelectOp::create(rewriter, loc, valid, ratio, scale);
 
-    // Rotate left by one (slot 0 moves to slot L-1), then clear slot 0.
+    // Rotate left by one (slot 0 moves to slot L-1), then clear slot 0. A
+    // history of one slot is only cleared (its slices would be empty).
     Value rolled =
         tensor::EmptyOp::create(rewriter, loc, historyType.getShape(), f32);
-    Value head = tensor::ExtractSliceOp::create(
-        rewriter, loc, recorded,
-        ArrayRef<OpFoldResult>{rewriter.getIndexAttr(1)},
-        ArrayRef<OpFoldResult>{rewriter.getIndexAttr(length - 1)},
-        ArrayRef<OpFoldResult>{rewriter.getIndexAttr(1)});
-    Value tail = tensor::ExtractSliceOp::create(
-        rewriter, loc, recorded,
-        ArrayRef<OpFoldResult>{rewriter.getIndexAttr(0)},
-        ArrayRef<OpFoldResult>{rewriter.getIndexAttr(1)},
-        ArrayRef<OpFoldResult>{rewriter.getIndexAttr(1)});
-    rolled = tensor::InsertSliceOp::create(
-        rewriter, loc, head, rolled,
-        ArrayRef<OpFoldResult>{rewriter.getIndexAttr(0)},
-        ArrayRef<OpFoldResult>{rewriter.getIndexAttr(length - 1)},
-        ArrayRef<OpFoldResult>{rewriter.getIndexAttr(1)});
-    rolled = tensor::InsertSliceOp::create(
-        rewriter, loc, tail, rolled,
-        ArrayRef<OpFoldResult>{rewriter.getIndexAttr(length - 1)},
-        ArrayRef<OpFoldResult>{rewriter.getIndexAttr(1)},
-        ArrayRef<OpFoldResult>{rewriter.getIndexAttr(1)});
+    if (length > 1) {
+      Value head = tensor::ExtractSliceOp::create(
+          rewriter, loc, recorded,
+          ArrayRef<OpFoldResult>{rewriter.getIndexAttr(1)},
+          ArrayRef<OpFoldResult>{rewriter.getIndexAttr(length - 1)},
+          ArrayRef<OpFoldResult>{rewriter.getIndexAttr(1)});
+      Value tail = tensor::ExtractSliceOp::create(
+          rewriter, loc, recorded,
+          ArrayRef<OpFoldResult>{rewriter.getIndexAttr(0)},
+          ArrayRef<OpFoldResult>{rewriter.getIndexAttr(1)},
+          ArrayRef<OpFoldResult>{rewriter.getIndexAttr(1)});
+      rolled = tensor::InsertSliceOp::create(
+          rewriter, loc, head, rolled,
+          ArrayRef<OpFoldResult>{rewriter.getIndexAttr(0)},
+          ArrayRef<OpFoldResult>{rewriter.getIndexAttr(length - 1)},
+          ArrayRef<OpFoldResult>{rewriter.getIndexAttr(1)});
+      rolled = tensor::InsertSliceOp::create(
+          rewriter, loc, tail, rolled,
+          ArrayRef<OpFoldResult>{rewriter.getIndexAttr(length - 1)},
+          ArrayRef<OpFoldResult>{rewriter.getIndexAttr(1)},
+          ArrayRef<OpFoldResult>{rewriter.getIndexAttr(1)});
+    }
     rolled = tensor::InsertOp::create(rewriter, loc, zero, rolled, zeroIndex);
 
     Value newHistory = rolled;

@@ -1,5 +1,8 @@
 #!/usr/bin/env python3
-"""Checks tensor-delayed.mlir's output against the numpy oracle."""
+"""Checks tensor-delayed.mlir's output against the numpy oracle.
+
+Usage: delayed_check.py OUTPUT [HISTORY_LENGTH]  (default 4)
+"""
 
 import sys
 
@@ -13,7 +16,8 @@ XS = np.array([[[1.0, -3.5, 0.3, 2.2], [0.01, 1.7, -2.9, 0.5]],
                [[0.25, -0.1, 0.0625, 0.2], [0.003, -0.25, 0.07, 0.11]]], dtype=np.float32)
 
 amaxes = [n.amax(x, None)[0, 0] for x in XS]
-used, _, _ = n.delayed_scaling(amaxes, length=4)
+length = int(sys.argv[2]) if len(sys.argv) > 2 else 4
+used, _, _ = n.delayed_scaling(amaxes, length=length)
 codes = np.concatenate([n.quantize(x, np.full((1, 1), s, np.float32), None, "f8E4M3FN").reshape(-1)
                         for x, s in zip(XS, used)])
 scales = np.array(used, dtype=np.float32).view(np.int32)

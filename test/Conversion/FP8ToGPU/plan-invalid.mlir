@@ -1,0 +1,49 @@
+// What a launch plan cannot hold is refused, at the op, before any kernel:
+// tensors with a dynamic shape or without elements (buffers and launches are
+// sized at compile time), and a constant returned as a result.
+// RUN: fp8-opt %s -split-input-file -verify-diagnostics --convert-fp8-to-gpu=chip=sm_90a -o /dev/null
+
+// expected-error @below {{fp8 GPU lowering: argument 0: 'tensor<16x0xf32>' has no elements; the plan's buffers and launches need at least one}}
+func.func @empty_k(%x: tensor<16x0xf32>, %w: tensor<0x32xf32>) -> tensor<16x32xf32> {
+  %z = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<16x32xf32>
+  %f = linalg.fill ins(%z : f32) outs(%e : tensor<16x32xf32>) -> tensor<16x32xf32>
+  %y = linalg.matmul ins(%x, %w : tensor<16x0xf32>, tensor<0x32xf32>) outs(%f : tensor<16x32xf32>) -> tensor<16x32xf32>
+  return %y : tensor<16x32xf32>
+}
+
+// -----
+
+func.func @empty_inside(%x: tensor<16x32xf32>) -> tensor<16x32xf32> {
+  // expected-error @below {{fp8 GPU lowering: result 0: 'tensor<0x32xf32>' has no elements}}
+  %s = tensor.extract_slice %x[0, 0] [0, 32] [1, 1] : tensor<16x32xf32> to tensor<0x32xf32>
+  %e = tensor.empty() : tensor<16x32xf32>
+  %y = linalg.add ins(%x, %x : tensor<16x32xf32>, tensor<16x32xf32>) outs(%e : tensor<16x32xf32>) -> tensor<16x32xf32>
+  return %y : tensor<16x32xf32>
+}
+
+// -----
+
+// A static signature with a dynamic shape inside.
+func.func @dynamic_inside(%x: tensor<64x64xf32>, %w: tensor<64x32xf32>) -> tensor<64x32xf32> {
+  // expected-error @below {{fp8 GPU lowering: result 0: 'tensor<?x64xf32>' has a dynamic shape; the plan sizes every buffer and launch at compile time: give it a static shape}}
+  %xc = tensor.cast %x : tensor<64x64xf32> to tensor<?x64xf32>
+  %c0 = arith.constant 0 : index
+  %d = tensor.dim %xc, %c0 : tensor<?x64xf32>
+  %z = arith.constant 0.0 : f32
+  %e = tensor.empty(%d) : tensor<?x32xf32>
+  %f = linalg.fill ins(%z : f32) outs(%e : tensor<?x32xf32>) -> tensor<?x32xf32>
+  %y = linalg.matmul ins(%xc, %w : tensor<?x64xf32>, tensor<64x32xf32>) outs(%f : tensor<?x32xf32>) -> tensor<?x32xf32>
+  %r = tensor.cast %y : tensor<?x32xf32> to tensor<64x32xf32>
+  return %r : tensor<64x32xf32>
+}
+
+// -----
+
+func.func @constant_result(%x: tensor<16x16xf32>) -> (tensor<16x16xf32>, tensor<4xf32>) {
+  %e = tensor.empty() : tensor<16x16xf32>
+  %r = linalg.add ins(%x, %x : tensor<16x16xf32>, tensor<16x16xf32>) outs(%e : tensor<16x16xf32>) -> tensor<16x16xf32>
+  %c = arith.constant dense<[1.0, 2.0, 3.0, 4.0]> : tensor<4xf32>
+  // expected-error @below {{fp8 GPU lowering: result 1 is a constant; return computed values only (the caller has the constant)}}
+  return %r, %c : tensor<16x16xf32>, tensor<4xf32>
+}
