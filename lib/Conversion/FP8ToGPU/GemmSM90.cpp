@@ -759,18 +759,17 @@ void GemmEmitter::emitConsumer(Value consumer) {
         ValueRange state = kb.forLoop(
             kb.i32(0), kTiles, kb.i32(1), inits,
             [&](Value kt, ValueRange inner) -> SmallVector<Value> {
-              Value it = inner[0], acc = inner[1], partial = inner[2];
+              Value it = inner[0], acc = inner[1];
               SmallVector<Value> partials(inner.slice(2, partialSums));
+              // The only partial sum unless there are several.
+              Value &partial = partials.front();
               TileScales scales = TileScales::unflatten(
                   inner.drop_front(2 + partialSums), firstScales);
               TileScales nextScales;
               if (config.scaling == GemmScaling::Block)
                 nextScales = loadTileScales(kb.add(kt, kb.i32(1)));
-              // The next trip's arguments (`partial` is the only partial
-              // sum unless there are several).
+              // The next trip's arguments.
               auto carry = [&](Value nextIt, Value nextAcc) {
-                if (partialSums == 1)
-                  partials[0] = partial;
                 SmallVector<Value> values{nextIt, nextAcc};
                 llvm::append_range(values, partials);
                 llvm::append_range(values, nextScales.flatten());
@@ -797,39 +796,26 @@ void GemmEmitter::emitConsumer(Value consumer) {
                 NVVM::WgmmaWaitGroupSyncOp::create(kb.b, kb.loc, 1);
                 releaseAfter(kb.sub(it, kb.i32(1)), kb.ult(kb.i32(0), kt));
                 return carry(kb.add(it, kb.i32(1)), acc);
-              } else if (partialSums > 1) {
-                // One group for the tile, step `step` into the partial sum
-                // of its promotion group, waited for once: the pipe drains
-                // once a tile instead of once a group.
-                for (int64_t step = 0; step < 4; ++step) {
-                  Value &sum = partials[step / promote];
-                  sum = wgmma(sum, descriptor(tileA, step, config.mnMajorA),
-                              descriptor(tileB, step, config.mnMajorB),
-                              /*accumulate=*/step % promote != 0);
-                }
-                NVVM::WgmmaGroupSyncAlignedOp::create(kb.b, kb.loc);
-                passTurn();
-                if (config.stagesColumnScales())
-                  stageColumnScales(scales, it);
-                NVVM::WgmmaWaitGroupSyncOp::create(kb.b, kb.loc, 0);
-                // The slot's tiles are read: release it before promoting.
-                kb.ifThen(kb.eq(lane, kb.i32(0)), [&] { release(s); });
-                for (int64_t b = 0; b < partialSums; ++b)
-                  acc = promoteGroup(acc, partials[b], scales, kt, b, it);
-                return carry(kb.add(it, kb.i32(1)), acc);
               } else if (promote <= 4) {
-                for (int64_t first = 0; first < 4; first += promote) {
-                  // The promotion read the partial sum's registers, which
-                  // the next group's wgmma writes.
+                // Each wait covers `partialSums` promotion groups, each
+                // step into the partial sum of its group: one group at a
+                // time, or (several partial sums) the whole tile at once,
+                // so that the pipe drains once a tile instead of once a
+                // group.
+                int64_t perWait = promote * partialSums;
+                for (int64_t first = 0; first < 4; first += perWait) {
+                  // The promotion read the partial sums' registers, which
+                  // the next wgmmas write.
                   if (first != 0) {
                     awaitTurn();
                     NVVM::WgmmaFenceAlignedOp::create(kb.b, kb.loc);
                   }
-                  for (int64_t step = first; step < first + promote; ++step)
-                    partial =
-                        wgmma(partial, descriptor(tileA, step, config.mnMajorA),
-                              descriptor(tileB, step, config.mnMajorB),
-                              /*accumulate=*/step != first);
+                  for (int64_t step = first; step < first + perWait; ++step) {
+                    Value &sum = partials[(step - first) / promote];
+                    sum = wgmma(sum, descriptor(tileA, step, config.mnMajorA),
+                                descriptor(tileB, step, config.mnMajorB),
+                                /*accumulate=*/(step - first) % promote != 0);
+                  }
                   NVVM::WgmmaGroupSyncAlignedOp::create(kb.b, kb.loc);
                   passTurn();
                   // The column scales go to shared memory while the first
@@ -837,6 +823,15 @@ void GemmEmitter::emitConsumer(Value consumer) {
                   if (first == 0 && config.stagesColumnScales())
                     stageColumnScales(scales, it);
                   NVVM::WgmmaWaitGroupSyncOp::create(kb.b, kb.loc, 0);
+                  // With several partial sums the slot's tiles are read:
+                  // release it before their (long) promotion.
+                  if (partialSums > 1) {
+                    kb.ifThen(kb.eq(lane, kb.i32(0)), [&] { release(s); });
+                    for (int64_t g = 0; g < partialSums; ++g)
+                      acc = promoteGroup(acc, partials[g], scales, kt,
+                                         first / promote + g, it);
+                    return carry(kb.add(it, kb.i32(1)), acc);
+                  }
                   acc = promoteGroup(acc, partial, scales, kt, first / promote,
                                      it);
                 }

@@ -5,6 +5,9 @@
 // REQUIRES: mlir-runner
 // RUN: fp8-opt %s --fp8-cpu-pipeline | %cpu_runner > %t.out
 // RUN: %python %S/Inputs/delayed_check.py %t.out | FileCheck %s
+// The same steps with a history of one slot, whose update only clears it:
+// RUN: sed 's/tensor<4xf32>/tensor<1xf32>/g' %s | fp8-opt --fp8-cpu-pipeline | %cpu_runner > %t.1.out
+// RUN: %python %S/Inputs/delayed_check.py %t.1.out 1 | FileCheck %s
 // CHECK: tensor-delayed: PASS
 
 func.func private @printMemrefI32(memref<*xi32>)
