@@ -433,8 +433,11 @@ void GemmEmitter::emitEpilogue(Value warp) {
     outFactor = kb.load(kb.f32(), outScale, 4);
   Value maxRow = kb.sub(m, kb.i32(1));
   Value maxCol = kb.sub(n, kb.i32(1));
-  auto vectorI32 = VectorType::get({kLdColumns}, kb.i32());
-  auto vectorF32 = VectorType::get({kLdColumns}, kb.f32());
+  // A fused epilogue's math runs on half chunks (tcgen05.ld .x16), with
+  // half the values live.
+  int64_t ldColumns = config.epilogue ? kLdColumns / 2 : kLdColumns;
+  auto vectorI32 = VectorType::get({ldColumns}, kb.i32());
+  auto vectorF32 = VectorType::get({ldColumns}, kb.f32());
 
   tileLoop(
       ValueRange{kb.i32(0)},
@@ -452,45 +455,68 @@ void GemmEmitter::emitEpilogue(Value warp) {
         if (config.scaling == GemmScaling::RowCol)
           rowScale = loadF32(scaleA, clampedRow);
         Value accColumn = kb.mul(acc, kb.i32(config.blockN));
-        int64_t chunks = config.blockN / kLdColumns;
+        // Runs `body` on the tile columns [begin, end) by `step`, in order,
+        // carrying `inits`. With a fused elementwise epilogue the columns are
+        // a loop rather than unrolled: each chunk's math is long enough to
+        // hide the loop, and unrolled, ptxas hoists later chunks' loads (the
+        // epilogue's operands, the column scales) over it and runs out of
+        // registers.
+        auto forColumns =
+            [&](int64_t begin, int64_t end, int64_t step, ValueRange inits,
+                function_ref<SmallVector<Value>(Value, ValueRange)> body) {
+              if (config.epilogue)
+                return llvm::to_vector(kb.forLoop(kb.i32(begin), kb.i32(end),
+                                                  kb.i32(step), inits, body));
+              SmallVector<Value> args(inits);
+              for (int64_t column = begin; column < end; column += step)
+                args = body(kb.i32(column), args);
+              return args;
+            };
         // This thread's amax over the tile.
         Value amax = kb.f32(0.0f);
-        // The result values of columns `chunk` * 32 + [0, 32) of the tile
-        // (f32 for FP8 results), their amax folded into `chunkAmax` (if
-        // set). The last read (`release`) frees the accumulator.
-        auto chunkAddress = [&](int64_t chunk) {
-          return tmemPointer(kb.add(
-              tmemBase, kb.add(laneField,
-                               kb.add(accColumn, kb.i32(chunk * kLdColumns)))));
+        auto chunkAddress = [&](Value column) {
+          return tmemPointer(
+              kb.add(tmemBase, kb.add(laneField, kb.add(accColumn, column))));
         };
-        // Columns `chunk` * 32 + [0, 32) of this thread's row of the
-        // accumulator. The last read (`release`) frees the accumulator.
-        auto loadChunk = [&](int64_t chunk, bool release) {
-          Value bits =
-              NVVM::Tcgen05LdOp::create(kb.b, kb.loc, vectorI32, /*pack=*/false,
-                                        NVVM::Tcgen05LdStShape::SHAPE_32X32B,
-                                        chunkAddress(chunk), Value());
-          NVVM::Tcgen05WaitOp::create(kb.b, kb.loc,
-                                      NVVM::Tcgen05WaitKind::LOAD);
-          if (release) {
-            // The accumulator is free for the next tile once every lane of
-            // the four warps has read it.
+        // The accumulator is free for the next tile once every lane of the
+        // four warps has read it: after the read of the last chunk, whose
+        // first column is `column`.
+        int64_t lastChunk = config.blockN - ldColumns;
+        auto releaseAfterLast = [&](Value column) {
+          auto release = [&] {
             fence(NVVM::Tcgen05FenceKind::BEFORE_THREAD_SYNC);
             NVVM::SyncWarpOp::create(kb.b, kb.loc, kb.i32(-1));
             kb.ifThen(kb.eq(lane, kb.i32(0)),
                       [&] { accRing.arriveEmpty(acc); });
+          };
+          if (std::optional<int64_t> known = getConstantIntValue(column)) {
+            if (*known == lastChunk)
+              release();
+            return;
           }
+          kb.ifThen(kb.eq(column, kb.i32(lastChunk)), release);
+        };
+        // Columns `column` + [0, 32) of this thread's row of the
+        // accumulator, the last chunk's read releasing it.
+        auto loadChunk = [&](Value column) {
+          Value bits =
+              NVVM::Tcgen05LdOp::create(kb.b, kb.loc, vectorI32, /*pack=*/false,
+                                        NVVM::Tcgen05LdStShape::SHAPE_32X32B,
+                                        chunkAddress(column), Value());
+          NVVM::Tcgen05WaitOp::create(kb.b, kb.loc,
+                                      NVVM::Tcgen05WaitKind::LOAD);
           return LLVM::BitcastOp::create(kb.b, kb.loc, vectorF32, bits)
               .getResult();
         };
-        // The result values of columns `chunk` * 32 + [0, 32) of the tile
-        // (f32 for FP8 results), their amax folded into `chunkAmax` (if
-        // set).
-        auto readChunk = [&](int64_t chunk, Value *chunkAmax, bool release) {
-          Value floats = loadChunk(chunk, release);
-          Value col0 = kb.add(n0, kb.i32(chunk * kLdColumns));
+        // The result values of the tile columns `column` + [0, 32) (f32 for
+        // FP8 results), their amax folded into `chunkAmax` (if set).
+        auto readChunk = [&](Value column, Value *chunkAmax, bool release) {
+          Value floats = loadChunk(column);
+          if (release)
+            releaseAfterLast(column);
+          Value col0 = kb.add(n0, column);
           SmallVector<Value> values;
-          for (int64_t j = 0; j < kLdColumns; ++j) {
+          for (int64_t j = 0; j < ldColumns; ++j) {
             Value v =
                 LLVM::ExtractElementOp::create(kb.b, kb.loc, floats, kb.i32(j));
             Value col = kb.minU(kb.add(col0, kb.i32(j)), maxCol);
@@ -514,14 +540,17 @@ void GemmEmitter::emitEpilogue(Value warp) {
           }
           return values;
         };
-        auto chunkColumn = [&](int64_t chunk) {
-          return kb.add(n0, kb.i32(chunk * kLdColumns));
-        };
         if (!config.resultBlock) {
-          for (int64_t chunk = 0; chunk < chunks; ++chunk)
-            emitStores(readChunk(chunk, config.outAmax ? &amax : nullptr,
-                                 /*release=*/chunk == chunks - 1),
-                       row, chunkColumn(chunk));
+          amax = forColumns(
+              0, config.blockN, ldColumns, amax,
+              [&](Value column, ValueRange args) -> SmallVector<Value> {
+                Value chunkAmax = args[0];
+                emitStores(readChunk(column,
+                                     config.outAmax ? &chunkAmax : nullptr,
+                                     /*release=*/true),
+                           row, kb.add(n0, column));
+                return {chunkAmax};
+              })[0];
         } else {
           // Results quantized by blocks: a block's values are needed for
           // its amax, then encoded by the block's scale. Each chunk's f32
@@ -529,39 +558,53 @@ void GemmEmitter::emitEpilogue(Value warp) {
           // until the accumulator is released) and are read again once the
           // scale is known, so that 32 values are live rather than a
           // block's (with a heavy epilogue a block of 128 spilled).
-          int64_t perBlock =
-              std::max<int64_t>(1, config.resultBlock / kLdColumns);
+          int64_t blockColumns =
+              std::max<int64_t>(1, config.resultBlock / ldColumns) * ldColumns;
           auto shape = NVVM::Tcgen05LdStShapeAttr::get(
               kb.b.getContext(), NVVM::Tcgen05LdStShape::SHAPE_32X32B);
-          for (int64_t first = 0; first < chunks; first += perBlock) {
-            Value blockAmax = kb.f32(0.0f);
-            for (int64_t chunk = first; chunk < first + perBlock; ++chunk) {
-              Value floats = LLVM::UndefOp::create(kb.b, kb.loc, vectorF32);
-              for (auto [j, v] : llvm::enumerate(
-                       readChunk(chunk, &blockAmax, /*release=*/false)))
-                floats = LLVM::InsertElementOp::create(kb.b, kb.loc, floats, v,
-                                                       kb.i32(j));
-              Value bits =
-                  LLVM::BitcastOp::create(kb.b, kb.loc, vectorI32, floats);
-              NVVM::Tcgen05StOp::create(kb.b, kb.loc, UnitAttr(), shape,
-                                        chunkAddress(chunk), bits, Value());
-            }
-            NVVM::Tcgen05WaitOp::create(kb.b, kb.loc,
-                                        NVVM::Tcgen05WaitKind::STORE);
-            Value blockCol = chunkColumn(first);
-            Value owner = arith::AndIOp::create(kb.b, kb.loc, kb.ult(row, m),
-                                                kb.ult(blockCol, n));
-            Value factor =
-                emitResultBlockScale(blockAmax, row, blockCol, owner);
-            for (int64_t chunk = first; chunk < first + perBlock; ++chunk) {
-              Value floats = loadChunk(chunk, chunk == chunks - 1);
-              SmallVector<Value> values;
-              for (int64_t j = 0; j < kLdColumns; ++j)
-                values.push_back(LLVM::ExtractElementOp::create(
-                    kb.b, kb.loc, floats, kb.i32(j)));
-              emitStores(values, row, chunkColumn(chunk), factor);
-            }
-          }
+          forColumns(
+              0, config.blockN, blockColumns, {},
+              [&](Value block, ValueRange) -> SmallVector<Value> {
+                Value blockAmax = forColumns(
+                    0, blockColumns, ldColumns, kb.f32(0.0f),
+                    [&](Value offset, ValueRange args) -> SmallVector<Value> {
+                      Value column = kb.add(block, offset);
+                      Value chunkAmax = args[0];
+                      Value floats =
+                          LLVM::UndefOp::create(kb.b, kb.loc, vectorF32);
+                      for (auto [j, v] : llvm::enumerate(readChunk(
+                               column, &chunkAmax, /*release=*/false)))
+                        floats = LLVM::InsertElementOp::create(
+                            kb.b, kb.loc, floats, v, kb.i32(j));
+                      Value bits = LLVM::BitcastOp::create(kb.b, kb.loc,
+                                                           vectorI32, floats);
+                      NVVM::Tcgen05StOp::create(kb.b, kb.loc, UnitAttr(), shape,
+                                                chunkAddress(column), bits,
+                                                Value());
+                      return {chunkAmax};
+                    })[0];
+                NVVM::Tcgen05WaitOp::create(kb.b, kb.loc,
+                                            NVVM::Tcgen05WaitKind::STORE);
+                Value blockCol = kb.add(n0, block);
+                Value owner = arith::AndIOp::create(
+                    kb.b, kb.loc, kb.ult(row, m), kb.ult(blockCol, n));
+                Value factor =
+                    emitResultBlockScale(blockAmax, row, blockCol, owner);
+                forColumns(0, blockColumns, ldColumns, {},
+                           [&](Value offset, ValueRange) -> SmallVector<Value> {
+                             Value column = kb.add(block, offset);
+                             Value floats = loadChunk(column);
+                             releaseAfterLast(column);
+                             SmallVector<Value> values;
+                             for (int64_t j = 0; j < ldColumns; ++j)
+                               values.push_back(LLVM::ExtractElementOp::create(
+                                   kb.b, kb.loc, floats, kb.i32(j)));
+                             emitStores(values, row, kb.add(n0, column),
+                                        factor);
+                             return {};
+                           });
+                return {};
+              });
         }
         if (config.rowAmax) {
           // This thread holds its row of the tile: one atomic per row.

@@ -50,30 +50,35 @@
 // SM100-NOT: fp8_quantize
 
 // sm_100a: the kernels may use the registers one CTA per SM has (ptxas
-// would give a 192-thread kernel 64 and spill). Each row's block of 32 is
-// one tcgen05.ld; a block of 128 is four, each of whose 32 f32 results goes
-// back to its accumulator columns (tcgen05.st) before the next is read, so
-// that 32 values are live rather than 128; once the block's scale is stored
-// the four are read again and encoded.
+// would give a 192-thread kernel 64 and spill). A fused epilogue's math runs
+// on chunks of 16 columns (tcgen05.ld .x16) in loops, not unrolled, so that
+// ptxas cannot hoist one chunk's loads over another's math (unrolled, with
+// column scales and a GELU, it spilled). Each row's block of 32 is two
+// chunks; a block of 128 is eight, each of whose f32 results goes back to its
+// accumulator columns (tcgen05.st) before the next is read, so that 16 values
+// are live rather than 128; once the block's scale is stored a second loop
+// reads them again and encodes them.
 // PTX100-LABEL: .entry fp8_gemm_sm100a_e4m3e4m3_e4m3_block32e8m0_epibf16_{{[0-9a-f]+}}_q32_e8m0_rceil_128x128_s6(
 // PTX100: .maxnreg 255
 // PTX100-LABEL: .entry fp8_gemm_sm100a_e4m3e4m3_e5m2_tensor_epif32_{{[0-9a-f]+}}_q128_ratio_128x128_s7(
 // PTX100: .maxnreg 255
-// PTX100: tcgen05.ld.sync.aligned.32x32b.x32.b32 {{.*}}, [[[C0:%r[0-9]+]]];
-// PTX100: tcgen05.st.sync.aligned.32x32b.x32.b32 [[[C0]]],
-// PTX100: tcgen05.ld.sync.aligned.32x32b.x32.b32 {{.*}}, [[[C1:%r[0-9]+]]];
-// PTX100: tcgen05.st.sync.aligned.32x32b.x32.b32 [[[C1]]],
-// PTX100: tcgen05.ld.sync.aligned.32x32b.x32.b32 {{.*}}, [[[C2:%r[0-9]+]]];
-// PTX100: tcgen05.st.sync.aligned.32x32b.x32.b32 [[[C2]]],
-// PTX100: tcgen05.ld.sync.aligned.32x32b.x32.b32 {{.*}}, [[[C3:%r[0-9]+]]];
-// PTX100: tcgen05.st.sync.aligned.32x32b.x32.b32 [[[C3]]],
-// PTX100-NEXT: tcgen05.wait::st.sync.aligned;
+// PTX100: tcgen05.ld.sync.aligned.32x32b.x16.b32 {{.*}}, [[[C:%r[0-9]+]]];
+// PTX100-NOT: {{^}}$L__BB
+// PTX100: tcgen05.st.sync.aligned.32x32b.x16.b32 [[[C]]],
+// PTX100-NOT: {{^}}$L__BB
+// PTX100: @%p{{[0-9]+}} bra $L__BB
+// PTX100-NOT: tcgen05.ld
+// PTX100: tcgen05.wait::st.sync.aligned;
 // PTX100-NOT: tcgen05.ld
 // PTX100: rcp.rn.f32 [[D:%r[0-9]+]],
 // PTX100-NEXT: st.global.b32 [%rd{{[0-9]+}}], [[D]];
-// PTX100: tcgen05.ld.sync.aligned.32x32b.x32.b32 {{.*}}, [[[C0]]];
+// PTX100: bra{{.*}} [[SECOND:\$L__BB[0-9_]+]];
+// PTX100: [[SECOND]]:
+// PTX100: tcgen05.ld.sync.aligned.32x32b.x16.b32
 // PTX100-NOT: tcgen05.st.sync
 // PTX100: cvt.rn.satfinite.e5m2x2.f32
+// PTX100-NOT: tcgen05.ld
+// PTX100: {{^}}}
 
 // sm_90a, 1x128 pow2 blocks: one block per row of the 128-column tile; the
 // quad reduces each of a thread's two rows' amaxes (xor 2, then 1), and its
