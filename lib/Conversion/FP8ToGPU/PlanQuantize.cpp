@@ -30,6 +30,8 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"
 
+#include <numeric>
+
 using namespace mlir;
 using namespace mlir::fp8;
 
@@ -348,19 +350,26 @@ FailureOr<PreparedLaunch> prepareLaunch(PlanBuilder &plan, QuantizeLaunch &q) {
   config.stochastic = q.randomBits.has_value();
   config.tcgen05Scales = q.tcgen05Scales.has_value();
   config.scalesKAlongCols = q.kAlongCols;
-  // The part of a block in one tile; a block spanning the whole extent
-  // covers the tile's extent.
+  // The part of a block in one tile: a block spanning the whole extent
+  // covers the tile's extent, a block inside a tile is whole there, and the
+  // blocks that straddle tiles (48 rows of a batch of 48-row matrices in
+  // tiles of 32) are measured in parts that no two blocks share, the largest
+  // dividing both the block and the tile.
   auto tilePart = [](int64_t blockExtent, int64_t extent, int64_t tile) {
     if (blockExtent == extent || blockExtent % tile == 0)
       return tile;
-    return blockExtent;
+    if (tile % blockExtent == 0)
+      return blockExtent;
+    return std::gcd(blockExtent, tile);
   };
   config.tileBlockRows = tilePart(blockRows, rows, QuantizeConfig::kTileRows);
   config.tileBlockCols = tilePart(blockCols, cols, QuantizeConfig::kTileCols);
-  config.fused = (blockRows <= QuantizeConfig::kTileRows ||
-                  (blockRows == rows && rows <= QuantizeConfig::kTileRows)) &&
-                 (blockCols <= QuantizeConfig::kTileCols ||
-                  (blockCols == cols && cols <= QuantizeConfig::kTileCols));
+  // Fused: every block lies inside one tile.
+  auto inTile = [](int64_t blockExtent, int64_t extent, int64_t tile) {
+    return tile % blockExtent == 0 || (blockExtent == extent && extent <= tile);
+  };
+  config.fused = inTile(blockRows, rows, QuantizeConfig::kTileRows) &&
+                 inTile(blockCols, cols, QuantizeConfig::kTileCols);
   if (q.givenScales || q.amaxOnly || view->sharedBlocks)
     config.fused = false;
   if (q.amaxOnly)

@@ -23,6 +23,10 @@
 // CHECK-LABEL: .entry fp8_quantize_bf16_e4m3_b32x128_pow2_sat_vs_nanignore_vl_batched(
 // CHECK-DAG: mov.u32 %r{{[0-9]+}}, %ctaid.y;
 // CHECK-DAG: cvt.rn.satfinite.e4m3x2.f32
+// CHECK-LABEL: .entry fp8_amax_bf16_b16x128_nanignore_vl(
+// CHECK-NOT: %ctaid.y
+// CHECK-LABEL: .entry fp8_quantize_bf16_e4m3_b16x128_pow2_sat_vs_nanignore_vl(
+// CHECK-NOT: %ctaid.y
 // CHECK-LABEL: .entry fp8_amax_bf16_b32x1_nanignore_vl_batched(
 // CHECK-DAG: mov.u32 %r{{[0-9]+}}, %ctaid.y;
 // CHECK-LABEL: .entry fp8_quantize_bf16_e4m3_b32x1_pow2_sat_t_vs_nanignore_vl_batched(
@@ -65,6 +69,23 @@ func.func @squares_of_ragged_matrices(%x: tensor<2x200x64xbf16>) -> (tensor<2x20
   return %q, %s : tensor<2x200x64xf8E4M3FN>, tensor<2x2x1xf32>
 }
 
+// Squares of 128 rows on 48-row matrices (DeepSeek's blocks of a K-major
+// weight of 48 rows per head): one 48-row block per matrix, and folding the
+// rows keeps them apart, but the 32-row tiles of the folded [96, 128] straddle
+// blocks (rows 32 to 63 hold the first block's last 16 and the second's first
+// 16). The tiles measure parts of 16 rows, the largest dividing both, and the
+// amax kernel folds each part into its block; then every part of a block
+// takes the block's scale.
+// PLAN-LABEL: straddling_blocks = {buffers
+// PLAN-SAME: {bytes = 8 : i64, id = 3 : i64, kind = "temp", offset = 0 : i64, type = tensor<2x1xf32>}
+// PLAN-SAME: grid = [3, 1, 1], kernel = "fp8_amax_bf16_b16x128_nanignore_vl"
+// PLAN-SAME: {kind = "i32", value = 96 : i64}, {kind = "i32", value = 128 : i64}, {kind = "i32", value = 48 : i64}, {kind = "i32", value = 128 : i64}
+// PLAN-SAME: grid = [3, 1, 1], kernel = "fp8_quantize_bf16_e4m3_b16x128_pow2_sat_vs_nanignore_vl"
+func.func @straddling_blocks(%w: tensor<2x48x128xbf16>) -> (tensor<2x48x128xf8E4M3FN>, tensor<2x1x1xf32>) {
+  %q, %s = fp8.dynamic_quantize %w by <128x128> rule <pow2> : tensor<2x48x128xbf16> -> tensor<2x48x128xf8E4M3FN>, tensor<2x1x1xf32>
+  return %q, %s : tensor<2x48x128xf8E4M3FN>, tensor<2x1x1xf32>
+}
+
 // A copy read only transposed (V^T of each head, the K-major operand of
 // PV): each matrix written transposed, codes [32, 64] and 32 column scales
 // (128 bytes) per head; a column of 64 rows takes an amax kernel first.
@@ -89,3 +110,4 @@ func.func @vector(%b: tensor<200xf32>, %s: tensor<1xf32>) -> tensor<200xf8E5M2> 
   %q = fp8.quantize %b, %s by <tensor> : tensor<200xf32>, tensor<1xf32> -> tensor<200xf8E5M2>
   return %q : tensor<200xf8E5M2>
 }
+
