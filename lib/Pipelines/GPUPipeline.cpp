@@ -32,6 +32,9 @@ void fp8::buildFP8GPUGraphPipeline(OpPassManager &pm,
   fp8::FP8LegalizeLayoutOptions legalize;
   legalize.chip = options.chip;
   pm.addPass(fp8::createFP8LegalizeLayout(legalize));
+  // The transposed copies of frozen weights are constants too, so that no
+  // kernel transposes them on every call (none moves E2M1 codes).
+  pm.addPass(fp8::createFP8QuantizeConstants());
   pm.addPass(fp8::createFP8FuseDynamicQuantize());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());

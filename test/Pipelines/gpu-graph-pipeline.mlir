@@ -19,6 +19,7 @@
 // STAGES-NEXT:   cse,
 // STAGES-NEXT:   fp8-quantize-constants{{.*}},
 // STAGES-NEXT:   fp8-legalize-layout{{{.*}}chip=sm_100a},
+// STAGES-NEXT:   fp8-quantize-constants{{.*}},
 // STAGES-NEXT:   fp8-fuse-dynamic-quantize,
 // STAGES-NEXT:   canonicalize{{.*}},
 // STAGES-NEXT:   cse,
