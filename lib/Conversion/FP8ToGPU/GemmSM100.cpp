@@ -562,13 +562,19 @@ void GemmEmitter::emitEpilogue(Value warp) {
               std::max<int64_t>(1, config.resultBlock / ldColumns) * ldColumns;
           auto shape = NVVM::Tcgen05LdStShapeAttr::get(
               kb.b.getContext(), NVVM::Tcgen05LdStShape::SHAPE_32X32B);
+          // The tile column `offset` into the block at `block`: a constant
+          // where both are (unrolled), so that releaseAfterLast decides at
+          // compile time.
+          auto blockColumn = [&](Value block, Value offset) {
+            return kb.b.createOrFold<arith::AddIOp>(kb.loc, block, offset);
+          };
           forColumns(
               0, config.blockN, blockColumns, {},
               [&](Value block, ValueRange) -> SmallVector<Value> {
                 Value blockAmax = forColumns(
                     0, blockColumns, ldColumns, kb.f32(0.0f),
                     [&](Value offset, ValueRange args) -> SmallVector<Value> {
-                      Value column = kb.add(block, offset);
+                      Value column = blockColumn(block, offset);
                       Value chunkAmax = args[0];
                       Value floats =
                           LLVM::UndefOp::create(kb.b, kb.loc, vectorF32);
@@ -592,7 +598,7 @@ void GemmEmitter::emitEpilogue(Value warp) {
                     emitResultBlockScale(blockAmax, row, blockCol, owner);
                 forColumns(0, blockColumns, ldColumns, {},
                            [&](Value offset, ValueRange) -> SmallVector<Value> {
-                             Value column = kb.add(block, offset);
+                             Value column = blockColumn(block, offset);
                              Value floats = loadChunk(column);
                              releaseAfterLast(column);
                              SmallVector<Value> values;
