@@ -20,20 +20,21 @@ void fp8::buildFP8GPUGraphPipeline(OpPassManager &pm,
                                    const GPUGraphPipelineOptions &options) {
   // The graph for the chip: aggregates as the reductions and elementwise ops
   // the CPU reference runs, one read per tensor, quantization before layout
-  // ops, frozen weights as FP8 constants, K-major operands (or an error),
-  // transposed copies folded into their quantization, elementwise chains
+  // ops, K-major operands (or an error), frozen weights and their K-major
+  // copies as FP8 constants, other transposed copies folded into their
+  // quantization, elementwise chains
   // fused (into the GEMMs' epilogues where they follow one), block scales
   // stored as the GEMMs read them.
   pm.addPass(fp8::createFP8DecomposeAggregates());
   pm.addPass(fp8::createFP8FuseDynamicQuantize());
   pm.addPass(fp8::createFP8PropagateScales());
   pm.addPass(createCSEPass());
-  pm.addPass(fp8::createFP8QuantizeConstants());
   fp8::FP8LegalizeLayoutOptions legalize;
   legalize.chip = options.chip;
   pm.addPass(fp8::createFP8LegalizeLayout(legalize));
-  // The transposed copies of frozen weights are constants too, so that no
-  // kernel transposes them on every call (none moves E2M1 codes).
+  // Frozen weights become FP8 constants, and so do the transposed copies
+  // that the legalization asked for: no kernel transposes them on every
+  // call (none moves E2M1 codes).
   pm.addPass(fp8::createFP8QuantizeConstants());
   pm.addPass(fp8::createFP8FuseDynamicQuantize());
   pm.addPass(createCanonicalizerPass());

@@ -17,7 +17,6 @@
 // STAGES-NEXT:   fp8-fuse-dynamic-quantize,
 // STAGES-NEXT:   fp8-propagate-scales,
 // STAGES-NEXT:   cse,
-// STAGES-NEXT:   fp8-quantize-constants{{.*}},
 // STAGES-NEXT:   fp8-legalize-layout{{{.*}}chip=sm_100a},
 // STAGES-NEXT:   fp8-quantize-constants{{.*}},
 // STAGES-NEXT:   fp8-fuse-dynamic-quantize,
