@@ -8,10 +8,14 @@
 // a 32 x 128 tile; each thread reads 16 consecutive elements of one row (two
 // or four 16-byte loads where the row length keeps them aligned).
 //
-//   1. |x| (0 for NaN when NaNs are ignored) goes to shared memory; the
-//      tile's part of every scale block is
-//      reduced by 256 / (blocks per tile) threads, 16 elements each, then
-//      across lanes with shuffles (and warps through shared memory).
+//   1. |x| (0 for NaN when NaNs are ignored) is reduced over the tile's
+//      part of every scale block. Blocks of one row and whole runs (1 x
+//      16k) take each thread's maximum, then shuffles among the block's
+//      lanes; blocks of one column of the sub-tile take shuffles among the
+//      four rows of a warp, then the warps' maxima through shared memory.
+//      Other blocks go to shared memory and are reduced by 256 / (blocks
+//      per tile) threads, 16 elements each, then across lanes with
+//      shuffles (and warps through shared memory).
 //   2. Amax phase: one atomic max per block part into the amax buffer (f32
 //      bits compared as unsigned integers: NaN > inf > finite >= +0).
 //      Quantize phase: the block's amax (reduced here when the block lies in
@@ -168,6 +172,20 @@ private:
   /// The magnitudes of the tile's block parts, reduced into shared memory
   /// (one f32 per block of the tile).
   void reduceBlocks(Value magnitudes);
+  /// reduceBlocks of blocks of one row and whole runs (1 x 16k): each
+  /// thread's maximum, then shuffles between the lanes of a block.
+  void reduceRowBlocks(Value magnitudes);
+  /// The maxima of the tile's 128 columns over the kTileRows rows that the
+  /// runs of the sub-tile hold (`maximumOf(i)`: this thread's maximum of
+  /// its column i, f32): shuffles between the four rows of a warp, then the
+  /// warps' maxima through shared memory at `offset` (8 x 128 f32), after
+  /// which thread c < 128 passes column c's amax to `useAmax`.
+  void reduceColumns(function_ref<Value(int64_t)> maximumOf, int64_t offset,
+                     function_ref<void(Value)> useAmax);
+  /// reduceBlocks of blocks of one column of the sub-tile (kTileRows x 1):
+  /// shuffles between the four rows of a warp, then the warps' maxima in
+  /// shared memory.
+  void reduceColumnBlocks(Value magnitudes);
   /// The first element of block `j` of the tile.
   std::pair<Value, Value> blockOrigin(Value j);
   /// Batched kernels: points the buffers at matrix `batch` of the batch.
@@ -362,6 +380,10 @@ std::pair<Value, Value> QuantizeEmitter::blockOrigin(Value j) {
 
 void QuantizeEmitter::reduceBlocks(Value magnitudes) {
   int64_t perBlock = threadsPerBlock();
+  if (copy().tileBlockRows == 1 && copy().tileBlockCols % kPerThread == 0)
+    return reduceRowBlocks(magnitudes);
+  if (copy().tileBlockCols == 1 && copy().tileBlockRows == kTileRows)
+    return reduceColumnBlocks(magnitudes);
   int64_t blockElements = copy().tileBlockRows * copy().tileBlockCols;
   Value j = kb.udiv(tid, kb.i32(perBlock));
   Value part = kb.urem(tid, kb.i32(perBlock));
@@ -411,6 +433,64 @@ void QuantizeEmitter::reduceBlocks(Value magnitudes) {
     }
     kb.store(total, shared(kBlockOffset, tid, 4), 4);
   });
+  kb.barrier();
+}
+
+void QuantizeEmitter::reduceRowBlocks(Value magnitudes) {
+  // A block is the runs of `lanes` consecutive lanes of one row.
+  int64_t lanes = copy().tileBlockCols / kPerThread;
+  Value max = kb.f32(0.0f);
+  for (int64_t i = 0; i < kPerThread; ++i)
+    max = kb.maxf(
+        max,
+        LLVM::ExtractElementOp::create(kb.b, kb.loc, magnitudes, kb.i32(i)),
+        propagate());
+  max = kb.warpMax(max, lanes, propagate());
+  Value j = kb.udiv(tid, kb.i32(lanes));
+  kb.ifThen(kb.eq(kb.urem(tid, kb.i32(lanes)), kb.i32(0)),
+            [&] { kb.store(max, shared(kBlockOffset, j, 4), 4); });
+  kb.barrier();
+}
+
+void QuantizeEmitter::reduceColumns(function_ref<Value(int64_t)> maximumOf,
+                                    int64_t offset,
+                                    function_ref<void(Value)> useAmax) {
+  constexpr int64_t kWarps = kThreads / 32;
+  auto f32x16 = VectorType::get({kPerThread}, kb.f32());
+  Value maxima = LLVM::UndefOp::create(kb.b, kb.loc, f32x16);
+  for (int64_t i = 0; i < kPerThread; ++i) {
+    Value m = maximumOf(i);
+    for (int64_t lanes : {kThreadsPerRow, 2 * kThreadsPerRow})
+      m = kb.maxf(m, kb.shuffleXor(m, lanes), propagate());
+    maxima = LLVM::InsertElementOp::create(kb.b, kb.loc, maxima, m, kb.i32(i));
+  }
+  Value warp = kb.udiv(tid, kb.i32(32));
+  Value myCol =
+      kb.mul(kb.urem(tid, kb.i32(kThreadsPerRow)), kb.i32(kPerThread));
+  kb.ifThen(kb.ult(kb.urem(tid, kb.i32(32)), kb.i32(kThreadsPerRow)), [&] {
+    Value index = kb.add(kb.mul(warp, kb.i32(kTileCols)), myCol);
+    kb.store(maxima, shared(offset, index, 4), 16);
+  });
+  kb.barrier();
+  kb.ifThen(kb.ult(tid, kb.i32(kTileCols)), [&] {
+    Value amax = kb.f32(0.0f);
+    for (int64_t w = 0; w < kWarps; ++w) {
+      Value index = kb.add(tid, kb.i32(w * kTileCols));
+      amax = kb.maxf(amax, kb.load(kb.f32(), shared(offset, index, 4), 4),
+                     propagate());
+    }
+    useAmax(amax);
+  });
+}
+
+void QuantizeEmitter::reduceColumnBlocks(Value magnitudes) {
+  reduceColumns(
+      [&](int64_t i) {
+        return LLVM::ExtractElementOp::create(kb.b, kb.loc, magnitudes,
+                                              kb.i32(i));
+      },
+      kAbsOffset,
+      [&](Value amax) { kb.store(amax, shared(kBlockOffset, tid, 4), 4); });
   kb.barrier();
 }
 
@@ -1020,36 +1100,17 @@ void QuantizeEmitter::emitRowColumnPair(Value tileRow0, ArrayRef<Value> runRows,
   // shuffles, the eight warps theirs in shared memory, and thread c < 128
   // scales column c of the tile.
   selectCopy(columnCopy, columnArgs);
-  Value warp = kb.udiv(tid, kb.i32(32));
-  Value lane = kb.urem(tid, kb.i32(32));
   Value myCol =
       kb.mul(kb.urem(tid, kb.i32(kThreadsPerRow)), kb.i32(kPerThread));
-  Value maxima = LLVM::UndefOp::create(kb.b, kb.loc, f32x16);
-  for (int64_t i = 0; i < kPerThread; ++i) {
-    Value m = kb.extToF32(columnMaxima[i]);
-    for (int64_t offset : {kThreadsPerRow, 2 * kThreadsPerRow})
-      m = kb.maxf(m, kb.shuffleXor(m, offset), propagate());
-    maxima = LLVM::InsertElementOp::create(kb.b, kb.loc, maxima, m, kb.i32(i));
-  }
-  kb.ifThen(kb.ult(lane, kb.i32(kThreadsPerRow)), [&] {
-    Value index = kb.add(kb.mul(warp, kb.i32(kTileCols)), myCol);
-    kb.store(maxima, shared(kColumnMaxima, index, 4), 16);
-  });
-  kb.barrier();
-  kb.ifThen(kb.ult(tid, kb.i32(kTileCols)), [&] {
-    Value amax = kb.f32(0.0f);
-    for (int64_t w = 0; w < kWarps; ++w) {
-      Value index = kb.add(tid, kb.i32(w * kTileCols));
-      amax =
-          kb.maxf(amax, kb.load(kb.f32(), shared(kColumnMaxima, index, 4), 4),
-                  propagate());
-    }
-    Value scale = emitScaleRule(kb.b, kb.loc, columnCopy.rule,
-                                columnCopy.format, amax, Value());
-    kb.store(emitEncodeMultiplier(kb.b, kb.loc, scale, Value()),
-             shared(kColumnMultipliers, tid, 4), 4);
-    storeBlockScale(tileRow0, kb.add(col0, tid), scale);
-  });
+  reduceColumns([&](int64_t i) { return kb.extToF32(columnMaxima[i]); },
+                kColumnMaxima,
+                [&](Value amax) {
+                  Value scale = emitScaleRule(kb.b, kb.loc, columnCopy.rule,
+                                              columnCopy.format, amax, Value());
+                  kb.store(emitEncodeMultiplier(kb.b, kb.loc, scale, Value()),
+                           shared(kColumnMultipliers, tid, 4), 4);
+                  storeBlockScale(tileRow0, kb.add(col0, tid), scale);
+                });
   kb.barrier();
   Value multipliers = kb.load(f32x16, shared(kColumnMultipliers, myCol, 4), 16);
   Value myRow = kb.udiv(tid, kb.i32(kThreadsPerRow));

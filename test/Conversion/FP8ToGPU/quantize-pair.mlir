@@ -55,11 +55,26 @@
 // CHECK: ret;
 // CHECK-LABEL: .entry fp8_quantize_bf16_e4m3_b1x16_pow2_sat_fused_vs_pair_b16x1_fused_vs_r32_nanignore_vl(
 // CHECK-NOT: atom.global
-// Row and column amaxes from the same read.
+// Row and column amaxes from the same read, reduced in registers: a row's
+// part by three shuffles among its eight lanes, a column's by two among the
+// four rows of a warp, then across the warps in shared memory (the
+// magnitudes themselves never go through shared memory).
 // CHECK-LABEL: .entry fp8_amax_bf16_b1x128_pair_b32x1_r32_nanignore_vl(
 // CHECK-COUNT-2: ld.global.v4.b32
 // CHECK-NOT: ld.global.v4
-// CHECK-COUNT-2: atom.global.max.u32
+// CHECK-NOT: st.shared.v4
+// CHECK: shfl.sync.bfly.b32 {{.*}}, 4, 31, -1;
+// CHECK: shfl.sync.bfly.b32 {{.*}}, 2, 31, -1;
+// CHECK: shfl.sync.bfly.b32 {{.*}}, 1, 31, -1;
+// CHECK: atom.global.max.u32
+// CHECK-COUNT-16: shfl.sync.bfly.b32 {{.*}}, 16, 31, -1;
+// CHECK-COUNT-4: st.shared.v4.b32
+// CHECK-NEXT: $L__
+// CHECK-NEXT: bar.sync
+// CHECK-COUNT-8: ld.shared.b32
+// CHECK: atom.global.max.u32
+// CHECK-NOT: st.shared.v4
+// CHECK: ret;
 // CHECK-LABEL: .entry fp8_quantize_bf16_e4m3_b1x128_ratio_sat_vs_pair_b32x1_t_vs_r32_nanignore_vl(
 // CHECK-NOT: atom.global
 // CHECK-LABEL: .entry fp8_amax_bf16_b32x128_nanignore_vl_gs(

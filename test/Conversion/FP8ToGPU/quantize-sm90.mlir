@@ -23,11 +23,26 @@
 // CHECK-DAG: div.rn.f32
 // CHECK-DAG: cvt.rn.satfinite.e4m3x2.f32
 // CHECK-DAG: st.global.v4.b32
+// DeepSeek's 1x128 blocks: a block's amax by three shuffles among the eight
+// lanes of its row; the magnitudes never go through shared memory.
 // CHECK-LABEL: .entry fp8_quantize_bf16_e4m3_b1x128_pow2_sat_fused_vs_nanignore_vl(
-// CHECK-DAG: shfl.sync.bfly.b32
-// CHECK-DAG: cvt.rn.satfinite.e4m3x2.f32
+// CHECK-NOT: st.shared.v4
+// CHECK: shfl.sync.bfly.b32 {{.*}}, 4, 31, -1;
+// CHECK: shfl.sync.bfly.b32 {{.*}}, 2, 31, -1;
+// CHECK: shfl.sync.bfly.b32 {{.*}}, 1, 31, -1;
+// CHECK-NOT: st.shared.v4
+// CHECK: cvt.rn.satfinite.e4m3x2.f32
+// Blocks of one column of the sub-tile: two shuffles per column among the
+// four rows of a warp (NaN propagated), then the warps' maxima in shared
+// memory.
 // CHECK-LABEL: .entry fp8_amax_f32_b32x1_nanprop_vl(
-// CHECK-DAG: max.NaN.f32
+// CHECK: shfl.sync.bfly.b32 {{.*}}, 8, 31, -1;
+// CHECK-NEXT: max.NaN.f32
+// CHECK: shfl.sync.bfly.b32 {{.*}}, 16, 31, -1;
+// CHECK-COUNT-4: st.shared.v4.b32
+// CHECK: bar.sync
+// CHECK-COUNT-8: max.NaN.f32
+// CHECK: atom.global.max.u32
 // CHECK-LABEL: .entry fp8_quantize_f32_e5m2_b32x1_pow2_sat_t_vs_nanprop_vl(
 // CHECK-DAG: cvt.rn.satfinite.e5m2x2.f32
 // CHECK-DAG: ld.shared.b8
