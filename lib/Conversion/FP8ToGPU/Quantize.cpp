@@ -1195,6 +1195,14 @@ void QuantizeEmitter::emit() {
     emitRowColumnPair(tileRow0, runRows, col);
     return finish();
   }
+  // An amax kernel of 16-bit runs holds them and their maxima only: 40
+  // registers, six CTAs per SM (it takes 54 otherwise, four), so that more
+  // loads are in flight. Batched kernels, whose addresses take more, spilled
+  // at 40.
+  if (config.phase == QuantizeConfig::Phase::Amax && !config.prologue &&
+      !config.batched && config.tileRows == kTileRows &&
+      getElementType(kb.b, config.input).getIntOrFloatBitWidth() == 16)
+    func->setAttr("nvvm.maxnreg", kb.b.getI32IntegerAttr(40));
   // One read: the runs of every sub-tile stay in registers for both copies,
   // unless the kernel reads them again where it uses them
   // (QuantizeConfig::reloadsRuns).

@@ -58,8 +58,10 @@
 // Row and column amaxes from the same read, reduced in registers: a row's
 // part by three shuffles among its eight lanes, a column's by two among the
 // four rows of a warp, then across the warps in shared memory (the
-// magnitudes themselves never go through shared memory).
+// magnitudes themselves never go through shared memory). 40 registers: six
+// CTAs per SM.
 // CHECK-LABEL: .entry fp8_amax_bf16_b1x128_pair_b32x1_r32_nanignore_vl(
+// CHECK: .maxnreg 40
 // CHECK-COUNT-2: ld.global.v4.b32
 // CHECK-NOT: ld.global.v4
 // CHECK-NOT: st.shared.v4
