@@ -769,14 +769,6 @@ FailureOr<int64_t> getTcgen05Scales(PlanBuilder &plan, ScaledMatmulOp op,
     plan.tcgen05ScaleBuffers[source] = layout;
   }
   auto written = plan.tcgen05ScaleBuffers.find(source);
-  if (written == plan.tcgen05ScaleBuffers.end() && batches > 1)
-    return op.emitError()
-           << "fp8 GPU lowering: the block scales of a batched sm_100a GEMM "
-              "must be written in the tcgen05 scale layout by the "
-              "quantization producing them (fp8-assign-scale-layouts gives "
-              "them a scale_layout when every GEMM reading them reads them "
-              "alike); these are not, and the staging kernel copies one "
-              "matrix's scales";
   if (written != plan.tcgen05ScaleBuffers.end()) {
     const Tcgen05ScaleLayout &stored = written->second;
     if (stored.rows == layout.rows && stored.kBlocks == layout.kBlocks &&
@@ -792,27 +784,34 @@ FailureOr<int64_t> getTcgen05Scales(PlanBuilder &plan, ScaledMatmulOp op,
            << stored.stageKBlocks << " (its scale_layout)";
   }
   remarkStagedScales(plan, op, source);
-  // Strides of (row block, k-block) in the buffer: the type's [row blocks,
-  // k-blocks], or [k-blocks, row blocks] for an operand that is MN-major in
-  // the op.
+  // Strides of (row block, k-block) in a matrix's scales: the type's [row
+  // blocks, k-blocks], or [k-blocks, row blocks] for an operand that is
+  // MN-major in the op (after the batch, for a batched GEMM). The layouts
+  // of a batch's matrices follow each other, as the GEMM reads them.
   auto type = cast<RankedTensorType>(scale.getType());
-  int64_t inner = type.getDimSize(1);
+  if (batches > 1 && type.getRank() != 3)
+    return op.emitError() << "fp8 GPU lowering: the block scales of a batched "
+                             "sm_100a GEMM are staged from scales of type "
+                             "[batch, rows, columns], not "
+                          << type;
+  int64_t inner = type.getDimSize(type.getRank() - 1);
   int64_t rowStride = kMajor ? inner : 1;
   int64_t kStride = kMajor ? 1 : inner;
   auto layoutType = RankedTensorType::get(
-      {layout.getBytes()}, IntegerType::get(plan.getContext(), 8));
+      {batches * layout.getBytes()}, IntegerType::get(plan.getContext(), 8));
   int64_t staged = plan.addBuffer(PlanBuffer::Kind::Temp, layoutType);
   plan.getBuffer(staged).layout = PlanBuffer::Layout::Tcgen05ScaleFactors;
   plan.tcgen05ScaleBuffers[staged] = layout;
   OpBuilder builder = plan.getKernelBuilder();
   ScaleLayoutConfig config;
   config.f32Source = type.getElementType().isF32();
+  config.batched = batches > 1;
   LLVM::LLVMFuncOp kernel =
       buildScaleLayoutKernel(builder, scale.getLoc(), config);
   int64_t blocks =
       llvm::divideCeil(layout.getBytes(), ScaleLayoutConfig::kThreads);
   plan.addKernelLaunch(
-      kernel, config, {blocks, 1, 1}, /*sharedBytes=*/0,
+      kernel, config, {blocks, batches, 1}, /*sharedBytes=*/0,
       [&](ScaleLayoutParam param) -> LaunchParam {
         switch (param) {
         case ScaleLayoutParam::Source:
@@ -835,6 +834,8 @@ FailureOr<int64_t> getTcgen05Scales(PlanBuilder &plan, ScaledMatmulOp op,
           return I32Param{layout.getBytes()};
         case ScaleLayoutParam::KBlocksPerScale:
           return I32Param{kBlocksPerScale};
+        case ScaleLayoutParam::SourceBatchBytes:
+          return I32Param{getScaleBatchStride(scale)};
         }
         llvm_unreachable("unknown scale-layout parameter");
       },

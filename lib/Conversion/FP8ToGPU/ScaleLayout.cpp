@@ -8,7 +8,9 @@
 // block-scaled GEMM reads (Tcgen05ScaleLayout), for scales that no
 // quantization wrote in that layout: one thread per destination byte, the
 // inverse of the layout's offset function. f32 scales that are powers of two
-// become their E8M0 codes, each repeated over the k-blocks it covers.
+// become their E8M0 codes, each repeated over the k-blocks it covers. A
+// batched kernel stages matrix blockIdx.y of a batch, whose layouts follow
+// each other.
 //
 //===----------------------------------------------------------------------===//
 
@@ -27,6 +29,8 @@ SmallVector<ScaleLayoutParam> ScaleLayoutConfig::getParams() const {
                         P::KStride, P::KChunks,      P::Bytes};
   if (f32Source)
     params.push_back(P::KBlocksPerScale);
+  if (batched)
+    params.push_back(P::SourceBatchBytes);
   return params;
 }
 
@@ -42,6 +46,13 @@ static void emitScaleLayout(KernelBuilder &kb, const ScaleLayoutConfig &config,
   KernelArgs<P> args(func, config.getParams());
   Value rows = args[P::Rows], kBlocks = args[P::KBlocks];
   Value kChunks = args[P::KChunks];
+  Value source = args[P::Source], dest = args[P::Dest];
+  if (config.batched) {
+    Value batch = kb.zext64(kb.blockIdY());
+    source = kb.byteOffset(source,
+                           kb.mul(batch, kb.zext64(args[P::SourceBatchBytes])));
+    dest = kb.byteOffset(dest, kb.mul(batch, kb.zext64(args[P::Bytes])));
+  }
 
   Value offset = kb.add(
       kb.mul(kb.blockId(), kb.i32(ScaleLayoutConfig::kThreads)), kb.threadId());
@@ -73,19 +84,17 @@ static void emitScaleLayout(KernelBuilder &kb, const ScaleLayoutConfig &config,
       // 2^e is E8M0 code e + 127, the f32 exponent field; 2^-127, the one
       // subnormal, has field 0, which is code 0.
       Value bits = kb.load(
-          kb.i32(),
-          kb.byteOffset(args[P::Source], kb.mul(kb.zext64(index), kb.i64(4))),
+          kb.i32(), kb.byteOffset(source, kb.mul(kb.zext64(index), kb.i64(4))),
           4);
       byte = arith::TruncIOp::create(kb.b, kb.loc, kb.i8(),
                                      kb.lshr(bits, kb.i32(23)));
     } else {
-      byte =
-          kb.load(kb.i8(), kb.byteOffset(args[P::Source], kb.zext64(index)), 1);
+      byte = kb.load(kb.i8(), kb.byteOffset(source, kb.zext64(index)), 1);
     }
     Value zero =
         arith::ConstantOp::create(kb.b, kb.loc, kb.b.getI8IntegerAttr(0));
-    kb.store(kb.select(in, byte, zero),
-             kb.byteOffset(args[P::Dest], kb.zext64(offset)), 1);
+    kb.store(kb.select(in, byte, zero), kb.byteOffset(dest, kb.zext64(offset)),
+             1);
   });
   LLVM::ReturnOp::create(kb.b, kb.loc, ValueRange{});
 }

@@ -135,13 +135,3 @@ func.func @mixed(%a: tensor<256x512xf8E4M3FN>, %b: tensor<384x512xf8E4M3FN>, %sa
   %c = fp8.scaled_matmul %a, %b scales(%sa, %sb) by(<tensor>, <1x*>) transpose_rhs : tensor<256x512xf8E4M3FN>, tensor<384x512xf8E4M3FN>, tensor<1x1xf32>, tensor<384x1xf32> -> tensor<256x384xbf16>
   return %c : tensor<256x384xbf16>
 }
-
-// -----
-
-// Batched MXFP8 scales that no quantization wrote in the tcgen05 layout of
-// each matrix: the staging kernel copies one matrix's scales.
-func.func @batched_staged_scales(%a: tensor<2x128x64xf8E4M3FN>, %b: tensor<2x128x64xf8E4M3FN>, %sa: tensor<2x128x2xf8E8M0FNU>, %sb: tensor<2x128x2xf8E8M0FNU>) -> tensor<2x128x128xf32> {
-  // expected-error @below {{fp8 GPU lowering: the block scales of a batched sm_100a GEMM must be written in the tcgen05 scale layout by the quantization producing them}}
-  %c = fp8.scaled_matmul %a, %b scales(%sa, %sb) by(<1x32>, <1x32>) transpose_rhs : tensor<2x128x64xf8E4M3FN>, tensor<2x128x64xf8E4M3FN>, tensor<2x128x2xf8E8M0FNU>, tensor<2x128x2xf8E8M0FNU> -> tensor<2x128x128xf32>
-  return %c : tensor<2x128x128xf32>
-}

@@ -183,6 +183,9 @@ enum class ScaleLayoutParam {
   Bytes,
   /// i32, `f32Source` only: the k-blocks one source scale covers.
   KBlocksPerScale,
+  /// i32, `batched` only: the bytes between the source scales of
+  /// consecutive matrices.
+  SourceBatchBytes,
 };
 KernelParamKind getParamKind(ScaleLayoutParam param);
 
@@ -807,14 +810,22 @@ struct ScaleLayoutConfig {
   /// of the pow2 rule), each covering kBlocksPerScale k-blocks: staged as
   /// their E8M0 codes, exactly.
   bool f32Source = false;
+  /// A batch of matrices, one per blockIdx.y: matrix b's scales lie
+  /// SourceBatchBytes apart in the source, and its layout follows the
+  /// previous matrix's (Bytes apart), where a batched GEMM reads them.
+  bool batched = false;
 
   static constexpr int64_t kThreads = 256;
   std::string getKernelName() const {
-    return f32Source ? "fp8_scale_layout_f32_sm100a"
-                     : "fp8_scale_layout_sm100a";
+    std::string name =
+        f32Source ? "fp8_scale_layout_f32_sm100a" : "fp8_scale_layout_sm100a";
+    if (batched)
+      name += "_batched";
+    return name;
   }
   /// The kernel's parameters, in order: every ScaleLayoutParam but
-  /// KBlocksPerScale, which only `f32Source` takes.
+  /// KBlocksPerScale, which only `f32Source` takes, and SourceBatchBytes,
+  /// which only `batched` takes.
   SmallVector<ScaleLayoutParam> getParams() const;
 };
 
