@@ -178,11 +178,105 @@ static LogicalResult rejectHugePerElementOps(const llvm::MemoryBuffer &buffer,
   return success();
 }
 
+/// The custom forms whose parser reads an integer list with
+/// DenseI64ArrayAttr::parse and stores what it returns unchecked: after a
+/// malformed list's diagnostic the parser dereferences a null attribute.
+static constexpr std::pair<StringLiteral, StringLiteral> kIntegerListOps[] = {
+    {"linalg.transpose", "permutation"},
+    {"linalg.broadcast", "dimensions"},
+    {"linalg.reduce", "dimensions"}};
+
+/// `text` without its leading whitespace and line comments.
+static StringRef skipSpace(StringRef text) {
+  while (true) {
+    text = text.ltrim();
+    if (!text.starts_with("//"))
+      return text;
+    size_t end = text.find('\n');
+    text = end == StringRef::npos ? StringRef() : text.drop_front(end);
+  }
+}
+
+/// Whether `text` starts with a list that DenseI64ArrayAttr::parse takes:
+/// `[]`, or `[` integers separated by commas `]`, each a decimal or `0x`
+/// hexadecimal literal, optionally negative, that fits in 64 bits.
+static bool startsWithIntegerList(StringRef text) {
+  text = skipSpace(text);
+  if (!text.consume_front("["))
+    return false;
+  text = skipSpace(text);
+  if (text.starts_with("]"))
+    return true;
+  while (true) {
+    bool negative = text.consume_front("-");
+    bool hex = text.starts_with("0x");
+    StringRef digits = hex ? text.drop_front(2) : text;
+    size_t length = 0;
+    while (length < digits.size() && (hex ? llvm::isHexDigit(digits[length])
+                                          : llvm::isDigit(digits[length])))
+      ++length;
+    uint64_t magnitude;
+    if (length == 0 ||
+        (length < digits.size() && isIdentifierChar(digits[length])) ||
+        digits.take_front(length).getAsInteger(hex ? 16 : 10, magnitude) ||
+        magnitude > uint64_t(INT64_MAX) + (negative ? 1 : 0))
+      return false;
+    text = skipSpace(digits.drop_front(length));
+    if (text.starts_with("]"))
+      return true;
+    if (!text.consume_front(","))
+      return false;
+    text = skipSpace(text);
+  }
+}
+
+/// Rejects the custom forms of kIntegerListOps whose list is malformed.
+static LogicalResult
+rejectMalformedIntegerLists(const llvm::MemoryBuffer &buffer) {
+  StringRef text = buffer.getBuffer();
+  for (auto [opName, keyword] : kIntegerListOps) {
+    for (size_t pos = text.find(opName); pos != StringRef::npos;
+         pos = text.find(opName, pos + 1)) {
+      // The generic form quotes the name and takes properties instead.
+      if (!isWholeWord(text, pos, opName.size()) ||
+          (pos > 0 && text[pos - 1] == '"'))
+        continue;
+      StringRef opText = getOpText(text.drop_front(pos + opName.size()));
+      // The keyword outside brackets, followed by `=`.
+      int depth = 0;
+      for (size_t i = 0; i < opText.size(); ++i) {
+        char c = opText[i];
+        if (c == '(' || c == '[' || c == '{' || c == '<')
+          ++depth;
+        else if (c == ')' || c == ']' || c == '}' ||
+                 (c == '>' && (i == 0 || opText[i - 1] != '-')))
+          --depth;
+        if (depth != 0 || !opText.drop_front(i).starts_with(keyword) ||
+            (i > 0 && (isIdentifierChar(opText[i - 1]) ||
+                       StringRef("%@#^!").contains(opText[i - 1]))))
+          continue;
+        StringRef rest = skipSpace(opText.drop_front(i + keyword.size()));
+        if (!rest.consume_front("="))
+          continue;
+        if (startsWithIntegerList(rest))
+          break;
+        return emitInputError(
+            buffer, opText.data() + i,
+            "'" + keyword + "' of '" + opName +
+                "' must be a list of 64-bit integers in brackets, such as "
+                "[1, 0] (the upstream parser crashes on anything else)");
+      }
+    }
+  }
+  return success();
+}
+
 LogicalResult fp8::screenInput(const llvm::MemoryBuffer &buffer,
                                uint64_t maxMaterializedElements) {
   if (buffer.getBuffer().starts_with("ML\xEFR"))
     return success(); // bytecode
-  if (failed(rejectDenseArraysOfIndex(buffer)))
+  if (failed(rejectDenseArraysOfIndex(buffer)) ||
+      failed(rejectMalformedIntegerLists(buffer)))
     return failure();
   if (maxMaterializedElements == 0)
     return success();

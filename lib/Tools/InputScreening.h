@@ -18,6 +18,8 @@ namespace mlir::fp8 {
 /// Rejects, with a diagnostic, textual input that the upstream MLIR 22 parser
 /// would crash on or that would make it allocate without bound:
 ///   - dense arrays of `index`;
+///   - malformed integer lists of the custom forms of linalg.transpose
+///     (`permutation`), linalg.broadcast and linalg.reduce (`dimensions`);
 ///   - ops whose parser or verifier builds one entry per element of a shaped
 ///     type (tensor.from_elements, vector.from_elements, vector.to_elements)
 ///     with a static type of more than `maxMaterializedElements` elements
