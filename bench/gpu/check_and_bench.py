@@ -483,21 +483,38 @@ def torch_scaled_mm(torch, entry, inputs, ref, ops):
 
 def time_gpu(torch, fn, flush, warmup, repeats):
     """Median, min of `repeats` timed calls (ms), L2 flushed before each."""
-    for _ in range(warmup):
-        fn()
+    return time_interleaved(torch, dict(fn=fn), flush, warmup, repeats, 1)["fn"]
+
+
+def time_interleaved(torch, fns, flush, warmup, repeats, rounds):
+    """time_gpu of each callable of `fns` (name -> callable), in `rounds`
+    rounds that each time every one of them in turn, a share of the
+    `repeats` calls each: with the clocks not locked, a GPU that warms up
+    over a run weighs on all of them alike, where timing one after the
+    other gave the last one the warmest GPU."""
+    for fn in fns.values():
+        for _ in range(warmup):
+            fn()
     torch.cuda.synchronize()
-    events = []
-    for _ in range(repeats):
-        flush.zero_()
-        start = torch.cuda.Event(enable_timing=True)
-        stop = torch.cuda.Event(enable_timing=True)
-        start.record()
-        fn()
-        stop.record()
-        events.append((start, stop))
+    events = {name: [] for name in fns}
+    for r in range(rounds):
+        count = repeats // rounds + (1 if r < repeats % rounds else 0)
+        for name, fn in fns.items():
+            for _ in range(count):
+                flush.zero_()
+                start = torch.cuda.Event(enable_timing=True)
+                stop = torch.cuda.Event(enable_timing=True)
+                start.record()
+                fn()
+                stop.record()
+                events[name].append((start, stop))
     torch.cuda.synchronize()
-    times = sorted(s.elapsed_time(e) for s, e in events)
-    return dict(median_ms=times[len(times) // 2], min_ms=times[0], runs=len(times))
+    result = {}
+    for name, pairs in events.items():
+        times = sorted(s.elapsed_time(e) for s, e in pairs)
+        result[name] = dict(median_ms=times[len(times) // 2], min_ms=times[0],
+                            runs=len(times))
+    return result
 
 
 def tflops(entry, ms):

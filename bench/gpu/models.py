@@ -42,7 +42,9 @@ Two steps, like the GEMM scripts:
     graph replays, which shows what launch overhead costs small layers;
     and, as the baseline of the speed targets (docs/perf.md), the same
     model in bf16 with PyTorch ops under torch.compile (fp8_mlir.graph's
-    evaluate_torch), on the same inputs.
+    evaluate_torch), on the same inputs. The three are timed in turn, in
+    four rounds of a quarter of the runs each, so that a GPU warming up
+    over the run (clocks are not locked) weighs on all three alike.
 
   * `run --dry-run` needs no GPU and no torch: it checks every manifest's
     signature, rebuilds the inputs, and, where `prepare --stand-ins` stored
@@ -91,7 +93,7 @@ import fp8rt  # noqa: E402
 import programs  # noqa: E402  (bench/examples/programs.py)
 import workers  # noqa: E402  (bench/gpu/workers.py)
 from bitexact import device_environment  # noqa: E402
-from check_and_bench import time_gpu  # noqa: E402
+from check_and_bench import time_gpu, time_interleaved  # noqa: E402
 from compile import git  # noqa: E402  (bench/gpu/compile.py)
 from reductions import ensure_runtime  # noqa: E402
 
@@ -771,38 +773,38 @@ class GpuExecutor:
                 launch(sync=not graph, graph=graph)
                 torch.cuda.synchronize()
                 results.append([self.numpy(o, t) for o, t in zip(outs, program.outputs)])
-            timing = self.time(launch) if self.args.time else None
+            timing = self.time(cell, function, feeds, launch) if self.args.time else None
             if timing is not None and self.prepare_ms is not None:
                 timing["prepare"] = self.prepare_ms
-        if timing is not None:
-            try:
-                timing["torch_compile_bf16"] = self.baseline(cell, function, feeds)
-            except Exception as e:  # the table says why there is no baseline
-                timing["baseline_error"] = (str(e).splitlines() or [type(e).__name__])[0]
         return results, timing
 
-    def time(self, launch):
-        """Median milliseconds of --time runs launch by launch (`eager`)
-        and, with --graph, as CUDA graph replays (`graph`)."""
-        torch, n = self.torch, self.args.time
-        flush = torch.empty(256 << 20, dtype=torch.uint8, device="cuda")
-        timing = dict(eager=time_gpu(torch, launch, flush, 2, n)["median_ms"])
-        if self.args.graph:
-            timing["graph"] = time_gpu(torch, lambda: launch(graph=True), flush, 2,
-                                       n)["median_ms"]
-        return timing
+    # Rounds of --time's runs: each round times launch by launch, the graph
+    # and the baseline in turn.
+    TIME_ROUNDS = 4
 
-    def baseline(self, cell, function, feeds):
-        """Median milliseconds of the compiled bf16 model
-        (compiled_baseline), or None."""
+    def time(self, cell, function, feeds, launch):
+        """Median milliseconds of --time runs launch by launch (`eager`),
+        with --graph as CUDA graph replays (`graph`), and of the compiled
+        bf16 model (compiled_baseline: `torch_compile_bf16`, None for
+        functions without one, or `baseline_error`), interleaved in rounds
+        (time_interleaved)."""
         torch, n = self.torch, self.args.time
-        call = self.compiled_baseline(cell, function, feeds)
-        if call is None:
-            return None
-        call()  # compiles
-        torch.cuda.synchronize()
+        fns = dict(eager=launch)
+        if self.args.graph:
+            fns["graph"] = lambda: launch(graph=True)
+        timing = dict(torch_compile_bf16=None)
+        try:
+            call = self.compiled_baseline(cell, function, feeds)
+            if call is not None:
+                call()  # compiles
+                torch.cuda.synchronize()
+                fns["torch_compile_bf16"] = call
+        except Exception as e:  # the table says why there is no baseline
+            timing["baseline_error"] = (str(e).splitlines() or [type(e).__name__])[0]
         flush = torch.empty(256 << 20, dtype=torch.uint8, device="cuda")
-        return time_gpu(torch, call, flush, 2, n)["median_ms"]
+        times = time_interleaved(torch, fns, flush, 2, n, min(self.TIME_ROUNDS, n))
+        timing.update((name, t["median_ms"]) for name, t in times.items())
+        return timing
 
     def numpy(self, tensor, t):
         if t.dtype in self.dtypes:
@@ -1187,6 +1189,9 @@ def timings_section(args, index, results):
     lines = ["", "## Timings", "",
              "Median of %d runs (CUDA events, L2 flushed before each), in microseconds%s."
              % (args.time, "" if args.graph else "; `--graph` adds CUDA graph replays"), ""]
+    if not args.dry_run:
+        lines += ["Launch by launch, the CUDA graph and torch.compile bf16 are timed in "
+                  "turn, in rounds of a quarter of the runs each.", ""]
     if args.dry_run:
         return lines + ["Dry run: nothing is timed."]
     lines += ["torch.compile bf16: the same model in bf16 with PyTorch ops, compiled "
