@@ -1189,11 +1189,10 @@ def timings_section(args, index, results):
     lines = ["", "## Timings", "",
              "Median of %d runs (CUDA events, L2 flushed before each), in microseconds%s."
              % (args.time, "" if args.graph else "; `--graph` adds CUDA graph replays"), ""]
-    if not args.dry_run:
-        lines += ["Launch by launch, the CUDA graph and torch.compile bf16 are timed in "
-                  "turn, in rounds of a quarter of the runs each.", ""]
     if args.dry_run:
         return lines + ["Dry run: nothing is timed."]
+    lines += ["Launch by launch, the CUDA graph and torch.compile bf16 are timed in "
+              "turn, in rounds of a quarter of the runs each.", ""]
     lines += ["torch.compile bf16: the same model in bf16 with PyTorch ops, compiled "
               "(fp8_mlir.graph's evaluate_torch); `vs bf16` is its time over ours (the CUDA "
               "graph's where timed), the speed-up the targets of docs/perf.md ask for.", ""]

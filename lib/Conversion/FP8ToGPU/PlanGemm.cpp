@@ -789,11 +789,8 @@ FailureOr<int64_t> getTcgen05Scales(PlanBuilder &plan, ScaledMatmulOp op,
   // MN-major in the op (after the batch, for a batched GEMM). The layouts
   // of a batch's matrices follow each other, as the GEMM reads them.
   auto type = cast<RankedTensorType>(scale.getType());
-  if (batches > 1 && type.getRank() != 3)
-    return op.emitError() << "fp8 GPU lowering: the block scales of a batched "
-                             "sm_100a GEMM are staged from scales of type "
-                             "[batch, rows, columns], not "
-                          << type;
+  assert((batches == 1 || type.getRank() == 3) &&
+         "the verifier gives a batch's block scales the data's rank");
   int64_t inner = type.getDimSize(type.getRank() - 1);
   int64_t rowStride = kMajor ? inner : 1;
   int64_t kStride = kMajor ? 1 : inner;

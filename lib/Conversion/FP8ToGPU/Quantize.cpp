@@ -169,12 +169,13 @@ private:
                                        Value base, Value row, Value col);
   /// The encode multiplier of the given scale at `index` of the scales.
   Value loadGivenMultiplier(Value index);
+  /// Element `i` of `vector`.
+  Value element(Value vector, int64_t i) {
+    return LLVM::ExtractElementOp::create(kb.b, kb.loc, vector, kb.i32(i));
+  }
   /// The magnitudes of the tile's block parts, reduced into shared memory
   /// (one f32 per block of the tile).
   void reduceBlocks(Value magnitudes);
-  /// reduceBlocks of blocks of one row and whole runs (1 x 16k): each
-  /// thread's maximum, then shuffles between the lanes of a block.
-  void reduceRowBlocks(Value magnitudes);
   /// The maxima of the tile's 128 columns over the kTileRows rows that the
   /// runs of the sub-tile hold (`maximumOf(i)`: this thread's maximum of
   /// its column i, f32): shuffles between the four rows of a warp, then the
@@ -379,36 +380,42 @@ std::pair<Value, Value> QuantizeEmitter::blockOrigin(Value j) {
 }
 
 void QuantizeEmitter::reduceBlocks(Value magnitudes) {
-  int64_t perBlock = threadsPerBlock();
-  if (copy().tileBlockRows == 1 && copy().tileBlockCols % kPerThread == 0)
-    return reduceRowBlocks(magnitudes);
   if (copy().tileBlockCols == 1 && copy().tileBlockRows == kTileRows)
     return reduceColumnBlocks(magnitudes);
-  int64_t blockElements = copy().tileBlockRows * copy().tileBlockCols;
+  int64_t perBlock = threadsPerBlock();
   Value j = kb.udiv(tid, kb.i32(perBlock));
   Value part = kb.urem(tid, kb.i32(perBlock));
-  Value blockRow = kb.mul(kb.udiv(j, kb.i32(blocksPerTileRow())),
-                          kb.i32(copy().tileBlockRows));
-  Value blockCol = kb.mul(kb.urem(j, kb.i32(blocksPerTileRow())),
-                          kb.i32(copy().tileBlockCols));
-  // Every thread stores its magnitudes, then reduces 16 of its block's.
-  Value myRow = kb.udiv(tid, kb.i32(kThreadsPerRow));
-  Value myCol =
-      kb.mul(kb.urem(tid, kb.i32(kThreadsPerRow)), kb.i32(kPerThread));
-  kb.store(
-      magnitudes,
-      shared(kAbsOffset, kb.add(kb.mul(myRow, kb.i32(kTileCols)), myCol), 4),
-      16);
-  kb.barrier();
   Value max = kb.f32(0.0f);
-  for (int64_t step = 0; step < blockElements / perBlock; ++step) {
-    Value e = kb.add(part, kb.i32(step * perBlock));
-    Value r = kb.add(blockRow, kb.udiv(e, kb.i32(copy().tileBlockCols)));
-    Value c = kb.add(blockCol, kb.urem(e, kb.i32(copy().tileBlockCols)));
-    Value v = kb.load(
-        kb.f32(),
-        shared(kAbsOffset, kb.add(kb.mul(r, kb.i32(kTileCols)), c), 4), 4);
-    max = kb.maxf(max, v, propagate());
+  if (copy().tileBlockRows == 1 && copy().tileBlockCols % kPerThread == 0) {
+    // Blocks of one row and whole runs (1 x 16k): a block is the runs of
+    // `perBlock` consecutive lanes, so each thread takes its own run's
+    // maximum, without shared memory.
+    for (int64_t i = 0; i < kPerThread; ++i)
+      max = kb.maxf(max, element(magnitudes, i), propagate());
+  } else {
+    int64_t blockElements = copy().tileBlockRows * copy().tileBlockCols;
+    Value blockRow = kb.mul(kb.udiv(j, kb.i32(blocksPerTileRow())),
+                            kb.i32(copy().tileBlockRows));
+    Value blockCol = kb.mul(kb.urem(j, kb.i32(blocksPerTileRow())),
+                            kb.i32(copy().tileBlockCols));
+    // Every thread stores its magnitudes, then reduces 16 of its block's.
+    Value myRow = kb.udiv(tid, kb.i32(kThreadsPerRow));
+    Value myCol =
+        kb.mul(kb.urem(tid, kb.i32(kThreadsPerRow)), kb.i32(kPerThread));
+    kb.store(
+        magnitudes,
+        shared(kAbsOffset, kb.add(kb.mul(myRow, kb.i32(kTileCols)), myCol), 4),
+        16);
+    kb.barrier();
+    for (int64_t step = 0; step < blockElements / perBlock; ++step) {
+      Value e = kb.add(part, kb.i32(step * perBlock));
+      Value r = kb.add(blockRow, kb.udiv(e, kb.i32(copy().tileBlockCols)));
+      Value c = kb.add(blockCol, kb.urem(e, kb.i32(copy().tileBlockCols)));
+      Value v = kb.load(
+          kb.f32(),
+          shared(kAbsOffset, kb.add(kb.mul(r, kb.i32(kTileCols)), c), 4), 4);
+      max = kb.maxf(max, v, propagate());
+    }
   }
   max = kb.warpMax(max, std::min<int64_t>(perBlock, 32), propagate());
   if (perBlock <= 32) {
@@ -433,22 +440,6 @@ void QuantizeEmitter::reduceBlocks(Value magnitudes) {
     }
     kb.store(total, shared(kBlockOffset, tid, 4), 4);
   });
-  kb.barrier();
-}
-
-void QuantizeEmitter::reduceRowBlocks(Value magnitudes) {
-  // A block is the runs of `lanes` consecutive lanes of one row.
-  int64_t lanes = copy().tileBlockCols / kPerThread;
-  Value max = kb.f32(0.0f);
-  for (int64_t i = 0; i < kPerThread; ++i)
-    max = kb.maxf(
-        max,
-        LLVM::ExtractElementOp::create(kb.b, kb.loc, magnitudes, kb.i32(i)),
-        propagate());
-  max = kb.warpMax(max, lanes, propagate());
-  Value j = kb.udiv(tid, kb.i32(lanes));
-  kb.ifThen(kb.eq(kb.urem(tid, kb.i32(lanes)), kb.i32(0)),
-            [&] { kb.store(max, shared(kBlockOffset, j, 4), 4); });
   kb.barrier();
 }
 
@@ -485,11 +476,7 @@ void QuantizeEmitter::reduceColumns(function_ref<Value(int64_t)> maximumOf,
 
 void QuantizeEmitter::reduceColumnBlocks(Value magnitudes) {
   reduceColumns(
-      [&](int64_t i) {
-        return LLVM::ExtractElementOp::create(kb.b, kb.loc, magnitudes,
-                                              kb.i32(i));
-      },
-      kAbsOffset,
+      [&](int64_t i) { return element(magnitudes, i); }, kAbsOffset,
       [&](Value amax) { kb.store(amax, shared(kBlockOffset, tid, 4), 4); });
   kb.barrier();
 }
@@ -1019,9 +1006,6 @@ void QuantizeEmitter::emitRowColumnPair(Value tileRow0, ArrayRef<Value> runRows,
                       getArg(QuantizeParam::PairPitch),
                       getArg(QuantizeParam::PairScaleKChunks)};
   auto f32x16 = VectorType::get({kPerThread}, kb.f32());
-  auto element = [&](Value vector, int64_t i) -> Value {
-    return LLVM::ExtractElementOp::create(kb.b, kb.loc, vector, kb.i32(i));
-  };
 
   // Every load of the tile first, held as loaded (f32 after a prologue).
   Type held = config.prologue ? kb.f32() : getElementType(kb.b, config.input);
