@@ -71,13 +71,17 @@ bool isReturned(Value value) {
   });
 }
 
-/// The users of `value` that are 2-D transposes of it.
-SmallVector<Operation *> getTransposeUsers(Value value) {
+/// The users of `value` that are 2-D transposes of it, or, if `batched`,
+/// also transposes of each matrix of a batch.
+SmallVector<Operation *> getTransposeUsers(Value value, bool batched = false) {
   SmallVector<Operation *> transposes;
   for (Operation *user : value.getUsers()) {
     auto transpose = dyn_cast<linalg::TransposeOp>(user);
-    if (transpose && transpose.getInput() == value &&
-        transpose.getPermutation() == ArrayRef<int64_t>{1, 0})
+    if (!transpose || transpose.getInput() != value)
+      continue;
+    ArrayRef<int64_t> permutation = transpose.getPermutation();
+    if (permutation == ArrayRef<int64_t>{1, 0} ||
+        (batched && isLastTwoSwap(permutation)))
       transposes.push_back(user);
   }
   return transposes;
@@ -414,6 +418,7 @@ FailureOr<PreparedLaunch> prepareLaunch(PlanBuilder &plan, QuantizeLaunch &q) {
                            << formatGranularity(q.granularity) << ": "
                            << reason;
   // A batch's strides: its own blocks' amaxes and scales, or shared ones.
+  // Given scales come in the amax buffer, in their own element size.
   int64_t blocks = int64_t(llvm::divideCeil(rows, blockRows) *
                            llvm::divideCeil(cols, blockCols));
   int64_t scaleBytes = config.e8m0Scales || config.twoLevel ? 1 : 4;
@@ -421,7 +426,7 @@ FailureOr<PreparedLaunch> prepareLaunch(PlanBuilder &plan, QuantizeLaunch &q) {
     prepared.scaleBatchStride =
         q.tcgen05Scales ? q.tcgen05Scales->getBytes() : blocks * scaleBytes;
     if (!config.fused && !q.globalAmax)
-      prepared.amaxBatchStride = blocks * 4;
+      prepared.amaxBatchStride = blocks * (config.givenScales ? scaleBytes : 4);
   }
   return prepared;
 }
@@ -864,15 +869,16 @@ LogicalResult addTransposedCopyLaunches(PlanBuilder &plan,
 }
 
 /// E2M1 codes `data`, stored as they are by `q`, that are also read through
-/// transposes: a second launch of the quantization stores them transposed
-/// (the same codes, and scales if `scale` is given), since layout kernels do
-/// not move packed 4-bit codes. The transposes of the scales read the
-/// second launch's; without such transposes its scales go to a scratch
-/// buffer, as they do when the first launch stored them in the tcgen05
+/// transposes (of each matrix of a batch): a second launch of the quantization
+/// stores them transposed (the same codes, and scales if `scale` is given),
+/// since layout kernels do not move packed 4-bit codes. The transposes of the
+/// scales read the second launch's; without such transposes its scales go to a
+/// scratch buffer, as they do when the first launch stored them in the tcgen05
 /// layout.
 LogicalResult addTransposedE2M1Copy(PlanBuilder &plan, QuantizeLaunch q,
                                     Value data, Value scale) {
-  SmallVector<Operation *> transposes = getTransposeUsers(data);
+  SmallVector<Operation *> transposes =
+      getTransposeUsers(data, /*batched=*/true);
   if (q.transposed || q.config.format != Format::E2M1 || transposes.empty())
     return success();
   q.transposed = true;
@@ -887,16 +893,20 @@ LogicalResult addTransposedE2M1Copy(PlanBuilder &plan, QuantizeLaunch q,
   } else if (isTransposeInvariant(scale) && !laidOut) {
     q.scale = plan.bufferOf(scale);
   } else if (SmallVector<Operation *> scaleTransposes =
-                 getTransposeUsers(scale);
+                 getTransposeUsers(scale, /*batched=*/true);
              !scaleTransposes.empty()) {
     q.scale = foldTransposes(plan, scaleTransposes);
   } else {
     auto type = cast<RankedTensorType>(scale.getType());
-    q.scale = plan.addBuffer(
-        PlanBuffer::Kind::Temp,
-        RankedTensorType::get({type.getDimSize(1), type.getDimSize(0)},
-                              type.getElementType()));
+    SmallVector<int64_t> shape = llvm::to_vector(type.getShape());
+    std::swap(shape[shape.size() - 2], shape.back());
+    q.scale =
+        plan.addBuffer(PlanBuffer::Kind::Temp,
+                       RankedTensorType::get(shape, type.getElementType()));
   }
+  remarkTransposedCopy(q.op, /*fused=*/false,
+                       "no layout kernel moves 4-bit codes, so the "
+                       "quantization runs again, stored transposed");
   return addQuantizeLaunches(plan, q);
 }
 

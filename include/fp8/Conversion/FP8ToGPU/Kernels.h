@@ -144,8 +144,9 @@ enum class QuantizeParam {
   /// the input's [rows, cols] row-major order (`stochastic`).
   RandomBits,
   /// Batched kernels (`batched`), as i32: the bytes from one matrix's scales
-  /// (Quantize phase) and entries of the amax buffer to the next; 0 when
-  /// the matrices share them.
+  /// (Quantize phase) to the next, and from its part of the amax buffer
+  /// (amaxes, or given scales in their own size) to the next; 0 when the
+  /// matrices share them.
   ScaleBatchStride,
   AmaxBatchStride,
   /// A paired kernel's column-wise copy (QuantizeConfig::pair): its amax
