@@ -50,9 +50,10 @@ def source(example, size="small", storage="f32"):
     return render(example, size, storage=storage)
 
 
-def autocast(recipe):
-    """The pass pipeline that applies a recipe (fp8-opt --fp8-autocast=recipe=R)."""
-    return f"fp8-autocast{{recipe={recipe}}}"
+def autocast(recipe, options=""):
+    """The pass pipeline that applies a recipe (fp8-opt --fp8-autocast=recipe=R),
+    with more fp8-autocast options if given (e.g. "fp8-attention=true")."""
+    return f"fp8-autocast{{recipe={recipe}{' ' + options if options else ''}}}"
 
 
 def steps(module_text):

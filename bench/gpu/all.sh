@@ -16,6 +16,10 @@
 #       --recipes tensor-current,deepseek --reference-sizes none --chips sm_90a \
 #       --pipeline-options prepare-weights=1 --out build-gpu/models-bf16-prepared
 #   python3 bench/gpu/models.py prepare --storage bf16 \
+#       --models attention_block,gpt2_layer --sizes small --reference-sizes small \
+#       --chips sm_90a --autocast-options fp8-attention=true \
+#       --out build-gpu/models-bf16-attention
+#   python3 bench/gpu/models.py prepare --storage bf16 \
 #       --models linear,mlp_block,gpt2_layer --sizes small,linear-8k,mlp-8k,4096 \
 #       --recipes tensor-current,deepseek --reference-sizes small --chips sm_90a \
 #       --pipeline-options "prepare-weights=1 sm90-multicast=1" \
@@ -35,7 +39,9 @@
 #      and timed against torch.compile of the bf16 model (models.py --time);
 #   3. the same cells with the weights prepared once (prepare-weights=1:
 #      the weight quantizations run before, untimed), timed the same way;
-#   4. every small model x recipe against the CPU pipeline (models.py);
+#   4. every small model x recipe against the CPU pipeline (models.py),
+#      then (attention) the small attention block and GPT-2 layer with
+#      attention's batched GEMMs in FP8 too (fp8-autocast fp8-attention=true);
 #   5. the device time of each kernel of the speed cells (kernel_times.py),
 #      without and with the weights prepared once;
 #   6. the reduction and row-group kernels against a copy (reductions.py);
@@ -52,8 +58,9 @@
 #      sm_90a GEMM that promotes issuing their wgmmas in turn
 #      (sm90-alternate-consumers=1, off by default; `*_alt` variants).
 #
-# STAGES (words among runtime speed prepared small kernels kernels-prepared
-# reductions quantize gemms multicast alternate; default all, in that order)
+# STAGES (words among runtime speed prepared small attention kernels
+# kernels-prepared reductions quantize gemms multicast alternate; default all,
+# in that order)
 # runs some stages in the order given, for a GPU slot too short for all of
 # them; each stage after runtime needs the runtime built by an earlier one
 # (or an earlier run). The parts of the last two are stages too
@@ -65,7 +72,8 @@
 #
 # Environment: OUT (default report-gpu), PYTHON (default python3),
 # MODELS (default build-gpu/models-bf16), PREPARED (default
-# build-gpu/models-bf16-prepared), MULTICAST (default
+# build-gpu/models-bf16-prepared), ATTENTION (default
+# build-gpu/models-bf16-attention), MULTICAST (default
 # build-gpu/models-bf16-multicast), ALTERNATE (default
 # build-gpu/models-bf16-alternate),
 # SPEED_BUDGET, PREPARED_BUDGET, SMALL_BUDGET, SPEED_CELLS (a regex over the
@@ -82,6 +90,7 @@ OUT="${OUT:-report-gpu}"
 PYTHON="${PYTHON:-python3}"
 MODELS="${MODELS:-build-gpu/models-bf16}"
 PREPARED="${PREPARED:-build-gpu/models-bf16-prepared}"
+ATTENTION="${ATTENTION:-build-gpu/models-bf16-attention}"
 MULTICAST="${MULTICAST:-build-gpu/models-bf16-multicast}"
 ALTERNATE="${ALTERNATE:-build-gpu/models-bf16-alternate}"
 BUILD=build-gpu-rt
@@ -170,6 +179,8 @@ run_stage() { # one stage of STAGES; those whose artifacts are missing are skipp
       models-prepared ;;
   small)
     small_models "models: small, every recipe" "$MODELS" models-small ;;
+  attention)
+    small_models "models: small, attention in FP8" "$ATTENTION" models-attention ;;
   multicast | alternate)
     run_stage "$1-small"; run_stage "$1-timed"; run_stage "$1-gemms" ;;
   multicast-small | alternate-small)
@@ -211,7 +222,7 @@ run_stage() { # one stage of STAGES; those whose artifacts are missing are skipp
   esac
 }
 
-ALL_STAGES="runtime speed prepared small kernels kernels-prepared reductions quantize gemms multicast alternate"
+ALL_STAGES="runtime speed prepared small attention kernels kernels-prepared reductions quantize gemms multicast alternate"
 for name in ${STAGES:-$ALL_STAGES}; do
   run_stage "$name"
 done

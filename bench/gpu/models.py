@@ -17,12 +17,15 @@ Two steps, like the GEMM scripts:
           [--reference-sizes small,gpt2-small] [--models m,...]
           [--recipes r,...] [--chips c,...] [--jobs N] [--stand-ins]
           [--storage f32|bf16] [--pipeline-options "..."]
+          [--autocast-options "..."]
 
     --storage bf16 compiles the models with every tensor in bf16
     (examples/generate.py --storage bf16), as a mixed-precision framework
     holds them: the programs then move what torch.compile's bf16 baseline
     moves, which is the comparison the speed targets make. The default, f32,
-    is the committed examples.
+    is the committed examples. --autocast-options adds fp8-autocast options
+    (e.g. "fp8-attention=true": attention's batched GEMMs in FP8 too) to
+    both the compiled program and the CPU reference.
 
   * `run`, on any CUDA machine with python3, numpy and torch (no LLVM), from
     the repository root with that folder copied along: builds the runtime if
@@ -339,7 +342,10 @@ def compile_cell(args, cell):
     options = "chip=%s num-sms=%d artifacts=%s" % (chip, NUM_SMS[chip], out_dir)
     if args.pipeline_options:
         options += " " + args.pipeline_options
-    command = [args.fp8_opt, source, "--fp8-autocast=recipe=" + recipe,
+    autocast = "recipe=" + recipe
+    if args.autocast_options:
+        autocast += " " + args.autocast_options
+    command = [args.fp8_opt, source, "--fp8-autocast=" + autocast,
                "--fp8-gpu-pipeline=" + options, "-o", os.devnull]
     start = time.time()
     p = subprocess.run(command, capture_output=True, text=True)
@@ -402,7 +408,8 @@ def reference_outputs(args, example, size, recipe, functions):
     from fp8_mlir import compiler
 
     text = programs.source(example, size, args.storage)
-    module = compiler.parse(text, example).run(programs.autocast(recipe))
+    module = compiler.parse(text, example).run(
+        programs.autocast(recipe, args.autocast_options))
     signatures = {s.name: s for s in programs.entry_points(module)}
     missing = [f for f in functions if f not in signatures]
     if missing:
@@ -556,7 +563,8 @@ def prepare(args):
                  "unknown", dirty=bool(git("status", "--porcelain", "--untracked-files=no")),
                  date=datetime.date.today().isoformat(), sample=args.sample,
                  reference_sizes=args.reference_sizes.split(","),
-                 pipeline_options=args.pipeline_options, storage=args.storage, cells=entries,
+                 pipeline_options=args.pipeline_options,
+                 autocast_options=args.autocast_options, storage=args.storage, cells=entries,
                  references=references, inputs=inputs)
     with open(os.path.join(args.out, "index.json"), "w") as f:
         json.dump(index, f, indent=1)
@@ -1118,6 +1126,8 @@ def report(args, index, results, env):
                  ", ".join(index["reference_sizes"])),
               "* fp8-gpu-pipeline options: %s"
               % (index.get("pipeline_options") or "the defaults"),
+              "* fp8-autocast options besides the recipe: %s"
+              % (index.get("autocast_options") or "none"),
               "* Storage: %s" % STORAGE_TEXT[index.get("storage", "f32")],
               "* Command: `%s`" % " ".join(["bench/gpu/models.py"] + sys.argv[1:]),
               "* Runs: %s" % ("each function replayed as one CUDA graph" if args.graph else
@@ -1344,6 +1354,9 @@ def main():
                    help="more fp8-gpu-pipeline options, e.g. 'fuse-prologues=false "
                         "reuse-temporaries=false' to rule a fusion or the shared "
                         "workspace out when a program disagrees with the CPU")
+    p.add_argument("--autocast-options", default="",
+                   help="more fp8-autocast options, for the compiled programs and the "
+                        "CPU references alike, e.g. 'fp8-attention=true'")
     r = sub.add_parser("run", help="run and check on a GPU (any CUDA machine with torch)")
     r.add_argument("--artifacts", default=default_out)
     r.add_argument("--lib", default=os.path.join(ROOT, "build-gpu-rt", "lib", "libfp8rt.so"))

@@ -12,7 +12,8 @@
 #
 # What each stage reads: speed and kernels the whole of
 # build-gpu/models-bf16; small only its small cells; prepared and
-# kernels-prepared build-gpu/models-bf16-prepared; reductions, quantize:
+# kernels-prepared build-gpu/models-bf16-prepared; attention
+# build-gpu/models-bf16-attention; reductions, quantize:
 # their folders; gemms the GEMM variants ($G/index.json and a folder each)
 # and the COAT step (build-gpu/optimizer), optimizer the COAT step; multicast
 # build-gpu/models-bf16-multicast and the GEMM variants (multicast-small and
@@ -34,7 +35,7 @@ fi
 FILE="$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"
 shift
 STAGES=("$@")
-[ ${#STAGES[@]} -gt 0 ] || STAGES=(runtime speed prepared small kernels
+[ ${#STAGES[@]} -gt 0 ] || STAGES=(runtime speed prepared small attention kernels
   kernels-prepared reductions quantize gemms multicast alternate)
 [ -d "$FROM" ] || { echo "pack.sh: no $FROM/; run bench/gpu/prepare.sh" >&2; exit 1; }
 # Paths are taken relative to the folder above DIR.
@@ -65,6 +66,7 @@ for stage in "${STAGES[@]}"; do
       add "$G/models-bf16/$part/small"
     done ;;
   prepared | kernels-prepared) add "$G/models-bf16-prepared" ;;
+  attention) add "$G/models-bf16-attention" ;;
   reductions) add "$G/reductions" ;;
   quantize) add "$G/quantize" ;;
   gemms) gemm_variants; add "$G/optimizer" ;;

@@ -4,7 +4,8 @@
 # reductions, the COAT step, the paired quantize kernels (with their CPU
 # references), and the bf16 example models for sm_90a at the
 # small size (with CPU references) and the real sizes (against float64 on
-# the GPU), plus the speed cells with their weights prepared once, all into
+# the GPU), the small attention models with attention in FP8 too, plus the
+# speed cells with their weights prepared once, all into
 # build-gpu/, and the models in clusters that multicast and with consumer
 # warpgroups in turn, both off by default.
 # About 7 minutes on 2 cores. Copy build-gpu/
@@ -35,6 +36,15 @@ rm -rf build-gpu/models-bf16-prepared
   --models linear,mlp_block,gpt2_layer --sizes linear-8k,mlp-8k,4096 --recipes tensor-current,deepseek \
   --reference-sizes none --chips "$CHIP" --pipeline-options prepare-weights=1 \
   --out build-gpu/models-bf16-prepared
+# The small attention block and GPT-2 layer with attention's batched GEMMs
+# (QK^T, PV and their gradients) in FP8 too (fp8-autocast's fp8-attention),
+# every recipe, against the CPU pipeline: the batched quantize kernels,
+# transposed copies and batched FP8 GEMMs that no other cell runs.
+rm -rf build-gpu/models-bf16-attention
+"$PYTHON" bench/gpu/models.py prepare --storage bf16 \
+  --models attention_block,gpt2_layer --sizes small --reference-sizes small \
+  --chips "$CHIP" --autocast-options fp8-attention=true \
+  --out build-gpu/models-bf16-attention
 # The models again with an sm_90a option that is off by default, the small
 # size against the CPU pipeline and the real sizes for their time, to
 # compare with models-bf16-prepared: every GEMM that can in clusters of two
