@@ -52,6 +52,20 @@ def _gelu(x):
     return 0.5 * x * (1.0 + _erf(x / math.sqrt(2.0)))
 
 
+_GELU_TANH_C = math.sqrt(2.0 / math.pi)
+_GELU_TANH_K = 0.044715
+
+
+def _gelu_tanh(x):
+    return 0.5 * x * (1.0 + np.tanh(_GELU_TANH_C * (x + _GELU_TANH_K * x ** 3)))
+
+
+def _gelu_tanh_derivative(x):
+    t = np.tanh(_GELU_TANH_C * (x + _GELU_TANH_K * x ** 3))
+    return 0.5 * (1.0 + t) + 0.5 * x * (1.0 - t * t) * _GELU_TANH_C * (
+        1.0 + 3.0 * _GELU_TANH_K * x * x)
+
+
 def _gelu_derivative(x):
     return 0.5 * (1.0 + _erf(x / math.sqrt(2.0))) + x * np.exp(-0.5 * x * x) / math.sqrt(
         2.0 * math.pi)
@@ -142,6 +156,10 @@ class Graph:
     def gelu(self, a):
         return self._node("gelu", [a], a.shape)
 
+    def gelu_tanh(self, a):
+        """GELU's tanh form: 0.5 a (1 + tanh(sqrt(2/pi) (a + 0.044715 a^3)))."""
+        return self._node("gelu_tanh", [a], a.shape)
+
     def relu(self, a):
         return self._node("relu", [a], a.shape)
 
@@ -152,9 +170,16 @@ class Graph:
     def tanh(self, a):
         return self._node("tanh", [a], a.shape)
 
+    def sigmoid(self, a):
+        """1 / (1 + exp(-a))."""
+        return self._node("sigmoid", [a], a.shape)
+
+    def exp(self, a):
+        return self._node("exp", [a], a.shape)
+
     def activation_grad(self, op, x, dy):
-        """dy times the derivative of activation `op` (relu, silu: at the
-        input x; tanh: given the output x)."""
+        """dy times the derivative of activation `op` (relu, silu, gelu_tanh:
+        at the input x; tanh, sigmoid: given the output x)."""
         return self._node(op + "_grad", [x, dy], x.shape)
 
     def log_softmax(self, a):
@@ -268,10 +293,12 @@ class Graph:
             return [dy]
         if op == "gelu":
             return [self.gelu_grad(ins[0], dy)]
-        if op in ("relu", "silu"):
+        if op in ("relu", "silu", "gelu_tanh"):
             return [self.activation_grad(op, ins[0], dy)]
-        if op == "tanh":
+        if op in ("tanh", "sigmoid"):
             return [self.activation_grad(op, t, dy)]
+        if op == "exp":
+            return [self.mul(dy, t)]
         if op == "log_softmax":
             # dy - softmax(x) sum(dy), the sum over the last dim.
             last = len(t.shape) - 1
@@ -391,6 +418,16 @@ class Graph:
                 r = np.tanh(v[0])
             elif t.op == "tanh_grad":
                 r = v[1] * (1.0 - v[0] * v[0])
+            elif t.op == "sigmoid":
+                r = 1.0 / (1.0 + np.exp(-v[0]))
+            elif t.op == "sigmoid_grad":
+                r = v[1] * v[0] * (1.0 - v[0])
+            elif t.op == "exp":
+                r = np.exp(v[0])
+            elif t.op == "gelu_tanh":
+                r = _gelu_tanh(v[0])
+            elif t.op == "gelu_tanh_grad":
+                r = v[1] * _gelu_tanh_derivative(v[0])
             elif t.op == "log_softmax":
                 shifted = v[0] - v[0].max(axis=-1, keepdims=True)
                 r = shifted - np.log(np.exp(shifted).sum(axis=-1, keepdims=True))
@@ -463,6 +500,19 @@ class Graph:
                 r = torch.tanh(v[0])
             elif t.op == "tanh_grad":
                 r = v[1] * (1.0 - v[0] * v[0])
+            elif t.op == "sigmoid":
+                r = torch.sigmoid(v[0])
+            elif t.op == "sigmoid_grad":
+                r = v[1] * v[0] * (1.0 - v[0])
+            elif t.op == "exp":
+                r = torch.exp(v[0])
+            elif t.op == "gelu_tanh":
+                r = F.gelu(v[0], approximate="tanh")
+            elif t.op == "gelu_tanh_grad":
+                x = v[0]
+                th = torch.tanh(_GELU_TANH_C * (x + _GELU_TANH_K * x ** 3))
+                r = v[1] * (0.5 * (1.0 + th) + 0.5 * x * (1.0 - th * th) * _GELU_TANH_C *
+                            (1.0 + 3.0 * _GELU_TANH_K * x * x))
             elif t.op == "log_softmax":
                 r = torch.log_softmax(v[0], dim=-1)
             elif t.op == "gelu_grad":
@@ -755,6 +805,52 @@ class Graph:
                 elementwise(t, sigmoid + body + ["linalg.yield %y : f32"])
             elif t.op == "tanh":
                 elementwise(t, ["%y = math.tanh %in0 : f32", "linalg.yield %y : f32"])
+            elif t.op == "exp":
+                elementwise(t, ["%y = math.exp %in0 : f32", "linalg.yield %y : f32"])
+            elif t.op == "sigmoid":
+                elementwise(t, ["%one = arith.constant 1.000000e+00 : f32",
+                                "%n = arith.negf %in0 : f32",
+                                "%e = math.exp %n : f32",
+                                "%d = arith.addf %e, %one : f32",
+                                "%y = arith.divf %one, %d : f32", "linalg.yield %y : f32"])
+            elif t.op == "sigmoid_grad":
+                elementwise(t, ["%one = arith.constant 1.000000e+00 : f32",
+                                "%c = arith.subf %one, %in0 : f32",
+                                "%d = arith.mulf %in0, %c : f32",
+                                "%y = arith.mulf %in1, %d : f32", "linalg.yield %y : f32"])
+            elif t.op in ("gelu_tanh", "gelu_tanh_grad"):
+                # t = tanh(c (x + k x^3)) for both; the gradient is
+                # 0.5 (1 + t) + 0.5 x (1 - t^2) c (1 + 3 k x^2).
+                inner = [f"%c = arith.constant {fconst(_GELU_TANH_C)} : f32",
+                         f"%k = arith.constant {fconst(_GELU_TANH_K)} : f32",
+                         "%h = arith.constant 5.000000e-01 : f32",
+                         "%one = arith.constant 1.000000e+00 : f32",
+                         "%x2 = arith.mulf %in0, %in0 : f32",
+                         "%x3 = arith.mulf %x2, %in0 : f32",
+                         "%kx3 = arith.mulf %x3, %k : f32",
+                         "%s = arith.addf %in0, %kx3 : f32",
+                         "%u = arith.mulf %s, %c : f32",
+                         "%t = math.tanh %u : f32",
+                         "%p = arith.addf %t, %one : f32"]
+                if t.op == "gelu_tanh":
+                    body = ["%xp = arith.mulf %in0, %p : f32",
+                            "%y = arith.mulf %xp, %h : f32"]
+                else:
+                    body = [f"%k3 = arith.constant {fconst(3 * _GELU_TANH_K)} : f32",
+                            "%hp = arith.mulf %p, %h : f32",
+                            "%t2 = arith.mulf %t, %t : f32",
+                            "%q = arith.subf %one, %t2 : f32",
+                            "%k3x2 = arith.mulf %x2, %k3 : f32",
+                            "%r = arith.addf %k3x2, %one : f32",
+                            "%cr = arith.mulf %r, %c : f32",
+                            "%hx = arith.mulf %in0, %h : f32",
+                            "%hxq = arith.mulf %hx, %q : f32",
+                            "%dt = arith.mulf %hxq, %cr : f32",
+                            "%d = arith.addf %hp, %dt : f32",
+                            "%y = arith.mulf %in1, %d : f32"]
+                elementwise(t, inner + body + ["linalg.yield %y : f32"],
+                            attrs=(' attrs = {fp8.unit_op = "gelu_grad"}'
+                                   if t.op == "gelu_tanh_grad" else ""))
             elif t.op == "tanh_grad":
                 elementwise(t, ["%one = arith.constant 1.000000e+00 : f32",
                                 "%sq = arith.mulf %in0, %in0 : f32",

@@ -282,6 +282,13 @@ class _Importer:
             y = self.g.add(y, self.g.broadcast(bias, y.shape, [0]))
         return self.reshape(y, out)
 
+    def gelu(self, x, approximate):
+        if approximate == "none":
+            return self.g.gelu(x)
+        if approximate == "tanh":
+            return self.g.gelu_tanh(x)
+        self.unsupported(f"gelu with approximate={approximate!r}")
+
     def layer_norm(self, x, normalized_shape, weight, bias, eps):
         if len(normalized_shape) != 1:
             self.unsupported("layer_norm over more than the last dimension")
@@ -412,13 +419,13 @@ class _Importer:
         if isinstance(sub, torch.nn.ReLU):
             return self.g.relu(self.value(args[0]))
         if isinstance(sub, torch.nn.GELU):
-            if sub.approximate != "none":
-                self.unsupported("GELU with approximate='tanh'")
-            return self.g.gelu(self.value(args[0]))
+            return self.gelu(self.value(args[0]), sub.approximate)
         if isinstance(sub, torch.nn.SiLU):
             return self.g.silu(self.value(args[0]))
         if isinstance(sub, torch.nn.Tanh):
             return self.g.tanh(self.value(args[0]))
+        if isinstance(sub, torch.nn.Sigmoid):
+            return self.g.sigmoid(self.value(args[0]))
         if isinstance(sub, (torch.nn.Softmax, torch.nn.LogSoftmax)):
             op = self.g.softmax if isinstance(sub, torch.nn.Softmax) else self.g.log_softmax
             return self.along_last(op, self.value(args[0]), sub.dim)
@@ -465,12 +472,10 @@ class _Importer:
         if key == "linear":
             bias = arg(2, "bias")
             return self.linear(v(args[0]), v(args[1]), None if bias is None else v(bias), None)
-        if key in ("relu", "silu", "tanh"):
+        if key in ("relu", "silu", "tanh", "sigmoid", "exp"):
             return getattr(g, key)(v(args[0]))
         if key == "gelu":
-            if arg(1, "approximate", "none") != "none":
-                self.unsupported("gelu with approximate='tanh'")
-            return g.gelu(v(args[0]))
+            return self.gelu(v(args[0]), arg(1, "approximate", "none"))
         if key in ("softmax", "log_softmax"):
             dim = arg(1, "dim")
             if dim is None:
@@ -561,6 +566,7 @@ _FUNCTIONS = {
     torch.rsub: "rsub", torch.neg: "neg",
     torch.matmul: "matmul", torch.bmm: "bmm", F.linear: "linear",
     torch.relu: "relu", F.relu: "relu", F.gelu: "gelu", F.silu: "silu", torch.tanh: "tanh",
+    torch.sigmoid: "sigmoid", F.sigmoid: "sigmoid", torch.exp: "exp",
     F.softmax: "softmax", torch.softmax: "softmax", F.log_softmax: "log_softmax",
     torch.log_softmax: "log_softmax", F.layer_norm: "layer_norm", torch.rsqrt: "rsqrt",
     torch.pow: "pow", torch.mean: "mean", torch.sum: "sum", torch.transpose: "transpose",

@@ -1,7 +1,9 @@
 # REQUIRES: torch, fp8-runtime
 # The GPU path of the PyTorch front end without a GPU: an MLP's forward
-# function compiled for each chip, and its forward and backward functions
-# for training, into launch manifests that fp8-run accepts.
+# function compiled for each chip, its forward and backward functions for
+# training, and a pre-norm transformer block's (causal attention: batched
+# products, softmax, LayerNorm) for sm_90a, into launch manifests that
+# fp8-run accepts.
 # RUN: rm -rf %t && %host_env %python %s %t | FileCheck %s
 # RUN: fp8-run --check %t/sm_90a/mlp/mlp.json | FileCheck %s --check-prefix=HOPPER
 # RUN: fp8-run --check %t/sm_100a/mlp/mlp.json | FileCheck %s --check-prefix=BLACKWELL
@@ -9,6 +11,8 @@
 # HOPPER: ok: 'mlp' for sm_90a: 5 inputs, 1 outputs
 # BLACKWELL: ok: 'mlp' for sm_100a: 5 inputs, 1 outputs
 # BACKWARD: ok: 'mlp_backward' for sm_90a: 6 inputs, 6 outputs
+# RUN: fp8-run --check %t/block/block_backward/block_backward.json | FileCheck %s --check-prefix=BLOCK
+# BLOCK: ok: 'block_backward' for sm_90a:
 
 import os
 import sys
@@ -16,7 +20,7 @@ import sys
 import torch
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "Inputs"))
-from models import MLP  # noqa: E402
+from models import MLP, Block  # noqa: E402
 
 from fp8_mlir import torch as fp8_torch  # noqa: E402
 
@@ -32,3 +36,8 @@ manifests = fp8_torch.export(module, (x,), chip="sm_90a",
                              artifacts=os.path.join(out, "train"))
 print("train", sorted(os.path.relpath(v, out) for v in manifests.values()))
 # CHECK: train [{{.*}}'train/mlp_backward/mlp_backward.json'{{.*}}]
+
+manifests = fp8_torch.export(Block().eval(), (torch.randn(2, 32, 64),), recipe="deepseek",
+                             chip="sm_90a", artifacts=os.path.join(out, "block"))
+print("block", sorted(os.path.relpath(v, out) for v in manifests.values()))
+# CHECK: block ['block/block/block.json', 'block/block_backward/block_backward.json']

@@ -29,6 +29,18 @@ class Elementwise(nn.Module):
         return F.gelu(a) * b + (-x) / 2
 
 
+class Activations(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.gelu = nn.GELU(approximate="tanh")
+        self.gate = nn.Sigmoid()
+
+    def forward(self, x, y):
+        a = F.gelu(x, approximate="tanh") + self.gelu(y) * torch.sigmoid(x)
+        b = self.gate(y) - x.sigmoid() * torch.exp(y / 4) + (x / 8).exp()
+        return a * b
+
+
 class Norms(nn.Module):
     def __init__(self):
         super().__init__()
@@ -70,6 +82,7 @@ class Lookup(nn.Module):
 
 CASES = [
     ("elementwise", Elementwise(), lambda: (torch.randn(6, 16), torch.randn(6, 16))),
+    ("activations", Activations(), lambda: (torch.randn(6, 16), torch.randn(6, 16))),
     ("norms", Norms(), lambda: (torch.randn(6, 16),)),
     ("shapes", Shapes(), lambda: (torch.randn(6, 4, 8),)),
     ("embedding + cross_entropy", Lookup(),
@@ -97,14 +110,15 @@ for name, module, make in CASES:
     errors += [relative(p.grad, r.grad) for p, r in zip(module.parameters(), ref.parameters())]
     print(f"{name}: {len(errors)} results within 1e-5: {max(errors) < 1e-5}")
 # CHECK: elementwise: 4 results within 1e-5: True
+# CHECK: activations: 3 results within 1e-5: True
 # CHECK: norms: 5 results within 1e-5: True
 # CHECK: shapes: 3 results within 1e-5: True
 # CHECK: embedding + cross_entropy: 4 results within 1e-5: True
 
 
-class Sigmoid(nn.Module):
+class Sine(nn.Module):
     def forward(self, x):
-        return torch.sigmoid(x) * 2
+        return torch.sin(x) * 2
 
 
 class Training(nn.Module):
@@ -125,11 +139,11 @@ class Pool(nn.Module):
         return self.pool(x)
 
 
-for module in [Sigmoid(), Training().train(), Pool()]:
+for module in [Sine(), Training().train(), Pool()]:
     try:
         fp8_torch.import_module(module, (torch.randn(2, 4, 8),))
     except fp8_torch.UnsupportedError as e:
         print(str(e).replace(os.path.dirname(__file__) + os.sep, ""))
-# CHECK: ops.py:[[#@LINE-26]]: unsupported op 'sigmoid' (call_function)
+# CHECK: ops.py:[[#@LINE-26]]: unsupported op 'sin' (call_function)
 # CHECK: ops.py:[[#@LINE-18]]: unsupported op 'drop' (call_module): dropout in training mode (call .eval())
 # CHECK: ops.py:[[#@LINE-10]]: unsupported module MaxPool1d ('pool')
