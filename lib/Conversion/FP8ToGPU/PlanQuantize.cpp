@@ -278,8 +278,9 @@ struct InputArgs {
     if (Operation *producer = plan.quantizePrologues.lookup(input)) {
       // The operands its elementwise kernel would load (its parameters
       // but its result).
-      for (Value operand : ArrayRef<Value>(getElementwiseParams(producer))
-                               .drop_back(producer->getNumResults()))
+      SmallVector<Value> params = getElementwiseParams(producer);
+      for (Value operand :
+           ArrayRef(params).drop_back(producer->getNumResults()))
         prologueInputs.push_back(plan.bufferOf(operand));
       return;
     }
@@ -707,26 +708,37 @@ LogicalResult tryAddPairLaunches(PlanBuilder &plan, const QuantizeLaunch &rowQ,
   }
   assert(rowQ.config.e8m0Scales == colQ.config.e8m0Scales &&
          "the rule gives both copies' scales one type");
-  // Tiles of 32 rows unless a copy's blocks need 128 to lie inside one.
+  // Tiles of 32 rows unless a copy's blocks need 128 to lie inside one
+  // (and the kernel can take such tiles; else those blocks take an amax
+  // pass).
   constexpr int64_t kRows = QuantizeConfig::kTileRows;
   constexpr int64_t kPairRows = QuantizeConfig::kPairTileRows;
   auto needsPairRows = [&](const QuantizeLaunch &q, const PreparedLaunch &p) {
     return !getFusedTileBlockRows(q, p, kRows) &&
            getFusedTileBlockRows(q, p, kPairRows);
   };
+  auto getConfig = [&](int64_t tileRows) {
+    std::optional<int64_t> rowPart =
+        getFusedTileBlockRows(rowQ, rowP, tileRows);
+    std::optional<int64_t> colPart =
+        getFusedTileBlockRows(colQ, colP, tileRows);
+    QuantizeConfig config = rowQ.config;
+    config.tileRows = tileRows;
+    config.fused = rowPart.has_value();
+    config.tileBlockRows = rowPart.value_or(rowQ.config.tileBlockRows);
+    config.pair = getPairFields(colQ.config);
+    config.pair->tileBlockRows = colPart.value_or(colQ.config.tileBlockRows);
+    config.pair->fused = colPart.has_value();
+    return config;
+  };
   int64_t tileRows = needsPairRows(rowQ, rowP) || needsPairRows(colQ, colP)
                          ? kPairRows
                          : kRows;
-  std::optional<int64_t> rowPart = getFusedTileBlockRows(rowQ, rowP, tileRows);
-  std::optional<int64_t> colPart = getFusedTileBlockRows(colQ, colP, tileRows);
-
-  QuantizeConfig config = rowQ.config;
-  config.tileRows = tileRows;
-  config.fused = rowPart.has_value();
-  config.tileBlockRows = rowPart.value_or(rowQ.config.tileBlockRows);
-  config.pair = getPairFields(colQ.config);
-  config.pair->tileBlockRows = colPart.value_or(colQ.config.tileBlockRows);
-  config.pair->fused = colPart.has_value();
+  QuantizeConfig config = getConfig(tileRows);
+  if (tileRows == kPairRows && failed(config.verify(reason))) {
+    tileRows = kRows;
+    config = getConfig(tileRows);
+  }
   if (failed(config.verify(reason)))
     return failure();
   // Two-level (NVFP4) copies both read the tensor's amax.

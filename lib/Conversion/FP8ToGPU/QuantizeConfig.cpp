@@ -20,6 +20,14 @@ using namespace mlir::fp8;
 
 static bool isPowerOf2(int64_t v) { return v > 0 && (v & (v - 1)) == 0; }
 
+int64_t QuantizePrologue::getMatrixBytes() const {
+  int64_t bytes = 0;
+  for (const Input &input : inputs)
+    if (input.read == ElementRead::Matrix)
+      bytes += getElementBytes(input.element);
+  return bytes;
+}
+
 LogicalResult QuantizeConfig::verify(std::string &reason) const {
   if (format != Format::E4M3 && format != Format::E5M2 &&
       !(format == Format::E2M1 && twoLevel)) {
@@ -84,6 +92,14 @@ LogicalResult QuantizeConfig::verify(std::string &reason) const {
   }
   if (prologue && batched) {
     reason = "a prologue reads its inputs as one matrix";
+    return failure();
+  }
+  if (prologue && tileRows == kPairTileRows &&
+      prologue->getMatrixBytes() > kMaxTallPrologueBytes) {
+    reason = llvm::formatv("a prologue of {0}-row tiles loads at most {1} "
+                           "bytes of matrices per element, not {2}",
+                           kPairTileRows, kMaxTallPrologueBytes,
+                           prologue->getMatrixBytes());
     return failure();
   }
   if (!rule && phase == Phase::Quantize && !givenScales) {

@@ -604,6 +604,9 @@ struct QuantizePrologue {
   /// Distinguishes prologues in kernel names (the inputs' reads and types,
   /// a digest of the body).
   std::string tag;
+
+  /// The bytes of the Matrix inputs a thread loads per element.
+  int64_t getMatrixBytes() const;
 };
 
 struct QuantizeConfig {
@@ -686,6 +689,10 @@ struct QuantizeConfig {
   static constexpr int64_t kTileRows = 32;
   static constexpr int64_t kPairTileRows = 128;
   static constexpr int64_t kTileCols = 128;
+  /// The most bytes of matrices per element a prologue of kPairTileRows-row
+  /// tiles loads: a thread holds its four sub-tiles' loads, and ptxas
+  /// spills past 8 (three f32 matrices, five bf16 ones).
+  static constexpr int64_t kMaxTallPrologueBytes = 8;
   static constexpr int64_t kThreads = 256;
   /// Consecutive elements of a row that one thread reads.
   static constexpr int64_t kElementsPerThread =
