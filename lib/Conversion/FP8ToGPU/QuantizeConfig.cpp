@@ -20,10 +20,10 @@ using namespace mlir::fp8;
 
 static bool isPowerOf2(int64_t v) { return v > 0 && (v & (v - 1)) == 0; }
 
-int64_t QuantizePrologue::getMatrixBytes() const {
+int64_t QuantizePrologue::getRunBytes() const {
   int64_t bytes = 0;
   for (const Input &input : inputs)
-    if (input.read == ElementRead::Matrix)
+    if (input.read == ElementRead::Matrix || input.read == ElementRead::Column)
       bytes += getElementBytes(input.element);
   return bytes;
 }
@@ -95,11 +95,12 @@ LogicalResult QuantizeConfig::verify(std::string &reason) const {
     return failure();
   }
   if (prologue && tileRows == kPairTileRows &&
-      prologue->getMatrixBytes() > kMaxTallPrologueBytes) {
+      prologue->getRunBytes() > kMaxTallPrologueBytes) {
     reason = llvm::formatv("a prologue of {0}-row tiles loads at most {1} "
-                           "bytes of matrices per element, not {2}",
+                           "bytes of matrices and column vectors per "
+                           "element, not {2}",
                            kPairTileRows, kMaxTallPrologueBytes,
-                           prologue->getMatrixBytes());
+                           prologue->getRunBytes());
     return failure();
   }
   if (!rule && phase == Phase::Quantize && !givenScales) {

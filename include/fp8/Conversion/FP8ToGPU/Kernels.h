@@ -605,8 +605,10 @@ struct QuantizePrologue {
   /// a digest of the body).
   std::string tag;
 
-  /// The bytes of the Matrix inputs a thread loads per element.
-  int64_t getMatrixBytes() const;
+  /// The bytes a thread loads per element of its runs: those of the Matrix
+  /// and Column inputs (a value per element; Row and Scalar inputs have one
+  /// per run).
+  int64_t getRunBytes() const;
 };
 
 struct QuantizeConfig {
@@ -689,9 +691,10 @@ struct QuantizeConfig {
   static constexpr int64_t kTileRows = 32;
   static constexpr int64_t kPairTileRows = 128;
   static constexpr int64_t kTileCols = 128;
-  /// The most bytes of matrices per element a prologue of kPairTileRows-row
-  /// tiles loads: a thread holds its four sub-tiles' loads, and ptxas
-  /// spills past 8 (three f32 matrices, five bf16 ones).
+  /// The most bytes per element (QuantizePrologue::getRunBytes) a prologue
+  /// of kPairTileRows-row tiles loads: a thread holds its four sub-tiles'
+  /// loads, and ptxas spills past 8 (three f32 matrices, five bf16 ones,
+  /// two matrices and three column vectors).
   static constexpr int64_t kMaxTallPrologueBytes = 8;
   static constexpr int64_t kThreads = 256;
   /// Consecutive elements of a row that one thread reads.
