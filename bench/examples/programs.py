@@ -50,10 +50,15 @@ def source(example, size="small", storage="f32"):
     return render(example, size, storage=storage)
 
 
+def autocast_options(recipe, options=""):
+    """fp8-autocast's options for a recipe (fp8-opt --fp8-autocast=OPTIONS),
+    with more options if given (e.g. "fp8-attention=true")."""
+    return f"recipe={recipe}{' ' + options if options else ''}"
+
+
 def autocast(recipe, options=""):
-    """The pass pipeline that applies a recipe (fp8-opt --fp8-autocast=recipe=R),
-    with more fp8-autocast options if given (e.g. "fp8-attention=true")."""
-    return f"fp8-autocast{{recipe={recipe}{' ' + options if options else ''}}}"
+    """The pass pipeline that applies a recipe, as autocast_options."""
+    return f"fp8-autocast{{{autocast_options(recipe, options)}}}"
 
 
 def steps(module_text):

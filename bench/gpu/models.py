@@ -342,9 +342,7 @@ def compile_cell(args, cell):
     options = "chip=%s num-sms=%d artifacts=%s" % (chip, NUM_SMS[chip], out_dir)
     if args.pipeline_options:
         options += " " + args.pipeline_options
-    autocast = "recipe=" + recipe
-    if args.autocast_options:
-        autocast += " " + args.autocast_options
+    autocast = programs.autocast_options(recipe, args.autocast_options)
     command = [args.fp8_opt, source, "--fp8-autocast=" + autocast,
                "--fp8-gpu-pipeline=" + options, "-o", os.devnull]
     start = time.time()

@@ -56,12 +56,14 @@ _GELU_TANH_C = math.sqrt(2.0 / math.pi)
 _GELU_TANH_K = 0.044715
 
 
-def _gelu_tanh(x):
-    return 0.5 * x * (1.0 + np.tanh(_GELU_TANH_C * (x + _GELU_TANH_K * x ** 3)))
+def _gelu_tanh(x, tanh=np.tanh):
+    """GELU's tanh form of `x` (numpy arrays, or torch tensors with
+    tanh=torch.tanh)."""
+    return 0.5 * x * (1.0 + tanh(_GELU_TANH_C * (x + _GELU_TANH_K * x ** 3)))
 
 
-def _gelu_tanh_derivative(x):
-    t = np.tanh(_GELU_TANH_C * (x + _GELU_TANH_K * x ** 3))
+def _gelu_tanh_derivative(x, tanh=np.tanh):
+    t = tanh(_GELU_TANH_C * (x + _GELU_TANH_K * x ** 3))
     return 0.5 * (1.0 + t) + 0.5 * x * (1.0 - t * t) * _GELU_TANH_C * (
         1.0 + 3.0 * _GELU_TANH_K * x * x)
 
@@ -509,10 +511,7 @@ class Graph:
             elif t.op == "gelu_tanh":
                 r = F.gelu(v[0], approximate="tanh")
             elif t.op == "gelu_tanh_grad":
-                x = v[0]
-                th = torch.tanh(_GELU_TANH_C * (x + _GELU_TANH_K * x ** 3))
-                r = v[1] * (0.5 * (1.0 + th) + 0.5 * x * (1.0 - th * th) * _GELU_TANH_C *
-                            (1.0 + 3.0 * _GELU_TANH_K * x * x))
+                r = v[1] * _gelu_tanh_derivative(v[0], torch.tanh)
             elif t.op == "log_softmax":
                 r = torch.log_softmax(v[0], dim=-1)
             elif t.op == "gelu_grad":
@@ -788,31 +787,28 @@ class Graph:
                 elementwise(t, ["%z = arith.constant 0.000000e+00 : f32",
                                 "%p = arith.cmpf ogt, %in0, %z : f32",
                                 "%y = arith.select %p, %in1, %z : f32", "linalg.yield %y : f32"])
-            elif t.op in ("silu", "silu_grad"):
+            elif t.op in ("silu", "silu_grad", "sigmoid"):
+                # %s = sigmoid(%in0) = 1 / (1 + exp(-%in0)).
                 sigmoid = ["%one = arith.constant 1.000000e+00 : f32",
                            "%n = arith.negf %in0 : f32",
                            "%e = math.exp %n : f32",
                            "%d = arith.addf %e, %one : f32",
                            "%s = arith.divf %one, %d : f32"]
-                if t.op == "silu":
-                    body = ["%y = arith.mulf %in0, %s : f32"]
+                if t.op == "sigmoid":
+                    body = ["linalg.yield %s : f32"]
+                elif t.op == "silu":
+                    body = ["%y = arith.mulf %in0, %s : f32", "linalg.yield %y : f32"]
                 else:
                     body = ["%c = arith.subf %one, %s : f32",
                             "%xc = arith.mulf %in0, %c : f32",
                             "%p = arith.addf %xc, %one : f32",
                             "%sp = arith.mulf %s, %p : f32",
-                            "%y = arith.mulf %in1, %sp : f32"]
-                elementwise(t, sigmoid + body + ["linalg.yield %y : f32"])
+                            "%y = arith.mulf %in1, %sp : f32", "linalg.yield %y : f32"]
+                elementwise(t, sigmoid + body)
             elif t.op == "tanh":
                 elementwise(t, ["%y = math.tanh %in0 : f32", "linalg.yield %y : f32"])
             elif t.op == "exp":
                 elementwise(t, ["%y = math.exp %in0 : f32", "linalg.yield %y : f32"])
-            elif t.op == "sigmoid":
-                elementwise(t, ["%one = arith.constant 1.000000e+00 : f32",
-                                "%n = arith.negf %in0 : f32",
-                                "%e = math.exp %n : f32",
-                                "%d = arith.addf %e, %one : f32",
-                                "%y = arith.divf %one, %d : f32", "linalg.yield %y : f32"])
             elif t.op == "sigmoid_grad":
                 elementwise(t, ["%one = arith.constant 1.000000e+00 : f32",
                                 "%c = arith.subf %one, %in0 : f32",
