@@ -62,6 +62,9 @@ struct QuantizeLaunch {
   /// if `kAlongCols`.
   std::optional<Tcgen05ScaleLayout> tcgen05Scales;
   bool kAlongCols = true;
+  /// One matrix per grid row even where the leading dimensions could fold
+  /// into the rows: the copy of a pair whose other copy is stored by matrix.
+  bool byMatrix = false;
 };
 
 /// Whether any user of `value` is the function's return.
@@ -332,7 +335,7 @@ FailureOr<PreparedLaunch> prepareLaunch(PlanBuilder &plan, QuantizeLaunch &q) {
   auto inputType = cast<RankedTensorType>(q.input.getType());
   FailureOr<MatrixView> view =
       getMatrixView(op, inputType, q.granularity,
-                    q.transposed || q.tcgen05Scales.has_value());
+                    q.transposed || q.tcgen05Scales.has_value() || q.byMatrix);
   if (failed(view))
     return failure();
   PreparedLaunch prepared;
@@ -467,8 +470,10 @@ LaunchParam getCopyArg(const QuantizeLaunch &q, const PreparedLaunch &p,
   case QuantizeParam::PairScaleKChunks:
     return I32Param{q.tcgen05Scales->getKChunks()};
   case QuantizeParam::ScaleBatchStride:
+  case QuantizeParam::PairScaleBatchStride:
     return I32Param{p.scaleBatchStride};
   case QuantizeParam::AmaxBatchStride:
+  case QuantizeParam::PairAmaxBatchStride:
     return I32Param{p.amaxBatchStride};
   case QuantizeParam::Input:
   case QuantizeParam::PrologueInput:
@@ -665,6 +670,8 @@ LogicalResult addCopiesLaunch(PlanBuilder &plan, const QuantizeConfig &config,
         case QuantizeParam::PairBlockCols:
         case QuantizeParam::PairPitch:
         case QuantizeParam::PairScaleKChunks:
+        case QuantizeParam::PairScaleBatchStride:
+        case QuantizeParam::PairAmaxBatchStride:
           return getCopyArg(second.q, second.p, second.amax, param);
         default:
           return getCopyArg(first.q, first.p, first.amax, param);
@@ -701,11 +708,9 @@ LogicalResult tryAddPairLaunches(PlanBuilder &plan, const QuantizeLaunch &rowQ,
                                  const QuantizeLaunch &colQ,
                                  const PreparedLaunch &colP,
                                  std::string &reason, bool &amaxPass) {
-  if (rowP.view.batched || colP.view.batched) {
-    reason = "the copies of a batch of matrices are written by kernels of "
-             "their own";
-    return failure();
-  }
+  assert(rowP.view.batches == colP.view.batches &&
+         "both copies quantize the same matrices");
+  int64_t batches = rowP.view.batches;
   assert(rowQ.config.e8m0Scales == colQ.config.e8m0Scales &&
          "the rule gives both copies' scales one type");
   // Tiles of 32 rows unless a copy's blocks need 128 to lie inside one
@@ -770,9 +775,10 @@ LogicalResult tryAddPairLaunches(PlanBuilder &plan, const QuantizeLaunch &rowQ,
   if (!config.fused && !config.pair->fused && !sameBlocks) {
     QuantizeConfig amaxConfig = config;
     amaxConfig.phase = QuantizeConfig::Phase::Amax;
-    if (failed(addLaunch(amaxConfig,
-                         {getTileCount(rowP.view, amaxConfig.tileRows), 1, 1},
-                         rowQ, rowP, rowAmax)))
+    if (failed(addLaunch(
+            amaxConfig,
+            {getTileCount(rowP.view, amaxConfig.tileRows), batches, 1}, rowQ,
+            rowP, rowAmax)))
       return failure();
   } else if (!config.fused || !config.pair->fused) {
     // The amaxes of one copy (or the same of both) by that copy's own amax
@@ -786,11 +792,44 @@ LogicalResult tryAddPairLaunches(PlanBuilder &plan, const QuantizeLaunch &rowQ,
         (!*measured && failed(addLaunch(amaxConfig, amaxGrid, q, p, amax))))
       return failure();
   }
-  if (failed(addLaunch(config, {getTileCount(rowP.view, tileRows), 1, 1}, rowQ,
-                       rowP, rowAmax)))
+  if (failed(addLaunch(config, {getTileCount(rowP.view, tileRows), batches, 1},
+                       rowQ, rowP, rowAmax)))
     return failure();
   amaxPass = !config.fused || !config.pair->fused;
   return success();
+}
+
+/// The paired launches of the copies `rowQ` and `colQ` of a dynamic_quantize
+/// (prepared as `rowP` and `colP`), with the remark saying whether there
+/// are any: false when a kernel cannot pair them, having added nothing. A
+/// copy whose matrices fold into rows is paired as a batch when the other
+/// is stored by matrix (a transposed copy of each matrix).
+FailureOr<bool> addDynamicPairLaunches(PlanBuilder &plan,
+                                       const QuantizeLaunch &rowQ,
+                                       const PreparedLaunch &rowP,
+                                       const QuantizeLaunch &colQ,
+                                       const PreparedLaunch &colP) {
+  auto op = cast<DynamicQuantizeOp>(rowQ.op);
+  QuantizeLaunch row = rowQ, col = colQ;
+  PreparedLaunch rowPair = rowP, colPair = colP;
+  if (rowP.view.batched != colP.view.batched) {
+    QuantizeLaunch &folded = rowP.view.batched ? col : row;
+    PreparedLaunch &foldedPrepared = rowP.view.batched ? colPair : rowPair;
+    folded.byMatrix = true;
+    FailureOr<PreparedLaunch> byMatrix = prepareLaunch(plan, folded);
+    if (failed(byMatrix))
+      return failure();
+    foldedPrepared = *byMatrix;
+  }
+  std::string reason;
+  bool amaxPass = false;
+  if (failed(tryAddPairLaunches(plan, row, rowPair, col, colPair, reason,
+                                amaxPass))) {
+    remarkPair(op, /*fused=*/false, reason);
+    return false;
+  }
+  remarkPair(op, /*fused=*/true, amaxPass ? " after one amax pass" : "");
+  return true;
 }
 
 /// The launch writing the codes of `rowQ`, a quantization by given scales,
@@ -1028,13 +1067,11 @@ LogicalResult mlir::fp8::planDynamicQuantize(PlanBuilder &plan,
   FailureOr<PreparedLaunch> colPrepared = prepareLaunch(plan, *colCopy);
   if (failed(colPrepared))
     return failure();
-  std::string reason;
-  bool amaxPass = false;
-  if (succeeded(tryAddPairLaunches(plan, *rowCopy, *rowPrepared, *colCopy,
-                                   *colPrepared, reason, amaxPass))) {
-    remarkPair(op, /*fused=*/true, amaxPass ? " after one amax pass" : "");
-  } else {
-    remarkPair(op, /*fused=*/false, reason);
+  FailureOr<bool> paired = addDynamicPairLaunches(plan, *rowCopy, *rowPrepared,
+                                                  *colCopy, *colPrepared);
+  if (failed(paired))
+    return failure();
+  if (!*paired) {
     // Each copy reads the input by itself.
     if (failed(addPreparedLaunches(plan, *rowCopy, *rowPrepared)) ||
         failed(addPreparedLaunches(plan, *colCopy, *colPrepared)))

@@ -110,6 +110,8 @@ private:
   };
 
   Value input, amaxBuffer, codes, scales, rows, cols, blockRows, blockCols;
+  /// The column-wise copy's arguments (QuantizeConfig::pair).
+  CopyArgs pairArgs;
   /// Elements between rows of the codes (the row length, or more for rows
   /// padded to 16 bytes).
   Value pitch;
@@ -189,8 +191,14 @@ private:
   void reduceColumnBlocks(Value magnitudes);
   /// The first element of block `j` of the tile.
   std::pair<Value, Value> blockOrigin(Value j);
-  /// Batched kernels: points the buffers at matrix `batch` of the batch.
-  void moveToMatrix(Value batch);
+  /// Batched kernels: points the input, the row-wise copy's `rowArgs` and
+  /// the column-wise copy's pairArgs at matrix `batch` of the batch.
+  void moveToMatrix(Value batch, CopyArgs &rowArgs);
+  /// Points `args`, those of the copy `copyConfig`, at matrix `batch`: its
+  /// amaxes and scales `amaxStride` and `scaleStride` bytes (i32) apart,
+  /// its codes one matrix of them apart.
+  void moveCopyToMatrix(Value batch, const QuantizeConfig &copyConfig,
+                        CopyArgs &args, Value scaleStride, Value amaxStride);
   void emitAmaxUpdate();
   /// The body of a QuantizeConfig::isRowColumnPair kernel over the tile at
   /// (`tileRow0`, col0), this thread's runs at rows `runRows` and column
@@ -481,29 +489,43 @@ void QuantizeEmitter::reduceColumnBlocks(Value magnitudes) {
   kb.barrier();
 }
 
-void QuantizeEmitter::moveToMatrix(Value batch) {
+void QuantizeEmitter::moveCopyToMatrix(Value batch,
+                                       const QuantizeConfig &copyConfig,
+                                       CopyArgs &args, Value scaleStride,
+                                       Value amaxStride) {
   auto advance = [&](Value &buffer, Value bytes) {
     buffer = kb.byteOffset(buffer, kb.mul(batch, bytes));
   };
-  // Kernels with a prologue are not batched.
-  int64_t inputBytes =
-      getElementType(kb.b, copy().input).getIntOrFloatBitWidth() / 8;
-  advance(input,
-          kb.mul(kb.mul(kb.zext64(rows), kb.zext64(cols)), kb.i64(inputBytes)));
-  advance(amaxBuffer, kb.zext64(getArg(QuantizeParam::AmaxBatchStride)));
-  if (copy().phase == QuantizeConfig::Phase::Amax)
+  advance(args.amaxBuffer, kb.zext64(amaxStride));
+  if (copyConfig.phase == QuantizeConfig::Phase::Amax)
     return;
   // Rows of codes, each `pitch` codes long (E2M1 packs two per byte).
-  Value codeBytes =
-      kb.mul(kb.zext64(copy().transposed ? cols : rows), kb.zext64(pitch));
-  if (copy().format == Format::E2M1)
+  Value codeBytes = kb.mul(kb.zext64(copyConfig.transposed ? cols : rows),
+                           kb.zext64(args.pitch));
+  if (copyConfig.format == Format::E2M1)
     codeBytes = kb.lshr(codeBytes, kb.i64(1));
-  advance(codes, codeBytes);
-  advance(scales, kb.zext64(getArg(QuantizeParam::ScaleBatchStride)));
+  advance(args.codes, codeBytes);
+  advance(args.scales, kb.zext64(scaleStride));
+}
+
+void QuantizeEmitter::moveToMatrix(Value batch, CopyArgs &rowArgs) {
+  // Kernels with a prologue are not batched.
+  int64_t inputBytes =
+      getElementType(kb.b, config.input).getIntOrFloatBitWidth() / 8;
+  Value elements = kb.mul(kb.zext64(rows), kb.zext64(cols));
+  input =
+      kb.byteOffset(input, kb.mul(batch, kb.mul(elements, kb.i64(inputBytes))));
   // One random word per input element, in the whole tensor's order.
-  if (copy().stochastic)
-    advance(randomBits,
-            kb.mul(kb.zext64(rows), kb.mul(kb.zext64(cols), kb.i64(4))));
+  if (config.stochastic)
+    randomBits =
+        kb.byteOffset(randomBits, kb.mul(batch, kb.mul(elements, kb.i64(4))));
+  moveCopyToMatrix(batch, config, rowArgs,
+                   getArg(QuantizeParam::ScaleBatchStride),
+                   getArg(QuantizeParam::AmaxBatchStride));
+  if (config.pair)
+    moveCopyToMatrix(batch, config.getPairCopy(), pairArgs,
+                     getArg(QuantizeParam::PairScaleBatchStride),
+                     getArg(QuantizeParam::PairAmaxBatchStride));
 }
 
 void QuantizeEmitter::emitAmaxUpdate() {
@@ -998,13 +1020,6 @@ void QuantizeEmitter::emitRowColumnPair(Value tileRow0, ArrayRef<Value> runRows,
   int64_t subTiles = runRows.size();
   const QuantizeConfig &rowCopy = config;
   QuantizeConfig columnCopy = config.getPairCopy();
-  CopyArgs columnArgs{getArg(QuantizeParam::PairAmax),
-                      getArg(QuantizeParam::PairCodes),
-                      getArg(QuantizeParam::PairScales),
-                      getArg(QuantizeParam::PairBlockRows),
-                      getArg(QuantizeParam::PairBlockCols),
-                      getArg(QuantizeParam::PairPitch),
-                      getArg(QuantizeParam::PairScaleKChunks)};
   auto f32x16 = VectorType::get({kPerThread}, kb.f32());
 
   // Every load of the tile first, held as loaded (f32 after a prologue).
@@ -1083,7 +1098,7 @@ void QuantizeEmitter::emitRowColumnPair(Value tileRow0, ArrayRef<Value> runRows,
   // The column-wise copy: the four rows of a warp combine their maxima by
   // shuffles, the eight warps theirs in shared memory, and thread c < 128
   // scales column c of the tile.
-  selectCopy(columnCopy, columnArgs);
+  selectCopy(columnCopy, pairArgs);
   Value myCol =
       kb.mul(kb.urem(tid, kb.i32(kThreadsPerRow)), kb.i32(kPerThread));
   reduceColumns([&](int64_t i) { return kb.extToF32(columnMaxima[i]); },
@@ -1152,11 +1167,19 @@ void QuantizeEmitter::emit() {
       getArg(QuantizeParam::Scales),      getArg(QuantizeParam::BlockRows),
       getArg(QuantizeParam::BlockCols),   getArg(QuantizeParam::Pitch),
       getArg(QuantizeParam::ScaleKChunks)};
+  if (config.pair)
+    pairArgs = CopyArgs{getArg(QuantizeParam::PairAmax),
+                        getArg(QuantizeParam::PairCodes),
+                        getArg(QuantizeParam::PairScales),
+                        getArg(QuantizeParam::PairBlockRows),
+                        getArg(QuantizeParam::PairBlockCols),
+                        getArg(QuantizeParam::PairPitch),
+                        getArg(QuantizeParam::PairScaleKChunks)};
+  if (config.batched)
+    moveToMatrix(kb.zext64(kb.blockIdY()), rowCopy);
   selectCopy(config, rowCopy);
   smem = kb.dynamicSharedMemory(func);
   tid = kb.threadId();
-  if (config.batched)
-    moveToMatrix(kb.zext64(kb.blockIdY()));
 
   if (config.wholeMatrixAmax) {
     emitWholeMatrixAmax();
@@ -1199,13 +1222,7 @@ void QuantizeEmitter::emit() {
   emitCopy(runOf, runRows, tileRow0, col);
   if (config.pair) {
     QuantizeConfig pairCopy = config.getPairCopy();
-    selectCopy(pairCopy, CopyArgs{getArg(QuantizeParam::PairAmax),
-                                  getArg(QuantizeParam::PairCodes),
-                                  getArg(QuantizeParam::PairScales),
-                                  getArg(QuantizeParam::PairBlockRows),
-                                  getArg(QuantizeParam::PairBlockCols),
-                                  getArg(QuantizeParam::PairPitch),
-                                  getArg(QuantizeParam::PairScaleKChunks)});
+    selectCopy(pairCopy, pairArgs);
     // The row-wise copy's steps read shared memory until here.
     kb.barrier();
     emitCopy(runOf, runRows, tileRow0, col);

@@ -48,9 +48,9 @@ LogicalResult QuantizeConfig::verify(std::string &reason) const {
     return failure();
   }
   if (pair) {
-    if (stochastic || batched || (givenScales && twoLevel)) {
-      reason = "a paired kernel quantizes one matrix by measured scales or "
-               "given one-level scales, rounding to nearest even";
+    if (stochastic || (givenScales && twoLevel)) {
+      reason = "a paired kernel quantizes by measured scales or given "
+               "one-level scales, rounding to nearest even";
       return failure();
     }
     if (tileRows != kTileRows && tileRows != kPairTileRows) {
@@ -117,7 +117,7 @@ bool QuantizeConfig::isRowColumnPair() const {
   return phase == Phase::Quantize && pair &&
          (tileRows == kTileRows || tileRows == kPairTileRows) && fused &&
          !givenScales && !stochastic && !twoLevel && !tcgen05Scales &&
-         !batched && !transposed && plainCodes(format) && tileBlockRows == 1 &&
+         !transposed && plainCodes(format) && tileBlockRows == 1 &&
          tileBlockCols >= kElementsPerThread && plainCodes(pair->format) &&
          pair->fused && pair->transposed && !pair->tcgen05Scales &&
          pair->tileBlockRows == tileRows && pair->tileBlockCols == 1;
@@ -199,6 +199,8 @@ getParamsWithoutPrologue(const QuantizeConfig &config) {
       params.push_back(P::AmaxBatchStride);
     if (config.pair)
       params.append({P::PairAmax, P::PairBlockRows, P::PairBlockCols});
+    if (config.pair && config.batched)
+      params.push_back(P::PairAmaxBatchStride);
     return params;
   }
   SmallVector<QuantizeParam> params{P::Input,     P::Amax,      P::Codes,
@@ -217,6 +219,8 @@ getParamsWithoutPrologue(const QuantizeConfig &config) {
                    P::PairBlockCols, P::PairPitch});
     if (config.pair->tcgen05Scales)
       params.push_back(P::PairScaleKChunks);
+    if (config.batched)
+      params.append({P::PairScaleBatchStride, P::PairAmaxBatchStride});
   }
   return params;
 }
@@ -272,6 +276,8 @@ KernelParamKind mlir::fp8::getParamKind(QuantizeParam param) {
   case QuantizeParam::PairBlockCols:
   case QuantizeParam::PairPitch:
   case QuantizeParam::PairScaleKChunks:
+  case QuantizeParam::PairScaleBatchStride:
+  case QuantizeParam::PairAmaxBatchStride:
     return KernelParamKind::I32;
   }
   llvm_unreachable("unknown quantize parameter");

@@ -2,7 +2,10 @@
 // read of the input: one paired kernel when the tile holds both copies'
 // blocks (32 x 128 tiles, or 128 x 128 for 128-row blocks), after one amax
 // pass when a copy's blocks need the amax of whole rows, columns or the
-// tensor. Batches of matrices keep a kernel per copy, with a remark.
+// tensor. In a batch of matrices each matrix is a grid row (blockIdx.y) of
+// the same kernels, whose copies each step to their matrix by their own
+// strides; a copy whose matrices would fold into rows is quantized by
+// matrix too, as its transposed partner is.
 // RUN: rm -rf %t && fp8-opt %s --fp8-gpu-pipeline="chip=sm_90a artifacts=%t ptxas=none" -o /dev/null
 // RUN: FileCheck %s --input-file=%t/fp8_kernels.ptx
 // RUN: not grep __nv_ %t/fp8_kernels.ptx
@@ -81,6 +84,30 @@
 // CHECK-NOT: atom.global
 // CHECK-LABEL: .entry fp8_amax_bf16_b32x128_nanignore_vl_gs(
 // CHECK-LABEL: .entry fp8_quantize_bf16_e4m3_b32x128_ratio_sat_vs_pair_b32x128_t_vs_r32_nanignore_vl(
+// Batched kernels are the kernels of one matrix whose buffers step to
+// matrix blockIdx.y: the input, each copy's codes, and each copy's scales by
+// its own stride (row-wise: parameter 9, column-wise: parameter 17).
+// CHECK-LABEL: .entry fp8_quantize_bf16_e4m3_b1x32_e8m0_rceil_sat_e8m0_fused_vs_pair_b32x1_fused_t_vs_r32_nanignore_vl_batched(
+// CHECK: .maxnreg 64
+// CHECK: %ctaid.y
+// CHECK-NOT: atom.global
+// CHECK: ret;
+// CHECK-LABEL: .entry fp8_quantize_bf16_e4m3_b1x128_pow2_sat_fused_vs_pair_b128x1_fused_t_r128_nanignore_vl_batched(
+// CHECK: .maxnreg 128
+// CHECK: mov.u32 [[MATRIX:%r[0-9]+]], %ctaid.y;
+// CHECK-DAG: ld.param.b32 [[ROW_STRIDE:%r[0-9]+]], [{{[a-z0-9_]+}}_batched_param_9];
+// CHECK-DAG: mul.wide.u32 %rd{{[0-9]+}}, [[ROW_STRIDE]], [[MATRIX]];
+// CHECK-DAG: ld.param.b32 [[COLUMN_STRIDE:%r[0-9]+]], [{{[a-z0-9_]+}}_batched_param_17];
+// CHECK-DAG: mul.wide.u32 %rd{{[0-9]+}}, [[COLUMN_STRIDE]], [[MATRIX]];
+// CHECK-NOT: atom.global
+// CHECK: ret;
+// CHECK-LABEL: .entry fp8_amax_bf16_b1x128_nanignore_vl_batched(
+// CHECK-LABEL: .entry fp8_quantize_bf16_e4m3_b1x128_ratio_sat_vs_pair_b128x1_fused_t_vs_r128_nanignore_vl_batched(
+// CHECK-LABEL: .entry fp8_amax_bf16_b1x128_pair_b32x1_r32_nanignore_vl_batched(
+// CHECK: %ctaid.y
+// CHECK-COUNT-2: atom.global.max.u32
+// CHECK: ret;
+// CHECK-LABEL: .entry fp8_quantize_bf16_e4m3_b1x128_ratio_sat_vs_pair_b32x1_t_r32_nanignore_vl_batched(
 // CHECK-LABEL: .entry fp8_quantize_bf16_e4m3_b128x128_pow2_sat_fused_vs_pair_b128x128_fused_t_r128_nanignore_vl(
 // CHECK-NOT: atom.global
 // CHECK-LABEL: .entry fp8_amax_bf16_b1x128_nanignore_vl(
@@ -90,10 +117,27 @@
 // CHECK-DAG: cvt.rn.satfinite.e4m3x2.f32
 // CHECK-DAG: cvt.rn.satfinite.e5m2x2.f32
 
-// Plans, by function name. Batched: one kernel per copy.
+// Plans, by function name. A batch: one paired kernel, a grid row per
+// matrix. The row-wise copy's 64 x 8 E8M0 scales are 512 bytes apart, and
+// so are the column-wise copy's 2 x 256; neither has amaxes.
 // PLAN-LABEL: batched = {buffers
-// PLAN-SAME: kernel = "fp8_quantize_bf16_e4m3_b1x32_e8m0_rceil_sat_e8m0_fused_vs_nanignore_vl"
-// PLAN-SAME: grid = [4, 2, 1], kernel = "fp8_quantize_bf16_e4m3_b32x1_e8m0_rceil_sat_e8m0_fused_t_vs_nanignore_vl_batched"
+// PLAN-SAME: launches = [{block = [256, 1, 1], cluster = [1, 1, 1], grid = [4, 2, 1], kernel = "fp8_quantize_bf16_e4m3_b1x32_e8m0_rceil_sat_e8m0_fused_vs_pair_b32x1_fused_t_vs_r32_nanignore_vl_batched", kind = "kernel", params = [{buffer = 0 : i64, kind = "buffer"}, {buffer = 0 : i64, kind = "buffer"}, {buffer = 1 : i64, kind = "buffer"}, {buffer = 2 : i64, kind = "buffer"}, {kind = "i32", value = 64 : i64}, {kind = "i32", value = 256 : i64}, {kind = "i32", value = 1 : i64}, {kind = "i32", value = 32 : i64}, {kind = "i32", value = 256 : i64}, {kind = "i32", value = 512 : i64}, {kind = "i32", value = 0 : i64}, {buffer = 0 : i64, kind = "buffer"}, {buffer = 3 : i64, kind = "buffer"}, {buffer = 4 : i64, kind = "buffer"}, {kind = "i32", value = 32 : i64}, {kind = "i32", value = 1 : i64}, {kind = "i32", value = 64 : i64}, {kind = "i32", value = 512 : i64}, {kind = "i32", value = 0 : i64}], persistent = false, shared_bytes = 21536 : i64}]
+// DeepSeek's pair on 200-row matrices: two 128-row tiles per matrix (the
+// second ragged), 200 row scales (800 bytes) and 2 x 128 column scales
+// (1024 bytes) per matrix, the transposed rows of 200 codes unpadded (a
+// result).
+// PLAN-LABEL: batched_deepseek = {buffers
+// PLAN-SAME: launches = [{block = [256, 1, 1], cluster = [1, 1, 1], grid = [2, 2, 1], kernel = "fp8_quantize_bf16_e4m3_b1x128_pow2_sat_fused_vs_pair_b128x1_fused_t_r128_nanignore_vl_batched", kind = "kernel", params = [{buffer = 0 : i64, kind = "buffer"}, {buffer = 0 : i64, kind = "buffer"}, {buffer = 1 : i64, kind = "buffer"}, {buffer = 2 : i64, kind = "buffer"}, {kind = "i32", value = 200 : i64}, {kind = "i32", value = 128 : i64}, {kind = "i32", value = 1 : i64}, {kind = "i32", value = 128 : i64}, {kind = "i32", value = 128 : i64}, {kind = "i32", value = 800 : i64}, {kind = "i32", value = 0 : i64}, {buffer = 0 : i64, kind = "buffer"}, {buffer = 3 : i64, kind = "buffer"}, {buffer = 4 : i64, kind = "buffer"}, {kind = "i32", value = 128 : i64}, {kind = "i32", value = 1 : i64}, {kind = "i32", value = 200 : i64}, {kind = "i32", value = 1024 : i64}, {kind = "i32", value = {{[0-9]+}} : i64}], persistent = false, shared_bytes = 21536 : i64}]
+// Rows of 512 take the row-wise copy's amax kernel (each matrix's 64 row
+// amaxes 256 bytes apart); columns of 64 lie inside a 128-row tile.
+// PLAN-LABEL: batched_rowwise = {buffers
+// PLAN-SAME: {bytes = 768 : i64, id = 5 : i64, kind = "temp", offset = 0 : i64, type = tensor<192x1xf32>}
+// PLAN-SAME: launches = [{buffer = 5 : i64, byte = 0 : i64, kind = "fill"}, {block = [256, 1, 1], cluster = [1, 1, 1], grid = [8, 3, 1], kernel = "fp8_amax_bf16_b1x128_nanignore_vl_batched", kind = "kernel", params = [{buffer = 0 : i64, kind = "buffer"}, {buffer = 5 : i64, kind = "buffer"}, {kind = "i32", value = 64 : i64}, {kind = "i32", value = 512 : i64}, {kind = "i32", value = 1 : i64}, {kind = "i32", value = 512 : i64}, {kind = "i32", value = 256 : i64}], persistent = false, shared_bytes = 21536 : i64}, {block = [256, 1, 1], cluster = [1, 1, 1], grid = [4, 3, 1], kernel = "fp8_quantize_bf16_e4m3_b1x128_ratio_sat_vs_pair_b128x1_fused_t_vs_r128_nanignore_vl_batched", kind = "kernel", params = [{buffer = 0 : i64, kind = "buffer"}, {buffer = 5 : i64, kind = "buffer"}, {buffer = 1 : i64, kind = "buffer"}, {buffer = 2 : i64, kind = "buffer"}, {kind = "i32", value = 64 : i64}, {kind = "i32", value = 512 : i64}, {kind = "i32", value = 1 : i64}, {kind = "i32", value = 512 : i64}, {kind = "i32", value = 512 : i64}, {kind = "i32", value = 256 : i64}, {kind = "i32", value = 256 : i64}, {buffer = 0 : i64, kind = "buffer"}, {buffer = 3 : i64, kind = "buffer"}, {buffer = 4 : i64, kind = "buffer"}, {kind = "i32", value = 64 : i64}, {kind = "i32", value = 1 : i64}, {kind = "i32", value = 64 : i64}, {kind = "i32", value = 2048 : i64}, {kind = "i32", value = {{[0-9]+}} : i64}], persistent = false, shared_bytes = 21536 : i64}]
+// Rows of 256 and columns of 200: both copies need amaxes, measured by one
+// paired amax kernel (row amaxes 800 bytes apart, column amaxes 1024), then
+// the paired quantize kernel reads both.
+// PLAN-LABEL: batched_rowwise_tall = {buffers
+// PLAN-SAME: launches = [{buffer = 5 : i64, byte = 0 : i64, kind = "fill"}, {buffer = 6 : i64, byte = 0 : i64, kind = "fill"}, {block = [256, 1, 1], cluster = [1, 1, 1], grid = [14, 2, 1], kernel = "fp8_amax_bf16_b1x128_pair_b32x1_r32_nanignore_vl_batched", kind = "kernel", params = [{buffer = 0 : i64, kind = "buffer"}, {buffer = 5 : i64, kind = "buffer"}, {kind = "i32", value = 200 : i64}, {kind = "i32", value = 256 : i64}, {kind = "i32", value = 1 : i64}, {kind = "i32", value = 256 : i64}, {kind = "i32", value = 800 : i64}, {buffer = 6 : i64, kind = "buffer"}, {kind = "i32", value = 200 : i64}, {kind = "i32", value = 1 : i64}, {kind = "i32", value = 1024 : i64}], persistent = false, shared_bytes = 21536 : i64}, {block = [256, 1, 1], cluster = [1, 1, 1], grid = [14, 2, 1], kernel = "fp8_quantize_bf16_e4m3_b1x128_ratio_sat_vs_pair_b32x1_t_r32_nanignore_vl_batched", kind = "kernel", params = [{buffer = 0 : i64, kind = "buffer"}, {buffer = 5 : i64, kind = "buffer"}, {buffer = 1 : i64, kind = "buffer"}, {buffer = 2 : i64, kind = "buffer"}, {kind = "i32", value = 200 : i64}, {kind = "i32", value = 256 : i64}, {kind = "i32", value = 1 : i64}, {kind = "i32", value = 256 : i64}, {kind = "i32", value = 256 : i64}, {kind = "i32", value = 800 : i64}, {kind = "i32", value = 800 : i64}, {buffer = 6 : i64, kind = "buffer"}, {buffer = 3 : i64, kind = "buffer"}, {buffer = 4 : i64, kind = "buffer"}, {kind = "i32", value = 200 : i64}, {kind = "i32", value = 1 : i64}, {kind = "i32", value = 200 : i64}, {kind = "i32", value = 1024 : i64}, {kind = "i32", value = 1024 : i64}], persistent = false, shared_bytes = 21536 : i64}]
 // PLAN-LABEL: blocks16 = {buffers
 // PLAN-SAME: launches = [{block = [256, 1, 1], cluster = [1, 1, 1], grid = [4, 1, 1], kernel = "fp8_quantize_bf16_e4m3_b1x16_pow2_sat_fused_vs_pair_b16x1_fused_vs_r32_nanignore_vl", kind = "kernel", params = [{{[^]]*}}], persistent = false, shared_bytes = 21536 : i64}]
 // 256 x 512 in 128 x 128 tiles; the transposed codes have rows of 256.
@@ -121,7 +165,10 @@
 // REMARK: remark: [Passed] quantize-pair-fused | Category:fp8-gpu | Function=blocks16 | Remark="row-wise <1x16> and column-wise <16x1> copies written from one read of the input"
 // REMARK: remark: [Passed] quantize-pair-fused | Category:fp8-gpu | Function=rowwise | Remark="row-wise <1x*> and column-wise <*x1> copies written from one read of the input after one amax pass"
 // REMARK: remark: [Passed] quantize-pair-fused | Category:fp8-gpu | Function=tensor | Remark="row-wise <tensor> and column-wise <tensor> copies written from one read of the input after one amax pass"
-// REMARK: remark: [Missed] quantize-pair-not-fused | Category:fp8-gpu | Function=batched | Remark="row-wise <1x1x32> and column-wise <1x32x1> copies each read the input: the copies of a batch of matrices are written by kernels of their own"
+// REMARK: remark: [Passed] quantize-pair-fused | Category:fp8-gpu | Function=batched | Remark="row-wise <1x1x32> and column-wise <1x32x1> copies written from one read of the input"
+// REMARK: remark: [Passed] quantize-pair-fused | Category:fp8-gpu | Function=batched_deepseek | Remark="row-wise <1x1x128> and column-wise <1x128x1> copies written from one read of the input"
+// REMARK: remark: [Passed] quantize-pair-fused | Category:fp8-gpu | Function=batched_rowwise | Remark="row-wise <1x1x*> and column-wise <1x*x1> copies written from one read of the input after one amax pass"
+// REMARK: remark: [Passed] quantize-pair-fused | Category:fp8-gpu | Function=batched_rowwise_tall | Remark="row-wise <1x1x*> and column-wise <1x*x1> copies written from one read of the input after one amax pass"
 // REMARK: remark: [Passed] quantize-pair-fused | Category:fp8-gpu | Function=weight | Remark="row-wise <128x128> and column-wise <128x128> copies written from one read of the input"
 // REMARK: remark: [Passed] quantize-pair-fused | Category:fp8-gpu | Function=mixed | Remark="row-wise <1x*> and column-wise <*x1> copies written from one read of the input after one amax pass"
 // REMARK: remark: [Passed] quantize-pair-fused | Category:fp8-gpu | Function=formats | Remark="row-wise <1x32> and column-wise <32x1> copies written from one read of the input"
@@ -154,6 +201,21 @@ func.func @tensor(%x: tensor<256x512xbf16>) -> (tensor<256x512xf8E4M3FN>, tensor
 func.func @batched(%x: tensor<2x64x256xbf16>) -> (tensor<2x64x256xf8E4M3FN>, tensor<2x64x8xf8E8M0FNU>, tensor<2x256x64xf8E4M3FN>, tensor<2x256x2xf8E8M0FNU>) {
   %q, %s, %qt, %st = fp8.dynamic_quantize %x by <1x1x32> colwise <1x32x1> transposed rule <e8m0_rceil> : tensor<2x64x256xbf16> -> tensor<2x64x256xf8E4M3FN>, tensor<2x64x8xf8E8M0FNU> colwise tensor<2x256x64xf8E4M3FN>, tensor<2x256x2xf8E8M0FNU>
   return %q, %s, %qt, %st : tensor<2x64x256xf8E4M3FN>, tensor<2x64x8xf8E8M0FNU>, tensor<2x256x64xf8E4M3FN>, tensor<2x256x2xf8E8M0FNU>
+}
+
+func.func @batched_deepseek(%x: tensor<2x200x128xbf16>) -> (tensor<2x200x128xf8E4M3FN>, tensor<2x200x1xf32>, tensor<2x128x200xf8E4M3FN>, tensor<2x128x2xf32>) {
+  %q, %s, %qt, %st = fp8.dynamic_quantize %x by <1x1x128> colwise <1x128x1> transposed rule <pow2> : tensor<2x200x128xbf16> -> tensor<2x200x128xf8E4M3FN>, tensor<2x200x1xf32> colwise tensor<2x128x200xf8E4M3FN>, tensor<2x128x2xf32>
+  return %q, %s, %qt, %st : tensor<2x200x128xf8E4M3FN>, tensor<2x200x1xf32>, tensor<2x128x200xf8E4M3FN>, tensor<2x128x2xf32>
+}
+
+func.func @batched_rowwise(%x: tensor<3x64x512xbf16>) -> (tensor<3x64x512xf8E4M3FN>, tensor<3x64x1xf32>, tensor<3x512x64xf8E4M3FN>, tensor<3x512x1xf32>) {
+  %q, %s, %qt, %st = fp8.dynamic_quantize %x by <1x1x*> colwise <1x*x1> transposed rule <ratio> : tensor<3x64x512xbf16> -> tensor<3x64x512xf8E4M3FN>, tensor<3x64x1xf32> colwise tensor<3x512x64xf8E4M3FN>, tensor<3x512x1xf32>
+  return %q, %s, %qt, %st : tensor<3x64x512xf8E4M3FN>, tensor<3x64x1xf32>, tensor<3x512x64xf8E4M3FN>, tensor<3x512x1xf32>
+}
+
+func.func @batched_rowwise_tall(%x: tensor<2x200x256xbf16>) -> (tensor<2x200x256xf8E4M3FN>, tensor<2x200x1xf32>, tensor<2x256x200xf8E4M3FN>, tensor<2x256x1xf32>) {
+  %q, %s, %qt, %st = fp8.dynamic_quantize %x by <1x1x*> colwise <1x*x1> transposed rule <ratio> : tensor<2x200x256xbf16> -> tensor<2x200x256xf8E4M3FN>, tensor<2x200x1xf32> colwise tensor<2x256x200xf8E4M3FN>, tensor<2x256x1xf32>
+  return %q, %s, %qt, %st : tensor<2x200x256xf8E4M3FN>, tensor<2x200x1xf32>, tensor<2x256x200xf8E4M3FN>, tensor<2x256x1xf32>
 }
 
 // DeepSeek's 128x128 weight blocks on a ragged [200, 320] weight and its

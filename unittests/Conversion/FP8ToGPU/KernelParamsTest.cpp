@@ -598,6 +598,27 @@ TEST_F(KernelParamsTest, QuantizeKernels) {
   std::string reason;
   EXPECT_TRUE(failed(stochasticPair.verify(reason)));
 
+  // A paired batch: each copy steps to its matrix by its own strides.
+  QuantizeConfig batchedPair = givenPair;
+  batchedPair.batched = true;
+  expectValid(batchedPair);
+  EXPECT_EQ(batchedPair.getParams(),
+            (SmallVector<P>{P::Input, P::Amax, P::Codes, P::Scales, P::Rows,
+                            P::Cols, P::BlockRows, P::BlockCols, P::Pitch,
+                            P::ScaleBatchStride, P::AmaxBatchStride,
+                            P::PairAmax, P::PairCodes, P::PairScales,
+                            P::PairBlockRows, P::PairBlockCols, P::PairPitch,
+                            P::PairScaleBatchStride, P::PairAmaxBatchStride}));
+  QuantizeConfig batchedPairAmax = batchedPair;
+  batchedPairAmax.givenScales = false;
+  batchedPairAmax.phase = QuantizeConfig::Phase::Amax;
+  expectValid(batchedPairAmax);
+  EXPECT_EQ(batchedPairAmax.getParams(),
+            (SmallVector<P>{P::Input, P::Amax, P::Rows, P::Cols, P::BlockRows,
+                            P::BlockCols, P::AmaxBatchStride, P::PairAmax,
+                            P::PairBlockRows, P::PairBlockCols,
+                            P::PairAmaxBatchStride}));
+
   // The grid-stride amax of a whole matrix takes the amax kernel's
   // parameters, and no shared memory; it measures one matrix alone.
   QuantizeConfig wholeMatrix = amax;
@@ -629,7 +650,8 @@ TEST_F(KernelParamsTest, QuantizeKernels) {
   EXPECT_TRUE(failed(shortTile.verify(reason)));
 
   for (const QuantizeConfig &config :
-       {amax, nvfp4, given, batchedAmax, batched, givenPair, wholeMatrix, tall})
+       {amax, nvfp4, given, batchedAmax, batched, givenPair, batchedPair,
+        batchedPairAmax, wholeMatrix, tall})
     expectKernelTakesParams(config, buildQuantizeKernel);
 }
 

@@ -159,6 +159,10 @@ enum class QuantizeParam {
   PairBlockCols,
   PairPitch,
   PairScaleKChunks,
+  /// A batched paired kernel (`batched`): the column-wise copy's
+  /// ScaleBatchStride and AmaxBatchStride.
+  PairScaleBatchStride,
+  PairAmaxBatchStride,
   /// The inputs of a prologue (`prologue`), one buffer each, last; the
   /// kernel then takes no Input.
   PrologueInput,
@@ -655,8 +659,8 @@ struct QuantizeConfig {
   bool scalesKAlongCols = true;
   /// A batch of matrices, one per blockIdx.y: the input, codes, scales and
   /// amax buffer hold one matrix after the other (the amax buffer and scales
-  /// with the strides of the parameters), and each matrix is quantized as
-  /// the kernel quantizes one.
+  /// with the strides of the parameters, a pair's copies each with its
+  /// own), and each matrix is quantized as the kernel quantizes one.
   bool batched = false;
   /// The column-wise copy of a dynamic_quantize written from the same read
   /// of the input as the row-wise one, which the fields above describe. Its
