@@ -633,7 +633,11 @@ class Graph:
             return [(i.name, ty(i)) for i in t.inputs]
 
         def fconst(v):
-            return f"{np.float32(v).item():.9e}"
+            # MLIR spells infinities and NaNs by their bits.
+            v = np.float32(v)
+            if not np.isfinite(v):
+                return f"0x{int(v.view(np.uint32)):08X}"
+            return f"{v.item():.9e}"
 
         def row_softmax(t, log):
             # (log_)softmax over the last dim: a maximum (exact in storage),

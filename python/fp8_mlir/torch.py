@@ -27,8 +27,12 @@ broadcasting, or a tensor and a number), relu/gelu/silu/tanh, layer_norm
 mul), softmax and log_softmax, mean and sum over dimensions,
 transpose/permute/reshape/view/flatten/contiguous, dropout in eval mode,
 embedding lookups (as a one-hot matmul the callable feeds from the
-indices), and cross_entropy on class indices (mean reduction). Anything
-else raises UnsupportedError naming the op and its source line.
+indices), cross_entropy on class indices (mean reduction), and causal
+masks: masked_fill or where with a mask computed from buffers and constants
+alone (`self.bias[:, :, :T, :T] == 0` of a tril buffer, `torch.triu(...)`)
+whose entries are those above the diagonal of the last two dimensions, any
+fill value (-inf included). Anything else raises UnsupportedError naming
+the op and its source line.
 """
 
 import math
@@ -130,6 +134,9 @@ class _Importer:
     def __init__(self, module, example_inputs, name):
         tracer = torch.fx.Tracer()
         tracer.record_stack_traces = True
+        # Buffers as get_attr nodes where they are read, so that slicing one
+        # by a traced size (self.bias[:, :, :T, :T]) traces.
+        tracer.proxy_buffer_attributes = True
         self.root = module
         graph = tracer.trace(module)
         self.gm = torch.fx.GraphModule(module, graph)
@@ -171,6 +178,10 @@ class _Importer:
                           "cross_entropy indices)")
             if isinstance(v, _Opaque):
                 self.fail(f"'{arg.name}' is neither a tensor nor a number")
+            if isinstance(v, _Constant):
+                self.fail(f"'{arg.name}' is computed from buffers and constants alone: "
+                          "such tensors are supported as the causal mask of masked_fill "
+                          "or where only")
             return v
         if isinstance(arg, (int, float)) and not isinstance(arg, bool):
             return float(arg)
@@ -376,7 +387,13 @@ class _Importer:
                     self.unsupported("attribute that is not a tensor")
                 kind = "param" if isinstance(tensor, torch.nn.Parameter) and \
                     tensor.requires_grad else "buffer"
-                self.env[node] = self.state_input(node.target, tensor, kind)
+                if not tensor.is_floating_point() or (
+                        node.users and all("fp8_constant" in u.meta for u in node.users)):
+                    # A mask, or read only to compute masks: not an input of
+                    # the program.
+                    self.env[node] = _Constant(node.name, tensor)
+                else:
+                    self.env[node] = self.state_input(node.target, tensor, kind)
             elif node.op == "call_module":
                 self.env[node] = self.call_module(node)
             elif node.op in ("call_function", "call_method"):
@@ -447,6 +464,8 @@ class _Importer:
             if isinstance(value, (int, float)) and not isinstance(value, bool):
                 return float(value)
             return _Opaque(node.name)
+        if "fp8_constant" in node.meta:
+            return _Constant(node.name, node.meta["fp8_constant"])
         key = target if node.op == "call_method" else _FUNCTIONS.get(target)
         if key is None:
             self.unsupported()
@@ -522,18 +541,85 @@ class _Importer:
             return self.embedding(self.indices(args[0]), v(args[1]))
         if key == "cross_entropy":
             return self.cross_entropy(v(args[0]), self.indices(args[1]), kwargs)
+        if key in ("masked_fill", "masked_fill_"):
+            x = self.broadcast_to(v(args[0]), self.shape())
+            return self.causal(x, arg(1, "mask"), True, arg(2, "value"))
+        if key == "where":
+            a, b = arg(1, "input"), arg(2, "other")
+            # The tensor is kept where the mask says so; the number fills
+            # the rest.
+            tensor_first = isinstance(a, torch.fx.Node)
+            x, fill = (a, b) if tensor_first else (b, a)
+            if not isinstance(x, torch.fx.Node) or isinstance(fill, torch.fx.Node):
+                self.unsupported("where of a tensor and a number only")
+            x = self.broadcast_to(v(x), self.shape())
+            return self.causal(x, arg(0, "condition"), not tensor_first, fill)
         self.unsupported()
+
+    def causal(self, x, mask, fill_where_set, value):
+        """x with `value` where the constant `mask` is set (`fill_where_set`)
+        or clear: the entries above the diagonal of the last two dimensions,
+        or none of them."""
+        if not isinstance(mask, torch.fx.Node) or \
+                not isinstance(self.env.get(mask), _Constant):
+            self.unsupported("a mask that is not computed from buffers and constants alone")
+        if isinstance(value, torch.fx.Node) or isinstance(value, bool) or \
+                not isinstance(value, (int, float)):
+            self.unsupported("a fill value that is not a number")
+        filled = self.env[mask].tensor.to(torch.bool)
+        if not fill_where_set:
+            filled = ~filled
+        try:
+            filled = torch.broadcast_to(filled, x.shape)
+        except RuntimeError:
+            self.fail(f"the mask {tuple(self.env[mask].tensor.shape)} does not broadcast "
+                      f"to {x.shape}")
+        if not filled.any():
+            return x
+        if len(x.shape) >= 2:
+            rows, cols = x.shape[-2:]
+            above = torch.ones((rows, cols), dtype=torch.bool).triu(1)
+            if torch.equal(filled, torch.broadcast_to(above, x.shape)):
+                return self.g.causal_fill(x, float(value))
+        self.unsupported("a mask other than the causal one (every entry above the diagonal "
+                         "of the last two dimensions, the same for each matrix)")
+
+
+def _nodes_in(args):
+    """The fx nodes in an argument structure (tuples, lists, dicts, slices)."""
+    if isinstance(args, torch.fx.Node):
+        return [args]
+    if isinstance(args, (tuple, list)):
+        return [n for a in args for n in _nodes_in(a)]
+    if isinstance(args, dict):
+        return [n for a in args.values() for n in _nodes_in(a)]
+    if isinstance(args, slice):
+        return _nodes_in((args.start, args.stop, args.step))
+    return []
 
 
 class _Propagate(ShapeProp):
     """Shape propagation that also records the values of non-tensor nodes
-    (sizes and arithmetic on them)."""
+    (sizes and arithmetic on them), and the tensors computed from buffers
+    and constants alone (`fp8_constant`: masks)."""
 
     def run_node(self, n):
         result = super().run_node(n)
         if not isinstance(result, torch.Tensor):
             n.meta["fp8_value"] = result
+        elif self._is_constant(n):
+            n.meta["fp8_constant"] = result.detach().clone()
         return result
+
+    def _is_constant(self, n):
+        if n.op == "get_attr":
+            tensor = _attr(self.module, n.target)
+            return not (isinstance(tensor, torch.nn.Parameter) and tensor.requires_grad)
+        if n.op not in ("call_function", "call_method"):
+            return False
+        # Sizes are constants of the specialized program.
+        return all("fp8_constant" in a.meta or "fp8_value" in a.meta
+                   for a in _nodes_in((n.args, n.kwargs)))
 
 
 class _Indices:
@@ -541,6 +627,14 @@ class _Indices:
 
     def __init__(self, name, position, shape):
         self.name, self.position, self.shape = name, position, shape
+
+
+class _Constant:
+    """A tensor computed from buffers and constants alone: a mask that
+    masked_fill and where read at import time."""
+
+    def __init__(self, name, tensor):
+        self.name, self.tensor = name, tensor
 
 
 class _Opaque:
@@ -573,6 +667,7 @@ _FUNCTIONS = {
     torch.permute: "permute", torch.reshape: "reshape", torch.flatten: "flatten",
     torch.unsqueeze: "unsqueeze", torch.squeeze: "squeeze", F.dropout: "dropout",
     F.embedding: "embedding", F.cross_entropy: "cross_entropy",
+    torch.masked_fill: "masked_fill", torch.where: "where",
 }
 
 

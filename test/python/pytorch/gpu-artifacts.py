@@ -13,6 +13,12 @@
 # BACKWARD: ok: 'mlp_backward' for sm_90a: 6 inputs, 6 outputs
 # RUN: fp8-run --check %t/block/block_backward/block_backward.json | FileCheck %s --check-prefix=BLOCK
 # BLOCK: ok: 'block_backward' for sm_90a:
+# nanoGPT's mask: the scores above the diagonal filled with -inf in the
+# kernel that computes them.
+# RUN: fp8-run --check %t/nano/nanoblock/nanoblock.json | FileCheck %s --check-prefix=NANO
+# RUN: FileCheck %s --check-prefix=NANO-PTX --input-file=%t/nano/nanoblock/fp8_kernels.ptx
+# NANO: ok: 'nanoblock' for sm_90a:
+# NANO-PTX: 0fFF800000
 
 import os
 import sys
@@ -20,7 +26,7 @@ import sys
 import torch
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "Inputs"))
-from models import MLP, Block  # noqa: E402
+from models import MLP, Block, NanoBlock  # noqa: E402
 
 from fp8_mlir import torch as fp8_torch  # noqa: E402
 
@@ -41,3 +47,8 @@ manifests = fp8_torch.export(Block().eval(), (torch.randn(2, 32, 64),), recipe="
                              chip="sm_90a", artifacts=os.path.join(out, "block"))
 print("block", sorted(os.path.relpath(v, out) for v in manifests.values()))
 # CHECK: block ['block/block/block.json', 'block/block_backward/block_backward.json']
+
+manifests = fp8_torch.export(NanoBlock().eval(), (torch.randn(2, 32, 64),), recipe="deepseek",
+                             chip="sm_90a", artifacts=os.path.join(out, "nano"), backward=False)
+print("nano", sorted(os.path.relpath(v, out) for v in manifests.values()))
+# CHECK: nano ['nano/nanoblock/nanoblock.json']

@@ -80,6 +80,26 @@ class Lookup(nn.Module):
         return F.cross_entropy(logits, target)
 
 
+class Masks(nn.Module):
+    """Causal masks: nanoGPT's tril buffer sliced to the sequence and
+    compared, filled with -inf; torch.where keeping the entries of its
+    diagonal and below; a boolean buffer filled with a finite number."""
+
+    def __init__(self, block=8):
+        super().__init__()
+        self.register_buffer("bias", torch.tril(torch.ones(block, block)).view(1, 1, block, block))
+        self.register_buffer("above", torch.ones(6, 6, dtype=torch.bool).triu(1))
+
+    def forward(self, q, k):
+        t = q.size(-2)
+        att = (q @ k.transpose(-2, -1)) * 0.5
+        a = att.masked_fill(self.bias[:, :, :t, :t] == 0, float("-inf"))
+        keep = self.bias[0, 0, :t, :t].bool()
+        b = torch.where(keep, att, float("-inf"))
+        c = att.masked_fill(self.above, -1e4)
+        return F.softmax(a, dim=-1) @ k + F.softmax(b, dim=-1) @ q + F.softmax(c, dim=-1) @ k
+
+
 CASES = [
     ("elementwise", Elementwise(), lambda: (torch.randn(6, 16), torch.randn(6, 16))),
     ("activations", Activations(), lambda: (torch.randn(6, 16), torch.randn(6, 16))),
@@ -87,6 +107,7 @@ CASES = [
     ("shapes", Shapes(), lambda: (torch.randn(6, 4, 8),)),
     ("embedding + cross_entropy", Lookup(),
      lambda: (torch.randint(0, 11, (3, 4)), torch.randint(0, 5, (12,)))),
+    ("causal masks", Masks(), lambda: (torch.randn(2, 3, 6, 4), torch.randn(2, 3, 6, 4))),
 ]
 
 torch.manual_seed(0)
@@ -114,6 +135,7 @@ for name, module, make in CASES:
 # CHECK: norms: 5 results within 1e-5: True
 # CHECK: shapes: 3 results within 1e-5: True
 # CHECK: embedding + cross_entropy: 4 results within 1e-5: True
+# CHECK: causal masks: 3 results within 1e-5: True
 
 
 class Sine(nn.Module):
@@ -139,11 +161,31 @@ class Pool(nn.Module):
         return self.pool(x)
 
 
-for module in [Sine(), Training().train(), Pool()]:
+class Padding(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.register_buffer("pad", torch.arange(32).view(4, 8) % 3 == 0)
+
+    def forward(self, x):
+        return x.masked_fill(self.pad, 0.0)
+
+
+class Offset(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.register_buffer("table", torch.ones(8, 8))
+
+    def forward(self, x):
+        return x + self.table[:4] * 2
+
+
+for module in [Sine(), Training().train(), Pool(), Padding(), Offset()]:
     try:
         fp8_torch.import_module(module, (torch.randn(2, 4, 8),))
     except fp8_torch.UnsupportedError as e:
         print(str(e).replace(os.path.dirname(__file__) + os.sep, ""))
-# CHECK: ops.py:[[#@LINE-26]]: unsupported op 'sin' (call_function)
-# CHECK: ops.py:[[#@LINE-18]]: unsupported op 'drop' (call_module): dropout in training mode (call .eval())
-# CHECK: ops.py:[[#@LINE-10]]: unsupported module MaxPool1d ('pool')
+# CHECK: ops.py:[[#@LINE-44]]: unsupported op 'sin' (call_function)
+# CHECK: ops.py:[[#@LINE-36]]: unsupported op 'drop' (call_module): dropout in training mode (call .eval())
+# CHECK: ops.py:[[#@LINE-28]]: unsupported module MaxPool1d ('pool')
+# CHECK: ops.py:[[#@LINE-20]]: unsupported op 'masked_fill' (call_method): a mask other than the causal one (every entry above the diagonal of the last two dimensions, the same for each matrix)
+# CHECK: ops.py:[[#@LINE-12]]: 'mul' is computed from buffers and constants alone: such tensors are supported as the causal mask of masked_fill or where only

@@ -1,6 +1,7 @@
 """Small PyTorch models for the front end's tests: an MLP and a
-pre-norm transformer block (causal multi-head attention + GELU MLP), and a
-float64 reference run of forward and backward."""
+pre-norm transformer block (causal multi-head attention + GELU MLP, its mask
+added or, as nanoGPT writes it, filled in), and a float64 reference run of
+forward and backward."""
 
 import math
 
@@ -42,13 +43,29 @@ class Block(nn.Module):
         q = self.q(x).view(b, s, self.heads, head).transpose(1, 2)
         k = self.k(x).view(b, s, self.heads, head).transpose(1, 2)
         v = self.v(x).view(b, s, self.heads, head).transpose(1, 2)
-        scores = q @ k.transpose(-2, -1) / math.sqrt(head) + self.mask
+        scores = self.masked(q @ k.transpose(-2, -1) / math.sqrt(head), s)
         context = F.softmax(scores, dim=-1) @ v
         return self.proj(context.transpose(1, 2).reshape(b, s, d))
+
+    def masked(self, scores, s):
+        return scores + self.mask
 
     def forward(self, x):
         h = x + self.attention(self.ln_1(x))
         return h + self.mlp(self.ln_2(h))
+
+
+class NanoBlock(Block):
+    """Block with nanoGPT's causal mask: a lower-triangular buffer sliced to
+    the sequence, and the scores above the diagonal filled with -inf."""
+
+    def __init__(self, seq=32, width=64, heads=4):
+        super().__init__(seq, width, heads)
+        del self.mask
+        self.register_buffer("bias", torch.tril(torch.ones(seq, seq)).view(1, 1, seq, seq))
+
+    def masked(self, scores, s):
+        return scores.masked_fill(self.bias[:, :, :s, :s] == 0, float("-inf"))
 
 
 def reference(module, inputs, grad_output):
