@@ -23,6 +23,8 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Builders.h"
 
+#include "llvm/Support/FormatVariadic.h"
+
 namespace mlir::fp8 {
 
 /// The external shared array every kernel's dynamic shared memory starts at.
@@ -201,6 +203,77 @@ public:
     return select(greater, x, y);
   }
 
+  /// The larger of two magnitudes (float scalars or vectors with their sign
+  /// bits clear): with `propagateNaN` a NaN wins (max.NaN), otherwise a NaN
+  /// loses to any number (max, IEEE 754 maxNum), so that a maximum folded
+  /// from 0 ignores NaNs. One instruction per element, or per two 16-bit
+  /// elements (max.bf16x2, max.f16x2).
+  Value maxMagnitude(Value x, Value y, bool propagateNaN) {
+    // Vectors of 16-bit floats by max.{bf16,f16}x2 (the NVPTX backend
+    // would widen arith's maximum to f32 and narrow it again).
+    auto vector = dyn_cast<VectorType>(x.getType());
+    Type element = getElementTypeOrSelf(x.getType());
+    if (vector && vector.getNumElements() % 2 == 0 &&
+        (element.isBF16() || element.isF16())) {
+      std::string name =
+          llvm::formatv("llvm.nvvm.fmax{0}.{1}x2", propagateNaN ? ".nan" : "",
+                        element.isBF16() ? "bf16" : "f16");
+      auto pairType = VectorType::get({2}, element);
+      SmallVector<Value> pairs;
+      for (int64_t i = 0; i < vector.getNumElements(); i += 2) {
+        Value maxima = LLVM::CallIntrinsicOp::create(
+                           b, loc, pairType, b.getStringAttr(name),
+                           ValueRange{slice(x, i, 2), slice(y, i, 2)})
+                           .getResult(0);
+        pairs.push_back(maxima);
+      }
+      // Concatenated back, neighbours first.
+      while (pairs.size() > 1) {
+        SmallVector<Value> joined;
+        for (size_t i = 0; i < pairs.size(); i += 2) {
+          int64_t n = cast<VectorType>(pairs[i].getType()).getNumElements();
+          SmallVector<int32_t> mask =
+              llvm::to_vector(llvm::seq<int32_t>(0, int32_t(2 * n)));
+          joined.push_back(LLVM::ShuffleVectorOp::create(b, loc, pairs[i],
+                                                         pairs[i + 1], mask));
+        }
+        pairs = std::move(joined);
+      }
+      return pairs.front();
+    }
+    // Others by LLVM's intrinsic, named (arith's maxnumf would become a
+    // libdevice call).
+    std::string suffix =
+        element.isF32() ? "f32" : (element.isBF16() ? "bf16" : "f16");
+    if (vector)
+      suffix = llvm::formatv("v{0}{1}", vector.getNumElements(), suffix);
+    std::string name = llvm::formatv(
+        "llvm.{0}.{1}", propagateNaN ? "maximum" : "maxnum", suffix);
+    return LLVM::CallIntrinsicOp::create(
+               b, loc, x.getType(), b.getStringAttr(name), ValueRange{x, y})
+        .getResult(0);
+  }
+  /// Elements [first, first + count) of `vector`.
+  Value slice(Value vector, int64_t first, int64_t count) {
+    SmallVector<int32_t> mask = llvm::to_vector(
+        llvm::seq<int32_t>(int32_t(first), int32_t(first + count)));
+    return LLVM::ShuffleVectorOp::create(b, loc, vector, vector, mask);
+  }
+  /// maxMagnitude over the elements of `vector` (a power-of-two count of at
+  /// least 2), halves against halves: the first half's element i against
+  /// the second half's, so that 16-bit pairs stay packed.
+  Value reduceMaxMagnitude(Value vector, bool propagateNaN) {
+    int64_t n = cast<VectorType>(vector.getType()).getNumElements();
+    assert(n >= 2 && llvm::isPowerOf2_64(n) && "halves of a power of two");
+    for (; n > 2; n /= 2)
+      vector = maxMagnitude(slice(vector, 0, n / 2),
+                            slice(vector, n / 2, n / 2), propagateNaN);
+    auto element = [&](int64_t i) {
+      return LLVM::ExtractElementOp::create(b, loc, vector, i32(i)).getResult();
+    };
+    return maxMagnitude(element(0), element(1), propagateNaN);
+  }
+
   /// |x| of a float scalar or vector (f32, bf16, f16) by clearing the sign
   /// bits (NaN stays NaN; convert-gpu-to-nvvm would call libdevice for
   /// math.absf).
@@ -225,10 +298,11 @@ public:
   /// code (0x7F) is replaced by the CPU reference's (getNaNCode) of
   /// `sourceLo` and `sourceHi`, the values that `lo` and `hi` were scaled
   /// from: a GPU multiply returns the canonical NaN, where the CPU's keeps
-  /// the NaN operand's sign and payload. With `positiveFactors` (f32
-  /// scales a rule computed: positive and finite; an E8M0 scale may be NaN)
-  /// the codes of values that are not NaN carry their sources' signs, and
-  /// E4M3 takes them without a test.
+  /// the NaN operand's sign and payload. With `positiveFactors` (scales a
+  /// rule computed, or E8M0 scales: each multiplier is positive, or NaN and
+  /// then every product of the block is NaN) the codes of values that are
+  /// not NaN carry their sources' signs, and E4M3 takes them without a
+  /// test.
   Value cvtSatFinite(Value lo, Value hi, Format format, Value sourceLo,
                      Value sourceHi, bool positiveFactors = false);
   /// The code fp8.convert (saturate, the CPU reference's soft float) gives

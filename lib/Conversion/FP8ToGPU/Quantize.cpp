@@ -811,8 +811,8 @@ Value QuantizeEmitter::convertPair(Value lo, Value hi, Value unscaledLo,
                                    Value hiBits) {
   if (copy().overflow == Overflow::Saturate && !copy().stochastic)
     return kb.cvtSatFinite(lo, hi, copy().format, unscaledLo, unscaledHi,
-                           /*positiveFactors=*/!copy().givenScales &&
-                               !copy().e8m0Scales);
+                           /*positiveFactors=*/!copy().givenScales ||
+                               copy().e8m0Scales);
   Type narrow = copy().format == Format::E4M3
                     ? Type(kb.b.getType<Float8E4M3FNType>())
                     : Type(kb.b.getType<Float8E5M2Type>());
@@ -1071,20 +1071,22 @@ void QuantizeEmitter::emitRowColumnPair(Value tileRow0, ArrayRef<Value> runRows,
   // consecutive lanes (eight for a row of the tile).
   // Magnitudes and maxima stay in the held type (16-bit floats hold the
   // magnitude and maximum of 16-bit values exactly; |x| clears the sign
-  // bit), the rows' amax extends to f32 for the shuffles and the rule.
-  Value heldZero =
-      arith::ConstantOp::create(kb.b, kb.loc, kb.b.getZeroAttr(held));
-  SmallVector<Value> columnMaxima(kPerThread, heldZero);
+  // bit), as vectors, two 16-bit elements per max instruction; the rows'
+  // amax extends to f32 for the shuffles and the rule. The maxima start
+  // from 0 and, when NaNs are ignored, take IEEE maxNum, which a NaN
+  // never wins: a block of NaNs alone has amax 0, as the reference's.
+  auto heldVector = VectorType::get({kPerThread}, held);
+  Value columnMaxima = arith::ConstantOp::create(
+      kb.b, kb.loc,
+      DenseElementsAttr::get(heldVector,
+                             cast<FloatAttr>(kb.b.getZeroAttr(held))));
   for (int64_t s = 0; s < subTiles; ++s) {
-    Value magnitudes = getMagnitudes(runs[s]);
-    Value amax = heldZero;
-    for (int64_t i = 0; i < kPerThread; ++i) {
-      Value m = element(magnitudes, i);
-      amax = kb.maxf(amax, m, propagate());
-      columnMaxima[i] = kb.maxf(columnMaxima[i], m, propagate());
-    }
-    amax = kb.warpMax(kb.extToF32(amax), rowCopy.tileBlockCols / kPerThread,
-                      propagate());
+    Value magnitudes = kb.absBits(runs[s]);
+    columnMaxima = kb.maxMagnitude(columnMaxima, magnitudes, propagate());
+    Value amax = kb.maxMagnitude(
+        kb.extToF32(kb.reduceMaxMagnitude(magnitudes, propagate())),
+        kb.f32(0.0f), propagate());
+    amax = kb.warpMax(amax, rowCopy.tileBlockCols / kPerThread, propagate());
     Value values = runOf(s);
     Value scale = emitScaleRule(kb.b, kb.loc, rowCopy.rule, rowCopy.format,
                                 amax, Value());
@@ -1101,15 +1103,16 @@ void QuantizeEmitter::emitRowColumnPair(Value tileRow0, ArrayRef<Value> runRows,
   selectCopy(columnCopy, pairArgs);
   Value myCol =
       kb.mul(kb.urem(tid, kb.i32(kThreadsPerRow)), kb.i32(kPerThread));
-  reduceColumns([&](int64_t i) { return kb.extToF32(columnMaxima[i]); },
-                kColumnMaxima,
-                [&](Value amax) {
-                  Value scale = emitScaleRule(kb.b, kb.loc, columnCopy.rule,
-                                              columnCopy.format, amax, Value());
-                  kb.store(emitEncodeMultiplier(kb.b, kb.loc, scale, Value()),
-                           shared(kColumnMultipliers, tid, 4), 4);
-                  storeBlockScale(tileRow0, kb.add(col0, tid), scale);
-                });
+  reduceColumns(
+      [&](int64_t i) { return kb.extToF32(element(columnMaxima, i)); },
+      kColumnMaxima,
+      [&](Value amax) {
+        Value scale = emitScaleRule(kb.b, kb.loc, columnCopy.rule,
+                                    columnCopy.format, amax, Value());
+        kb.store(emitEncodeMultiplier(kb.b, kb.loc, scale, Value()),
+                 shared(kColumnMultipliers, tid, 4), 4);
+        storeBlockScale(tileRow0, kb.add(col0, tid), scale);
+      });
   kb.barrier();
   Value multipliers = kb.load(f32x16, shared(kColumnMultipliers, myCol, 4), 16);
   Value myRow = kb.udiv(tid, kb.i32(kThreadsPerRow));

@@ -17,7 +17,10 @@
 // One read: four 32-row runs per thread (two 16-byte loads each, guarded
 // scalars at ragged edges), all issued first and held as bf16 (128
 // registers: two CTAs per SM), both copies' codes, and no amax atomics
-// (QuantizeConfig::isRowColumnPair). A row's amax takes three shuffles
+// (QuantizeConfig::isRowColumnPair). A thread's magnitudes fold as bf16
+// pairs (max.bf16x2: IEEE maxNum, which a NaN never wins, so NaNs are
+// ignored without a test), its run's maximum in seven of them and the
+// columns' in one per pair and sub-tile. A row's amax takes three shuffles
 // among its eight lanes; a column's two among the four rows of a warp, then
 // one exchange in shared memory; the transposed codes go through shared
 // memory as words. Three barriers in all.
@@ -26,6 +29,9 @@
 // CHECK-COUNT-8: ld.global.v4.b32
 // CHECK-NOT: ld.global.v4
 // CHECK-NOT: atom.global
+// CHECK-NOT: setp.nan
+// CHECK-COUNT-7: max.bf16x2
+// CHECK-NOT: setp.nan
 // CHECK-COUNT-3: shfl.sync.bfly.b32 {{.*}}, 4, 31, -1;
 // CHECK-NOT: bar.sync
 // CHECK: shfl.sync.bfly.b32 {{.*}}, 8, 31, -1;
@@ -42,13 +48,17 @@
 // CHECK: ret;
 // MXFP8's 1x32 with 32x1 (32-row tiles) is a row-column pair too: a row
 // block's two lanes take one shuffle, 64 registers (four CTAs per SM), the
-// transposed codes read back as bytes; three barriers.
+// transposed codes read back as bytes; three barriers. E8M0 multipliers
+// are positive (or NaN, and then so is every product of the block): a
+// code's sign is its input's, with no NaN test.
 // CHECK-LABEL: .entry fp8_quantize_bf16_e4m3_b1x32_e8m0_rceil_sat_e8m0_fused_vs_pair_b32x1_fused_t_vs_r32_nanignore_vl(
 // CHECK: .maxnreg 64
 // CHECK-COUNT-2: ld.global.v4.b32
 // CHECK-NOT: ld.global.v4
 // CHECK-NOT: atom.global
+// CHECK-NOT: setp.nan
 // CHECK: shfl.sync.bfly.b32 {{.*}}, 1, 31, -1;
+// CHECK-NOT: setp.nan
 // CHECK-NOT: bar.sync
 // CHECK: shfl.sync.bfly.b32 {{.*}}, 8, 31, -1;
 // CHECK-COUNT-3: bar.sync
