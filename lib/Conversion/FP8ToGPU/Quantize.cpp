@@ -551,33 +551,40 @@ void QuantizeEmitter::emitWholeMatrixAmax() {
   Value myRow = kb.udiv(tid, kb.i32(kThreadsPerRow));
   Value myCol =
       kb.mul(kb.urem(tid, kb.i32(kThreadsPerRow)), kb.i32(kPerThread));
-  // This thread's magnitudes of tile `tile` (0 past the matrix: a tile past
-  // the last starts below its rows).
+  // This thread's magnitudes of tile `tile` in the input's type (0 past the
+  // matrix: a tile past the last starts below its rows); f32 after a
+  // prologue.
+  Type held = config.prologue ? kb.f32() : getElementType(kb.b, config.input);
   auto loadMagnitudes = [&](Value tile) {
     Value row =
         kb.add(kb.mul(kb.udiv(tile, tilesPerRow), kb.i32(kTileRows)), myRow);
     Value col =
         kb.add(kb.mul(kb.urem(tile, tilesPerRow), kb.i32(kTileCols)), myCol);
-    return getMagnitudes(loadElements(row, col));
+    return kb.absBits(config.prologue ? computePrologue(row, col)
+                                      : loadRun(input, held, held, row, col));
   };
-  auto fold = [&](Value amax, Value magnitudes) {
-    for (int64_t i = 0; i < kPerThread; ++i)
-      amax = kb.maxf(
-          amax,
-          LLVM::ExtractElementOp::create(kb.b, kb.loc, magnitudes, kb.i32(i)),
-          propagate());
-    return amax;
-  };
-  // Two tiles per step: both loads are issued before either is folded.
+  // Each of the thread's 16 columns keeps its maximum, folded element by
+  // element (two 16-bit elements per max instruction; maxNum when NaNs are
+  // ignored, which a NaN never wins over the initial 0), and the columns'
+  // maxima meet once, after the loop. Two tiles per step: both loads are
+  // issued before either is folded.
+  auto heldVector = VectorType::get({kPerThread}, held);
+  Value zeros = arith::ConstantOp::create(
+      kb.b, kb.loc,
+      DenseElementsAttr::get(heldVector,
+                             cast<FloatAttr>(kb.b.getZeroAttr(held))));
   Value gridTiles = kb.gridDim();
+  Value maxima = kb.forLoop(
+      kb.blockId(), tiles, kb.mul(gridTiles, kb.i32(2)), ValueRange{zeros},
+      [&](Value tile, ValueRange args) -> SmallVector<Value> {
+        Value first = loadMagnitudes(tile);
+        Value second = loadMagnitudes(kb.add(tile, gridTiles));
+        return {kb.maxMagnitude(kb.maxMagnitude(args[0], first, propagate()),
+                                second, propagate())};
+      })[0];
   Value amax =
-      kb.forLoop(kb.blockId(), tiles, kb.mul(gridTiles, kb.i32(2)),
-                 ValueRange{kb.f32(0.0f)},
-                 [&](Value tile, ValueRange args) -> SmallVector<Value> {
-                   Value first = loadMagnitudes(tile);
-                   Value second = loadMagnitudes(kb.add(tile, gridTiles));
-                   return {fold(fold(args[0], first), second)};
-                 })[0];
+      kb.maxMagnitude(kb.extToF32(kb.reduceMaxMagnitude(maxima, propagate())),
+                      kb.f32(0.0f), propagate());
   amax = kb.warpMax(amax, 32, propagate());
   kb.ifThen(kb.eq(kb.urem(tid, kb.i32(32)), kb.i32(0)),
             [&] { kb.atomicMaxNonNegative(amaxBuffer, amax); });

@@ -9,10 +9,17 @@
 // RUN: fp8-opt %s --convert-fp8-to-gpu=chip=sm_90a | FileCheck %s --check-prefix=MLIR
 
 // The per-tensor amax: a grid-stride loop, two runs of four 16-byte loads
-// in flight per thread, a warp reduction and one atomic per warp; no
-// shared memory, no barrier.
+// in flight per thread, each folded into the thread's 16 column maxima as
+// bf16 pairs (max.bf16x2, which a NaN never wins: no NaN test), the
+// maxima folded once after the loop, a warp reduction and one atomic per
+// warp; no shared memory, no barrier.
 // CHECK-LABEL: .entry fp8_amax_bf16_b32x128_nanignore_vl_gs(
+// CHECK-NOT: setp.nan
+// CHECK-COUNT-16: max.bf16x2
+// CHECK-NOT: setp.nan
 // CHECK-COUNT-4: ld.global.v4.b32
+// CHECK-NOT: setp.nan
+// CHECK-COUNT-7: max.bf16x2
 // CHECK-NOT: bar.sync
 // CHECK-NOT: st.shared
 // CHECK: shfl.sync.bfly.b32
