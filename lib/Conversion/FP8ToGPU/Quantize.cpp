@@ -52,7 +52,9 @@
 // emitter of its own (emitRowColumnPair): all of a thread's loads first,
 // the rows and columns reduced by shuffles and one exchange in shared
 // memory, the transposed codes written through shared memory as words:
-// three barriers.
+// three barriers. It and the whole-matrix amax fold magnitudes in the
+// input's type, 16-bit ones as pairs (max.bf16x2: IEEE maxNum, which a NaN
+// never wins over the initial 0, so ignored NaNs take no test).
 //
 //===----------------------------------------------------------------------===//
 
