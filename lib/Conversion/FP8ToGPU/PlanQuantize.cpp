@@ -621,7 +621,8 @@ std::optional<int64_t> getFusedTileBlockRows(const QuantizeLaunch &q,
   const MatrixView &view = p.view;
   if (q.config.fused)
     return q.config.tileBlockRows;
-  if (tileRows == QuantizeConfig::kTileRows ||
+  // Blocks spanning the matrices of a batch lie in no one tile.
+  if (view.sharedBlocks || tileRows == QuantizeConfig::kTileRows ||
       view.blockCols > QuantizeConfig::kTileCols)
     return std::nullopt;
   if (view.blockRows == tileRows ||
@@ -782,10 +783,16 @@ LogicalResult tryAddPairLaunches(PlanBuilder &plan, const QuantizeLaunch &rowQ,
       return failure();
   } else if (!config.fused || !config.pair->fused) {
     // The amaxes of one copy (or the same of both) by that copy's own amax
-    // kernel.
-    const QuantizeLaunch &q = config.fused ? colQ : rowQ;
-    const PreparedLaunch &p = config.fused ? colP : rowP;
+    // kernel; one amax of a whole batch over its matrices as one matrix.
+    QuantizeLaunch q = config.fused ? colQ : rowQ;
+    PreparedLaunch p = config.fused ? colP : rowP;
     int64_t amax = config.fused ? colAmax : rowAmax;
+    if (p.view.sharedBlocks) {
+      p.view = MatrixView{1, p.view.batches * p.view.rows, p.view.cols,
+                          p.view.batches * p.view.rows, p.view.cols};
+      p.amaxBatchStride = p.scaleBatchStride = 0;
+      q.config.batched = false;
+    }
     auto [amaxConfig, amaxGrid] = getAmaxLaunch(plan, q.config, p, kRows);
     FailureOr<bool> measured = measuredByColumnSums(plan, q, amaxConfig, amax);
     if (failed(measured) ||
@@ -796,6 +803,25 @@ LogicalResult tryAddPairLaunches(PlanBuilder &plan, const QuantizeLaunch &rowQ,
                        rowQ, rowP, rowAmax)))
     return failure();
   amaxPass = !config.fused || !config.pair->fused;
+  return success();
+}
+
+/// Prepares the copy of a pair whose matrices fold into rows (`row` or
+/// `col`, prepared as `rowP` or `colP`) again by matrix when the other copy
+/// is stored by matrix (a transposed copy of each matrix), so that one
+/// kernel walks both by the same grid rows; the same bytes.
+LogicalResult prepareByMatrixAlike(PlanBuilder &plan, QuantizeLaunch &row,
+                                   PreparedLaunch &rowP, QuantizeLaunch &col,
+                                   PreparedLaunch &colP) {
+  if (rowP.view.batched == colP.view.batched)
+    return success();
+  QuantizeLaunch &folded = rowP.view.batched ? col : row;
+  PreparedLaunch &foldedPrepared = rowP.view.batched ? colP : rowP;
+  folded.byMatrix = true;
+  FailureOr<PreparedLaunch> byMatrix = prepareLaunch(plan, folded);
+  if (failed(byMatrix))
+    return failure();
+  foldedPrepared = *byMatrix;
   return success();
 }
 
@@ -812,15 +838,8 @@ FailureOr<bool> addDynamicPairLaunches(PlanBuilder &plan,
   auto op = cast<DynamicQuantizeOp>(rowQ.op);
   QuantizeLaunch row = rowQ, col = colQ;
   PreparedLaunch rowPair = rowP, colPair = colP;
-  if (rowP.view.batched != colP.view.batched) {
-    QuantizeLaunch &folded = rowP.view.batched ? col : row;
-    PreparedLaunch &foldedPrepared = rowP.view.batched ? colPair : rowPair;
-    folded.byMatrix = true;
-    FailureOr<PreparedLaunch> byMatrix = prepareLaunch(plan, folded);
-    if (failed(byMatrix))
-      return failure();
-    foldedPrepared = *byMatrix;
-  }
+  if (failed(prepareByMatrixAlike(plan, row, rowPair, col, colPair)))
+    return failure();
   std::string reason;
   bool amaxPass = false;
   if (failed(tryAddPairLaunches(plan, row, rowPair, col, colPair, reason,
@@ -840,11 +859,8 @@ LogicalResult
 tryAddGivenPairLaunch(PlanBuilder &plan, const QuantizeLaunch &rowQ,
                       const PreparedLaunch &rowP, const QuantizeLaunch &colQ,
                       const PreparedLaunch &colP, std::string &reason) {
-  if (rowP.view.batched) {
-    reason = "the copies of a batch of matrices are written by kernels of "
-             "their own";
-    return failure();
-  }
+  assert(rowP.view.batches == colP.view.batches &&
+         "both copies quantize the same matrices");
   // Quantizing by given scales is never fused (prepareLaunch).
   QuantizeConfig config = rowQ.config;
   config.pair = getPairFields(colQ.config);
@@ -852,19 +868,22 @@ tryAddGivenPairLaunch(PlanBuilder &plan, const QuantizeLaunch &rowQ,
     return failure();
   InputArgs inputArgs(plan, rowQ.input);
   int64_t given = *rowQ.givenScales;
-  return addCopiesLaunch(
-      plan, config, {getTileCount(rowP.view, QuantizeConfig::kTileRows), 1, 1},
-      inputArgs, {rowQ, rowP, given}, {colQ, colP, given});
+  return addCopiesLaunch(plan, config,
+                         {getTileCount(rowP.view, QuantizeConfig::kTileRows),
+                          rowP.view.batches, 1},
+                         inputArgs, {rowQ, rowP, given}, {colQ, colP, given});
 }
 
-/// The transposes of `codes`, codes of one scale per matrix that are also
-/// read as they are: a copy the quantization can write transposed from the
-/// same read (the transposes then have no launch); empty otherwise.
+/// The transposes of `codes` (of each matrix of a batch), codes of one
+/// scale that are also read as they are: a copy the quantization can write
+/// transposed from the same read (the transposes then have no launch);
+/// empty otherwise.
 SmallVector<Operation *> getTransposedCopyReaders(Value codes) {
   auto type = cast<RankedTensorType>(codes.getType());
-  if (type.getRank() != 2 || type.getElementType().isFloat(4))
+  if (type.getRank() < 2 || type.getElementType().isFloat(4))
     return {};
-  SmallVector<Operation *> transposes = getTransposeUsers(codes);
+  SmallVector<Operation *> transposes =
+      getTransposeUsers(codes, /*batched=*/true);
   if (transposes.empty() || readOnlyTransposed(codes))
     return {};
   return transposes;
@@ -894,6 +913,7 @@ LogicalResult addTransposedCopyLaunches(PlanBuilder &plan,
                                         const PreparedLaunch &rowP,
                                         ArrayRef<Operation *> transposes) {
   QuantizeLaunch colQ = rowQ;
+  colQ.byMatrix = false;
   colQ.transposed = true;
   colQ.data = foldTransposes(plan, transposes);
   // Given scales: the scales parameter is unused, as the row copy's.
@@ -905,12 +925,19 @@ LogicalResult addTransposedCopyLaunches(PlanBuilder &plan,
   FailureOr<PreparedLaunch> colP = prepareLaunch(plan, colQ);
   if (failed(colP))
     return failure();
+  // The row copy by matrix, as the transposed copy is, for the pair.
+  QuantizeLaunch rowPairQ = rowQ, colPairQ = colQ;
+  PreparedLaunch rowPairP = rowP, colPairP = *colP;
+  if (failed(
+          prepareByMatrixAlike(plan, rowPairQ, rowPairP, colPairQ, colPairP)))
+    return failure();
   std::string reason;
   bool amaxPass = false;
   LogicalResult paired =
-      rowQ.givenScales
-          ? tryAddGivenPairLaunch(plan, rowQ, rowP, colQ, *colP, reason)
-          : tryAddPairLaunches(plan, rowQ, rowP, colQ, *colP, reason, amaxPass);
+      rowQ.givenScales ? tryAddGivenPairLaunch(plan, rowPairQ, rowPairP,
+                                               colPairQ, colPairP, reason)
+                       : tryAddPairLaunches(plan, rowPairQ, rowPairP, colPairQ,
+                                            colPairP, reason, amaxPass);
   remarkTransposedCopy(rowQ.op, succeeded(paired), reason);
   if (succeeded(paired))
     return success();

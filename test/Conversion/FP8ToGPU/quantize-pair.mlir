@@ -148,6 +148,11 @@
 // the paired quantize kernel reads both.
 // PLAN-LABEL: batched_rowwise_tall = {buffers
 // PLAN-SAME: launches = [{buffer = 5 : i64, byte = 0 : i64, kind = "fill"}, {buffer = 6 : i64, byte = 0 : i64, kind = "fill"}, {block = [256, 1, 1], cluster = [1, 1, 1], grid = [14, 2, 1], kernel = "fp8_amax_bf16_b1x128_pair_b32x1_r32_nanignore_vl_batched", kind = "kernel", params = [{buffer = 0 : i64, kind = "buffer"}, {buffer = 5 : i64, kind = "buffer"}, {kind = "i32", value = 200 : i64}, {kind = "i32", value = 256 : i64}, {kind = "i32", value = 1 : i64}, {kind = "i32", value = 256 : i64}, {kind = "i32", value = 800 : i64}, {buffer = 6 : i64, kind = "buffer"}, {kind = "i32", value = 200 : i64}, {kind = "i32", value = 1 : i64}, {kind = "i32", value = 1024 : i64}], persistent = false, shared_bytes = 21536 : i64}, {block = [256, 1, 1], cluster = [1, 1, 1], grid = [14, 2, 1], kernel = "fp8_quantize_bf16_e4m3_b1x128_ratio_sat_vs_pair_b32x1_t_r32_nanignore_vl_batched", kind = "kernel", params = [{buffer = 0 : i64, kind = "buffer"}, {buffer = 5 : i64, kind = "buffer"}, {buffer = 1 : i64, kind = "buffer"}, {buffer = 2 : i64, kind = "buffer"}, {kind = "i32", value = 200 : i64}, {kind = "i32", value = 256 : i64}, {kind = "i32", value = 1 : i64}, {kind = "i32", value = 256 : i64}, {kind = "i32", value = 256 : i64}, {kind = "i32", value = 800 : i64}, {kind = "i32", value = 800 : i64}, {buffer = 6 : i64, kind = "buffer"}, {buffer = 3 : i64, kind = "buffer"}, {buffer = 4 : i64, kind = "buffer"}, {kind = "i32", value = 200 : i64}, {kind = "i32", value = 1 : i64}, {kind = "i32", value = 200 : i64}, {kind = "i32", value = 1024 : i64}, {kind = "i32", value = 1024 : i64}], persistent = false, shared_bytes = 21536 : i64}]
+// One scale for the whole batch: its blocks lie in no tile, so the
+// whole-matrix amax kernel measures the batch as one [128, 96] matrix
+// before the pair (whose matrices' amax and scale strides are 0).
+// PLAN-LABEL: batched_tensor = {buffers
+// PLAN-SAME: launches = [{buffer = 5 : i64, byte = 0 : i64, kind = "fill"}, {block = [256, 1, 1], cluster = [1, 1, 1], grid = [4, 1, 1], kernel = "fp8_amax_bf16_b32x128_nanignore_vl_gs", kind = "kernel", params = [{buffer = 0 : i64, kind = "buffer"}, {buffer = 5 : i64, kind = "buffer"}, {kind = "i32", value = 128 : i64}, {kind = "i32", value = 96 : i64}, {kind = "i32", value = 128 : i64}, {kind = "i32", value = 96 : i64}], persistent = false, shared_bytes = 0 : i64}, {block = [256, 1, 1], cluster = [1, 1, 1], grid = [2, 2, 1], kernel = "fp8_quantize_bf16_e4m3_b32x128_ratio_sat_vs_pair_b32x128_t_vs_r32_nanignore_vl_batched"
 // PLAN-LABEL: blocks16 = {buffers
 // PLAN-SAME: launches = [{block = [256, 1, 1], cluster = [1, 1, 1], grid = [4, 1, 1], kernel = "fp8_quantize_bf16_e4m3_b1x16_pow2_sat_fused_vs_pair_b16x1_fused_vs_r32_nanignore_vl", kind = "kernel", params = [{{[^]]*}}], persistent = false, shared_bytes = 21536 : i64}]
 // 256 x 512 in 128 x 128 tiles; the transposed codes have rows of 256.
@@ -178,6 +183,7 @@
 // REMARK: remark: [Passed] quantize-pair-fused | Category:fp8-gpu | Function=batched | Remark="row-wise <1x1x32> and column-wise <1x32x1> copies written from one read of the input"
 // REMARK: remark: [Passed] quantize-pair-fused | Category:fp8-gpu | Function=batched_deepseek | Remark="row-wise <1x1x128> and column-wise <1x128x1> copies written from one read of the input"
 // REMARK: remark: [Passed] quantize-pair-fused | Category:fp8-gpu | Function=batched_rowwise | Remark="row-wise <1x1x*> and column-wise <1x*x1> copies written from one read of the input after one amax pass"
+// REMARK: remark: [Passed] quantize-pair-fused | Category:fp8-gpu | Function=batched_tensor | Remark="row-wise <tensor> and column-wise <tensor> copies written from one read of the input after one amax pass"
 // REMARK: remark: [Passed] quantize-pair-fused | Category:fp8-gpu | Function=batched_rowwise_tall | Remark="row-wise <1x1x*> and column-wise <1x*x1> copies written from one read of the input after one amax pass"
 // REMARK: remark: [Passed] quantize-pair-fused | Category:fp8-gpu | Function=weight | Remark="row-wise <128x128> and column-wise <128x128> copies written from one read of the input"
 // REMARK: remark: [Passed] quantize-pair-fused | Category:fp8-gpu | Function=mixed | Remark="row-wise <1x*> and column-wise <*x1> copies written from one read of the input after one amax pass"
@@ -221,6 +227,11 @@ func.func @batched_deepseek(%x: tensor<2x200x128xbf16>) -> (tensor<2x200x128xf8E
 func.func @batched_rowwise(%x: tensor<3x64x512xbf16>) -> (tensor<3x64x512xf8E4M3FN>, tensor<3x64x1xf32>, tensor<3x512x64xf8E4M3FN>, tensor<3x512x1xf32>) {
   %q, %s, %qt, %st = fp8.dynamic_quantize %x by <1x1x*> colwise <1x*x1> transposed rule <ratio> : tensor<3x64x512xbf16> -> tensor<3x64x512xf8E4M3FN>, tensor<3x64x1xf32> colwise tensor<3x512x64xf8E4M3FN>, tensor<3x512x1xf32>
   return %q, %s, %qt, %st : tensor<3x64x512xf8E4M3FN>, tensor<3x64x1xf32>, tensor<3x512x64xf8E4M3FN>, tensor<3x512x1xf32>
+}
+
+func.func @batched_tensor(%x: tensor<2x64x96xbf16>) -> (tensor<2x64x96xf8E4M3FN>, tensor<1x1x1xf32>, tensor<2x96x64xf8E4M3FN>, tensor<1x1x1xf32>) {
+  %q, %s, %qt, %st = fp8.dynamic_quantize %x by <tensor> colwise <tensor> transposed rule <ratio> : tensor<2x64x96xbf16> -> tensor<2x64x96xf8E4M3FN>, tensor<1x1x1xf32> colwise tensor<2x96x64xf8E4M3FN>, tensor<1x1x1xf32>
+  return %q, %s, %qt, %st : tensor<2x64x96xf8E4M3FN>, tensor<1x1x1xf32>, tensor<2x96x64xf8E4M3FN>, tensor<1x1x1xf32>
 }
 
 func.func @batched_rowwise_tall(%x: tensor<2x200x256xbf16>) -> (tensor<2x200x256xf8E4M3FN>, tensor<2x200x1xf32>, tensor<2x256x200xf8E4M3FN>, tensor<2x256x1xf32>) {
