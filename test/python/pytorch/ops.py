@@ -83,7 +83,8 @@ class Lookup(nn.Module):
 class Masks(nn.Module):
     """Causal masks: nanoGPT's tril buffer sliced to the sequence and
     compared, filled with -inf; torch.where keeping the entries of its
-    diagonal and below; a boolean buffer filled with a finite number."""
+    diagonal and below, and filling those above; a boolean buffer filled
+    with a finite number."""
 
     def __init__(self, block=8):
         super().__init__()
@@ -97,7 +98,9 @@ class Masks(nn.Module):
         keep = self.bias[0, 0, :t, :t].bool()
         b = torch.where(keep, att, float("-inf"))
         c = att.masked_fill(self.above, -1e4)
-        return F.softmax(a, dim=-1) @ k + F.softmax(b, dim=-1) @ q + F.softmax(c, dim=-1) @ k
+        d = torch.where(self.above, -1e4, att)
+        return (F.softmax(a, dim=-1) @ k + F.softmax(b, dim=-1) @ q + F.softmax(c, dim=-1) @ k
+                + F.softmax(d, dim=-1) @ q)
 
 
 CASES = [
