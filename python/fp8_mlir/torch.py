@@ -585,19 +585,6 @@ class _Importer:
                          "of the last two dimensions, the same for each matrix)")
 
 
-def _nodes_in(args):
-    """The fx nodes in an argument structure (tuples, lists, dicts, slices)."""
-    if isinstance(args, torch.fx.Node):
-        return [args]
-    if isinstance(args, (tuple, list)):
-        return [n for a in args for n in _nodes_in(a)]
-    if isinstance(args, dict):
-        return [n for a in args.values() for n in _nodes_in(a)]
-    if isinstance(args, slice):
-        return _nodes_in((args.start, args.stop, args.step))
-    return []
-
-
 class _Propagate(ShapeProp):
     """Shape propagation that also records the values of non-tensor nodes
     (sizes and arithmetic on them), and the tensors computed from buffers
@@ -619,7 +606,7 @@ class _Propagate(ShapeProp):
             return False
         # Sizes are constants of the specialized program.
         return all("fp8_constant" in a.meta or "fp8_value" in a.meta
-                   for a in _nodes_in((n.args, n.kwargs)))
+                   for a in n.all_input_nodes)
 
 
 class _Indices:

@@ -243,6 +243,8 @@ public:
     }
     // Others by LLVM's intrinsic, named (arith's maxnumf would become a
     // libdevice call).
+    assert((element.isF32() || element.isBF16() || element.isF16()) &&
+           "magnitudes of f32, bf16 or f16");
     std::string suffix =
         element.isF32() ? "f32" : (element.isBF16() ? "bf16" : "f16");
     if (vector)

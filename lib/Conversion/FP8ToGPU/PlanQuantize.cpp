@@ -788,9 +788,9 @@ LogicalResult tryAddPairLaunches(PlanBuilder &plan, const QuantizeLaunch &rowQ,
     PreparedLaunch p = config.fused ? colP : rowP;
     int64_t amax = config.fused ? colAmax : rowAmax;
     if (p.view.sharedBlocks) {
+      // Shared blocks have no batch strides (prepareLaunch).
       p.view = MatrixView{1, p.view.batches * p.view.rows, p.view.cols,
                           p.view.batches * p.view.rows, p.view.cols};
-      p.amaxBatchStride = p.scaleBatchStride = 0;
       q.config.batched = false;
     }
     auto [amaxConfig, amaxGrid] = getAmaxLaunch(plan, q.config, p, kRows);
@@ -913,7 +913,6 @@ LogicalResult addTransposedCopyLaunches(PlanBuilder &plan,
                                         const PreparedLaunch &rowP,
                                         ArrayRef<Operation *> transposes) {
   QuantizeLaunch colQ = rowQ;
-  colQ.byMatrix = false;
   colQ.transposed = true;
   colQ.data = foldTransposes(plan, transposes);
   // Given scales: the scales parameter is unused, as the row copy's.

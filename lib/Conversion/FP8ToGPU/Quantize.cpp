@@ -570,11 +570,8 @@ void QuantizeEmitter::emitWholeMatrixAmax() {
   // ignored, which a NaN never wins over the initial 0), and the columns'
   // maxima meet once, after the loop. Two tiles per step: both loads are
   // issued before either is folded.
-  auto heldVector = VectorType::get({kPerThread}, held);
   Value zeros = arith::ConstantOp::create(
-      kb.b, kb.loc,
-      DenseElementsAttr::get(heldVector,
-                             cast<FloatAttr>(kb.b.getZeroAttr(held))));
+      kb.b, kb.loc, kb.b.getZeroAttr(VectorType::get({kPerThread}, held)));
   Value gridTiles = kb.gridDim();
   Value maxima = kb.forLoop(
       kb.blockId(), tiles, kb.mul(gridTiles, kb.i32(2)), ValueRange{zeros},
@@ -1084,11 +1081,8 @@ void QuantizeEmitter::emitRowColumnPair(Value tileRow0, ArrayRef<Value> runRows,
   // amax extends to f32 for the shuffles and the rule. The maxima start
   // from 0 and, when NaNs are ignored, take IEEE maxNum, which a NaN
   // never wins: a block of NaNs alone has amax 0, as the reference's.
-  auto heldVector = VectorType::get({kPerThread}, held);
   Value columnMaxima = arith::ConstantOp::create(
-      kb.b, kb.loc,
-      DenseElementsAttr::get(heldVector,
-                             cast<FloatAttr>(kb.b.getZeroAttr(held))));
+      kb.b, kb.loc, kb.b.getZeroAttr(VectorType::get({kPerThread}, held)));
   for (int64_t s = 0; s < subTiles; ++s) {
     Value magnitudes = kb.absBits(runs[s]);
     columnMaxima = kb.maxMagnitude(columnMaxima, magnitudes, propagate());
