@@ -8,7 +8,8 @@
 //
 //   * 384 threads: warpgroup 0 produces, warpgroups 1 and 2 consume. The
 //     producer gives up registers (setmaxnreg.dec 40), the consumers take
-//     them (setmaxnreg.inc 232).
+//     them (setmaxnreg.inc 232; 24 and 240 where a 192-column tile's
+//     accumulator and partial sum meet staged epilogue inputs).
 //   * Shared memory holds a ring of `stages` slots, each an A tile
 //     [blockM, 128] and a B tile [blockN, 128] of 8-bit values, written by TMA
 //     with 128-byte swizzle; slot s has a "full" mbarrier (TMA bytes arrive)
@@ -64,6 +65,18 @@ constexpr int64_t kConsumerWarps = 8;
 constexpr int64_t kProducerRegisters = 40;
 constexpr int64_t kConsumerRegisters = 232;
 constexpr int64_t kMaxRegisters = 168; // at launch: 65536 / 384, rounded to 8
+// Consumers of a 192-column tile that keep a partial sum beside the
+// accumulator (96 registers each) and read staged epilogue inputs take 240:
+// at 232 such kernels spilled 12 to 16 bytes (DeepSeek's GEMMs with the MLP
+// block's bias and residual in the epilogue). The producer, which issues
+// TMA copies and waits on mbarriers, assembles in 24 without spills.
+constexpr int64_t kWideProducerRegisters = 24;
+constexpr int64_t kWideConsumerRegisters = 240;
+static_assert(kProducerRegisters + 2 * kConsumerRegisters <=
+                      3 * kMaxRegisters &&
+                  kWideProducerRegisters + 2 * kWideConsumerRegisters <=
+                      3 * kMaxRegisters,
+              "the warpgroups share the registers of the launch");
 // With an epilogue warpgroup: 65536 / 512 at launch, and 40 + 2 x 152 + 168
 // = 4 x 128 after setmaxnreg (the consumers' accumulator and partial sum of
 // a 128 x 128 tile fit in 152, block-scaled ones spilled at 144; the
@@ -1265,8 +1278,14 @@ void GemmEmitter::emit() {
   {
     OpBuilder::InsertionGuard guard(kb.b);
     kb.b.setInsertionPointToStart(&ifOp.getThenRegion().front());
+    bool wideConsumers = !config.epilogueWarpgroup && config.blockN == 192 &&
+                         !config.wideOperands &&
+                         config.getPromotionSteps() > 0 &&
+                         config.stagedMatrices;
     NVVM::SetMaxRegisterOp::create(
-        kb.b, kb.loc, kb.b.getI32IntegerAttr(kProducerRegisters),
+        kb.b, kb.loc,
+        kb.b.getI32IntegerAttr(wideConsumers ? kWideProducerRegisters
+                                             : kProducerRegisters),
         NVVM::SetMaxRegisterActionAttr::get(
             kb.b.getContext(), NVVM::SetMaxRegisterAction::decrease));
     kb.ifThen(kb.ult(tid, kb.i32(32)), [&] { emitProducer(); });
@@ -1277,7 +1296,9 @@ void GemmEmitter::emit() {
           NVVM::SetMaxRegisterActionAttr::get(kb.b.getContext(), how));
     };
     if (!config.epilogueWarpgroup) {
-      setMaxRegisters(kConsumerRegisters, NVVM::SetMaxRegisterAction::increase);
+      setMaxRegisters(wideConsumers ? kWideConsumerRegisters
+                                    : kConsumerRegisters,
+                      NVVM::SetMaxRegisterAction::increase);
       emitConsumer(kb.sub(warpgroup, kb.i32(1)));
     } else {
       // Warpgroups 1 and 2 consume, 3 runs the epilogue.
