@@ -756,3 +756,80 @@ def exp_f32(x):
         k2 = (k - k1).astype(np.float32)
         y = ((p * _pow2_f32(k1)).astype(np.float32) * _pow2_f32(k2)).astype(np.float32)
     return np.where(nan, x, y).astype(np.float32)
+
+
+# --- tanh and log (numerics.md section 18) ------------------------------------
+
+def _hex32(*values):
+    return [np.float32(float.fromhex(v)) for v in values]
+
+
+# tanh: the clamp, the bound below which tanh(x) is x, the odd numerator's
+# coefficients from x^1 up and the even denominator's from x^0 up (upstream
+# MLIR's polynomial approximation, as LLVM 22.1 emits them).
+TANH_CLAMP = float.fromhex("0x1.ffec88p+2")
+TANH_TINY = float.fromhex("0x1.a36e2ep-12")
+TANH_NUM = _hex32("0x1.40b3b8p-8", "0x1.4e1bdap-11", "0x1.f28694p-17", "0x1.b80082p-25",
+                  "-0x1.7a6ffep-34", "0x1.c266fcp-43", "-0x1.3e4b8p-52")
+TANH_DEN = _hex32("0x1.40b3bap-8", "0x1.29540ap-9", "0x1.f12bacp-14", "0x1.41a7bp-20")
+
+
+def tanh_f32(x):
+    """tanh of f32 values exactly as fp8-expand-math and the GPU kernels
+    compute it (numerics.md section 18)."""
+    x = np.asarray(x, np.float32)
+    with np.errstate(all="ignore"):
+        clamp = np.float32(TANH_CLAMP)
+        # Selects that keep NaN: x when x < c or unordered.
+        c = np.where(~(x >= clamp), x, clamp).astype(np.float32)
+        c = np.where(~(c <= -clamp), c, -clamp).astype(np.float32)
+        s = (c * c).astype(np.float32)
+        p = fma_f32(s, TANH_NUM[6], TANH_NUM[5])
+        for coefficient in reversed(TANH_NUM[:5]):
+            p = fma_f32(s, p, coefficient)
+        p = (c * p).astype(np.float32)
+        q = fma_f32(s, TANH_DEN[3], TANH_DEN[2])
+        for coefficient in reversed(TANH_DEN[:2]):
+            q = fma_f32(s, q, coefficient)
+        r = (p / q).astype(np.float32)
+    return np.where(np.abs(x) < np.float32(TANH_TINY), c, r).astype(np.float32)
+
+
+# log: sqrt(1/2), the coefficients P0 to P8 (Cephes' logf, through Pommier's
+# SSE library), ln 2 rounded to f32.
+LOG_SQRT_HALF = float.fromhex("0x1.6a09e6p-1")
+LOG_POLY = _hex32("0x1.204376p-4", "-0x1.d7a37p-4", "0x1.de4a34p-4", "-0x1.fcba9ep-4",
+                  "0x1.23d37ep-3", "-0x1.555ca0p-3", "0x1.999d58p-3", "-0x1.fffff8p-3",
+                  "0x1.555554p-2")
+LOG_LN2 = float.fromhex("0x1.62e43p-1")
+
+
+def log_f32(x):
+    """The natural logarithm of f32 values exactly as fp8-expand-math and the
+    GPU kernels compute it (numerics.md section 18)."""
+    x = np.asarray(x, np.float32)
+    P = LOG_POLY
+    with np.errstate(all="ignore"):
+        smallest = np.float32(2.0 ** -126)
+        # max(x, 2^-126), keeping NaN: subnormals count as 2^-126.
+        a = np.where(~(x <= smallest), x, smallest).astype(np.float32)
+        bits = a.view(np.uint32)
+        m = ((bits & np.uint32(0x807FFFFF)) | np.uint32(0x3F000000)).view(np.float32)
+        e = ((bits >> np.uint32(23)).astype(np.float32) - np.float32(126)).astype(np.float32)
+        below = m < np.float32(LOG_SQRT_HALF)
+        f = (m - np.float32(1)).astype(np.float32)
+        e = (e - np.where(below, np.float32(1), np.float32(0))).astype(np.float32)
+        f = (f + np.where(below, m, np.float32(0))).astype(np.float32)
+        f2 = (f * f).astype(np.float32)
+        f3 = (f2 * f).astype(np.float32)
+        y0 = fma_f32(fma_f32(np.full_like(f, P[0]), f, P[1]), f, P[2])
+        y1 = fma_f32(fma_f32(np.full_like(f, P[3]), f, P[4]), f, P[5])
+        y2 = fma_f32(fma_f32(np.full_like(f, P[6]), f, P[7]), f, P[8])
+        y = fma_f32(fma_f32(y0, f3, y1), f3, y2)
+        y = (y * f3).astype(np.float32)
+        y = fma_f32(np.full_like(f, np.float32(-0.5)), f2, y)
+        r = fma_f32(e, LOG_LN2, (f + y).astype(np.float32))
+        r = np.where(x == np.float32(np.inf), np.float32(np.inf), r)
+        r = np.where(~(x >= np.float32(0)), np.float32(np.nan), r)
+        r = np.where(x == np.float32(0), np.float32(-np.inf), r)
+    return r.astype(np.float32)

@@ -20,7 +20,6 @@
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
-#include "mlir/Dialect/Math/Transforms/Passes.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
@@ -202,8 +201,7 @@ Operation *mlir::fp8::expandClonedBodyForNVVM(LLVM::LLVMFuncOp kernel) {
   // floats by integer code, min/max by comparison.
   RewritePatternSet patterns(kernel.getContext());
   populateExpandMathPatterns(patterns, /*benefit=*/2);
-  populateMathPolynomialApproximationPatterns(patterns,
-                                              [](StringRef) { return true; });
+  populateUnspecifiedMathPatterns(patterns);
   populateExpandFloatCastsPatterns(patterns);
   MLIRContext *context = kernel.getContext();
   patterns.add<ExpandNumMinMax<arith::MaxNumFOp, arith::CmpFPredicate::OGT>,

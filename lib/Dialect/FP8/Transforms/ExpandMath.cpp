@@ -4,9 +4,10 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// erf and exp as docs/numerics.md (sections 16 and 17) specifies them, so
-// that the CPU reference and the GPU kernels compute the same bits whatever
-// libm the host has.
+// erf and exp as docs/numerics.md (sections 16 and 17) specifies them, and
+// the other math functions (tanh, log, ...) by upstream's polynomial
+// approximations (section 18), so that the CPU reference and the GPU kernels
+// compute the same bits whatever libm the host has.
 //
 //===----------------------------------------------------------------------===//
 
@@ -15,6 +16,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Math/Transforms/Passes.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/IR/TypeUtilities.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
@@ -221,6 +223,21 @@ struct FP8ExpandMathPass
     populateExpandMathPatterns(patterns);
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       signalPassFailure();
+    // The functions left, on scalars and vectors (upstream's patterns build
+    // their constants for those), as the GPU kernels compute them.
+    SmallVector<Operation *> left;
+    getOperation()->walk([&](Operation *op) {
+      if (isa<math::MathDialect>(op->getDialect()) &&
+          llvm::none_of(op->getResultTypes(), llvm::IsaPred<TensorType>))
+        left.push_back(op);
+    });
+    RewritePatternSet approximations(&getContext());
+    populateUnspecifiedMathPatterns(approximations);
+    GreedyRewriteConfig config;
+    config.setStrictness(GreedyRewriteStrictness::ExistingAndNewOps);
+    if (failed(
+            applyOpPatternsGreedily(left, std::move(approximations), config)))
+      signalPassFailure();
   }
 };
 
@@ -229,4 +246,11 @@ struct FP8ExpandMathPass
 void mlir::fp8::populateExpandMathPatterns(RewritePatternSet &patterns,
                                            PatternBenefit benefit) {
   patterns.add<ExpandErf, ExpandExp>(patterns.getContext(), benefit);
+}
+
+void mlir::fp8::populateUnspecifiedMathPatterns(RewritePatternSet &patterns) {
+  auto every = [](StringRef) { return true; };
+  // On bf16 and f16: the f32 function of the exact f32 value, rounded once.
+  populateMathF32ExpansionPatterns(patterns, every);
+  populateMathPolynomialApproximationPatterns(patterns, every);
 }

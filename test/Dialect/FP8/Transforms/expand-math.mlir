@@ -134,3 +134,38 @@ func.func @exp(%x: f32) -> f32 {
   %y = math.exp %x : f32
   return %y : f32
 }
+
+// -----
+
+// tanh and log, which numerics.md does not expand by a design of its own, by
+// upstream's polynomial approximations (section 18), as the GPU kernels
+// compute them: tanh a ratio of an odd and an even polynomial of the clamped
+// input, log Cephes' polynomial of the significand plus the exponent times
+// ln 2; on bf16, the f32 function of the exact f32 value, rounded once. A
+// math op on tensors is left for the passes that make it elementwise.
+// CHECK-LABEL: func.func @tanh_log
+// CHECK-SAME: (%[[X:.*]]: f32, %[[B:.*]]: bf16, %[[T:.*]]: tensor<4xf32>)
+// CHECK: arith.cmpf ult, %[[X]], {{.*}} : f32
+// CHECK-COUNT-6: math.fma
+// CHECK: arith.mulf
+// CHECK-COUNT-3: math.fma
+// CHECK: arith.divf
+// CHECK: arith.bitcast {{.*}} : f32 to i32
+// CHECK: arith.shrui
+// CHECK: arith.sitofp
+// CHECK-COUNT-8: math.fma
+// CHECK: %[[WIDE:.*]] = arith.extf %[[B]] : bf16 to f32
+// CHECK: arith.cmpf ult, %[[WIDE]]
+// CHECK: arith.divf
+// CHECK: arith.truncf {{.*}} : f32 to bf16
+// CHECK-NOT: math.tanh {{.*}} : f32
+// CHECK-NOT: math.tanh {{.*}} : bf16
+// CHECK-NOT: math.log
+// CHECK: math.tanh %[[T]] : tensor<4xf32>
+func.func @tanh_log(%x: f32, %b: bf16, %t: tensor<4xf32>) -> (f32, f32, bf16, tensor<4xf32>) {
+  %y = math.tanh %x : f32
+  %l = math.log %x : f32
+  %yb = math.tanh %b : bf16
+  %yt = math.tanh %t : tensor<4xf32>
+  return %y, %l, %yb, %yt : f32, f32, bf16, tensor<4xf32>
+}

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""CPU execution of math.erf and math.exp on f32 and bf16 against the numpy
-oracles (numerics.md sections 16 and 17).
+"""CPU execution of math.erf, math.exp, math.tanh and math.log on f32 and
+bf16 against the numpy oracles (numerics.md sections 16 to 18).
 
   math_case.py emit FUNCTION        the MLIR program, on stdout
   math_case.py check FUNCTION FILE  compares mlir-runner's output in FILE with
@@ -16,7 +16,7 @@ oracles (numerics.md sections 16 and 17).
                                     every STRIDE-th f32 in [-104, 89]
                                     (default 1: all 2239889410 of them)
 
-FUNCTION is erf or exp. The inputs: a dense grid over the function's
+FUNCTION is erf, exp, tanh or log. The inputs: a dense grid over the function's
 interesting range, every f32 within 8 units of its branch points and of the
 worst case its section names, tiny and subnormal magnitudes, large ones,
 zeros, infinities and NaN.
@@ -39,6 +39,11 @@ def _around(points):
     return near
 
 
+# The largest distance from the exact function over every f32 input, in units
+# in the last place, and where it is (numerics.md section 18).
+TANH_BOUND, TANH_WORST = 4.8963, float.fromhex("0x1.481106p+2")
+LOG_BOUND, LOG_WORST = 0.9000, float.fromhex("0x1.66cb32p-1")
+
 # oracle, exact function, bound in ulp, the grid's extent, points to probe.
 FUNCTIONS = {
     "erf": (n.erf_f32, math.erf, 1.4611, 5.0,
@@ -47,7 +52,15 @@ FUNCTIONS = {
             (float.fromhex("0x1.4cf1d8p+2"), float.fromhex("0x1.62e42ep+6"),
              float.fromhex("0x1.62e43p+6"), -87.33654, -103.27893, -103.97208, -104.0,
              89.0, 0.34657359, -0.34657359, 1.0)),
+    "tanh": (n.tanh_f32, math.tanh, TANH_BOUND, 10.0,
+             (n.TANH_TINY, n.TANH_CLAMP, TANH_WORST, 0.5, 1.0)),
+    "log": (n.log_f32, math.log, LOG_BOUND, 10.0,
+            (1.0, n.LOG_SQRT_HALF, 2.0 * n.LOG_SQRT_HALF, LOG_WORST, 2.0 ** -126,
+             3.4e38)),
 }
+# Inputs where the exact function is compared: log's below 2^-126 count as
+# 2^-126 (numerics.md section 18), checked among the special values instead.
+DOMAIN = {"log": lambda v: v >= 2.0 ** -126}
 
 
 def inputs(function):
@@ -60,6 +73,8 @@ def inputs(function):
         (np.exp2(rng.uniform(-149, -100, 64)) * rng.choice([-1, 1], 64)).astype(np.float32),
         np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 3.4e38, -3.4e38, 1e-45, 10.0],
                  np.float32),
+        # Every binade, for log.
+        np.exp2(np.linspace(-149, 127.9, 2001)).astype(np.float32),
     ])
     return np.concatenate([x, -x[:200]]).astype(np.float32)
 
@@ -137,8 +152,9 @@ def check(function, path):
     # The oracle against the exact function, where that is a finite f32.
     y = oracle(x).astype(np.float64)
     worst = 0.0
+    in_domain = DOMAIN.get(function, lambda v: True)
     for v, r in zip(x, y):
-        if not np.isfinite(v):
+        if not np.isfinite(v) or not in_domain(v):
             continue
         try:
             e = exact_function(float(v))
@@ -154,11 +170,18 @@ def check(function, path):
             spacing = 2.0 ** -149
         worst = max(worst, abs(r - e) / spacing)
     # (input, result) pairs: +0 and -0 are different inputs.
+    log_smallest = float(n.log_f32(np.float32(2.0 ** -126)))
     specials = {"erf": [(0.0, 0.0), (-0.0, -0.0), (np.inf, 1.0), (-np.inf, -1.0)],
-                "exp": [(0.0, 1.0), (-0.0, 1.0), (np.inf, np.inf), (-np.inf, 0.0)]}[function]
+                "exp": [(0.0, 1.0), (-0.0, 1.0), (np.inf, np.inf), (-np.inf, 0.0)],
+                "tanh": [(0.0, 0.0), (-0.0, -0.0), (np.inf, 1.0), (-np.inf, -1.0),
+                         (10.0, 1.0), (-10.0, -1.0)],
+                "log": [(0.0, -np.inf), (-0.0, -np.inf), (np.inf, np.inf), (1.0, 0.0),
+                        (-1.0, np.nan), (-np.inf, np.nan), (1e-45, log_smallest),
+                        (2.0 ** -126, log_smallest)]}[function]
     for v, e in specials:
-        r = y[(x == v) & (np.signbit(x) == np.signbit(v))]
-        if not np.all((r == e) & (np.signbit(r) == np.signbit(e))):
+        r = y[(x == np.float32(v)) & (np.signbit(x) == np.signbit(v))]
+        same = np.isnan(r) if np.isnan(e) else (r == e) & (np.signbit(r) == np.signbit(e))
+        if r.size == 0 or not np.all(same):
             ok = False
             print(f"{function}({v}) is {r}, expected {e}")
     if not np.all(np.isnan(y[np.isnan(x)])):

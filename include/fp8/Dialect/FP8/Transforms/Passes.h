@@ -42,6 +42,13 @@ void populateExpandFloatCastsPatterns(RewritePatternSet &patterns);
 void populateExpandMathPatterns(RewritePatternSet &patterns,
                                 PatternBenefit benefit = 1);
 
+/// Patterns that compute the math functions docs/numerics.md does not
+/// specify by an expansion of its own (tanh, log, log2, log1p, expm1, atan,
+/// ...) by upstream's polynomial approximations (section 18), which the CPU
+/// pipeline (fp8-expand-math) and the GPU kernels both apply, so that both
+/// compute the same bits.
+void populateUnspecifiedMathPatterns(RewritePatternSet &patterns);
+
 /// Patterns that move fp8.dynamic_quantize, fp8.quantize and fp8.amax above
 /// transposes, reshapes and broadcasts where the results are unchanged.
 void populatePropagateScalesPatterns(RewritePatternSet &patterns);

@@ -90,7 +90,7 @@ def FP8ExpandFloatCasts : Pass<"fp8-expand-float-casts"> {
 }
 
 def FP8ExpandMath : Pass<"fp8-expand-math"> {
-  let summary = "Compute the math functions whose numerics fp8-mlir specifies by their specified expansions";
+  let summary = "Compute math functions by the expansions docs/numerics.md specifies, as the GPU kernels do";
   let description = [{
     Rewrites `math.erf` and `math.exp` on f32 (scalars, vectors, statically
     shaped tensors) into the arithmetic that docs/numerics.md specifies, every
@@ -106,13 +106,22 @@ def FP8ExpandMath : Pass<"fp8-expand-math"> {
       rounding, overflow and subnormal results included). At most 0.9543
       units in the last place over every f32 input; NaN stays NaN.
 
-    On bf16 and f16 they are the function of the exact f32 value, rounded
-    once to the type.
+    Every other math function that upstream approximates by polynomials
+    (`tanh`, `log`, `log2`, `log1p`, `expm1`, `atan`, ...; section 18) on
+    scalars and vectors takes upstream's approximation
+    (`populateMathPolynomialApproximationPatterns`): tanh a ratio of an odd
+    and an even polynomial of the input clamped to +-7.9988 (at most 4.8962
+    units in the last place), log Cephes' polynomial of the significand plus
+    the exponent times ln 2 (at most 0.8999 on positive normal inputs;
+    subnormal inputs count as 2^-126). Math ops on tensors are left alone.
+
+    On bf16 and f16 every function is the function of the exact f32 value,
+    rounded once to the type.
 
     `fp8-cpu-pipeline` runs it and the GPU kernels apply the same patterns, so
     that the CPU reference and the GPU compute the same bits for these
-    functions (GELU's erf form, softmax's exp), independently of the host's
-    libm, and the GPU spends no division on erf.
+    functions (GELU's erf and tanh forms, softmax's exp, log_softmax's log),
+    independently of the host's libm, and the GPU spends no division on erf.
 
     Example:
     ```mlir
