@@ -179,6 +179,10 @@ class Graph:
     def exp(self, a):
         return self._node("exp", [a], a.shape)
 
+    def log(self, a):
+        """The natural logarithm (numerics.md section 18)."""
+        return self._node("log", [a], a.shape)
+
     def activation_grad(self, op, x, dy):
         """dy times the derivative of activation `op` (relu, silu, gelu_tanh:
         at the input x; tanh, sigmoid: given the output x)."""
@@ -301,6 +305,8 @@ class Graph:
             return [self.activation_grad(op, t, dy)]
         if op == "exp":
             return [self.mul(dy, t)]
+        if op == "log":
+            return [self.div(dy, ins[0])]
         if op == "log_softmax":
             # dy - softmax(x) sum(dy), the sum over the last dim.
             last = len(t.shape) - 1
@@ -426,6 +432,8 @@ class Graph:
                 r = v[1] * v[0] * (1.0 - v[0])
             elif t.op == "exp":
                 r = np.exp(v[0])
+            elif t.op == "log":
+                r = np.log(v[0])
             elif t.op == "gelu_tanh":
                 r = _gelu_tanh(v[0])
             elif t.op == "gelu_tanh_grad":
@@ -508,6 +516,8 @@ class Graph:
                 r = v[1] * v[0] * (1.0 - v[0])
             elif t.op == "exp":
                 r = torch.exp(v[0])
+            elif t.op == "log":
+                r = torch.log(v[0])
             elif t.op == "gelu_tanh":
                 r = F.gelu(v[0], approximate="tanh")
             elif t.op == "gelu_tanh_grad":
@@ -813,6 +823,8 @@ class Graph:
                 elementwise(t, ["%y = math.tanh %in0 : f32", "linalg.yield %y : f32"])
             elif t.op == "exp":
                 elementwise(t, ["%y = math.exp %in0 : f32", "linalg.yield %y : f32"])
+            elif t.op == "log":
+                elementwise(t, ["%y = math.log %in0 : f32", "linalg.yield %y : f32"])
             elif t.op == "sigmoid_grad":
                 elementwise(t, ["%one = arith.constant 1.000000e+00 : f32",
                                 "%c = arith.subf %one, %in0 : f32",

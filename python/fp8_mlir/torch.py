@@ -491,7 +491,7 @@ class _Importer:
         if key == "linear":
             bias = arg(2, "bias")
             return self.linear(v(args[0]), v(args[1]), None if bias is None else v(bias), None)
-        if key in ("relu", "silu", "tanh", "sigmoid", "exp"):
+        if key in ("relu", "silu", "tanh", "sigmoid", "exp", "log"):
             return getattr(g, key)(v(args[0]))
         if key == "gelu":
             return self.gelu(v(args[0]), arg(1, "approximate", "none"))
@@ -647,7 +647,7 @@ _FUNCTIONS = {
     torch.rsub: "rsub", torch.neg: "neg",
     torch.matmul: "matmul", torch.bmm: "bmm", F.linear: "linear",
     torch.relu: "relu", F.relu: "relu", F.gelu: "gelu", F.silu: "silu", torch.tanh: "tanh",
-    torch.sigmoid: "sigmoid", F.sigmoid: "sigmoid", torch.exp: "exp",
+    torch.sigmoid: "sigmoid", F.sigmoid: "sigmoid", torch.exp: "exp", torch.log: "log",
     F.softmax: "softmax", torch.softmax: "softmax", F.log_softmax: "log_softmax",
     torch.log_softmax: "log_softmax", F.layer_norm: "layer_norm", torch.rsqrt: "rsqrt",
     torch.pow: "pow", torch.mean: "mean", torch.sum: "sum", torch.transpose: "transpose",

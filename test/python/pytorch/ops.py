@@ -38,7 +38,8 @@ class Activations(nn.Module):
     def forward(self, x, y):
         a = F.gelu(x, approximate="tanh") + self.gelu(y) * torch.sigmoid(x)
         b = self.gate(y) - x.sigmoid() * torch.exp(y / 4) + (x / 8).exp()
-        return a * b
+        c = torch.log(y * y + 0.5) - (x.sigmoid() + 1).log()
+        return a * b + c
 
 
 class Norms(nn.Module):
