@@ -56,6 +56,26 @@ _GELU_TANH_C = math.sqrt(2.0 / math.pi)
 _GELU_TANH_K = 0.044715
 
 
+def _slicing(lib, t, v):
+    """slice, pad or concat of tensor `t` on the values `v` of its inputs
+    (numpy arrays with lib=np, torch tensors with lib=torch)."""
+    a = t.attrs
+    dim = a["dim"]
+    if t.op == "concat":
+        return lib.concatenate(v, axis=dim) if lib is np else lib.cat(v, dim=dim)
+    index = [slice(None)] * len(t.shape)
+    if t.op == "slice":
+        index[dim] = slice(a["start"], a["start"] + t.shape[dim])
+        return v[0][tuple(index)]
+    if lib is np:
+        out = np.zeros(t.shape, dtype=v[0].dtype)
+    else:
+        out = lib.zeros(t.shape, dtype=v[0].dtype, device=v[0].device)
+    index[dim] = slice(a["start"], a["start"] + v[0].shape[dim])
+    out[tuple(index)] = v[0]
+    return out
+
+
 def _gelu_tanh(x, tanh=np.tanh):
     """GELU's tanh form of `x` (numpy arrays, or torch tensors with
     tanh=torch.tanh)."""
@@ -227,6 +247,24 @@ class Graph:
         assert math.prod(shape) == math.prod(a.shape)
         return self._node("reshape", [a], shape, groups=[list(g) for g in groups])
 
+    def slice(self, a, dim, start, stop):
+        """Entries [start, stop) of dimension `dim`, the others whole."""
+        assert 0 <= start < stop <= a.shape[dim]
+        shape = list(a.shape)
+        shape[dim] = stop - start
+        return self._node("slice", [a], tuple(shape), dim=dim, start=start)
+
+    def pad(self, a, shape, dim, start):
+        """`a` placed at offset `start` of dimension `dim` of zeros of
+        `shape` (the gradient of a slice)."""
+        return self._node("pad", [a], tuple(shape), dim=dim, start=start)
+
+    def concat(self, tensors, dim):
+        """The tensors one after the other along dimension `dim`."""
+        shape = list(tensors[0].shape)
+        shape[dim] = sum(t.shape[dim] for t in tensors)
+        return self._node("concat", list(tensors), tuple(shape), dim=dim)
+
     def causal_fill(self, a, value):
         """Entries above the diagonal of the last two dims set to `value`."""
         return self._node("causal_fill", [a], a.shape, value=float(value))
@@ -333,6 +371,17 @@ class Graph:
             return [self.reshape(dy, ins[0].shape, a["groups"])]
         if op == "causal_fill":
             return [self.causal_fill(dy, 0.0)]
+        if op == "slice":
+            return [self.pad(dy, ins[0].shape, a["dim"], a["start"])]
+        if op == "pad":
+            return [self.slice(dy, a["dim"], a["start"], a["start"] + ins[0].shape[a["dim"]])]
+        if op == "concat":
+            grads, start = [], 0
+            for x in ins:
+                stop = start + x.shape[a["dim"]]
+                grads.append(self.slice(dy, a["dim"], start, stop))
+                start = stop
+            return grads
         raise NotImplementedError(f"no gradient for {op}")
 
     def gradients(self, outputs, wrt, name=None):
@@ -458,6 +507,8 @@ class Graph:
                 r = np.transpose(v[0], a["perm"])
             elif t.op == "reshape":
                 r = v[0].reshape(t.shape)
+            elif t.op in ("slice", "pad", "concat"):
+                r = _slicing(np, t, v)
             elif t.op == "causal_fill":
                 s = t.shape[-1]
                 above = np.triu(np.ones((t.shape[-2], s), bool), 1)
@@ -545,6 +596,8 @@ class Graph:
                 r = v[0].permute(a["perm"])
             elif t.op == "reshape":
                 r = v[0].reshape(t.shape)
+            elif t.op in ("slice", "pad", "concat"):
+                r = _slicing(torch, t, v)
             elif t.op == "causal_fill":
                 s = t.shape[-1]
                 above = torch.ones((t.shape[-2], s), dtype=torch.bool,
@@ -917,6 +970,30 @@ class Graph:
                 else:
                     line(f"{t.name} = tensor.collapse_shape {ins[0].name} {groups} : "
                          f"{ty(ins[0])} into {ty(t)}")
+            elif t.op in ("slice", "pad", "concat"):
+                dim = a["dim"]
+
+                def window(start, sizes):
+                    offsets = [start if d == dim else 0 for d in range(len(sizes))]
+                    return (f"[{', '.join(map(str, offsets))}] [{', '.join(map(str, sizes))}] "
+                            f"[{', '.join(['1'] * len(sizes))}]")
+                if t.op == "slice":
+                    line(f"{t.name} = tensor.extract_slice {ins[0].name}"
+                         f"{window(a['start'], t.shape)} : {ty(ins[0])} to {ty(t)}")
+                else:
+                    if t.op == "pad":
+                        whole = zero_filled(t.id, ty(t))
+                        parts = [(ins[0], a["start"])]
+                    else:
+                        whole, parts, start = empty(t), [], 0
+                        for x in ins:
+                            parts.append((x, start))
+                            start += x.shape[dim]
+                    for i, (x, offset) in enumerate(parts):
+                        into = t.name if i + 1 == len(parts) else f"{t.name}_{i}"
+                        line(f"{into} = tensor.insert_slice {x.name} into {whole}"
+                             f"{window(offset, x.shape)} : {ty(x)} into {ty(t)}")
+                        whole = into
             elif t.op == "causal_fill":
                 rank = len(t.shape)
                 elementwise(t, [f"%i = linalg.index {rank - 2} : index",

@@ -306,6 +306,29 @@ class _Importer:
         y = self.g.layernorm(self.to_rank(x, 2), weight, bias, eps)
         return self.reshape(y, x.shape)
 
+    def getitem(self, x, index):
+        """x[index] for an index of slices of step 1 (and an Ellipsis): a
+        slice op per dimension that is not taken whole."""
+        index = list(index) if isinstance(index, tuple) else [index]
+        if sum(i is Ellipsis for i in index) > 1:
+            self.unsupported("an index with two Ellipses")
+        if Ellipsis in index:
+            at = index.index(Ellipsis)
+            index[at:at + 1] = [slice(None)] * (len(x.shape) - len(index) + 1)
+        if len(index) > len(x.shape) or not all(isinstance(i, slice) for i in index):
+            self.unsupported("an index other than slices (integers, None, tensors)")
+        for d, part in enumerate(index):
+            bounds = [b if b is None or isinstance(b, int) else int(self.value(b))
+                      for b in (part.start, part.stop, part.step)]
+            start, stop, step = slice(*bounds).indices(x.shape[d])
+            if step != 1:
+                self.unsupported(f"a slice of step {step}")
+            if stop <= start:
+                self.unsupported("an empty slice")
+            if (start, stop) != (0, x.shape[d]):
+                x = self.g.slice(x, d, start, stop)
+        return x
+
     def along_last(self, fn, x, dim):
         """fn over dimension `dim`, as a last-dimension op between transposes."""
         rank = len(x.shape)
@@ -505,6 +528,12 @@ class _Importer:
             return self.layer_norm(v(args[0]), arg(1, "normalized_shape"),
                                    None if weight is None else v(weight),
                                    None if bias is None else v(bias), arg(4, "eps", 1e-5))
+        if key == "getitem":
+            return self.getitem(v(args[0]), args[1])
+        if key == "cat":
+            tensors = [v(t) for t in arg(0, "tensors")]
+            dim = arg(1, "dim", 0)
+            return g.concat(tensors, dim % len(tensors[0].shape))
         if key == "rsqrt":
             return g.rsqrt(v(args[0]), 0.0)
         if key == "pow":
@@ -655,6 +684,7 @@ _FUNCTIONS = {
     torch.unsqueeze: "unsqueeze", torch.squeeze: "squeeze", F.dropout: "dropout",
     F.embedding: "embedding", F.cross_entropy: "cross_entropy",
     torch.masked_fill: "masked_fill", torch.where: "where",
+    operator.getitem: "getitem", torch.cat: "cat",
 }
 
 

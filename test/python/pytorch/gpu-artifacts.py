@@ -1,9 +1,9 @@
 # REQUIRES: torch, fp8-runtime
 # The GPU path of the PyTorch front end without a GPU: an MLP's forward
 # function compiled for each chip, its forward and backward functions for
-# training, and a pre-norm transformer block's (causal attention: batched
-# products, softmax, LayerNorm) for sm_90a, into launch manifests that
-# fp8-run accepts.
+# training, a pre-norm transformer block's (causal attention: batched
+# products, softmax, LayerNorm) and rotary embedding's rotate_half for
+# sm_90a, into launch manifests that fp8-run accepts.
 # RUN: rm -rf %t && %host_env %python %s %t | FileCheck %s
 # RUN: fp8-run --check %t/sm_90a/mlp/mlp.json | FileCheck %s --check-prefix=HOPPER
 # RUN: fp8-run --check %t/sm_100a/mlp/mlp.json | FileCheck %s --check-prefix=BLACKWELL
@@ -19,6 +19,11 @@
 # RUN: FileCheck %s --check-prefix=NANO-PTX --input-file=%t/nano/nanoblock/fp8_kernels.ptx
 # NANO: ok: 'nanoblock' for sm_90a:
 # NANO-PTX: 0fFF800000
+# Rotary embedding's rotate_half (slices and torch.cat) after a linear, forward
+# and backward: the slices and the concatenation become layout copies.
+# RUN: fp8-run --check %t/rotary/rotary/rotary.json | FileCheck %s --check-prefix=ROTARY
+# RUN: fp8-run --check %t/rotary/rotary_backward/rotary_backward.json | FileCheck %s --check-prefix=ROTARY
+# ROTARY: ok: 'rotary{{(_backward)?}}' for sm_90a:
 
 import os
 import sys
@@ -52,3 +57,22 @@ manifests = fp8_torch.export(NanoBlock().eval(), (torch.randn(2, 32, 64),), reci
                              chip="sm_90a", artifacts=os.path.join(out, "nano"), backward=False)
 print("nano", sorted(os.path.relpath(v, out) for v in manifests.values()))
 # CHECK: nano ['nano/nanoblock/nanoblock.json']
+
+
+class Rotary(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.proj = torch.nn.Linear(64, 64)
+        self.cos = torch.nn.Parameter(torch.randn(64))
+        self.sin = torch.nn.Parameter(torch.randn(64))
+
+    def forward(self, x):
+        q = self.proj(x)
+        half = q.size(-1) // 2
+        return q * self.cos + torch.cat((-q[..., half:], q[..., :half]), dim=-1) * self.sin
+
+
+manifests = fp8_torch.export(Rotary().eval(), (torch.randn(128, 64),), recipe="deepseek",
+                             chip="sm_90a", artifacts=os.path.join(out, "rotary"))
+print("rotary", sorted(os.path.relpath(v, out) for v in manifests.values()))
+# CHECK: rotary ['rotary/rotary/rotary.json', 'rotary/rotary_backward/rotary_backward.json']

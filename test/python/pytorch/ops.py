@@ -104,6 +104,20 @@ class Masks(nn.Module):
                 + F.softmax(d, dim=-1) @ q)
 
 
+class Slices(nn.Module):
+    """Rotary embedding's rotate_half, and slices of a middle dimension."""
+
+    def __init__(self):
+        super().__init__()
+        self.w = nn.Parameter(torch.randn(16))
+
+    def forward(self, x):
+        half = x.size(-1) // 2
+        x1, x2 = x[..., :half], x[..., half:]
+        r = torch.cat((-x2, x1), dim=-1) * self.w
+        return r + x[:, 1:3].sum(dim=1, keepdim=True) * torch.cat([x[:, 2:], x[:, :2]], 1)
+
+
 CASES = [
     ("elementwise", Elementwise(), lambda: (torch.randn(6, 16), torch.randn(6, 16))),
     ("activations", Activations(), lambda: (torch.randn(6, 16), torch.randn(6, 16))),
@@ -112,6 +126,7 @@ CASES = [
     ("embedding + cross_entropy", Lookup(),
      lambda: (torch.randint(0, 11, (3, 4)), torch.randint(0, 5, (12,)))),
     ("causal masks", Masks(), lambda: (torch.randn(2, 3, 6, 4), torch.randn(2, 3, 6, 4))),
+    ("slices and cat", Slices(), lambda: (torch.randn(3, 4, 16),)),
 ]
 
 torch.manual_seed(0)
@@ -140,6 +155,7 @@ for name, module, make in CASES:
 # CHECK: shapes: 3 results within 1e-5: True
 # CHECK: embedding + cross_entropy: 4 results within 1e-5: True
 # CHECK: causal masks: 3 results within 1e-5: True
+# CHECK: slices and cat: 3 results within 1e-5: True
 
 
 class Sine(nn.Module):
@@ -193,3 +209,15 @@ for module in [Sine(), Training().train(), Pool(), Padding(), Offset()]:
 # CHECK: ops.py:[[#@LINE-28]]: unsupported module MaxPool1d ('pool')
 # CHECK: ops.py:[[#@LINE-20]]: unsupported op 'masked_fill' (call_method): a mask other than the causal one (every entry above the diagonal of the last two dimensions, the same for each matrix)
 # CHECK: ops.py:[[#@LINE-12]]: 'mul' is computed from buffers and constants alone: such tensors are supported as the causal mask of masked_fill or where only
+
+
+class Strided(nn.Module):
+    def forward(self, x):
+        return x[:, ::2] * 2
+
+
+try:
+    fp8_torch.import_module(Strided(), (torch.randn(2, 4, 8),))
+except fp8_torch.UnsupportedError as e:
+    print(str(e).replace(os.path.dirname(__file__) + os.sep, ""))
+# CHECK: ops.py:[[#@LINE-7]]: unsupported op 'getitem' (call_function): a slice of step 2
