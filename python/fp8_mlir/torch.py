@@ -35,6 +35,8 @@ fill value (-inf included). Anything else raises UnsupportedError naming
 the op and its source line.
 """
 
+import dis
+import inspect
 import math
 import operator
 import os
@@ -130,9 +132,30 @@ def _float_meta(node):
     return meta
 
 
+class _Proxy(torch.fx.Proxy):
+    """A proxy that unpacks (`q, k, v = x.split(n, dim=2)`) into as many
+    pieces as the unpacking takes. torch.fx reads that count from the
+    calling frame's instruction, which torch 1.13 looks up by an index that
+    Python 3.11's inline caches shift; this finds it by its offset."""
+
+    def __iter__(self):
+        frame = inspect.currentframe().f_back
+        for inst in dis.get_instructions(frame.f_code):
+            if inst.offset == frame.f_lasti:
+                if inst.opname == "UNPACK_SEQUENCE":
+                    return iter([self[i] for i in range(inst.argval)])
+                break
+        return self.tracer.iter(self)
+
+
+class _Tracer(torch.fx.Tracer):
+    def proxy(self, node):
+        return _Proxy(node, self)
+
+
 class _Importer:
     def __init__(self, module, example_inputs, name):
-        tracer = torch.fx.Tracer()
+        tracer = _Tracer()
         tracer.record_stack_traces = True
         # Buffers as get_attr nodes where they are read, so that slicing one
         # by a traced size (self.bias[:, :, :T, :T]) traces.
@@ -529,7 +552,30 @@ class _Importer:
                                    None if weight is None else v(weight),
                                    None if bias is None else v(bias), arg(4, "eps", 1e-5))
         if key == "getitem":
+            base = self.env.get(args[0]) if isinstance(args[0], torch.fx.Node) else None
+            if isinstance(base, tuple):
+                return base[args[1]]
             return self.getitem(v(args[0]), args[1])
+        if key in ("split", "chunk"):
+            x = v(args[0])
+            if key == "split":
+                size, dim = arg(1, "split_size_or_sections"), arg(2, "dim", 0)
+            else:
+                chunks, dim = arg(1, "chunks"), arg(2, "dim", 0)
+            dim %= len(x.shape)
+            extent = x.shape[dim]
+            if key == "chunk":
+                size = -(-extent // chunks)
+            sizes = list(size) if isinstance(size, (list, tuple)) else \
+                [min(size, extent - start) for start in range(0, extent, size)]
+            if sum(sizes) != extent:
+                self.unsupported(f"sections {sizes} that do not add up to {extent}")
+            pieces, start = [], 0
+            for extent_of in sizes:
+                whole = start == 0 and extent_of == extent
+                pieces.append(x if whole else g.slice(x, dim, start, start + extent_of))
+                start += extent_of
+            return tuple(pieces)
         if key == "cat":
             tensors = [v(t) for t in arg(0, "tensors")]
             dim = arg(1, "dim", 0)
@@ -621,7 +667,10 @@ class _Propagate(ShapeProp):
 
     def run_node(self, n):
         result = super().run_node(n)
-        if not isinstance(result, torch.Tensor):
+        # The pieces of split and chunk are tensors, which getitem takes apart.
+        pieces = isinstance(result, (tuple, list)) and \
+            any(isinstance(r, torch.Tensor) for r in result)
+        if not isinstance(result, torch.Tensor) and not pieces:
             n.meta["fp8_value"] = result
         elif self._is_constant(n):
             n.meta["fp8_constant"] = result.detach().clone()
@@ -684,7 +733,7 @@ _FUNCTIONS = {
     torch.unsqueeze: "unsqueeze", torch.squeeze: "squeeze", F.dropout: "dropout",
     F.embedding: "embedding", F.cross_entropy: "cross_entropy",
     torch.masked_fill: "masked_fill", torch.where: "where",
-    operator.getitem: "getitem", torch.cat: "cat",
+    operator.getitem: "getitem", torch.cat: "cat", torch.split: "split", torch.chunk: "chunk",
 }
 
 

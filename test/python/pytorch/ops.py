@@ -105,17 +105,25 @@ class Masks(nn.Module):
 
 
 class Slices(nn.Module):
-    """Rotary embedding's rotate_half, and slices of a middle dimension."""
+    """Rotary embedding's rotate_half, slices of a middle dimension, split
+    by sections and by size and chunk, unpacked."""
 
     def __init__(self):
         super().__init__()
         self.w = nn.Parameter(torch.randn(16))
 
     def forward(self, x):
-        half = x.size(-1) // 2
+        _, _, width = x.size()  # unpacked as nanoGPT's B, T, C = x.size()
+        half = width // 2
         x1, x2 = x[..., :half], x[..., half:]
         r = torch.cat((-x2, x1), dim=-1) * self.w
-        return r + x[:, 1:3].sum(dim=1, keepdim=True) * torch.cat([x[:, 2:], x[:, :2]], 1)
+        a, b, c = x.split([4, 4, 8], dim=2)
+        d, e = torch.chunk(x, 2, dim=1)
+        f, h = torch.split(x, [1, 3], dim=1)
+        q, k = x.split(8, dim=2)  # nanoGPT's q, k, v = qkv.split(n_embd, dim=2)
+        a = a + q[..., :4] * k[..., 4:]
+        s = torch.cat([c, a * b, a], -1) + torch.cat([h, f], 1) - torch.cat((e, d), 1)
+        return r + x[:, 1:3].sum(dim=1, keepdim=True) * torch.cat([x[:, 2:], x[:, :2]], 1) * s
 
 
 CASES = [
