@@ -329,6 +329,16 @@ class _Importer:
         y = self.g.layernorm(self.to_rank(x, 2), weight, bias, eps)
         return self.reshape(y, x.shape)
 
+    def static_int(self, value):
+        """An integer argument, a literal or a traced size (the program is
+        specialized to the example inputs' shapes)."""
+        if isinstance(value, torch.fx.Node):
+            value = self.value(value)
+        if not isinstance(value, (int, float)) or isinstance(value, bool) or \
+                not float(value).is_integer():
+            self.unsupported(f"an argument {value!r} that is not an integer")
+        return int(value)
+
     def getitem(self, x, index):
         """x[index] for an index of slices of step 1 (and an Ellipsis): a
         slice op per dimension that is not taken whole."""
@@ -341,7 +351,7 @@ class _Importer:
         if len(index) > len(x.shape) or not all(isinstance(i, slice) for i in index):
             self.unsupported("an index other than slices (integers, None, tensors)")
         for d, part in enumerate(index):
-            bounds = [b if b is None or isinstance(b, int) else int(self.value(b))
+            bounds = [b if b is None else self.static_int(b)
                       for b in (part.start, part.stop, part.step)]
             start, stop, step = slice(*bounds).indices(x.shape[d])
             if step != 1:
@@ -565,9 +575,12 @@ class _Importer:
             dim %= len(x.shape)
             extent = x.shape[dim]
             if key == "chunk":
-                size = -(-extent // chunks)
-            sizes = list(size) if isinstance(size, (list, tuple)) else \
-                [min(size, extent - start) for start in range(0, extent, size)]
+                size = -(-extent // self.static_int(chunks))
+            if isinstance(size, (list, tuple)):
+                sizes = [self.static_int(s) for s in size]
+            else:
+                size = self.static_int(size)
+                sizes = [min(size, extent - start) for start in range(0, extent, size)]
             if sum(sizes) != extent:
                 self.unsupported(f"sections {sizes} that do not add up to {extent}")
             pieces, start = [], 0
@@ -672,7 +685,7 @@ class _Propagate(ShapeProp):
             any(isinstance(r, torch.Tensor) for r in result)
         if not isinstance(result, torch.Tensor) and not pieces:
             n.meta["fp8_value"] = result
-        elif self._is_constant(n):
+        elif isinstance(result, torch.Tensor) and self._is_constant(n):
             n.meta["fp8_constant"] = result.detach().clone()
         return result
 

@@ -120,7 +120,7 @@ class Slices(nn.Module):
         a, b, c = x.split([4, 4, 8], dim=2)
         d, e = torch.chunk(x, 2, dim=1)
         f, h = torch.split(x, [1, 3], dim=1)
-        q, k = x.split(8, dim=2)  # nanoGPT's q, k, v = qkv.split(n_embd, dim=2)
+        q, k = x.split(half, dim=2)  # nanoGPT's q, k, v = qkv.split(n_embd, dim=2)
         a = a + q[..., :4] * k[..., 4:]
         s = torch.cat([c, a * b, a], -1) + torch.cat([h, f], 1) - torch.cat((e, d), 1)
         return r + x[:, 1:3].sum(dim=1, keepdim=True) * torch.cat([x[:, 2:], x[:, :2]], 1) * s
