@@ -77,6 +77,16 @@ static_assert(kProducerRegisters + 2 * kConsumerRegisters <=
                   kWideProducerRegisters + 2 * kWideConsumerRegisters <=
                       3 * kMaxRegisters,
               "the warpgroups share the registers of the launch");
+
+/// The registers a producer and a consumer thread keep after setmaxnreg
+/// (the consumers' count applies without an epilogue warpgroup; promotion
+/// implies FP8 operands: the high-precision GEMMs have none).
+std::pair<int64_t, int64_t> getRegisterSplit(const GemmSM90Config &config) {
+  if (!config.epilogueWarpgroup && config.blockN == 192 &&
+      config.getPromotionSteps() > 0 && config.stagedMatrices)
+    return {kWideProducerRegisters, kWideConsumerRegisters};
+  return {kProducerRegisters, kConsumerRegisters};
+}
 // With an epilogue warpgroup: 65536 / 512 at launch, and 40 + 2 x 152 + 168
 // = 4 x 128 after setmaxnreg (the consumers' accumulator and partial sum of
 // a 128 x 128 tile fit in 152, block-scaled ones spilled at 144; the
@@ -1278,14 +1288,9 @@ void GemmEmitter::emit() {
   {
     OpBuilder::InsertionGuard guard(kb.b);
     kb.b.setInsertionPointToStart(&ifOp.getThenRegion().front());
-    bool wideConsumers = !config.epilogueWarpgroup && config.blockN == 192 &&
-                         !config.wideOperands &&
-                         config.getPromotionSteps() > 0 &&
-                         config.stagedMatrices;
+    auto [producerRegisters, consumerRegisters] = getRegisterSplit(config);
     NVVM::SetMaxRegisterOp::create(
-        kb.b, kb.loc,
-        kb.b.getI32IntegerAttr(wideConsumers ? kWideProducerRegisters
-                                             : kProducerRegisters),
+        kb.b, kb.loc, kb.b.getI32IntegerAttr(producerRegisters),
         NVVM::SetMaxRegisterActionAttr::get(
             kb.b.getContext(), NVVM::SetMaxRegisterAction::decrease));
     kb.ifThen(kb.ult(tid, kb.i32(32)), [&] { emitProducer(); });
@@ -1296,9 +1301,7 @@ void GemmEmitter::emit() {
           NVVM::SetMaxRegisterActionAttr::get(kb.b.getContext(), how));
     };
     if (!config.epilogueWarpgroup) {
-      setMaxRegisters(wideConsumers ? kWideConsumerRegisters
-                                    : kConsumerRegisters,
-                      NVVM::SetMaxRegisterAction::increase);
+      setMaxRegisters(consumerRegisters, NVVM::SetMaxRegisterAction::increase);
       emitConsumer(kb.sub(warpgroup, kb.i32(1)));
     } else {
       // Warpgroups 1 and 2 consume, 3 runs the epilogue.

@@ -113,6 +113,18 @@ struct MatrixView {
   /// The blocks span every matrix (per-tensor scales): the matrices share
   /// their amaxes and scales.
   bool sharedBlocks = false;
+
+  /// The matrices as the rows of one matrix: shared blocks then span all
+  /// of its rows.
+  MatrixView foldBatches() const {
+    MatrixView folded = *this;
+    folded.rows *= batches;
+    if (sharedBlocks)
+      folded.blockRows = folded.rows;
+    folded.batches = 1;
+    folded.batched = folded.sharedBlocks = false;
+    return folded;
+  }
 };
 
 /// The matrices of quantizing `type` by `granularity` (a vector is a row).
@@ -154,12 +166,10 @@ FailureOr<MatrixView> getMatrixView(Operation *op, RankedTensorType type,
            << formatGranularity(granularity) << " on " << formatShape(shape)
            << " span some of its matrices or parts of several; the quantize "
               "kernels take blocks inside one matrix or across all of them";
-  if (!storedByMatrix && (spanning || view.rows % view.blockRows == 0)) {
-    view.rows *= batches;
-    if (spanning)
-      view.blockRows = view.rows;
-    return view;
-  }
+  view.batches = batches;
+  view.sharedBlocks = spanning;
+  if (!storedByMatrix && (spanning || view.rows % view.blockRows == 0))
+    return view.foldBatches();
   // One grid row per matrix.
   constexpr int64_t kMaxGridY = 65535;
   if (batches > kMaxGridY)
@@ -167,9 +177,7 @@ FailureOr<MatrixView> getMatrixView(Operation *op, RankedTensorType type,
                            << " matrices are quantized one per grid row, of "
                               "which there are at most "
                            << kMaxGridY;
-  view.batches = batches;
   view.batched = true;
-  view.sharedBlocks = spanning;
   return view;
 }
 
@@ -789,8 +797,7 @@ LogicalResult tryAddPairLaunches(PlanBuilder &plan, const QuantizeLaunch &rowQ,
     int64_t amax = config.fused ? colAmax : rowAmax;
     if (p.view.sharedBlocks) {
       // Shared blocks have no batch strides (prepareLaunch).
-      p.view = MatrixView{1, p.view.batches * p.view.rows, p.view.cols,
-                          p.view.batches * p.view.rows, p.view.cols};
+      p.view = p.view.foldBatches();
       q.config.batched = false;
     }
     auto [amaxConfig, amaxGrid] = getAmaxLaunch(plan, q.config, p, kRows);

@@ -581,10 +581,9 @@ void QuantizeEmitter::emitWholeMatrixAmax() {
         return {kb.maxMagnitude(kb.maxMagnitude(args[0], first, propagate()),
                                 second, propagate())};
       })[0];
-  Value amax =
-      kb.maxMagnitude(kb.extToF32(kb.reduceMaxMagnitude(maxima, propagate())),
-                      kb.f32(0.0f), propagate());
-  amax = kb.warpMax(amax, 32, propagate());
+  // The maxima were folded from 0: no further floor at 0.
+  Value amax = kb.warpMax(
+      kb.extToF32(kb.reduceMaxMagnitude(maxima, propagate())), 32, propagate());
   kb.ifThen(kb.eq(kb.urem(tid, kb.i32(32)), kb.i32(0)),
             [&] { kb.atomicMaxNonNegative(amaxBuffer, amax); });
 }
