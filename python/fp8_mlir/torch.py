@@ -31,8 +31,11 @@ indices), cross_entropy on class indices (mean reduction), and causal
 masks: masked_fill or where with a mask computed from buffers and constants
 alone (`self.bias[:, :, :T, :T] == 0` of a tril buffer, `torch.triu(...)`)
 whose entries are those above the diagonal of the last two dimensions, any
-fill value (-inf included). Anything else raises UnsupportedError naming
-the op and its source line.
+fill value (-inf included). Other float tensors computed from buffers and
+constants alone (a rotary table sliced to the sequence, or computed from
+`torch.arange` with sin and cos) are evaluated at import and become inputs
+of the program that the callable feeds. Anything else raises
+UnsupportedError naming the op and its source line.
 """
 
 import dis
@@ -82,8 +85,10 @@ class Imported:
 
     `sources` gives, per forward-graph input in order, where its value comes
     from: ("input", i) the i-th call argument, ("param", name) or
-    ("buffer", name) the module's state, ("onehot", i, classes) a one-hot
-    encoding of the integer argument i. `grad_inputs` lists the inputs the
+    ("buffer", name) the module's state, ("constant", tensor) a float tensor
+    computed from buffers and constants alone when the module was imported
+    (a rotary table), ("onehot", i, classes) a one-hot encoding of the
+    integer argument i. `grad_inputs` lists the inputs the
     backward graph differentiates (float arguments and parameters), in the
     order of its gradient outputs."""
 
@@ -105,10 +110,11 @@ class Imported:
 
     @property
     def weights(self):
-        """The names of the graph inputs that hold module state (parameters
-        and buffers): what the functions mark fp8.weight."""
+        """The names of the graph inputs that hold module state (parameters,
+        buffers and the constants computed from them): what the functions
+        mark fp8.weight."""
         return {p.attrs["name"] for p, s in zip(self.forward.params, self.sources)
-                if s[0] in ("param", "buffer")}
+                if s[0] in _STATE}
 
     def emit(self, graph, prepare_group=None):
         """One function's text, its module state marked fp8.weight."""
@@ -123,6 +129,10 @@ class Imported:
         group = self.forward.name
         return (self.emit(self.forward, group) + "\n"
                 + self.emit(self.backward, group))
+
+
+# The kinds of graph inputs that hold module state (Imported.sources).
+_STATE = ("param", "buffer", "constant")
 
 
 def _float_meta(node):
@@ -148,9 +158,38 @@ class _Proxy(torch.fx.Proxy):
         return self.tracer.iter(self)
 
 
+# Tensor factories that torch.fx does not trace when an argument is a traced
+# size (torch.arange(T)): the tracer records them as calls, so that what
+# they compute (a rotary table) is a constant of the specialized program.
+_FACTORIES = ("arange", "ones", "zeros", "full", "linspace")
+
+
 class _Tracer(torch.fx.Tracer):
     def proxy(self, node):
         return _Proxy(node, self)
+
+    def trace(self, root, concrete_args=None):
+        originals = {name: getattr(torch, name) for name in _FACTORIES}
+
+        def traced(factory):
+            def call(*args, **kwargs):
+                traced_args = []
+                torch.fx.node.map_aggregate(
+                    (args, kwargs), lambda a: traced_args.append(a)
+                    if isinstance(a, torch.fx.Proxy) else None)
+                if not traced_args:
+                    return factory(*args, **kwargs)
+                return traced_args[0].tracer.create_proxy("call_function", factory, args,
+                                                          kwargs)
+            return call
+
+        try:
+            for name, factory in originals.items():
+                setattr(torch, name, traced(factory))
+            return super().trace(root, concrete_args)
+        finally:
+            for name, factory in originals.items():
+                setattr(torch, name, factory)
 
 
 class _Importer:
@@ -169,6 +208,7 @@ class _Importer:
         self.sources = []
         self.env = {}
         self.state = {}  # module attribute name -> graph input
+        self.constants = {}  # fx node name -> graph input (constant_input)
         self.node = None
 
     # -- errors -------------------------------------------------------------
@@ -202,9 +242,7 @@ class _Importer:
             if isinstance(v, _Opaque):
                 self.fail(f"'{arg.name}' is neither a tensor nor a number")
             if isinstance(v, _Constant):
-                self.fail(f"'{arg.name}' is computed from buffers and constants alone: "
-                          "such tensors are supported as the causal mask of masked_fill "
-                          "or where only")
+                return self.constant_input(arg, v.tensor)
             return v
         if isinstance(arg, (int, float)) and not isinstance(arg, bool):
             return float(arg)
@@ -221,6 +259,30 @@ class _Importer:
         t = self.g.input(name, tuple(tensor.shape))
         self.sources.append((kind, qualname))
         self.state[qualname] = t
+        return t
+
+    def constant_input(self, node, tensor):
+        """A graph input holding a float tensor computed from buffers and
+        constants alone (a rotary table sliced to the sequence), its value
+        that of the import: the program is specialized to the example
+        inputs, and the value is the same at every call."""
+        if node.name in self.constants:
+            return self.constants[node.name]
+        if not torch.is_floating_point(tensor):
+            self.fail(f"'{node.name}' of dtype {tensor.dtype} is computed from buffers and "
+                      "constants alone: such tensors are supported as the causal mask of "
+                      "masked_fill or where only")
+        value = tensor.detach().to(torch.float32).contiguous()
+        # Equal constants (the same table sliced for queries and keys) are
+        # one input.
+        for source, t in zip(self.sources, self.g.params):
+            if source[0] == "constant" and source[1].shape == value.shape and \
+                    torch.equal(source[1], value):
+                self.constants[node.name] = t
+                return t
+        t = self.g.input("c_" + node.name, tuple(value.shape))
+        self.sources.append(("constant", value))
+        self.constants[node.name] = t
         return t
 
     def module_param(self, module_name, attr):
@@ -817,7 +879,11 @@ class CompiledModule:
         # the prepared values with the (storage, version) of each weight
         # they were computed from.
         self._weight_positions = [i for i, s in enumerate(self.imported.sources)
-                                  if s[0] in ("param", "buffer")]
+                                  if s[0] in _STATE]
+        # The constants' values on each device they were fed to (one tensor
+        # per device, so that prepared values computed from them are
+        # reused).
+        self._constants = {}
         self._prepared = {}
         self.forward_name = self.imported.forward.name
         self.backward_name = self.imported.backward.name
@@ -853,6 +919,13 @@ class CompiledModule:
                 feeds.append(args[source[1]])
             elif source[0] in ("param", "buffer"):
                 feeds.append(state[source[1]])
+            elif source[0] == "constant":
+                device = next((a.device for a in args if isinstance(a, torch.Tensor)),
+                              source[1].device)
+                key = (id(source[1]), device)
+                if key not in self._constants:
+                    self._constants[key] = source[1].to(device)
+                feeds.append(self._constants[key])
             else:
                 _, position, classes = source
                 ids = args[position].reshape(-1).long()

@@ -3,7 +3,9 @@
 # function compiled for each chip, its forward and backward functions for
 # training, a pre-norm transformer block's (causal attention: batched
 # products, softmax, LayerNorm) and rotary embedding's rotate_half for
-# sm_90a, into launch manifests that fp8-run accepts.
+# sm_90a, and a LLaMA-style block (RMSNorm, rotary tables as constant
+# inputs, SwiGLU) for both chips, into launch manifests that fp8-run
+# accepts.
 # RUN: rm -rf %t && %host_env %python %s %t | FileCheck %s
 # RUN: fp8-run --check %t/sm_90a/mlp/mlp.json | FileCheck %s --check-prefix=HOPPER
 # RUN: fp8-run --check %t/sm_100a/mlp/mlp.json | FileCheck %s --check-prefix=BLACKWELL
@@ -24,6 +26,14 @@
 # RUN: fp8-run --check %t/rotary/rotary/rotary.json | FileCheck %s --check-prefix=ROTARY
 # RUN: fp8-run --check %t/rotary/rotary_backward/rotary_backward.json | FileCheck %s --check-prefix=ROTARY
 # ROTARY: ok: 'rotary{{(_backward)?}}' for sm_90a:
+# The LLaMA-style block: its inputs are x, the ten parameters and the cos and
+# sin tables sliced to the sequence (one input each, for queries and keys).
+# RUN: fp8-run --check %t/llama/llamablock/llamablock.json | FileCheck %s --check-prefix=LLAMA
+# RUN: fp8-run --check %t/llama/llamablock_backward/llamablock_backward.json | FileCheck %s --check-prefix=LLAMA-BACKWARD
+# RUN: fp8-run --check %t/llama-sm100/llamablock/llamablock.json | FileCheck %s --check-prefix=LLAMA-SM100
+# LLAMA: ok: 'llamablock' for sm_90a: 12 inputs, 1 outputs
+# LLAMA-BACKWARD: ok: 'llamablock_backward' for sm_90a: 13 inputs, 11 outputs
+# LLAMA-SM100: ok: 'llamablock' for sm_100a: 12 inputs, 1 outputs
 
 import os
 import sys
@@ -31,7 +41,7 @@ import sys
 import torch
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "Inputs"))
-from models import MLP, Block, NanoBlock  # noqa: E402
+from models import MLP, Block, LlamaBlock, NanoBlock  # noqa: E402
 
 from fp8_mlir import torch as fp8_torch  # noqa: E402
 
@@ -76,3 +86,15 @@ manifests = fp8_torch.export(Rotary().eval(), (torch.randn(128, 64),), recipe="d
                              chip="sm_90a", artifacts=os.path.join(out, "rotary"))
 print("rotary", sorted(os.path.relpath(v, out) for v in manifests.values()))
 # CHECK: rotary ['rotary/rotary/rotary.json', 'rotary/rotary_backward/rotary_backward.json']
+
+llama, x = LlamaBlock().eval(), torch.randn(2, 32, 64)
+print("llama", [s[0] for s in fp8_torch.import_module(llama, (x,)).sources])
+# CHECK: llama ['input', 'param', 'param', 'param', 'param', 'constant', 'constant', 'param', 'param', 'param', 'param', 'param']
+manifests = fp8_torch.export(llama, (x,), recipe="deepseek", chip="sm_90a",
+                             artifacts=os.path.join(out, "llama"))
+print("llama", sorted(os.path.relpath(v, out) for v in manifests.values()))
+# CHECK: llama ['llama/llamablock/llamablock.json', 'llama/llamablock_backward/llamablock_backward.json']
+manifests = fp8_torch.export(llama, (x,), recipe="mxfp8", chip="sm_100a",
+                             artifacts=os.path.join(out, "llama-sm100"), backward=False)
+print("llama sm_100a", sorted(os.path.relpath(v, out) for v in manifests.values()))
+# CHECK: llama sm_100a ['llama-sm100/llamablock/llamablock.json']

@@ -126,6 +126,29 @@ class Slices(nn.Module):
         return r + x[:, 1:3].sum(dim=1, keepdim=True) * torch.cat([x[:, 2:], x[:, :2]], 1) * s
 
 
+class Constants(nn.Module):
+    """Float tensors computed from buffers and constants alone, used as
+    values: a rotary table of buffers sliced to the sequence, and one
+    computed in forward from arange with cos and sin."""
+
+    def __init__(self, seq=8, dim=8):
+        super().__init__()
+        self.w = nn.Parameter(torch.randn(dim))
+        inv_freq = 1.0 / (10000 ** (torch.arange(0, dim, 2).float() / dim))
+        self.register_buffer("inv_freq", inv_freq)
+        angles = torch.outer(torch.arange(seq).float(), inv_freq)
+        self.register_buffer("cos_cached", torch.cat((angles, angles), -1).cos())
+        self.register_buffer("sin_cached", torch.cat((angles, angles), -1).sin())
+
+    def forward(self, x):
+        t, half = x.size(2), x.size(-1) // 2
+        cos, sin = self.cos_cached[:t], self.sin_cached[:t]
+        rotated = x * cos + torch.cat((-x[..., half:], x[..., :half]), -1) * sin
+        freqs = torch.outer(torch.arange(t, dtype=torch.float32), self.inv_freq)
+        angles = torch.cat((freqs, freqs), dim=-1)
+        return (rotated * angles.cos() + angles.sin()) * self.w + cos * sin
+
+
 CASES = [
     ("elementwise", Elementwise(), lambda: (torch.randn(6, 16), torch.randn(6, 16))),
     ("activations", Activations(), lambda: (torch.randn(6, 16), torch.randn(6, 16))),
@@ -135,6 +158,7 @@ CASES = [
      lambda: (torch.randint(0, 11, (3, 4)), torch.randint(0, 5, (12,)))),
     ("causal masks", Masks(), lambda: (torch.randn(2, 3, 6, 4), torch.randn(2, 3, 6, 4))),
     ("slices and cat", Slices(), lambda: (torch.randn(3, 4, 16),)),
+    ("constants", Constants(), lambda: (torch.randn(2, 3, 6, 8),)),
 ]
 
 torch.manual_seed(0)
@@ -164,6 +188,7 @@ for name, module, make in CASES:
 # CHECK: embedding + cross_entropy: 4 results within 1e-5: True
 # CHECK: causal masks: 3 results within 1e-5: True
 # CHECK: slices and cat: 3 results within 1e-5: True
+# CHECK: constants: 3 results within 1e-5: True
 
 
 class Sine(nn.Module):
@@ -198,16 +223,16 @@ class Padding(nn.Module):
         return x.masked_fill(self.pad, 0.0)
 
 
-class Offset(nn.Module):
+class Flags(nn.Module):
     def __init__(self):
         super().__init__()
         self.register_buffer("table", torch.ones(8, 8))
 
     def forward(self, x):
-        return x + self.table[:4] * 2
+        return x * (self.table[:4] > 0)
 
 
-for module in [Sine(), Training().train(), Pool(), Padding(), Offset()]:
+for module in [Sine(), Training().train(), Pool(), Padding(), Flags()]:
     try:
         fp8_torch.import_module(module, (torch.randn(2, 4, 8),))
     except fp8_torch.UnsupportedError as e:
@@ -216,7 +241,7 @@ for module in [Sine(), Training().train(), Pool(), Padding(), Offset()]:
 # CHECK: ops.py:[[#@LINE-36]]: unsupported op 'drop' (call_module): dropout in training mode (call .eval())
 # CHECK: ops.py:[[#@LINE-28]]: unsupported module MaxPool1d ('pool')
 # CHECK: ops.py:[[#@LINE-20]]: unsupported op 'masked_fill' (call_method): a mask other than the causal one (every entry above the diagonal of the last two dimensions, the same for each matrix)
-# CHECK: ops.py:[[#@LINE-12]]: 'mul' is computed from buffers and constants alone: such tensors are supported as the causal mask of masked_fill or where only
+# CHECK: ops.py:[[#@LINE-12]]: 'gt' of dtype torch.bool is computed from buffers and constants alone: such tensors are supported as the causal mask of masked_fill or where only
 
 
 class Strided(nn.Module):

@@ -6,7 +6,9 @@
 # (BOUNDS of bench/examples/error.py; f32 1e-5). The key bias's gradient is
 # identically zero (softmax ignores a constant shift of its row): left out.
 # The same block with nanoGPT's mask (a tril buffer sliced to the sequence,
-# scores filled with -inf) imports as the same causal fill.
+# scores filled with -inf) imports as the same causal fill. A LLaMA-style
+# block (RMSNorm, rotary embedding from cos and sin buffers sliced to the
+# sequence, SwiGLU) imports its sliced tables as constant inputs.
 # RUN: %host_env %python %s | FileCheck %s
 # CHECK: block f32: y, dx, parameters within (1e-05, 1e-05, 1e-05): True
 # CHECK: block tensor-current: y, dx, parameters within (0.07, 0.15, 0.3): True
@@ -14,6 +16,10 @@
 # CHECK: block nvfp4: y, dx, parameters within (0.25, 0.45, 0.7): True
 # CHECK: nanogpt block f32: y, dx, parameters within (1e-05, 1e-05, 1e-05): True
 # CHECK: nanogpt block deepseek: y, dx, parameters within (0.07, 0.1, 0.2): True
+# CHECK: llama block f32: y, dx, parameters within (1e-05, 1e-05, 1e-05): True
+# CHECK: llama block tensor-current: y, dx, parameters within (0.07, 0.15, 0.3): True
+# CHECK: llama block deepseek: y, dx, parameters within (0.07, 0.1, 0.2): True
+# CHECK: llama block mxfp8: y, dx, parameters within (0.07, 0.1, 0.2): True
 
 import os
 import sys
@@ -24,7 +30,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "Inputs"))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "..", "bench", "examples"))
 from error import BOUNDS  # noqa: E402
-from models import Block, NanoBlock, check  # noqa: E402
+from models import Block, LlamaBlock, NanoBlock, check  # noqa: E402
 
 torch.manual_seed(0)
 check("block", Block(), (torch.randn(2, 32, 64),), ["f32", "tensor-current", "mxfp8", "nvfp4"],
@@ -32,3 +38,6 @@ check("block", Block(), (torch.randn(2, 32, 64),), ["f32", "tensor-current", "mx
 torch.manual_seed(0)
 check("nanogpt block", NanoBlock(), (torch.randn(2, 32, 64),), ["f32", "deepseek"], BOUNDS,
       skip=("k.bias",))
+torch.manual_seed(0)
+check("llama block", LlamaBlock(), (torch.randn(2, 32, 64),),
+      ["f32", "tensor-current", "deepseek", "mxfp8"], BOUNDS)

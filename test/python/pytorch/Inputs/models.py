@@ -1,7 +1,7 @@
-"""Small PyTorch models for the front end's tests: an MLP and a
-pre-norm transformer block (causal multi-head attention + GELU MLP, its mask
-added or, as nanoGPT writes it, filled in), and a float64 reference run of
-forward and backward."""
+"""Small PyTorch models for the front end's tests: an MLP, a pre-norm
+transformer block (causal multi-head attention + GELU MLP, its mask added
+or, as nanoGPT writes it, filled in), a LLaMA-style block (RMSNorm, rotary
+embedding, SwiGLU), and a float64 reference run of forward and backward."""
 
 import math
 
@@ -66,6 +66,66 @@ class NanoBlock(Block):
 
     def masked(self, scores, s):
         return scores.masked_fill(self.bias[:, :, :s, :s] == 0, float("-inf"))
+
+
+class RMSNorm(nn.Module):
+    """RMSNorm written out, as LLaMA's reference code does."""
+
+    def __init__(self, width, eps=1e-6):
+        super().__init__()
+        self.eps = eps
+        self.weight = nn.Parameter(torch.ones(width) + 0.1 * torch.randn(width))
+
+    def forward(self, x):
+        return x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + self.eps) * self.weight
+
+
+class LlamaBlock(nn.Module):
+    """A LLaMA-style block: RMSNorm, rotary position embedding from cos and
+    sin tables (buffers sliced to the sequence), causal attention as
+    nanoGPT masks it, and a SwiGLU MLP; no biases."""
+
+    def __init__(self, seq=32, width=64, heads=4, hidden=128):
+        super().__init__()
+        self.heads = heads
+        self.attn_norm = RMSNorm(width)
+        self.wq = nn.Linear(width, width, bias=False)
+        self.wk = nn.Linear(width, width, bias=False)
+        self.wv = nn.Linear(width, width, bias=False)
+        self.wo = nn.Linear(width, width, bias=False)
+        self.mlp_norm = RMSNorm(width)
+        self.w1 = nn.Linear(width, hidden, bias=False)
+        self.w3 = nn.Linear(width, hidden, bias=False)
+        self.w2 = nn.Linear(hidden, width, bias=False)
+        head = width // heads
+        inv_freq = 1.0 / (10000 ** (torch.arange(0, head, 2).float() / head))
+        angles = torch.outer(torch.arange(seq).float(), inv_freq)
+        angles = torch.cat((angles, angles), dim=-1)
+        self.register_buffer("cos", angles.cos())
+        self.register_buffer("sin", angles.sin())
+        self.register_buffer("bias", torch.tril(torch.ones(seq, seq)).view(1, 1, seq, seq))
+
+    def rotary(self, x, t):
+        half = x.size(-1) // 2
+        rotated = torch.cat((-x[..., half:], x[..., :half]), dim=-1)
+        return x * self.cos[:t] + rotated * self.sin[:t]
+
+    def attention(self, x):
+        b, t, d = x.size()
+        head = d // self.heads
+        q = self.wq(x).view(b, t, self.heads, head).transpose(1, 2)
+        k = self.wk(x).view(b, t, self.heads, head).transpose(1, 2)
+        v = self.wv(x).view(b, t, self.heads, head).transpose(1, 2)
+        q, k = self.rotary(q, t), self.rotary(k, t)
+        scores = q @ k.transpose(-2, -1) / math.sqrt(head)
+        scores = scores.masked_fill(self.bias[:, :, :t, :t] == 0, float("-inf"))
+        context = F.softmax(scores, dim=-1) @ v
+        return self.wo(context.transpose(1, 2).reshape(b, t, d))
+
+    def forward(self, x):
+        h = x + self.attention(self.attn_norm(x))
+        n = self.mlp_norm(h)
+        return h + self.w2(F.silu(self.w1(n)) * self.w3(n))
 
 
 def reference(module, inputs, grad_output):
