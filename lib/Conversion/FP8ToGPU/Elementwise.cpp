@@ -163,16 +163,34 @@ struct MathToIntrinsic : OpRewritePattern<MathOp> {
 
 } // namespace
 
+/// Whether `value`, captured by the body of `op`, is a tensor the body reads
+/// by tensor.extract alone, of a static shape and of elements kernels load.
+static bool isGatheredTensor(Operation *op, Value value) {
+  auto type = dyn_cast<RankedTensorType>(value.getType());
+  if (!type || !type.hasStaticShape() || !isLoadable(type.getElementType()))
+    return false;
+  return llvm::all_of(value.getUses(), [&](OpOperand &use) {
+    Operation *user = use.getOwner();
+    if (!op->isProperAncestor(user))
+      return true;
+    auto extract = dyn_cast<tensor::ExtractOp>(user);
+    return extract && use.getOperandNumber() == 0;
+  });
+}
+
 LogicalResult mlir::fp8::verifyClonableBody(Operation *op, std::string &reason,
-                                            bool indices) {
-  // Values the body captures from outside must be constants (cloned).
+                                            bool indices, bool gathers) {
+  // Values the body captures from outside must be constants (cloned), or
+  // with `gathers` tensors it reads by tensor.extract.
   SetVector<Value> captured;
   getUsedValuesDefinedAbove(op->getRegion(0), captured);
-  for (Value value : captured)
-    if (!matchPattern(value, m_Constant())) {
-      reason = "its body uses a value defined outside that is not a constant";
-      return failure();
-    }
+  for (Value value : captured) {
+    if (matchPattern(value, m_Constant()) ||
+        (gathers && isGatheredTensor(op, value)))
+      continue;
+    reason = "its body uses a value defined outside that is not a constant";
+    return failure();
+  }
   // Every op but the last, the body's yield (a terminator of linalg ops,
   // fp8.yield of an epilogue).
   Block &body = op->getRegion(0).front();
@@ -182,6 +200,12 @@ LogicalResult mlir::fp8::verifyClonableBody(Operation *op, std::string &reason,
       if (indices)
         continue;
       reason = "its body reads loop indices";
+      return failure();
+    }
+    if (auto extract = dyn_cast<tensor::ExtractOp>(bodyOp)) {
+      if (gathers && captured.contains(extract.getTensor()))
+        continue;
+      reason = "its body reads elements of a tensor by tensor.extract";
       return failure();
     }
     if (!isa<arith::ArithDialect, math::MathDialect>(bodyOp.getDialect()) ||
@@ -231,26 +255,46 @@ Operation *mlir::fp8::findLibdeviceOp(LLVM::LLVMFuncOp kernel) {
   return left;
 }
 
-/// Maps each value that `region` captures from outside (a constant, see
+SmallVector<Value> mlir::fp8::getGatheredTensors(Operation *op) {
+  SetVector<Value> gathered;
+  op->walk([&](tensor::ExtractOp extract) {
+    Value tensor = extract.getTensor();
+    if (!op->isAncestor(tensor.getParentRegion()->getParentOp()))
+      gathered.insert(tensor);
+  });
+  return gathered.takeVector();
+}
+
+/// Maps each constant that `region` captures from outside (see
 /// verifyClonableBody) to a clone at the builder's insertion point.
 static void cloneCapturedConstants(OpBuilder &builder, Region &region,
                                    IRMapping &mapping) {
   SetVector<Value> captured;
   getUsedValuesDefinedAbove(region, captured);
   for (Value value : captured)
-    mapping.map(value, builder.clone(*value.getDefiningOp())->getResult(0));
+    if (matchPattern(value, m_Constant()))
+      mapping.map(value, builder.clone(*value.getDefiningOp())->getResult(0));
 }
 
 SmallVector<Value> mlir::fp8::cloneBody(OpBuilder &builder, Block &body,
                                         IRMapping &mapping,
                                         ArrayRef<Value> indices,
-                                        Operation *skip) {
+                                        Operation *skip, GatherFn gather) {
   cloneCapturedConstants(builder, *body.getParent(), mapping);
   // Every op but the last, the body's yield (a terminator of linalg ops,
   // fp8.yield of an epilogue, which is no terminator).
   for (Operation &op : llvm::make_range(body.begin(), std::prev(body.end()))) {
     if (&op == skip)
       continue;
+    if (auto extract = dyn_cast<tensor::ExtractOp>(op)) {
+      assert(gather && "a tensor.extract in a body cloned without gathers");
+      SmallVector<Value> at =
+          llvm::map_to_vector(extract.getIndices(), [&](Value v) {
+            return mapping.lookupOrDefault(v);
+          });
+      mapping.map(extract.getResult(), gather(extract, at));
+      continue;
+    }
     if (auto index = dyn_cast<linalg::IndexOp>(op)) {
       Value iv = indices[index.getDim()];
       assert(iv && "a linalg.index of a loop without an index");
@@ -295,6 +339,7 @@ SmallVector<Value> mlir::fp8::getElementwiseParams(Operation *op) {
   for (OpOperand &operand : op->getOpOperands())
     if (isLoadedOperand(op, operand))
       params.push_back(operand.get());
+  llvm::append_range(params, getGatheredTensors(op));
   llvm::append_range(params, op->getResults());
   return params;
 }
@@ -356,7 +401,8 @@ mlir::fp8::buildElementwiseKernel(OpBuilder &builder, Operation *op,
       return failure();
     }
   }
-  if (failed(verifyClonableBody(op, reason, /*indices=*/true)))
+  if (failed(verifyClonableBody(op, reason, /*indices=*/true,
+                                /*gathers=*/true)))
     return failure();
 
   if (LLVM::LLVMFuncOp existing = lookupKernel(builder, name))
@@ -417,9 +463,31 @@ mlir::fp8::buildElementwiseKernel(OpBuilder &builder, Operation *op,
           mapping.map(
               arg, load(base, type.getElementType(), offsetOf(map, type, ivs)));
         }
-        // Values the body captures from outside are constants (cloned);
-        // linalg.index reads the thread's loop indices (a causal mask).
-        SmallVector<Value> yielded = cloneBody(builder, *body, mapping, ivs);
+        // The tensors the body reads by tensor.extract: parameters after
+        // the loaded operands, each element at the row-major offset of its
+        // indices (within the tensor: fp8-fuse-elementwise clamps them).
+        SmallVector<Value> gathered = getGatheredTensors(op);
+        auto gather = [&](tensor::ExtractOp extract, ValueRange at) {
+          auto type = extract.getTensor().getType();
+          Value base = entry.getArgument(
+              param + llvm::find(gathered, extract.getTensor()) -
+              gathered.begin());
+          Value offset = kb.i64(0);
+          int64_t stride = 1;
+          for (int64_t d = type.getRank() - 1; d >= 0; --d) {
+            Value index =
+                arith::IndexCastOp::create(builder, loc, kb.i64(), at[d]);
+            offset = kb.add(offset, kb.mul(index, kb.i64(stride)));
+            stride *= type.getDimSize(d);
+          }
+          return load(base, type.getElementType(), offset);
+        };
+        // Values the body captures from outside are constants (cloned) or
+        // gathered tensors; linalg.index reads the thread's loop indices (a
+        // causal mask).
+        SmallVector<Value> yielded =
+            cloneBody(builder, *body, mapping, ivs, /*skip=*/nullptr, gather);
+        param += gathered.size();
         for (auto [i, result] : llvm::enumerate(op->getResults())) {
           auto type = cast<RankedTensorType>(result.getType());
           AffineMap map = generate ? AffineMap::getMultiDimIdentityMap(

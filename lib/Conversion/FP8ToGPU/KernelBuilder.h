@@ -21,6 +21,7 @@
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Builders.h"
 
 #include "llvm/Support/FormatVariadic.h"
@@ -485,20 +486,32 @@ void expandForNVVM(LLVM::LLVMFuncOp kernel);
 
 /// Why the scalar body of the linalg op `op` cannot be cloned into a kernel
 /// (it reads loop indices unless `indices` are given to it, captures a
-/// non-constant value, or has ops other than arith and math ones without
+/// non-constant value other than the tensors that `gathers` lets it read by
+/// tensor.extract, or has ops other than arith and math ones without
 /// regions), or success.
 LogicalResult verifyClonableBody(Operation *op, std::string &reason,
-                                 bool indices = false);
+                                 bool indices = false, bool gathers = false);
+
+/// The tensors the body of `op` reads by tensor.extract at indices it
+/// computes (captured from outside: a concatenation read piecewise, see
+/// fp8-fuse-elementwise), in the order of their first reads.
+SmallVector<Value> getGatheredTensors(Operation *op);
+
+/// Loads the element that a cloned tensor.extract reads: `indices` are its
+/// indices, mapped.
+using GatherFn = function_ref<Value(tensor::ExtractOp, ValueRange indices)>;
 
 /// Clones the scalar body `body` of a linalg op (or of an epilogue region)
 /// at the builder's insertion point: the constants its region captures, then
 /// its ops but the last (its yield) and `skip`, extending `mapping` (which
 /// maps the block arguments it reads). Each linalg.index reads
-/// `indices[dim]`, an i32 loop index. Returns the values the yield yields,
-/// mapped.
+/// `indices[dim]`, an i32 loop index; each tensor.extract is `gather`'s load
+/// (bodies that verifyClonableBody accepted with `gathers`). Returns the
+/// values the yield yields, mapped.
 SmallVector<Value> cloneBody(OpBuilder &builder, Block &body,
                              IRMapping &mapping, ArrayRef<Value> indices = {},
-                             Operation *skip = nullptr);
+                             Operation *skip = nullptr,
+                             GatherFn gather = nullptr);
 
 /// `count` elements of `type` at `address`: one load, of a vector when
 /// `count` > 1.

@@ -16,12 +16,15 @@ func.func @captured(%a: tensor<64x64xf32>, %t: tensor<1xf32>) -> tensor<64x64xf3
 
 // -----
 
-// A generate's body computes from its indices and constants only.
-func.func @generate_reads(%t: tensor<64xi32>) -> tensor<64x64xi32> {
+// A generate's body computes from its indices, constants and elements of
+// tensors it reads (elementwise-gather.mlir).
+func.func @generate_reads(%t: tensor<1xi32>) -> tensor<64x64xi32> {
+  %c0 = arith.constant 0 : index
+  %s = tensor.extract %t[%c0] : tensor<1xi32>
   // expected-error @below {{fp8 GPU lowering: 'tensor.generate' has no kernel: its body uses a value defined outside that is not a constant}}
   %g = tensor.generate {
   ^bb0(%i: index, %j: index):
-    %v = tensor.extract %t[%j] : tensor<64xi32>
+    %v = arith.addi %s, %s : i32
     tensor.yield %v : i32
   } : tensor<64x64xi32>
   return %g : tensor<64x64xi32>

@@ -18,6 +18,8 @@
 
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/IR/PatternMatch.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+#include "mlir/Transforms/RegionUtils.h"
 
 namespace mlir::fp8 {
 #define GEN_PASS_DEF_FP8FUSEELEMENTWISE
@@ -74,6 +76,289 @@ bool fusesInto(OpOperand &operand, std::string &reason) {
       }
   return true;
 }
+
+/// A concatenation: tensor.insert_slice ops into a tensor.empty, each piece
+/// whole but along `dim`, together covering it once (torch.cat, rotary
+/// embedding's rotate_half); or into a linalg.fill of a constant, the
+/// pieces disjoint and the elements between them the constant (a slice's
+/// gradient, placed in zeros).
+struct Concat {
+  int64_t dim = -1;
+  /// (offset along dim, piece), by offset.
+  SmallVector<std::pair<int64_t, Value>> pieces;
+  /// The fill's constant, or null.
+  Value fill;
+};
+
+/// Pieces a concatenation read piecewise may have: each element reads them
+/// all.
+constexpr size_t kMaxPieces = 4;
+
+std::optional<Concat> matchConcat(Value value) {
+  auto type = dyn_cast<RankedTensorType>(value.getType());
+  if (!type || !type.hasStaticShape())
+    return std::nullopt;
+  Concat concat;
+  Value current = value;
+  while (auto insert = current.getDefiningOp<tensor::InsertSliceOp>()) {
+    // Every insertion but the last is read by the next alone.
+    if (current != value && !current.hasOneUse())
+      return std::nullopt;
+    if (!insert.hasUnitStride() ||
+        insert.getSourceType().getRank() != insert.getDestType().getRank())
+      return std::nullopt;
+    ArrayRef<int64_t> offsets = insert.getStaticOffsets();
+    ArrayRef<int64_t> sizes = insert.getStaticSizes();
+    if (llvm::any_of(offsets, ShapedType::isDynamic) ||
+        llvm::any_of(sizes, ShapedType::isDynamic))
+      return std::nullopt;
+    for (int64_t d = 0; d < type.getRank(); ++d) {
+      if (offsets[d] == 0 && sizes[d] == type.getDimSize(d))
+        continue;
+      if (concat.dim != -1 && concat.dim != d)
+        return std::nullopt;
+      concat.dim = d;
+    }
+    if (concat.dim == -1)
+      return std::nullopt;
+    concat.pieces.push_back({offsets[concat.dim], insert.getSource()});
+    current = insert.getDest();
+  }
+  if (auto fill = current.getDefiningOp<linalg::FillOp>()) {
+    Value scalar = fill.getInputs().front();
+    if (!fill.getOutputs().front().getDefiningOp<tensor::EmptyOp>() ||
+        !matchPattern(scalar, m_Constant()))
+      return std::nullopt;
+    concat.fill = scalar;
+  } else if (!current.getDefiningOp<tensor::EmptyOp>()) {
+    return std::nullopt;
+  }
+  if (concat.pieces.empty() || concat.pieces.size() > kMaxPieces ||
+      (!concat.fill && concat.pieces.size() < 2))
+    return std::nullopt;
+  // Pieces in order, each starting where the one before ends (or after it,
+  // in a fill).
+  llvm::sort(concat.pieces, [](auto &a, auto &b) { return a.first < b.first; });
+  int64_t next = 0;
+  for (auto &[offset, piece] : concat.pieces) {
+    if (offset < next || (!concat.fill && offset != next))
+      return std::nullopt;
+    next =
+        offset + cast<RankedTensorType>(piece.getType()).getDimSize(concat.dim);
+  }
+  if (!concat.fill && next != type.getDimSize(concat.dim))
+    return std::nullopt;
+  return concat;
+}
+
+/// `op` reading the concatenation `operand` piece by piece: the operand
+/// goes, and its block argument becomes, at each element, the element of
+/// the piece that holds it, read by tensor.extract. Every piece is read at
+/// its index clamped into it and the one that holds the element selected,
+/// so that no read leaves a piece and no branch is taken.
+linalg::GenericOp readPiecewise(IRRewriter &rewriter, linalg::GenericOp op,
+                                OpOperand &operand, const Concat &concat) {
+  Location loc = op.getLoc();
+  AffineMap map = op.getMatchingIndexingMap(&operand);
+  unsigned argNumber = op.getMatchingBlockArgument(&operand).getArgNumber();
+  SmallVector<Value> inputs;
+  SmallVector<AffineMap> maps;
+  for (OpOperand *input : op.getDpsInputOperands())
+    if (input != &operand) {
+      inputs.push_back(input->get());
+      maps.push_back(op.getMatchingIndexingMap(input));
+    }
+  for (OpOperand &init : op.getDpsInitsMutable())
+    maps.push_back(op.getMatchingIndexingMap(&init));
+  rewriter.setInsertionPoint(op);
+  auto generic = linalg::GenericOp::create(rewriter, loc, op.getResultTypes(),
+                                           inputs, op.getDpsInits(), maps,
+                                           op.getIteratorTypesArray());
+  generic->setDiscardableAttrs(op->getDiscardableAttrDictionary());
+  rewriter.inlineRegionBefore(op.getRegion(), generic.getRegion(),
+                              generic.getRegion().end());
+  Block &body = generic.getRegion().front();
+  rewriter.setInsertionPointToStart(&body);
+  SmallVector<Value> indices =
+      llvm::map_to_vector(map.getResults(), [&](AffineExpr expr) -> Value {
+        return linalg::IndexOp::create(rewriter, loc,
+                                       cast<AffineDimExpr>(expr).getPosition());
+      });
+  Value along = indices[concat.dim];
+  int64_t extent =
+      cast<RankedTensorType>(operand.get().getType()).getDimSize(concat.dim);
+  auto constant = [&](int64_t v) -> Value {
+    return arith::ConstantIndexOp::create(rewriter, loc, v);
+  };
+  SmallVector<Value> values;
+  for (auto &[offset, piece] : concat.pieces) {
+    int64_t size =
+        cast<RankedTensorType>(piece.getType()).getDimSize(concat.dim);
+    // (Below the first piece and past the last there is nothing to clamp.)
+    Value local = along;
+    if (offset != 0) {
+      local = arith::SubIOp::create(rewriter, loc, local, constant(offset));
+      local = arith::MaxSIOp::create(rewriter, loc, local, constant(0));
+    }
+    if (offset + size != extent)
+      local = arith::MinSIOp::create(rewriter, loc, local, constant(size - 1));
+    SmallVector<Value> at(indices);
+    at[concat.dim] = local;
+    values.push_back(tensor::ExtractOp::create(rewriter, loc, piece, at));
+  }
+  Value value;
+  if (concat.fill) {
+    // The fill's constant, but in each piece the piece's element.
+    value = concat.fill;
+    for (auto [k, entry] : llvm::enumerate(concat.pieces)) {
+      auto [offset, piece] = entry;
+      int64_t end =
+          offset +
+          cast<RankedTensorType>(piece.getType()).getDimSize(concat.dim);
+      Value inside;
+      auto both = [&](Value cond) {
+        inside =
+            inside
+                ? arith::AndIOp::create(rewriter, loc, inside, cond).getResult()
+                : cond;
+      };
+      if (offset != 0)
+        both(arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::sge,
+                                   along, constant(offset)));
+      if (end != extent)
+        both(arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::slt,
+                                   along, constant(end)));
+      value = inside ? arith::SelectOp::create(rewriter, loc, inside, values[k],
+                                               value)
+                           .getResult()
+                     : values[k];
+    }
+  } else {
+    // Each piece from its offset on, up to the next one's.
+    value = values.back();
+    for (int64_t k = concat.pieces.size() - 2; k >= 0; --k) {
+      Value before =
+          arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::slt, along,
+                                constant(concat.pieces[k + 1].first));
+      value = arith::SelectOp::create(rewriter, loc, before, values[k], value);
+    }
+  }
+  rewriter.replaceAllUsesWith(body.getArgument(argNumber), value);
+  body.eraseArgument(argNumber);
+  rewriter.replaceOp(op, generic.getResults());
+  return generic;
+}
+
+/// Ops of arithmetic a body recomputed at each element of a concatenation
+/// read piecewise may have: it runs at every element, in every piece.
+constexpr int64_t kMaxRecomputedOps = 8;
+
+/// Whether `op` is an elementwise linalg op whose result element is a
+/// function of its inputs' elements that a tensor.extract of the result can
+/// compute in its place: parallel loops, projected-permutation input maps,
+/// permutation result maps, and a short body of arith ops (and
+/// linalg.index; no math function) that reads no initial value and
+/// captures only constants.
+bool isRecomputable(linalg::LinalgOp op) {
+  std::string reason;
+  if (!isFusableElementwise(op, reason, /*indices=*/true))
+    return false;
+  SetVector<Value> captured;
+  getUsedValuesDefinedAbove(op->getRegion(0), captured);
+  if (!llvm::all_of(captured,
+                    [](Value v) { return matchPattern(v, m_Constant()); }))
+    return false;
+  int64_t arithmetic = 0;
+  for (Operation &inner : op->getRegion(0).front().without_terminator()) {
+    if (isa<linalg::IndexOp>(inner))
+      continue;
+    if (!isa<arith::ArithDialect>(inner.getDialect()) ||
+        inner.getNumRegions() != 0 || ++arithmetic > kMaxRecomputedOps)
+      return false;
+  }
+  return true;
+}
+
+/// A tensor.extract, in the body of a linalg op, of a static slice of unit
+/// strides: the element of the sliced tensor at the offset indices.
+struct ExtractOfSlice : OpRewritePattern<tensor::ExtractOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(tensor::ExtractOp op,
+                                PatternRewriter &rewriter) const override {
+    auto slice = op.getTensor().getDefiningOp<tensor::ExtractSliceOp>();
+    if (!slice || !op->getParentOfType<linalg::LinalgOp>() ||
+        !slice.hasUnitStride() ||
+        llvm::any_of(slice.getStaticOffsets(), ShapedType::isDynamic))
+      return failure();
+    Location loc = op.getLoc();
+    llvm::SmallBitVector dropped = slice.getDroppedDims();
+    SmallVector<Value> at;
+    auto index = op.getIndices().begin();
+    for (auto [d, offset] : llvm::enumerate(slice.getStaticOffsets())) {
+      if (!dropped[d] && offset == 0) {
+        at.push_back(*index++);
+        continue;
+      }
+      Value start = arith::ConstantIndexOp::create(rewriter, loc, offset);
+      at.push_back(dropped[d]
+                       ? start
+                       : arith::AddIOp::create(rewriter, loc, *index++, start)
+                             .getResult());
+    }
+    rewriter.replaceOpWithNewOp<tensor::ExtractOp>(op, slice.getSource(), at);
+    return success();
+  }
+};
+
+/// A tensor.extract, in the body of a linalg op, of the result of an
+/// elementwise op (isRecomputable): that op's body on the elements of its
+/// inputs at the extracted element's loop indices.
+struct ExtractOfElementwise : OpRewritePattern<tensor::ExtractOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(tensor::ExtractOp op,
+                                PatternRewriter &rewriter) const override {
+    auto result = dyn_cast<OpResult>(op.getTensor());
+    auto producer =
+        result ? dyn_cast<linalg::LinalgOp>(result.getOwner()) : nullptr;
+    if (!producer || !op->getParentOfType<linalg::LinalgOp>() ||
+        !isRecomputable(producer))
+      return failure();
+    Location loc = op.getLoc();
+    // The loop indices of the element: result dimension r is loop
+    // map(r).
+    AffineMap resultMap = producer.getIndexingMapMatchingResult(result);
+    SmallVector<Value> loops(producer.getNumLoops());
+    for (auto [r, expr] : llvm::enumerate(resultMap.getResults()))
+      loops[cast<AffineDimExpr>(expr).getPosition()] = op.getIndices()[r];
+    Block &body = producer->getRegion(0).front();
+    IRMapping mapping;
+    for (OpOperand *input : producer.getDpsInputOperands()) {
+      Value arg = producer.getMatchingBlockArgument(input);
+      if (!isa<RankedTensorType>(input->get().getType())) {
+        mapping.map(arg, input->get());
+        continue;
+      }
+      SmallVector<Value> at = llvm::map_to_vector(
+          producer.getMatchingIndexingMap(input).getResults(),
+          [&](AffineExpr expr) {
+            return loops[cast<AffineDimExpr>(expr).getPosition()];
+          });
+      mapping.map(arg,
+                  tensor::ExtractOp::create(rewriter, loc, input->get(), at));
+    }
+    for (Operation &inner : body.without_terminator()) {
+      if (auto index = dyn_cast<linalg::IndexOp>(inner)) {
+        mapping.map(index.getResult(), loops[index.getDim()]);
+        continue;
+      }
+      rewriter.clone(inner, mapping);
+    }
+    rewriter.replaceOp(
+        op, mapping.lookupOrDefault(
+                body.getTerminator()->getOperand(result.getResultNumber())));
+    return success();
+  }
+};
 
 struct FP8FuseElementwisePass
     : fp8::impl::FP8FuseElementwiseBase<FP8FuseElementwisePass> {
@@ -212,6 +497,52 @@ void FP8FuseElementwisePass::runOnOperation() {
     while (linalg::GenericOp fused = fuseOne(rewriter, consumer))
       consumer = fused;
   }
+
+  // The last op of each chain reads concatenations piece by piece, and the
+  // pieces' slices and elementwise producers in its body: rotary
+  // embedding's rotate_half and its products are one kernel, where the
+  // slices and the concatenation were layout copies.
+  SmallVector<linalg::LinalgOp> readers;
+  root->walk([&](linalg::LinalgOp op) {
+    std::string reason;
+    if (isFusableElementwise(op, reason, /*indices=*/true) &&
+        llvm::any_of(op.getDpsInputOperands(), [](OpOperand *operand) {
+          return matchConcat(operand->get()).has_value();
+        }))
+      readers.push_back(op);
+  });
+  bool changed = false;
+  for (linalg::LinalgOp reader : readers) {
+    linalg::GenericOp op = generalize(rewriter, reader);
+    if (!op)
+      continue;
+    for (bool found = true; found;) {
+      found = false;
+      for (OpOperand *operand : op.getDpsInputOperands()) {
+        std::optional<Concat> concat = matchConcat(operand->get());
+        if (!concat)
+          continue;
+        Operation *last = operand->get().getDefiningOp();
+        remark::passed(op.getLoc(),
+                       getFP8GPURemarkOpts(op, "concatenation-read-piecewise"))
+            << remark::add("the concatenation of {0} pieces by {1} is read "
+                           "piecewise by {2}",
+                           concat->pieces.size(), describeForRemarks(last),
+                           describeForRemarks(op));
+        op = readPiecewise(rewriter, op, *operand, *concat);
+        found = changed = true;
+        break;
+      }
+    }
+  }
+  if (!changed)
+    return;
+  RewritePatternSet patterns(&getContext());
+  patterns.add<ExtractOfSlice, ExtractOfElementwise>(&getContext());
+  GreedyRewriteConfig config;
+  config.enableFolding(false).enableConstantCSE(false);
+  if (failed(applyPatternsGreedily(root, std::move(patterns), config)))
+    return signalPassFailure();
 }
 
 } // namespace

@@ -196,3 +196,120 @@ func.func @dequantize_twice(%q: tensor<4x200xf8E4M3FN>, %s: tensor<1x1xf32>, %sb
   %t = linalg.add ins(%b, %m : tensor<4x200xf32>, tensor<4x200xf32>) outs(%e : tensor<4x200xf32>) -> tensor<4x200xf32>
   return %r, %t : tensor<4x200xf32>, tensor<4x200xf32>
 }
+
+// -----
+
+// rotate_half read by its product: the concatenation goes; the body reads
+// the upper half negated (the negation recomputed) below column 4, else
+// the lower half, each at its index clamped into its piece.
+// CHECK-LABEL: func.func @rotate_half
+// CHECK-SAME: (%[[X:.*]]: tensor<8x8xf32>, %[[S:.*]]: tensor<8x8xf32>)
+// CHECK-NOT: tensor.insert_slice
+// CHECK-NOT: tensor.extract_slice
+// CHECK: linalg.generic {{.*}} ins(%[[S]] : tensor<8x8xf32>)
+// CHECK: %[[I:.*]] = linalg.index 0
+// CHECK: %[[J:.*]] = linalg.index 1
+// CHECK: %[[LOW:.*]] = arith.minsi %[[J]], %c3
+// CHECK: %[[UP:.*]] = arith.addi %[[LOW]], %c4
+// CHECK: %[[A:.*]] = tensor.extract %[[X]][%[[I]], %[[UP]]]
+// CHECK: %[[NEG:.*]] = arith.negf %[[A]]
+// CHECK: %[[SHIFT:.*]] = arith.subi %[[J]], %c4
+// CHECK: %[[HIGH:.*]] = arith.maxsi %[[SHIFT]], %c0
+// CHECK: %[[B:.*]] = tensor.extract %[[X]][%[[I]], %[[HIGH]]]
+// CHECK: %[[FIRST:.*]] = arith.cmpi slt, %[[J]], %c4
+// CHECK: arith.select %[[FIRST]], %[[NEG]], %[[B]]
+// REMARK: remark: [Passed] concatenation-read-piecewise | Category:fp8-gpu | Function=rotate_half | Remark="the concatenation of 2 pieces by tensor.insert_slice is read piecewise by linalg.generic"
+func.func @rotate_half(%x: tensor<8x8xf32>, %s: tensor<8x8xf32>)
+    -> tensor<8x8xf32> {
+  %e = tensor.empty() : tensor<8x8xf32>
+  %eh = tensor.empty() : tensor<8x4xf32>
+  %high = tensor.extract_slice %x[0, 4] [8, 4] [1, 1]
+      : tensor<8x8xf32> to tensor<8x4xf32>
+  %low = tensor.extract_slice %x[0, 0] [8, 4] [1, 1]
+      : tensor<8x8xf32> to tensor<8x4xf32>
+  %neg = linalg.negf ins(%high : tensor<8x4xf32>)
+      outs(%eh : tensor<8x4xf32>) -> tensor<8x4xf32>
+  %c0 = tensor.insert_slice %neg into %e[0, 0] [8, 4] [1, 1]
+      : tensor<8x4xf32> into tensor<8x8xf32>
+  %cat = tensor.insert_slice %low into %c0[0, 4] [8, 4] [1, 1]
+      : tensor<8x4xf32> into tensor<8x8xf32>
+  %r = linalg.mul ins(%cat, %s : tensor<8x8xf32>, tensor<8x8xf32>)
+      outs(%e : tensor<8x8xf32>) -> tensor<8x8xf32>
+  return %r : tensor<8x8xf32>
+}
+
+// -----
+
+// Left as they are: a concatenation a matmul reads; insertions that
+// overlap; five pieces (each element would read them all); and a piece
+// computed by a math function is read, not recomputed at every element.
+// CHECK-LABEL: func.func @not_piecewise
+// CHECK-COUNT-2: tensor.insert_slice
+// CHECK: linalg.matmul ins(%inserted_slice_0,
+// CHECK-LABEL: func.func @overlapping
+// CHECK-COUNT-2: tensor.insert_slice
+// CHECK-LABEL: func.func @five_pieces
+// CHECK-COUNT-5: tensor.insert_slice
+// CHECK-LABEL: func.func @exp_piece
+// CHECK: %[[E:.*]] = linalg.exp
+// CHECK-NOT: tensor.insert_slice
+// CHECK: tensor.extract %[[E]]
+func.func @not_piecewise(%x: tensor<8x4xf32>, %y: tensor<8x4xf32>,
+                         %w: tensor<8x8xf32>) -> tensor<8x8xf32> {
+  %e = tensor.empty() : tensor<8x8xf32>
+  %c0 = tensor.insert_slice %x into %e[0, 0] [8, 4] [1, 1]
+      : tensor<8x4xf32> into tensor<8x8xf32>
+  %cat = tensor.insert_slice %y into %c0[0, 4] [8, 4] [1, 1]
+      : tensor<8x4xf32> into tensor<8x8xf32>
+  %zero = arith.constant 0.0 : f32
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<8x8xf32>)
+      -> tensor<8x8xf32>
+  %r = linalg.matmul ins(%cat, %w : tensor<8x8xf32>, tensor<8x8xf32>)
+      outs(%z : tensor<8x8xf32>) -> tensor<8x8xf32>
+  return %r : tensor<8x8xf32>
+}
+
+func.func @overlapping(%x: tensor<8x5xf32>, %y: tensor<8x4xf32>,
+                       %s: tensor<8x8xf32>) -> tensor<8x8xf32> {
+  %e = tensor.empty() : tensor<8x8xf32>
+  %c0 = tensor.insert_slice %x into %e[0, 0] [8, 5] [1, 1]
+      : tensor<8x5xf32> into tensor<8x8xf32>
+  %cat = tensor.insert_slice %y into %c0[0, 4] [8, 4] [1, 1]
+      : tensor<8x4xf32> into tensor<8x8xf32>
+  %r = linalg.add ins(%cat, %s : tensor<8x8xf32>, tensor<8x8xf32>)
+      outs(%e : tensor<8x8xf32>) -> tensor<8x8xf32>
+  return %r : tensor<8x8xf32>
+}
+
+func.func @five_pieces(%x: tensor<8x2xf32>, %s: tensor<8x10xf32>)
+    -> tensor<8x10xf32> {
+  %e = tensor.empty() : tensor<8x10xf32>
+  %c0 = tensor.insert_slice %x into %e[0, 0] [8, 2] [1, 1]
+      : tensor<8x2xf32> into tensor<8x10xf32>
+  %c1 = tensor.insert_slice %x into %c0[0, 2] [8, 2] [1, 1]
+      : tensor<8x2xf32> into tensor<8x10xf32>
+  %c2 = tensor.insert_slice %x into %c1[0, 4] [8, 2] [1, 1]
+      : tensor<8x2xf32> into tensor<8x10xf32>
+  %c3 = tensor.insert_slice %x into %c2[0, 6] [8, 2] [1, 1]
+      : tensor<8x2xf32> into tensor<8x10xf32>
+  %cat = tensor.insert_slice %x into %c3[0, 8] [8, 2] [1, 1]
+      : tensor<8x2xf32> into tensor<8x10xf32>
+  %r = linalg.add ins(%cat, %s : tensor<8x10xf32>, tensor<8x10xf32>)
+      outs(%e : tensor<8x10xf32>) -> tensor<8x10xf32>
+  return %r : tensor<8x10xf32>
+}
+
+func.func @exp_piece(%x: tensor<8x4xf32>, %s: tensor<8x8xf32>)
+    -> tensor<8x8xf32> {
+  %e = tensor.empty() : tensor<8x8xf32>
+  %eh = tensor.empty() : tensor<8x4xf32>
+  %exp = linalg.exp ins(%x : tensor<8x4xf32>) outs(%eh : tensor<8x4xf32>)
+      -> tensor<8x4xf32>
+  %c0 = tensor.insert_slice %exp into %e[0, 0] [8, 4] [1, 1]
+      : tensor<8x4xf32> into tensor<8x8xf32>
+  %cat = tensor.insert_slice %x into %c0[0, 4] [8, 4] [1, 1]
+      : tensor<8x4xf32> into tensor<8x8xf32>
+  %r = linalg.add ins(%cat, %s : tensor<8x8xf32>, tensor<8x8xf32>)
+      outs(%e : tensor<8x8xf32>) -> tensor<8x8xf32>
+  return %r : tensor<8x8xf32>
+}

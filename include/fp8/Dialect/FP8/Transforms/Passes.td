@@ -437,8 +437,22 @@ def FP8FuseElementwise : Pass<"fp8-fuse-elementwise"> {
     moment read by its Adam step): the codes are widened and scaled in the
     consumer's body, exactly as the op computes them.
 
+    Concatenations (`tensor.insert_slice` ops into a `tensor.empty`, each
+    piece whole but along one dimension, together covering it once:
+    `torch.cat`, rotary embedding's `rotate_half`) that the last op of a
+    chain reads are read piecewise: the operand goes, and the body reads
+    each piece by `tensor.extract` at its index clamped into the piece,
+    then selects the piece that holds the element (no read leaves a piece,
+    no branch). The pieces' static slices of unit strides become offsets of
+    those reads, and their elementwise producers (a negation, a broadcast)
+    are computed in the body at the element's indices. Values move as they
+    are, so the results are those of the concatenation; the GPU kernel of
+    the chain loads the gathered tensors at the indices the body computes,
+    where the slices and the concatenation were layout kernels.
+
     Each fusion, and each elementwise edge left unfused, is a remark
-    (category `fp8-gpu`) that says which ops and why.
+    (category `fp8-gpu`) that says which ops and why; so is each
+    concatenation read piecewise.
 
     Before:
     ```mlir
