@@ -178,6 +178,41 @@ static LogicalResult rejectHugePerElementOps(const llvm::MemoryBuffer &buffer,
   return success();
 }
 
+/// Named contractions whose custom form builds its body by casting operands
+/// to the result's element type: a cast to or from `index` yields no value,
+/// and the builder then dereferences it (linalg.matmul and the others report
+/// an error instead).
+static constexpr StringLiteral kIndexCrashingOps[] = {
+    "linalg.batch_matmul", "linalg.batch_reduce_matmul"};
+
+/// Rejects those contractions, in their custom form, with an operand or
+/// result of `index` elements.
+static LogicalResult rejectIndexContractions(const llvm::MemoryBuffer &buffer) {
+  StringRef text = buffer.getBuffer();
+  for (StringRef opName : kIndexCrashingOps) {
+    for (size_t pos = text.find(opName); pos != StringRef::npos;
+         pos = text.find(opName, pos + 1)) {
+      // The generic form (quoted) has its body written out.
+      if (!isWholeWord(text, pos, opName.size()) ||
+          (pos > 0 && text[pos - 1] == '"'))
+        continue;
+      StringRef opText = getOpText(text.drop_front(pos + opName.size()));
+      for (size_t at = opText.find("index>"); at != StringRef::npos;
+           at = opText.find("index>", at + 1)) {
+        if (at == 0 || (opText[at - 1] != 'x' && opText[at - 1] != '<'))
+          continue;
+        return emitInputError(
+            buffer, text.data() + pos,
+            "'" + opName +
+                "' of `index` elements is not supported: its custom form "
+                "casts operands to the result's element type, which index "
+                "elements have no cast for; write it as a linalg.generic");
+      }
+    }
+  }
+  return success();
+}
+
 /// The custom forms whose parser reads an integer list with
 /// DenseI64ArrayAttr::parse and stores what it returns unchecked: after a
 /// malformed list's diagnostic the parser dereferences a null attribute.
@@ -276,7 +311,8 @@ LogicalResult fp8::screenInput(const llvm::MemoryBuffer &buffer,
   if (buffer.getBuffer().starts_with("ML\xEFR"))
     return success(); // bytecode
   if (failed(rejectDenseArraysOfIndex(buffer)) ||
-      failed(rejectMalformedIntegerLists(buffer)))
+      failed(rejectMalformedIntegerLists(buffer)) ||
+      failed(rejectIndexContractions(buffer)))
     return failure();
   if (maxMaterializedElements == 0)
     return success();

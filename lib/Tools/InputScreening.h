@@ -20,6 +20,8 @@ namespace mlir::fp8 {
 ///   - dense arrays of `index`;
 ///   - malformed integer lists of the custom forms of linalg.transpose
 ///     (`permutation`), linalg.broadcast and linalg.reduce (`dimensions`);
+///   - the custom forms of linalg.batch_matmul and
+///     linalg.batch_reduce_matmul with `index` elements;
 ///   - ops whose parser or verifier builds one entry per element of a shaped
 ///     type (tensor.from_elements, vector.from_elements, vector.to_elements)
 ///     with a static type of more than `maxMaterializedElements` elements

@@ -188,6 +188,9 @@ std::string getUnplannableReason(Type type) {
     os << "'" << type
        << "' has no elements; the plan's buffers and launches need at least "
           "one";
+  else if (!tensor.getElementType().isIntOrFloat())
+    os << "'" << type << "' has elements of type '" << tensor.getElementType()
+       << "'; buffers hold integers and floats of a fixed width";
   return reason;
 }
 

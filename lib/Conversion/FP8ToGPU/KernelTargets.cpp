@@ -75,6 +75,24 @@ LogicalResult mlir::fp8::checkKernelTargets(gpu::GPUModuleOp kernels,
              << target.getChip() << ", but the kernels are generated for "
              << getChipName(chip)
              << "; give the gpu.module the chip of the lowering";
+    // Instructions of sm_100a alone (the backend cannot select them for
+    // sm_90a either).
+    if (chip != Chip::SM100a) {
+      Operation *only = nullptr;
+      kernels.walk([&](Operation *op) {
+        if (isa<NVVM::ConvertF32x2ToF4x2Op>(op) ||
+            op->getName().getStringRef().starts_with("nvvm.tcgen05")) {
+          only = op;
+          return WalkResult::interrupt();
+        }
+        return WalkResult::advance();
+      });
+      if (only)
+        return only->emitError()
+               << "convert-fp8-to-gpu: " << only->getName()
+               << " exists on sm_100a only, but the kernels are generated for "
+               << getChipName(chip);
+    }
     unsigned version = getPtxVersion(target);
     std::optional<std::pair<unsigned, std::string>> worst;
     kernels.walk([&](Operation *op) {

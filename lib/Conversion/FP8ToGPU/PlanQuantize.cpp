@@ -1123,6 +1123,12 @@ LogicalResult mlir::fp8::planQuantize(PlanBuilder &plan, QuantizeOp op) {
   q.input = op.getInput();
   q.granularity = op.getGranularity();
   q.config.format = *getFormat(op.getType().getElementType());
+  // cvt.rn.satfinite.e2m1x2 exists on sm_100a (and NVFP4's GEMMs only
+  // there).
+  if (q.config.format == Format::E2M1 && plan.getChip() != Chip::SM100a)
+    return op.emitError("fp8 GPU lowering: quantization to E2M1 codes "
+                        "(NVFP4) converts with cvt.rn.satfinite.e2m1x2, which "
+                        "only sm_100a has");
   q.config.overflow = op.getOverflow();
   q.config.e8m0Scales = isa<Float8E8M0FNUType>(
       cast<RankedTensorType>(op.getScale().getType()).getElementType());

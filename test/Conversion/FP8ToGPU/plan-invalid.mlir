@@ -47,3 +47,25 @@ func.func @constant_result(%x: tensor<16x16xf32>) -> (tensor<16x16xf32>, tensor<
   // expected-error @below {{fp8 GPU lowering: result 1 is a constant; return computed values only (the caller has the constant)}}
   return %r, %c : tensor<16x16xf32>, tensor<4xf32>
 }
+
+// -----
+
+// Buffers hold integers and floats of a fixed width: no index or complex
+// elements (the planner sized their bytes by a bit width they do not have).
+// expected-error @below {{fp8 GPU lowering: argument 0: 'tensor<4xindex>' has elements of type 'index'; buffers hold integers and floats of a fixed width}}
+func.func @index_elements(%x: tensor<4xindex>) -> tensor<4xindex> {
+  return %x : tensor<4xindex>
+}
+
+// -----
+
+func.func @complex_result(%x: tensor<4xf32>) -> tensor<4xcomplex<f32>> {
+  // expected-error @below {{fp8 GPU lowering: result 0: 'tensor<4xcomplex<f32>>' has elements of type 'complex<f32>'; buffers hold integers and floats of a fixed width}}
+  %e = tensor.empty() : tensor<4xcomplex<f32>>
+  %r = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%x : tensor<4xf32>) outs(%e : tensor<4xcomplex<f32>>) {
+  ^bb0(%in: f32, %out: complex<f32>):
+    %c = complex.create %in, %in : complex<f32>
+    linalg.yield %c : complex<f32>
+  } -> tensor<4xcomplex<f32>>
+  return %r : tensor<4xcomplex<f32>>
+}

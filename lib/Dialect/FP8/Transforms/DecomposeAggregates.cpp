@@ -25,6 +25,16 @@ struct FP8DecomposeAggregatesPass
     getOperation()->walk(
         [&](linalg::AggregatedOpInterface op) { aggregates.push_back(op); });
     for (linalg::AggregatedOpInterface op : aggregates) {
+      // Upstream's decomposition of softmax builds float identities (-inf)
+      // and exp: on integers it crashes.
+      if (auto softmax = dyn_cast<linalg::SoftmaxOp>(op.getOperation());
+          softmax &&
+          !isa<FloatType>(softmax.getInputOperandType().getElementType())) {
+        op->emitError("fp8-decompose-aggregates: linalg.softmax of ")
+            << softmax.getInputOperandType().getElementType()
+            << " elements; softmax is defined on floats";
+        return signalPassFailure();
+      }
       OpBuilder builder(op);
       FailureOr<SmallVector<Value>> results = op.decomposeOperation(builder);
       if (failed(results)) {

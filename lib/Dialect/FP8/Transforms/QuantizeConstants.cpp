@@ -243,6 +243,14 @@ struct ConstantPattern {
   bool withinBudget(ArrayRef<int64_t> shape) const {
     return ShapedType::getNumElements(shape) <= maxElements;
   }
+  /// Whether the constant `attr` has a static shape within the budget:
+  /// checked before its elements are read (a splat of 2^36 elements would
+  /// be expanded first).
+  bool withinBudget(Attribute attr) const {
+    auto typed = dyn_cast<TypedAttr>(attr);
+    auto shaped = typed ? dyn_cast<ShapedType>(typed.getType()) : nullptr;
+    return shaped && shaped.hasStaticShape() && withinBudget(shaped.getShape());
+  }
 };
 
 Value constant(PatternRewriter &rewriter, Location loc,
@@ -259,9 +267,11 @@ struct FoldConstantAmax : OpRewritePattern<AmaxOp>, ConstantPattern {
     Attribute attr;
     if (!matchPattern(op.getInput(), m_Constant(&attr)))
       return failure();
+    if (!withinBudget(attr))
+      return failure();
     std::optional<FloatTensor> input = readFloats(attr);
     auto type = cast<RankedTensorType>(op.getType());
-    if (!input || !withinBudget(input->shape) || !type.hasStaticShape())
+    if (!input || !type.hasStaticShape())
       return failure();
     FloatTensor amax = evalAmax(*input, op.getGranularity(), op.getNanPolicy());
     if (amax.shape != type.getShape())
@@ -276,6 +286,10 @@ struct FoldConstantAmax : OpRewritePattern<AmaxOp>, ConstantPattern {
 std::optional<float> readSingle(Value value) {
   Attribute attr;
   if (!value || !matchPattern(value, m_Constant(&attr)))
+    return std::nullopt;
+  auto typed = dyn_cast<TypedAttr>(attr);
+  auto shaped = typed ? dyn_cast<ShapedType>(typed.getType()) : nullptr;
+  if (!shaped || !shaped.hasStaticShape() || shaped.getNumElements() != 1)
     return std::nullopt;
   std::optional<FloatTensor> tensor = readFloats(attr);
   if (!tensor || tensor->values.size() != 1)
@@ -293,8 +307,10 @@ struct FoldConstantComputeScale : OpRewritePattern<ComputeScaleOp>,
     Attribute attr;
     if (!matchPattern(op.getAmax(), m_Constant(&attr)))
       return failure();
+    if (!withinBudget(attr))
+      return failure();
     std::optional<FloatTensor> amax = readFloats(attr);
-    if (!amax || !withinBudget(amax->shape))
+    if (!amax)
       return failure();
     std::optional<float> global;
     if (op.getGlobalScale() && !(global = readSingle(op.getGlobalScale())))
@@ -335,8 +351,10 @@ struct FoldConstantQuantize : OpRewritePattern<QuantizeOp>, ConstantPattern {
     if (!matchPattern(op.getInput(), m_Constant(&inputAttr)) ||
         !matchPattern(op.getScale(), m_Constant(&scaleAttr)))
       return failure();
+    if (!withinBudget(inputAttr) || !withinBudget(scaleAttr))
+      return failure();
     std::optional<FloatTensor> input = readFloats(inputAttr);
-    if (!input || !withinBudget(input->shape))
+    if (!input)
       return failure();
     Type scaleElement = op.getScale().getType().getElementType();
     Scales scales;
@@ -380,8 +398,10 @@ struct FoldConstantDynamicQuantize : OpRewritePattern<DynamicQuantizeOp>,
     Attribute attr;
     if (!matchPattern(op.getInput(), m_Constant(&attr)))
       return failure();
+    if (!withinBudget(attr))
+      return failure();
     std::optional<FloatTensor> input = readFloats(attr);
-    if (!input || !withinBudget(input->shape))
+    if (!input)
       return failure();
     for (Type type : op->getResultTypes())
       if (!cast<RankedTensorType>(type).hasStaticShape())

@@ -169,3 +169,22 @@ func.func @tanh_log(%x: f32, %b: bf16, %t: tensor<4xf32>) -> (f32, f32, bf16, te
   %yt = math.tanh %t : tensor<4xf32>
   return %y, %l, %yb, %yt : f32, f32, bf16, tensor<4xf32>
 }
+
+// -----
+
+// On vectors: upstream's approximations build their constants as vector
+// broadcasts (the pass loads the vector dialect for them), on f32, bf16 and
+// narrow floats alike.
+// CHECK-LABEL: func.func @vectors
+// CHECK-NOT: math.tanh
+// CHECK-NOT: math.log
+// CHECK-NOT: math.exp
+// CHECK: return
+func.func @vectors(%x: vector<4xf32>, %b: vector<4xbf16>, %n: vector<2xf8E4M3FN>)
+    -> (vector<4xf32>, vector<4xf32>, vector<4xbf16>, vector<2xf8E4M3FN>) {
+  %t = math.tanh %x : vector<4xf32>
+  %l = math.log %x : vector<4xf32>
+  %tb = math.tanh %b : vector<4xbf16>
+  %e = math.exp %n : vector<2xf8E4M3FN>
+  return %t, %l, %tb, %e : vector<4xf32>, vector<4xf32>, vector<4xbf16>, vector<2xf8E4M3FN>
+}

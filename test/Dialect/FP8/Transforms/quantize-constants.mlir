@@ -56,3 +56,20 @@ func.func @chain(%x: tensor<4xf32>, %r: tensor<4xi32>) -> (tensor<4xf8E5M2>, ten
   %qs = fp8.quantize %w, %s by <tensor> rounding <stochastic> rbits(%r : tensor<4xi32>) : tensor<4xf32>, tensor<1xf32> -> tensor<4xf8E5M2>
   return %q, %qx, %qs : tensor<4xf8E5M2>, tensor<4xf8E5M2>, tensor<4xf8E5M2>
 }
+
+// -----
+
+// Constants past the element budget stay, and their elements are not read:
+// a splat of 2^36 elements would take 256 GiB expanded. (The amax of a
+// splat is the op's own fold, which reads one element.)
+// CHECK-LABEL: func.func @huge_splat
+// CHECK: arith.constant dense<1.250000e-01> : tensor<1x1xf32>
+// CHECK: fp8.dynamic_quantize
+// LIMIT-LABEL: func.func @huge_splat
+// LIMIT: fp8.dynamic_quantize
+func.func @huge_splat() -> (tensor<4294967296x16xf8E4M3FN>, tensor<134217728x16xf8E8M0FNU>, tensor<1x1xf32>) {
+  %w = arith.constant dense<0.125> : tensor<4294967296x16xf32>
+  %a = fp8.amax %w by <tensor> : tensor<4294967296x16xf32> -> tensor<1x1xf32>
+  %q, %s = fp8.dynamic_quantize %w by <32x1> rule <e8m0_rceil> : tensor<4294967296x16xf32> -> tensor<4294967296x16xf8E4M3FN>, tensor<134217728x16xf8E8M0FNU>
+  return %q, %s, %a : tensor<4294967296x16xf8E4M3FN>, tensor<134217728x16xf8E8M0FNU>, tensor<1x1xf32>
+}

@@ -130,9 +130,11 @@ def FP8ExpandMath : Pass<"fp8-expand-math"> {
     becomes `math.absf`, a chain of `math.fma`, two `arith.select` and a
     `math.copysign`.
   }];
+  // Upstream's approximations of math ops on vectors build vector ops.
   let dependentDialects = [
     "::mlir::arith::ArithDialect",
     "::mlir::math::MathDialect",
+    "::mlir::vector::VectorDialect",
   ];
 }
 
