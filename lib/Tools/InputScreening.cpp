@@ -178,6 +178,21 @@ static LogicalResult rejectHugePerElementOps(const llvm::MemoryBuffer &buffer,
   return success();
 }
 
+/// The custom forms of `opName` in `text`: for each, where its name starts
+/// and the op's text after it (getOpText). The generic form, whose quoted
+/// name takes properties and regions written out, is left out.
+static SmallVector<std::pair<const char *, StringRef>>
+findCustomForms(StringRef text, StringRef opName) {
+  SmallVector<std::pair<const char *, StringRef>> forms;
+  for (size_t pos = text.find(opName); pos != StringRef::npos;
+       pos = text.find(opName, pos + 1))
+    if (isWholeWord(text, pos, opName.size()) &&
+        (pos == 0 || text[pos - 1] != '"'))
+      forms.push_back(
+          {text.data() + pos, getOpText(text.drop_front(pos + opName.size()))});
+  return forms;
+}
+
 /// Named contractions whose custom form builds its body by casting operands
 /// to the result's element type: a cast to or from `index` yields no value,
 /// and the builder then dereferences it (linalg.matmul and the others report
@@ -188,21 +203,14 @@ static constexpr StringLiteral kIndexCrashingOps[] = {
 /// Rejects those contractions, in their custom form, with an operand or
 /// result of `index` elements.
 static LogicalResult rejectIndexContractions(const llvm::MemoryBuffer &buffer) {
-  StringRef text = buffer.getBuffer();
   for (StringRef opName : kIndexCrashingOps) {
-    for (size_t pos = text.find(opName); pos != StringRef::npos;
-         pos = text.find(opName, pos + 1)) {
-      // The generic form (quoted) has its body written out.
-      if (!isWholeWord(text, pos, opName.size()) ||
-          (pos > 0 && text[pos - 1] == '"'))
-        continue;
-      StringRef opText = getOpText(text.drop_front(pos + opName.size()));
+    for (auto [name, opText] : findCustomForms(buffer.getBuffer(), opName)) {
       for (size_t at = opText.find("index>"); at != StringRef::npos;
            at = opText.find("index>", at + 1)) {
         if (at == 0 || (opText[at - 1] != 'x' && opText[at - 1] != '<'))
           continue;
         return emitInputError(
-            buffer, text.data() + pos,
+            buffer, name,
             "'" + opName +
                 "' of `index` elements is not supported: its custom form "
                 "casts operands to the result's element type, which index "
@@ -268,15 +276,8 @@ static bool startsWithIntegerList(StringRef text) {
 /// Rejects the custom forms of kIntegerListOps whose list is malformed.
 static LogicalResult
 rejectMalformedIntegerLists(const llvm::MemoryBuffer &buffer) {
-  StringRef text = buffer.getBuffer();
   for (auto [opName, keyword] : kIntegerListOps) {
-    for (size_t pos = text.find(opName); pos != StringRef::npos;
-         pos = text.find(opName, pos + 1)) {
-      // The generic form quotes the name and takes properties instead.
-      if (!isWholeWord(text, pos, opName.size()) ||
-          (pos > 0 && text[pos - 1] == '"'))
-        continue;
-      StringRef opText = getOpText(text.drop_front(pos + opName.size()));
+    for (auto [name, opText] : findCustomForms(buffer.getBuffer(), opName)) {
       // The keyword outside brackets, followed by `=`.
       int depth = 0;
       for (size_t i = 0; i < opText.size(); ++i) {
