@@ -45,6 +45,7 @@ FILES = {
     "mlp_block": "examples/mlp/mlp_block.mlir",
     "attention_block": "examples/attention/attention_block.mlir",
     "gpt2_layer": "examples/gpt2/gpt2_layer.mlir",
+    "llama_layer": "examples/llama/llama_layer.mlir",
 }
 
 DESCRIPTIONS = {
@@ -55,6 +56,11 @@ DESCRIPTIONS = {
                        "// of ln(x), heads as the batch dimension of linalg.batch_matmul.",
     "gpt2_layer": "A GPT-2-style pre-LayerNorm transformer layer: h = x + attn(ln_1(x)),\n"
                   "// y = h + mlp(ln_2(h)), with causal multi-head attention and a GELU MLP.",
+    "llama_layer": "A LLaMA-style transformer layer: h = x + attn(rms_1(x)) with rotary\n"
+                   "// embedding of the queries and keys, y = h + w2(silu(w1 n) * w3 n), n =\n"
+                   "// rms_2(h); RMSNorm written out, no biases. rope_cos and rope_sin are the\n"
+                   "// rotary tables (constants of the model: neither differentiated nor marked\n"
+                   "// fp8.weight); rotate_half is two slices, a negation and a concatenation.",
 }
 
 

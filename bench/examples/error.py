@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Error of every recipe on the example models, forward and backward.
 
-For each model of examples/ (MLP block, attention block, GPT-2 layer) and
+For each model of examples/ (linear, MLP block, attention block, GPT-2 layer,
+LLaMA layer) and
 each recipe, compiles the example file with
 `fp8-opt --fp8-autocast=recipe=R --fp8-cpu-pipeline`, runs the backward graph
 (which recomputes the forward output) with mlir-runner on seeded inputs, and
@@ -31,7 +32,8 @@ batch_matmuls included. The gradient of the key bias is identically zero
 instance COAT's FP8 saved activations, docs/examples.md).
 
 --check fails when f32 or bf16 is off by more than its bound or a recipe
-exceeds the bounds in BOUNDS (the lit suite runs it per model).
+exceeds the bounds in BOUNDS (or MODEL_BOUNDS; the lit suite runs it per
+model).
 """
 
 import argparse
@@ -70,6 +72,15 @@ BOUNDS = {
     "graphcore": (0.07, 0.12, 0.25),
     "unit": (0.09, 0.25, 0.25),
 }
+# Per model, where its error differs in kind. The LLaMA layer's bf16
+# baseline is sensitive to where its operands round: scaling x by 1 + 2^-22
+# moves the float64 reference's gradients by up to 2e-4 (the backward's
+# SwiGLU and score operands cross bf16 rounding boundaries: 2 to 66 flips
+# per operand), where it moves the GPT-2 layer's by 5e-8 (no flip). The
+# compiled f32 values cross some boundaries the float64 ones do not: 1.3e-3
+# on wq's gradient, against 5e-3 for bf16 itself; its f32 graph matches
+# float64 to 1e-6.
+MODEL_BOUNDS = {("llama_layer", "bf16"): (1e-4, 1e-4, 3e-3)}
 
 
 def relative(ref, got):
@@ -115,7 +126,9 @@ def measure(model, recipe, build, extra=""):
         if recipe == "tensor-delayed":
             steps = 2
     got = G.run(text, backward, feeds, build, passes=passes, steps=steps)
-    names = ["y"] + [p.attrs["name"] for p in backward.params if not p.attrs["name"].startswith("d_")]
+    names = ["y"] + [p.attrs["name"] for p in backward.params
+                     if not p.attrs["name"].startswith("d_")
+                     and p.attrs["name"] not in models.CONSTANTS]
     errors = {}
     # Identically zero in exact arithmetic (the key bias gradient): rounded
     # operands leave only rounding noise there, so it is judged unrounded.
@@ -156,7 +169,7 @@ def main():
                 print(f"| {model} | {recipe} | " + " | ".join(cells) + " |")
             else:
                 print(f"{model:<16} {recipe:<15} " + " ".join(f"{c:>10}" for c in cells))
-            bound = BOUNDS[recipe]
+            bound = MODEL_BOUNDS.get((model, recipe), BOUNDS[recipe])
             for value, limit, what in zip((errors["y"], errors["dx"], errors["dW worst"]),
                                           bound, ("y", "dx", "dW worst")):
                 if not value <= limit:

@@ -9,10 +9,11 @@
 #   python3 bench/gpu/optimizer.py compile
 #   python3 bench/gpu/quantize.py compile
 #   python3 bench/gpu/models.py prepare --storage bf16 \
-#       --models linear,mlp_block,attention_block,gpt2_layer --sizes small,4096,mlp-8k,linear-8k \
+#       --models linear,mlp_block,attention_block,gpt2_layer,llama_layer \
+#       --sizes small,4096,mlp-8k,linear-8k \
 #       --reference-sizes small --chips sm_90a --out build-gpu/models-bf16
 #   python3 bench/gpu/models.py prepare --storage bf16 \
-#       --models linear,mlp_block,gpt2_layer --sizes linear-8k,mlp-8k,4096 \
+#       --models linear,mlp_block,gpt2_layer,llama_layer --sizes linear-8k,mlp-8k,4096 \
 #       --recipes tensor-current,deepseek --reference-sizes none --chips sm_90a \
 #       --pipeline-options prepare-weights=1 --out build-gpu/models-bf16-prepared
 #   python3 bench/gpu/models.py prepare --storage bf16 \
@@ -124,7 +125,7 @@ stage() { # name, hard limit in seconds, command...
 GENERATOR=()
 command -v ninja > /dev/null && GENERATOR=(-G Ninja)
 LIB="$BUILD/lib/libfp8rt.so"
-SPEED="${SPEED_CELLS:-^(linear-8k/linear|mlp-8k/mlp_block|4096/gpt2_layer)/(tensor-current|deepseek)/sm_90a$}"
+SPEED="${SPEED_CELLS:-^(linear-8k/linear|mlp-8k/mlp_block|4096/(gpt2|llama)_layer)/(tensor-current|deepseek)/sm_90a$}"
 
 # Times the speed cells of the models in $2 (models.py run --time) within $3
 # seconds, into $WORK/$4.

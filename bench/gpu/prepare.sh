@@ -26,14 +26,14 @@ bench/gpu/compile.sh
 "$PYTHON" bench/gpu/quantize.py compile --chip "$CHIP"
 rm -rf build-gpu/models-bf16
 "$PYTHON" bench/gpu/models.py prepare --storage bf16 \
-  --models linear,mlp_block,attention_block,gpt2_layer --sizes small,4096,mlp-8k,linear-8k \
+  --models linear,mlp_block,attention_block,gpt2_layer,llama_layer --sizes small,4096,mlp-8k,linear-8k \
   --reference-sizes small --chips "$CHIP" --out build-gpu/models-bf16
 # The speed cells again, each function's weight-only work in a prepare
 # function run once (fp8-prepare-weights): what a step with several
 # micro-batches, or inference, pays per call.
 rm -rf build-gpu/models-bf16-prepared
 "$PYTHON" bench/gpu/models.py prepare --storage bf16 \
-  --models linear,mlp_block,gpt2_layer --sizes linear-8k,mlp-8k,4096 --recipes tensor-current,deepseek \
+  --models linear,mlp_block,gpt2_layer,llama_layer --sizes linear-8k,mlp-8k,4096 --recipes tensor-current,deepseek \
   --reference-sizes none --chips "$CHIP" --pipeline-options prepare-weights=1 \
   --out build-gpu/models-bf16-prepared
 # The small attention block and GPT-2 layer with attention's batched GEMMs

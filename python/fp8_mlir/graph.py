@@ -642,11 +642,15 @@ class Graph:
             lines.append("  " + text)
 
         def zero_filled(name, type_):
+            """A tensor of `type_` filled with zeros of its element type."""
+            element = type_[type_.rindex("x") + 1:-1] if "x" in type_ else type_[7:-1]
+            zero = "zero" if element == "f32" else f"zero_{element}"
             line(f"%e{name} = tensor.empty() : {type_}")
-            if "zero" not in zeros:
-                zeros.add("zero")
-                lines.insert(0, "  %zero = arith.constant 0.000000e+00 : f32")
-            line(f"%z{name} = linalg.fill ins(%zero : f32) outs(%e{name} : {type_}) -> {type_}")
+            if zero not in zeros:
+                zeros.add(zero)
+                lines.insert(0, f"  %{zero} = arith.constant 0.000000e+00 : {element}")
+            line(f"%z{name} = linalg.fill ins(%{zero} : {element}) outs(%e{name} : {type_}) "
+                 f"-> {type_}")
             return f"%z{name}"
 
         def empty(t):

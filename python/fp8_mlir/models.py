@@ -1,6 +1,7 @@
 """The example models of examples/: an MLP block, a causal self-attention
-block and a GPT-2-style (pre-LayerNorm) transformer layer, each as a forward
-graph and a backward graph (fp8_mlir.graph), with seeded inputs.
+block, a GPT-2-style (pre-LayerNorm) transformer layer and a LLaMA-style one
+(RMSNorm, rotary embedding, SwiGLU), each as a forward graph and a backward
+graph (fp8_mlir.graph), with seeded inputs.
 
 Weights are stored [in, out] and applied as x @ W; the backward graphs return
 the forward output, then the gradients of sum(y * d_0) with respect to the
@@ -72,6 +73,37 @@ def _attention(g, x, prefix, seq, width, heads):
     return g.linear(ctx, wo, bo, name=f"{prefix}out_proj")
 
 
+def _rms_norm(g, x, gamma, eps=1e-6):
+    """x / sqrt(mean(x^2) + eps) * gamma over the last dimension (RMSNorm,
+    written out as LLaMA's reference code computes it)."""
+    seq, width = x.shape
+    mean = g.scale(g.reduce_sum(g.mul(x, x), [1]), 1.0 / width)
+    r = g.broadcast(g.rsqrt(mean, eps), x.shape, [1])
+    return g.mul(g.mul(x, r), g.broadcast(gamma, x.shape, [0]))
+
+
+def _rotary(g, t, cos, sin):
+    """Rotary position embedding of heads t [H, S, Dh]: t cos + rotate_half(t)
+    sin, rotate_half(t) = [-t[..., Dh/2:], t[..., :Dh/2]], the tables [S, Dh]
+    broadcast over the heads."""
+    heads, seq, head = t.shape
+    half = head // 2
+    rotated = g.concat([g.scale(g.slice(t, 2, half, head), -1.0), g.slice(t, 2, 0, half)], 2)
+    cos = g.broadcast(cos, t.shape, [0])
+    sin = g.broadcast(sin, t.shape, [0])
+    return g.add(g.mul(t, cos), g.mul(rotated, sin))
+
+
+def rope_tables(seq, head, base=10000.0):
+    """The rotary tables cos and sin [seq, head] in f32: angle p / base^(2i
+    / head) for position p and pair i, each half of a row the same angles
+    (rotate_half's pairing)."""
+    inv_freq = 1.0 / base ** (np.arange(0, head, 2, dtype=np.float64) / head)
+    angles = np.outer(np.arange(seq, dtype=np.float64), inv_freq)
+    angles = np.concatenate([angles, angles], axis=1)
+    return np.cos(angles).astype(np.float32), np.sin(angles).astype(np.float32)
+
+
 def linear(seq=SEQ, width=WIDTH):
     """y = x w: one linear layer without a bias, the GEMM alone with the
     quantizations its recipe puts around it."""
@@ -113,8 +145,42 @@ def gpt2_layer(seq=SEQ, width=WIDTH, heads=HEADS, hidden=HIDDEN):
     return g
 
 
+def llama_layer(seq=SEQ, width=WIDTH, heads=HEADS, hidden=HIDDEN):
+    """A LLaMA-style layer: h = x + attn(rms_1(x)) with rotary embedding of
+    the queries and keys, y = h + w2(silu(w1 rms_2(h)) * w3 rms_2(h)) (a
+    SwiGLU MLP); no biases. The rotary tables are inputs (rope_cos,
+    rope_sin: constants of the model, not trained)."""
+    g = Graph("llama_layer_forward")
+    head = width // heads
+    x = g.input("x", (seq, width))
+    cos = g.input("rope_cos", (seq, head))
+    sin = g.input("rope_sin", (seq, head))
+    n1 = _rms_norm(g, x, g.input("rms1_gamma", (width,)))
+    projections = []
+    for part in "qkv":
+        t = g.linear(n1, g.input(f"attn_w{part}", (width, width)), name=f"attn_{part}_proj")
+        t = g.transpose(g.reshape(t, (seq, heads, head), [[0], [1, 2]]), [1, 0, 2])
+        projections.append(_rotary(g, t, cos, sin) if part != "v" else t)
+    q, k, v = projections
+    scores = g.scale(g.matmul(q, k, tb=True, name="attn_scores"), 1.0 / math.sqrt(head))
+    probs = g.softmax(g.causal_fill(scores, -1e4))
+    ctx = g.matmul(probs, v, name="attn_context")
+    ctx = g.reshape(g.transpose(ctx, [1, 0, 2]), (seq, width), [[0], [1, 2]])
+    h = g.add(x, g.linear(ctx, g.input("attn_wo", (width, width)), name="attn_out_proj"))
+    n2 = _rms_norm(g, h, g.input("rms2_gamma", (width,)))
+    gate = g.silu(g.linear(n2, g.input("mlp_w1", (width, hidden)), name="mlp_gate"))
+    up = g.linear(n2, g.input("mlp_w3", (width, hidden)), name="mlp_up")
+    down = g.linear(g.mul(gate, up), g.input("mlp_w2", (hidden, width)), name="mlp_down")
+    g.output(g.add(h, down))
+    return g
+
+
 MODELS = {"linear": linear, "mlp_block": mlp_block, "attention_block": attention_block,
-          "gpt2_layer": gpt2_layer}
+          "gpt2_layer": gpt2_layer, "llama_layer": llama_layer}
+
+# Inputs that are constants of a model rather than trained parameters: no
+# gradient, no optimizer step.
+CONSTANTS = ("rope_cos", "rope_sin")
 
 
 def build(name, sizes=None):
@@ -124,8 +190,8 @@ def build(name, sizes=None):
     builder = MODELS[name]
     accepted = inspect.signature(builder).parameters
     forward = builder(**{k: v for k, v in sizes.items() if k in accepted})
-    backward = forward.gradients(forward.outputs, wrt=forward.params,
-                                 name=name + "_backward")
+    wrt = [p for p in forward.params if p.attrs["name"] not in CONSTANTS]
+    backward = forward.gradients(forward.outputs, wrt=wrt, name=name + "_backward")
     return forward, backward
 
 
@@ -141,7 +207,9 @@ def feeds(graph, seed=0):
         model = graph.name.rsplit("_", 1)[0]
         rng = np.random.default_rng(zlib.crc32(f"{model}:{name}:{seed}".encode()))
         normal = rng.standard_normal(p.shape)
-        if name.endswith("gamma"):
+        if name in CONSTANTS:
+            value = rope_tables(*p.shape)[CONSTANTS.index(name)]
+        elif name.endswith("gamma"):
             value = 1.0 + 0.1 * normal
         elif name.endswith("beta") or name.split("_")[-1].startswith("b"):
             value = 0.02 * normal
@@ -168,8 +236,10 @@ WEIGHT_DECAY = 0.01
 
 
 def parameters(forward):
-    """The trained inputs of a forward graph: every input but x, in order."""
-    return [p for p in forward.params if p.attrs["name"] != "x"]
+    """The trained inputs of a forward graph: every input but x and the
+    model's constants, in order."""
+    return [p for p in forward.params if p.attrs["name"] != "x"
+            and p.attrs["name"] not in CONSTANTS]
 
 
 def decay_of(shape, wd=WEIGHT_DECAY):
