@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <new>
 
 using namespace fp8rt;
 
@@ -42,11 +43,17 @@ int loadWith(Loader loader, const char *path, fp8rt_program **result,
   if (!path || !result) {
     error = "fp8rt_load: path and program must not be NULL";
   } else {
-    std::unique_ptr<Program> program = loader(path, error);
-    if (program) {
-      *result = new fp8rt_program{std::move(program), "", ""};
-      lastLoadError.clear();
-      return 0;
+    // No exception crosses the C interface: a manifest or module too large
+    // for memory is an error like any other.
+    try {
+      std::unique_ptr<Program> program = loader(path, error);
+      if (program) {
+        *result = new fp8rt_program{std::move(program), "", ""};
+        lastLoadError.clear();
+        return 0;
+      }
+    } catch (const std::bad_alloc &) {
+      error = std::string("fp8rt_load: out of memory loading '") + path + "'";
     }
   }
   lastLoadError = error;

@@ -14,6 +14,7 @@
 #include <filesystem>
 #include <fstream>
 #include <limits>
+#include <new>
 #include <sstream>
 
 namespace fp8rt {
@@ -1032,13 +1033,35 @@ bool readFile(const std::string &path, std::string &contents,
     error = "cannot read '" + path + "': " + std::strerror(errno);
     return false;
   }
-  std::ostringstream os;
-  os << in.rdbuf();
-  if (in.bad()) {
-    error = "cannot read '" + path + "': read error";
+  // Manifests, PTX, cubins and constants are regular files of a bounded
+  // size: a device or a FIFO never ends, and a file larger than memory
+  // would abort the process.
+  if (!std::filesystem::is_regular_file(path, ec)) {
+    error = "cannot read '" + path + "': not a regular file";
     return false;
   }
-  contents = os.str();
+  std::uintmax_t size = std::filesystem::file_size(path, ec);
+  if (ec || size > kMaxFileBytes) {
+    error = "cannot read '" + path + "': " +
+            (ec ? ec.message()
+                : std::to_string(size) + " bytes, more than the " +
+                      std::to_string(kMaxFileBytes) +
+                      " bytes the runtime reads from one file");
+    return false;
+  }
+  try {
+    std::string text(size, '\0');
+    in.read(text.data(), static_cast<std::streamsize>(size));
+    if (in.bad() || in.gcount() != static_cast<std::streamsize>(size)) {
+      error = "cannot read '" + path + "': read error";
+      return false;
+    }
+    contents = std::move(text);
+  } catch (const std::bad_alloc &) {
+    error = "cannot read '" + path + "': out of memory for its " +
+            std::to_string(size) + " bytes";
+    return false;
+  }
   return true;
 }
 

@@ -28,6 +28,7 @@
 #include <dlfcn.h>
 #include <filesystem>
 #include <fstream>
+#include <new>
 #include <string>
 #include <unistd.h>
 #include <vector>
@@ -547,7 +548,7 @@ int run(const Options &options, const Manifest &manifest) {
 
 } // namespace
 
-int main(int argc, char **argv) {
+static int runMain(int argc, char **argv) {
   Options options;
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
@@ -620,4 +621,14 @@ int main(int argc, char **argv) {
     return 0;
   }
   return run(options, manifest);
+}
+
+int main(int argc, char **argv) {
+  // A manifest, PTX or cubin too large for memory is a diagnostic, not an
+  // abort.
+  try {
+    return runMain(argc, argv);
+  } catch (const std::bad_alloc &) {
+    return fail("out of memory");
+  }
 }

@@ -191,6 +191,10 @@ std::string getUnplannableReason(Type type) {
   else if (!tensor.getElementType().isIntOrFloat())
     os << "'" << type << "' has elements of type '" << tensor.getElementType()
        << "'; buffers hold integers and floats of a fixed width";
+  else if (tensor.getNumElements() >= (int64_t(1) << 31))
+    os << "'" << type << "' has " << tensor.getNumElements()
+       << " elements; the kernels index tensors of fewer than 2^31 elements "
+          "(32-bit launch parameters)";
   return reason;
 }
 

@@ -19,6 +19,10 @@
 using namespace mlir;
 using namespace mlir::fp8;
 
+/// The longest promotion interval, in k32 steps, of the sm_90a GEMM: it
+/// counts K tiles of four steps in 32 bits.
+static constexpr int64_t kMaxPromoteInterval = int64_t(1) << 30;
+
 LogicalResult GemmSM90Config::verify(std::string &reason) const {
   auto fail = [&](const Twine &why) {
     reason = why.str();
@@ -85,6 +89,13 @@ LogicalResult GemmSM90Config::verify(std::string &reason) const {
           "promote_interval {0}: the sm_90a GEMM promotes every 1, 2 or 4 "
           "k32 steps, a multiple of 4, or never (0)",
           p));
+    // The kernel counts K tiles (4 steps) in 32 bits.
+    if (p > kMaxPromoteInterval)
+      return fail(llvm::formatv(
+          "promote_interval {0}: the sm_90a GEMM promotes at least every "
+          "{1} k32 steps (its K tiles are counted in 32 bits); use 0 to "
+          "never promote",
+          p, kMaxPromoteInterval));
   }
   if (epilogueWarpgroup) {
     if (blockN > 128)

@@ -132,7 +132,12 @@ LogicalResult FP8WriteArtifactsPass::assemble(const std::string &ptxasPath,
     return fail("ptxas failed" + (message.empty() ? "" : ": " + message) +
                 "\n" + log);
   auto cubinText = llvm::MemoryBuffer::getFile(output, /*IsText=*/false);
-  if (!cubinText)
+  // (The output is a temporary file that exists before ptxas runs: an
+  // empty one is no cubin either.)
+  if (!cubinText || !(*cubinText)
+                         ->getBuffer()
+                         .starts_with("\x7f"
+                                      "ELF"))
     return fail("ptxas wrote no cubin");
   cubin = (*cubinText)->getBuffer().str();
   return success();

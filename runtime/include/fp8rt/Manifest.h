@@ -244,7 +244,12 @@ std::string describeManifest(const Manifest &manifest);
 /// `file` relative to `directory` (absolute names are kept).
 std::string joinPath(const std::string &directory, const std::string &file);
 
-/// Reads a whole file; on failure sets `error` to "cannot read 'path': why".
+/// The largest file readFile reads (1 GiB): manifests, PTX, cubins and
+/// constants are far smaller.
+constexpr std::uintmax_t kMaxFileBytes = std::uintmax_t(1) << 30;
+
+/// Reads a whole regular file of at most kMaxFileBytes; on failure sets
+/// `error` to "cannot read 'path': why".
 bool readFile(const std::string &path, std::string &contents,
               std::string &error);
 

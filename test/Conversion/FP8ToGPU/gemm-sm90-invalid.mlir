@@ -29,3 +29,14 @@ func.func @reciprocal_rows(%a: tensor<1x512xf8E4M3FN>, %b: tensor<384x512xf8E4M3
   %c = fp8.scaled_matmul %a, %b scales(%inv, %sb) by(<1x*>, <1x*>) transpose_rhs : tensor<1x512xf8E4M3FN>, tensor<384x512xf8E4M3FN>, tensor<1x1xf32>, tensor<384x1xf32> -> tensor<1x384xbf16>
   return %c : tensor<1x384xbf16>
 }
+
+// -----
+
+// A promotion interval past 2^30 k32 steps: the kernel counts K tiles in 32
+// bits, and 2^34 / 4 wrapped to 0 (a remainder by zero that LLVM deleted
+// the promotion for).
+func.func @huge_promote_interval(%a: tensor<256x512xf8E4M3FN>, %b: tensor<384x512xf8E4M3FN>, %sa: tensor<1x1xf32>, %sb: tensor<1x1xf32>) -> tensor<256x384xbf16> {
+  // expected-error @below {{fp8 GPU lowering: promote_interval 17179869184: the sm_90a GEMM promotes at least every 1073741824 k32 steps (its K tiles are counted in 32 bits); use 0 to never promote}}
+  %c = fp8.scaled_matmul %a, %b scales(%sa, %sb) by(<tensor>, <tensor>) transpose_rhs promote_interval(17179869184) : tensor<256x512xf8E4M3FN>, tensor<384x512xf8E4M3FN>, tensor<1x1xf32>, tensor<1x1xf32> -> tensor<256x384xbf16>
+  return %c : tensor<256x384xbf16>
+}

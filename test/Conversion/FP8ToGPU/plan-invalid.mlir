@@ -69,3 +69,14 @@ func.func @complex_result(%x: tensor<4xf32>) -> tensor<4xcomplex<f32>> {
   } -> tensor<4xcomplex<f32>>
   return %r : tensor<4xcomplex<f32>>
 }
+
+// -----
+
+// Kernels index with 32-bit integers: no tensor of 2^31 elements or more
+// (fp8-run refused the launch parameters such a plan wrote).
+// expected-error @below {{fp8 GPU lowering: argument 0: 'tensor<65536x32768xf32>' has 2147483648 elements; the kernels index tensors of fewer than 2^31 elements (32-bit launch parameters)}}
+func.func @two_to_the_31(%x: tensor<65536x32768xf32>) -> tensor<65536x32768xf32> {
+  %e = tensor.empty() : tensor<65536x32768xf32>
+  %r = linalg.add ins(%x, %x : tensor<65536x32768xf32>, tensor<65536x32768xf32>) outs(%e : tensor<65536x32768xf32>) -> tensor<65536x32768xf32>
+  return %r : tensor<65536x32768xf32>
+}
