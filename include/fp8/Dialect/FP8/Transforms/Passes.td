@@ -445,9 +445,11 @@ def FP8FuseElementwise : Pass<"fp8-fuse-elementwise"> {
     chain reads are read piecewise: the operand goes, and the body reads
     each piece by `tensor.extract` at its index clamped into the piece,
     then selects the piece that holds the element (no read leaves a piece,
-    no branch). The pieces' static slices of unit strides become offsets of
-    those reads, and their elementwise producers (a negation, a broadcast)
-    are computed in the body at the element's indices. Values move as they
+    no branch); every element reads every piece, so concatenations of more
+    than four pieces stay. The pieces' static slices of unit strides become
+    offsets of those reads, and their short elementwise producers (at most
+    eight arith ops and no math function: a negation, a broadcast) are
+    computed in the body at the element's indices; longer ones are read. Values move as they
     are, so the results are those of the concatenation; the GPU kernel of
     the chain loads the gathered tensors at the indices the body computes,
     where the slices and the concatenation were layout kernels.
