@@ -119,7 +119,8 @@ std::optional<Concat> matchConcat(Value value) {
         return std::nullopt;
       concat.dim = d;
     }
-    if (concat.dim == -1)
+    // (A piece without elements would be read at index -1.)
+    if (concat.dim == -1 || sizes[concat.dim] == 0)
       return std::nullopt;
     concat.pieces.push_back({offsets[concat.dim], insert.getSource()});
     current = insert.getDest();

@@ -313,3 +313,24 @@ func.func @exp_piece(%x: tensor<8x4xf32>, %s: tensor<8x8xf32>)
       outs(%e : tensor<8x8xf32>) -> tensor<8x8xf32>
   return %r : tensor<8x8xf32>
 }
+
+// -----
+
+// A piece without elements along the dimension: left as it is (reading it
+// piecewise would read index -1 of it).
+// CHECK-LABEL: func.func @empty_piece
+// CHECK-COUNT-2: tensor.insert_slice
+// CHECK: linalg.add
+func.func @empty_piece(%x: tensor<8x0xf32>, %y: tensor<8x4xf32>, %s: tensor<8x8xf32>)
+    -> tensor<8x8xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<8x8xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<8x8xf32>) -> tensor<8x8xf32>
+  %c0 = tensor.insert_slice %x into %z[0, 2] [8, 0] [1, 1]
+      : tensor<8x0xf32> into tensor<8x8xf32>
+  %cat = tensor.insert_slice %y into %c0[0, 4] [8, 4] [1, 1]
+      : tensor<8x4xf32> into tensor<8x8xf32>
+  %r = linalg.add ins(%cat, %s : tensor<8x8xf32>, tensor<8x8xf32>)
+      outs(%e : tensor<8x8xf32>) -> tensor<8x8xf32>
+  return %r : tensor<8x8xf32>
+}
