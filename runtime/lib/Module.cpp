@@ -268,36 +268,70 @@ void findStoredParams(std::string_view body, PtxKernel &kernel,
         into[i] = changed = true;
     return changed;
   };
-  // Loops carry registers around, so propagate to a fixed point.
-  for (bool changed = true; changed;) {
-    changed = false;
-    for (const Instruction &instruction : instructions) {
-      int stored = getStoredOperand(instruction);
-      if (stored >= 0 || instruction.operands.empty() ||
-          instruction.operands[0].empty() ||
-          instruction.operands[0].front() == '[')
+  // The registers each instruction reads and writes (stores, comparisons,
+  // which yield predicates rather than addresses, and writes to memory
+  // taint nothing).
+  struct Flow {
+    std::vector<std::string_view> sources, dests;
+  };
+  std::vector<Flow> flows;
+  std::unordered_map<std::string_view, std::vector<size_t>> readers;
+  for (const Instruction &instruction : instructions) {
+    int stored = getStoredOperand(instruction);
+    if (stored >= 0 || instruction.operands.empty() ||
+        instruction.operands[0].empty() ||
+        instruction.operands[0].front() == '[' ||
+        startsWith(instruction.opcode, "setp") ||
+        startsWith(instruction.opcode, "set."))
+      continue;
+    bool paramLoad = startsWith(instruction.opcode, "ld.param");
+    Flow flow;
+    for (size_t i = 1; i < instruction.operands.size(); ++i) {
+      std::string_view operand = instruction.operands[i];
+      if (!operand.empty() && operand.front() == '[' && !paramLoad)
         continue;
-      // Comparisons yield predicates, not addresses.
-      if (startsWith(instruction.opcode, "setp") ||
-          startsWith(instruction.opcode, "set."))
+      for (std::string_view name : getNames(operand))
+        flow.sources.push_back(name);
+    }
+    flow.dests = getNames(instruction.operands[0]);
+    for (std::string_view name : flow.sources)
+      readers[name].push_back(flows.size());
+    flows.push_back(std::move(flow));
+  }
+  // Propagates along the flows from the registers whose sets grew (loops
+  // carry registers around): each set only grows, so each register is
+  // revisited at most once per parameter it gains, in time linear in the
+  // kernel for a chain of moves in any order.
+  std::vector<size_t> pending(flows.size());
+  for (size_t i = 0; i < flows.size(); ++i)
+    pending[i] = i;
+  std::vector<bool> queued(flows.size(), true);
+  while (!pending.empty()) {
+    size_t index = pending.back();
+    pending.pop_back();
+    queued[index] = false;
+    const Flow &flow = flows[index];
+    Set sources(count, false);
+    for (std::string_view name : flow.sources)
+      unite(sources, name);
+    if (std::find(sources.begin(), sources.end(), true) == sources.end())
+      continue;
+    for (std::string_view name : flow.dests) {
+      Set &set = taint.try_emplace(name, count, false).first->second;
+      bool grew = false;
+      for (size_t i = 0; i < count; ++i)
+        if (sources[i] && !set[i])
+          set[i] = grew = true;
+      if (!grew)
         continue;
-      bool paramLoad = startsWith(instruction.opcode, "ld.param");
-      Set sources(count, false);
-      for (size_t i = 1; i < instruction.operands.size(); ++i) {
-        std::string_view operand = instruction.operands[i];
-        if (!operand.empty() && operand.front() == '[' && !paramLoad)
-          continue;
-        for (std::string_view name : getNames(operand))
-          unite(sources, name);
-      }
-      if (std::find(sources.begin(), sources.end(), true) == sources.end())
+      auto users = readers.find(name);
+      if (users == readers.end())
         continue;
-      for (std::string_view name : getNames(instruction.operands[0])) {
-        Set &set = taint.try_emplace(name, count, false).first->second;
-        for (size_t i = 0; i < count; ++i)
-          if (sources[i] && !set[i])
-            set[i] = changed = true;
-      }
+      for (size_t user : users->second)
+        if (!queued[user]) {
+          queued[user] = true;
+          pending.push_back(user);
+        }
     }
   }
   for (const Instruction &instruction : instructions) {
