@@ -641,10 +641,9 @@ class Graph:
         def line(text):
             lines.append("  " + text)
 
-        def zero_filled(name, type_):
-            """A tensor of `type_` filled with zeros of its element type."""
-            element = type_[type_.rindex("x") + 1:-1] if "x" in type_ else type_[7:-1]
-            zero = "zero" if element == "f32" else f"zero_{element}"
+        def zero_filled(name, type_, element=F32):
+            """A tensor of `type_`, of `element`s, filled with zeros."""
+            zero = "zero" if element == F32 else f"zero_{element}"
             line(f"%e{name} = tensor.empty() : {type_}")
             if zero not in zeros:
                 zeros.add(zero)
@@ -986,7 +985,7 @@ class Graph:
                          f"{window(a['start'], t.shape)} : {ty(ins[0])} to {ty(t)}")
                 else:
                     if t.op == "pad":
-                        whole = zero_filled(t.id, ty(t))
+                        whole = zero_filled(t.id, ty(t), storage)
                         parts = [(ins[0], a["start"])]
                     else:
                         whole, parts, start = empty(t), [], 0

@@ -53,31 +53,33 @@ def _mlp(g, x, prefix, width, hidden):
     return g.linear(h, w2, b2, name=f"{prefix}fc2")
 
 
-def _attention(g, x, prefix, seq, width, heads):
+def _attention(g, x, prefix, seq, width, heads, bias=True, rotate=None):
+    """Causal multi-head attention with its projections (with biases unless
+    `bias` is false); `rotate` maps the queries' and keys' heads (rotary
+    embedding)."""
     head = width // heads
     projections = []
     for part in "qkv":
         w = g.input(f"{prefix}w{part}", (width, width))
-        b = g.input(f"{prefix}b{part}", (width,))
+        b = g.input(f"{prefix}b{part}", (width,)) if bias else None
         t = g.linear(x, w, b, name=f"{prefix}{part}_proj")
         # [S, D] -> [S, H, Dh] -> [H, S, Dh]
-        t = g.reshape(t, (seq, heads, head), [[0], [1, 2]])
-        projections.append(g.transpose(t, [1, 0, 2]))
+        t = g.transpose(g.reshape(t, (seq, heads, head), [[0], [1, 2]]), [1, 0, 2])
+        projections.append(rotate(t) if rotate and part != "v" else t)
     q, k, v = projections
     scores = g.scale(g.matmul(q, k, tb=True, name=f"{prefix}scores"), 1.0 / math.sqrt(head))
     probs = g.softmax(g.causal_fill(scores, -1e4))
     ctx = g.matmul(probs, v, name=f"{prefix}context")
     ctx = g.reshape(g.transpose(ctx, [1, 0, 2]), (seq, width), [[0], [1, 2]])
     wo = g.input(f"{prefix}wo", (width, width))
-    bo = g.input(f"{prefix}bo", (width,))
+    bo = g.input(f"{prefix}bo", (width,)) if bias else None
     return g.linear(ctx, wo, bo, name=f"{prefix}out_proj")
 
 
 def _rms_norm(g, x, gamma, eps=1e-6):
     """x / sqrt(mean(x^2) + eps) * gamma over the last dimension (RMSNorm,
     written out as LLaMA's reference code computes it)."""
-    seq, width = x.shape
-    mean = g.scale(g.reduce_sum(g.mul(x, x), [1]), 1.0 / width)
+    mean = g.scale(g.reduce_sum(g.mul(x, x), [1]), 1.0 / x.shape[1])
     r = g.broadcast(g.rsqrt(mean, eps), x.shape, [1])
     return g.mul(g.mul(x, r), g.broadcast(gamma, x.shape, [0]))
 
@@ -86,7 +88,7 @@ def _rotary(g, t, cos, sin):
     """Rotary position embedding of heads t [H, S, Dh]: t cos + rotate_half(t)
     sin, rotate_half(t) = [-t[..., Dh/2:], t[..., :Dh/2]], the tables [S, Dh]
     broadcast over the heads."""
-    heads, seq, head = t.shape
+    head = t.shape[2]
     half = head // 2
     rotated = g.concat([g.scale(g.slice(t, 2, half, head), -1.0), g.slice(t, 2, 0, half)], 2)
     cos = g.broadcast(cos, t.shape, [0])
@@ -156,17 +158,9 @@ def llama_layer(seq=SEQ, width=WIDTH, heads=HEADS, hidden=HIDDEN):
     cos = g.input("rope_cos", (seq, head))
     sin = g.input("rope_sin", (seq, head))
     n1 = _rms_norm(g, x, g.input("rms1_gamma", (width,)))
-    projections = []
-    for part in "qkv":
-        t = g.linear(n1, g.input(f"attn_w{part}", (width, width)), name=f"attn_{part}_proj")
-        t = g.transpose(g.reshape(t, (seq, heads, head), [[0], [1, 2]]), [1, 0, 2])
-        projections.append(_rotary(g, t, cos, sin) if part != "v" else t)
-    q, k, v = projections
-    scores = g.scale(g.matmul(q, k, tb=True, name="attn_scores"), 1.0 / math.sqrt(head))
-    probs = g.softmax(g.causal_fill(scores, -1e4))
-    ctx = g.matmul(probs, v, name="attn_context")
-    ctx = g.reshape(g.transpose(ctx, [1, 0, 2]), (seq, width), [[0], [1, 2]])
-    h = g.add(x, g.linear(ctx, g.input("attn_wo", (width, width)), name="attn_out_proj"))
+    attention = _attention(g, n1, "attn_", seq, width, heads, bias=False,
+                           rotate=lambda t: _rotary(g, t, cos, sin))
+    h = g.add(x, attention)
     n2 = _rms_norm(g, h, g.input("rms2_gamma", (width,)))
     gate = g.silu(g.linear(n2, g.input("mlp_w1", (width, hidden)), name="mlp_gate"))
     up = g.linear(n2, g.input("mlp_w3", (width, hidden)), name="mlp_up")

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <numeric>
 #include <unordered_map>
 
 namespace fp8rt {
@@ -252,21 +253,19 @@ void findStoredParams(std::string_view body, PtxKernel &kernel,
   using Set = std::vector<bool>;
   std::unordered_map<std::string_view, Set> taint;
   size_t count = paramNames.size();
+  // Adds the parameters `name` holds to `into`.
   auto unite = [&](Set &into, std::string_view name) {
-    bool changed = false;
     auto param = paramIndex.find(name);
     if (param != paramIndex.end()) {
-      changed = !into[param->second];
       into[param->second] = true;
-      return changed;
+      return;
     }
     auto it = taint.find(name);
     if (it == taint.end())
-      return false;
+      return;
     for (size_t i = 0; i < count; ++i)
-      if (it->second[i] && !into[i])
-        into[i] = changed = true;
-    return changed;
+      if (it->second[i])
+        into[i] = true;
   };
   // The registers each instruction reads and writes (stores, comparisons,
   // which yield predicates rather than addresses, and writes to memory
@@ -303,8 +302,7 @@ void findStoredParams(std::string_view body, PtxKernel &kernel,
   // revisited at most once per parameter it gains, in time linear in the
   // kernel for a chain of moves in any order.
   std::vector<size_t> pending(flows.size());
-  for (size_t i = 0; i < flows.size(); ++i)
-    pending[i] = i;
+  std::iota(pending.begin(), pending.end(), 0);
   std::vector<bool> queued(flows.size(), true);
   while (!pending.empty()) {
     size_t index = pending.back();

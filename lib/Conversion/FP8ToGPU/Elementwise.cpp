@@ -468,19 +468,21 @@ mlir::fp8::buildElementwiseKernel(OpBuilder &builder, Operation *op,
         // indices (within the tensor: fp8-fuse-elementwise clamps them).
         SmallVector<Value> gathered = getGatheredTensors(op);
         auto gather = [&](tensor::ExtractOp extract, ValueRange at) {
-          auto type = extract.getTensor().getType();
+          RankedTensorType type = extract.getTensor().getType();
           Value base = entry.getArgument(
               param + llvm::find(gathered, extract.getTensor()) -
               gathered.begin());
-          Value offset = kb.i64(0);
-          int64_t stride = 1;
-          for (int64_t d = type.getRank() - 1; d >= 0; --d) {
-            Value index =
-                arith::IndexCastOp::create(builder, loc, kb.i64(), at[d]);
-            offset = kb.add(offset, kb.mul(index, kb.i64(stride)));
-            stride *= type.getDimSize(d);
-          }
-          return load(base, type.getElementType(), offset);
+          // The indices as i32 loop indices of the identity map (tensors
+          // have fewer than 2^31 elements).
+          SmallVector<Value> ivs32 =
+              llvm::map_to_vector(at, [&](Value index) -> Value {
+                return arith::IndexCastOp::create(builder, loc, kb.i32(),
+                                                  index);
+              });
+          AffineMap identity = AffineMap::getMultiDimIdentityMap(
+              type.getRank(), builder.getContext());
+          return load(base, type.getElementType(),
+                      offsetOf(identity, type, ivs32));
         };
         // Values the body captures from outside are constants (cloned) or
         // gathered tensors; linalg.index reads the thread's loop indices (a

@@ -134,10 +134,9 @@ LogicalResult FP8WriteArtifactsPass::assemble(const std::string &ptxasPath,
   auto cubinText = llvm::MemoryBuffer::getFile(output, /*IsText=*/false);
   // (The output is a temporary file that exists before ptxas runs: an
   // empty one is no cubin either.)
-  if (!cubinText || !(*cubinText)
-                         ->getBuffer()
-                         .starts_with("\x7f"
-                                      "ELF"))
+  constexpr StringLiteral kElfMagic("\x7f"
+                                    "ELF");
+  if (!cubinText || !(*cubinText)->getBuffer().starts_with(kElfMagic))
     return fail("ptxas wrote no cubin");
   cubin = (*cubinText)->getBuffer().str();
   return success();

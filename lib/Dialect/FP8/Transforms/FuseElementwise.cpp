@@ -207,42 +207,35 @@ linalg::GenericOp readPiecewise(IRRewriter &rewriter, linalg::GenericOp op,
     at[concat.dim] = local;
     values.push_back(tensor::ExtractOp::create(rewriter, loc, piece, at));
   }
-  Value value;
-  if (concat.fill) {
-    // The fill's constant, but in each piece the piece's element.
-    value = concat.fill;
-    for (auto [k, entry] : llvm::enumerate(concat.pieces)) {
-      auto [offset, piece] = entry;
-      int64_t end =
-          offset +
-          cast<RankedTensorType>(piece.getType()).getDimSize(concat.dim);
-      Value inside;
-      auto both = [&](Value cond) {
-        inside =
-            inside
-                ? arith::AndIOp::create(rewriter, loc, inside, cond).getResult()
-                : cond;
-      };
-      if (offset != 0)
-        both(arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::sge,
-                                   along, constant(offset)));
-      if (end != extent)
-        both(arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::slt,
-                                   along, constant(end)));
-      value = inside ? arith::SelectOp::create(rewriter, loc, inside, values[k],
-                                               value)
-                           .getResult()
-                     : values[k];
-    }
-  } else {
-    // Each piece from its offset on, up to the next one's.
-    value = values.back();
-    for (int64_t k = concat.pieces.size() - 2; k >= 0; --k) {
-      Value before =
-          arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::slt, along,
-                                constant(concat.pieces[k + 1].first));
-      value = arith::SelectOp::create(rewriter, loc, before, values[k], value);
-    }
+  // From the first piece (or the fill's constant) on, each piece replaces
+  // what comes before it from its offset on, and up to its end where a gap
+  // of the fill follows it.
+  Value value = concat.fill ? concat.fill : values.front();
+  for (auto [k, entry] : llvm::enumerate(concat.pieces)) {
+    auto [offset, piece] = entry;
+    if (k == 0 && !concat.fill)
+      continue;
+    int64_t end =
+        offset + cast<RankedTensorType>(piece.getType()).getDimSize(concat.dim);
+    int64_t next =
+        k + 1 < concat.pieces.size() ? concat.pieces[k + 1].first : extent;
+    Value inside;
+    auto both = [&](arith::CmpIPredicate predicate, int64_t bound) {
+      Value cond = arith::CmpIOp::create(rewriter, loc, predicate, along,
+                                         constant(bound));
+      inside =
+          inside
+              ? arith::AndIOp::create(rewriter, loc, inside, cond).getResult()
+              : cond;
+    };
+    if (offset != 0)
+      both(arith::CmpIPredicate::sge, offset);
+    if (end != next)
+      both(arith::CmpIPredicate::slt, end);
+    value = inside ? arith::SelectOp::create(rewriter, loc, inside, values[k],
+                                             value)
+                         .getResult()
+                   : values[k];
   }
   rewriter.replaceAllUsesWith(body.getArgument(argNumber), value);
   body.eraseArgument(argNumber);
@@ -295,16 +288,18 @@ struct ExtractOfSlice : OpRewritePattern<tensor::ExtractOp> {
     llvm::SmallBitVector dropped = slice.getDroppedDims();
     SmallVector<Value> at;
     auto index = op.getIndices().begin();
+    auto constant = [&](int64_t v) -> Value {
+      return arith::ConstantIndexOp::create(rewriter, loc, v);
+    };
     for (auto [d, offset] : llvm::enumerate(slice.getStaticOffsets())) {
-      if (!dropped[d] && offset == 0) {
-        at.push_back(*index++);
+      if (dropped[d]) {
+        at.push_back(constant(offset));
         continue;
       }
-      Value start = arith::ConstantIndexOp::create(rewriter, loc, offset);
-      at.push_back(dropped[d]
-                       ? start
-                       : arith::AddIOp::create(rewriter, loc, *index++, start)
-                             .getResult());
+      Value i = *index++;
+      at.push_back(offset == 0 ? i
+                               : arith::AddIOp::create(rewriter, loc, i,
+                                                       constant(offset)));
     }
     rewriter.replaceOpWithNewOp<tensor::ExtractOp>(op, slice.getSource(), at);
     return success();
@@ -512,31 +507,30 @@ void FP8FuseElementwisePass::runOnOperation() {
         }))
       readers.push_back(op);
   });
-  bool changed = false;
   for (linalg::LinalgOp reader : readers) {
     linalg::GenericOp op = generalize(rewriter, reader);
     if (!op)
       continue;
-    for (bool found = true; found;) {
-      found = false;
-      for (OpOperand *operand : op.getDpsInputOperands()) {
-        std::optional<Concat> concat = matchConcat(operand->get());
-        if (!concat)
-          continue;
-        Operation *last = operand->get().getDefiningOp();
-        remark::passed(op.getLoc(),
-                       getFP8GPURemarkOpts(op, "concatenation-read-piecewise"))
-            << remark::add("the concatenation of {0} pieces by {1} is read "
-                           "piecewise by {2}",
-                           concat->pieces.size(), describeForRemarks(last),
-                           describeForRemarks(op));
-        op = readPiecewise(rewriter, op, *operand, *concat);
-        found = changed = true;
-        break;
-      }
+    // Each rewrite replaces the op: its operands are looked up again.
+    auto nextConcat = [&]() -> std::pair<OpOperand *, std::optional<Concat>> {
+      for (OpOperand *operand : op.getDpsInputOperands())
+        if (std::optional<Concat> concat = matchConcat(operand->get()))
+          return {operand, concat};
+      return {nullptr, std::nullopt};
+    };
+    for (auto [operand, concat] = nextConcat(); operand;
+         std::tie(operand, concat) = nextConcat()) {
+      remark::passed(op.getLoc(),
+                     getFP8GPURemarkOpts(op, "concatenation-read-piecewise"))
+          << remark::add("the concatenation of {0} pieces by {1} is read "
+                         "piecewise by {2}",
+                         concat->pieces.size(),
+                         describeForRemarks(operand->get().getDefiningOp()),
+                         describeForRemarks(op));
+      op = readPiecewise(rewriter, op, *operand, *concat);
     }
   }
-  if (!changed)
+  if (readers.empty())
     return;
   RewritePatternSet patterns(&getContext());
   patterns.add<ExtractOfSlice, ExtractOfElementwise>(&getContext());

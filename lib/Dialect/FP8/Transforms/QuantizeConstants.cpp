@@ -236,6 +236,15 @@ CodeTensor evalQuantize(const FloatTensor &input, const Scales &scales,
 // Patterns
 //===----------------------------------------------------------------------===//
 
+/// The static shape of the constant `attr`, or null: what can be checked
+/// before its elements are read (a splat of 2^36 elements would be expanded
+/// first).
+ShapedType getStaticShape(Attribute attr) {
+  auto typed = dyn_cast<TypedAttr>(attr);
+  auto shaped = typed ? dyn_cast<ShapedType>(typed.getType()) : nullptr;
+  return shaped && shaped.hasStaticShape() ? shaped : nullptr;
+}
+
 /// Common checks: static result shapes and an element budget.
 struct ConstantPattern {
   int64_t maxElements;
@@ -243,13 +252,10 @@ struct ConstantPattern {
   bool withinBudget(ArrayRef<int64_t> shape) const {
     return ShapedType::getNumElements(shape) <= maxElements;
   }
-  /// Whether the constant `attr` has a static shape within the budget:
-  /// checked before its elements are read (a splat of 2^36 elements would
-  /// be expanded first).
+  /// Whether the constant `attr` has a static shape within the budget.
   bool withinBudget(Attribute attr) const {
-    auto typed = dyn_cast<TypedAttr>(attr);
-    auto shaped = typed ? dyn_cast<ShapedType>(typed.getType()) : nullptr;
-    return shaped && shaped.hasStaticShape() && withinBudget(shaped.getShape());
+    ShapedType shaped = getStaticShape(attr);
+    return shaped && withinBudget(shaped.getShape());
   }
 };
 
@@ -287,9 +293,8 @@ std::optional<float> readSingle(Value value) {
   Attribute attr;
   if (!value || !matchPattern(value, m_Constant(&attr)))
     return std::nullopt;
-  auto typed = dyn_cast<TypedAttr>(attr);
-  auto shaped = typed ? dyn_cast<ShapedType>(typed.getType()) : nullptr;
-  if (!shaped || !shaped.hasStaticShape() || shaped.getNumElements() != 1)
+  ShapedType shaped = getStaticShape(attr);
+  if (!shaped || shaped.getNumElements() != 1)
     return std::nullopt;
   std::optional<FloatTensor> tensor = readFloats(attr);
   if (!tensor || tensor->values.size() != 1)

@@ -200,8 +200,8 @@ func.func @dequantize_twice(%q: tensor<4x200xf8E4M3FN>, %s: tensor<1x1xf32>, %sb
 // -----
 
 // rotate_half read by its product: the concatenation goes; the body reads
-// the upper half negated (the negation recomputed) below column 4, else
-// the lower half, each at its index clamped into its piece.
+// the lower half from column 4 on, else the upper half negated (the
+// negation recomputed), each at its index clamped into its piece.
 // CHECK-LABEL: func.func @rotate_half
 // CHECK-SAME: (%[[X:.*]]: tensor<8x8xf32>, %[[S:.*]]: tensor<8x8xf32>)
 // CHECK-NOT: tensor.insert_slice
@@ -216,8 +216,8 @@ func.func @dequantize_twice(%q: tensor<4x200xf8E4M3FN>, %s: tensor<1x1xf32>, %sb
 // CHECK: %[[SHIFT:.*]] = arith.subi %[[J]], %c4
 // CHECK: %[[HIGH:.*]] = arith.maxsi %[[SHIFT]], %c0
 // CHECK: %[[B:.*]] = tensor.extract %[[X]][%[[I]], %[[HIGH]]]
-// CHECK: %[[FIRST:.*]] = arith.cmpi slt, %[[J]], %c4
-// CHECK: arith.select %[[FIRST]], %[[NEG]], %[[B]]
+// CHECK: %[[SECOND:.*]] = arith.cmpi sge, %[[J]], %c4
+// CHECK: arith.select %[[SECOND]], %[[B]], %[[NEG]]
 // REMARK: remark: [Passed] concatenation-read-piecewise | Category:fp8-gpu | Function=rotate_half | Remark="the concatenation of 2 pieces by tensor.insert_slice is read piecewise by linalg.generic"
 func.func @rotate_half(%x: tensor<8x8xf32>, %s: tensor<8x8xf32>)
     -> tensor<8x8xf32> {
