@@ -39,11 +39,21 @@ MLIR_CAPI_EXPORTED void fp8RegisterAllPasses(void);
 
 /// Parses `source` as a module (top-level operations without a
 /// `builtin.module` get one) whose locations name `sourceName`, so that
-/// diagnostics point into the client's file. Errors go to the context's
+/// diagnostics point into the client's file. Text that the upstream parser
+/// would crash on, or would materialize more than 2^24 elements of one type
+/// for (tensor.from_elements and the like), is rejected with an error at
+/// its line and column first, as fp8-opt does. Errors go to the context's
 /// diagnostic handlers; returns a null module on failure.
 MLIR_CAPI_EXPORTED MlirModule fp8ModuleCreateParse(MlirContext ctx,
                                                    MlirStringRef source,
                                                    MlirStringRef sourceName);
+
+/// Parses `attribute` (mlirAttributeParseGet) after screening it as
+/// fp8ModuleCreateParse screens a module: an error diagnostic and a null
+/// attribute where the upstream parser would crash (a dense array of
+/// `index`).
+MLIR_CAPI_EXPORTED MlirAttribute fp8AttributeParseGet(MlirContext ctx,
+                                                      MlirStringRef attribute);
 
 /// Parses `pipeline` and runs it on `module`. `pipeline` is a textual pass
 /// pipeline, either anchored ("builtin.module(fp8-autocast{recipe=mxfp8},

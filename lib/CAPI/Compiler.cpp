@@ -10,6 +10,7 @@
 #include "fp8/InitAll.h"
 #include "fp8/Pipelines/Pipelines.h"
 #include "fp8/Target/Chip.h"
+#include "fp8/Tools/InputScreening.h"
 
 #include "mlir/CAPI/Diagnostics.h"
 #include "mlir/CAPI/IR.h"
@@ -42,10 +43,20 @@ void fp8RegisterAllPasses() {
 
 MlirModule fp8ModuleCreateParse(MlirContext ctx, MlirStringRef source,
                                 MlirStringRef sourceName) {
+  if (failed(fp8::screenInput(unwrap(source), unwrap(sourceName), unwrap(ctx),
+                              fp8::ScreeningOptions())))
+    return MlirModule{nullptr};
   ParserConfig config(unwrap(ctx));
   OwningOpRef<ModuleOp> module =
       parseSourceString<ModuleOp>(unwrap(source), config, unwrap(sourceName));
   return MlirModule{module.release().getOperation()};
+}
+
+MlirAttribute fp8AttributeParseGet(MlirContext ctx, MlirStringRef attribute) {
+  if (failed(fp8::screenInput(unwrap(attribute), unwrap(attribute), unwrap(ctx),
+                              fp8::ScreeningOptions())))
+    return MlirAttribute{nullptr};
+  return mlirAttributeParseGet(ctx, attribute);
 }
 
 namespace {

@@ -8,7 +8,7 @@
 #include "fp8/InitAll.h"
 
 #include "CrashContainment.h"
-#include "InputScreening.h"
+#include "fp8/Tools/InputScreening.h"
 
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/Pass/PassManager.h"
@@ -39,7 +39,7 @@ static llvm::cl::opt<uint64_t> maxMaterializedElements(
     llvm::cl::desc("The most elements of one tensor or vector that fp8-opt "
                    "materializes for an op such as tensor.from_elements "
                    "(0: no limit)"),
-    llvm::cl::init(uint64_t(1) << 24));
+    llvm::cl::init(fp8::kDefaultMaxMaterializedElements));
 
 static llvm::cl::opt<bool> noInputScreening(
     "no-input-screening",
@@ -92,7 +92,8 @@ static LogicalResult runDriver(StringRef inputFilename,
     return failure();
   }
   if (!noInputScreening &&
-      failed(fp8::screenInput(*input, maxMaterializedElements)))
+      failed(fp8::screenInput(
+          *input, {maxMaterializedElements, "--max-materialized-elements"})))
     return failure();
   std::unique_ptr<llvm::ToolOutputFile> output =
       openOutputFile(outputFilename, &errorMessage);

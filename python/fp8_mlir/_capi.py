@@ -92,6 +92,7 @@ _SIGNATURES = {
     "mlirLocationPrint": (None, [Location, StringCallback, _vp]),
     # Modules and operations.
     "fp8ModuleCreateParse": (Module, [Context, StringRef, StringRef]),
+    "fp8AttributeParseGet": (Attribute, [Context, StringRef]),
     "mlirModuleCreateEmpty": (Module, [Location]),
     "mlirModuleDestroy": (None, [Module]),
     "mlirModuleGetOperation": (Operation, [Module]),
@@ -107,7 +108,6 @@ _SIGNATURES = {
     "mlirBlockGetFirstOperation": (Operation, [Block]),
     "mlirIdentifierStr": (StringRef, [Identifier]),
     # Attributes and types.
-    "mlirAttributeParseGet": (Attribute, [Context, StringRef]),
     "mlirAttributePrint": (None, [Attribute, StringCallback, _vp]),
     "mlirStringAttrGetValue": (StringRef, [Attribute]),
     "mlirTypeAttrGetValue": (Type, [Attribute]),

@@ -147,7 +147,7 @@ class Context:
         lib = self._lib
 
         def action():
-            attr = lib.mlirAttributeParseGet(self._handle, StringRef.of(text))
+            attr = lib.fp8AttributeParseGet(self._handle, StringRef.of(text))
             return attr if attr.ptr else None
 
         attr, _ = self._collect(f"parsing attribute {text}", action)

@@ -33,6 +33,42 @@ except compiler.CompilerError as e:
     print(e)
 # CHECK-NEXT: verify.mlir:2:8: error: 'fp8.amax' op scale shape [8, 2] {{.*}} expected [8, 4]
 
+# Text the upstream parser would crash on, or allocate 16 GiB for, is refused
+# before it is parsed, at its line and column, as fp8-opt refuses it
+# (test/tools/fp8-opt/bad-input).
+for name, source in [
+        ("batch-index.mlir",
+         "func.func @f(%a: tensor<2x3x4xindex>, %b: tensor<2x4x5xindex>,\n"
+         "             %c: tensor<2x3x5xindex>) -> tensor<2x3x5xindex> {\n"
+         "  %0 = linalg.batch_matmul ins(%a, %b : tensor<2x3x4xindex>, tensor<2x4x5xindex>)\n"
+         "      outs(%c : tensor<2x3x5xindex>) -> tensor<2x3x5xindex>\n"
+         "  return %0 : tensor<2x3x5xindex>\n}\n"),
+        ("transpose.mlir",
+         "func.func @f(%a: tensor<2x3xf32>, %b: tensor<3x2xf32>) -> tensor<3x2xf32> {\n"
+         "  %0 = linalg.transpose ins(%a : tensor<2x3xf32>) outs(%b : tensor<3x2xf32>) permutation = [1.0, 0]\n"
+         "  return %0 : tensor<3x2xf32>\n}\n"),
+        ("index-array.mlir", "func.func @f() attributes {x = array<index: 1>} {\n  return\n}\n"),
+        ("huge.mlir",
+         "func.func @f(%a: f32) -> tensor<2147483647xf32> {\n"
+         "  %0 = tensor.from_elements %a : tensor<2147483647xf32>\n"
+         "  return %0 : tensor<2147483647xf32>\n}\n")]:
+    try:
+        compiler.parse(source, name)
+        print(name, "parsed")
+    except compiler.CompilerError as e:
+        print(e)
+# CHECK-NEXT: batch-index.mlir:3:8: error: 'linalg.batch_matmul' of `index` elements is not supported
+# CHECK-NEXT: transpose.mlir:2:78: error: 'permutation' of 'linalg.transpose' must be a list of 64-bit integers
+# CHECK-NEXT: index-array.mlir:1:32: error: dense arrays of `index` are not supported
+# CHECK-NEXT: huge.mlir:2:34: error: 'tensor.from_elements' of 2147483647 elements exceeds the 16777216 elements materialized for one op{{$}}
+for text in ["array<i64: 1, 2>", "array<index: 1>"]:
+    try:
+        print(compiler.default_context().attribute(text))
+    except compiler.CompilerError as e:
+        print(e)
+# CHECK-NEXT: array<i64: 1, 2>
+# CHECK-NEXT: array<index: 1>:1:1: error: dense arrays of `index` are not supported
+
 # A linalg GEMM in the form of examples/, from the graph builder.
 g = Graph("gemm")
 g.output(g.matmul(g.input("a", (64, 256)), g.input("b", (256, 32))))

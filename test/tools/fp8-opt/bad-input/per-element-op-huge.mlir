@@ -14,7 +14,7 @@
 // The name in a comment, and other ops with large types, are left alone.
 // RUN: fp8-opt %t/unrelated.mlir | FileCheck %s --check-prefix=UNRELATED
 
-// FROM: from-elements.mlir:2:34: error: 'tensor.from_elements' of 2147483647 elements exceeds the 16777216 elements fp8-opt materializes for one op; raise --max-materialized-elements to allow it
+// FROM: from-elements.mlir:2:34: error: 'tensor.from_elements' of 2147483647 elements exceeds the 16777216 elements materialized for one op; raise --max-materialized-elements to allow it
 // GENERIC: from-elements-generic.mlir:2:46: error: 'tensor.from_elements' of 4294967296 elements exceeds
 // TO: to-elements.mlir:2:32: error: 'vector.to_elements' of 18446744073709551615 elements exceeds
 // NEXT: type-on-next-line.mlir:3:8: error: 'vector.from_elements' of 33554432 elements exceeds

@@ -4,8 +4,11 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "InputScreening.h"
+#include "fp8/Tools/InputScreening.h"
 
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/Location.h"
+#include "mlir/IR/MLIRContext.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/MathExtras.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -14,6 +17,7 @@
 #include <optional>
 
 using namespace mlir;
+using namespace mlir::fp8;
 
 /// Ops whose custom parser (or, in the generic form, whose verifier) builds a
 /// list with one entry per element of a shaped type before it checks
@@ -22,15 +26,10 @@ using namespace mlir;
 static constexpr StringLiteral kPerElementOps[] = {
     "tensor.from_elements", "vector.from_elements", "vector.to_elements"};
 
-static LogicalResult emitInputError(const llvm::MemoryBuffer &buffer,
-                                    const char *loc, const Twine &message) {
-  llvm::SourceMgr sourceMgr;
-  sourceMgr.AddNewSourceBuffer(
-      llvm::MemoryBuffer::getMemBuffer(buffer.getMemBufferRef(),
-                                       /*RequiresNullTerminator=*/false),
-      llvm::SMLoc());
-  sourceMgr.PrintMessage(llvm::SMLoc::getFromPointer(loc),
-                         llvm::SourceMgr::DK_Error, message);
+/// Reports `message` at `where` and fails.
+static LogicalResult fail(ScreeningErrorFn emitError, const char *where,
+                          const Twine &message) {
+  emitError(where, message);
   return failure();
 }
 
@@ -52,9 +51,8 @@ static bool isWholeWord(StringRef text, size_t pos, size_t length) {
 
 /// `array<index: ...>`: dense arrays have no index element type, and the
 /// parser dereferences a null bit width instead of saying so.
-static LogicalResult
-rejectDenseArraysOfIndex(const llvm::MemoryBuffer &buffer) {
-  StringRef text = buffer.getBuffer();
+static LogicalResult rejectDenseArraysOfIndex(StringRef text,
+                                              ScreeningErrorFn emitError) {
   for (size_t pos = text.find("array"); pos != StringRef::npos;
        pos = text.find("array", pos + 1)) {
     StringRef rest = text.drop_front(pos + 5).ltrim();
@@ -67,9 +65,9 @@ rejectDenseArraysOfIndex(const llvm::MemoryBuffer &buffer) {
     if (!after.empty() &&
         (llvm::isAlnum(after.front()) || after.front() == '_'))
       continue;
-    return emitInputError(buffer, text.data() + pos,
-                          "dense arrays of `index` are not supported; use "
-                          "array<i64: ...> (or i1, i8, i16, i32, f32, f64)");
+    return fail(emitError, text.data() + pos,
+                "dense arrays of `index` are not supported; use "
+                "array<i64: ...> (or i1, i8, i16, i32, f32, f64)");
   }
   return success();
 }
@@ -145,9 +143,10 @@ static StringRef getOpText(StringRef text) {
 
 /// Rejects the per-element ops whose types have more than `maxElements`
 /// elements.
-static LogicalResult rejectHugePerElementOps(const llvm::MemoryBuffer &buffer,
-                                             uint64_t maxElements) {
-  StringRef text = buffer.getBuffer();
+static LogicalResult rejectHugePerElementOps(StringRef text,
+                                             const ScreeningOptions &options,
+                                             ScreeningErrorFn emitError) {
+  uint64_t maxElements = options.maxMaterializedElements;
   for (StringRef opName : kPerElementOps) {
     for (size_t pos = text.find(opName); pos != StringRef::npos;
          pos = text.find(opName, pos + 1)) {
@@ -166,12 +165,13 @@ static LogicalResult rejectHugePerElementOps(const llvm::MemoryBuffer &buffer,
             getStaticElementCount(opText.drop_front(typePos));
         if (!count || *count <= maxElements)
           continue;
-        return emitInputError(
-            buffer, opText.data() + typePos,
+        return fail(
+            emitError, opText.data() + typePos,
             "'" + opName + "' of " + Twine(*count) + " elements exceeds the " +
-                Twine(maxElements) +
-                " elements fp8-opt materializes for one op; raise "
-                "--max-materialized-elements to allow it");
+                Twine(maxElements) + " elements materialized for one op" +
+                (options.limitOption.empty()
+                     ? Twine()
+                     : "; raise " + options.limitOption + " to allow it"));
       }
     }
   }
@@ -202,15 +202,16 @@ static constexpr StringLiteral kIndexCrashingOps[] = {
 
 /// Rejects those contractions, in their custom form, with an operand or
 /// result of `index` elements.
-static LogicalResult rejectIndexContractions(const llvm::MemoryBuffer &buffer) {
+static LogicalResult rejectIndexContractions(StringRef text,
+                                             ScreeningErrorFn emitError) {
   for (StringRef opName : kIndexCrashingOps) {
-    for (auto [name, opText] : findCustomForms(buffer.getBuffer(), opName)) {
+    for (auto [name, opText] : findCustomForms(text, opName)) {
       for (size_t at = opText.find("index>"); at != StringRef::npos;
            at = opText.find("index>", at + 1)) {
         if (at == 0 || (opText[at - 1] != 'x' && opText[at - 1] != '<'))
           continue;
-        return emitInputError(
-            buffer, name,
+        return fail(
+            emitError, name,
             "'" + opName +
                 "' of `index` elements is not supported: its custom form "
                 "casts operands to the result's element type, which index "
@@ -274,10 +275,10 @@ static bool startsWithIntegerList(StringRef text) {
 }
 
 /// Rejects the custom forms of kIntegerListOps whose list is malformed.
-static LogicalResult
-rejectMalformedIntegerLists(const llvm::MemoryBuffer &buffer) {
+static LogicalResult rejectMalformedIntegerLists(StringRef text,
+                                                 ScreeningErrorFn emitError) {
   for (auto [opName, keyword] : kIntegerListOps) {
-    for (auto [name, opText] : findCustomForms(buffer.getBuffer(), opName)) {
+    for (auto [name, opText] : findCustomForms(text, opName)) {
       // The keyword outside brackets, followed by `=`.
       int depth = 0;
       for (size_t i = 0; i < opText.size(); ++i) {
@@ -296,8 +297,8 @@ rejectMalformedIntegerLists(const llvm::MemoryBuffer &buffer) {
           continue;
         if (startsWithIntegerList(rest))
           break;
-        return emitInputError(
-            buffer, opText.data() + i,
+        return fail(
+            emitError, opText.data() + i,
             "'" + keyword + "' of '" + opName +
                 "' must be a list of 64-bit integers in brackets, such as "
                 "[1, 0] (the upstream parser crashes on anything else)");
@@ -307,15 +308,47 @@ rejectMalformedIntegerLists(const llvm::MemoryBuffer &buffer) {
   return success();
 }
 
-LogicalResult fp8::screenInput(const llvm::MemoryBuffer &buffer,
-                               uint64_t maxMaterializedElements) {
-  if (buffer.getBuffer().starts_with("ML\xEFR"))
+LogicalResult fp8::screenInput(StringRef text, const ScreeningOptions &options,
+                               ScreeningErrorFn emitError) {
+  if (text.starts_with("ML\xEFR"))
     return success(); // bytecode
-  if (failed(rejectDenseArraysOfIndex(buffer)) ||
-      failed(rejectMalformedIntegerLists(buffer)) ||
-      failed(rejectIndexContractions(buffer)))
+  if (failed(rejectDenseArraysOfIndex(text, emitError)) ||
+      failed(rejectMalformedIntegerLists(text, emitError)) ||
+      failed(rejectIndexContractions(text, emitError)))
     return failure();
-  if (maxMaterializedElements == 0)
+  if (options.maxMaterializedElements == 0)
     return success();
-  return rejectHugePerElementOps(buffer, maxMaterializedElements);
+  return rejectHugePerElementOps(text, options, emitError);
+}
+
+LogicalResult fp8::screenInput(const llvm::MemoryBuffer &buffer,
+                               const ScreeningOptions &options) {
+  return screenInput(
+      buffer.getBuffer(), options,
+      [&](const char *where, const Twine &message) {
+        llvm::SourceMgr sourceMgr;
+        sourceMgr.AddNewSourceBuffer(
+            llvm::MemoryBuffer::getMemBuffer(buffer.getMemBufferRef(),
+                                             /*RequiresNullTerminator=*/false),
+            llvm::SMLoc());
+        sourceMgr.PrintMessage(llvm::SMLoc::getFromPointer(where),
+                               llvm::SourceMgr::DK_Error, message);
+      });
+}
+
+LogicalResult fp8::screenInput(StringRef text, StringRef sourceName,
+                               MLIRContext *context,
+                               const ScreeningOptions &options) {
+  return screenInput(
+      text, options, [&](const char *where, const Twine &message) {
+        // Lines and columns count from 1, as the parser's locations do.
+        StringRef before = text.take_front(where - text.data());
+        unsigned line = before.count('\n') + 1;
+        size_t lineStart = before.rfind('\n');
+        unsigned column = before.size() -
+                          (lineStart == StringRef::npos ? 0 : lineStart + 1) +
+                          1;
+        emitError(FileLineColLoc::get(context, sourceName, line, column))
+            << message.str();
+      });
 }
