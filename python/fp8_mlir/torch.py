@@ -28,8 +28,9 @@ mul), softmax and log_softmax, mean and sum over dimensions,
 transpose/permute/reshape/view/flatten/contiguous, dropout in eval mode,
 embedding lookups (as a one-hot matmul the callable feeds from the
 indices), cross_entropy on class indices (mean reduction), and causal
-masks: masked_fill or where with a mask computed from buffers and constants
-alone (`self.bias[:, :, :T, :T] == 0` of a tril buffer, `torch.triu(...)`)
+masks: F.scaled_dot_product_attention (torch 2; is_causal, a float mask, or
+a causal boolean one; no dropout or grouped heads), masked_fill or where
+with a mask computed from buffers and constants alone (`self.bias[:, :, :T, :T] == 0` of a tril buffer, `torch.triu(...)`)
 whose entries are those above the diagonal of the last two dimensions, any
 fill value (-inf included). Other float tensors computed from buffers and
 constants alone (a rotary table sliced to the sequence, or computed from
@@ -63,13 +64,27 @@ _SOURCE = re.compile(r'File "([^"]+)", line (\d+)')
 _TORCH_DIR = os.path.dirname(torch.__file__) + os.sep
 
 
+def _body_of(function):
+    """(file, first line, last line) of a Python function's source; None for
+    built-ins."""
+    try:
+        lines, first = inspect.getsourcelines(function)
+        return inspect.getsourcefile(function), first, first + len(lines) - 1
+    except (TypeError, OSError):
+        return None
+
+
 def _where(node):
     """file:line of the user code that made `node` (the innermost frame of
-    its stack trace outside torch), or the node's name if the trace was not
-    recorded."""
+    its stack trace outside torch and outside the called function itself, a
+    Python function that defers to __torch_function__), or the node's name
+    if the trace was not recorded."""
+    body = _body_of(node.target) if node.op == "call_function" else None
     for path, line in _SOURCE.findall(node.stack_trace or ""):
-        if not path.startswith(_TORCH_DIR):
-            return f"{path}:{line}"
+        if path.startswith(_TORCH_DIR) or (
+                body and path == body[0] and body[1] <= int(line) <= body[2]):
+            continue
+        return f"{path}:{line}"
     return f"node {node.name}"
 
 
@@ -584,7 +599,7 @@ class _Importer:
             return _Opaque(node.name)
         if "fp8_constant" in node.meta:
             return _Constant(node.name, node.meta["fp8_constant"])
-        key = target if node.op == "call_method" else _FUNCTIONS.get(target)
+        key = target if node.op == "call_method" else _function_key(target)
         if key is None:
             self.unsupported()
         args, kwargs = node.args, dict(node.kwargs)
@@ -691,6 +706,14 @@ class _Importer:
             return self.embedding(self.indices(args[0]), v(args[1]))
         if key == "cross_entropy":
             return self.cross_entropy(v(args[0]), self.indices(args[1]), kwargs)
+        if key == "scaled_dot_product_attention":
+            for i, name in enumerate(("query", "key", "value")):
+                if not isinstance(arg(i, name), torch.fx.Node):
+                    self.fail(f"{name} of scaled_dot_product_attention is not a tensor")
+            return self.attention(v(arg(0, "query")), v(arg(1, "key")), v(arg(2, "value")),
+                                  arg(3, "attn_mask"), arg(4, "dropout_p", 0.0),
+                                  arg(5, "is_causal", False), kwargs.get("scale"),
+                                  kwargs.get("enable_gqa", False))
         if key in ("masked_fill", "masked_fill_"):
             x = self.broadcast_to(v(args[0]), self.shape())
             return self.causal(x, arg(1, "mask"), True, arg(2, "value"))
@@ -706,10 +729,52 @@ class _Importer:
             return self.causal(x, arg(0, "condition"), not tensor_first, fill)
         self.unsupported()
 
-    def causal(self, x, mask, fill_where_set, value):
+    def attention(self, q, k, v, mask, dropout_p, is_causal, scale, enable_gqa):
+        """F.scaled_dot_product_attention as its documented math:
+        softmax(q k^T * scale + bias) v, the bias -inf above the diagonal
+        (is_causal), where a boolean mask is clear, or a float mask added."""
+        for what, value in (("dropout_p", dropout_p), ("is_causal", is_causal),
+                            ("scale", scale), ("enable_gqa", enable_gqa)):
+            if isinstance(value, torch.fx.Node):
+                self.unsupported(f"{what} computed in the graph (pass a Python value)")
+        if enable_gqa:
+            self.unsupported("enable_gqa (repeat the key and value heads to the query's)")
+        if dropout_p != 0:
+            self.unsupported("dropout_p other than 0 (pass 0 when not training)")
+        if is_causal and mask is not None:
+            self.fail("scaled_dot_product_attention with both attn_mask and is_causal")
+        if min(len(q.shape), len(k.shape), len(v.shape)) < 2:
+            self.fail("scaled_dot_product_attention of tensors of rank below 2")
+        batch = q.shape[:-2]
+        if k.shape[:-2] != batch or v.shape[:-2] != batch:
+            self.unsupported(f"batch dimensions {batch}, {k.shape[:-2]}, {v.shape[:-2]} "
+                             "that differ (broadcast them first)")
+        length, width = q.shape[-2:]
+        if k.shape[-1] != width or v.shape[-2] != k.shape[-2]:
+            self.fail(f"query {q.shape}, key {k.shape} and value {v.shape} do not fit")
+        g = self.g
+        scores = g.matmul(self.to_rank(q, 3), self.to_rank(k, 3), tb=True)
+        scale = 1.0 / math.sqrt(width) if scale is None else float(scale)
+        scores = g.scale(scores, scale)
+        if is_causal:
+            scores = g.causal_fill(scores, float("-inf"))
+        elif mask is not None:
+            meta = mask.meta.get("tensor_meta") if isinstance(mask, torch.fx.Node) else None
+            if meta is not None and meta.dtype == torch.bool:
+                # Attends where the mask is set.
+                scores = self.causal(scores, mask, False, float("-inf"),
+                                     batch + scores.shape[-2:])
+            else:
+                bias = self.broadcast_to(self.value(mask), batch + scores.shape[-2:])
+                scores = g.add(scores, self.to_rank(bias, 3))
+        context = g.matmul(g.softmax(scores), self.to_rank(v, 3))
+        return self.reshape(context, batch + (length, v.shape[-1]))
+
+    def causal(self, x, mask, fill_where_set, value, shape=None):
         """x with `value` where the constant `mask` is set (`fill_where_set`)
         or clear: the entries above the diagonal of the last two dimensions,
-        or none of them."""
+        or none of them. The mask broadcasts to `shape` (x's unless given,
+        then the shape of x before its leading dimensions were collapsed)."""
         if not isinstance(mask, torch.fx.Node) or \
                 not isinstance(self.env.get(mask), _Constant):
             self.unsupported("a mask that is not computed from buffers and constants alone")
@@ -719,11 +784,12 @@ class _Importer:
         filled = self.env[mask].tensor.to(torch.bool)
         if not fill_where_set:
             filled = ~filled
+        shape = shape or x.shape
         try:
-            filled = torch.broadcast_to(filled, x.shape)
+            filled = torch.broadcast_to(filled, shape).reshape(x.shape)
         except RuntimeError:
             self.fail(f"the mask {tuple(self.env[mask].tensor.shape)} does not broadcast "
-                      f"to {x.shape}")
+                      f"to {tuple(shape)}")
         if not filled.any():
             return x
         if len(x.shape) >= 2:
@@ -810,6 +876,16 @@ _FUNCTIONS = {
     torch.masked_fill: "masked_fill", torch.where: "where",
     operator.getitem: "getitem", torch.cat: "cat", torch.split: "split", torch.chunk: "chunk",
 }
+
+
+def _function_key(target):
+    """The name `call` knows a function by; None for unsupported ones.
+    scaled_dot_product_attention is looked up when called: it exists from
+    torch 2.0 on (and the tests install a stand-in on older versions)."""
+    key = _FUNCTIONS.get(target)
+    if key is None and target is getattr(F, "scaled_dot_product_attention", None):
+        key = "scaled_dot_product_attention"
+    return key
 
 
 def _reassociation(src, dst):

@@ -1,6 +1,7 @@
 """Small PyTorch models for the front end's tests: an MLP, a pre-norm
 transformer block (causal multi-head attention + GELU MLP, its mask added
-or, as nanoGPT writes it, filled in), a LLaMA-style block (RMSNorm, rotary
+or, as nanoGPT writes it, filled in, or by F.scaled_dot_product_attention),
+a LLaMA-style block (RMSNorm, rotary
 embedding, SwiGLU), and a float64 reference run of forward and backward."""
 
 import math
@@ -43,9 +44,12 @@ class Block(nn.Module):
         q = self.q(x).view(b, s, self.heads, head).transpose(1, 2)
         k = self.k(x).view(b, s, self.heads, head).transpose(1, 2)
         v = self.v(x).view(b, s, self.heads, head).transpose(1, 2)
-        scores = self.masked(q @ k.transpose(-2, -1) / math.sqrt(head), s)
-        context = F.softmax(scores, dim=-1) @ v
+        context = self.attend(q, k, v, s, head)
         return self.proj(context.transpose(1, 2).reshape(b, s, d))
+
+    def attend(self, q, k, v, s, head):
+        scores = self.masked(q @ k.transpose(-2, -1) / math.sqrt(head), s)
+        return F.softmax(scores, dim=-1) @ v
 
     def masked(self, scores, s):
         return scores + self.mask
@@ -66,6 +70,16 @@ class NanoBlock(Block):
 
     def masked(self, scores, s):
         return scores.masked_fill(self.bias[:, :, :s, :s] == 0, float("-inf"))
+
+
+class FlashBlock(NanoBlock):
+    """NanoBlock as nanoGPT runs it on torch 2: attention by
+    F.scaled_dot_product_attention with is_causal (the tril buffer is only
+    kept for the other path)."""
+
+    def attend(self, q, k, v, s, head):
+        return F.scaled_dot_product_attention(q, k, v, attn_mask=None, dropout_p=0,
+                                              is_causal=True)
 
 
 class RMSNorm(nn.Module):

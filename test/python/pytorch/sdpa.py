@@ -1,0 +1,156 @@
+# REQUIRES: torch
+# F.scaled_dot_product_attention, as nanoGPT and most torch 2 models call
+# it, imports as its documented math: q k^T scaled, masked (is_causal, a
+# causal boolean mask, a float mask), softmax, times v. Each case compiles
+# without a recipe and matches torch's float64 forward and backward (inputs
+# and parameters) to 1e-5 on the CPU; nanoGPT's block on the flash path is
+# checked under FP8 recipes within their bounds too. What the import cannot
+# express is refused with the op's source line. On torch before 2.0 the
+# function comes from Inputs/sdpa.py, which defers to __torch_function__ as
+# torch's own functions do; its math is checked against the explicit
+# attention of NanoBlock first.
+# RUN: %host_env %python %s | FileCheck %s
+
+import os
+import sys
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "Inputs"))
+sys.path.insert(0, os.path.join(HERE, "..", "..", "..", "bench", "examples"))
+import sdpa  # noqa: E402
+
+sdpa.install()
+from error import BOUNDS  # noqa: E402
+from models import FlashBlock, NanoBlock, check, relative  # noqa: E402
+
+from fp8_mlir import torch as fp8_torch  # noqa: E402
+
+# The flash path computes what the explicit one does.
+torch.manual_seed(0)
+explicit = NanoBlock().double().eval()
+flash = FlashBlock().double().eval()
+flash.load_state_dict(explicit.state_dict())
+x = torch.randn(2, 32, 64, dtype=torch.float64)
+print("flash path matches the explicit one:",
+      relative(flash(x), explicit(x).detach()) < 1e-12)
+# CHECK: flash path matches the explicit one: True
+
+torch.manual_seed(0)
+check("flash block", FlashBlock(), (torch.randn(2, 32, 64),), ["f32", "tensor-current", "deepseek"],
+      BOUNDS, skip=("k.bias",))
+# CHECK: flash block f32: y, dx, parameters within (1e-05, 1e-05, 1e-05): True
+# CHECK: flash block tensor-current: y, dx, parameters within (0.07, 0.15, 0.3): True
+# CHECK: flash block deepseek: y, dx, parameters within (0.07, 0.1, 0.2): True
+
+
+class Scaled(nn.Module):
+    """Positional arguments, an explicit scale, three dimensions."""
+
+    def forward(self, q, k, v):
+        return F.scaled_dot_product_attention(q, k, v, None, 0.0, True, scale=0.3)
+
+
+class CrossCausal(nn.Module):
+    """Fewer queries than keys: is_causal keeps the lower triangle of the
+    L x S matrix."""
+
+    def forward(self, q, kv):
+        return F.scaled_dot_product_attention(q, kv, kv * 0.5, is_causal=True)
+
+
+class BoolMask(nn.Module):
+    """A causal boolean mask from a buffer, sliced to the sequence and
+    broadcast over batch and heads."""
+
+    def __init__(self):
+        super().__init__()
+        self.register_buffer("keep", torch.tril(torch.ones(8, 8, dtype=torch.bool)))
+
+    def forward(self, q, k):
+        t = q.size(-2)
+        return F.scaled_dot_product_attention(q, k, k, attn_mask=self.keep[:t, :t])
+
+
+class FloatMask(nn.Module):
+    """An additive mask (ALiBi-like distances from a buffer), and one that
+    is an input of the module."""
+
+    def __init__(self):
+        super().__init__()
+        distance = torch.arange(6)[None, :] - torch.arange(6)[:, None]
+        self.register_buffer("slopes", torch.tensor([0.5, 0.25, 0.125]).view(3, 1, 1))
+        self.register_buffer("distance", -distance.abs().float())
+
+    def forward(self, q, k, bias):
+        alibi = self.slopes * self.distance
+        a = F.scaled_dot_product_attention(q, k, k, attn_mask=alibi)
+        return a + F.scaled_dot_product_attention(q, k, q, attn_mask=bias)
+
+
+CASES = [
+    ("scale and 3-D", Scaled(), lambda: (torch.randn(3, 5, 8), torch.randn(3, 5, 8),
+                                        torch.randn(3, 5, 4))),
+    ("fewer queries than keys", CrossCausal(), lambda: (torch.randn(2, 3, 4, 8),
+                                                       torch.randn(2, 3, 7, 8))),
+    ("boolean mask", BoolMask(), lambda: (torch.randn(2, 3, 6, 8), torch.randn(2, 3, 6, 8))),
+    ("float masks", FloatMask(), lambda: (torch.randn(2, 3, 6, 8), torch.randn(2, 3, 6, 8),
+                                          torch.randn(2, 1, 6, 6))),
+]
+
+for name, module, make in CASES:
+    module.eval()
+    torch.manual_seed(0)
+    inputs = make()
+    compiled = fp8_torch.compile(module, inputs, recipe=None, opt_level=0)
+    args = [t.clone().requires_grad_(True) for t in inputs]
+    y = compiled(*args)
+    dy = torch.randn_like(y)
+    y.backward(dy)
+
+    ref = type(module)().double().eval()
+    ref_args = [t.double().requires_grad_(True) for t in inputs]
+    y_ref = ref(*ref_args)
+    y_ref.backward(dy.double())
+    errors = [relative(y, y_ref.detach())]
+    errors += [relative(a.grad, r.grad) for a, r in zip(args, ref_args)]
+    print(f"{name}: {len(errors)} results within 1e-5: {max(errors) < 1e-5}"
+          + ("" if max(errors) < 1e-5 else f" {errors}"))
+# CHECK: scale and 3-D: 4 results within 1e-5: True
+# CHECK: fewer queries than keys: 3 results within 1e-5: True
+# CHECK: boolean mask: 3 results within 1e-5: True
+# CHECK: float masks: 4 results within 1e-5: True
+
+
+class Dropout(nn.Module):
+    def forward(self, q):
+        return F.scaled_dot_product_attention(q, q, q, dropout_p=0.1)
+
+
+class Grouped(nn.Module):
+    def forward(self, q, k):
+        return F.scaled_dot_product_attention(q, k, k, enable_gqa=True)
+
+
+class Padded(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.register_buffer("keep", torch.arange(6) < 4)
+
+    def forward(self, q):
+        return F.scaled_dot_product_attention(q, q, q, attn_mask=self.keep)
+
+
+q = torch.randn(2, 4, 6, 8)
+for module, inputs in [(Dropout(), (q,)), (Grouped(), (q, q[:, :2])), (Padded(), (q,))]:
+    try:
+        fp8_torch.import_module(module.eval(), inputs)
+        print(type(module).__name__, "imported")
+    except (fp8_torch.UnsupportedError, ValueError) as e:
+        print(str(e).replace(HERE + os.sep, ""))
+# CHECK: sdpa.py:[[#@LINE-24]]: unsupported op 'scaled_dot_product_attention' (call_function): dropout_p other than 0 (pass 0 when not training)
+# CHECK: sdpa.py:[[#@LINE-20]]: unsupported op 'scaled_dot_product_attention' (call_function): enable_gqa (repeat the key and value heads to the query's)
+# CHECK: sdpa.py:[[#@LINE-12]]: unsupported op 'scaled_dot_product_attention' (call_function): a mask other than the causal one
