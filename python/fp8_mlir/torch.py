@@ -25,11 +25,12 @@ Supported: nn.Linear, matmul/bmm/@, add/sub/mul/div (tensors with
 broadcasting, or a tensor and a number), relu/gelu/silu/tanh, layer_norm
 (over the last dimension), RMSNorm written out (pow 2, mean, add, rsqrt,
 mul), softmax and log_softmax, mean and sum over dimensions,
-transpose/permute/reshape/view/flatten/contiguous, dropout in eval mode,
+transpose/permute/reshape/view/flatten/contiguous, indexing by slices,
+integers and None, expand, repeat_interleave, dropout in eval mode,
 embedding lookups (as a one-hot matmul the callable feeds from the
 indices), cross_entropy on class indices (mean reduction), and causal
 masks: F.scaled_dot_product_attention (torch 2; is_causal, a float mask, or
-a causal boolean one; no dropout or grouped heads), masked_fill or where
+a causal boolean one, grouped heads; no dropout), masked_fill or where
 with a mask computed from buffers and constants alone (`self.bias[:, :, :T, :T] == 0` of a tril buffer, `torch.triu(...)`)
 whose entries are those above the diagonal of the last two dimensions, any
 fill value (-inf included). Other float tensors computed from buffers and
@@ -417,27 +418,59 @@ class _Importer:
         return int(value)
 
     def getitem(self, x, index):
-        """x[index] for an index of slices of step 1 (and an Ellipsis): a
-        slice op per dimension that is not taken whole."""
+        """x[index] for an index of slices of step 1, integers, None and an
+        Ellipsis: a slice op per dimension that is not taken whole, then the
+        reshape that drops the integers' dimensions and inserts None's."""
         index = list(index) if isinstance(index, tuple) else [index]
         if sum(i is Ellipsis for i in index) > 1:
             self.unsupported("an index with two Ellipses")
+        for part in index:
+            if isinstance(part, torch.fx.Node) and _float_meta(part) is not None:
+                self.unsupported("an index by a tensor")
+            if isinstance(part, bool) or not (
+                    part is None or part is Ellipsis or isinstance(part, (slice, int, torch.fx.Node))):
+                self.unsupported(f"an index by {part!r}")
+        taking = [i for i in index if i is not None and i is not Ellipsis]
+        if len(taking) > len(x.shape):
+            self.fail(f"{len(taking)} indices into a tensor of rank {len(x.shape)}")
         if Ellipsis in index:
             at = index.index(Ellipsis)
-            index[at:at + 1] = [slice(None)] * (len(x.shape) - len(index) + 1)
-        if len(index) > len(x.shape) or not all(isinstance(i, slice) for i in index):
-            self.unsupported("an index other than slices (integers, None, tensors)")
-        for d, part in enumerate(index):
-            bounds = [b if b is None else self.static_int(b)
-                      for b in (part.start, part.stop, part.step)]
-            start, stop, step = slice(*bounds).indices(x.shape[d])
-            if step != 1:
-                self.unsupported(f"a slice of step {step}")
-            if stop <= start:
-                self.unsupported("an empty slice")
-            if (start, stop) != (0, x.shape[d]):
+            index[at:at + 1] = [slice(None)] * (len(x.shape) - len(taking))
+        d = 0
+        for part in index:
+            if part is None:
+                continue
+            extent = x.shape[d]
+            if isinstance(part, slice):
+                bounds = [b if b is None else self.static_int(b)
+                          for b in (part.start, part.stop, part.step)]
+                start, stop, step = slice(*bounds).indices(extent)
+                if step != 1:
+                    self.unsupported(f"a slice of step {step}")
+                if stop <= start:
+                    self.unsupported("an empty slice")
+            else:
+                start = self.static_int(part)
+                if not -extent <= start < extent:
+                    self.fail(f"index {start} out of range for dimension {d} of size {extent}")
+                start %= extent
+                stop = start + 1
+            if (start, stop) != (0, extent):
                 x = self.g.slice(x, d, start, stop)
-        return x
+            d += 1
+        return self.reshape(x, self.shape())
+
+    def repeat_heads(self, x, dim, repeats):
+        """torch.repeat_interleave(x, repeats, dim): each entry along `dim`
+        `repeats` times in a row, as a broadcast into a new dimension after
+        `dim` and a reshape that merges the two."""
+        dim %= len(x.shape)
+        if repeats == 1:
+            return x
+        grown = x.shape[:dim + 1] + (repeats,) + x.shape[dim + 1:]
+        y = self.g.broadcast(x, grown, [dim + 1])
+        merged = x.shape[:dim] + (x.shape[dim] * repeats,) + x.shape[dim + 1:]
+        return self.reshape(y, merged)
 
     def along_last(self, fn, x, dim):
         """fn over dimension `dim`, as a last-dimension op between transposes."""
@@ -696,6 +729,16 @@ class _Importer:
             return g.transpose(x, [d % len(x.shape) for d in dims])
         if key in ("reshape", "view", "flatten", "unsqueeze", "squeeze"):
             return self.reshape(v(args[0]), self.shape())
+        if key in ("expand", "expand_as"):
+            return self.broadcast_to(v(args[0]), self.shape())
+        if key == "repeat_interleave":
+            repeats, dim = arg(1, "repeats"), arg(2, "dim")
+            if isinstance(repeats, torch.fx.Node) and _float_meta(repeats) is not None:
+                self.unsupported("repeats given by a tensor")
+            if dim is None:
+                self.unsupported("without dim (the flattened tensor)")
+            x = v(args[0])
+            return self.repeat_heads(x, self.static_int(dim), self.static_int(repeats))
         if key in ("contiguous", "clone", "float"):
             return v(args[0])
         if key == "dropout":
@@ -737,8 +780,6 @@ class _Importer:
                             ("scale", scale), ("enable_gqa", enable_gqa)):
             if isinstance(value, torch.fx.Node):
                 self.unsupported(f"{what} computed in the graph (pass a Python value)")
-        if enable_gqa:
-            self.unsupported("enable_gqa (repeat the key and value heads to the query's)")
         if dropout_p != 0:
             self.unsupported("dropout_p other than 0 (pass 0 when not training)")
         if is_causal and mask is not None:
@@ -746,9 +787,17 @@ class _Importer:
         if min(len(q.shape), len(k.shape), len(v.shape)) < 2:
             self.fail("scaled_dot_product_attention of tensors of rank below 2")
         batch = q.shape[:-2]
-        if k.shape[:-2] != batch or v.shape[:-2] != batch:
-            self.unsupported(f"batch dimensions {batch}, {k.shape[:-2]}, {v.shape[:-2]} "
-                             "that differ (broadcast them first)")
+        if enable_gqa and len(q.shape) >= 3 and k.shape[:-3] == batch[:-1] and \
+                k.shape[-3] > 0 and q.shape[-3] % k.shape[-3] == 0 and v.shape[:-2] == k.shape[:-2]:
+            # Each group of query heads attends with one key and value head.
+            repeats = q.shape[-3] // k.shape[-3]
+            k, v = self.repeat_heads(k, -3, repeats), self.repeat_heads(v, -3, repeats)
+        try:
+            batch = tuple(torch.broadcast_shapes(batch, k.shape[:-2], v.shape[:-2]))
+        except RuntimeError:
+            self.fail(f"batch dimensions {batch}, {k.shape[:-2]} and {v.shape[:-2]} of query, "
+                      "key and value do not broadcast")
+        q, k, v = (self.broadcast_to(t, batch + t.shape[-2:]) for t in (q, k, v))
         length, width = q.shape[-2:]
         if k.shape[-1] != width or v.shape[-2] != k.shape[-2]:
             self.fail(f"query {q.shape}, key {k.shape} and value {v.shape} do not fit")
@@ -874,6 +923,7 @@ _FUNCTIONS = {
     torch.unsqueeze: "unsqueeze", torch.squeeze: "squeeze", F.dropout: "dropout",
     F.embedding: "embedding", F.cross_entropy: "cross_entropy",
     torch.masked_fill: "masked_fill", torch.where: "where",
+    torch.repeat_interleave: "repeat_interleave",
     operator.getitem: "getitem", torch.cat: "cat", torch.split: "split", torch.chunk: "chunk",
 }
 

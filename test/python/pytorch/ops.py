@@ -149,6 +149,24 @@ class Constants(nn.Module):
         return (rotated * angles.cos() + angles.sin()) * self.w + cos * sin
 
 
+class Indexing(nn.Module):
+    """Integer indices (the last token, a head), None, an Ellipsis with
+    both, expand and expand_as, repeat_interleave."""
+
+    def __init__(self):
+        super().__init__()
+        self.w = nn.Parameter(torch.randn(8))
+
+    def forward(self, x):
+        t = x.size(1)
+        last = x[:, t - 1] * self.w  # [3, 8]
+        first = x[:, 0, None, :]  # [3, 1, 8]
+        head = x[-1, ..., None, 2]  # [4, 1]
+        wide = last[:, None].expand(3, 4, 8) + first.expand_as(x) * head[None]
+        pairs = x.repeat_interleave(2, dim=2)[..., 1:9] + torch.repeat_interleave(x, 2, 0)[1:4]
+        return wide * pairs
+
+
 CASES = [
     ("elementwise", Elementwise(), lambda: (torch.randn(6, 16), torch.randn(6, 16))),
     ("activations", Activations(), lambda: (torch.randn(6, 16), torch.randn(6, 16))),
@@ -159,6 +177,7 @@ CASES = [
     ("causal masks", Masks(), lambda: (torch.randn(2, 3, 6, 4), torch.randn(2, 3, 6, 4))),
     ("slices and cat", Slices(), lambda: (torch.randn(3, 4, 16),)),
     ("constants", Constants(), lambda: (torch.randn(2, 3, 6, 8),)),
+    ("indexing", Indexing(), lambda: (torch.randn(3, 4, 8),)),
 ]
 
 torch.manual_seed(0)
@@ -189,6 +208,7 @@ for name, module, make in CASES:
 # CHECK: causal masks: 3 results within 1e-5: True
 # CHECK: slices and cat: 3 results within 1e-5: True
 # CHECK: constants: 3 results within 1e-5: True
+# CHECK: indexing: 3 results within 1e-5: True
 
 
 class Sine(nn.Module):
@@ -249,8 +269,16 @@ class Strided(nn.Module):
         return x[:, ::2] * 2
 
 
-try:
-    fp8_torch.import_module(Strided(), (torch.randn(2, 4, 8),))
-except fp8_torch.UnsupportedError as e:
-    print(str(e).replace(os.path.dirname(__file__) + os.sep, ""))
-# CHECK: ops.py:[[#@LINE-7]]: unsupported op 'getitem' (call_function): a slice of step 2
+class Gather(nn.Module):
+    def forward(self, x, rows):
+        return x[rows] * 2
+
+
+for module, inputs in [(Strided(), (torch.randn(2, 4, 8),)),
+                       (Gather(), (torch.randn(4, 8), torch.tensor([0, 2])))]:
+    try:
+        fp8_torch.import_module(module, inputs)
+    except fp8_torch.UnsupportedError as e:
+        print(str(e).replace(os.path.dirname(__file__) + os.sep, ""))
+# CHECK: ops.py:[[#@LINE-14]]: unsupported op 'getitem' (call_function): a slice of step 2
+# CHECK: ops.py:[[#@LINE-10]]: unsupported op 'getitem' (call_function): an index by a tensor

@@ -91,12 +91,40 @@ class FloatMask(nn.Module):
         return a + F.scaled_dot_product_attention(q, k, q, attn_mask=bias)
 
 
+class Broadcast(nn.Module):
+    """Batch dimensions that broadcast: one key batch for every query batch,
+    values shared by the batch."""
+
+    def forward(self, q, k, v):
+        return F.scaled_dot_product_attention(q, k, v)
+
+
+class Grouped(nn.Module):
+    """Grouped-query attention, four query heads to two key and value heads,
+    the three ways models write it: enable_gqa (torch 2.5), LLaMA's
+    repeat_kv (a None index, expand, reshape) and repeat_interleave."""
+
+    def forward(self, q, k, v):
+        b, kv, s, e = k.size(0), k.size(1), k.size(2), k.size(3)
+        a = F.scaled_dot_product_attention(q, k, v, is_causal=True, enable_gqa=True)
+        k2 = k[:, :, None, :, :].expand(b, kv, 2, s, e).reshape(b, kv * 2, s, e)
+        v2 = v[:, :, None].expand(b, kv, 2, s, e).reshape(b, kv * 2, s, e)
+        c = F.scaled_dot_product_attention(q, k2, v2, is_causal=True)
+        k3 = torch.repeat_interleave(k, 2, dim=1)
+        v3 = v.repeat_interleave(2, 1)
+        return a + 2 * c + 3 * F.scaled_dot_product_attention(q, k3, v3, is_causal=True)
+
+
 CASES = [
     ("scale and 3-D", Scaled(), lambda: (torch.randn(3, 5, 8), torch.randn(3, 5, 8),
                                         torch.randn(3, 5, 4))),
     ("fewer queries than keys", CrossCausal(), lambda: (torch.randn(2, 3, 4, 8),
                                                        torch.randn(2, 3, 7, 8))),
     ("boolean mask", BoolMask(), lambda: (torch.randn(2, 3, 6, 8), torch.randn(2, 3, 6, 8))),
+    ("broadcast batch", Broadcast(), lambda: (torch.randn(2, 3, 5, 8), torch.randn(1, 3, 7, 8),
+                                              torch.randn(3, 7, 4))),
+    ("grouped heads", Grouped(), lambda: (torch.randn(2, 4, 6, 8), torch.randn(2, 2, 6, 8),
+                                          torch.randn(2, 2, 6, 8))),
     ("float masks", FloatMask(), lambda: (torch.randn(2, 3, 6, 8), torch.randn(2, 3, 6, 8),
                                           torch.randn(2, 1, 6, 6))),
 ]
@@ -122,17 +150,14 @@ for name, module, make in CASES:
 # CHECK: scale and 3-D: 4 results within 1e-5: True
 # CHECK: fewer queries than keys: 3 results within 1e-5: True
 # CHECK: boolean mask: 3 results within 1e-5: True
+# CHECK: broadcast batch: 4 results within 1e-5: True
+# CHECK: grouped heads: 4 results within 1e-5: True
 # CHECK: float masks: 4 results within 1e-5: True
 
 
 class Dropout(nn.Module):
     def forward(self, q):
         return F.scaled_dot_product_attention(q, q, q, dropout_p=0.1)
-
-
-class Grouped(nn.Module):
-    def forward(self, q, k):
-        return F.scaled_dot_product_attention(q, k, k, enable_gqa=True)
 
 
 class Padded(nn.Module):
@@ -145,12 +170,11 @@ class Padded(nn.Module):
 
 
 q = torch.randn(2, 4, 6, 8)
-for module, inputs in [(Dropout(), (q,)), (Grouped(), (q, q[:, :2])), (Padded(), (q,))]:
+for module, inputs in [(Dropout(), (q,)), (Padded(), (q,))]:
     try:
         fp8_torch.import_module(module.eval(), inputs)
         print(type(module).__name__, "imported")
     except (fp8_torch.UnsupportedError, ValueError) as e:
         print(str(e).replace(HERE + os.sep, ""))
-# CHECK: sdpa.py:[[#@LINE-24]]: unsupported op 'scaled_dot_product_attention' (call_function): dropout_p other than 0 (pass 0 when not training)
-# CHECK: sdpa.py:[[#@LINE-20]]: unsupported op 'scaled_dot_product_attention' (call_function): enable_gqa (repeat the key and value heads to the query's)
-# CHECK: sdpa.py:[[#@LINE-12]]: unsupported op 'scaled_dot_product_attention' (call_function): a mask other than the causal one
+# CHECK: sdpa.py:[[#@LINE-19]]: unsupported op 'scaled_dot_product_attention' (call_function): dropout_p other than 0 (pass 0 when not training)
+# CHECK: sdpa.py:[[#@LINE-11]]: unsupported op 'scaled_dot_product_attention' (call_function): a mask other than the causal one
