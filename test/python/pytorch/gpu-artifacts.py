@@ -4,8 +4,8 @@
 # training, a pre-norm transformer block's (causal attention: batched
 # products, softmax, LayerNorm) and rotary embedding's rotate_half for
 # sm_90a, and a LLaMA-style block (RMSNorm, rotary tables as constant
-# inputs, SwiGLU) for both chips, into launch manifests that fp8-run
-# accepts.
+# inputs, SwiGLU) for both chips and with grouped-query attention, into
+# launch manifests that fp8-run accepts.
 # RUN: rm -rf %t && %host_env %python %s %t | FileCheck %s
 # RUN: fp8-run --check %t/sm_90a/mlp/mlp.json | FileCheck %s --check-prefix=HOPPER
 # RUN: fp8-run --check %t/sm_100a/mlp/mlp.json | FileCheck %s --check-prefix=BLACKWELL
@@ -34,6 +34,11 @@
 # LLAMA: ok: 'llamablock' for sm_90a: 12 inputs, 1 outputs
 # LLAMA-BACKWARD: ok: 'llamablock_backward' for sm_90a: 13 inputs, 11 outputs
 # LLAMA-SM100: ok: 'llamablock' for sm_100a: 12 inputs, 1 outputs
+# Grouped-query attention (two key and value heads for four query heads):
+# the repeated heads are a broadcast the batched GEMMs read, summed back in
+# the backward.
+# RUN: fp8-run --check %t/gqa/llamablock_backward/llamablock_backward.json | FileCheck %s --check-prefix=GQA
+# GQA: ok: 'llamablock_backward' for sm_90a: 13 inputs, 11 outputs
 
 import os
 import sys
@@ -98,3 +103,8 @@ manifests = fp8_torch.export(llama, (x,), recipe="mxfp8", chip="sm_100a",
                              artifacts=os.path.join(out, "llama-sm100"), backward=False)
 print("llama sm_100a", sorted(os.path.relpath(v, out) for v in manifests.values()))
 # CHECK: llama sm_100a ['llama-sm100/llamablock/llamablock.json']
+
+manifests = fp8_torch.export(LlamaBlock(kv_heads=2).eval(), (x,), recipe="deepseek",
+                             chip="sm_90a", artifacts=os.path.join(out, "gqa"))
+print("gqa", sorted(os.path.relpath(v, out) for v in manifests.values()))
+# CHECK: gqa ['gqa/llamablock/llamablock.json', 'gqa/llamablock_backward/llamablock_backward.json']

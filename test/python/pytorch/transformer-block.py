@@ -8,7 +8,8 @@
 # The same block with nanoGPT's mask (a tril buffer sliced to the sequence,
 # scores filled with -inf) imports as the same causal fill. A LLaMA-style
 # block (RMSNorm, rotary embedding from cos and sin buffers sliced to the
-# sequence, SwiGLU) imports its sliced tables as constant inputs.
+# sequence, SwiGLU) imports its sliced tables as constant inputs; with two
+# key and value heads for four query heads (LLaMA's repeat_kv), too.
 # RUN: %host_env %python %s | FileCheck %s
 # CHECK: block f32: y, dx, parameters within (1e-05, 1e-05, 1e-05): True
 # CHECK: block tensor-current: y, dx, parameters within (0.07, 0.15, 0.3): True
@@ -20,6 +21,8 @@
 # CHECK: llama block tensor-current: y, dx, parameters within (0.07, 0.15, 0.3): True
 # CHECK: llama block deepseek: y, dx, parameters within (0.07, 0.1, 0.2): True
 # CHECK: llama block mxfp8: y, dx, parameters within (0.07, 0.1, 0.2): True
+# CHECK: gqa llama block f32: y, dx, parameters within (1e-05, 1e-05, 1e-05): True
+# CHECK: gqa llama block deepseek: y, dx, parameters within (0.07, 0.1, 0.2): True
 
 import os
 import sys
@@ -41,3 +44,6 @@ check("nanogpt block", NanoBlock(), (torch.randn(2, 32, 64),), ["f32", "deepseek
 torch.manual_seed(0)
 check("llama block", LlamaBlock(), (torch.randn(2, 32, 64),),
       ["f32", "tensor-current", "deepseek", "mxfp8"], BOUNDS)
+torch.manual_seed(0)
+check("gqa llama block", LlamaBlock(kv_heads=2), (torch.randn(2, 32, 64),), ["f32", "deepseek"],
+      BOUNDS)

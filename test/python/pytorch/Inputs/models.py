@@ -97,15 +97,21 @@ class RMSNorm(nn.Module):
 class LlamaBlock(nn.Module):
     """A LLaMA-style block: RMSNorm, rotary position embedding from cos and
     sin tables (buffers sliced to the sequence), causal attention as
-    nanoGPT masks it, and a SwiGLU MLP; no biases."""
+    nanoGPT masks it, and a SwiGLU MLP; no biases. With fewer `kv_heads`
+    than heads, grouped-query attention: keys and values repeated for their
+    group of query heads as LLaMA's repeat_kv does (None index, expand,
+    reshape)."""
 
-    def __init__(self, seq=32, width=64, heads=4, hidden=128):
+    def __init__(self, seq=32, width=64, heads=4, hidden=128, kv_heads=None):
         super().__init__()
+        self.init_args = (seq, width, heads, hidden, kv_heads)
         self.heads = heads
+        self.kv_heads = kv_heads or heads
+        kv_width = width // heads * self.kv_heads
         self.attn_norm = RMSNorm(width)
         self.wq = nn.Linear(width, width, bias=False)
-        self.wk = nn.Linear(width, width, bias=False)
-        self.wv = nn.Linear(width, width, bias=False)
+        self.wk = nn.Linear(width, kv_width, bias=False)
+        self.wv = nn.Linear(width, kv_width, bias=False)
         self.wo = nn.Linear(width, width, bias=False)
         self.mlp_norm = RMSNorm(width)
         self.w1 = nn.Linear(width, hidden, bias=False)
@@ -128,9 +134,13 @@ class LlamaBlock(nn.Module):
         b, t, d = x.size()
         head = d // self.heads
         q = self.wq(x).view(b, t, self.heads, head).transpose(1, 2)
-        k = self.wk(x).view(b, t, self.heads, head).transpose(1, 2)
-        v = self.wv(x).view(b, t, self.heads, head).transpose(1, 2)
+        k = self.wk(x).view(b, t, self.kv_heads, head).transpose(1, 2)
+        v = self.wv(x).view(b, t, self.kv_heads, head).transpose(1, 2)
         q, k = self.rotary(q, t), self.rotary(k, t)
+        if self.kv_heads != self.heads:
+            group = self.heads // self.kv_heads
+            k, v = (z[:, :, None].expand(b, self.kv_heads, group, t, head)
+                    .reshape(b, self.heads, t, head) for z in (k, v))
         scores = q @ k.transpose(-2, -1) / math.sqrt(head)
         scores = scores.masked_fill(self.bias[:, :, :t, :t] == 0, float("-inf"))
         context = F.softmax(scores, dim=-1) @ v
