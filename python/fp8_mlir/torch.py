@@ -21,8 +21,10 @@ but honest. On CUDA tensors it compiles for the device's chip (or `chip`)
 with fp8-gpu-pipeline and launches the kernels through the runtime
 (fp8_mlir.runtime) on the tensors' memory.
 
-Supported: nn.Linear, matmul/bmm/@, add/sub/mul/div (tensors with
-broadcasting, or a tensor and a number), relu/gelu/silu/tanh, layer_norm
+Supported: nn.Linear, matmul/bmm/mm/@, addmm/baddbmm, add/sub/mul/div
+(tensors with broadcasting, or a tensor and a number), relu/gelu/silu/tanh/
+leaky_relu, pow by small integers, var, stack/unbind, casts between
+floating types, layer_norm
 (over the last dimension), RMSNorm written out (pow 2, mean, add, rsqrt,
 mul), softmax and log_softmax, mean and sum over dimensions,
 transpose/permute/reshape/view/flatten/contiguous, indexing by slices,
@@ -258,6 +260,9 @@ class _Importer:
             if isinstance(v, _Opaque):
                 self.fail(f"'{arg.name}' is neither a tensor nor a number")
             if isinstance(v, _Constant):
+                if v.tensor.dim() == 0 and v.tensor.is_floating_point():
+                    # torch.full([], value) and the like: a number.
+                    return float(v.tensor)
                 return self.constant_input(arg, v.tensor)
             return v
         if isinstance(arg, (int, float)) and not isinstance(arg, bool):
@@ -375,6 +380,13 @@ class _Importer:
     def matmul(self, a, b, name=None):
         g = self.g
         out = self.shape()
+        if len(b.shape) == 1 and len(a.shape) >= 2:
+            # A vector as a one-column matrix.
+            y = g.matmul(self.to_rank(a, 2), self.reshape(b, b.shape + (1,)), name=name)
+            return self.reshape(y, out)
+        if len(a.shape) == 1 and len(b.shape) == 2:
+            y = g.matmul(self.reshape(a, (1,) + a.shape), b, name=name)
+            return self.reshape(y, out)
         if len(b.shape) == 2 and len(a.shape) >= 2:
             y = g.matmul(self.to_rank(a, 2), b, name=name)
         elif len(a.shape) >= 2 and len(b.shape) >= 3:
@@ -496,6 +508,33 @@ class _Importer:
             y = self.reshape(y, self.shape())
         return y
 
+    def leaky_relu(self, x, slope):
+        """relu(x) - slope relu(-x): x where positive, slope * x where
+        negative, rounded once as torch rounds it."""
+        g = self.g
+        return g.sub(g.relu(x), g.scale(g.relu(g.scale(x, -1.0)), slope))
+
+    def variance(self, x, dims, kwargs):
+        """var over `dims`: the mean of the squared deviations from the mean,
+        divided by n - correction instead of n (unbiased: correction 1,
+        torch's default)."""
+        correction = kwargs.get("correction")
+        if correction is None:
+            correction = 1 if kwargs.get("unbiased", True) else 0
+        rank = len(x.shape)
+        dims = list(range(rank)) if dims is None else [dims] if isinstance(dims, int) else dims
+        dims = sorted(d % rank for d in dims)
+        count = math.prod(x.shape[d] for d in dims)
+        if count - correction <= 0:
+            self.unsupported(f"var of {count} elements with correction {correction}")
+        g = self.g
+        mean = g.scale(g.reduce_sum(x, dims), 1.0 / count)
+        centered = g.sub(x, g.broadcast(mean, x.shape, dims))
+        y = g.scale(g.reduce_sum(g.mul(centered, centered), dims), 1.0 / (count - correction))
+        if kwargs.get("keepdim", False):
+            y = self.reshape(y, self.shape())
+        return y
+
     def one_hot(self, indices, classes):
         """A graph input holding the one-hot encoding of integer argument
         `indices` (flattened to rows)."""
@@ -558,6 +597,11 @@ class _Importer:
                     # A mask, or read only to compute masks: not an input of
                     # the program.
                     self.env[node] = _Constant(node.name, tensor)
+                elif not _is_state(self.root, node.target):
+                    # A tensor the forward makes from literals alone
+                    # (torch.ones(8)), which torch.fx keeps as an attribute
+                    # of the traced module.
+                    self.env[node] = _Constant(node.name, tensor.detach().clone())
                 else:
                     self.env[node] = self.state_input(node.target, tensor, kind)
             elif node.op == "call_module":
@@ -605,6 +649,8 @@ class _Importer:
             return self.gelu(self.value(args[0]), sub.approximate)
         if isinstance(sub, torch.nn.SiLU):
             return self.g.silu(self.value(args[0]))
+        if isinstance(sub, torch.nn.LeakyReLU):
+            return self.leaky_relu(self.value(args[0]), sub.negative_slope)
         if isinstance(sub, torch.nn.Tanh):
             return self.g.tanh(self.value(args[0]))
         if isinstance(sub, torch.nn.Sigmoid):
@@ -654,6 +700,54 @@ class _Importer:
             return g.scale(v(args[0]), -1.0)
         if key in ("matmul", "bmm"):
             return self.matmul(v(args[0]), v(args[1]))
+        if key in ("addmm", "baddbmm"):
+            # beta * input + alpha * (mat1 @ mat2): HF's Conv1D is addmm.
+            beta, alpha = kwargs.get("beta", 1), kwargs.get("alpha", 1)
+            if not all(isinstance(c, (int, float)) for c in (beta, alpha)):
+                self.unsupported("beta or alpha that is not a number")
+            y = self.matmul(v(arg(1, "mat1" if key == "addmm" else "batch1")),
+                            v(arg(2, "mat2" if key == "addmm" else "batch2")))
+            if alpha != 1:
+                y = g.scale(y, alpha)
+            if beta == 0:
+                return y
+            bias = v(arg(0, "input"))
+            if isinstance(bias, float):
+                return g.shift(y, beta * bias)
+            if beta != 1:
+                bias = g.scale(bias, beta)
+            return g.add(y, self.broadcast_to(bias, self.shape()))
+        if key == "t":
+            x = v(args[0])
+            return x if len(x.shape) < 2 else g.transpose(x, [1, 0])
+        if key in ("to", "type_as", "type", "double", "half", "bfloat16"):
+            # The program computes in f32 (and FP8 where the recipe says);
+            # casts between floating types change nothing in it.
+            meta = _float_meta(self.node)
+            if meta is None or not meta.dtype.is_floating_point:
+                self.unsupported("a cast to a type other than a floating-point one")
+            return v(args[0])
+        if key == "square":
+            x = v(args[0])
+            return g.mul(x, x)
+        if key == "leaky_relu":
+            return self.leaky_relu(v(args[0]), arg(1, "negative_slope", 0.01))
+        if key in ("var", "std"):
+            if key == "std":
+                self.unsupported("std (no square root in the graph; var is supported)")
+            return self.variance(v(args[0]), arg(1, "dim"), kwargs)
+        if key == "stack":
+            tensors = [v(t) for t in arg(0, "tensors")]
+            rank = len(tensors[0].shape) + 1
+            dim = arg(1, "dim", 0) % rank
+            grown = [self.reshape(t, t.shape[:dim] + (1,) + t.shape[dim:]) for t in tensors]
+            return grown[0] if len(grown) == 1 else g.concat(grown, dim)
+        if key == "unbind":
+            x = v(args[0])
+            dim = arg(1, "dim", 0) % len(x.shape)
+            out = x.shape[:dim] + x.shape[dim + 1:]
+            return tuple(self.reshape(x if x.shape[dim] == 1 else g.slice(x, dim, i, i + 1), out)
+                         for i in range(x.shape[dim]))
         if key == "linear":
             bias = arg(2, "bias")
             return self.linear(v(args[0]), v(args[1]), None if bias is None else v(bias), None)
@@ -707,10 +801,15 @@ class _Importer:
             return g.rsqrt(v(args[0]), 0.0)
         if key == "pow":
             exponent = arg(1, "exponent")
-            if exponent != 2:
-                self.unsupported(f"pow with exponent {exponent!r} (only 2)")
+            if isinstance(exponent, bool) or not isinstance(exponent, (int, float)) or \
+                    not float(exponent).is_integer() or not 1 <= exponent <= 4:
+                self.unsupported(f"pow with exponent {exponent!r} (only the integers 1 to 4)")
             x = v(args[0])
-            return g.mul(x, x)
+            # x^3 as x * x * x (HF's GELU writes its tanh form with pow 3).
+            y = x
+            for _ in range(int(exponent) - 1):
+                y = g.mul(y, x)
+            return y
         if key in ("mean", "sum"):
             if arg(3, "dtype") is not None:
                 self.unsupported("dtype argument")
@@ -764,11 +863,13 @@ class _Importer:
             a, b = arg(1, "input"), arg(2, "other")
             # The tensor is kept where the mask says so; the number fills
             # the rest.
-            tensor_first = isinstance(a, torch.fx.Node)
+            a, b = (v(a) if isinstance(a, torch.fx.Node) else a,
+                    v(b) if isinstance(b, torch.fx.Node) else b)
+            tensor_first = not isinstance(a, (int, float))
             x, fill = (a, b) if tensor_first else (b, a)
-            if not isinstance(x, torch.fx.Node) or isinstance(fill, torch.fx.Node):
+            if isinstance(x, (int, float)) or not isinstance(fill, (int, float)):
                 self.unsupported("where of a tensor and a number only")
-            x = self.broadcast_to(v(x), self.shape())
+            x = self.broadcast_to(x, self.shape())
             return self.causal(x, arg(0, "condition"), not tensor_first, fill)
         self.unsupported()
 
@@ -872,6 +973,9 @@ class _Propagate(ShapeProp):
             return not (isinstance(tensor, torch.nn.Parameter) and tensor.requires_grad)
         if n.op not in ("call_function", "call_method"):
             return False
+        # Tensors whose values do not depend on their input's values.
+        if n.target in _SHAPE_ONLY:
+            return True
         # Sizes are constants of the specialized program.
         return all("fp8_constant" in a.meta or "fp8_value" in a.meta
                    for a in n.all_input_nodes)
@@ -901,6 +1005,16 @@ class _Opaque:
         self.name = name
 
 
+def _is_state(module, qualname):
+    """Whether `qualname` names a parameter or buffer of `module`."""
+    owner, _, name = qualname.rpartition(".")
+    try:
+        sub = module.get_submodule(owner)
+    except AttributeError:
+        return False
+    return name in sub._parameters or name in sub._buffers
+
+
 def _attr(gm, target):
     value = gm
     for part in target.split("."):
@@ -924,8 +1038,17 @@ _FUNCTIONS = {
     F.embedding: "embedding", F.cross_entropy: "cross_entropy",
     torch.masked_fill: "masked_fill", torch.where: "where",
     torch.repeat_interleave: "repeat_interleave",
+    operator.pow: "pow", torch.mm: "matmul", torch.addmm: "addmm", torch.baddbmm: "baddbmm",
+    torch.t: "t", torch.square: "square", F.leaky_relu: "leaky_relu", torch.var: "var",
+    torch.std: "std", torch.stack: "stack", torch.unbind: "unbind",
     operator.getitem: "getitem", torch.cat: "cat", torch.split: "split", torch.chunk: "chunk",
 }
+
+
+# Tensors of a fixed value shaped like their argument: constants of the
+# specialized program.
+_SHAPE_ONLY = (torch.zeros_like, torch.ones_like, torch.full_like, "new_zeros", "new_ones",
+               "new_full")
 
 
 def _function_key(target):

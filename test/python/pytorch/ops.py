@@ -5,6 +5,7 @@
 # the op and the line of the module's source.
 # RUN: %host_env %python %s | FileCheck %s
 
+import math
 import os
 import sys
 
@@ -167,6 +168,38 @@ class Indexing(nn.Module):
         return wide * pairs
 
 
+class Compositions(nn.Module):
+    """Ops the importer writes with the graph's own: HF GPT-2's Conv1D
+    (addmm) and its GELU (tanh form with pow 3), baddbmm, mm and t, casts
+    between floating types, square and pow, leaky_relu, var, stack and
+    unbind, zeros_like and full_like, a literal tensor made in forward,
+    a 0-d constant as where's fill, products with vectors."""
+
+    def __init__(self):
+        super().__init__()
+        self.weight = nn.Parameter(torch.randn(8, 8) / 3)
+        self.bias = nn.Parameter(torch.randn(8))
+        self.act = nn.LeakyReLU(0.2)
+        self.register_buffer("keep", torch.tril(torch.ones(4, 4, dtype=torch.bool)))
+
+    def forward(self, x):
+        h = torch.addmm(self.bias, x.view(-1, 8), self.weight).view(x.size(0), x.size(1), 8)
+        gelu = 0.5 * h * (1.0 + torch.tanh(math.sqrt(2.0 / math.pi) *
+                                           (h + 0.044715 * torch.pow(h, 3.0))))
+        s = torch.baddbmm(x.transpose(1, 2) @ x, x.transpose(1, 2), gelu,
+                          beta=0.5, alpha=2.0)  # [2, 8, 8]
+        mask_value = torch.full([], -1e4).to(x)
+        scores = torch.where(self.keep, x @ x.transpose(1, 2), mask_value)  # [2, 4, 4]
+        v = (scores.type_as(x) @ x).to(x.dtype)
+        w = torch.mm(x[0].t(), x[1]) + self.act(v[1].t() @ v[0]) + F.leaky_relu(s[0], 0.1)
+        spread = x.var(dim=-1, keepdim=True) + x.var(1, unbiased=False)[:, None] + x ** 2
+        parts = torch.stack([x, spread], dim=1).unbind(1)
+        return (w @ torch.tensor([1.0, -1.0, 0.5, 2.0, 0.0, 1.0, 3.0, -2.0]).to(x)
+                + (parts[0] * parts[1]).sum() + torch.zeros_like(x).sum()
+                + (x.transpose(1, 2) @ torch.full_like(x, 0.5)[0, :, 0]).sum(0)
+                + torch.square(x).sum(dim=(0, 1)))
+
+
 CASES = [
     ("elementwise", Elementwise(), lambda: (torch.randn(6, 16), torch.randn(6, 16))),
     ("activations", Activations(), lambda: (torch.randn(6, 16), torch.randn(6, 16))),
@@ -178,6 +211,7 @@ CASES = [
     ("slices and cat", Slices(), lambda: (torch.randn(3, 4, 16),)),
     ("constants", Constants(), lambda: (torch.randn(2, 3, 6, 8),)),
     ("indexing", Indexing(), lambda: (torch.randn(3, 4, 8),)),
+    ("compositions", Compositions(), lambda: (torch.randn(2, 4, 8),)),
 ]
 
 torch.manual_seed(0)
@@ -209,6 +243,7 @@ for name, module, make in CASES:
 # CHECK: slices and cat: 3 results within 1e-5: True
 # CHECK: constants: 3 results within 1e-5: True
 # CHECK: indexing: 3 results within 1e-5: True
+# CHECK: compositions: 4 results within 1e-5: True
 
 
 class Sine(nn.Module):
@@ -274,11 +309,24 @@ class Gather(nn.Module):
         return x[rows] * 2
 
 
+class Root(nn.Module):
+    def forward(self, x):
+        return x ** 0.5
+
+
+class Cast(nn.Module):
+    def forward(self, x):
+        return x.to(torch.int32) * 2
+
+
 for module, inputs in [(Strided(), (torch.randn(2, 4, 8),)),
-                       (Gather(), (torch.randn(4, 8), torch.tensor([0, 2])))]:
+                       (Gather(), (torch.randn(4, 8), torch.tensor([0, 2]))),
+                       (Root(), (torch.randn(4, 8),)), (Cast(), (torch.randn(4, 8),))]:
     try:
         fp8_torch.import_module(module, inputs)
     except fp8_torch.UnsupportedError as e:
         print(str(e).replace(os.path.dirname(__file__) + os.sep, ""))
-# CHECK: ops.py:[[#@LINE-14]]: unsupported op 'getitem' (call_function): a slice of step 2
-# CHECK: ops.py:[[#@LINE-10]]: unsupported op 'getitem' (call_function): an index by a tensor
+# CHECK: ops.py:[[#@LINE-25]]: unsupported op 'getitem' (call_function): a slice of step 2
+# CHECK: ops.py:[[#@LINE-21]]: unsupported op 'getitem' (call_function): an index by a tensor
+# CHECK: ops.py:[[#@LINE-17]]: unsupported op 'pow' (call_function): pow with exponent 0.5 (only the integers 1 to 4)
+# CHECK: ops.py:[[#@LINE-13]]: unsupported op 'to' (call_method): a cast to a type other than a floating-point one
