@@ -199,6 +199,14 @@ class Graph:
     def exp(self, a):
         return self._node("exp", [a], a.shape)
 
+    def sqrt(self, a):
+        """The square root, correctly rounded."""
+        return self._node("sqrt", [a], a.shape)
+
+    def erf(self, a):
+        """The error function (numerics.md section 16)."""
+        return self._node("erf", [a], a.shape)
+
     def log(self, a):
         """The natural logarithm (numerics.md section 18)."""
         return self._node("log", [a], a.shape)
@@ -343,6 +351,14 @@ class Graph:
             return [self.activation_grad(op, t, dy)]
         if op == "exp":
             return [self.mul(dy, t)]
+        if op == "sqrt":
+            # dy / (2 sqrt(x)).
+            return [self.div(self.scale(dy, 0.5), t)]
+        if op == "erf":
+            # dy 2/sqrt(pi) exp(-x^2).
+            x = ins[0]
+            density = self.exp(self.scale(self.mul(x, x), -1.0))
+            return [self.mul(dy, self.scale(density, 2.0 / math.sqrt(math.pi)))]
         if op == "log":
             return [self.div(dy, ins[0])]
         if op == "log_softmax":
@@ -481,6 +497,10 @@ class Graph:
                 r = v[1] * v[0] * (1.0 - v[0])
             elif t.op == "exp":
                 r = np.exp(v[0])
+            elif t.op == "sqrt":
+                r = np.sqrt(v[0])
+            elif t.op == "erf":
+                r = _erf(v[0])
             elif t.op == "log":
                 r = np.log(v[0])
             elif t.op == "gelu_tanh":
@@ -567,6 +587,10 @@ class Graph:
                 r = v[1] * v[0] * (1.0 - v[0])
             elif t.op == "exp":
                 r = torch.exp(v[0])
+            elif t.op == "sqrt":
+                r = torch.sqrt(v[0])
+            elif t.op == "erf":
+                r = torch.erf(v[0])
             elif t.op == "log":
                 r = torch.log(v[0])
             elif t.op == "gelu_tanh":
@@ -879,6 +903,10 @@ class Graph:
                 elementwise(t, ["%y = math.tanh %in0 : f32", "linalg.yield %y : f32"])
             elif t.op == "exp":
                 elementwise(t, ["%y = math.exp %in0 : f32", "linalg.yield %y : f32"])
+            elif t.op == "sqrt":
+                elementwise(t, ["%y = math.sqrt %in0 : f32", "linalg.yield %y : f32"])
+            elif t.op == "erf":
+                elementwise(t, ["%y = math.erf %in0 : f32", "linalg.yield %y : f32"])
             elif t.op == "log":
                 elementwise(t, ["%y = math.log %in0 : f32", "linalg.yield %y : f32"])
             elif t.op == "sigmoid_grad":

@@ -23,7 +23,7 @@ with fp8-gpu-pipeline and launches the kernels through the runtime
 
 Supported: nn.Linear, matmul/bmm/mm/@, addmm/baddbmm, add/sub/mul/div
 (tensors with broadcasting, or a tensor and a number), relu/gelu/silu/tanh/
-leaky_relu, pow by small integers, var, stack/unbind, casts between
+leaky_relu, sqrt/erf, pow by small integers and 0.5, var/std, stack/unbind, casts between
 floating types, layer_norm
 (over the last dimension), RMSNorm written out (pow 2, mean, add, rsqrt,
 mul), softmax and log_softmax, mean and sum over dimensions,
@@ -733,9 +733,8 @@ class _Importer:
         if key == "leaky_relu":
             return self.leaky_relu(v(args[0]), arg(1, "negative_slope", 0.01))
         if key in ("var", "std"):
-            if key == "std":
-                self.unsupported("std (no square root in the graph; var is supported)")
-            return self.variance(v(args[0]), arg(1, "dim"), kwargs)
+            y = self.variance(v(args[0]), arg(1, "dim"), kwargs)
+            return g.sqrt(y) if key == "std" else y
         if key == "stack":
             tensors = [v(t) for t in arg(0, "tensors")]
             rank = len(tensors[0].shape) + 1
@@ -751,7 +750,7 @@ class _Importer:
         if key == "linear":
             bias = arg(2, "bias")
             return self.linear(v(args[0]), v(args[1]), None if bias is None else v(bias), None)
-        if key in ("relu", "silu", "tanh", "sigmoid", "exp", "log"):
+        if key in ("relu", "silu", "tanh", "sigmoid", "exp", "log", "sqrt", "erf"):
             return getattr(g, key)(v(args[0]))
         if key == "gelu":
             return self.gelu(v(args[0]), arg(1, "approximate", "none"))
@@ -801,9 +800,12 @@ class _Importer:
             return g.rsqrt(v(args[0]), 0.0)
         if key == "pow":
             exponent = arg(1, "exponent")
+            if exponent == 0.5 and not isinstance(exponent, bool):
+                return g.sqrt(v(args[0]))
             if isinstance(exponent, bool) or not isinstance(exponent, (int, float)) or \
                     not float(exponent).is_integer() or not 1 <= exponent <= 4:
-                self.unsupported(f"pow with exponent {exponent!r} (only the integers 1 to 4)")
+                self.unsupported(f"pow with exponent {exponent!r} (the integers 1 to 4, "
+                                 "and 0.5)")
             x = v(args[0])
             # x^3 as x * x * x (HF's GELU writes its tanh form with pow 3).
             y = x
@@ -1040,7 +1042,8 @@ _FUNCTIONS = {
     torch.repeat_interleave: "repeat_interleave",
     operator.pow: "pow", torch.mm: "matmul", torch.addmm: "addmm", torch.baddbmm: "baddbmm",
     torch.t: "t", torch.square: "square", F.leaky_relu: "leaky_relu", torch.var: "var",
-    torch.std: "std", torch.stack: "stack", torch.unbind: "unbind",
+    torch.std: "std", torch.stack: "stack", torch.unbind: "unbind", torch.sqrt: "sqrt",
+    torch.erf: "erf", torch.special.erf: "erf",
     operator.getitem: "getitem", torch.cat: "cat", torch.split: "split", torch.chunk: "chunk",
 }
 

@@ -1,6 +1,6 @@
 # The graph builder's primitives beyond the example models (div, shift,
-# relu, silu, tanh, sigmoid, exp, GELU's tanh form, log_softmax, and
-# LayerNorm without its affine step):
+# relu, silu, tanh, sigmoid, exp, sqrt (of a positive argument), erf,
+# GELU's tanh form, log_softmax, and LayerNorm without its affine step):
 # their backward graphs agree with central finite differences in float64,
 # and the emitted IR, forward and backward, computes what the numpy
 # reference does when run on the CPU (fp8_mlir.compiler, f32).
@@ -12,6 +12,8 @@
 # CHECK: tanh: 4 gradients match finite differences, IR within 1e-05
 # CHECK: sigmoid: 4 gradients match finite differences, IR within 1e-05
 # CHECK: exp: 4 gradients match finite differences, IR within 1e-05
+# CHECK: sqrt: 4 gradients match finite differences, IR within 1e-05
+# CHECK: erf: 4 gradients match finite differences, IR within 1e-05
 # CHECK: gelu_tanh: 4 gradients match finite differences, IR within 1e-05
 # CHECK: log_softmax: 4 gradients match finite differences, IR within 1e-05
 # CHECK: layernorm: 4 gradients match finite differences, IR within 1e-05
@@ -35,6 +37,8 @@ def build(name):
         y = g.shift(h, -0.75)
     elif name == "layernorm":
         y = g.layernorm(h, None, None)
+    elif name == "sqrt":
+        y = g.sqrt(g.shift(g.mul(h, h), 0.5))
     else:
         y = getattr(g, name)(h)
     g.output(g.mul(y, x))
@@ -42,8 +46,8 @@ def build(name):
 
 
 rng = np.random.default_rng(5)
-for name in ["div", "shift", "relu", "silu", "tanh", "sigmoid", "exp", "gelu_tanh", "log_softmax",
-             "layernorm"]:
+for name in ["div", "shift", "relu", "silu", "tanh", "sigmoid", "exp", "sqrt", "erf", "gelu_tanh",
+             "log_softmax", "layernorm"]:
     forward = build(name)
     backward = forward.gradients(forward.outputs, wrt=forward.params)
     feeds = {"x": rng.standard_normal(SHAPE), "w": rng.standard_normal((8, 8)) / 3,

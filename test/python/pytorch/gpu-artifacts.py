@@ -39,7 +39,12 @@
 # the backward.
 # RUN: fp8-run --check %t/gqa/llamablock_backward/llamablock_backward.json | FileCheck %s --check-prefix=GQA
 # GQA: ok: 'llamablock_backward' for sm_90a: 13 inputs, 11 outputs
+# An MLP as HF's GPT-2 writes it (Conv1D as addmm, GELU's tanh form with
+# pow 3) after a LayerNorm written with sqrt, and BERT's erf GELU.
+# RUN: fp8-run --check %t/hf/hfmlp_backward/hfmlp_backward.json | FileCheck %s --check-prefix=HF
+# HF: ok: 'hfmlp_backward' for sm_90a:
 
+import math
 import os
 import sys
 
@@ -108,3 +113,25 @@ manifests = fp8_torch.export(LlamaBlock(kv_heads=2).eval(), (x,), recipe="deepse
                              chip="sm_90a", artifacts=os.path.join(out, "gqa"))
 print("gqa", sorted(os.path.relpath(v, out) for v in manifests.values()))
 # CHECK: gqa ['gqa/llamablock/llamablock.json', 'gqa/llamablock_backward/llamablock_backward.json']
+
+
+class HFMLP(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.w_fc = torch.nn.Parameter(torch.randn(64, 256) / 8)
+        self.b_fc = torch.nn.Parameter(torch.zeros(256))
+        self.w_proj = torch.nn.Parameter(torch.randn(256, 64) / 16)
+        self.b_proj = torch.nn.Parameter(torch.zeros(64))
+
+    def forward(self, x):
+        x = (x - x.mean(-1, keepdim=True)) / torch.sqrt(x.var(-1, keepdim=True) + 1e-5)
+        h = torch.addmm(self.b_fc, x.view(-1, 64), self.w_fc)
+        h = 0.5 * h * (1.0 + torch.tanh(math.sqrt(2.0 / math.pi) * (h + 0.044715 * torch.pow(h, 3.0))))
+        h = h * 0.5 * (1.0 + torch.erf(h / math.sqrt(2.0)))
+        return torch.addmm(self.b_proj, h, self.w_proj).view(x.size())
+
+
+manifests = fp8_torch.export(HFMLP().eval(), (torch.randn(2, 32, 64),), recipe="deepseek",
+                             chip="sm_90a", artifacts=os.path.join(out, "hf"))
+print("hf", sorted(os.path.relpath(v, out) for v in manifests.values()))
+# CHECK: hf ['hf/hfmlp/hfmlp.json', 'hf/hfmlp_backward/hfmlp_backward.json']

@@ -200,6 +200,21 @@ class Compositions(nn.Module):
                 + torch.square(x).sum(dim=(0, 1)))
 
 
+class Roots(nn.Module):
+    """LayerNorm written out with sqrt of the variance, BERT's GELU written
+    with erf, std, and a power of 0.5."""
+
+    def __init__(self):
+        super().__init__()
+        self.gain = nn.Parameter(1 + 0.1 * torch.randn(8))
+
+    def forward(self, x):
+        mean = x.mean(-1, keepdim=True)
+        norm = (x - mean) / torch.sqrt(x.var(-1, keepdim=True, unbiased=False) + 1e-5)
+        gelu = norm * 0.5 * (1.0 + torch.erf(norm / math.sqrt(2.0)))
+        return gelu * self.gain + x.std(0) * (x * x + 1) ** 0.5
+
+
 CASES = [
     ("elementwise", Elementwise(), lambda: (torch.randn(6, 16), torch.randn(6, 16))),
     ("activations", Activations(), lambda: (torch.randn(6, 16), torch.randn(6, 16))),
@@ -212,6 +227,7 @@ CASES = [
     ("constants", Constants(), lambda: (torch.randn(2, 3, 6, 8),)),
     ("indexing", Indexing(), lambda: (torch.randn(3, 4, 8),)),
     ("compositions", Compositions(), lambda: (torch.randn(2, 4, 8),)),
+    ("roots", Roots(), lambda: (torch.randn(6, 8),)),
 ]
 
 torch.manual_seed(0)
@@ -244,6 +260,7 @@ for name, module, make in CASES:
 # CHECK: constants: 3 results within 1e-5: True
 # CHECK: indexing: 3 results within 1e-5: True
 # CHECK: compositions: 4 results within 1e-5: True
+# CHECK: roots: 3 results within 1e-5: True
 
 
 class Sine(nn.Module):
@@ -311,7 +328,7 @@ class Gather(nn.Module):
 
 class Root(nn.Module):
     def forward(self, x):
-        return x ** 0.5
+        return x ** 1.5
 
 
 class Cast(nn.Module):
@@ -328,5 +345,5 @@ for module, inputs in [(Strided(), (torch.randn(2, 4, 8),)),
         print(str(e).replace(os.path.dirname(__file__) + os.sep, ""))
 # CHECK: ops.py:[[#@LINE-25]]: unsupported op 'getitem' (call_function): a slice of step 2
 # CHECK: ops.py:[[#@LINE-21]]: unsupported op 'getitem' (call_function): an index by a tensor
-# CHECK: ops.py:[[#@LINE-17]]: unsupported op 'pow' (call_function): pow with exponent 0.5 (only the integers 1 to 4)
+# CHECK: ops.py:[[#@LINE-17]]: unsupported op 'pow' (call_function): pow with exponent 1.5 (the integers 1 to 4, and 0.5)
 # CHECK: ops.py:[[#@LINE-13]]: unsupported op 'to' (call_method): a cast to a type other than a floating-point one
