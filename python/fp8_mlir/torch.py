@@ -31,7 +31,8 @@ transpose/permute/reshape/view/flatten/contiguous, indexing by slices,
 integers and None, expand, repeat_interleave, dropout in eval mode,
 embedding lookups (as a one-hot matmul the callable feeds from the
 indices), cross_entropy on class indices (mean reduction), and causal
-masks: F.scaled_dot_product_attention (torch 2; is_causal, a float mask, or
+masks: nn.MultiheadAttention, F.scaled_dot_product_attention (torch 2;
+is_causal, a float mask, or
 a causal boolean one, grouped heads; no dropout), masked_fill or where
 with a mask computed from buffers and constants alone (`self.bias[:, :, :T, :T] == 0` of a tril buffer, `torch.triu(...)`)
 whose entries are those above the diagonal of the last two dimensions, any
@@ -634,6 +635,8 @@ class _Importer:
             bias = self.module_param(node.target, "bias") if sub.elementwise_affine else None
             return self.layer_norm(self.value(args[0]), sub.normalized_shape, weight, bias,
                                    sub.eps)
+        if isinstance(sub, torch.nn.MultiheadAttention):
+            return self.multihead_attention(node, sub)
         if isinstance(sub, torch.nn.Embedding):
             return self.embedding(self.indices(args[0]),
                                   self.module_param(node.target, "weight"))
@@ -911,16 +914,112 @@ class _Importer:
         if is_causal:
             scores = g.causal_fill(scores, float("-inf"))
         elif mask is not None:
-            meta = mask.meta.get("tensor_meta") if isinstance(mask, torch.fx.Node) else None
-            if meta is not None and meta.dtype == torch.bool:
-                # Attends where the mask is set.
-                scores = self.causal(scores, mask, False, float("-inf"),
-                                     batch + scores.shape[-2:])
-            else:
-                bias = self.broadcast_to(self.value(mask), batch + scores.shape[-2:])
-                scores = g.add(scores, self.to_rank(bias, 3))
+            # Attends where a boolean mask is set.
+            scores = self.attention_mask(scores, mask, False, batch + scores.shape[-2:])
         context = g.matmul(g.softmax(scores), self.to_rank(v, 3))
         return self.reshape(context, batch + (length, v.shape[-1]))
+
+    def multihead_attention(self, node, sub):
+        """nn.MultiheadAttention as its documented math: the packed input
+        projection split into queries, keys and values, heads attending with
+        scores scaled by 1/sqrt(head size) under `attn_mask` (or
+        `is_causal`), the output projection; the head-averaged (or per-head)
+        weights as the second result where the module's caller reads it."""
+        args, kwargs = node.args, dict(node.kwargs)
+
+        def arg(i, name, default=None):
+            return args[i] if len(args) > i else kwargs.get(name, default)
+
+        where = f"'{node.target}'"
+        if arg(3, "key_padding_mask") is not None:
+            self.unsupported(f"key_padding_mask of {where}")
+        if sub.bias_k is not None or sub.add_zero_attn:
+            self.unsupported(f"add_bias_kv or add_zero_attn of {where}")
+        if not sub._qkv_same_embed_dim:
+            self.unsupported(f"kdim or vdim other than embed_dim in {where}")
+        if sub.training and sub.dropout > 0:
+            self.unsupported(f"dropout in training mode in {where} (call .eval())")
+        mask, is_causal = arg(5, "attn_mask"), arg(7, "is_causal", False)
+        g = self.g
+        width, heads = sub.embed_dim, sub.num_heads
+        head = width // heads
+        weight = self.module_param(node.target, "in_proj_weight")
+        bias = self.module_param(node.target, "in_proj_bias") \
+            if sub.in_proj_bias is not None else None
+        inputs = [self.value(arg(i, name)) for i, name in enumerate(("query", "key", "value"))]
+        unbatched = len(inputs[0].shape) == 2
+        projected = []
+        for part, x in enumerate(inputs):
+            if unbatched:
+                x = self.reshape(x, (1,) + x.shape)
+            elif not sub.batch_first:
+                x = g.transpose(x, [1, 0, 2])
+            batch, length = x.shape[:2]
+            w = g.slice(weight, 0, part * width, (part + 1) * width)
+            y = g.matmul(self.to_rank(x, 2), w, tb=True)
+            if bias is not None:
+                y = g.add(y, g.broadcast(g.slice(bias, 0, part * width, (part + 1) * width),
+                                         y.shape, [0]))
+            # [N L, E] -> [N, L, H, Dh] -> [N H, L, Dh]
+            y = g.transpose(self.reshape(y, (batch, length, heads, head)), [0, 2, 1, 3])
+            projected.append(self.to_rank(y, 3))
+        q, k, v = projected
+        length, keys = q.shape[1], k.shape[1]
+        scores = g.scale(g.matmul(q, k, tb=True), 1.0 / math.sqrt(head))
+        if mask is not None:
+            # Attends where a boolean mask is clear: [L, S] or [N H, L, S].
+            scores = self.attention_mask(scores, mask, True, scores.shape)
+        elif is_causal:
+            scores = g.causal_fill(scores, float("-inf"))
+        probs = g.softmax(scores)
+        context = g.matmul(probs, v)  # [N H, L, Dh]
+        batch = context.shape[0] // heads
+        context = g.transpose(self.reshape(context, (batch, heads, length, head)), [0, 2, 1, 3])
+        out = g.matmul(self.reshape(context, (batch * length, width)),
+                       self.module_param(f"{node.target}.out_proj", "weight"), tb=True)
+        if sub.out_proj.bias is not None:
+            out = g.add(out, g.broadcast(self.module_param(f"{node.target}.out_proj", "bias"),
+                                         out.shape, [0]))
+        out = self.reshape(out, (batch, length, width))
+        if unbatched:
+            out = self.reshape(out, (length, width))
+        elif not sub.batch_first:
+            out = g.transpose(out, [1, 0, 2])
+        weights = None
+        if arg(4, "need_weights", True) and any(
+                u.op == "call_function" and u.target is operator.getitem and u.args[1] == 1
+                for u in node.users):
+            weights = self.reshape(probs, (batch, heads, length, keys))
+            if arg(6, "average_attn_weights", True):
+                weights = g.scale(g.reduce_sum(weights, [1]), 1.0 / heads)
+            if unbatched:
+                weights = self.reshape(weights, weights.shape[1:])
+        return out, weights
+
+    def attention_mask(self, scores, mask, fill_where_set, shape):
+        """Attention scores [B, L, S] under `mask`, which broadcasts to
+        `shape` (whose leading dimensions B collapses): a boolean mask fills
+        -inf where it is set (`fill_where_set`) or clear, and must be causal;
+        a float mask is added, as a causal fill where it is 0 on and below the
+        diagonal and -inf above (nn.Transformer's square subsequent mask),
+        which is the same for finite scores."""
+        meta = _float_meta(mask) if isinstance(mask, torch.fx.Node) else None
+        if meta is not None and meta.dtype == torch.bool:
+            return self.causal(scores, mask, fill_where_set, float("-inf"), shape)
+        constant = self.env.get(mask) if isinstance(mask, torch.fx.Node) else None
+        if isinstance(constant, _Constant):
+            try:
+                values = torch.broadcast_to(constant.tensor, shape)
+            except RuntimeError:
+                self.fail(f"the mask {tuple(constant.tensor.shape)} does not broadcast to "
+                          f"{tuple(shape)}")
+            rows, cols = shape[-2:]
+            above = torch.ones((rows, cols), dtype=torch.bool).triu(1)
+            causal = torch.where(above, torch.tensor(float("-inf")), torch.tensor(0.0))
+            if torch.equal(values.to(torch.float32), torch.broadcast_to(causal, shape)):
+                return self.g.causal_fill(scores, float("-inf"))
+        bias = self.broadcast_to(self.value(mask), shape)
+        return self.g.add(scores, self.reshape(bias, scores.shape))
 
     def causal(self, x, mask, fill_where_set, value, shape=None):
         """x with `value` where the constant `mask` is set (`fill_where_set`)

@@ -14,7 +14,7 @@ import torch.nn as nn
 import torch.nn.functional as F
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "Inputs"))
-from models import relative  # noqa: E402
+from models import check_f32  # noqa: E402
 
 from fp8_mlir import torch as fp8_torch  # noqa: E402
 
@@ -230,26 +230,7 @@ CASES = [
     ("roots", Roots(), lambda: (torch.randn(6, 8),)),
 ]
 
-torch.manual_seed(0)
-for name, module, make in CASES:
-    module.eval()
-    inputs = make()
-    compiled = fp8_torch.compile(module, inputs, recipe=None, opt_level=0)
-    args = [t.clone().requires_grad_(t.is_floating_point()) for t in inputs]
-    y = compiled(*args)
-    dy = torch.randn_like(y)
-    y.backward(dy)
-
-    ref = type(module)().double()
-    ref.load_state_dict(module.state_dict())
-    ref.eval()
-    ref_args = [t.double().requires_grad_(True) if t.is_floating_point() else t for t in inputs]
-    y_ref = ref(*ref_args)
-    y_ref.backward(dy.double())
-    errors = [relative(y, y_ref.detach())]
-    errors += [relative(a.grad, r.grad) for a, r in zip(args, ref_args) if a.is_floating_point()]
-    errors += [relative(p.grad, r.grad) for p, r in zip(module.parameters(), ref.parameters())]
-    print(f"{name}: {len(errors)} results within 1e-5: {max(errors) < 1e-5}")
+check_f32(CASES)
 # CHECK: elementwise: 4 results within 1e-5: True
 # CHECK: activations: 3 results within 1e-5: True
 # CHECK: norms: 5 results within 1e-5: True

@@ -25,7 +25,7 @@ import sdpa  # noqa: E402
 
 sdpa.install()
 from error import BOUNDS  # noqa: E402
-from models import FlashBlock, NanoBlock, check, relative  # noqa: E402
+from models import FlashBlock, NanoBlock, check, check_f32, relative  # noqa: E402
 
 from fp8_mlir import torch as fp8_torch  # noqa: E402
 
@@ -129,24 +129,7 @@ CASES = [
                                           torch.randn(2, 1, 6, 6))),
 ]
 
-for name, module, make in CASES:
-    module.eval()
-    torch.manual_seed(0)
-    inputs = make()
-    compiled = fp8_torch.compile(module, inputs, recipe=None, opt_level=0)
-    args = [t.clone().requires_grad_(True) for t in inputs]
-    y = compiled(*args)
-    dy = torch.randn_like(y)
-    y.backward(dy)
-
-    ref = type(module)().double().eval()
-    ref_args = [t.double().requires_grad_(True) for t in inputs]
-    y_ref = ref(*ref_args)
-    y_ref.backward(dy.double())
-    errors = [relative(y, y_ref.detach())]
-    errors += [relative(a.grad, r.grad) for a, r in zip(args, ref_args)]
-    print(f"{name}: {len(errors)} results within 1e-5: {max(errors) < 1e-5}"
-          + ("" if max(errors) < 1e-5 else f" {errors}"))
+check_f32(CASES)
 # CHECK: scale and 3-D: 4 results within 1e-5: True
 # CHECK: fewer queries than keys: 3 results within 1e-5: True
 # CHECK: boolean mask: 3 results within 1e-5: True

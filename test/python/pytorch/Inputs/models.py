@@ -192,3 +192,36 @@ def check(name, module, inputs, recipes, bounds, skip=()):
         within = all(e <= b for e, b in zip(errors, bounds[recipe]))
         print(f"{name} {recipe}: y, dx, parameters within {bounds[recipe]}: {within}"
               + ("" if within else f" (errors {errors})"))
+
+
+def check_f32(cases):
+    """For each (name, module, make) of `cases`: compiles the module without
+    a recipe on the CPU, runs forward and backward on make()'s inputs (the
+    floating ones require gradients) with a random output gradient, and
+    prints whether the output and the gradients of every floating input and
+    parameter are within 1e-5 of torch's in float64."""
+    from fp8_mlir import torch as fp8_torch
+
+    for name, module, make in cases:
+        module.eval()
+        torch.manual_seed(0)
+        inputs = make()
+        compiled = fp8_torch.compile(module, inputs, recipe=None, opt_level=0)
+        args = [t.clone().requires_grad_(t.is_floating_point()) for t in inputs]
+        y = compiled(*args)
+        dy = torch.randn_like(y)
+        y.backward(dy)
+
+        ref = type(module)().double().eval()
+        ref.load_state_dict(module.state_dict())
+        ref_args = [t.double().requires_grad_(True) if t.is_floating_point() else t
+                    for t in inputs]
+        y_ref = ref(*ref_args)
+        y_ref.backward(dy.double())
+        errors = [relative(y, y_ref.detach())]
+        errors += [relative(a.grad, r.grad) for a, r in zip(args, ref_args)
+                   if a.is_floating_point()]
+        errors += [relative(p.grad, r.grad) for p, r in zip(module.parameters(), ref.parameters())]
+        within = max(errors) < 1e-5
+        print(f"{name}: {len(errors)} results within 1e-5: {within}"
+              + ("" if within else f" {errors}"))
