@@ -171,16 +171,18 @@ class Function:
         types = self.signature.results
         values = [storage] if len(types) == 1 else [getattr(storage, f"r{k}")
                                                     for k in range(len(types))]
-        out, freed = [], set(inputs)
+        out = []
         for value, t in zip(values, types):
             if not hasattr(t, "shape"):
                 out.append(value.value if hasattr(value, "value") else value)
-                continue
-            out.append(self._copy_out(value, t))
-            # The caller owns returned buffers (fp8-cpu-pipeline's
-            # deallocation); results that alias an argument or each other
-            # are freed once, arguments never.
-            if value.allocated and value.allocated not in freed:
+            else:
+                out.append(self._copy_out(value, t))
+        # The caller owns returned buffers (fp8-cpu-pipeline's deallocation);
+        # results that alias an argument or each other are freed once,
+        # arguments never, and only after every result has been copied.
+        freed = set(inputs)
+        for value, t in zip(values, types):
+            if hasattr(t, "shape") and value.allocated and value.allocated not in freed:
                 freed.add(value.allocated)
                 self.program._free(value.allocated)
         return out

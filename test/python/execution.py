@@ -1,6 +1,6 @@
 # CPU execution of fp8-cpu-pipeline output on numpy arrays (fp8_mlir.execution):
 # element types, scalars, rank-0 and multiple results, results that alias an
-# argument, state kept across calls, and argument checks.
+# argument or each other, state kept across calls, and argument checks.
 # RUN: %host_env %python %s 2>&1 | FileCheck %s
 
 import ctypes
@@ -21,6 +21,12 @@ func.func @types(%a: tensor<2x3xbf16>, %b: tensor<3xf16>, %c: tensor<2xi32>, %s:
 }
 func.func @same(%x: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>) {
   return %x, %x : tensor<4xf32>, tensor<4xf32>
+}
+func.func @twice(%x: tensor<64x256xf32>) -> (tensor<64x256xf32>, tensor<64x256xf32>) {
+  %e = tensor.empty() : tensor<64x256xf32>
+  %0 = linalg.add ins(%x, %x : tensor<64x256xf32>, tensor<64x256xf32>)
+      outs(%e : tensor<64x256xf32>) -> tensor<64x256xf32>
+  return %0, %0 : tensor<64x256xf32>, tensor<64x256xf32>
 }
 func.func @quantize(%x: tensor<2x32xf32>) -> (tensor<2x32xf8E4M3FN>, tensor<2x1xf8E8M0FNU>) {
   %q, %s = fp8.dynamic_quantize %x by <1x32> rule <e8m0_rceil>
@@ -43,7 +49,7 @@ print(ctypes.sizeof(path._keep) == path.length + 1,
 program = compiler.jit(compiler.parse(SOURCE, "types.mlir"))
 print(sorted(program.functions))
 # CHECK-NOT: Failed to create MemoryBuffer
-# CHECK: ['dequantize', 'quantize', 'same', 'types']
+# CHECK: ['dequantize', 'quantize', 'same', 'twice', 'types']
 
 a = np.array([[1.0, 1.00390625, -3.5], [0.1, 2.0, 300.0]], np.float32)
 r = program.call("types", a, np.array([1.5, -2.0, 0.25], np.float16),
@@ -60,6 +66,11 @@ for _ in range(3):
     y, z = program.call("same", x)
 print(y.tolist(), z.tolist(), y is not z, x.tolist())
 # CHECK-NEXT: [0.0, 1.0, 2.0, 3.0] [0.0, 1.0, 2.0, 3.0] True [0.0, 1.0, 2.0, 3.0]
+# Two results in one buffer the program allocated: both are copied before
+# it is freed (once).
+x = np.random.default_rng(1).standard_normal((64, 256)).astype(np.float32)
+print(all(all(np.array_equal(r, 2 * x) for r in program.call("twice", x)) for _ in range(5)))
+# CHECK-NEXT: True
 
 # 8-bit floats travel as uint8 codes: the oracle's, bit for bit.
 values = np.random.default_rng(0).standard_normal((2, 32)).astype(np.float32)
