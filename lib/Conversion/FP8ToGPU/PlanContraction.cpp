@@ -249,7 +249,10 @@ linalg::GenericOp getEpilogueConsumer(const Contraction &c, linalg::LinalgOp op,
     return fail("the GEMM writes rows of 16-byte multiples");
   GemmEpilogue result;
   result.product = c.result;
-  for (OpOperand *input : llvm::drop_begin(consumer.getDpsInputOperands())) {
+  // The operands in a named vector: drop_begin of the temporary would
+  // outlive it (a dangling read with more inputs than it holds inline).
+  SmallVector<OpOperand *> inputs = consumer.getDpsInputOperands();
+  for (OpOperand *input : llvm::drop_begin(inputs)) {
     auto inputType = dyn_cast<RankedTensorType>(input->get().getType());
     std::optional<WideElement> element =
         inputType && inputType.hasStaticShape()
@@ -311,9 +314,11 @@ void addGemmLaunch(PlanBuilder &plan, const Contraction &c,
     if (config.tmaStore)
       outMap = getResultTensorMap(plan, out, config, c.batches, c.m, c.n);
   SmallVector<int64_t> epilogueInputs;
-  if (consumer)
-    for (OpOperand *input : llvm::drop_begin(consumer.getDpsInputOperands()))
-      epilogueInputs.push_back(plan.bufferOf(input->get()));
+  if (consumer) {
+    SmallVector<Value> inputs = consumer.getDpsInputs();
+    for (Value input : llvm::drop_begin(inputs))
+      epilogueInputs.push_back(plan.bufferOf(input));
+  }
   plan.addKernelLaunch(
       kernel, config,
       getGemmGrid(plan, config, c.batches, llvm::divideCeil(c.m, blockM),
