@@ -319,6 +319,10 @@ class _Importer:
         shape = tuple(shape)
         if t.shape == shape:
             return t
+        if not t.shape or not shape:
+            # To or from a scalar: every extent is 1, and the reassociation
+            # has no group.
+            return self.g.reshape(t, shape, [])
         groups = _reassociation(t.shape, shape)
         if groups is not None:
             return self.g.reshape(t, shape, groups)
@@ -497,7 +501,8 @@ class _Importer:
 
     def reduce(self, x, dims, keepdim, mean):
         rank = len(x.shape)
-        if dims is None:
+        if dims is None or (isinstance(dims, (list, tuple)) and not dims):
+            # An empty list of dimensions reduces them all, as None does.
             dims = list(range(rank))
         elif isinstance(dims, int):
             dims = [dims]
@@ -1179,7 +1184,7 @@ def _reassociation(src, dst):
                 (len(groups) + 1 == len(short)):
             group.append(i)
             i += 1
-        if size != extent:
+        if size != extent or not group:
             return None
         groups.append(group)
     if i != len(long):

@@ -48,6 +48,11 @@ for name, source in [
          "  %0 = linalg.transpose ins(%a : tensor<2x3xf32>) outs(%b : tensor<3x2xf32>) permutation = [1.0, 0]\n"
          "  return %0 : tensor<3x2xf32>\n}\n"),
         ("index-array.mlir", "func.func @f() attributes {x = array<index: 1>} {\n  return\n}\n"),
+        ("expand.mlir",
+         "func.func @f(%a: tensor<16x1xf32>) -> tensor<1x8x2xf32> {\n"
+         "  %0 = tensor.expand_shape %a [[0, 1, 2], []] output_shape [1, 8, 2]"
+         " : tensor<16x1xf32> into tensor<1x8x2xf32>\n"
+         "  return %0 : tensor<1x8x2xf32>\n}\n"),
         ("huge.mlir",
          "func.func @f(%a: f32) -> tensor<2147483647xf32> {\n"
          "  %0 = tensor.from_elements %a : tensor<2147483647xf32>\n"
@@ -60,6 +65,7 @@ for name, source in [
 # CHECK-NEXT: batch-index.mlir:3:8: error: 'linalg.batch_matmul' of `index` elements is not supported
 # CHECK-NEXT: transpose.mlir:2:78: error: 'permutation' of 'linalg.transpose' must be a list of 64-bit integers
 # CHECK-NEXT: index-array.mlir:1:32: error: dense arrays of `index` are not supported
+# CHECK-NEXT: expand.mlir:2:43: error: 'tensor.expand_shape' with an empty reassociation group
 # CHECK-NEXT: huge.mlir:2:34: error: 'tensor.from_elements' of 2147483647 elements exceeds the 16777216 elements materialized for one op{{$}}
 for text in ["array<i64: 1, 2>", "array<index: 1>"]:
     try:

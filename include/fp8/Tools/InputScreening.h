@@ -54,6 +54,7 @@ using ScreeningErrorFn =
 ///     (`permutation`), linalg.broadcast and linalg.reduce (`dimensions`);
 ///   - the custom forms of linalg.batch_matmul and
 ///     linalg.batch_reduce_matmul with `index` elements;
+///   - tensor.expand_shape with an empty reassociation group;
 ///   - ops whose parser or verifier builds one entry per element of a shaped
 ///     type (tensor.from_elements, vector.from_elements, vector.to_elements)
 ///     with a static type of more than `options.maxMaterializedElements`.

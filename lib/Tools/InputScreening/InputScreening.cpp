@@ -241,6 +241,39 @@ static StringRef skipSpace(StringRef text) {
   }
 }
 
+/// Rejects tensor.expand_shape (custom or generic form) with an empty group
+/// in its reassociation (`[[0, 1], []]`): the verifier builds an affine map
+/// per group and dereferences the null expression of the empty one
+/// (collapse_shape and memref's ops report it).
+static LogicalResult
+rejectEmptyReassociationGroups(StringRef text, ScreeningErrorFn emitError) {
+  StringRef opName = "tensor.expand_shape";
+  for (size_t pos = text.find(opName); pos != StringRef::npos;
+       pos = text.find(opName, pos + 1)) {
+    if (!isWholeWord(text, pos, opName.size()))
+      continue;
+    size_t end = pos + opName.size();
+    if (pos > 0 && text[pos - 1] == '"' && end < text.size() &&
+        text[end] == '"')
+      ++end;
+    StringRef opText = getOpText(text.drop_front(end));
+    for (size_t open = opText.find('['); open != StringRef::npos;
+         open = opText.find('[', open + 1)) {
+      // `[` `]` after a `[` or a `,`: an empty group inside the list.
+      if (!skipSpace(opText.drop_front(open + 1)).starts_with("]"))
+        continue;
+      StringRef before = opText.take_front(open).rtrim();
+      if (before.ends_with("[") || before.ends_with(","))
+        return fail(emitError, opText.data() + open,
+                    "'" + opName +
+                        "' with an empty reassociation group: every group "
+                        "lists at least one dimension (the upstream verifier "
+                        "crashes on an empty one)");
+    }
+  }
+  return success();
+}
+
 /// Whether `text` starts with a list that DenseI64ArrayAttr::parse takes:
 /// `[]`, or `[` integers separated by commas `]`, each a decimal or `0x`
 /// hexadecimal literal, optionally negative, that fits in 64 bits.
@@ -314,7 +347,8 @@ LogicalResult fp8::screenInput(StringRef text, const ScreeningOptions &options,
     return success(); // bytecode
   if (failed(rejectDenseArraysOfIndex(text, emitError)) ||
       failed(rejectMalformedIntegerLists(text, emitError)) ||
-      failed(rejectIndexContractions(text, emitError)))
+      failed(rejectIndexContractions(text, emitError)) ||
+      failed(rejectEmptyReassociationGroups(text, emitError)))
     return failure();
   if (options.maxMaterializedElements == 0)
     return success();

@@ -215,6 +215,18 @@ class Roots(nn.Module):
         return gelu * self.gain + x.std(0) * (x * x + 1) ** 0.5
 
 
+class UnitShapes(nn.Module):
+    """Reshapes that add or drop unit dimensions besides merging others,
+    reductions to a scalar kept as [1, 1] and over an empty list of
+    dimensions (all of them, as torch reads it)."""
+
+    def forward(self, x, y):
+        a = x.view(12, 1) * 2 + y.view(12, 1)
+        b = a.reshape(1, 6, 2) * x.view(1, 6, 2)
+        c = x * x.mean((0, 1), keepdim=True) + torch.sum(y, dim=()) - x.mean(dim=[], keepdim=True)
+        return b.view(2, 6) + c
+
+
 CASES = [
     ("elementwise", Elementwise(), lambda: (torch.randn(6, 16), torch.randn(6, 16))),
     ("activations", Activations(), lambda: (torch.randn(6, 16), torch.randn(6, 16))),
@@ -228,6 +240,7 @@ CASES = [
     ("indexing", Indexing(), lambda: (torch.randn(3, 4, 8),)),
     ("compositions", Compositions(), lambda: (torch.randn(2, 4, 8),)),
     ("roots", Roots(), lambda: (torch.randn(6, 8),)),
+    ("unit shapes", UnitShapes(), lambda: (torch.randn(2, 6), torch.randn(12, 1))),
 ]
 
 check_f32(CASES)
@@ -242,6 +255,7 @@ check_f32(CASES)
 # CHECK: indexing: 3 results within 1e-5: True
 # CHECK: compositions: 4 results within 1e-5: True
 # CHECK: roots: 3 results within 1e-5: True
+# CHECK: unit shapes: 3 results within 1e-5: True
 
 
 class Sine(nn.Module):
