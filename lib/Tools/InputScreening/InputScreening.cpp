@@ -141,6 +141,23 @@ static StringRef getOpText(StringRef text) {
   return text;
 }
 
+/// The op text (getOpText) after each occurrence of `opName` in `text`, in
+/// the custom form or (quoted) the generic one.
+static SmallVector<StringRef> findOpTexts(StringRef text, StringRef opName) {
+  SmallVector<StringRef> found;
+  for (size_t pos = text.find(opName); pos != StringRef::npos;
+       pos = text.find(opName, pos + 1)) {
+    if (!isWholeWord(text, pos, opName.size()))
+      continue;
+    size_t end = pos + opName.size();
+    if (pos > 0 && text[pos - 1] == '"' && end < text.size() &&
+        text[end] == '"')
+      ++end;
+    found.push_back(getOpText(text.drop_front(end)));
+  }
+  return found;
+}
+
 /// Rejects the per-element ops whose types have more than `maxElements`
 /// elements.
 static LogicalResult rejectHugePerElementOps(StringRef text,
@@ -148,16 +165,7 @@ static LogicalResult rejectHugePerElementOps(StringRef text,
                                              ScreeningErrorFn emitError) {
   uint64_t maxElements = options.maxMaterializedElements;
   for (StringRef opName : kPerElementOps) {
-    for (size_t pos = text.find(opName); pos != StringRef::npos;
-         pos = text.find(opName, pos + 1)) {
-      if (!isWholeWord(text, pos, opName.size()))
-        continue;
-      size_t end = pos + opName.size();
-      // The generic form quotes the name.
-      if (pos > 0 && text[pos - 1] == '"' && end < text.size() &&
-          text[end] == '"')
-        ++end;
-      StringRef opText = getOpText(text.drop_front(end));
+    for (StringRef opText : findOpTexts(text, opName)) {
       for (size_t typePos = 0; typePos < opText.size(); ++typePos) {
         if (typePos > 0 && isIdentifierChar(opText[typePos - 1]))
           continue;
@@ -248,15 +256,7 @@ static StringRef skipSpace(StringRef text) {
 static LogicalResult
 rejectEmptyReassociationGroups(StringRef text, ScreeningErrorFn emitError) {
   StringRef opName = "tensor.expand_shape";
-  for (size_t pos = text.find(opName); pos != StringRef::npos;
-       pos = text.find(opName, pos + 1)) {
-    if (!isWholeWord(text, pos, opName.size()))
-      continue;
-    size_t end = pos + opName.size();
-    if (pos > 0 && text[pos - 1] == '"' && end < text.size() &&
-        text[end] == '"')
-      ++end;
-    StringRef opText = getOpText(text.drop_front(end));
+  for (StringRef opText : findOpTexts(text, opName)) {
     for (size_t open = opText.find('['); open != StringRef::npos;
          open = opText.find('[', open + 1)) {
       // `[` `]` after a `[` or a `,`: an empty group inside the list.
