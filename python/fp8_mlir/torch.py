@@ -868,7 +868,10 @@ class _Importer:
                                   kwargs.get("enable_gqa", False))
         if key in ("masked_fill", "masked_fill_"):
             x = self.broadcast_to(v(args[0]), self.shape())
-            return self.causal(x, arg(1, "mask"), True, arg(2, "value"))
+            y = self.causal(x, arg(1, "mask"), True, arg(2, "value"))
+            if key == "masked_fill_":
+                self.in_place(node, y)
+            return y
         if key == "where":
             a, b = arg(1, "input"), arg(2, "other")
             # The tensor is kept where the mask says so; the number fills
@@ -882,6 +885,18 @@ class _Importer:
             x = self.broadcast_to(x, self.shape())
             return self.causal(x, arg(0, "condition"), not tensor_first, fill)
         self.unsupported()
+
+    def in_place(self, node, result):
+        """Records that `node` changed its first argument to `result`: the
+        nodes after it read the new value. Only where nothing else can see
+        the old one: not an input, parameter or buffer (the caller's), not a
+        view of another tensor nor a tensor with views."""
+        base = node.args[0]
+        views = [u for u in base.users if u is not node and _is_view(u)]
+        if base.op in ("placeholder", "get_attr") or _is_view(base) or views:
+            self.unsupported("in place on an input, a parameter, a buffer or a view "
+                             "(write it out of place: x = x.masked_fill(...))")
+        self.env[base] = result
 
     def attention(self, q, k, v, mask, dropout_p, is_causal, scale, enable_gqa):
         """F.scaled_dot_product_attention as its documented math:
@@ -1156,6 +1171,20 @@ _FUNCTIONS = {
 # specialized program.
 _SHAPE_ONLY = (torch.zeros_like, torch.ones_like, torch.full_like, "new_zeros", "new_ones",
                "new_full")
+
+
+# Ops whose result may share the memory of their first argument.
+_VIEWS = {"view", "reshape", "transpose", "permute", "getitem", "expand", "expand_as",
+          "unsqueeze", "squeeze", "flatten", "t", "contiguous", "split", "chunk", "unbind",
+          "narrow", "view_as", "detach", "as_strided", "float", "to", "type_as"}
+
+
+def _is_view(node):
+    if node.op == "call_method":
+        return node.target in _VIEWS
+    if node.op == "call_function":
+        return _function_key(node.target) in _VIEWS
+    return False
 
 
 def _function_key(target):

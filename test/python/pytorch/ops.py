@@ -86,7 +86,7 @@ class Masks(nn.Module):
     """Causal masks: nanoGPT's tril buffer sliced to the sequence and
     compared, filled with -inf; torch.where keeping the entries of its
     diagonal and below, and filling those above; a boolean buffer filled
-    with a finite number."""
+    with a finite number; masked_fill_ in place."""
 
     def __init__(self, block=8):
         super().__init__()
@@ -101,8 +101,13 @@ class Masks(nn.Module):
         b = torch.where(keep, att, float("-inf"))
         c = att.masked_fill(self.above, -1e4)
         d = torch.where(self.above, -1e4, att)
+        # In place: the nodes after it read the filled scores, those before
+        # the ones it changed.
+        e = q @ k.transpose(-2, -1)
+        before = F.softmax(e, dim=-1) @ q
+        e.masked_fill_(self.above, float("-inf"))
         return (F.softmax(a, dim=-1) @ k + F.softmax(b, dim=-1) @ q + F.softmax(c, dim=-1) @ k
-                + F.softmax(d, dim=-1) @ q)
+                + F.softmax(d, dim=-1) @ q + F.softmax(e, dim=-1) @ k + before)
 
 
 class Slices(nn.Module):
@@ -321,6 +326,17 @@ class Gather(nn.Module):
         return x[rows] * 2
 
 
+class ViewInPlace(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.register_buffer("above", torch.ones(4, 4, dtype=torch.bool).triu(1))
+
+    def forward(self, x):
+        y = x * 2
+        y.view(2, 4, 4).masked_fill_(self.above, 0.0)
+        return y
+
+
 class Root(nn.Module):
     def forward(self, x):
         return x ** 1.5
@@ -333,7 +349,8 @@ class Cast(nn.Module):
 
 for module, inputs in [(Strided(), (torch.randn(2, 4, 8),)),
                        (Gather(), (torch.randn(4, 8), torch.tensor([0, 2]))),
-                       (Root(), (torch.randn(4, 8),)), (Cast(), (torch.randn(4, 8),))]:
+                       (Root(), (torch.randn(4, 8),)), (Cast(), (torch.randn(4, 8),)),
+                       (ViewInPlace(), (torch.randn(2, 16),))]:
     try:
         fp8_torch.import_module(module, inputs)
     except fp8_torch.UnsupportedError as e:
@@ -342,3 +359,4 @@ for module, inputs in [(Strided(), (torch.randn(2, 4, 8),)),
 # CHECK: ops.py:[[#@LINE-21]]: unsupported op 'getitem' (call_function): an index by a tensor
 # CHECK: ops.py:[[#@LINE-17]]: unsupported op 'pow' (call_function): pow with exponent 1.5 (the integers 1 to 4, and 0.5)
 # CHECK: ops.py:[[#@LINE-13]]: unsupported op 'to' (call_method): a cast to a type other than a floating-point one
+# CHECK: ops.py:[[#@LINE-26]]: unsupported op 'masked_fill_' (call_method): in place on an input, a parameter, a buffer or a view (write it out of place: x = x.masked_fill(...))
