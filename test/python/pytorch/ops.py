@@ -355,8 +355,8 @@ for module, inputs in [(Strided(), (torch.randn(2, 4, 8),)),
         fp8_torch.import_module(module, inputs)
     except fp8_torch.UnsupportedError as e:
         print(str(e).replace(os.path.dirname(__file__) + os.sep, ""))
-# CHECK: ops.py:[[#@LINE-25]]: unsupported op 'getitem' (call_function): a slice of step 2
-# CHECK: ops.py:[[#@LINE-21]]: unsupported op 'getitem' (call_function): an index by a tensor
-# CHECK: ops.py:[[#@LINE-17]]: unsupported op 'pow' (call_function): pow with exponent 1.5 (the integers 1 to 4, and 0.5)
-# CHECK: ops.py:[[#@LINE-13]]: unsupported op 'to' (call_method): a cast to a type other than a floating-point one
+# CHECK: ops.py:[[#@LINE-37]]: unsupported op 'getitem' (call_function): a slice of step 2
+# CHECK: ops.py:[[#@LINE-33]]: unsupported op 'getitem' (call_function): an index by a tensor
+# CHECK: ops.py:[[#@LINE-18]]: unsupported op 'pow' (call_function): pow with exponent 1.5 (the integers 1 to 4, and 0.5)
+# CHECK: ops.py:[[#@LINE-14]]: unsupported op 'to' (call_method): a cast to a type other than a floating-point one
 # CHECK: ops.py:[[#@LINE-26]]: unsupported op 'masked_fill_' (call_method): in place on an input, a parameter, a buffer or a view (write it out of place: x = x.masked_fill(...))
