@@ -201,6 +201,26 @@ struct GemmOperands {
   TensorMapParam out;
 };
 
+/// Fails with an error on `op` where TMA cannot read an operand as stored:
+/// its rows must start 16-byte multiples apart. Quantizations that feed a
+/// GEMM pad their rows so; a copy made by a layout kernel (the transposed
+/// FP8 copy of a weight shared by two GEMMs) does not.
+static LogicalResult verifyOperandRows(ScaledMatmulOp op,
+                                       const GemmOperands &operands) {
+  for (auto [name, map] :
+       {std::pair<StringRef, const TensorMapParam *>{"A", &operands.a},
+        {"B", &operands.b}}) {
+    int64_t stride = map->strides.front();
+    if (stride % 16 != 0)
+      return op.emitError()
+             << "fp8 GPU lowering: operand " << name << " is stored in rows "
+             << stride
+             << " bytes apart, and TMA reads rows 16-byte multiples apart: "
+                "pad K to a multiple of 16 elements";
+  }
+  return success();
+}
+
 /// The bytes of one matrix's slice of the row-major scales `scale` of a
 /// batched GEMM, or 0 when the batch shares them (a leading extent of 1,
 /// such as per-tensor scales).
@@ -601,6 +621,8 @@ LogicalResult planSM90Gemm(PlanBuilder &plan, ScaledMatmulOp op) {
                         GemmSM90Config::kBlockK,
                         /*bits=*/8, g.batches),
       sa, sb};
+  if (failed(verifyOperandRows(op, operands)))
+    return failure();
   if (config.batched) {
     operands.scaleABatchStride = getScaleBatchStride(op.getLhsScale());
     operands.scaleBBatchStride = getScaleBatchStride(op.getRhsScale());
@@ -883,6 +905,8 @@ LogicalResult planSM100Gemm(PlanBuilder &plan, ScaledMatmulOp op) {
                         plan.getTensorMap(b, g.n, g.k, config.blockN,
                                           config.getStageK(), bits, g.batches),
                         sa, sb};
+  if (failed(verifyOperandRows(op, operands)))
+    return failure();
   if (config.batched && config.scaling == GemmScaling::Block) {
     // One tcgen05 layout per matrix of the batch.
     operands.scaleABatchStride = plan.tcgen05ScaleBuffers.lookup(sa).getBytes();
