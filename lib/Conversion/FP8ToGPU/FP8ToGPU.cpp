@@ -263,15 +263,28 @@ LogicalResult planFunction(PlanBuilder &plan, bool reuseTemporaries,
       return failure();
   auto ret = cast<func::ReturnOp>(func.getBody().front().getTerminator());
   for (auto [i, value] : llvm::enumerate(ret.getOperands())) {
-    PlanBuffer &buffer = plan.getBuffer(plan.bufferOf(value));
-    if (buffer.kind == PlanBuffer::Kind::Constant)
+    int64_t id = plan.bufferOf(value);
+    PlanBuffer::Kind kind = plan.getBuffer(id).kind;
+    if (kind == PlanBuffer::Kind::Constant)
       return ret.emitError() << "fp8 GPU lowering: result " << i
                              << " is a constant; return computed values "
                                 "only (the caller has the constant)";
-    if (buffer.kind != PlanBuffer::Kind::Temp)
+    if (kind == PlanBuffer::Kind::State)
       return ret.emitError() << "fp8 GPU lowering: result " << i
-                             << " is an input or another result; return "
-                                "computed values only";
+                             << " is delayed-scaling state; return a value "
+                                "computed from it";
+    if ((kind == PlanBuffer::Kind::Input || kind == PlanBuffer::Kind::Output) &&
+        !plan.getBuffer(id).pitch &&
+        plan.getBuffer(id).layout == PlanBuffer::Layout::RowMajor) {
+      // An argument returned as it is, or a value returned twice (CSE
+      // merges results computed alike): the result is a copy of it, made
+      // after every launch that writes it.
+      int64_t copy = plan.addBuffer(PlanBuffer::Kind::Output,
+                                    cast<RankedTensorType>(value.getType()));
+      plan.addCopy(id, copy, plan.getBuffer(copy).bytes);
+      id = copy;
+    }
+    PlanBuffer &buffer = plan.getBuffer(id);
     if (buffer.pitch)
       return ret.emitError()
              << "fp8 GPU lowering: result " << i
