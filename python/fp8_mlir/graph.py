@@ -400,6 +400,17 @@ class Graph:
             return grads
         raise NotImplementedError(f"no gradient for {op}")
 
+    def reaching(self, outputs):
+        """The ids of the tensors that `outputs` are computed from (and of
+        the outputs themselves)."""
+        seen, stack = set(), [o for o in outputs]
+        while stack:
+            t = stack.pop()
+            if t.id not in seen:
+                seen.add(t.id)
+                stack.extend(t.inputs)
+        return seen
+
     def gradients(self, outputs, wrt, name=None):
         """A new graph computing `outputs`, then the gradients of
         sum(output * d_output) with respect to `wrt`; the d_outputs are extra

@@ -107,16 +107,19 @@ class Imported:
     ("buffer", name) the module's state, ("constant", tensor) a float tensor
     computed from buffers and constants alone when the module was imported
     (a rotary table), ("onehot", i, classes) a one-hot encoding of the
-    integer argument i. `grad_inputs` lists the inputs the
-    backward graph differentiates (float arguments and parameters), in the
-    order of its gradient outputs."""
+    integer argument i. `differentiable` says per input whether the
+    backward graph differentiates it (float arguments and parameters that
+    the outputs are computed from; torch gives the others no gradient), and
+    `grad_inputs` lists those inputs in the order of its gradient outputs."""
 
     def __init__(self, forward, sources, single_output):
         self.forward = forward
         self.sources = sources
         self.single_output = single_output
-        self.grad_inputs = [p for p, s in zip(forward.params, sources)
-                            if s[0] in ("input", "param")]
+        live = forward.reaching(forward.outputs)
+        self.differentiable = [s[0] in ("input", "param") and p.id in live
+                               for p, s in zip(forward.params, sources)]
+        self.grad_inputs = [p for p, d in zip(forward.params, self.differentiable) if d]
         self._backward = None
 
     @property
@@ -1347,8 +1350,7 @@ class CompiledModule:
 
     def __call__(self, *args):
         feeds = self._feeds(args)
-        grads = [s[0] in ("input", "param") for s in self.imported.sources]
-        outputs = _Apply.apply(self, grads, *feeds)
+        outputs = _Apply.apply(self, self.imported.differentiable, *feeds)
         return outputs[0] if self.imported.single_output else tuple(outputs)
 
 

@@ -263,6 +263,30 @@ check_f32(CASES)
 # CHECK: unit shapes: 3 results within 1e-5: True
 
 
+class Unused(nn.Module):
+    """An argument the forward ignores and a parameter read by dead code:
+    neither gets a gradient, as in torch, and the others do."""
+
+    def __init__(self):
+        super().__init__()
+        self.g = nn.Parameter(torch.ones(8))
+        self.w = nn.Parameter(torch.randn(8))
+
+    def forward(self, x, mask):
+        unused = x * self.g  # noqa: F841
+        return x * self.w
+
+
+module = Unused()
+x, mask = torch.randn(4, 8, requires_grad=True), torch.randn(4, 8, requires_grad=True)
+y = fp8_torch.compile(module, (x, mask), recipe=None, opt_level=0)(x, mask)
+y.backward(torch.ones_like(y))
+print("unused:", mask.grad is None, module.g.grad is None,
+      torch.allclose(x.grad, module.w.detach().expand(4, 8)),
+      torch.allclose(module.w.grad, x.detach().sum(0)))
+# CHECK: unused: True True True True
+
+
 class Sine(nn.Module):
     def forward(self, x):
         return torch.sin(x) * 2
