@@ -112,10 +112,12 @@ class Imported:
     the outputs are computed from; torch gives the others no gradient), and
     `grad_inputs` lists those inputs in the order of its gradient outputs."""
 
-    def __init__(self, forward, sources, single_output):
+    def __init__(self, forward, sources, single_output, output_dtypes=None):
         self.forward = forward
         self.sources = sources
         self.single_output = single_output
+        # The dtype torch gives each output (the program computes in f32).
+        self.output_dtypes = output_dtypes or [torch.float32] * len(forward.outputs)
         live = forward.reaching(forward.outputs)
         self.differentiable = [s[0] in ("input", "param") and p.id in live
                                for p, s in zip(forward.params, sources)]
@@ -627,7 +629,9 @@ class _Importer:
             if isinstance(value, float):
                 self.fail("a module output that is a number")
             self.g.output(value)
-        return Imported(self.g, self.sources, single)
+        dtypes = [_float_meta(r).dtype if isinstance(r, torch.fx.Node) and _float_meta(r)
+                  else torch.float32 for r in results]
+        return Imported(self.g, self.sources, single, dtypes)
 
     def call_module(self, node):
         sub = self.gm.get_submodule(node.target)
@@ -1322,7 +1326,9 @@ class CompiledModule:
 
     def _run(self, name, tensors):
         if self._program is not None:
-            arrays = [t.detach().cpu().numpy().astype(np.float32) for t in tensors]
+            # numpy has no bfloat16: every float tensor goes through f32,
+            # the program's type.
+            arrays = [t.detach().cpu().to(torch.float32).numpy() for t in tensors]
             signature = self._signatures[name]
             if signature.prepare:
                 # The forward and backward functions share the prepare
@@ -1360,7 +1366,8 @@ class _Apply(torch.autograd.Function):
         ctx.compiled, ctx.grads = compiled, grads
         ctx.save_for_backward(*feeds)
         outputs = compiled._run(compiled.forward_name, feeds)
-        return tuple(o.to(feeds[0].device) for o in outputs)
+        return tuple(o.to(feeds[0].device, dtype)
+                     for o, dtype in zip(outputs, compiled.imported.output_dtypes))
 
     @staticmethod
     def backward(ctx, *grad_outputs):

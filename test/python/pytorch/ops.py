@@ -287,6 +287,18 @@ print("unused:", mask.grad is None, module.g.grad is None,
 # CHECK: unused: True True True True
 
 
+# A bf16 module on the CPU: the program computes in f32 from the bf16
+# values; outputs come back in torch's dtype, gradients in the inputs'.
+linear = nn.Linear(32, 16).to(torch.bfloat16)
+x = torch.randn(4, 32, dtype=torch.bfloat16, requires_grad=True)
+y = fp8_torch.compile(linear, (x,), recipe=None, opt_level=0)(x)
+y.backward(torch.ones_like(y))
+exact = x.detach().double() @ linear.weight.detach().double().t() + linear.bias.detach().double()
+print("bf16:", y.dtype, x.grad.dtype, linear.weight.grad.dtype,
+      bool((y.double() - exact).abs().max() <= 2 ** -8 * exact.abs().max()))
+# CHECK: bf16: torch.bfloat16 torch.bfloat16 torch.bfloat16 True
+
+
 class Sine(nn.Module):
     def forward(self, x):
         return torch.sin(x) * 2
