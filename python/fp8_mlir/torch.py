@@ -147,10 +147,11 @@ class Imported:
     def mlir(self, backward=True):
         """The module text: the forward function, then the backward one. The
         two read the same module state: they are one prepare group, so that
-        fp8-prepare-weights prepares it once for both (@<forward>_prepare)."""
+        fp8-prepare-weights prepares it once for both (@<forward>_prepare).
+        A module without state has nothing to prepare and no group."""
         if not backward:
             return self.emit(self.forward)
-        group = self.forward.name
+        group = self.forward.name if self.weights else None
         return (self.emit(self.forward, group) + "\n"
                 + self.emit(self.backward, group))
 

@@ -82,3 +82,18 @@ print(sorted(os.path.relpath(v, out) for v in manifests.values()))
 # MAIN: input 5: {{.*}}, result 0 of mlp_prepare
 # MAIN: ok: 'mlp' for sm_90a: 9 inputs, 1 outputs
 # PREPARE: ok: 'mlp_prepare' for sm_90a: 4 inputs, 4 outputs
+
+# A module without parameters or buffers has nothing to prepare: it compiles
+# with the option as without it.
+
+
+class Stateless(torch.nn.Module):
+    def forward(self, x, w):
+        return torch.nn.functional.gelu(x @ w)
+
+
+x, w = torch.randn(64, 64), torch.randn(64, 64)
+plain = fp8_torch.compile(Stateless(), (x, w), recipe="mxfp8")(x, w)
+prepared = fp8_torch.compile(Stateless(), (x, w), recipe="mxfp8", prepare_weights=True)(x, w)
+print("stateless identical:", torch.equal(plain, prepared))
+# CHECK: stateless identical: True
