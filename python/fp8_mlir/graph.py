@@ -106,7 +106,7 @@ class Tensor:
     @property
     def name(self):
         if self.op == "input":
-            return "%" + self.attrs["name"]
+            return "%" + self.attrs.get("ssa", self.attrs["name"])
         return f"%v{self.id}"
 
     @property
@@ -646,6 +646,22 @@ class Graph:
     # -- MLIR ----------------------------------------------------------------
 
     def emit(self, matmul_operands=F32, storage=F32, weights=(), prepare_group=None):
+        """The graph as a func.func (see _emit); an input whose name is also
+        one the emitter gives a value of its own (`e2`, `y`) is renamed in
+        the text (`%in_e2`), which is otherwise not valid IR."""
+        while True:
+            text = self._emit(matmul_operands, storage, weights, prepare_group)
+            defined = re.findall(r"(%[\w$.-]+)(?= =|: )", text)
+            counts = {}
+            for name in defined:
+                counts[name] = counts.get(name, 0) + 1
+            clashing = [p for p in self.params if counts.get(p.name, 0) > 1]
+            if not clashing:
+                return text
+            for p in clashing:
+                p.attrs["ssa"] = "in_" + p.name[1:]
+
+    def _emit(self, matmul_operands, storage, weights, prepare_group):
         """The graph as a func.func on tensors of `storage` (f32, or bf16 /
         f16 as a mixed-precision framework stores them). The inputs named in
         `weights` carry `fp8.weight` (what fp8-prepare-weights may compute
@@ -932,9 +948,9 @@ class Graph:
                          f"%k = arith.constant {fconst(_GELU_TANH_K)} : f32",
                          "%h = arith.constant 5.000000e-01 : f32",
                          "%one = arith.constant 1.000000e+00 : f32",
-                         "%x2 = arith.mulf %in0, %in0 : f32",
-                         "%x3 = arith.mulf %x2, %in0 : f32",
-                         "%kx3 = arith.mulf %x3, %k : f32",
+                         "%xsq = arith.mulf %in0, %in0 : f32",
+                         "%xcube = arith.mulf %xsq, %in0 : f32",
+                         "%kx3 = arith.mulf %xcube, %k : f32",
                          "%s = arith.addf %in0, %kx3 : f32",
                          "%u = arith.mulf %s, %c : f32",
                          "%t = math.tanh %u : f32",
@@ -947,7 +963,7 @@ class Graph:
                             "%hp = arith.mulf %p, %h : f32",
                             "%t2 = arith.mulf %t, %t : f32",
                             "%q = arith.subf %one, %t2 : f32",
-                            "%k3x2 = arith.mulf %x2, %k3 : f32",
+                            "%k3x2 = arith.mulf %xsq, %k3 : f32",
                             "%r = arith.addf %k3x2, %one : f32",
                             "%cr = arith.mulf %r, %c : f32",
                             "%hx = arith.mulf %in0, %h : f32",

@@ -82,3 +82,25 @@ for name in ["div", "shift", "relu", "silu", "tanh", "sigmoid", "exp", "sqrt", "
     got, = program.call(forward.name, f32["x"], f32["w"])
     assert np.abs(got - want[0]).max() <= 1e-5 * np.abs(want[0]).max(), name
     print(f"{name}: {checked} gradients match finite differences, IR within 1e-05")
+
+# Names: an input named like a value the emitter names (%e2, the init of
+# node 2; %y, defined in every elementwise body) is renamed in the text,
+# and GELU's tanh form after a softmax in bf16 storage (whose top-level %x3
+# its body once redefined) parses; both compute what numpy does.
+g = Graph("names")
+p = g.input("p", (16, 8))
+w = g.input("w", (8, 48))
+h = g.softmax(g.matmul(p, w))  # node 2 (%e2), softmax node 3 (%x3 in bf16)
+e2, y = g.input("e2", (16, 48)), g.input("y", (16, 48))
+g.output(g.add(g.gelu_tanh(h), g.mul(e2, y)))
+feeds = {"p": rng.standard_normal((16, 8)), "w": rng.standard_normal((8, 48)),
+         "e2": rng.standard_normal((16, 48)), "y": rng.standard_normal((16, 48))}
+for storage in ["f32", "bf16"]:
+    text = g.emit(storage=storage)
+    program = compiler.jit(compiler.parse(text, f"names-{storage}.mlir"))
+    got, = program.call("names", *[feeds[k].astype(np.float32) for k in ("p", "w", "e2", "y")])
+    want, = g.evaluate({k: v.astype(np.float32) for k, v in feeds.items()}, storage=storage)
+    close = np.abs(got - want).max() <= (1e-5 if storage == "f32" else 2 ** -7) * np.abs(want).max()
+    print(f"names {storage}:", "%in_e2" in text, "%in_y" in text, close)
+# CHECK: names f32: True True True
+# CHECK: names bf16: True True True
