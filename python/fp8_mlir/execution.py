@@ -62,12 +62,14 @@ def _numpy_dtype(element):
 def _to_bf16_bits(values):
     from .numerics import round_to
 
-    return (round_to(np.asarray(values, np.float32), "bf16").view(np.uint32) >> 16).astype(
-        np.uint16)
+    rounded = round_to(np.asarray(values, np.float32), "bf16")
+    return np.asarray(rounded.reshape(-1).view(np.uint32) >> 16,
+                      np.uint16).reshape(rounded.shape)
 
 
 def _from_bf16_bits(bits):
-    return (bits.astype(np.uint32) << 16).view(np.float32)
+    bits = np.asarray(bits)
+    return (bits.reshape(-1).astype(np.uint32) << 16).view(np.float32).reshape(bits.shape)
 
 
 def _libc_free():

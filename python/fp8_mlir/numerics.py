@@ -406,11 +406,14 @@ def round_to(values, dtype):
     if dtype == "f16":
         with np.errstate(over="ignore"):
             return values.astype(np.float16).astype(np.float32)
+    # As a 1-D array: numpy makes scalars of 0-d ones, whose unsigned bits
+    # do not shift by a Python int, and whose dtype cannot be viewed.
+    shape, values = values.shape, values.reshape(-1)
     bits = values.view(np.uint32).astype(np.uint64)
     rounded = (bits + 0x7FFF + ((bits >> 16) & 1)) >> 16
     nan = np.isnan(values)
     rounded = np.where(nan, (bits >> 16) | 0x40, rounded)
-    return (rounded.astype(np.uint32) << 16).view(np.float32)
+    return (rounded.astype(np.uint32) << 16).view(np.float32).reshape(shape)
 
 
 def dequantize(codes, scale, block, name, kind="f32", global_scale=None, out="f32"):

@@ -22,6 +22,11 @@ func.func @types(%a: tensor<2x3xbf16>, %b: tensor<3xf16>, %c: tensor<2xi32>, %s:
 func.func @same(%x: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>) {
   return %x, %x : tensor<4xf32>, tensor<4xf32>
 }
+func.func @half(%x: tensor<bf16>) -> tensor<bf16> {
+  %h = arith.constant dense<0.5> : tensor<bf16>
+  %y = arith.mulf %x, %h : tensor<bf16>
+  return %y : tensor<bf16>
+}
 func.func @twice(%x: tensor<64x256xf32>) -> (tensor<64x256xf32>, tensor<64x256xf32>) {
   %e = tensor.empty() : tensor<64x256xf32>
   %0 = linalg.add ins(%x, %x : tensor<64x256xf32>, tensor<64x256xf32>)
@@ -49,7 +54,7 @@ print(ctypes.sizeof(path._keep) == path.length + 1,
 program = compiler.jit(compiler.parse(SOURCE, "types.mlir"))
 print(sorted(program.functions))
 # CHECK-NOT: Failed to create MemoryBuffer
-# CHECK: ['dequantize', 'quantize', 'same', 'twice', 'types']
+# CHECK: ['dequantize', 'half', 'quantize', 'same', 'twice', 'types']
 
 a = np.array([[1.0, 1.00390625, -3.5], [0.1, 2.0, 300.0]], np.float32)
 r = program.call("types", a, np.array([1.5, -2.0, 0.25], np.float16),
@@ -66,6 +71,13 @@ for _ in range(3):
     y, z = program.call("same", x)
 print(y.tolist(), z.tolist(), y is not z, x.tolist())
 # CHECK-NEXT: [0.0, 1.0, 2.0, 3.0] [0.0, 1.0, 2.0, 3.0] True [0.0, 1.0, 2.0, 3.0]
+# Rank-0 bf16: the argument rounded to bf16 (1 + 2^-9 rounds to 1), the
+# result read back.
+print(program.call("half", np.array(3.0, np.float32))[0].tolist(),
+      program.call("half", np.float32(1 + 2 ** -9))[0].tolist(),
+      numerics.round_to(np.float32(1 + 2 ** -7 + 2 ** -9), "bf16").tolist())
+# CHECK-NEXT: 1.5 0.5 1.0078125
+
 # Two results in one buffer the program allocated: both are copied before
 # it is freed (once).
 x = np.random.default_rng(1).standard_normal((64, 256)).astype(np.float32)
