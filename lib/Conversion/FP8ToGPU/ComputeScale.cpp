@@ -58,23 +58,25 @@ static void emitComputeScale(KernelBuilder &kb,
   constexpr int64_t kThreads = ComputeScaleConfig::kThreads;
   Value first = kb.add(kb.mul(kb.blockId(), kb.i32(kThreads)), kb.threadId());
   Value stride = kb.mul(kb.gridDim(), kb.i32(kThreads));
-  kb.forLoop(first, args[P::Count], stride, ValueRange{},
-             [&](Value i, ValueRange) -> SmallVector<Value> {
-               Value amax = kb.load(kb.f32(), f32At(args[P::Amax], i), 4);
-               Value scale = emitScaleRule(kb.b, kb.loc, config.rule,
-                                           config.format, amax, global);
-               if (scale.getType().isF32()) {
-                 kb.store(scale, f32At(args[P::Scale], i), 4);
-               } else {
-                 // E8M0 and E4M3 codes, a byte each.
-                 kb.store(kb.bitcast(kb.i8(), scale),
-                          kb.byteOffset(args[P::Scale], kb.zext64(i)), 1);
-               }
-               if (config.inverse)
-                 kb.store(emitReciprocal(kb.b, kb.loc, scale),
-                          f32At(args[P::ScaleInv], i), 4);
-               return {};
-             });
+  kb.forLoop(
+      first, args[P::Count], stride, ValueRange{},
+      [&](Value i, ValueRange) -> SmallVector<Value> {
+        Value amax = kb.load(kb.f32(), f32At(args[P::Amax], i), 4);
+        Value scale = emitScaleRule(kb.b, kb.loc, config.rule, config.format,
+                                    amax, global);
+        if (scale.getType().isF32()) {
+          kb.store(scale, f32At(args[P::Scale], i), 4);
+        } else {
+          // E8M0 and E4M3 codes, a byte each.
+          kb.store(kb.bitcast(kb.i8(), scale),
+                   kb.byteOffset(args[P::Scale], kb.zext64(i)), 1);
+        }
+        if (config.inverse)
+          kb.store(emitReciprocal(kb.b, kb.loc, scale),
+                   f32At(args[P::ScaleInv], i), 4);
+        return {};
+      },
+      /*unsignedBounds=*/true);
   LLVM::ReturnOp::create(kb.b, kb.loc, ValueRange{});
   expandForNVVM(func);
 }

@@ -500,6 +500,7 @@ mlir::fp8::buildElementwiseKernel(OpBuilder &builder, Operation *op,
                 offsetOf(map, type, ivs));
         }
         return {};
-      });
+      },
+      /*unsignedBounds=*/true);
   return finishClonedBodyKernel(builder, loc, func, reason);
 }

@@ -390,9 +390,13 @@ public:
   }
   /// A counted loop over [lb, ub) by `step` (i32) carrying `inits`; `body`
   /// gets the induction variable and the carried values and returns the next
-  /// ones.
+  /// ones. With `unsignedBounds` the bounds compare as unsigned: a
+  /// grid-stride loop over up to 2^31 - 1 elements steps past 2^31 - 1 after
+  /// its last element, which a signed comparison reads as negative, and
+  /// would go on.
   ValueRange forLoop(Value lb, Value ub, Value step, ValueRange inits,
-                     function_ref<SmallVector<Value>(Value, ValueRange)> body) {
+                     function_ref<SmallVector<Value>(Value, ValueRange)> body,
+                     bool unsignedBounds = false) {
     auto op = scf::ForOp::create(
         b, loc, lb, ub, step, inits,
         [&](OpBuilder &nb, Location, Value iv, ValueRange args) {
@@ -400,6 +404,7 @@ public:
           b.setInsertionPointToEnd(nb.getInsertionBlock());
           scf::YieldOp::create(b, loc, body(iv, args));
         });
+    op.setUnsignedCmp(unsignedBounds);
     return op.getResults();
   }
 };

@@ -182,7 +182,8 @@ void LayoutEmitter::emitCopy() {
                               accessBytes);
         kb.store(value, address(getArg(P::Output), outOffset), accessBytes);
         return {};
-      });
+      },
+      /*unsignedBounds=*/true);
 }
 
 void LayoutEmitter::emitTranspose() {
