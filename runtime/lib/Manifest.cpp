@@ -14,7 +14,9 @@
 #include <filesystem>
 #include <fstream>
 #include <limits>
+#include <map>
 #include <new>
+#include <queue>
 #include <sstream>
 
 namespace fp8rt {
@@ -673,31 +675,46 @@ bool Reader::checkWorkspace(const Value &root) {
         use(param.map.buffer, i);
     }
   }
+  // A sweep over the launches: buffers in the order they become live; the
+  // live ones, which share no bytes, by offset. A buffer can only meet the
+  // live one that starts last before its end.
   std::vector<const Buffer *> placed;
   for (const Buffer &buffer : manifest.buffers)
-    if (buffer.offset >= 0 && first[buffer.id] != SIZE_MAX)
+    if (buffer.offset >= 0 && buffer.bytes && first[buffer.id] != SIZE_MAX)
       placed.push_back(&buffer);
-  std::sort(placed.begin(), placed.end(), [](const Buffer *a, const Buffer *b) {
-    return a->offset < b->offset;
-  });
-  for (size_t i = 0; i < placed.size(); ++i) {
-    const Buffer &a = *placed[i];
-    uint64_t end = uint64_t(a.offset) + a.bytes;
-    for (size_t j = i + 1;
-         j < placed.size() && uint64_t(placed[j]->offset) < end; ++j) {
-      const Buffer &b = *placed[j];
-      if (!b.bytes || !a.bytes || last[a.id] < first[b.id] ||
-          last[b.id] < first[a.id])
-        continue;
-      size_t launch = std::max(first[a.id], first[b.id]);
-      return fail(
-          root.find("launches")->getElements()[launch],
-          manifest.launches[launch].where,
-          "temps " + std::to_string(a.id) + " and " + std::to_string(b.id) +
-              " share workspace bytes from offset " + std::to_string(b.offset) +
-              " and are both live here (a temp is live from the "
-              "first launch naming it to the last)");
+  std::stable_sort(placed.begin(), placed.end(),
+                   [&](const Buffer *a, const Buffer *b) {
+                     return first[a->id] < first[b->id];
+                   });
+  std::map<uint64_t, const Buffer *> live; // by offset
+  using Ending = std::pair<size_t, const Buffer *>;
+  std::priority_queue<Ending, std::vector<Ending>, std::greater<>> endings;
+  for (const Buffer *b : placed) {
+    size_t now = first[b->id];
+    while (!endings.empty() && endings.top().first < now) {
+      live.erase(uint64_t(endings.top().second->offset));
+      endings.pop();
     }
+    uint64_t end = uint64_t(b->offset) + b->bytes;
+    auto after = live.lower_bound(end);
+    if (after != live.begin()) {
+      const Buffer *a = std::prev(after)->second;
+      if (uint64_t(a->offset) + a->bytes > uint64_t(b->offset)) {
+        const Buffer *low =
+            std::pair(a->offset, a->id) < std::pair(b->offset, b->id) ? a : b;
+        const Buffer *high = low == a ? b : a;
+        return fail(root.find("launches")->getElements()[now],
+                    manifest.launches[now].where,
+                    "temps " + std::to_string(low->id) + " and " +
+                        std::to_string(high->id) +
+                        " share workspace bytes from offset " +
+                        std::to_string(high->offset) +
+                        " and are both live here (a temp is live from the "
+                        "first launch naming it to the last)");
+      }
+    }
+    live[uint64_t(b->offset)] = b;
+    endings.push({last[b->id], b});
   }
   return true;
 }
