@@ -199,9 +199,10 @@ class Graph:
     def exp(self, a):
         return self._node("exp", [a], a.shape)
 
-    def sqrt(self, a):
-        """The square root, correctly rounded."""
-        return self._node("sqrt", [a], a.shape)
+    def sqrt(self, a, zero_grad_at_zero=False):
+        """The square root, correctly rounded. Its gradient is infinite at 0,
+        or 0 there with `zero_grad_at_zero` (torch's std)."""
+        return self._node("sqrt", [a], a.shape, zero_grad_at_zero=zero_grad_at_zero)
 
     def erf(self, a):
         """The error function (numerics.md section 16)."""
@@ -352,8 +353,10 @@ class Graph:
         if op == "exp":
             return [self.mul(dy, t)]
         if op == "sqrt":
-            # dy / (2 sqrt(x)).
-            return [self.div(self.scale(dy, 0.5), t)]
+            # dy / (2 sqrt(x)); where sqrt(x) is 0 (the result is never
+            # negative) 0 instead with zero_grad_at_zero.
+            half = self.div(self.scale(dy, 0.5), t)
+            return [self.activation_grad("relu", t, half) if a.get("zero_grad_at_zero") else half]
         if op == "erf":
             # dy 2/sqrt(pi) exp(-x^2).
             x = ins[0]
@@ -425,7 +428,8 @@ class Graph:
         grads = {}
         for i, out in enumerate(outputs):
             seed = g.input(f"d_{i}", out.shape)
-            grads[out.id] = seed
+            # An output returned twice gets both seeds.
+            grads[out.id] = g.add(grads[out.id], seed) if out.id in grads else seed
         for t in reversed(self.nodes):
             if t.id not in grads or t.op == "input":
                 continue

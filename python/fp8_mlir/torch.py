@@ -182,6 +182,17 @@ class _Proxy(torch.fx.Proxy):
                 break
         return self.tracer.iter(self)
 
+    def __getattr__(self, name):
+        # x.shape and other attributes unpack as the proxy does.
+        return _Attribute(self, name)
+
+
+class _Attribute(torch.fx.proxy.Attribute):
+    __iter__ = _Proxy.__iter__
+
+    def __getattr__(self, name):
+        return _Attribute(self, name)
+
 
 # Tensor factories that torch.fx does not trace when an argument is a traced
 # size (torch.arange(T)): the tracer records them as calls, so that what
@@ -267,14 +278,28 @@ class _Importer:
             if isinstance(v, _Opaque):
                 self.fail(f"'{arg.name}' is neither a tensor nor a number")
             if isinstance(v, _Constant):
-                if v.tensor.dim() == 0 and v.tensor.is_floating_point():
-                    # torch.full([], value) and the like: a number.
-                    return float(v.tensor)
                 return self.constant_input(arg, v.tensor)
             return v
         if isinstance(arg, (int, float)) and not isinstance(arg, bool):
             return float(arg)
         self.fail(f"argument {arg!r} is not a tensor or a number")
+
+    def number_or_value(self, arg):
+        """value(arg), but a number for a 0-d float constant
+        (torch.full([], -1e4), also cast: .to(x)), where an op takes a
+        number."""
+        if isinstance(arg, torch.fx.Node):
+            source = arg
+            while source.op in ("call_method", "call_function") and source.args and \
+                    isinstance(source.args[0], torch.fx.Node) and \
+                    (source.target if source.op == "call_method"
+                     else _function_key(source.target)) in _SAME_VALUES:
+                source = source.args[0]
+            constant = self.env.get(source)
+            if isinstance(constant, _Constant) and constant.tensor.dim() == 0 and \
+                    constant.tensor.is_floating_point():
+                return float(constant.tensor)
+        return self.value(arg)
 
     def state_input(self, qualname, tensor, kind):
         """A graph input holding module state (a parameter or buffer)."""
@@ -376,7 +401,8 @@ class _Importer:
                 return g.shift(a, -b)
             if op == "mul":
                 return g.scale(a, b)
-            return g.scale(a, 1.0 / b)
+            # x / 0 is +-inf where x is not 0, NaN where it is: x * (1 / 0).
+            return g.scale(a, 1.0 / b if b != 0 else math.copysign(math.inf, b))
         if isinstance(a, float):
             if op == "add":
                 return g.shift(b, a)
@@ -414,7 +440,7 @@ class _Importer:
         out = self.shape()
         y = self.g.matmul(self.to_rank(x, 2), w, tb=True, name=name)
         if bias is not None:
-            y = self.g.add(y, self.g.broadcast(bias, y.shape, [0]))
+            y = self.g.add(y, self.broadcast_to(bias, y.shape))
         return self.reshape(y, out)
 
     def gelu(self, x, approximate):
@@ -659,14 +685,15 @@ class _Importer:
             return self.value(args[0])
         if isinstance(sub, torch.nn.Identity):
             return self.value(args[0])
-        if isinstance(sub, torch.nn.ReLU):
-            return self.g.relu(self.value(args[0]))
+        if isinstance(sub, (torch.nn.ReLU, torch.nn.SiLU, torch.nn.LeakyReLU)):
+            x = self.value(args[0])
+            y = self.g.relu(x) if isinstance(sub, torch.nn.ReLU) else self.g.silu(x) \
+                if isinstance(sub, torch.nn.SiLU) else self.leaky_relu(x, sub.negative_slope)
+            if sub.inplace:
+                self.in_place(node, y)
+            return y
         if isinstance(sub, torch.nn.GELU):
             return self.gelu(self.value(args[0]), sub.approximate)
-        if isinstance(sub, torch.nn.SiLU):
-            return self.g.silu(self.value(args[0]))
-        if isinstance(sub, torch.nn.LeakyReLU):
-            return self.leaky_relu(self.value(args[0]), sub.negative_slope)
         if isinstance(sub, torch.nn.Tanh):
             return self.g.tanh(self.value(args[0]))
         if isinstance(sub, torch.nn.Sigmoid):
@@ -693,7 +720,12 @@ class _Importer:
                 return float(value)
             return _Opaque(node.name)
         if "fp8_constant" in node.meta:
-            return _Constant(node.name, node.meta["fp8_constant"])
+            constant = _Constant(node.name, node.meta["fp8_constant"])
+            if node.op == "call_method" and node.target.endswith("_") and \
+                    isinstance(node.args[0], torch.fx.Node):
+                # In place on a constant: the nodes after it read the new value.
+                self.env[node.args[0]] = constant
+            return constant
         key = target if node.op == "call_method" else _function_key(target)
         if key is None:
             self.unsupported()
@@ -709,7 +741,8 @@ class _Importer:
         if key in ("add", "sub", "mul", "div", "truediv"):
             if kwargs.get("alpha", 1) != 1 or kwargs.get("rounding_mode") is not None:
                 self.unsupported("alpha or rounding_mode")
-            return self.binary("div" if key == "truediv" else key, v(args[0]), v(args[1]))
+            return self.binary("div" if key == "truediv" else key,
+                               self.number_or_value(args[0]), self.number_or_value(args[1]))
         if key == "rsub":
             return self.binary("sub", v(args[1]), v(args[0]))
         if key == "neg":
@@ -736,7 +769,7 @@ class _Importer:
         if key == "t":
             x = v(args[0])
             return x if len(x.shape) < 2 else g.transpose(x, [1, 0])
-        if key in ("to", "type_as", "type", "double", "half", "bfloat16"):
+        if key in _CASTS:
             # The program computes in f32 (and FP8 where the recipe says);
             # casts between floating types change nothing in it.
             meta = _float_meta(self.node)
@@ -747,10 +780,24 @@ class _Importer:
             x = v(args[0])
             return g.mul(x, x)
         if key == "leaky_relu":
-            return self.leaky_relu(v(args[0]), arg(1, "negative_slope", 0.01))
+            y = self.leaky_relu(v(args[0]), arg(1, "negative_slope", 0.01))
+            if arg(2, "inplace", False):
+                self.in_place(node, y)
+            return y
         if key in ("var", "std"):
-            y = self.variance(v(args[0]), arg(1, "dim"), kwargs)
-            return g.sqrt(y) if key == "std" else y
+            options = dict(kwargs)
+            if isinstance(arg(1, "dim"), bool):
+                # var(unbiased): every dimension.
+                options["unbiased"], dims = args[1], None
+            else:
+                dims = arg(1, "dim")
+                for i, name in ((2, "unbiased"), (3, "keepdim")):
+                    if len(args) > i:
+                        options[name] = args[i]
+            y = self.variance(v(args[0]), dims, options)
+            # std's gradient is 0 where it is 0, as torch's (1 / (2 std) is
+            # infinite there, and the variance's gradient 0).
+            return g.sqrt(y, zero_grad_at_zero=True) if key == "std" else y
         if key == "stack":
             tensors = [v(t) for t in arg(0, "tensors")]
             rank = len(tensors[0].shape) + 1
@@ -767,7 +814,10 @@ class _Importer:
             bias = arg(2, "bias")
             return self.linear(v(args[0]), v(args[1]), None if bias is None else v(bias), None)
         if key in ("relu", "silu", "tanh", "sigmoid", "exp", "log", "sqrt", "erf"):
-            return getattr(g, key)(v(args[0]))
+            y = getattr(g, key)(v(args[0]))
+            if key in ("relu", "silu") and arg(1, "inplace", False):
+                self.in_place(node, y)
+            return y
         if key == "gelu":
             return self.gelu(v(args[0]), arg(1, "approximate", "none"))
         if key in ("softmax", "log_softmax"):
@@ -884,8 +934,8 @@ class _Importer:
             a, b = arg(1, "input"), arg(2, "other")
             # The tensor is kept where the mask says so; the number fills
             # the rest.
-            a, b = (v(a) if isinstance(a, torch.fx.Node) else a,
-                    v(b) if isinstance(b, torch.fx.Node) else b)
+            a, b = (self.number_or_value(a) if isinstance(a, torch.fx.Node) else a,
+                    self.number_or_value(b) if isinstance(b, torch.fx.Node) else b)
             tensor_first = not isinstance(a, (int, float))
             x, fill = (a, b) if tensor_first else (b, a)
             if isinstance(x, (int, float)) or not isinstance(fill, (int, float)):
@@ -1180,6 +1230,11 @@ _FUNCTIONS = {
 _SHAPE_ONLY = (torch.zeros_like, torch.ones_like, torch.full_like, "new_zeros", "new_ones",
                "new_full")
 
+
+# Casts between floating types, which change nothing in the program (it
+# computes in f32), and the ops that return their argument's values.
+_CASTS = ("to", "type_as", "type", "double", "half", "bfloat16")
+_SAME_VALUES = _CASTS + ("float", "contiguous", "clone")
 
 # Ops whose result may share the memory of their first argument.
 _VIEWS = {"view", "reshape", "transpose", "permute", "getitem", "expand", "expand_as",

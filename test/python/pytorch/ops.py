@@ -232,6 +232,39 @@ class UnitShapes(nn.Module):
         return b.view(2, 6) + c
 
 
+class Overloads(nn.Module):
+    """var and std by their positional overloads (dim, unbiased, keepdim;
+    unbiased alone), activations in place (function and module) read after,
+    an in-place fill of a constant, 0-d constants where tensors are taken
+    (expand_as, a linear's bias, stack), a bias of one element, and
+    `B, T, C = x.shape`."""
+
+    def __init__(self):
+        super().__init__()
+        self.w = nn.Parameter(torch.randn(8, 8) / 3)
+        self.b = nn.Parameter(torch.randn(1))
+        self.act = nn.ReLU(inplace=True)
+        self.leaky = nn.LeakyReLU(0.2, inplace=True)
+        self.register_buffer("above", torch.ones(4, 8, dtype=torch.bool).triu(1))
+
+    def forward(self, x):
+        b, t, c = x.shape
+        flat = x.view(b * t, c)
+        spread = flat.var(1, False)[:, None] + torch.std(flat, 0, False) + flat.var(1, True, True)
+        y = flat * 2
+        z = F.relu(y, inplace=True)
+        u = flat * 3
+        self.act(u)
+        w = flat - 1
+        self.leaky(w)
+        m = torch.zeros_like(flat)
+        m.masked_fill_(self.above, -5.0)
+        half = torch.full([], 0.5).to(x)
+        h = F.linear(flat, self.w, self.b) + F.linear(flat, self.w, half) + half.expand_as(flat)
+        s = torch.stack([flat.sum(), half]).sum() + flat.var(False)
+        return y + z + u + w + m + spread + h * s
+
+
 CASES = [
     ("elementwise", Elementwise(), lambda: (torch.randn(6, 16), torch.randn(6, 16))),
     ("activations", Activations(), lambda: (torch.randn(6, 16), torch.randn(6, 16))),
@@ -246,6 +279,7 @@ CASES = [
     ("compositions", Compositions(), lambda: (torch.randn(2, 4, 8),)),
     ("roots", Roots(), lambda: (torch.randn(6, 8),)),
     ("unit shapes", UnitShapes(), lambda: (torch.randn(2, 6), torch.randn(12, 1))),
+    ("overloads", Overloads(), lambda: (torch.randn(1, 4, 8),)),
 ]
 
 check_f32(CASES)
@@ -261,6 +295,7 @@ check_f32(CASES)
 # CHECK: compositions: 4 results within 1e-5: True
 # CHECK: roots: 3 results within 1e-5: True
 # CHECK: unit shapes: 3 results within 1e-5: True
+# CHECK: overloads: 4 results within 1e-5: True
 
 
 class Unused(nn.Module):
@@ -286,6 +321,43 @@ print("unused:", mask.grad is None, module.g.grad is None,
       torch.allclose(module.w.grad, x.detach().sum(0)))
 # CHECK: unused: True True True True
 
+
+# An output returned twice (also through a cast, an alias) gets the sum of
+# both gradients; std's gradient is 0 where the std is 0, as torch's; x / 0
+# is inf, -inf or NaN as torch computes it.
+
+
+class Twice(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.lin = nn.Linear(8, 8)
+
+    def forward(self, x):
+        y = self.lin(x)
+        return y, y.float(), x.std(dim=0, unbiased=False)
+
+
+module = Twice()
+x = torch.tensor([[1.0, -2.0, 0.0, 3.0, 1.0, 1.0, 1.0, 1.0]]).repeat(2, 1)
+grads = []
+for run in (fp8_torch.compile(module, (x,), recipe=None, opt_level=0), module):
+    arg = x.clone().requires_grad_()
+    y, alias, spread = run(arg)
+    (y.sum() + 2 * alias.sum() + spread.sum()).backward()
+    grads.append(arg.grad)
+print("twice:", torch.allclose(grads[0], grads[1]), grads[0].isfinite().all().item())
+# CHECK: twice: True True
+
+
+class ByZero(nn.Module):
+    def forward(self, x):
+        return torch.cat([x / 0.0, x / torch.full([], -0.0)], 1)
+
+
+x = torch.tensor([[1.0, -2.0, 0.0]])
+print("by zero:", fp8_torch.compile(ByZero(), (x,), recipe=None, opt_level=0)(x).tolist(),
+      ByZero()(x).tolist())
+# CHECK: by zero: {{\[\[}}inf, -inf, nan, -inf, inf, nan]] {{\[\[}}inf, -inf, nan, -inf, inf, nan]]
 
 # A bf16 module on the CPU: the program computes in f32 from the bf16
 # values; outputs come back in torch's dtype, gradients in the inputs'.
