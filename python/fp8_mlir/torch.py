@@ -926,7 +926,10 @@ class _Importer:
                                   kwargs.get("enable_gqa", False))
         if key in ("masked_fill", "masked_fill_"):
             x = self.broadcast_to(v(args[0]), self.shape())
-            y = self.causal(x, arg(1, "mask"), True, arg(2, "value"))
+            value = arg(2, "value")
+            if isinstance(value, torch.fx.Node):
+                value = self.number_or_value(value)
+            y = self.causal(x, arg(1, "mask"), True, value)
             if key == "masked_fill_":
                 self.in_place(node, y)
             return y

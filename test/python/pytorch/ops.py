@@ -99,7 +99,7 @@ class Masks(nn.Module):
         a = att.masked_fill(self.bias[:, :, :t, :t] == 0, float("-inf"))
         keep = self.bias[0, 0, :t, :t].bool()
         b = torch.where(keep, att, float("-inf"))
-        c = att.masked_fill(self.above, -1e4)
+        c = att.masked_fill(self.above, torch.full([], -1e4).to(att))
         d = torch.where(self.above, -1e4, att)
         # In place: the nodes after it read the filled scores, those before
         # the ones it changed.
