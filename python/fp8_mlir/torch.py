@@ -26,7 +26,7 @@ Supported: nn.Linear, matmul/bmm/mm/@, addmm/baddbmm, add/sub/mul/div
 leaky_relu, sqrt/erf, pow by small integers and 0.5, var/std, stack/unbind, casts between
 floating types, layer_norm
 (over the last dimension), RMSNorm written out (pow 2, mean, add, rsqrt,
-mul), softmax and log_softmax, mean and sum over dimensions,
+mul) or as nn.RMSNorm / F.rms_norm, softmax and log_softmax, mean and sum over dimensions,
 transpose/permute/reshape/view/flatten/contiguous, indexing by slices,
 integers and None, expand, repeat_interleave, dropout in eval mode,
 embedding lookups (as a one-hot matmul the callable feeds from the
@@ -456,6 +456,24 @@ class _Importer:
         y = self.g.layernorm(self.to_rank(x, 2), weight, bias, eps)
         return self.reshape(y, x.shape)
 
+    def rms_norm(self, x, normalized_shape, weight, eps):
+        """x / sqrt(mean(x^2) + eps) * weight over the last
+        len(normalized_shape) dimensions (nn.RMSNorm, F.rms_norm); eps None
+        is the machine epsilon of f32, the program's type."""
+        g = self.g
+        shape = tuple(normalized_shape) if isinstance(normalized_shape, (list, tuple)) \
+            else (normalized_shape,)
+        if tuple(x.shape[len(x.shape) - len(shape):]) != shape:
+            self.fail(f"rms_norm over {shape} of a tensor of shape {x.shape}")
+        dims = list(range(len(x.shape) - len(shape), len(x.shape)))
+        mean = g.scale(g.reduce_sum(g.mul(x, x), dims), 1.0 / math.prod(shape))
+        eps = float(torch.finfo(torch.float32).eps) if eps is None else float(eps)
+        y = g.mul(x, g.broadcast(g.rsqrt(mean, eps), x.shape, dims))
+        if weight is not None:
+            kept = list(range(len(x.shape) - len(shape)))
+            y = g.mul(y, g.broadcast(weight, x.shape, kept) if kept else weight)
+        return y
+
     def static_int(self, value):
         """An integer argument, a literal or a traced size (the program is
         specialized to the example inputs' shapes)."""
@@ -674,6 +692,10 @@ class _Importer:
             bias = self.module_param(node.target, "bias") if sub.elementwise_affine else None
             return self.layer_norm(self.value(args[0]), sub.normalized_shape, weight, bias,
                                    sub.eps)
+        if isinstance(sub, getattr(torch.nn, "RMSNorm", ())):
+            weight = self.module_param(node.target, "weight") if sub.elementwise_affine \
+                else None
+            return self.rms_norm(self.value(args[0]), sub.normalized_shape, weight, sub.eps)
         if isinstance(sub, torch.nn.MultiheadAttention):
             return self.multihead_attention(node, sub)
         if isinstance(sub, torch.nn.Embedding):
@@ -916,6 +938,10 @@ class _Importer:
             return self.embedding(self.indices(args[0]), v(args[1]))
         if key == "cross_entropy":
             return self.cross_entropy(v(args[0]), self.indices(args[1]), kwargs)
+        if key == "rms_norm":
+            weight = arg(2, "weight")
+            return self.rms_norm(v(args[0]), arg(1, "normalized_shape"),
+                                 None if weight is None else v(weight), arg(3, "eps"))
         if key == "scaled_dot_product_attention":
             for i, name in enumerate(("query", "key", "value")):
                 if not isinstance(arg(i, name), torch.fx.Node):
@@ -1255,11 +1281,12 @@ def _is_view(node):
 
 def _function_key(target):
     """The name `call` knows a function by; None for unsupported ones.
-    scaled_dot_product_attention is looked up when called: it exists from
-    torch 2.0 on (and the tests install a stand-in on older versions)."""
+    scaled_dot_product_attention (torch 2.0) and rms_norm (torch 2.4) are
+    looked up when called (the tests install stand-ins on older versions)."""
     key = _FUNCTIONS.get(target)
-    if key is None and target is getattr(F, "scaled_dot_product_attention", None):
-        key = "scaled_dot_product_attention"
+    for name in ("scaled_dot_product_attention", "rms_norm"):
+        if key is None and target is getattr(F, name, None):
+            key = name
     return key
 
 
