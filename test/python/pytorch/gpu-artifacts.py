@@ -4,8 +4,9 @@
 # training, a pre-norm transformer block's (causal attention: batched
 # products, softmax, LayerNorm) and rotary embedding's rotate_half for
 # sm_90a, and a LLaMA-style block (RMSNorm, rotary tables as constant
-# inputs, SwiGLU) for both chips and with grouped-query attention, into
-# launch manifests that fp8-run accepts.
+# inputs, SwiGLU) for both chips and with grouped-query attention, an
+# HF-style MLP and a block on nn.MultiheadAttention, into launch manifests
+# that fp8-run accepts.
 # RUN: rm -rf %t && %host_env %python %s %t | FileCheck %s
 # RUN: fp8-run --check %t/sm_90a/mlp/mlp.json | FileCheck %s --check-prefix=HOPPER
 # RUN: fp8-run --check %t/sm_100a/mlp/mlp.json | FileCheck %s --check-prefix=BLACKWELL
@@ -43,6 +44,10 @@
 # pow 3) after a LayerNorm written with sqrt, and BERT's erf GELU.
 # RUN: fp8-run --check %t/hf/hfmlp_backward/hfmlp_backward.json | FileCheck %s --check-prefix=HF
 # HF: ok: 'hfmlp_backward' for sm_90a:
+# nn.MultiheadAttention: its packed projection weight sliced into three
+# GEMM operands (their gradients placed back into one).
+# RUN: fp8-run --check %t/mha/mhablock_backward/mhablock_backward.json | FileCheck %s --check-prefix=MHA
+# MHA: ok: 'mhablock_backward' for sm_90a: 14 inputs, 14 outputs
 
 import math
 import os
@@ -135,3 +140,25 @@ manifests = fp8_torch.export(HFMLP().eval(), (torch.randn(2, 32, 64),), recipe="
                              chip="sm_90a", artifacts=os.path.join(out, "hf"))
 print("hf", sorted(os.path.relpath(v, out) for v in manifests.values()))
 # CHECK: hf ['hf/hfmlp/hfmlp.json', 'hf/hfmlp_backward/hfmlp_backward.json']
+
+
+class MHABlock(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.ln = torch.nn.LayerNorm(64)
+        self.attn = torch.nn.MultiheadAttention(64, 4, batch_first=True)
+        self.ln_2 = torch.nn.LayerNorm(64)
+        self.fc1 = torch.nn.Linear(64, 256)
+        self.fc2 = torch.nn.Linear(256, 64)
+
+    def forward(self, x):
+        h = self.ln(x)
+        mask = torch.triu(torch.full((x.size(1), x.size(1)), float("-inf")), diagonal=1)
+        x = x + self.attn(h, h, h, attn_mask=mask, need_weights=False)[0]
+        return x + self.fc2(torch.relu(self.fc1(self.ln_2(x))))
+
+
+manifests = fp8_torch.export(MHABlock().eval(), (torch.randn(2, 32, 64),), recipe="deepseek",
+                             chip="sm_90a", artifacts=os.path.join(out, "mha"))
+print("mha", sorted(os.path.relpath(v, out) for v in manifests.values()))
+# CHECK: mha ['mha/mhablock/mhablock.json', 'mha/mhablock_backward/mhablock_backward.json']
