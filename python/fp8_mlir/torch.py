@@ -1181,12 +1181,11 @@ class _Propagate(ShapeProp):
             return not (isinstance(tensor, torch.nn.Parameter) and tensor.requires_grad)
         if n.op not in ("call_function", "call_method"):
             return False
-        # Tensors whose values do not depend on their input's values.
-        if n.target in _SHAPE_ONLY:
-            return True
-        # Sizes are constants of the specialized program.
+        # Sizes are constants of the specialized program; the tensor that
+        # zeros_like and the like are shaped like is not read.
+        shaped_like = n.args[0] if n.target in _SHAPE_ONLY and n.args else None
         return all("fp8_constant" in a.meta or "fp8_value" in a.meta
-                   for a in n.all_input_nodes)
+                   for a in n.all_input_nodes if a is not shaped_like)
 
 
 class _Indices:
