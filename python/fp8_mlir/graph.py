@@ -278,6 +278,13 @@ class Graph:
         """Entries above the diagonal of the last two dims set to `value`."""
         return self._node("causal_fill", [a], a.shape, value=float(value))
 
+    def fill_where(self, a, mask, value):
+        """a with `value` where `mask` (of a's shape: 1 where set, 0 where
+        clear) is not 0: a padding mask, or any other mask that is not
+        causal. The mask has no gradient."""
+        assert a.shape == mask.shape, (a.shape, mask.shape)
+        return self._node("fill_where", [a, mask], a.shape, value=float(value))
+
     # -- composites ----------------------------------------------------------
 
     def linear(self, x, w, bias=None, name=None):
@@ -388,6 +395,8 @@ class Graph:
             return [self.transpose(dy, inverse)]
         if op == "reshape":
             return [self.reshape(dy, ins[0].shape, a["groups"])]
+        if op == "fill_where":
+            return [self.fill_where(dy, ins[1], 0.0), None]
         if op == "causal_fill":
             return [self.causal_fill(dy, 0.0)]
         if op == "slice":
@@ -434,6 +443,8 @@ class Graph:
             if t.id not in grads or t.op == "input":
                 continue
             for x, dx in zip(t.inputs, g._vjp(copies[t.id], grads[t.id])):
+                if dx is None:  # an input with no gradient (a mask)
+                    continue
                 if x.id in grads:
                     grads[x.id] = g.add(grads[x.id], dx)
                 else:
@@ -548,6 +559,8 @@ class Graph:
                 s = t.shape[-1]
                 above = np.triu(np.ones((t.shape[-2], s), bool), 1)
                 r = np.where(above, a["value"], v[0])
+            elif t.op == "fill_where":
+                r = np.where(v[1] != 0, np.float64(np.float32(a["value"])), v[0])
             else:
                 raise NotImplementedError(t.op)
             values[t.id] = stored(r)
@@ -642,6 +655,8 @@ class Graph:
                 above = torch.ones((t.shape[-2], s), dtype=torch.bool,
                                    device=v[0].device).triu(1)
                 r = v[0].masked_fill(above, a["value"])
+            elif t.op == "fill_where":
+                r = v[0].masked_fill(v[1] != 0, a["value"])
             else:
                 raise NotImplementedError(t.op)
             values[t.id] = r
@@ -1063,6 +1078,12 @@ class Graph:
                                 "%above = arith.cmpi ugt, %j, %i : index",
                                 f"%v = arith.constant {fconst(a['value'])} : f32",
                                 "%y = arith.select %above, %v, %in0 : f32",
+                                "linalg.yield %y : f32"])
+            elif t.op == "fill_where":
+                elementwise(t, ["%zf = arith.constant 0.000000e+00 : f32",
+                                "%set = arith.cmpf une, %in1, %zf : f32",
+                                f"%v = arith.constant {fconst(a['value'])} : f32",
+                                "%y = arith.select %set, %v, %in0 : f32",
                                 "linalg.yield %y : f32"])
             else:
                 raise NotImplementedError(t.op)

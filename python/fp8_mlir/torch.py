@@ -31,12 +31,12 @@ transpose/permute/reshape/view/flatten/contiguous, indexing by slices,
 integers and None, expand, repeat_interleave, dropout in eval mode,
 embedding lookups (as a one-hot matmul the callable feeds from the
 indices), cross_entropy on class indices (mean reduction), and causal
-masks: nn.MultiheadAttention, F.scaled_dot_product_attention (torch 2;
-is_causal, a float mask, or
-a causal boolean one, grouped heads; no dropout), masked_fill or where
-with a mask computed from buffers and constants alone (`self.bias[:, :, :T, :T] == 0` of a tril buffer, `torch.triu(...)`)
-whose entries are those above the diagonal of the last two dimensions, any
-fill value (-inf included). Other float tensors computed from buffers and
+masks: nn.MultiheadAttention (key_padding_mask too),
+F.scaled_dot_product_attention (torch 2; is_causal, float or boolean masks,
+grouped heads; no dropout), masked_fill or where with a mask computed from
+buffers and constants alone (`self.bias[:, :, :T, :T] == 0` of a tril
+buffer, `torch.triu(...)`: a causal fill; padding: an input the callable
+feeds), any fill value (-inf included). Other float tensors computed from buffers and
 constants alone (a rotary table sliced to the sequence, or computed from
 `torch.arange` with sin and cos) are evaluated at import and become inputs
 of the program that the callable feeds. Anything else raises
@@ -319,23 +319,27 @@ class _Importer:
         constants alone (a rotary table sliced to the sequence), its value
         that of the import: the program is specialized to the example
         inputs, and the value is the same at every call."""
-        if node.name in self.constants:
-            return self.constants[node.name]
         if not torch.is_floating_point(tensor):
             self.fail(f"'{node.name}' of dtype {tensor.dtype} is computed from buffers and "
-                      "constants alone: such tensors are supported as the causal mask of "
-                      "masked_fill or where only")
+                      "constants alone: such tensors are supported as masks of "
+                      "masked_fill, where and attention only")
+        return self.named_constant(node.name, tensor)
+
+    def named_constant(self, name, tensor):
+        """constant_input of `tensor`, known as `name`."""
+        if name in self.constants:
+            return self.constants[name]
         value = tensor.detach().to(torch.float32).contiguous()
         # Equal constants (the same table sliced for queries and keys) are
         # one input.
         for source, t in zip(self.sources, self.g.params):
             if source[0] == "constant" and source[1].shape == value.shape and \
                     torch.equal(source[1], value):
-                self.constants[node.name] = t
+                self.constants[name] = t
                 return t
-        t = self.g.input("c_" + node.name, tuple(value.shape))
+        t = self.g.input("c_" + name, tuple(value.shape))
         self.sources.append(("constant", value))
-        self.constants[node.name] = t
+        self.constants[name] = t
         return t
 
     def module_param(self, module_name, attr):
@@ -1038,8 +1042,10 @@ class _Importer:
             return args[i] if len(args) > i else kwargs.get(name, default)
 
         where = f"'{node.target}'"
-        if arg(3, "key_padding_mask") is not None:
-            self.unsupported(f"key_padding_mask of {where}")
+        padding = arg(3, "key_padding_mask")
+        if padding is not None and not isinstance(self.env.get(padding), _Constant):
+            self.unsupported(f"key_padding_mask of {where} that is not computed from buffers "
+                             "and constants alone")
         if sub.bias_k is not None or sub.add_zero_attn:
             self.unsupported(f"add_bias_kv or add_zero_attn of {where}")
         if not sub._qkv_same_embed_dim:
@@ -1078,6 +1084,19 @@ class _Importer:
             scores = self.attention_mask(scores, mask, True, scores.shape)
         elif is_causal:
             scores = g.causal_fill(scores, float("-inf"))
+        if padding is not None:
+            # [N, S] (or [S]): the keys each sequence ignores (True), or a
+            # float added to their scores.
+            batch = scores.shape[0] // heads
+            keys_mask = self.env[padding].tensor.reshape(batch, 1, 1, keys)
+            full = (batch, heads, length, keys)
+            if keys_mask.dtype == torch.bool:
+                flags = self.named_constant(padding.name + "_set", keys_mask.to(torch.float32))
+                flags = self.reshape(self.broadcast_to(flags, full), scores.shape)
+                scores = g.fill_where(scores, flags, float("-inf"))
+            else:
+                bias = self.named_constant(padding.name, keys_mask.to(torch.float32))
+                scores = g.add(scores, self.reshape(self.broadcast_to(bias, full), scores.shape))
         probs = g.softmax(scores)
         context = g.matmul(probs, v)  # [N H, L, Dh]
         batch = context.shape[0] // heads
@@ -1130,9 +1149,12 @@ class _Importer:
 
     def causal(self, x, mask, fill_where_set, value, shape=None):
         """x with `value` where the constant `mask` is set (`fill_where_set`)
-        or clear: the entries above the diagonal of the last two dimensions,
-        or none of them. The mask broadcasts to `shape` (x's unless given,
-        then the shape of x before its leading dimensions were collapsed)."""
+        or clear. The mask broadcasts to `shape` (x's unless given, then the
+        shape of x before its leading dimensions were collapsed). The causal
+        mask (the entries above the diagonal of the last two dimensions, the
+        same for each matrix) is a causal fill, with no input; any other
+        (padding) is an input of the program, 1 where filled, broadcast in
+        the graph."""
         if not isinstance(mask, torch.fx.Node) or \
                 not isinstance(self.env.get(mask), _Constant):
             self.unsupported("a mask that is not computed from buffers and constants alone")
@@ -1155,8 +1177,12 @@ class _Importer:
             above = torch.ones((rows, cols), dtype=torch.bool).triu(1)
             if torch.equal(filled, torch.broadcast_to(above, x.shape)):
                 return self.g.causal_fill(x, float(value))
-        self.unsupported("a mask other than the causal one (every entry above the diagonal "
-                         "of the last two dimensions, the same for each matrix)")
+        # The mask as stored (not broadcast), filled where 1.
+        stored = self.env[mask].tensor.to(torch.bool)
+        stored = stored if fill_where_set else ~stored
+        name = f"{mask.name}_{'set' if fill_where_set else 'clear'}"
+        flags = self.broadcast_to(self.named_constant(name, stored.to(torch.float32)), shape)
+        return self.g.fill_where(x, self.reshape(flags, x.shape), float(value))
 
 
 class _Propagate(ShapeProp):

@@ -45,9 +45,10 @@
 # RUN: fp8-run --check %t/hf/hfmlp_backward/hfmlp_backward.json | FileCheck %s --check-prefix=HF
 # HF: ok: 'hfmlp_backward' for sm_90a:
 # nn.MultiheadAttention: its packed projection weight sliced into three
-# GEMM operands (their gradients placed back into one).
+# GEMM operands (their gradients placed back into one), and a padding mask
+# (an input: 15 with the mask).
 # RUN: fp8-run --check %t/mha/mhablock_backward/mhablock_backward.json | FileCheck %s --check-prefix=MHA
-# MHA: ok: 'mhablock_backward' for sm_90a: 14 inputs, 14 outputs
+# MHA: ok: 'mhablock_backward' for sm_90a: 15 inputs, 14 outputs
 
 import math
 import os
@@ -150,11 +151,14 @@ class MHABlock(torch.nn.Module):
         self.ln_2 = torch.nn.LayerNorm(64)
         self.fc1 = torch.nn.Linear(64, 256)
         self.fc2 = torch.nn.Linear(256, 64)
+        self.register_buffer("lengths", torch.tensor([[28], [32]]))
 
     def forward(self, x):
         h = self.ln(x)
         mask = torch.triu(torch.full((x.size(1), x.size(1)), float("-inf")), diagonal=1)
-        x = x + self.attn(h, h, h, attn_mask=mask, need_weights=False)[0]
+        padded = torch.arange(x.size(1))[None, :] >= self.lengths
+        x = x + self.attn(h, h, h, attn_mask=mask, key_padding_mask=padded,
+                          need_weights=False)[0]
         return x + self.fc2(torch.relu(self.fc1(self.ln_2(x))))
 
 
