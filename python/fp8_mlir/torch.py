@@ -57,7 +57,7 @@ import torch.fx
 import torch.nn.functional as F
 from torch.fx.passes.shape_prop import ShapeProp
 
-from .graph import Graph
+from .graph import Graph, Tensor
 
 
 class UnsupportedError(Exception):
@@ -272,9 +272,11 @@ class _Importer:
                 self.fail(f"'{arg.name}' is not a value the importer produced")
             v = self.env[arg]
             if isinstance(v, _Indices):
-                self.fail(f"integer tensor '{arg.name}' used where a float tensor is needed "
-                          "(integer tensors are only supported as embedding or "
-                          "cross_entropy indices)")
+                # An integer argument read as values (an attention mask of 0
+                # and 1, sliced, cast, subtracted from 1.0): f32 holds its
+                # integers exactly up to 2^24. Integer-only ops are refused
+                # as any op the importer does not know.
+                return self.argument_as_float(v.name, v.position, v.shape)
             if isinstance(v, _Opaque):
                 self.fail(f"'{arg.name}' is neither a tensor nor a number")
             if isinstance(v, _Constant):
@@ -283,6 +285,15 @@ class _Importer:
         if isinstance(arg, (int, float)) and not isinstance(arg, bool):
             return float(arg)
         self.fail(f"argument {arg!r} is not a tensor or a number")
+
+    def argument_as_float(self, name, position, shape):
+        """A graph input holding call argument `position` (integer or
+        boolean: 1 for True) as f32, which the callable converts."""
+        key = ("as_float", position)
+        if key not in self.state:
+            self.state[key] = self.g.input("arg_" + name, shape)
+            self.sources.append(key)
+        return self.state[key]
 
     def number_or_value(self, arg):
         """value(arg), but a number for a 0-d float constant
@@ -641,7 +652,10 @@ class _Importer:
                 if meta.dtype.is_floating_point:
                     self.env[node] = self.g.input("arg_" + node.name, shape)
                     self.sources.append(("input", position))
-                elif not meta.dtype.is_complex and meta.dtype != torch.bool:
+                elif meta.dtype == torch.bool:
+                    # A mask given at each call: 1 where set.
+                    self.env[node] = self.argument_as_float(node.name, position, shape)
+                elif not meta.dtype.is_complex:
                     self.env[node] = _Indices(node.name, position, shape)
                 else:
                     self.fail(f"argument '{node.name}' of dtype {meta.dtype}")
@@ -1043,9 +1057,9 @@ class _Importer:
 
         where = f"'{node.target}'"
         padding = arg(3, "key_padding_mask")
-        if padding is not None and not isinstance(self.env.get(padding), _Constant):
-            self.unsupported(f"key_padding_mask of {where} that is not computed from buffers "
-                             "and constants alone")
+        if padding is not None and not isinstance(self.env.get(padding), (_Constant, Tensor)):
+            self.unsupported(f"key_padding_mask of {where} that is not computed from buffers, "
+                             "constants and boolean arguments alone")
         if sub.bias_k is not None or sub.add_zero_attn:
             self.unsupported(f"add_bias_kv or add_zero_attn of {where}")
         if not sub._qkv_same_embed_dim:
@@ -1086,17 +1100,20 @@ class _Importer:
             scores = g.causal_fill(scores, float("-inf"))
         if padding is not None:
             # [N, S] (or [S]): the keys each sequence ignores (True), or a
-            # float added to their scores.
+            # float added to their scores; an argument of the module, or
+            # computed from buffers and constants.
             batch = scores.shape[0] // heads
-            keys_mask = self.env[padding].tensor.reshape(batch, 1, 1, keys)
-            full = (batch, heads, length, keys)
-            if keys_mask.dtype == torch.bool:
-                flags = self.named_constant(padding.name + "_set", keys_mask.to(torch.float32))
-                flags = self.reshape(self.broadcast_to(flags, full), scores.shape)
-                scores = g.fill_where(scores, flags, float("-inf"))
+            given = self.env[padding]
+            if isinstance(given, _Constant):
+                name = padding.name + ("_set" if given.tensor.dtype == torch.bool else "")
+                given = self.named_constant(name, given.tensor.to(torch.float32))
+            keys_mask = self.broadcast_to(self.reshape(given, (batch, 1, 1, keys)),
+                                          (batch, heads, length, keys))
+            keys_mask = self.reshape(keys_mask, scores.shape)
+            if _float_meta(padding).dtype == torch.bool:
+                scores = g.fill_where(scores, keys_mask, float("-inf"))
             else:
-                bias = self.named_constant(padding.name, keys_mask.to(torch.float32))
-                scores = g.add(scores, self.reshape(self.broadcast_to(bias, full), scores.shape))
+                scores = g.add(scores, keys_mask)
         probs = g.softmax(scores)
         context = g.matmul(probs, v)  # [N H, L, Dh]
         batch = context.shape[0] // heads
@@ -1155,12 +1172,19 @@ class _Importer:
         same for each matrix) is a causal fill, with no input; any other
         (padding) is an input of the program, 1 where filled, broadcast in
         the graph."""
-        if not isinstance(mask, torch.fx.Node) or \
-                not isinstance(self.env.get(mask), _Constant):
-            self.unsupported("a mask that is not computed from buffers and constants alone")
         if isinstance(value, torch.fx.Node) or isinstance(value, bool) or \
                 not isinstance(value, (int, float)):
             self.unsupported("a fill value that is not a number")
+        given = self.env.get(mask) if isinstance(mask, torch.fx.Node) else None
+        if isinstance(given, Tensor):
+            # A boolean argument of the module (1 where set), or a view of
+            # one: filled where set, or where clear.
+            flags = given if fill_where_set else self.g.shift(self.g.scale(given, -1.0), 1.0)
+            flags = self.broadcast_to(flags, shape or x.shape)
+            return self.g.fill_where(x, self.reshape(flags, x.shape), float(value))
+        if not isinstance(given, _Constant):
+            self.unsupported("a mask that is not computed from buffers, constants and "
+                             "boolean arguments alone")
         filled = self.env[mask].tensor.to(torch.bool)
         if not fill_where_set:
             filled = ~filled
@@ -1420,6 +1444,8 @@ class CompiledModule:
         for source in self.imported.sources:
             if source[0] == "input":
                 feeds.append(args[source[1]])
+            elif source[0] == "as_float":
+                feeds.append(args[source[1]].to(torch.float32))
             elif source[0] in ("param", "buffer"):
                 feeds.append(state[source[1]])
             elif source[0] == "constant":
