@@ -107,7 +107,8 @@ class Imported:
     ("buffer", name) the module's state, ("constant", tensor) a float tensor
     computed from buffers and constants alone when the module was imported
     (a rotary table), ("onehot", i, classes) a one-hot encoding of the
-    integer argument i. `differentiable` says per input whether the
+    integer argument i, ("as_float", i) the integer or boolean argument i as
+    f32 (an attention mask). `differentiable` says per input whether the
     backward graph differentiates it (float arguments and parameters that
     the outputs are computed from; torch gives the others no gradient), and
     `grad_inputs` lists those inputs in the order of its gradient outputs."""
