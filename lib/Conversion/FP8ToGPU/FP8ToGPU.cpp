@@ -273,12 +273,17 @@ LogicalResult planFunction(PlanBuilder &plan, bool reuseTemporaries,
       return ret.emitError() << "fp8 GPU lowering: result " << i
                              << " is delayed-scaling state; return a value "
                                 "computed from it";
-    if ((kind == PlanBuffer::Kind::Input || kind == PlanBuffer::Kind::Output) &&
-        !plan.getBuffer(id).pitch &&
-        plan.getBuffer(id).layout == PlanBuffer::Layout::RowMajor) {
+    if (kind == PlanBuffer::Kind::Input || kind == PlanBuffer::Kind::Output) {
       // An argument returned as it is, or a value returned twice (CSE
       // merges results computed alike): the result is a copy of it, made
       // after every launch that writes it.
+      if (plan.getBuffer(id).pitch ||
+          plan.getBuffer(id).layout != PlanBuffer::Layout::RowMajor)
+        return ret.emitError()
+               << "fp8 GPU lowering: result " << i
+               << " is an argument or another result stored padded or in a "
+                  "scale layout, which a copy would keep; return a value "
+                  "computed from it";
       int64_t copy = plan.addBuffer(PlanBuffer::Kind::Output,
                                     cast<RankedTensorType>(value.getType()));
       plan.addCopy(id, copy, plan.getBuffer(copy).bytes);

@@ -12,6 +12,11 @@
 // RUN: %if fp8-runtime %{ fp8-run --check %t/argument/g.json | FileCheck %s --check-prefix=OK %}
 // OK: ok:
 
+// An argument in the tcgen05 scale layout is not copied as a row-major
+// result: an error, where its buffer was made the output.
+// RUN: not fp8-opt %t/layout.mlir --convert-fp8-to-gpu=chip=sm_100a -o /dev/null 2>&1 | FileCheck %s --check-prefix=LAYOUT
+// LAYOUT: layout.mlir:2:3: error: fp8 GPU lowering: result 0 is an argument or another result stored padded or in a scale layout, which a copy would keep; return a value computed from it
+
 // MERGED: "kind": "kernel"
 // MERGED: "from": 2,
 // MERGED-NEXT: "kind": "copy",
@@ -35,4 +40,8 @@ func.func @g(%a: tensor<128x64xf32>, %b: tensor<128x64xf32>) -> (tensor<128x64xf
   %e0 = tensor.empty() : tensor<128x64xf32>
   %0 = linalg.add ins(%a, %b : tensor<128x64xf32>, tensor<128x64xf32>) outs(%e0 : tensor<128x64xf32>) -> tensor<128x64xf32>
   return %0, %a : tensor<128x64xf32>, tensor<128x64xf32>
+}
+//--- layout.mlir
+func.func @h(%s: tensor<128x4xf8E8M0FNU> {fp8.scale_layout = #fp8.tcgen05_scale_layout<k_dim = 1, stage_k_blocks = 4>}) -> tensor<128x4xf8E8M0FNU> {
+  return %s : tensor<128x4xf8E8M0FNU>
 }
