@@ -20,6 +20,7 @@ the same way. Contractions of the backward graph carry `fp8.role`
     print(g.emit(), grads.emit())
 """
 
+import collections
 import math
 import re
 
@@ -415,7 +416,7 @@ class Graph:
     def reaching(self, outputs):
         """The ids of the tensors that `outputs` are computed from (and of
         the outputs themselves)."""
-        seen, stack = set(), [o for o in outputs]
+        seen, stack = set(), list(outputs)
         while stack:
             t = stack.pop()
             if t.id not in seen:
@@ -670,10 +671,7 @@ class Graph:
         the text (`%in_e2`), which is otherwise not valid IR."""
         while True:
             text = self._emit(matmul_operands, storage, weights, prepare_group)
-            defined = re.findall(r"(%[\w$.-]+)(?= =|: )", text)
-            counts = {}
-            for name in defined:
-                counts[name] = counts.get(name, 0) + 1
+            counts = collections.Counter(re.findall(r"(%[\w$.-]+)(?= =|: )", text))
             clashing = [p for p in self.params if counts.get(p.name, 0) > 1]
             if not clashing:
                 return text

@@ -452,12 +452,16 @@ class _Importer:
             self.unsupported(f"matmul of ranks {len(a.shape)} and {len(b.shape)}")
         return self.reshape(y, out)
 
-    def linear(self, x, w, bias, name):
-        out = self.shape()
+    def project(self, x, w, bias, name=None):
+        """x @ w^T + bias as nn.Linear computes it, x's leading dimensions
+        collapsed into the rows of the result."""
         y = self.g.matmul(self.to_rank(x, 2), w, tb=True, name=name)
         if bias is not None:
             y = self.g.add(y, self.broadcast_to(bias, y.shape))
-        return self.reshape(y, out)
+        return y
+
+    def linear(self, x, w, bias, name):
+        return self.reshape(self.project(x, w, bias, name), self.shape())
 
     def gelu(self, x, approximate):
         if approximate == "none":
@@ -543,7 +547,7 @@ class _Importer:
             d += 1
         return self.reshape(x, self.shape())
 
-    def repeat_heads(self, x, dim, repeats):
+    def repeat_interleave(self, x, dim, repeats):
         """torch.repeat_interleave(x, repeats, dim): each entry along `dim`
         `repeats` times in a row, as a broadcast into a new dimension after
         `dim` and a reshape that merges the two."""
@@ -566,13 +570,7 @@ class _Importer:
         return self.g.transpose(fn(self.g.transpose(x, perm)), perm)
 
     def reduce(self, x, dims, keepdim, mean):
-        rank = len(x.shape)
-        if dims is None or (isinstance(dims, (list, tuple)) and not dims):
-            # An empty list of dimensions reduces them all, as None does.
-            dims = list(range(rank))
-        elif isinstance(dims, int):
-            dims = [dims]
-        dims = sorted(d % rank for d in dims)
+        dims = _reduced_dims(dims, len(x.shape))
         y = self.g.reduce_sum(x, dims)
         if mean:
             y = self.g.scale(y, 1.0 / math.prod(x.shape[d] for d in dims))
@@ -593,9 +591,7 @@ class _Importer:
         correction = kwargs.get("correction")
         if correction is None:
             correction = 1 if kwargs.get("unbiased", True) else 0
-        rank = len(x.shape)
-        dims = list(range(rank)) if dims is None else [dims] if isinstance(dims, int) else dims
-        dims = sorted(d % rank for d in dims)
+        dims = _reduced_dims(dims, len(x.shape))
         count = math.prod(x.shape[d] for d in dims)
         if count - correction <= 0:
             self.unsupported(f"var of {count} elements with correction {correction}")
@@ -946,7 +942,7 @@ class _Importer:
             if dim is None:
                 self.unsupported("without dim (the flattened tensor)")
             x = v(args[0])
-            return self.repeat_heads(x, self.static_int(dim), self.static_int(repeats))
+            return self.repeat_interleave(x, self.static_int(dim), self.static_int(repeats))
         if key in ("contiguous", "clone", "float"):
             return v(args[0])
         if key == "dropout":
@@ -974,7 +970,7 @@ class _Importer:
             value = arg(2, "value")
             if isinstance(value, torch.fx.Node):
                 value = self.number_or_value(value)
-            y = self.causal(x, arg(1, "mask"), True, value)
+            y = self.fill_masked(x, arg(1, "mask"), True, value)
             if key == "masked_fill_":
                 self.in_place(node, y)
             return y
@@ -989,7 +985,7 @@ class _Importer:
             if isinstance(x, (int, float)) or not isinstance(fill, (int, float)):
                 self.unsupported("where of a tensor and a number only")
             x = self.broadcast_to(x, self.shape())
-            return self.causal(x, arg(0, "condition"), not tensor_first, fill)
+            return self.fill_masked(x, arg(0, "condition"), not tensor_first, fill)
         self.unsupported()
 
     def in_place(self, node, result):
@@ -1023,7 +1019,7 @@ class _Importer:
                 k.shape[-3] > 0 and q.shape[-3] % k.shape[-3] == 0 and v.shape[:-2] == k.shape[:-2]:
             # Each group of query heads attends with one key and value head.
             repeats = q.shape[-3] // k.shape[-3]
-            k, v = self.repeat_heads(k, -3, repeats), self.repeat_heads(v, -3, repeats)
+            k, v = self.repeat_interleave(k, -3, repeats), self.repeat_interleave(v, -3, repeats)
         try:
             batch = tuple(torch.broadcast_shapes(batch, k.shape[:-2], v.shape[:-2]))
         except RuntimeError:
@@ -1083,11 +1079,9 @@ class _Importer:
             elif not sub.batch_first:
                 x = g.transpose(x, [1, 0, 2])
             batch, length = x.shape[:2]
-            w = g.slice(weight, 0, part * width, (part + 1) * width)
-            y = g.matmul(self.to_rank(x, 2), w, tb=True)
-            if bias is not None:
-                y = g.add(y, g.broadcast(g.slice(bias, 0, part * width, (part + 1) * width),
-                                         y.shape, [0]))
+            rows = (part * width, (part + 1) * width)
+            y = self.project(x, g.slice(weight, 0, *rows),
+                             None if bias is None else g.slice(bias, 0, *rows))
             # [N L, E] -> [N, L, H, Dh] -> [N H, L, Dh]
             y = g.transpose(self.reshape(y, (batch, length, heads, head)), [0, 2, 1, 3])
             projected.append(self.to_rank(y, 3))
@@ -1119,11 +1113,11 @@ class _Importer:
         context = g.matmul(probs, v)  # [N H, L, Dh]
         batch = context.shape[0] // heads
         context = g.transpose(self.reshape(context, (batch, heads, length, head)), [0, 2, 1, 3])
-        out = g.matmul(self.reshape(context, (batch * length, width)),
-                       self.module_param(f"{node.target}.out_proj", "weight"), tb=True)
-        if sub.out_proj.bias is not None:
-            out = g.add(out, g.broadcast(self.module_param(f"{node.target}.out_proj", "bias"),
-                                         out.shape, [0]))
+        out_proj = f"{node.target}.out_proj"
+        out = self.project(self.reshape(context, (batch * length, width)),
+                           self.module_param(out_proj, "weight"),
+                           None if sub.out_proj.bias is None
+                           else self.module_param(out_proj, "bias"))
         out = self.reshape(out, (batch, length, width))
         if unbatched:
             out = self.reshape(out, (length, width))
@@ -1143,13 +1137,13 @@ class _Importer:
     def attention_mask(self, scores, mask, fill_where_set, shape):
         """Attention scores [B, L, S] under `mask`, which broadcasts to
         `shape` (whose leading dimensions B collapses): a boolean mask fills
-        -inf where it is set (`fill_where_set`) or clear, and must be causal;
-        a float mask is added, as a causal fill where it is 0 on and below the
+        -inf where it is set (`fill_where_set`) or clear (fill_masked); a
+        float mask is added, as a causal fill where it is 0 on and below the
         diagonal and -inf above (nn.Transformer's square subsequent mask),
         which is the same for finite scores."""
         meta = _float_meta(mask) if isinstance(mask, torch.fx.Node) else None
         if meta is not None and meta.dtype == torch.bool:
-            return self.causal(scores, mask, fill_where_set, float("-inf"), shape)
+            return self.fill_masked(scores, mask, fill_where_set, float("-inf"), shape)
         constant = self.env.get(mask) if isinstance(mask, torch.fx.Node) else None
         if isinstance(constant, _Constant):
             try:
@@ -1157,22 +1151,21 @@ class _Importer:
             except RuntimeError:
                 self.fail(f"the mask {tuple(constant.tensor.shape)} does not broadcast to "
                           f"{tuple(shape)}")
-            rows, cols = shape[-2:]
-            above = torch.ones((rows, cols), dtype=torch.bool).triu(1)
-            causal = torch.where(above, torch.tensor(float("-inf")), torch.tensor(0.0))
-            if torch.equal(values.to(torch.float32), torch.broadcast_to(causal, shape)):
+            causal = torch.zeros(shape).masked_fill(_above_diagonal(shape), float("-inf"))
+            if torch.equal(values.to(torch.float32), causal):
                 return self.g.causal_fill(scores, float("-inf"))
         bias = self.broadcast_to(self.value(mask), shape)
         return self.g.add(scores, self.reshape(bias, scores.shape))
 
-    def causal(self, x, mask, fill_where_set, value, shape=None):
-        """x with `value` where the constant `mask` is set (`fill_where_set`)
-        or clear. The mask broadcasts to `shape` (x's unless given, then the
-        shape of x before its leading dimensions were collapsed). The causal
-        mask (the entries above the diagonal of the last two dimensions, the
-        same for each matrix) is a causal fill, with no input; any other
-        (padding) is an input of the program, 1 where filled, broadcast in
-        the graph."""
+    def fill_masked(self, x, mask, fill_where_set, value, shape=None):
+        """x with `value` where `mask` is set (`fill_where_set`) or clear.
+        The mask broadcasts to `shape` (x's unless given, then the shape of x
+        before its leading dimensions were collapsed). A mask computed from
+        buffers and constants is a causal fill, with no input, where it is
+        causal (the entries above the diagonal of the last two dimensions,
+        the same for each matrix), else (padding) an input of the program, 1
+        where filled, broadcast in the graph; a boolean argument of the
+        module is read as it is given."""
         if isinstance(value, torch.fx.Node) or isinstance(value, bool) or \
                 not isinstance(value, (int, float)):
             self.unsupported("a fill value that is not a number")
@@ -1197,11 +1190,8 @@ class _Importer:
                       f"to {tuple(shape)}")
         if not filled.any():
             return x
-        if len(x.shape) >= 2:
-            rows, cols = x.shape[-2:]
-            above = torch.ones((rows, cols), dtype=torch.bool).triu(1)
-            if torch.equal(filled, torch.broadcast_to(above, x.shape)):
-                return self.g.causal_fill(x, float(value))
+        if len(x.shape) >= 2 and torch.equal(filled, _above_diagonal(x.shape)):
+            return self.g.causal_fill(x, float(value))
         # The mask as stored (not broadcast), filled where 1.
         stored = self.env[mask].tensor.to(torch.bool)
         stored = stored if fill_where_set else ~stored
@@ -1261,6 +1251,23 @@ class _Opaque:
 
     def __init__(self, name):
         self.name = name
+
+
+def _reduced_dims(dims, rank):
+    """The sorted dimensions a reduction's `dim` argument names: an int, a
+    list, or None or an empty list for all of them (as torch reads it)."""
+    if dims is None or (isinstance(dims, (list, tuple)) and not dims):
+        return list(range(rank))
+    if isinstance(dims, int):
+        dims = [dims]
+    return sorted(d % rank for d in dims)
+
+
+def _above_diagonal(shape):
+    """Boolean [shape]: the entries above the diagonal of the last two
+    dimensions (a causal mask fills them)."""
+    rows, cols = shape[-2:]
+    return torch.broadcast_to(torch.ones((rows, cols), dtype=torch.bool).triu(1), shape)
 
 
 def _is_state(module, qualname):
