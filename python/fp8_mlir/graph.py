@@ -22,6 +22,7 @@ the same way. Contractions of the backward graph carry `fp8.role`
 
 import collections
 import math
+import operator
 import re
 
 import numpy as np
@@ -30,6 +31,17 @@ from . import numerics
 from . import recipes
 
 F32 = "f32"
+
+# compare's predicates, as arith.cmpf spells them: IEEE comparisons, false
+# where either side is NaN except for "ne" (torch's, numpy's).
+PREDICATES = {"eq": "oeq", "ne": "une", "lt": "olt", "le": "ole", "gt": "ogt", "ge": "oge"}
+
+_COMPARISONS = {"eq": operator.eq, "ne": operator.ne, "lt": operator.lt, "le": operator.le,
+                "gt": operator.gt, "ge": operator.ge}
+
+
+# The inputs of an op that get no gradient from it, by position.
+_NO_GRADIENT = {"compare": (0, 1), "select": (0,), "fill_where": (1,)}
 
 
 def tensor_type(shape, element=F32):
@@ -286,6 +298,22 @@ class Graph:
         assert a.shape == mask.shape, (a.shape, mask.shape)
         return self._node("fill_where", [a, mask], a.shape, value=float(value))
 
+    def compare(self, a, b, predicate):
+        """1 where `a <predicate> b` holds, else 0 (a boolean tensor as
+        f32); `b` a tensor of a's shape or a number, `predicate` one of
+        PREDICATES. No gradient."""
+        assert predicate in PREDICATES, predicate
+        if isinstance(b, Tensor):
+            assert a.shape == b.shape, (a.shape, b.shape)
+            return self._node("compare", [a, b], a.shape, predicate=predicate)
+        return self._node("compare", [a], a.shape, predicate=predicate, value=float(b))
+
+    def select(self, cond, a, b):
+        """a where `cond` (of their shape) is not 0, else b: torch.where of
+        two tensors. The condition has no gradient."""
+        assert cond.shape == a.shape == b.shape, (cond.shape, a.shape, b.shape)
+        return self._node("select", [cond, a, b], a.shape)
+
     # -- composites ----------------------------------------------------------
 
     def linear(self, x, w, bias=None, name=None):
@@ -398,6 +426,12 @@ class Graph:
             return [self.reshape(dy, ins[0].shape, a["groups"])]
         if op == "fill_where":
             return [self.fill_where(dy, ins[1], 0.0), None]
+        if op == "compare":
+            return [None] * len(ins)
+        if op == "select":
+            # dy where the condition holds to a, dy where it does not to b.
+            clear = self.compare(ins[0], 0.0, "eq")
+            return [None, self.fill_where(dy, clear, 0.0), self.fill_where(dy, ins[0], 0.0)]
         if op == "causal_fill":
             return [self.causal_fill(dy, 0.0)]
         if op == "slice":
@@ -413,15 +447,17 @@ class Graph:
             return grads
         raise NotImplementedError(f"no gradient for {op}")
 
-    def reaching(self, outputs):
+    def reaching(self, outputs, differentiably=False):
         """The ids of the tensors that `outputs` are computed from (and of
-        the outputs themselves)."""
+        the outputs themselves); `differentiably`, only through the inputs
+        that get a gradient (not a comparison's, nor a mask or condition)."""
         seen, stack = set(), list(outputs)
         while stack:
             t = stack.pop()
             if t.id not in seen:
                 seen.add(t.id)
-                stack.extend(t.inputs)
+                stack.extend(x for i, x in enumerate(t.inputs)
+                             if not differentiably or i not in _NO_GRADIENT.get(t.op, ()))
         return seen
 
     def gradients(self, outputs, wrt, name=None):
@@ -562,6 +598,11 @@ class Graph:
                 r = np.where(above, a["value"], v[0])
             elif t.op == "fill_where":
                 r = np.where(v[1] != 0, np.float64(np.float32(a["value"])), v[0])
+            elif t.op == "compare":
+                other = v[1] if len(v) > 1 else np.float64(np.float32(a["value"]))
+                r = _COMPARISONS[a["predicate"]](v[0], other).astype(np.float64)
+            elif t.op == "select":
+                r = np.where(v[0] != 0, v[1], v[2])
             else:
                 raise NotImplementedError(t.op)
             values[t.id] = stored(r)
@@ -658,6 +699,11 @@ class Graph:
                 r = v[0].masked_fill(above, a["value"])
             elif t.op == "fill_where":
                 r = v[0].masked_fill(v[1] != 0, a["value"])
+            elif t.op == "compare":
+                other = v[1] if len(v) > 1 else a["value"]
+                r = _COMPARISONS[a["predicate"]](v[0], other).to(v[0].dtype)
+            elif t.op == "select":
+                r = torch.where(v[0] != 0, v[1], v[2])
             else:
                 raise NotImplementedError(t.op)
             values[t.id] = r
@@ -1082,6 +1128,20 @@ class Graph:
                                 "%set = arith.cmpf une, %in1, %zf : f32",
                                 f"%v = arith.constant {fconst(a['value'])} : f32",
                                 "%y = arith.select %set, %v, %in0 : f32",
+                                "linalg.yield %y : f32"])
+            elif t.op == "compare":
+                other = "%in1" if len(ins) > 1 else "%b"
+                elementwise(t, ([] if len(ins) > 1 else
+                                [f"%b = arith.constant {fconst(a['value'])} : f32"]) +
+                            [f"%c = arith.cmpf {PREDICATES[a['predicate']]}, %in0, {other} : f32",
+                             "%one = arith.constant 1.000000e+00 : f32",
+                             "%zf = arith.constant 0.000000e+00 : f32",
+                             "%y = arith.select %c, %one, %zf : f32",
+                             "linalg.yield %y : f32"])
+            elif t.op == "select":
+                elementwise(t, ["%zf = arith.constant 0.000000e+00 : f32",
+                                "%set = arith.cmpf une, %in0, %zf : f32",
+                                "%y = arith.select %set, %in1, %in2 : f32",
                                 "linalg.yield %y : f32"])
             else:
                 raise NotImplementedError(t.op)

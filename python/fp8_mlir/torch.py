@@ -119,7 +119,7 @@ class Imported:
         self.single_output = single_output
         # The dtype torch gives each output (the program computes in f32).
         self.output_dtypes = output_dtypes or [torch.float32] * len(forward.outputs)
-        live = forward.reaching(forward.outputs)
+        live = forward.reaching(forward.outputs, differentiably=True)
         self.differentiable = [s[0] in ("input", "param") and p.id in live
                                for p, s in zip(forward.params, sources)]
         self.grad_inputs = [p for p, d in zip(forward.params, self.differentiable) if d]
@@ -763,7 +763,8 @@ class _Importer:
                 # In place on a constant: the nodes after it read the new value.
                 self.env[node.args[0]] = constant
             return constant
-        key = target if node.op == "call_method" else _function_key(target)
+        key = _METHODS.get(target, target) if node.op == "call_method" \
+            else _function_key(target)
         if key is None:
             self.unsupported()
         args, kwargs = node.args, dict(node.kwargs)
@@ -806,10 +807,13 @@ class _Importer:
         if key == "t":
             x = v(args[0])
             return x if len(x.shape) < 2 else g.transpose(x, [1, 0])
-        if key in _CASTS:
+        if key in _CASTS or key == "bool":
+            meta = _float_meta(self.node)
+            if meta is not None and meta.dtype == torch.bool:
+                # To a boolean: 1 where not 0 (NaN included).
+                return self.condition(args[0])
             # The program computes in f32 (and FP8 where the recipe says);
             # casts between floating types change nothing in it.
-            meta = _float_meta(self.node)
             if meta is None or not meta.dtype.is_floating_point:
                 self.unsupported("a cast to a type other than a floating-point one")
             return v(args[0])
@@ -965,6 +969,26 @@ class _Importer:
                                   arg(3, "attn_mask"), arg(4, "dropout_p", 0.0),
                                   arg(5, "is_causal", False), kwargs.get("scale"),
                                   kwargs.get("enable_gqa", False))
+        if key in _COMPARE:
+            return self.compare(args[0], arg(1, "other"), _COMPARE[key])
+        if key == "isnan":
+            x = v(args[0])
+            return g.compare(x, x, "ne")
+        if key in ("logical_not", "invert"):
+            if key == "invert" and not self.is_bool(args[0]):
+                self.unsupported("bitwise not of integers")
+            return g.compare(self.condition(args[0]), 0.0, "eq")
+        if key in ("logical_and", "logical_or", "logical_xor", "and", "or", "xor"):
+            a, b = args[0], arg(1, "other")
+            if key in ("and", "or", "xor") and not (self.is_bool(a) and self.is_bool(b)):
+                self.unsupported("bitwise operations on integers")
+            shape = self.shape()
+            a, b = (self.broadcast_to(self.condition(c), shape) for c in (a, b))
+            if key.endswith("and"):
+                return g.mul(a, b)
+            if key.endswith("xor"):
+                return g.compare(a, b, "ne")
+            return g.compare(g.add(a, b), 0.0, "ne")
         if key in ("masked_fill", "masked_fill_"):
             x = self.broadcast_to(v(args[0]), self.shape())
             value = arg(2, "value")
@@ -976,6 +1000,13 @@ class _Importer:
             return y
         if key == "where":
             a, b = arg(1, "input"), arg(2, "other")
+            if all(isinstance(t, torch.fx.Node) and not isinstance(self.number_or_value(t), float)
+                   for t in (a, b)):
+                # Two tensors: a select, its gradient each branch's dy.
+                shape = self.shape()
+                cond, a, b = (self.broadcast_to(t, shape)
+                              for t in (self.condition(arg(0, "condition")), v(a), v(b)))
+                return g.select(cond, a, b)
             # The tensor is kept where the mask says so; the number fills
             # the rest.
             a, b = (self.number_or_value(a) if isinstance(a, torch.fx.Node) else a,
@@ -987,6 +1018,37 @@ class _Importer:
             x = self.broadcast_to(x, self.shape())
             return self.fill_masked(x, arg(0, "condition"), not tensor_first, fill)
         self.unsupported()
+
+    def is_bool(self, arg):
+        meta = _float_meta(arg) if isinstance(arg, torch.fx.Node) else None
+        return meta is not None and meta.dtype == torch.bool
+
+    def condition(self, arg):
+        """A tensor of 1 where `arg` is true (a boolean tensor, computed,
+        an argument, or computed from buffers and constants alone) or not 0
+        (another tensor), else 0."""
+        if isinstance(arg, torch.fx.Node) and isinstance(self.env.get(arg), _Constant):
+            tensor = self.env[arg].tensor
+            return self.named_constant(arg.name, (tensor != 0).to(torch.float32))
+        x = self.value(arg)
+        if isinstance(x, float):
+            self.unsupported("a condition that is a number")
+        return x if self.is_bool(arg) else self.g.compare(x, 0.0, "ne")
+
+    def compare(self, a, b, predicate):
+        """torch's comparison of two tensors or a tensor and a number, as
+        1 where it holds (a boolean tensor as f32)."""
+        a, b = self.number_or_value(a), self.number_or_value(b)
+        if isinstance(a, float):
+            if isinstance(b, float):
+                self.fail("a comparison of two numbers")
+            a, b = b, a
+            predicate = _SWAPPED.get(predicate, predicate)
+        shape = self.shape()
+        a = self.broadcast_to(a, shape)
+        if isinstance(b, Tensor):
+            b = self.broadcast_to(b, shape)
+        return self.g.compare(a, b, predicate)
 
     def in_place(self, node, result):
         """Records that `node` changed its first argument to `result`: the
@@ -1308,7 +1370,28 @@ _FUNCTIONS = {
     torch.std: "std", torch.stack: "stack", torch.unbind: "unbind", torch.sqrt: "sqrt",
     torch.erf: "erf", torch.special.erf: "erf",
     operator.getitem: "getitem", torch.cat: "cat", torch.split: "split", torch.chunk: "chunk",
+    operator.eq: "eq", operator.ne: "ne", operator.lt: "lt", operator.le: "le",
+    operator.gt: "gt", operator.ge: "ge", torch.eq: "eq", torch.ne: "ne", torch.lt: "lt",
+    torch.le: "le", torch.gt: "gt", torch.ge: "ge", torch.isnan: "isnan",
+    operator.invert: "invert", torch.logical_not: "logical_not", torch.bitwise_not: "invert",
+    operator.and_: "and", operator.or_: "or", operator.xor: "xor",
+    torch.logical_and: "logical_and", torch.logical_or: "logical_or",
+    torch.logical_xor: "logical_xor", torch.bitwise_and: "and", torch.bitwise_or: "or",
+    torch.bitwise_xor: "xor",
 }
+
+
+# Comparisons, by the names call knows them by, and the predicate each
+# has with its operands swapped.
+_COMPARE = {name: name for name in ("eq", "ne", "lt", "le", "gt", "ge")}
+_COMPARE.update({"greater": "gt", "greater_equal": "ge", "less": "lt", "less_equal": "le",
+                 "not_equal": "ne"})
+_SWAPPED = {"lt": "gt", "gt": "lt", "le": "ge", "ge": "le"}
+
+# Methods known by the name of their function.
+_METHODS = {"bitwise_not": "invert", "bitwise_and": "and", "bitwise_or": "or",
+            "bitwise_xor": "xor", "__and__": "and", "__or__": "or", "__xor__": "xor",
+            "__invert__": "invert"}
 
 
 # Tensors of a fixed value shaped like their argument: constants of the

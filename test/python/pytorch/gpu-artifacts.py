@@ -5,8 +5,8 @@
 # products, softmax, LayerNorm) and rotary embedding's rotate_half for
 # sm_90a, and a LLaMA-style block (RMSNorm, rotary tables as constant
 # inputs, SwiGLU) for both chips and with grouped-query attention, an
-# HF-style MLP and a block on nn.MultiheadAttention, into launch manifests
-# that fp8-run accepts.
+# HF-style MLP, a block on nn.MultiheadAttention and comparisons in the
+# graph, into launch manifests that fp8-run accepts.
 # RUN: rm -rf %t && %host_env %python %s %t | FileCheck %s
 # RUN: fp8-run --check %t/sm_90a/mlp/mlp.json | FileCheck %s --check-prefix=HOPPER
 # RUN: fp8-run --check %t/sm_100a/mlp/mlp.json | FileCheck %s --check-prefix=BLACKWELL
@@ -49,6 +49,11 @@
 # (an input: 15 with the mask).
 # RUN: fp8-run --check %t/mha/mhablock_backward/mhablock_backward.json | FileCheck %s --check-prefix=MHA
 # MHA: ok: 'mhablock_backward' for sm_90a: 15 inputs, 14 outputs
+# Comparisons in the graph: a where of two tensors after a linear (its
+# gradient a fill of dy by the condition) and HF's `attention_mask == 0` of
+# an integer argument.
+# RUN: fp8-run --check %t/compare/gated_backward/gated_backward.json | FileCheck %s --check-prefix=COMPARE
+# COMPARE: ok: 'gated_backward' for sm_90a: 7 inputs, 6 outputs
 
 import math
 import os
@@ -166,3 +171,26 @@ manifests = fp8_torch.export(MHABlock().eval(), (torch.randn(2, 32, 64),), recip
                              chip="sm_90a", artifacts=os.path.join(out, "mha"))
 print("mha", sorted(os.path.relpath(v, out) for v in manifests.values()))
 # CHECK: mha ['mha/mhablock/mhablock.json', 'mha/mhablock_backward/mhablock_backward.json']
+
+
+class Gated(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc1 = torch.nn.Linear(64, 128)
+        self.fc2 = torch.nn.Linear(128, 64)
+
+    def forward(self, x, attention_mask):
+        h = self.fc1(x)
+        h = torch.where(h > 0, h, 0.1 * h)
+        scores = (h @ h.transpose(-2, -1)).masked_fill((attention_mask == 0)[:, None, :],
+                                                       float("-inf"))
+        return self.fc2(torch.softmax(scores, -1) @ h) * (x > -1).float()
+
+
+attention_mask = torch.ones(2, 32, dtype=torch.long)
+attention_mask[0, 20:] = 0
+manifests = fp8_torch.export(Gated().eval(), (torch.randn(2, 32, 64), attention_mask),
+                             recipe="deepseek", chip="sm_90a",
+                             artifacts=os.path.join(out, "compare"))
+print("compare", sorted(os.path.relpath(v, out) for v in manifests.values()))
+# CHECK: compare ['compare/gated/gated.json', 'compare/gated_backward/gated_backward.json']

@@ -1,0 +1,102 @@
+# REQUIRES: torch
+# Comparisons and boolean ops inside the graph: masks computed from the
+# activations and from integer arguments (Hugging Face's
+# `attention_mask == 0`), torch.where of two tensors, logical and, or, xor
+# and not, `.bool()`, isnan, a number on the left. A boolean tensor is 1 or 0
+# in f32; comparisons and conditions have no gradient. Each case matches
+# torch's float64 forward and backward to 1e-5 on the CPU; inputs read only
+# by comparisons get no gradient, as in torch.
+# RUN: %host_env %python %s | FileCheck %s
+
+import os
+import sys
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "Inputs"))
+from models import relative  # noqa: E402
+
+from fp8_mlir import torch as fp8_torch  # noqa: E402
+from fp8_mlir.torch import UnsupportedError  # noqa: E402
+
+
+class Padded(nn.Module):
+    """Scores masked where an integer attention mask is 0, as HF models
+    write it, and where they are below the row's mean."""
+
+    def __init__(self):
+        super().__init__()
+        self.q = nn.Linear(8, 8)
+
+    def forward(self, x, attention_mask):
+        scores = self.q(x) @ x.transpose(-2, -1)
+        padding = (attention_mask == 0)[:, None, :]
+        low = scores < scores.mean(-1, keepdim=True)
+        masked = scores.masked_fill(padding | (low & ~padding.bool()), float("-inf"))
+        return F.softmax(masked.masked_fill(padding, -1e4), -1) @ x
+
+
+class Branches(nn.Module):
+    """where of two tensors, conditions from the activations, other inputs
+    and numbers."""
+
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(8, 8)
+
+    def forward(self, x, gate):
+        h = self.fc(x)
+        leaky = torch.where(h > 0, h, 0.1 * h)
+        either = torch.where(torch.logical_xor(0.5 < gate, h.ge(0)), leaky, x * h)
+        kept = (gate.le(1.0) & torch.logical_not(torch.isnan(x))).float()
+        return either * kept + (h != x).to(x.dtype) + torch.where(gate.bool(), h, -h)
+
+
+def run(module, inputs, check_grads):
+    torch.manual_seed(1)
+    compiled = fp8_torch.compile(module, inputs, recipe=None, opt_level=0)
+    ref = type(module)().double().eval()
+    ref.load_state_dict(module.state_dict())
+    got = [t.clone().requires_grad_() if t.is_floating_point() else t for t in inputs]
+    want = [t.double().requires_grad_() if t.is_floating_point() else t for t in inputs]
+    y, y_ref = compiled(*got), ref(*want)
+    dy = torch.randn_like(y)
+    y.backward(dy)
+    y_ref.backward(dy.double())
+    errors = [relative(y, y_ref.detach())]
+    for g, w in zip(got, want):
+        if w.is_floating_point() and w.grad is not None:
+            errors.append(relative(g.grad, w.grad))
+    errors += [relative(p.grad, r.grad) for p, r in zip(module.parameters(), ref.parameters())]
+    none = [i for i, g in enumerate(got) if g.is_floating_point() and g.grad is None]
+    print(f"{type(module).__name__}: {len(errors)} results within 1e-5: {max(errors) < 1e-5}; "
+          f"no gradient for inputs {none}")
+
+
+torch.manual_seed(0)
+x = torch.randn(2, 6, 8)
+attention_mask = torch.tensor([[1, 1, 1, 1, 0, 0], [1, 1, 1, 1, 1, 0]])
+run(Padded().eval(), (x, attention_mask), True)
+# CHECK: Padded: 4 results within 1e-5: True; no gradient for inputs []
+
+gate = torch.randn(2, 6, 8)
+gate[0, 0, :4] = 0.5
+gate[1, 2, :] = 0.0
+run(Branches().eval(), (x, gate), True)
+# `gate` is read by comparisons alone.
+# CHECK: Branches: 4 results within 1e-5: True; no gradient for inputs [1]
+
+
+class Bitwise(nn.Module):
+    def forward(self, x, ids):
+        return x * (~ids).float()
+
+
+try:
+    fp8_torch.import_module(Bitwise(), (x, torch.ones(2, 6, 8, dtype=torch.long)))
+except UnsupportedError as e:
+    print(e)
+# CHECK: comparisons.py:[[#]]: unsupported op 'invert' (call_function): bitwise not of integers
