@@ -44,7 +44,9 @@ UnsupportedError naming the op and its source line.
 """
 
 import dis
+import hashlib
 import inspect
+import json
 import math
 import operator
 import os
@@ -1620,20 +1622,37 @@ class _GPUPrograms:
         self.compiled = compiled
         self.chip = chip
         self.artifacts = artifacts or tempfile.mkdtemp(prefix="fp8-mlir-")
-        beside = os.path.join(os.path.dirname(_capi.lib().path), "libfp8rt.so")
-        self.library = runtime.Library(beside if os.path.exists(beside)
+        try:
+            beside = os.path.join(os.path.dirname(_capi.lib().path), "libfp8rt.so")
+        except _capi.FP8MLIRLibraryError:
+            # A machine with the runtime alone, running exported artifacts.
+            beside = None
+        self.library = runtime.Library(beside if beside and os.path.exists(beside)
                                        else runtime.default_library_path())
         self.programs = {}
 
     def program(self, name):
-        """The loaded function `name` and its prepare function (or None)."""
+        """The loaded function `name` and its prepare function (or None):
+        the artifacts `export` wrote for the same function, recipe, chip and
+        options where `artifacts` holds them, else compiled now."""
         if name not in self.programs:
             compiled = self.compiled
             imported = compiled.imported
             graph = imported.forward if name == imported.forward.name else imported.backward
-            manifests = _compile_graph(graph, compiled.recipe, self.chip, self.artifacts,
-                                       compiled._source, imported,
-                                       compiled.prepare_weights)
+            args = (graph, compiled.recipe, self.chip, self.artifacts, imported,
+                    compiled.prepare_weights)
+            manifests = exported(*args)
+            if manifests is None:
+                from . import _capi
+
+                try:
+                    _capi.lib()
+                except _capi.FP8MLIRLibraryError as e:
+                    raise _capi.FP8MLIRLibraryError(
+                        f"{os.path.join(self.artifacts, graph.name)} holds no artifacts "
+                        f"exported for '{graph.name}' by this recipe, chip and options, "
+                        f"and the compiler is not available to compile them: {e}") from None
+                manifests = _compile_graph(*args[:4], compiled._source, *args[4:])
             # Each function is compiled alone, with a prepare function of its
             # own.
             prepare = manifests.get(name + "_prepare")
@@ -1671,14 +1690,63 @@ def _autocast(text, recipe, source):
     return ir
 
 
+# What export records beside a function's artifacts: the fingerprint of
+# what they were compiled from, and the manifests by function.
+_EXPORT_RECORD = "fp8-torch.json"
+
+
+def _fingerprint(text, recipe, chip, options):
+    """The SHA-256 of a function's text and how it was compiled."""
+    key = json.dumps({"text": text, "recipe": recipe, "chip": chip, "options": options},
+                     sort_keys=True)
+    return hashlib.sha256(key.encode()).hexdigest()
+
+
+def _options(prepare_weights):
+    return "prepare-weights=1" if prepare_weights else ""
+
+
 def _compile_graph(graph, recipe, chip, artifacts, source, imported, prepare_weights=False):
     """The manifests of `graph` compiled for `chip` into artifacts/<name>, by
     function: the graph's, and with `prepare_weights` its prepare
-    function's (fp8-prepare-weights)."""
+    function's (fp8-prepare-weights). Records what they were compiled from
+    (`exported` reads it)."""
     directory = os.path.join(artifacts, graph.name)
-    options = "prepare-weights=1" if prepare_weights else ""
-    return _autocast(imported.emit(graph), recipe, source).compile(chip, directory,
-                                                                    options=options)
+    options = _options(prepare_weights)
+    text = imported.emit(graph)
+    record = os.path.join(directory, _EXPORT_RECORD)
+    if os.path.exists(record):
+        # Artifacts of something else are about to be overwritten.
+        os.remove(record)
+    manifests = _autocast(text, recipe, source).compile(chip, directory, options=options)
+    with open(record, "w") as f:
+        json.dump({"fingerprint": _fingerprint(text, recipe, chip, options),
+                   "manifests": {name: os.path.relpath(path, directory)
+                                 for name, path in manifests.items()}}, f, indent=1)
+    return manifests
+
+
+def exported(graph, recipe, chip, artifacts, imported, prepare_weights=False):
+    """The manifests by function that `export` (or an earlier compilation)
+    wrote into artifacts/<graph's name> for this graph, recipe, chip and
+    options, or None where there are none or they were compiled from
+    something else (another module, shape or recipe). Needs only Python:
+    a machine with the runtime and no compiler runs what another exported."""
+    directory = os.path.join(artifacts, graph.name)
+    try:
+        with open(os.path.join(directory, _EXPORT_RECORD)) as f:
+            record = json.load(f)
+    except (OSError, ValueError):
+        return None
+    text = imported.emit(graph)
+    if not isinstance(record, dict) or record.get("fingerprint") != _fingerprint(
+            text, recipe, chip, _options(prepare_weights)):
+        return None
+    manifests = {name: os.path.join(directory, path)
+                 for name, path in record.get("manifests", {}).items()}
+    if graph.name not in manifests or not all(os.path.exists(p) for p in manifests.values()):
+        return None
+    return manifests
 
 
 def export(module, example_inputs, recipe="mxfp8", chip="sm_90a", artifacts="artifacts",
@@ -1688,7 +1756,12 @@ def export(module, example_inputs, recipe="mxfp8", chip="sm_90a", artifacts="art
     cubins and launch manifests to copy to a GPU machine with the runtime.
     Returns the manifests' paths by function name; raises
     compiler.CompilerError where fp8-gpu-pipeline has no kernel for a part
-    of the graph."""
+    of the graph.
+
+    On the GPU machine, `compile(module, cuda_inputs, recipe, artifacts=...)`
+    of the same module, shapes, recipe, chip and `prepare_weights` runs
+    these artifacts without compiling (each function's directory records
+    what it was compiled from), so that machine needs the runtime alone."""
     imported = import_module(module, example_inputs)
     source = f"<{type(module).__name__}>"
     graphs = [imported.forward] + ([imported.backward] if backward else [])
