@@ -7,6 +7,7 @@
 #   bench/gpu/compile.sh
 #   python3 bench/gpu/reductions.py compile
 #   python3 bench/gpu/optimizer.py compile
+#   python3 bench/gpu/frontend.py compile
 #   python3 bench/gpu/quantize.py compile
 #   python3 bench/gpu/models.py prepare --storage bf16 \
 #       --models linear,mlp_block,attention_block,gpt2_layer,llama_layer \
@@ -58,9 +59,14 @@
 #  10. alternate: the same three parts with the consumer warpgroups of every
 #      sm_90a GEMM that promotes issuing their wgmmas in turn
 #      (sm90-alternate-consumers=1, off by default; `*_alt` variants).
+#  11. frontend: the PyTorch front end's CUDA path (fp8_mlir.torch.compile
+#      on CUDA tensors running exported artifacts, forward and backward
+#      through autograd, prepared weights recomputed after an update)
+#      against the CPU pipeline (frontend.py).
 #
 # STAGES (words among runtime speed prepared small attention kernels
-# kernels-prepared reductions quantize gemms multicast alternate; default all,
+# kernels-prepared reductions quantize gemms multicast alternate frontend;
+# default all,
 # in that order)
 # runs some stages in the order given, for a GPU slot too short for all of
 # them; each stage after runtime needs the runtime built by an earlier one
@@ -208,6 +214,10 @@ run_stage() { # one stage of STAGES; those whose artifacts are missing are skipp
     [ -f build-gpu/quantize/index.json ] || return 0
     stage quantize 90 "$PYTHON" bench/gpu/quantize.py run --lib "$LIB" \
       --out "$WORK/quantize" ${DRY[@]+"${DRY[@]}"} ;;
+  frontend)
+    [ -f build-gpu/frontend/index.json ] || return 0
+    stage frontend 180 "$PYTHON" bench/gpu/frontend.py run --lib "$LIB" \
+      --out "$WORK/frontend" ${DRY[@]+"${DRY[@]}"} ;;
   optimizer)
     [ -f build-gpu/optimizer/index.json ] || return 0
     stage optimizer 90 "$PYTHON" bench/gpu/optimizer.py run --lib "$LIB" \
@@ -223,7 +233,7 @@ run_stage() { # one stage of STAGES; those whose artifacts are missing are skipp
   esac
 }
 
-ALL_STAGES="runtime speed prepared small attention kernels kernels-prepared reductions quantize gemms multicast alternate"
+ALL_STAGES="runtime speed prepared small attention kernels kernels-prepared reductions quantize gemms multicast alternate frontend"
 for name in ${STAGES:-$ALL_STAGES}; do
   run_stage "$name"
 done

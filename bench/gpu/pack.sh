@@ -15,7 +15,8 @@
 # kernels-prepared build-gpu/models-bf16-prepared; attention
 # build-gpu/models-bf16-attention; reductions, quantize:
 # their folders; gemms the GEMM variants ($G/index.json and a folder each)
-# and the COAT step (build-gpu/optimizer), optimizer the COAT step; multicast
+# and the COAT step (build-gpu/optimizer), optimizer the COAT step, frontend
+# build-gpu/frontend; multicast
 # build-gpu/models-bf16-multicast and the GEMM variants (multicast-small and
 # multicast-timed the models, multicast-gemms the variants); alternate and
 # its parts the same of build-gpu/models-bf16-alternate. runtime reads
@@ -36,7 +37,7 @@ FILE="$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"
 shift
 STAGES=("$@")
 [ ${#STAGES[@]} -gt 0 ] || STAGES=(runtime speed prepared small attention kernels
-  kernels-prepared reductions quantize gemms multicast alternate)
+  kernels-prepared reductions quantize gemms multicast alternate frontend)
 [ -d "$FROM" ] || { echo "pack.sh: no $FROM/; run bench/gpu/prepare.sh" >&2; exit 1; }
 # Paths are taken relative to the folder above DIR.
 cd "$(dirname "$FROM")"
@@ -71,6 +72,7 @@ for stage in "${STAGES[@]}"; do
   quantize) add "$G/quantize" ;;
   gemms) gemm_variants; add "$G/optimizer" ;;
   optimizer) add "$G/optimizer" ;;
+  frontend) add "$G/frontend" ;;
   multicast | alternate) add "$G/models-bf16-$stage"; gemm_variants ;;
   multicast-small | multicast-timed | alternate-small | alternate-timed)
     add "$G/models-bf16-${stage%-*}" ;;

@@ -2,9 +2,9 @@
 # Everything bench/gpu/all.sh runs, prepared on a development machine (fp8-opt
 # and libFP8MLIR-C.so built in build/): the GEMM variants (compile.sh), the
 # reductions, the COAT step, the paired quantize kernels (with their CPU
-# references), and the bf16 example models for sm_90a at the
-# small size (with CPU references) and the real sizes (against float64 on
-# the GPU), the small attention models with attention in FP8 too, plus the
+# references), the PyTorch front end's cases, and the bf16 example models
+# for sm_90a at the small size (with CPU references) and the real sizes
+# (against float64 on the GPU), the small attention models with attention in FP8 too, plus the
 # speed cells with their weights prepared once, all into
 # build-gpu/, and the models in clusters that multicast and with consumer
 # warpgroups in turn, both off by default.
@@ -24,6 +24,9 @@ bench/gpu/compile.sh
 "$PYTHON" bench/gpu/reductions.py compile --chip "$CHIP"
 "$PYTHON" bench/gpu/optimizer.py compile --chip "$CHIP"
 "$PYTHON" bench/gpu/quantize.py compile --chip "$CHIP"
+# The PyTorch front end's cases, exported with the CPU pipeline's results.
+rm -rf build-gpu/frontend
+"$PYTHON" bench/gpu/frontend.py compile --chip "$CHIP"
 rm -rf build-gpu/models-bf16
 "$PYTHON" bench/gpu/models.py prepare --storage bf16 \
   --models linear,mlp_block,attention_block,gpt2_layer,llama_layer --sizes small,4096,mlp-8k,linear-8k \

@@ -669,12 +669,12 @@ class _Importer:
                         node.users and all("fp8_constant" in u.meta for u in node.users)):
                     # A mask, or read only to compute masks: not an input of
                     # the program.
-                    self.env[node] = _Constant(node.name, tensor)
+                    self.env[node] = _Constant(node.name, tensor.detach().cpu())
                 elif not _is_state(self.root, node.target):
                     # A tensor the forward makes from literals alone
                     # (torch.ones(8)), which torch.fx keeps as an attribute
                     # of the traced module.
-                    self.env[node] = _Constant(node.name, tensor.detach().clone())
+                    self.env[node] = _Constant(node.name, tensor.detach().cpu().clone())
                 else:
                     self.env[node] = self.state_input(node.target, tensor, kind)
             elif node.op == "call_module":
@@ -1277,7 +1277,10 @@ class _Propagate(ShapeProp):
         if not isinstance(result, torch.Tensor) and not pieces:
             n.meta["fp8_value"] = result
         elif isinstance(result, torch.Tensor) and self._is_constant(n):
-            n.meta["fp8_constant"] = result.detach().clone()
+            # On the CPU whatever device the module runs on: masks are
+            # compared with patterns made here, and the callable moves the
+            # constant inputs to the arguments' device at each call.
+            n.meta["fp8_constant"] = result.detach().cpu().clone()
         return result
 
     def _is_constant(self, n):
