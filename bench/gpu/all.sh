@@ -31,6 +31,11 @@
 #       --recipes tensor-current,deepseek --reference-sizes small --chips sm_90a \
 #       --pipeline-options "prepare-weights=1 sm90-alternate-consumers=1" \
 #       --out build-gpu/models-bf16-alternate
+#   python3 bench/gpu/models.py prepare --storage bf16 \
+#       --models linear,mlp_block,gpt2_layer --sizes small,linear-8k,mlp-8k,4096 \
+#       --recipes deepseek --reference-sizes small --chips sm_90a \
+#       --pipeline-options "prepare-weights=1 sm90-producer-column-scales=1" \
+#       --out build-gpu/models-bf16-producer-scales
 #
 # Stages, in order of what they tell (each one's report is written even when
 # a later one fails or the run is stopped):
@@ -59,20 +64,25 @@
 #  10. alternate: the same three parts with the consumer warpgroups of every
 #      sm_90a GEMM that promotes issuing their wgmmas in turn
 #      (sm90-alternate-consumers=1, off by default; `*_alt` variants).
-#  11. frontend: the PyTorch front end's CUDA path (fp8_mlir.torch.compile
+#  11. producer-scales: the same three parts with B's column scales of
+#      DeepSeek's weight gradients copied by the producer warp
+#      (sm90-producer-column-scales=1, off by default; `*_pcs` variants;
+#      its models: the deepseek cells).
+#  12. frontend: the PyTorch front end's CUDA path (fp8_mlir.torch.compile
 #      on CUDA tensors running exported artifacts, forward and backward
 #      through autograd, prepared weights recomputed after an update)
 #      against the CPU pipeline (frontend.py).
 #
 # STAGES (words among runtime speed prepared small attention kernels
-# kernels-prepared reductions quantize gemms multicast alternate frontend;
+# kernels-prepared reductions quantize gemms multicast alternate
+# producer-scales frontend;
 # default all,
 # in that order)
 # runs some stages in the order given, for a GPU slot too short for all of
 # them; each stage after runtime needs the runtime built by an earlier one
 # (or an earlier run). The parts of the last two are stages too
 # (multicast-small, multicast-timed, multicast-gemms, and the same of
-# alternate), to order them among the others, and so is the COAT step
+# alternate and producer-scales), to order them among the others, and so is the COAT step
 # (optimizer: optimizer.py run alone, which gemms runs after the GEMMs).
 #
 #   OUT=report bench/gpu/all.sh
@@ -82,7 +92,8 @@
 # build-gpu/models-bf16-prepared), ATTENTION (default
 # build-gpu/models-bf16-attention), MULTICAST (default
 # build-gpu/models-bf16-multicast), ALTERNATE (default
-# build-gpu/models-bf16-alternate),
+# build-gpu/models-bf16-alternate), PRODUCER_SCALES (default
+# build-gpu/models-bf16-producer-scales),
 # SPEED_BUDGET, PREPARED_BUDGET, SMALL_BUDGET, SPEED_CELLS (a regex over the
 # ids of the cells the timed stages run; default the six speed cells),
 # GEMM_BUDGET (seconds; 230, 100, 60, 80; the float64 graph of the speed cells
@@ -100,6 +111,7 @@ PREPARED="${PREPARED:-build-gpu/models-bf16-prepared}"
 ATTENTION="${ATTENTION:-build-gpu/models-bf16-attention}"
 MULTICAST="${MULTICAST:-build-gpu/models-bf16-multicast}"
 ALTERNATE="${ALTERNATE:-build-gpu/models-bf16-alternate}"
+PRODUCER_SCALES="${PRODUCER_SCALES:-build-gpu/models-bf16-producer-scales}"
 BUILD=build-gpu-rt
 WORK="$(mktemp -d)"
 mkdir -p "$OUT"
@@ -161,16 +173,18 @@ small_models() { # stage name, artifacts, report folder
 
 # The models compiled with an option that is off by default, and the GEMM
 # variants (run.sh --only) that compare it with the same ones without.
-option_models() { # multicast or alternate
+option_models() { # multicast, alternate or producer-scales
   case "$1" in
   multicast) echo "$MULTICAST" ;;
   alternate) echo "$ALTERNATE" ;;
+  producer-scales) echo "$PRODUCER_SCALES" ;;
   esac
 }
-option_gemms() { # multicast or alternate
+option_gemms() { # multicast, alternate or producer-scales
   case "$1" in
   multicast) echo "_mc/|^(tensor_e4m3_e4m3_bf16_p4(_n192)?|deepseek_e4m3_e4m3_bf16)/" ;;
   alternate) echo "_alt/|^(tensor_e4m3_e4m3_bf16_p[14](_n192)?|rowwise_e4m3_e4m3_bf16_n192|(deepseek|blockwise|mxfp8)_e4m3_e4m3_bf16(_n192)?)/" ;;
+  producer-scales) echo "_pcs/|^blockwise_e4m3_e4m3_bf16(_n192|_alt)?/" ;;
   esac
 }
 
@@ -188,15 +202,15 @@ run_stage() { # one stage of STAGES; those whose artifacts are missing are skipp
     small_models "models: small, every recipe" "$MODELS" models-small ;;
   attention)
     small_models "models: small, attention in FP8" "$ATTENTION" models-attention ;;
-  multicast | alternate)
+  multicast | alternate | producer-scales)
     run_stage "$1-small"; run_stage "$1-timed"; run_stage "$1-gemms" ;;
-  multicast-small | alternate-small)
+  multicast-small | alternate-small | producer-scales-small)
     small_models "models: ${1%-small}, small" "$(option_models "${1%-small}")" \
       "models-$1" ;;
-  multicast-timed | alternate-timed)
+  multicast-timed | alternate-timed | producer-scales-timed)
     time_models "models: ${1%-timed}, timed" "$(option_models "${1%-timed}")" \
       "${PREPARED_BUDGET:-100}" "models-$1" ;;
-  multicast-gemms | alternate-gemms)
+  multicast-gemms | alternate-gemms | producer-scales-gemms)
     [ -f build-gpu/index.json ] || return 0
     stage "gemms: ${1%-gemms}" $(( ${GEMM_BUDGET:-80} + 150 )) env OUT="$WORK/gemms-${1%-gemms}" \
       bench/gpu/run.sh --only "$(option_gemms "${1%-gemms}")" \
@@ -233,7 +247,7 @@ run_stage() { # one stage of STAGES; those whose artifacts are missing are skipp
   esac
 }
 
-ALL_STAGES="runtime speed prepared small attention kernels kernels-prepared reductions quantize gemms multicast alternate frontend"
+ALL_STAGES="runtime speed prepared small attention kernels kernels-prepared reductions quantize gemms multicast alternate producer-scales frontend"
 for name in ${STAGES:-$ALL_STAGES}; do
   run_stage "$name"
 done

@@ -76,7 +76,7 @@ def scale_shape(shape, block):
 
 def variant(scaling, a="e4m3", b="e4m3", out="bf16", promote=None, bias=None,
             purpose="check", tile_n=None, register_store=False, multicast=False,
-            alternate=False):
+            alternate=False, producer_scales=False):
     """One GEMM variant; `tile_n` 192 compiles it with sm90-tile-n=192, and
     the others take 128 x 128 tiles (sm90-tile-n=128: the default, auto,
     picks either by shape, and the report compares the two).
@@ -84,7 +84,9 @@ def variant(scaling, a="e4m3", b="e4m3", out="bf16", promote=None, bias=None,
     registers, where the default stores them by TMA from shared memory),
     `multicast` with sm90-multicast=1 (clusters of two CTAs sharing B, off
     by default), `alternate` with sm90-alternate-consumers=1 (the consumer
-    warpgroups issue each K tile's wgmmas in turn, off by default)."""
+    warpgroups issue each K tile's wgmmas in turn, off by default),
+    `producer_scales` with sm90-producer-column-scales=1 (the producer warp
+    copies B's column scales into the ring, off by default)."""
     name = "%s_%s_%s_%s" % (scaling, a, b, out)
     if promote is not None:
         name += "_p%d" % promote
@@ -98,10 +100,12 @@ def variant(scaling, a="e4m3", b="e4m3", out="bf16", promote=None, bias=None,
         name += "_mc"
     if alternate:
         name += "_alt"
+    if producer_scales:
+        name += "_pcs"
     return dict(name=name, scaling=scaling, a=a, b=b, out=out,
                 promote=promote, bias=bias, tile_n=tile_n,
                 register_store=register_store, multicast=multicast,
-                alternate=alternate)
+                alternate=alternate, producer_scales=producer_scales)
 
 
 def variants(check_shapes=None, bench_shapes=None):
@@ -162,6 +166,14 @@ def variants(check_shapes=None, bench_shapes=None):
         variant("deepseek", out="f32", tile_n=192, alternate=True),
         variant("blockwise", alternate=True),
         variant("mxfp8", alternate=True),
+        # B's column scales (DeepSeek's weight gradients) copied by the
+        # producer: both tile widths, f32 results, results stored from
+        # registers, with the consumers in turn.
+        variant("blockwise", producer_scales=True),
+        variant("blockwise", tile_n=192, producer_scales=True),
+        variant("blockwise", out="f32", producer_scales=True),
+        variant("blockwise", register_store=True, producer_scales=True),
+        variant("blockwise", alternate=True, producer_scales=True),
     ]
     bench = bench_shapes or BENCH_SHAPES
     benches = [
@@ -192,6 +204,11 @@ def variants(check_shapes=None, bench_shapes=None):
         (variant("deepseek", tile_n=192, alternate=True), bench),
         (variant("blockwise", alternate=True), bench),
         (variant("mxfp8", alternate=True), bench_shapes or SQUARE_SHAPES),
+        # The column scales copied by the producer, to compare with
+        # blockwise above.
+        (variant("blockwise", producer_scales=True), bench),
+        (variant("blockwise", tile_n=192, producer_scales=True), bench),
+        (variant("blockwise", alternate=True, producer_scales=True), bench),
     ]
     result = [(v, check_shapes or CHECK_SHAPES, "check") for v in checks]
     # Three tile rows: the second CTA of the last pair computes a tile past
@@ -248,6 +265,8 @@ def compile_one(fp8_opt, out_dir, entry, chip, num_sms):
         options += " sm90-multicast=1"
     if entry.get("alternate"):
         options += " sm90-alternate-consumers=1"
+    if entry.get("producer_scales"):
+        options += " sm90-producer-column-scales=1"
     command = [fp8_opt, source, "--fp8-gpu-pipeline=" + options, "-o", os.devnull]
     try:
         p = subprocess.run(command, capture_output=True, text=True, timeout=300)
@@ -336,6 +355,7 @@ def main():
                 out=v["out"], promote=v["promote"], bias=v["bias"], purpose=purpose,
                 tile_n=v["tile_n"], register_store=v["register_store"],
                 multicast=v["multicast"], alternate=v["alternate"],
+                producer_scales=v["producer_scales"],
                 M=m, N=n, K=k, dir=os.path.join(v["name"], shape),
                 manifest=os.path.join(v["name"], shape, "gemm.json"),
                 block_a=s["block_a"], block_b=s["block_b"], scale=s["scale"],

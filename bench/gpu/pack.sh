@@ -19,7 +19,8 @@
 # build-gpu/frontend; multicast
 # build-gpu/models-bf16-multicast and the GEMM variants (multicast-small and
 # multicast-timed the models, multicast-gemms the variants); alternate and
-# its parts the same of build-gpu/models-bf16-alternate. runtime reads
+# its parts the same of build-gpu/models-bf16-alternate, producer-scales
+# of build-gpu/models-bf16-producer-scales. runtime reads
 # nothing.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
@@ -37,7 +38,8 @@ FILE="$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"
 shift
 STAGES=("$@")
 [ ${#STAGES[@]} -gt 0 ] || STAGES=(runtime speed prepared small attention kernels
-  kernels-prepared reductions quantize gemms multicast alternate frontend)
+  kernels-prepared reductions quantize gemms multicast alternate producer-scales
+  frontend)
 [ -d "$FROM" ] || { echo "pack.sh: no $FROM/; run bench/gpu/prepare.sh" >&2; exit 1; }
 # Paths are taken relative to the folder above DIR.
 cd "$(dirname "$FROM")"
@@ -73,10 +75,11 @@ for stage in "${STAGES[@]}"; do
   gemms) gemm_variants; add "$G/optimizer" ;;
   optimizer) add "$G/optimizer" ;;
   frontend) add "$G/frontend" ;;
-  multicast | alternate) add "$G/models-bf16-$stage"; gemm_variants ;;
-  multicast-small | multicast-timed | alternate-small | alternate-timed)
+  multicast | alternate | producer-scales) add "$G/models-bf16-$stage"; gemm_variants ;;
+  multicast-small | multicast-timed | alternate-small | alternate-timed | \
+  producer-scales-small | producer-scales-timed)
     add "$G/models-bf16-${stage%-*}" ;;
-  multicast-gemms | alternate-gemms) gemm_variants ;;
+  multicast-gemms | alternate-gemms | producer-scales-gemms) gemm_variants ;;
   *) echo "pack.sh: unknown stage '$stage'" >&2; exit 2 ;;
   esac
 done

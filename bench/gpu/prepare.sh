@@ -4,10 +4,11 @@
 # reductions, the COAT step, the paired quantize kernels (with their CPU
 # references), the PyTorch front end's cases, and the bf16 example models
 # for sm_90a at the small size (with CPU references) and the real sizes
-# (against float64 on the GPU), the small attention models with attention in FP8 too, plus the
-# speed cells with their weights prepared once, all into
-# build-gpu/, and the models in clusters that multicast and with consumer
-# warpgroups in turn, both off by default.
+# (against float64 on the GPU), the small attention models with attention
+# in FP8 too, plus the speed cells with their weights prepared once, all
+# into build-gpu/, and the models in clusters that multicast, with consumer
+# warpgroups in turn and (deepseek) with column scales copied by the
+# producer, all three off by default.
 # About 7 minutes on 2 cores. Copy build-gpu/
 # to the GPU machine (a `tar czf` of it is about 46 MiB; the
 # folders of the stages to run are enough) and run
@@ -64,5 +65,14 @@ for option in multicast:sm90-multicast alternate:sm90-alternate-consumers; do
     --pipeline-options "prepare-weights=1 ${option#*:}=1" \
     --out "build-gpu/models-bf16-${option%%:*}"
 done
+# DeepSeek's cells again with B's column scales of the weight gradients
+# copied by the producer warp (sm90-producer-column-scales=1, not yet
+# measured), to compare with models-bf16-prepared.
+rm -rf build-gpu/models-bf16-producer-scales
+"$PYTHON" bench/gpu/models.py prepare --storage bf16 \
+  --models linear,mlp_block,gpt2_layer --sizes small,linear-8k,mlp-8k,4096 \
+  --recipes deepseek --reference-sizes small --chips "$CHIP" \
+  --pipeline-options "prepare-weights=1 sm90-producer-column-scales=1" \
+  --out build-gpu/models-bf16-producer-scales
 du -sh build-gpu
 echo "bench/gpu/pack.sh FILE.tgz [STAGE...] packs what the stages of all.sh read"

@@ -78,6 +78,7 @@ void fp8::buildFP8GPUPipeline(OpPassManager &pm,
   lower.sm90TmaStore = options.sm90TmaStore;
   lower.sm90Multicast = options.sm90Multicast;
   lower.sm90AlternateConsumers = options.sm90AlternateConsumers;
+  lower.sm90ProducerColumnScales = options.sm90ProducerColumnScales;
   lower.entryPoints.assign(options.entryPoints.begin(),
                            options.entryPoints.end());
   pm.addPass(fp8::createConvertFP8ToGPU(lower));

@@ -255,6 +255,19 @@ def ConvertFP8ToGPU : Pass<"convert-fp8-to-gpu", "::mlir::ModuleOp"> {
            "so that the tensor cores run one warpgroup's group while the "
            "other promotes instead of both promoting at once. Kernel suffix "
            "_alt. Off by default until a GPU has measured it">,
+    Option<"sm90ProducerColumnScales", "sm90-producer-column-scales", "bool",
+           /*default=*/"false",
+           "sm_90a GEMMs whose B has a block scale per column (1 x 128 "
+           "blocks along K with f32 scales: the weight gradients of "
+           "DeepSeek's recipe) have the producer warp copy each K tile's "
+           "column scales into a buffer beside the ring slot (cp.async of "
+           "4 bytes a lane, completed on the slot's full mbarrier with "
+           "cp.async.mbarrier.arrive), where the consumers read them: no "
+           "consumer loads them from global memory, stores them to shared "
+           "memory or waits on a warpgroup barrier for them. The buffers "
+           "take shared memory from the ring (128 x 128 tiles: 6 stages "
+           "instead of 7). Kernel suffix _pcs. Off by default until a GPU "
+           "has measured it">,
     Option<"sm90EpilogueWarpgroup", "sm90-epilogue-warpgroup", "bool",
            /*default=*/"false",
            "sm_90a GEMMs whose epilogue computes a transcendental function (a "

@@ -149,6 +149,13 @@ struct GPUPipelineOptions : public PassPipelineOptions<GPUPipelineOptions> {
                      "turn (see convert-fp8-to-gpu; off by default, not yet "
                      "measured)"),
       llvm::cl::init(false)};
+  PassOptions::Option<bool> sm90ProducerColumnScales{
+      *this, "sm90-producer-column-scales",
+      llvm::cl::desc("The producer warp of sm_90a GEMMs with per-column "
+                     "block scales of B (DeepSeek's weight gradients) copies "
+                     "each K tile's column scales into the ring (see "
+                     "convert-fp8-to-gpu; off by default, not yet measured)"),
+      llvm::cl::init(false)};
   PassOptions::Option<bool> sm90EpilogueWarpgroup{
       *this, "sm90-epilogue-warpgroup",
       llvm::cl::desc("Run the transcendental epilogues of sm_90a GEMMs in a "

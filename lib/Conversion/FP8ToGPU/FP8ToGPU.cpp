@@ -369,6 +369,7 @@ struct ConvertFP8ToGPUPass
       plan.sm90TmaStore = sm90TmaStore;
       plan.sm90Multicast = sm90Multicast;
       plan.sm90AlternateConsumers = sm90AlternateConsumers;
+      plan.sm90ProducerColumnScales = sm90ProducerColumnScales;
       if (failed(planFunction(plan, reuseTemporaries, fusePrologues, fuseRows)))
         return signalPassFailure();
       plans.set(func.getName(), plan.getPlan().toAttr(&getContext()));

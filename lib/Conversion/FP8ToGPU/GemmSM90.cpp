@@ -31,6 +31,12 @@
 //   * The epilogue applies the remaining scales and the bias, converts, and
 //     stores pairs of adjacent columns, guarded against the ragged edges of M
 //     and N; TMA zero-fills out-of-range loads, so ragged K is exact.
+//   * B's column scales (1 x 128 blocks along K, the weight gradients of
+//     DeepSeek's recipe): each consumer warpgroup loads a K tile's scales,
+//     stores them to shared memory and waits on a named barrier of its
+//     own; or (producerColumnScales) the producer warp copies them into a
+//     buffer beside the ring slot with cp.async, completed on the slot's
+//     full mbarrier, and the consumers read them there.
 //   * Staged epilogue inputs (stagedMatrices): after a tile's K loads the
 //     producer copies the tile's part of each matrix the epilogue reads
 //     into shared memory (TMA, 128-byte column chunks with 128-byte
@@ -163,6 +169,15 @@ private:
   int64_t barriersOffset() const {
     return stages * (config.blockM + config.blockN) * 128;
   }
+  /// The column scales of ring slot `s` (producerColumnScales).
+  Value columnScaleSlot(Value s) {
+    return kb.byteOffset(
+        smem, kb.add(kb.i32(config.getColumnScaleOffset()),
+                     kb.mul(s, kb.i32(config.getColumnScaleBufferBytes()))));
+  }
+  /// The producer warp's copy of the column scales of K tile `kt` of the
+  /// tile from column `n0` into ring slot `s` (producerColumnScales).
+  void emitColumnScaleCopies(Value kt, Value n0, Value s, Value full);
 
   void emitProducer();
   void emitConsumer(Value consumer);
@@ -368,12 +383,45 @@ void GemmEmitter::emitProducer() {
                             batch, full, both);
           });
         };
-        Value position =
-            ring.emitProducerLoop(kTiles, args[0], elected, tileBytes, issue);
+        auto copyColumnScales = [&](Value kt, Value s, Value full) {
+          emitColumnScaleCopies(kt, n0, s, full);
+        };
+        Value position = ring.emitProducerLoop(
+            kTiles, args[0], elected, tileBytes, issue,
+            config.producerColumnScales
+                ? function_ref<void(Value, Value, Value)>(copyColumnScales)
+                : nullptr);
         if (config.stagedMatrices)
           emitStagingLoads(m0, n0, args[1], elected);
         return {position, kb.add(args[1], kb.i32(1))};
       });
+}
+
+void GemmEmitter::emitColumnScaleCopies(Value kt, Value n0, Value s,
+                                        Value full) {
+  // Lane l copies the scales of the tile's columns l, l + 32, ... (the last
+  // column's for those past N, as the consumers' own loads clamp them: the
+  // results there are not stored). Each lane's cp.async.mbarrier.arrive
+  // raises the full barrier's pending count until its copies complete, so
+  // the slot fills only with them; every lane arrives before the elected
+  // one arms the barrier (bar.warp.sync), whose one expected arrival then
+  // cannot complete the phase early.
+  Value lane = kb.urem(kb.threadId(), kb.i32(32));
+  Value kScales = kb.ceilDiv(k, kb.i32(config.kGroup));
+  Value maxCol = kb.sub(n, kb.i32(1));
+  Value buffer = columnScaleSlot(s);
+  for (int64_t e = 0; e < config.blockN; e += 32) {
+    Value element = kb.add(lane, kb.i32(e));
+    Value col = kb.minU(kb.add(n0, element), maxCol);
+    Value index = kb.add(kb.mul(col, kScales), kt);
+    Value src = kb.byteOffset(scaleB, kb.mul(kb.zext64(index), kb.i64(4)));
+    NVVM::CpAsyncOp::create(
+        kb.b, kb.loc, kb.byteOffset(buffer, kb.mul(element, kb.i32(4))), src,
+        /*size=*/4, NVVM::LoadCacheModifierKind::CA, Value());
+  }
+  NVVM::CpAsyncMBarrierArriveOp::create(kb.b, kb.loc, full,
+                                        /*noinc=*/false);
+  NVVM::SyncWarpOp::create(kb.b, kb.loc, kb.i32(-1));
 }
 
 void GemmEmitter::emitStagingLoads(Value m0, Value n0, Value tile,
@@ -527,6 +575,10 @@ void GemmEmitter::emitConsumer(Value consumer) {
   };
   // Scale blocks along K in a K tile (Block scaling).
   int64_t blocksPerTile = GemmSM90Config::kBlockK / config.kGroup;
+  // B's column scales staged by the consumers themselves (else, with
+  // producerColumnScales, copied into each ring slot by the producer).
+  bool consumersStageColumnScales =
+      config.stagesColumnScales() && !config.producerColumnScales;
   // Turns (alternateConsumers): the first consumer issues a wgmma group
   // after the second has issued its previous one (barrier kTurnBarrier + 1),
   // the second after the first has issued the same one (kTurnBarrier). Each
@@ -639,7 +691,7 @@ void GemmEmitter::emitConsumer(Value consumer) {
           // Element e of the [blocksPerTile, blockN] scales of the tile is
           // loaded by thread e mod 128 of the warpgroup.
           for (int64_t e = 0;
-               config.stagesColumnScales() && e < blocksPerTile * config.blockN;
+               consumersStageColumnScales && e < blocksPerTile * config.blockN;
                e += kWarpgroup) {
             Value element = kb.add(local, kb.i32(e));
             Value col = kb.minU(
@@ -682,7 +734,9 @@ void GemmEmitter::emitConsumer(Value consumer) {
           if (config.stagesColumnScales()) {
             Value laneCol = kb.mul(kb.urem(lane, kb.i32(4)), kb.i32(2));
             Value first = kb.byteOffset(
-                stagingBuffer(it),
+                config.producerColumnScales
+                    ? columnScaleSlot(ring.getSlot(it).first)
+                    : stagingBuffer(it),
                 kb.mul(kb.add(kb.i32(b * config.blockN), laneCol), kb.i32(4)));
             auto pairType = VectorType::get({2}, kb.f32());
             for (int64_t j = 0; j < config.blockN / 8; ++j) {
@@ -843,7 +897,7 @@ void GemmEmitter::emitConsumer(Value consumer) {
                   passTurn();
                   // The column scales go to shared memory while the first
                   // group runs.
-                  if (first == 0 && config.stagesColumnScales())
+                  if (first == 0 && consumersStageColumnScales)
                     stageColumnScales(scales, it);
                   NVVM::WgmmaWaitGroupSyncOp::create(kb.b, kb.loc, 0);
                   // With several partial sums the slot's tiles are read:

@@ -139,6 +139,11 @@ LogicalResult GemmSM90Config::verify(std::string &reason) const {
                 "each K tile's wgmmas to promote partial sums (scaled "
                 "operands, promote_interval > 0), not where the tensor cores "
                 "accumulate across K tiles");
+  if (producerColumnScales &&
+      (!stagesColumnScales() || e8m0Scales || kGroup != 128 || multicastB))
+    return fail("the producer copies column scales of B (blocks of 1 x 128 "
+                "with f32 scales) in 4-byte copies: not other scales, not "
+                "E8M0 ones, not with multicast B");
   if (multicastB && (mnMajorB || epilogueWarpgroup))
     return fail("B is multicast in halves of K-major tiles, to the "
                 "consumers' epilogue: not MN-major, not with an epilogue "
@@ -192,18 +197,27 @@ int64_t GemmSM90Config::getColumnScaleBufferBytes() const {
 }
 
 int64_t GemmSM90Config::getColumnScaleBytes() const {
-  // Two consumer warpgroups, two buffers each.
-  return stagesColumnScales() ? 2 * 2 * getColumnScaleBufferBytes() : 0;
+  if (!stagesColumnScales())
+    return 0;
+  // One buffer per ring slot, or two consumer warpgroups, two buffers each.
+  return (producerColumnScales ? getStages() : 2 * 2) *
+         getColumnScaleBufferBytes();
 }
 
 int64_t GemmSM90Config::getStages() const {
   if (stages > 0)
     return stages;
   int64_t stageBytes = (blockM + blockN) * kBlockK;
-  if (!stagedMatrices && !epilogueWarpgroup && !tmaStore)
+  if (!stagedMatrices && !epilogueWarpgroup && !tmaStore) {
+    // (Column scales by the producer take a buffer per stage.)
+    if (producerColumnScales && stagesColumnScales())
+      return std::min(kMaxStages,
+                      (kSharedMemoryBudget - 256) /
+                          (stageBytes + getColumnScaleBufferBytes()));
     return std::min(kMaxStages,
                     (kSharedMemoryBudget - 256 - getColumnScaleBytes()) /
                         stageBytes);
+  }
   // The deepest ring after which the staged inputs or the hand-over still
   // fit.
   GemmSM90Config fitted = *this;
@@ -303,6 +317,8 @@ std::string GemmSM90Config::getKernelName() const {
     name += "_ewg";
   if (alternateConsumers)
     name += "_alt";
+  if (producerColumnScales)
+    name += "_pcs";
   name += llvm::formatv("_{0}x{1}_s{2}", blockM, blockN, getStages()).str();
   return name;
 }

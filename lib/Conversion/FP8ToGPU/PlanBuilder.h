@@ -192,6 +192,9 @@ public:
   /// Let the consumer warpgroups of sm_90a GEMMs issue their wgmmas in turn
   /// (convert-fp8-to-gpu's `sm90-alternate-consumers`).
   bool sm90AlternateConsumers = false;
+  /// Let the producer warp of sm_90a GEMMs copy B's column scales into the
+  /// ring (convert-fp8-to-gpu's `sm90-producer-column-scales`).
+  bool sm90ProducerColumnScales = false;
   /// The elementwise ops whose results only quantizations read, which their
   /// kernels compute as prologues: no launch and no buffer of their own.
   llvm::DenseMap<Value, Operation *> quantizePrologues;
@@ -253,6 +256,11 @@ void chooseMulticast(PlanBuilder &plan, Operation *gemm, int64_t m,
 /// often); remarks either way.
 void chooseAlternateConsumers(PlanBuilder &plan, Operation *gemm,
                               GemmSM90Config &config);
+/// With `sm90-producer-column-scales`: sets config.producerColumnScales when
+/// the sm_90a GEMM `gemm` of `config` has f32 column scales of B in blocks
+/// of 128 along K; remarks either way.
+void chooseProducerColumnScales(PlanBuilder &plan, Operation *gemm,
+                                GemmSM90Config &config);
 /// The grid of the persistent GEMM of `config` over `batches` x `tilesM`
 /// x `tilesN` tiles: a CTA per tile up to one per multiprocessor, in whole
 /// clusters (a cluster per pair of tile rows with multicastB).

@@ -471,6 +471,23 @@ void mlir::fp8::chooseAlternateConsumers(PlanBuilder &plan, Operation *gemm,
       });
 }
 
+void mlir::fp8::chooseProducerColumnScales(PlanBuilder &plan, Operation *gemm,
+                                           GemmSM90Config &config) {
+  if (!plan.sm90ProducerColumnScales)
+    return;
+  tryGemmOption(
+      gemm, "producer-column-scales", config,
+      [](GemmSM90Config &copied) { copied.producerColumnScales = true; },
+      config.stagesColumnScales() ? "" : "B has no per-column block scales",
+      "stages B's column scales in its consumers",
+      [](const GemmSM90Config &copied) {
+        return llvm::formatv("has its producer copy B's column scales into "
+                             "the ring ({0} pipeline stages)",
+                             copied.getStages())
+            .str();
+      });
+}
+
 std::array<int64_t, 3> mlir::fp8::getGemmGrid(PlanBuilder &plan,
                                               const ScaledGemmConfig &config,
                                               int64_t batches, int64_t tilesM,
@@ -594,6 +611,7 @@ LogicalResult planSM90Gemm(PlanBuilder &plan, ScaledMatmulOp op) {
   chooseTmaStore(plan, op, config);
   chooseMulticast(plan, op, g.m, config);
   chooseAlternateConsumers(plan, op, config);
+  chooseProducerColumnScales(plan, op, config);
 
   int64_t a = plan.bufferOf(op.getLhs()), b = plan.bufferOf(op.getRhs());
   // Scales that are 1 / a stored scale: the kernel divides.

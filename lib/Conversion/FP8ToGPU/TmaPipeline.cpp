@@ -57,12 +57,15 @@ void MbarrierRing::arrive(Value barrier) {
 
 Value MbarrierRing::emitProducerLoop(
     Value steps, Value position, Value elected, Value bytes,
-    function_ref<void(Value, Value, Value)> issue) {
+    function_ref<void(Value, Value, Value)> issue,
+    function_ref<void(Value, Value, Value)> everyThread) {
   ValueRange done =
       kb->forLoop(kb->i32(0), steps, kb->i32(1), ValueRange{position},
                   [&](Value step, ValueRange inner) -> SmallVector<Value> {
                     auto [slot, phase] = getSlot(inner[0]);
                     waitEmpty(slot, phase);
+                    if (everyThread)
+                      everyThread(step, slot, getFullBarrier(slot));
                     kb->ifThen(elected, [&] {
                       Value full = getFullBarrier(slot);
                       emitExpectTx(*kb, full, bytes);

@@ -79,13 +79,15 @@ public:
   void arriveFull(Value slot);
 
   /// The producer's loop over the `steps` stages of a tile from ring
-  /// position `position`: each waits until its slot is free, then thread
-  /// `elected` arms the slot's full barrier for `bytes` and has
+  /// position `position`: each waits until its slot is free, then (when
+  /// given) every thread runs `everyThread(step, slot, fullBarrier)`, then
+  /// thread `elected` arms the slot's full barrier for `bytes` and has
   /// `issue(step, slot, fullBarrier)` issue the copies. Returns the ring
   /// position after the loop.
-  Value emitProducerLoop(Value steps, Value position, Value elected,
-                         Value bytes,
-                         function_ref<void(Value, Value, Value)> issue);
+  Value emitProducerLoop(
+      Value steps, Value position, Value elected, Value bytes,
+      function_ref<void(Value, Value, Value)> issue,
+      function_ref<void(Value, Value, Value)> everyThread = nullptr);
 
 private:
   Value getBarrier(int64_t offset, Value slot);

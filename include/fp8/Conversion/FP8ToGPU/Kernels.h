@@ -441,6 +441,14 @@ struct GemmSM90Config : ScaledGemmConfig {
   /// the consumers wait for each K tile's wgmmas (promoteInterval > 0 or
   /// block scales).
   bool alternateConsumers = false;
+  /// Column scales (stagesColumnScales) copied by the producer warp into a
+  /// slot of their own beside each ring slot (cp.async of 4 bytes a
+  /// lane, completed on the slot's full mbarrier by
+  /// cp.async.mbarrier.arrive), where the consumers read them once the slot
+  /// is full: no consumer loads them from global memory, stores them to
+  /// shared memory or waits on a warpgroup barrier for them. f32 scales of
+  /// blocks of 128 along K only.
+  bool producerColumnScales = false;
   /// 16-bit operands (high-precision GEMMs) stored MN-major: A as [batch, K,
   /// M], B as [batch, K, N], read where they are instead of from a
   /// transposed copy. Each stage's tile is then kBlockK / 2 rows of K by
@@ -497,7 +505,8 @@ struct GemmSM90Config : ScaledGemmConfig {
   bool straddlesTwoBBlocks() const;
   /// Bytes of one staging buffer (a K tile's blocks for the tile's
   /// columns), and bytes and offset of all of them in shared memory (two per
-  /// consumer warpgroup; 0 bytes when not staged).
+  /// consumer warpgroup, or one per ring slot with producerColumnScales; 0
+  /// bytes when not staged).
   int64_t getColumnScaleBufferBytes() const;
   int64_t getColumnScaleBytes() const;
   int64_t getColumnScaleOffset() const;
