@@ -198,6 +198,16 @@ class Graph:
     def relu(self, a):
         return self._node("relu", [a], a.shape)
 
+    def abs(self, a):
+        return self._node("abs", [a], a.shape)
+
+    def extremum(self, a, b, largest):
+        """The elementwise maximum (`largest`) or minimum of two tensors of
+        one shape, NaN where either is NaN (torch.maximum/minimum); at ties
+        each gets half of the gradient, as torch's."""
+        assert a.shape == b.shape, (a.shape, b.shape)
+        return self._node("maximum" if largest else "minimum", [a, b], a.shape)
+
     def silu(self, a):
         """a * sigmoid(a)."""
         return self._node("silu", [a], a.shape)
@@ -382,6 +392,18 @@ class Graph:
             return [dy]
         if op == "gelu":
             return [self.gelu_grad(ins[0], dy)]
+        if op == "abs":
+            # dy sign(x): 0 at 0, as torch's.
+            x = ins[0]
+            sign = self.sub(self.compare(x, 0.0, "gt"), self.compare(x, 0.0, "lt"))
+            return [self.mul(dy, sign)]
+        if op in ("maximum", "minimum"):
+            # dy to the larger (smaller) one, half to each at a tie.
+            x, y = ins
+            wins = "gt" if op == "maximum" else "lt"
+            half = self.scale(self.compare(x, y, "eq"), 0.5)
+            return [self.mul(dy, self.add(self.compare(x, y, wins), half)),
+                    self.mul(dy, self.add(self.compare(y, x, wins), half))]
         if op in ("relu", "silu", "gelu_tanh"):
             return [self.activation_grad(op, ins[0], dy)]
         if op in ("tanh", "sigmoid"):
@@ -543,6 +565,12 @@ class Graph:
                 r = _gelu(v[0])
             elif t.op == "relu":
                 r = np.maximum(v[0], 0.0)
+            elif t.op == "abs":
+                r = np.abs(v[0])
+            elif t.op == "maximum":
+                r = np.maximum(v[0], v[1])
+            elif t.op == "minimum":
+                r = np.minimum(v[0], v[1])
             elif t.op == "relu_grad":
                 r = np.where(v[0] > 0, v[1], 0.0)
             elif t.op == "silu":
@@ -640,6 +668,10 @@ class Graph:
                 r = F.gelu(v[0])
             elif t.op == "relu":
                 r = torch.relu(v[0])
+            elif t.op == "abs":
+                r = torch.abs(v[0])
+            elif t.op in ("maximum", "minimum"):
+                r = getattr(torch, t.op)(v[0], v[1])
             elif t.op == "relu_grad":
                 r = torch.where(v[0] > 0, v[1], torch.zeros_like(v[1]))
             elif t.op == "silu":
@@ -967,6 +999,10 @@ class Graph:
             elif t.op == "relu":
                 elementwise(t, ["%z = arith.constant 0.000000e+00 : f32",
                                 "%y = arith.maximumf %in0, %z : f32", "linalg.yield %y : f32"])
+            elif t.op == "abs":
+                elementwise(t, ["%y = math.absf %in0 : f32", "linalg.yield %y : f32"])
+            elif t.op in ("maximum", "minimum"):
+                elementwise(t, [f"%y = arith.{t.op}f %in0, %in1 : f32", "linalg.yield %y : f32"])
             elif t.op == "relu_grad":
                 elementwise(t, ["%z = arith.constant 0.000000e+00 : f32",
                                 "%p = arith.cmpf ogt, %in0, %z : f32",

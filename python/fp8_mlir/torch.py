@@ -731,6 +731,10 @@ class _Importer:
             if sub.inplace:
                 self.in_place(node, y)
             return y
+        if isinstance(sub, (torch.nn.ReLU6, torch.nn.Hardtanh)):
+            # (ReLU6 is a Hardtanh of 0 and 6.)
+            return self.clamp(self.value(args[0]), sub.min_val, sub.max_val,
+                              at_bounds=False)
         if isinstance(sub, torch.nn.GELU):
             return self.gelu(self.value(args[0]), sub.approximate)
         if isinstance(sub, torch.nn.Tanh):
@@ -973,6 +977,30 @@ class _Importer:
                                   kwargs.get("enable_gqa", False))
         if key in _COMPARE:
             return self.compare(args[0], arg(1, "other"), _COMPARE[key])
+        if key == "abs":
+            return g.abs(v(args[0]))
+        if key in ("clamp", "clip", "clamp_min", "clamp_max", "relu6", "hardtanh"):
+            if key == "relu6":
+                low, high = 0.0, 6.0
+            elif key == "hardtanh":
+                low, high = arg(1, "min_val", -1.0), arg(2, "max_val", 1.0)
+            elif key == "clamp_min":
+                low, high = arg(1, "min"), None
+            elif key == "clamp_max":
+                low, high = None, arg(1, "max")
+            else:
+                low, high = arg(1, "min"), arg(2, "max")
+            return self.clamp(v(args[0]), low, high,
+                              at_bounds=key not in ("relu6", "hardtanh"))
+        if key in ("maximum", "minimum", "max", "min"):
+            other = arg(1, "other")
+            if not isinstance(other, torch.fx.Node) or _float_meta(other) is None or \
+                    len(args) + len(kwargs) != 2:
+                self.unsupported("max and min as reductions (of a tensor and another "
+                                 "tensor: the elementwise maximum and minimum)")
+            shape = self.shape()
+            a, b = (self.broadcast_to(v(t), shape) for t in (args[0], other))
+            return g.extremum(a, b, largest=key in ("maximum", "max"))
         if key == "isnan":
             x = v(args[0])
             return g.compare(x, x, "ne")
@@ -1020,6 +1048,24 @@ class _Importer:
             x = self.broadcast_to(x, self.shape())
             return self.fill_masked(x, arg(0, "condition"), not tensor_first, fill)
         self.unsupported()
+
+    def clamp(self, x, low, high, at_bounds=True):
+        """x clamped to numbers `low` and `high` (either None): torch's
+        min(max(x, low), high), NaN kept, its gradient dy where low <= x <=
+        high (clamp), or where low < x < high without `at_bounds` (hardtanh
+        and relu6, whose gradient is 0 at the bounds)."""
+        for bound in (low, high):
+            if bound is not None and (isinstance(bound, bool) or
+                                      not isinstance(bound, (int, float))):
+                self.unsupported("clamp bounds that are not numbers")
+        # Filling a bound where x equals it keeps the value and stops the
+        # gradient.
+        below, above = ("lt", "gt") if at_bounds else ("le", "ge")
+        if low is not None:
+            x = self.g.fill_where(x, self.g.compare(x, float(low), below), float(low))
+        if high is not None:
+            x = self.g.fill_where(x, self.g.compare(x, float(high), above), float(high))
+        return x
 
     def is_bool(self, arg):
         meta = _float_meta(arg) if isinstance(arg, torch.fx.Node) else None
@@ -1375,6 +1421,9 @@ _FUNCTIONS = {
     torch.std: "std", torch.stack: "stack", torch.unbind: "unbind", torch.sqrt: "sqrt",
     torch.erf: "erf", torch.special.erf: "erf",
     operator.getitem: "getitem", torch.cat: "cat", torch.split: "split", torch.chunk: "chunk",
+    torch.abs: "abs", torch.clamp: "clamp", torch.clip: "clip", torch.clamp_min: "clamp_min",
+    torch.clamp_max: "clamp_max", F.relu6: "relu6", F.hardtanh: "hardtanh",
+    torch.maximum: "maximum", torch.minimum: "minimum", torch.max: "max", torch.min: "min",
     operator.eq: "eq", operator.ne: "ne", operator.lt: "lt", operator.le: "le",
     operator.gt: "gt", operator.ge: "ge", torch.eq: "eq", torch.ne: "ne", torch.lt: "lt",
     torch.le: "le", torch.gt: "gt", torch.ge: "ge", torch.isnan: "isnan",

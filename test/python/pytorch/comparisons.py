@@ -1,5 +1,6 @@
 # REQUIRES: torch
-# Comparisons and boolean ops inside the graph: masks computed from the
+# Comparisons and boolean ops inside the graph, and the ops built on them
+# (clamp, abs, maximum and minimum): masks computed from the
 # activations and from integer arguments (Hugging Face's
 # `attention_mask == 0`), torch.where of two tensors, logical and, or, xor
 # and not, `.bool()`, isnan, a number on the left. A boolean tensor is 1 or 0
@@ -88,6 +89,35 @@ gate[1, 2, :] = 0.0
 run(Branches().eval(), (x, gate), True)
 # `gate` is read by comparisons alone.
 # CHECK: Branches: 4 results within 1e-5: True; no gradient for inputs [1]
+
+
+class Bounds(nn.Module):
+    """clamp (and clip, hardtanh, ReLU6), abs, and the elementwise maximum
+    and minimum, built on comparisons; ties and bounds hit exactly (x's
+    values at the clamp bounds and 0, y equal to x in places): torch gives
+    clamp's gradient at a bound but not hardtanh's or relu6's, none at 0
+    through abs, and half to each side of a tie."""
+
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(8, 8)
+        self.act = nn.ReLU6()
+
+    def forward(self, x, y):
+        h = self.fc(x)
+        a = torch.clamp(h, -0.5, 0.75) + h.clamp(min=0.1) - h.clip(max=0.2) + F.hardtanh(h)
+        a = a + self.act(4 * h) + x.clamp(-0.5, 0.5) + F.relu6(x * 8) + torch.clamp(y, 1, -1)
+        b = torch.maximum(h, y) * torch.minimum(x, y.abs()) + torch.max(x, y) - torch.abs(x)
+        return a * b + torch.min(y, x) * x.abs()
+
+
+y = torch.randn(2, 6, 8)
+x[0, 0, :3] = torch.tensor([-0.5, 0.5, 0.0])
+x[1, 3, :] = 0.75
+y[0, 1, :4] = x[0, 1, :4]
+y[1, 3, :] = x[1, 3, :]
+run(Bounds().eval(), (x, y), True)
+# CHECK: Bounds: 5 results within 1e-5: True; no gradient for inputs []
 
 
 class Bitwise(nn.Module):
