@@ -1742,9 +1742,10 @@ def _autocast(text, recipe, source):
     return ir
 
 
-# What export records beside a function's artifacts: the fingerprint of
-# what they were compiled from, and the manifests by function.
-_EXPORT_RECORD = "fp8-torch.json"
+# What export records beside a function's artifacts (JSON, named so that
+# `fp8-run --check DIR/*.json` reads the manifests alone): the fingerprint
+# of what they were compiled from, and the manifests by function.
+_EXPORT_RECORD = "fp8-torch.export"
 
 
 def _fingerprint(text, recipe, chip, options):
