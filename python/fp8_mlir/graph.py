@@ -746,15 +746,26 @@ class Graph:
     def emit(self, matmul_operands=F32, storage=F32, weights=(), prepare_group=None):
         """The graph as a func.func (see _emit); an input whose name is also
         one the emitter gives a value of its own (`e2`, `y`) is renamed in
-        the text (`%in_e2`), which is otherwise not valid IR."""
-        while True:
-            text = self._emit(matmul_operands, storage, weights, prepare_group)
-            counts = collections.Counter(re.findall(r"(%[\w$.-]+)(?= =|: )", text))
-            clashing = [p for p in self.params if counts.get(p.name, 0) > 1]
-            if not clashing:
-                return text
-            for p in clashing:
-                p.attrs["ssa"] = "in_" + p.name[1:]
+        the text (`%in_e2`), which is otherwise not valid IR. The graph is
+        left as it was."""
+        renamed = []
+        try:
+            while True:
+                text = self._emit(matmul_operands, storage, weights, prepare_group)
+                counts = collections.Counter(re.findall(r"(%[\w$.-]+)(?= =|: )", text))
+                clashing = [p for p in self.params if counts.get(p.name, 0) > 1]
+                if not clashing:
+                    return text
+                for p in clashing:
+                    renamed.append((p, p.attrs.get("ssa")))
+                    p.attrs["ssa"] = "in_" + p.name[1:]
+        finally:
+            # The names back, the first one first (a name renamed twice).
+            for p, ssa in reversed(renamed):
+                if ssa is None:
+                    p.attrs.pop("ssa", None)
+                else:
+                    p.attrs["ssa"] = ssa
 
     def _emit(self, matmul_operands, storage, weights, prepare_group):
         """The graph as a func.func on tensors of `storage` (f32, or bf16 /

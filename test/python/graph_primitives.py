@@ -104,3 +104,6 @@ for storage in ["f32", "bf16"]:
     print(f"names {storage}:", "%in_e2" in text, "%in_y" in text, close)
 # CHECK: names f32: True True True
 # CHECK: names bf16: True True True
+# Renaming is the text's alone: the inputs keep their names.
+print("inputs after emit:", [t.name for t in g.params], all("ssa" not in t.attrs for t in g.params))
+# CHECK: inputs after emit: ['%p', '%w', '%e2', '%y'] True
