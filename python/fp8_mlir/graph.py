@@ -572,7 +572,8 @@ class Graph:
             elif t.op == "minimum":
                 r = np.minimum(v[0], v[1])
             elif t.op == "relu_grad":
-                r = np.where(v[0] > 0, v[1], 0.0)
+                # dy but where x <= 0 (NaN passes dy, as torch's).
+                r = np.where(v[0] <= 0, 0.0, v[1])
             elif t.op == "silu":
                 r = v[0] / (1.0 + np.exp(-v[0]))
             elif t.op == "silu_grad":
@@ -673,7 +674,7 @@ class Graph:
             elif t.op in ("maximum", "minimum"):
                 r = getattr(torch, t.op)(v[0], v[1])
             elif t.op == "relu_grad":
-                r = torch.where(v[0] > 0, v[1], torch.zeros_like(v[1]))
+                r = torch.where(v[0] <= 0, torch.zeros_like(v[1]), v[1])
             elif t.op == "silu":
                 r = F.silu(v[0])
             elif t.op == "silu_grad":
@@ -1015,9 +1016,10 @@ class Graph:
             elif t.op in ("maximum", "minimum"):
                 elementwise(t, [f"%y = arith.{t.op}f %in0, %in1 : f32", "linalg.yield %y : f32"])
             elif t.op == "relu_grad":
+                # 0 where x <= 0, else dy (also where x is NaN, as torch's).
                 elementwise(t, ["%z = arith.constant 0.000000e+00 : f32",
-                                "%p = arith.cmpf ogt, %in0, %z : f32",
-                                "%y = arith.select %p, %in1, %z : f32", "linalg.yield %y : f32"])
+                                "%p = arith.cmpf ole, %in0, %z : f32",
+                                "%y = arith.select %p, %z, %in1 : f32", "linalg.yield %y : f32"])
             elif t.op in ("silu", "silu_grad", "sigmoid"):
                 # %s = sigmoid(%in0) = 1 / (1 + exp(-%in0)).
                 sigmoid = ["%one = arith.constant 1.000000e+00 : f32",

@@ -125,6 +125,13 @@ class Imported:
         self.differentiable = [s[0] in ("input", "param") and p.id in live
                                for p, s in zip(forward.params, sources)]
         self.grad_inputs = [p for p, d in zip(forward.params, self.differentiable) if d]
+        # Per output, whether a differentiated input reaches it through ops
+        # with gradients (not through comparisons alone), as torch's
+        # requires_grad says.
+        grad_ids = {p.id for p in self.grad_inputs}
+        self.output_differentiable = [
+            bool(grad_ids & forward.reaching([o], differentiably=True))
+            for o in forward.outputs]
         self._backward = None
 
     @property
@@ -311,7 +318,7 @@ class _Importer:
                 source = source.args[0]
             constant = self.env.get(source)
             if isinstance(constant, _Constant) and constant.tensor.dim() == 0 and \
-                    constant.tensor.is_floating_point():
+                    not constant.tensor.is_complex():
                 return float(constant.tensor)
         return self.value(arg)
 
@@ -333,10 +340,11 @@ class _Importer:
         constants alone (a rotary table sliced to the sequence), its value
         that of the import: the program is specialized to the example
         inputs, and the value is the same at every call."""
-        if not torch.is_floating_point(tensor):
+        if tensor.is_complex():
             self.fail(f"'{node.name}' of dtype {tensor.dtype} is computed from buffers and "
-                      "constants alone: such tensors are supported as masks of "
-                      "masked_fill, where and attention only")
+                      "constants alone: complex tensors are not supported")
+        # Booleans read as values are 1 and 0, integers their f32 values
+        # (exact up to 2^24), as arguments are.
         return self.named_constant(node.name, tensor)
 
     def named_constant(self, name, tensor):
@@ -785,8 +793,13 @@ class _Importer:
         if key in ("add", "sub", "mul", "div", "truediv"):
             if kwargs.get("alpha", 1) != 1 or kwargs.get("rounding_mode") is not None:
                 self.unsupported("alpha or rounding_mode")
-            return self.binary("div" if key == "truediv" else key,
-                               self.number_or_value(args[0]), self.number_or_value(args[1]))
+            y = self.binary("div" if key == "truediv" else key,
+                            self.number_or_value(args[0]), self.number_or_value(args[1]))
+            if self.is_bool(node):
+                # Booleans added are their or (multiplied, their and: 0 or
+                # 1 already).
+                y = g.compare(y, 0.0, "ne")
+            return y
         if key == "rsub":
             return self.binary("sub", v(args[1]), v(args[0]))
         if key == "neg":
@@ -1077,16 +1090,19 @@ class _Importer:
         (another tensor), else 0."""
         if isinstance(arg, torch.fx.Node) and isinstance(self.env.get(arg), _Constant):
             tensor = self.env[arg].tensor
-            return self.named_constant(arg.name, (tensor != 0).to(torch.float32))
+            # (Not the node's own name: the same tensor read as values is
+            # another input.)
+            return self.named_constant(arg.name + "_set", (tensor != 0).to(torch.float32))
         x = self.value(arg)
         if isinstance(x, float):
             self.unsupported("a condition that is a number")
         return x if self.is_bool(arg) else self.g.compare(x, 0.0, "ne")
 
     def compare(self, a, b, predicate):
-        """torch's comparison of two tensors or a tensor and a number, as
-        1 where it holds (a boolean tensor as f32)."""
-        a, b = self.number_or_value(a), self.number_or_value(b)
+        """torch's comparison of two tensors or a tensor and a number (True
+        and False being 1 and 0), as 1 where it holds (a boolean tensor as
+        f32)."""
+        a, b = (float(c) if isinstance(c, bool) else self.number_or_value(c) for c in (a, b))
         if isinstance(a, float):
             if isinstance(b, float):
                 self.fail("a comparison of two numbers")
@@ -1427,6 +1443,8 @@ _FUNCTIONS = {
     operator.eq: "eq", operator.ne: "ne", operator.lt: "lt", operator.le: "le",
     operator.gt: "gt", operator.ge: "ge", torch.eq: "eq", torch.ne: "ne", torch.lt: "lt",
     torch.le: "le", torch.gt: "gt", torch.ge: "ge", torch.isnan: "isnan",
+    torch.greater: "greater", torch.greater_equal: "greater_equal", torch.less: "less",
+    torch.less_equal: "less_equal", torch.not_equal: "not_equal",
     operator.invert: "invert", torch.logical_not: "logical_not", torch.bitwise_not: "invert",
     operator.and_: "and", operator.or_: "or", operator.xor: "xor",
     torch.logical_and: "logical_and", torch.logical_or: "logical_or",
@@ -1648,8 +1666,15 @@ class _Apply(torch.autograd.Function):
         ctx.compiled, ctx.grads = compiled, grads
         ctx.save_for_backward(*feeds)
         outputs = compiled._run(compiled.forward_name, feeds)
-        return tuple(o.to(feeds[0].device, dtype)
-                     for o, dtype in zip(outputs, compiled.imported.output_dtypes))
+        imported = compiled.imported
+        outputs = tuple(o.to(feeds[0].device, dtype)
+                        for o, dtype in zip(outputs, imported.output_dtypes))
+        # Outputs computed from the differentiated inputs through
+        # comparisons alone, and boolean ones, take no gradient.
+        ctx.mark_non_differentiable(*[
+            o for o, d in zip(outputs, imported.output_differentiable)
+            if not d or not o.is_floating_point()])
+        return outputs
 
     @staticmethod
     def backward(ctx, *grad_outputs):

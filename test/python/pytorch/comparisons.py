@@ -73,22 +73,23 @@ def run(module, inputs, check_grads):
             errors.append(relative(g.grad, w.grad))
     errors += [relative(p.grad, r.grad) for p, r in zip(module.parameters(), ref.parameters())]
     none = [i for i, g in enumerate(got) if g.is_floating_point() and g.grad is None]
+    none_ref = [i for i, w in enumerate(want) if w.is_floating_point() and w.grad is None]
     print(f"{type(module).__name__}: {len(errors)} results within 1e-5: {max(errors) < 1e-5}; "
-          f"no gradient for inputs {none}")
+          f"no gradient for inputs {none}{'' if none == none_ref else f', torch: {none_ref}'}")
 
 
 torch.manual_seed(0)
 x = torch.randn(2, 6, 8)
 attention_mask = torch.tensor([[1, 1, 1, 1, 0, 0], [1, 1, 1, 1, 1, 0]])
 run(Padded().eval(), (x, attention_mask), True)
-# CHECK: Padded: 4 results within 1e-5: True; no gradient for inputs []
+# CHECK: Padded: 4 results within 1e-5: True; no gradient for inputs []{{$}}
 
 gate = torch.randn(2, 6, 8)
 gate[0, 0, :4] = 0.5
 gate[1, 2, :] = 0.0
 run(Branches().eval(), (x, gate), True)
 # `gate` is read by comparisons alone.
-# CHECK: Branches: 4 results within 1e-5: True; no gradient for inputs [1]
+# CHECK: Branches: 4 results within 1e-5: True; no gradient for inputs [1]{{$}}
 
 
 class Bounds(nn.Module):
@@ -117,7 +118,63 @@ x[1, 3, :] = 0.75
 y[0, 1, :4] = x[0, 1, :4]
 y[1, 3, :] = x[1, 3, :]
 run(Bounds().eval(), (x, y), True)
-# CHECK: Bounds: 5 results within 1e-5: True; no gradient for inputs []
+# CHECK: Bounds: 5 results within 1e-5: True; no gradient for inputs []{{$}}
+
+
+class Booleans(nn.Module):
+    """Booleans as torch types them: two added are their or; a boolean
+    buffer, a comparison of buffers and a 0-d integer constant read as
+    values; True in a comparison; one float constant read both as a
+    condition and as values; the function forms of the comparisons'
+    aliases."""
+
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(8, 8)
+        self.register_buffer("keep", torch.rand(6, 8) > 0.3)
+        self.register_buffer("w", torch.randn(8).masked_fill(torch.arange(8) % 3 == 0, 0.0))
+
+    def forward(self, x, y):
+        h = self.fc(x)
+        either = (h > 0) + (y > 0)
+        w = self.w * 2.0
+        gate = torch.logical_and(w, x > 0).float()
+        a = either.float() * h + x * self.keep + ((h > 0) == True) * (self.keep == 0)  # noqa: E712
+        b = gate + x * w + torch.greater(h, y) * torch.less_equal(x, torch.tensor(0))
+        return a * b
+
+
+run(Booleans().eval(), (x, y), True)
+# CHECK: Booleans: 4 results within 1e-5: True; no gradient for inputs [1]{{$}}
+
+
+class Gate(nn.Module):
+    """Outputs computed through comparisons alone take no gradient, as in
+    torch; relu passes the gradient at NaN, as torch's does."""
+
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(8, 8)
+
+    def forward(self, x):
+        return torch.relu(self.fc(x)) * 2, (self.fc(x) > 0).float(), self.fc(x) > 1
+
+
+compiled = fp8_torch.compile(Gate().eval(), (x,), recipe=None, opt_level=0)
+print("requires grad:", [t.requires_grad for t in compiled(x)],
+      [t.requires_grad for t in Gate()(x)])
+# CHECK: requires grad: [True, False, False] [True, False, False]
+
+
+class Relu(nn.Module):
+    def forward(self, x):
+        return torch.relu(x) * 2
+
+
+z = torch.tensor([[1.0, float("nan"), -1.0, 0.0, 2.0]], requires_grad=True)
+fp8_torch.compile(Relu(), (z,), recipe=None, opt_level=0)(z).sum().backward()
+print("relu gradient:", z.grad.tolist())
+# CHECK: relu gradient: {{\[\[}}2.0, 2.0, 0.0, 0.0, 2.0]]
 
 
 class Bitwise(nn.Module):
