@@ -264,8 +264,11 @@ OpFoldResult QuantizeOp::fold(FoldAdaptor) {
   // quantize(dequantize(q, d), e) == q when every element's encode multiplier
   // is the exact reciprocal of its decode multiplier (so both are powers of
   // two), every decoded value q * d is exact in the intermediate type, and the
-  // overflow mode maps every code back to itself. NaN codes stay NaN, though
-  // an unfolded conversion may canonicalize their payload.
+  // overflow mode maps every code back to itself. NaN codes too: where a
+  // format has several (E5M2's 0x7D..0x7F with either sign), the unfolded
+  // conversion re-encodes a NaN as 0x7E | p (docs/numerics.md section 2),
+  // which 0x7D is not, so those codes must come from an op that writes only
+  // such NaNs.
   auto dequant = getInput().getDefiningOp<DequantizeOp>();
   if (!dequant || dequant.getInput().getType() != getType() ||
       dequant.getGranularity() != getGranularity() ||
@@ -277,6 +280,10 @@ OpFoldResult QuantizeOp::fold(FoldAdaptor) {
   Format format = *fp8::getFormat(narrow);
   if (getFormatInfo(format).hasInfinity && getOverflow() == Overflow::Saturate)
     return {}; // An infinity would come back as the largest finite value.
+  if (getFormatInfo(format).hasInfinity && getFormatInfo(format).hasNaN &&
+      !isa_and_present<QuantizeOp, DynamicQuantizeOp, ConvertOp>(
+          dequant.getInput().getDefiningOp()))
+    return {}; // The codes may hold a NaN that comes back as another one.
 
   FailureOr<SmallVector<APFloat>> decode =
       getConstantMultipliers(dequant.getScale(), /*encode=*/false);

@@ -172,10 +172,27 @@ func.func @requantize_e5m2_saturate(%q: tensor<4x8xf8E5M2>) -> tensor<4x8xf8E5M2
 
 // -----
 
-// ... and stay infinite with `nonfinite`.
+// ... and stay infinite with `nonfinite`, where the codes come from a
+// conversion, which writes the NaNs 0x7E and 0x7F (with the sign) alone,
+// each re-encoded as itself ...
 // CHECK-LABEL: func @requantize_e5m2_nonfinite
+// CHECK: %[[Q:.*]] = fp8.convert
 // CHECK-NOT: fp8.quantize
-func.func @requantize_e5m2_nonfinite(%q: tensor<4x8xf8E5M2>) -> tensor<4x8xf8E5M2> {
+// CHECK: return %[[Q]]
+func.func @requantize_e5m2_nonfinite(%w: tensor<4x8xf32>) -> tensor<4x8xf8E5M2> {
+  %one = arith.constant dense<1.0> : tensor<1x1xf32>
+  %q = fp8.convert %w overflow <nonfinite> : tensor<4x8xf32> to tensor<4x8xf8E5M2>
+  %x = fp8.dequantize %q, %one by <tensor> : tensor<4x8xf8E5M2>, tensor<1x1xf32> -> tensor<4x8xf32>
+  %r = fp8.quantize %x, %one by <tensor> overflow <nonfinite> : tensor<4x8xf32>, tensor<1x1xf32> -> tensor<4x8xf8E5M2>
+  return %r : tensor<4x8xf8E5M2>
+}
+
+// -----
+
+// ... but not codes from elsewhere: 0x7D (a NaN) comes back as 0x7F.
+// CHECK-LABEL: func @requantize_e5m2_argument
+// CHECK: fp8.quantize
+func.func @requantize_e5m2_argument(%q: tensor<4x8xf8E5M2>) -> tensor<4x8xf8E5M2> {
   %one = arith.constant dense<1.0> : tensor<1x1xf32>
   %x = fp8.dequantize %q, %one by <tensor> : tensor<4x8xf8E5M2>, tensor<1x1xf32> -> tensor<4x8xf32>
   %r = fp8.quantize %x, %one by <tensor> overflow <nonfinite> : tensor<4x8xf32>, tensor<1x1xf32> -> tensor<4x8xf8E5M2>
