@@ -88,7 +88,11 @@ class Format:
             return sign * float(self.values[magnitude])
         if self.kind == "ieee" and magnitude == self.inf_code:
             return sign * math.inf
-        return math.nan
+        # A NaN keeps its sign and payload: the code's mantissa on top of
+        # the f32 one, quiet (section 2).
+        bits = (0xFF800000 if sign < 0 else 0x7F800000) | 0x400000 | (
+            (magnitude & ((1 << self.m) - 1)) << (23 - self.m))
+        return float(f32_from_bits(bits))
 
 
 FORMATS = {
@@ -148,6 +152,9 @@ def encode(x, name, overflow="saturate", rounding="rne", rbits=0):
     if np.isnan(x):
         if f.kind == "finite":
             return sign  # no NaN: a signed zero
+        if f.kind == "ieee":
+            # E5M2: the quiet NaN 0x7E | p, p the f32 mantissa's top two bits.
+            return sign | f.nan_code | ((f32_bits(x) >> 21) & 3)
         return sign | f.nan_code
     if np.isinf(x):
         if overflow == "saturate" or (f.kind == "finite" and overflow == "nonfinite"):
@@ -165,6 +172,8 @@ def encode(x, name, overflow="saturate", rounding="rne", rbits=0):
         hi_code, hi = f.max_code + 1, v + 1
     if v == lo:
         code = lo_code
+    elif i + 1 >= len(f.ladder):
+        code = hi_code  # past the overflow step: overflows in every mode
     elif rounding == "stochastic":
         ulp = hi - lo
         discarded = int(math.log2(ulp / f32_quantum(x)))
@@ -360,7 +369,9 @@ def block_shape(shape, block):
 
 
 def scale_shape(shape, block):
-    return tuple(-(-d // b) if d else 0 for d, b in zip(shape, block_shape(shape, block)))
+    """ceil(dim / block) per dimension; a whole dimension of extent 0 has
+    one scale, as the dialect's scale types say."""
+    return tuple(-(-d // b) if b else 1 for d, b in zip(shape, block_shape(shape, block)))
 
 
 def _block_index(index, blocks):
@@ -491,7 +502,9 @@ def delayed_scaling(amaxes, length, name="f8E4M3FN", algo="max", zero_amax="roll
         if zero_amax == "skip" and step_amax == 0:
             continue
         history[0] = step_amax
-        a = np.max(history) if algo == "max" else history[0]
+        # `max` reduces magnitudes (the amax op's): a negative amax counts by
+        # its magnitude there.
+        a = np.max(np.abs(history)) if algo == "max" else history[0]
         if 0 < a < np.inf:
             scale = rule_ratio(a, name, margin)
         history = np.roll(history, -1)

@@ -59,4 +59,30 @@ assert n.scale_shape((5, 200), [1, 128]) == (5, 2)
 assert n.scale_shape((200, 70), [128, 128]) == (2, 1)
 assert n.scale_shape((200, 70), [16, 16]) == (13, 5)
 assert n.scale_shape((5, 200), None) == (1, 1)
+# A whole dimension of extent 0 has one scale; blocks of it none.
+assert n.scale_shape((0, 32), None) == (1, 1)
+assert n.scale_shape((5, 0), [1, -1]) == (5, 1)
+assert n.scale_shape((0, 64), [1, 32]) == (0, 2)
+assert n.amax(np.zeros((0, 32), np.float32), None).tolist() == [[0.0]]
+# Section 2, NaNs: E5M2 encodes 0x7E | p (p the f32 mantissa's top two bits)
+# with the sign; a NaN code decodes with its sign and mantissa; finite-only
+# formats give a zero of the NaN's sign.
+for bits, code in [(0x7FE00000, 0x7F), (0xFFA00000, 0xFF), (0x7FC00000, 0x7E),
+                   (0x7F800001, 0x7E)]:
+    assert n.encode(n.f32_from_bits(bits), "f8E5M2") == code, hex(bits)
+for code, name, bits in [(0x7F, "f8E4M3FN", 0x7FF00000), (0xFF, "f8E4M3FN", 0xFFF00000),
+                         (0x7D, "f8E5M2", 0x7FE00000), (0x7E, "f8E5M2", 0x7FC00000),
+                         (0xFF, "f8E5M2", 0xFFE00000)]:
+    assert n.f32_bits(np.float32(n.decode(code, name))) == bits, (name, hex(code))
+assert n.encode(n.f32_from_bits(0xFFC00000), "f4E2M1FN") == 0x8
+# Stochastic rounding past the overflow step overflows, whatever the random
+# word: E4M3 0x7E (saturate), E5M2 0x7B / 0x7C, E2M1 0x7.
+for value, name, overflow, code in [(500, "f8E4M3FN", "saturate", 0x7E),
+                                    (1e6, "f8E4M3FN", "nonfinite", 0x7F),
+                                    (70000, "f8E5M2", "saturate", 0x7B),
+                                    (70000, "f8E5M2", "nonfinite", 0x7C),
+                                    (100, "f4E2M1FN", "saturate", 0x7)]:
+    assert n.encode(value, name, overflow, "stochastic", 5) == code, (value, name)
+# Section 7: `max` reduces magnitudes (a negative amax of -8 gives 448 / 8).
+assert n.delayed_scaling([-8.0], 4)[1] == 56
 print("all numerics.md vectors reproduced")

@@ -290,7 +290,8 @@ def FP8_ConvertOp : FP8_Op<"convert", [Pure, SameOperandsAndResultShape]
     * `overflow`: `saturate` (default) clamps finite overflow and infinities
       to the largest finite value of the sign; `nonfinite` gives infinity
       (E5M2) or NaN (E4M3FN, E8M0) instead. Finite-only formats (E2M1, E2M3,
-      E3M2) always clamp, and a NaN input becomes +0 there (they have no NaN).
+      E3M2) always clamp, and a NaN input becomes a zero of the NaN's sign
+      there (they have no NaN).
     * `f8E8M0FNU` is unsigned: zero and values below 2^-127 give code 0,
       negative values and NaN give the NaN code 0xFF.
 
