@@ -246,7 +246,14 @@ class _Importer:
         # by a traced size (self.bias[:, :, :T, :T]) traces.
         tracer.proxy_buffer_attributes = True
         self.root = module
-        graph = tracer.trace(module)
+        try:
+            graph = tracer.trace(module)
+        except (TypeError, torch.fx.proxy.TraceError) as e:
+            # Python control flow or conversions on traced values
+            # (`if x.sum() > 0`, `float(t)`): data-dependent, which a program
+            # specialized to shapes cannot hold.
+            raise UnsupportedError(f"<{type(module).__name__}>: torch.fx cannot trace the "
+                                   f"module: {e}") from None
         self.gm = torch.fx.GraphModule(module, graph)
         _Propagate(self.gm).propagate(*example_inputs)
         self.example_inputs = example_inputs
@@ -765,6 +772,11 @@ class _Importer:
         target = node.target
         # Shape arithmetic (x.size(1) // heads) has the value the example
         # inputs gave it: the program is specialized to their shapes.
+        if node.op == "call_method" and target in ("item", "tolist") and \
+                isinstance(node.args[0], torch.fx.Node) and \
+                "fp8_constant" not in node.args[0].meta:
+            self.unsupported("a number read from a tensor's values: the program is "
+                             "specialized to the example inputs' shapes, not their values")
         if _float_meta(node) is None and "fp8_value" in node.meta:
             value = node.meta["fp8_value"]
             if isinstance(value, (int, float)) and not isinstance(value, bool):
@@ -1042,13 +1054,18 @@ class _Importer:
                 self.in_place(node, y)
             return y
         if key == "where":
-            a, b = arg(1, "input"), arg(2, "other")
+            # torch.where(condition, input, other); the method x.where(condition,
+            # other) is torch.where(condition, x, other).
+            if node.op == "call_method":
+                condition, a, b = arg(1, "condition"), args[0], arg(2, "other")
+            else:
+                condition, a, b = arg(0, "condition"), arg(1, "input"), arg(2, "other")
             if all(isinstance(t, torch.fx.Node) and not isinstance(self.number_or_value(t), float)
                    for t in (a, b)):
                 # Two tensors: a select, its gradient each branch's dy.
                 shape = self.shape()
                 cond, a, b = (self.broadcast_to(t, shape)
-                              for t in (self.condition(arg(0, "condition")), v(a), v(b)))
+                              for t in (self.condition(condition), v(a), v(b)))
                 return g.select(cond, a, b)
             # The tensor is kept where the mask says so; the number fills
             # the rest.
@@ -1059,7 +1076,7 @@ class _Importer:
             if isinstance(x, (int, float)) or not isinstance(fill, (int, float)):
                 self.unsupported("where of a tensor and a number only")
             x = self.broadcast_to(x, self.shape())
-            return self.fill_masked(x, arg(0, "condition"), not tensor_first, fill)
+            return self.fill_masked(x, condition, not tensor_first, fill)
         self.unsupported()
 
     def clamp(self, x, low, high, at_bounds=True):

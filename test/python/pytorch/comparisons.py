@@ -177,13 +177,42 @@ print("relu gradient:", z.grad.tolist())
 # CHECK: relu gradient: {{\[\[}}2.0, 2.0, 0.0, 0.0, 2.0]]
 
 
+class Method(nn.Module):
+    """x.where(condition, other) is torch.where(condition, x, other)."""
+
+    def forward(self, x, y):
+        return x.where(x > 0, y) + y.where(y < x, torch.tensor(0.5))
+
+
+x = torch.randn(2, 6, 8)
+print("where method:", torch.equal(
+    fp8_torch.compile(Method(), (x, y), recipe=None, opt_level=0)(x, y), Method()(x, y)))
+# CHECK: where method: True
+
+
 class Bitwise(nn.Module):
     def forward(self, x, ids):
         return x * (~ids).float()
 
 
-try:
-    fp8_torch.import_module(Bitwise(), (x, torch.ones(2, 6, 8, dtype=torch.long)))
-except UnsupportedError as e:
-    print(e)
+class Count(nn.Module):
+    def forward(self, x, ids):
+        return x * (ids != 0).sum().item()
+
+
+class Branch(nn.Module):
+    def forward(self, x):
+        return x * float((x > 2.5).any())
+
+
+# Refused: bitwise ops on integers, and numbers read from a tensor's values
+# (the program is specialized to shapes), at import or at tracing.
+ids = torch.ones(2, 6, 8, dtype=torch.long)
+for module, inputs in ((Bitwise(), (x, ids)), (Count(), (x, ids)), (Branch(), (x,))):
+    try:
+        fp8_torch.import_module(module, inputs)
+    except UnsupportedError as e:
+        print(str(e).replace(os.path.dirname(os.path.abspath(__file__)) + os.sep, ""))
 # CHECK: comparisons.py:[[#]]: unsupported op 'invert' (call_function): bitwise not of integers
+# CHECK: comparisons.py:[[#]]: unsupported op 'item' (call_method): a number read from a tensor's values: the program is specialized to the example inputs' shapes, not their values
+# CHECK: <Branch>: torch.fx cannot trace the module:
