@@ -44,6 +44,7 @@ CUDA path makes) and that each manifest's inputs are the module's.
 """
 
 import argparse
+import functools
 import importlib.util
 import json
 import os
@@ -62,8 +63,10 @@ FRO_LIMIT = 2.0 ** -8
 DRIFT_SLACK = 2.0 ** -3
 
 
+@functools.lru_cache(maxsize=None)
 def _modules():
-    """The case modules (torch imported only when needed)."""
+    """The case modules' classes, made once (torch imported only when
+    needed)."""
     import torch
     import torch.nn as nn
 
@@ -74,23 +77,6 @@ def _modules():
                                         "models.py"))
     models = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(models)
-    MLP, Block, LlamaBlock = models.MLP, models.Block, models.LlamaBlock
-
-    class Gated(nn.Module):
-        """Comparisons in the graph, and an integer attention mask given at
-        each call (an f32 input the callable converts)."""
-
-        def __init__(self):
-            super().__init__()
-            self.fc1 = nn.Linear(64, 128)
-            self.fc2 = nn.Linear(128, 64)
-
-        def forward(self, x, attention_mask):
-            h = self.fc1(x)
-            h = torch.where(h > 0, h, 0.1 * h)
-            scores = (h @ h.transpose(-2, -1)).masked_fill(
-                (attention_mask == 0)[:, None, :], float("-inf"))
-            return self.fc2(torch.softmax(scores, -1) @ h) * (x > -1).float()
 
     class Padded(nn.Module):
         """nn.MultiheadAttention with a padding mask from a buffer."""
@@ -108,7 +94,8 @@ def _modules():
             x = x + self.attn(h, h, h, key_padding_mask=padded, need_weights=False)[0]
             return x + self.fc(torch.relu(x))
 
-    return dict(MLP=MLP, Block=Block, LlamaBlock=LlamaBlock, Gated=Gated, Padded=Padded)
+    return dict(MLP=models.MLP, Block=models.Block, LlamaBlock=models.LlamaBlock,
+                Gated=models.Gated, Padded=Padded)
 
 
 def _inputs(torch, name):

@@ -36,10 +36,6 @@ F32 = "f32"
 # where either side is NaN except for "ne" (torch's, numpy's).
 PREDICATES = {"eq": "oeq", "ne": "une", "lt": "olt", "le": "ole", "gt": "ogt", "ge": "oge"}
 
-_COMPARISONS = {"eq": operator.eq, "ne": operator.ne, "lt": operator.lt, "le": operator.le,
-                "gt": operator.gt, "ge": operator.ge}
-
-
 # The inputs of an op that get no gradient from it, by position.
 _NO_GRADIENT = {"compare": (0, 1), "select": (0,), "fill_where": (1,)}
 
@@ -629,7 +625,7 @@ class Graph:
                 r = np.where(v[1] != 0, np.float64(np.float32(a["value"])), v[0])
             elif t.op == "compare":
                 other = v[1] if len(v) > 1 else np.float64(np.float32(a["value"]))
-                r = _COMPARISONS[a["predicate"]](v[0], other).astype(np.float64)
+                r = getattr(operator, a["predicate"])(v[0], other).astype(np.float64)
             elif t.op == "select":
                 r = np.where(v[0] != 0, v[1], v[2])
             else:
@@ -734,7 +730,7 @@ class Graph:
                 r = v[0].masked_fill(v[1] != 0, a["value"])
             elif t.op == "compare":
                 other = v[1] if len(v) > 1 else a["value"]
-                r = _COMPARISONS[a["predicate"]](v[0], other).to(v[0].dtype)
+                r = getattr(operator, a["predicate"])(v[0], other).to(v[0].dtype)
             elif t.op == "select":
                 r = torch.where(v[0] != 0, v[1], v[2])
             else:
@@ -749,7 +745,7 @@ class Graph:
         one the emitter gives a value of its own (`e2`, `y`) is renamed in
         the text (`%in_e2`), which is otherwise not valid IR. The graph is
         left as it was."""
-        renamed = []
+        saved = [(p, p.attrs.get("ssa")) for p in self.params]
         try:
             while True:
                 text = self._emit(matmul_operands, storage, weights, prepare_group)
@@ -758,11 +754,9 @@ class Graph:
                 if not clashing:
                     return text
                 for p in clashing:
-                    renamed.append((p, p.attrs.get("ssa")))
                     p.attrs["ssa"] = "in_" + p.name[1:]
         finally:
-            # The names back, the first one first (a name renamed twice).
-            for p, ssa in reversed(renamed):
+            for p, ssa in saved:
                 if ssa is None:
                     p.attrs.pop("ssa", None)
                 else:

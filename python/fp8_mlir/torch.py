@@ -770,13 +770,13 @@ class _Importer:
 
     def call(self, node):
         target = node.target
-        # Shape arithmetic (x.size(1) // heads) has the value the example
-        # inputs gave it: the program is specialized to their shapes.
         if node.op == "call_method" and target in ("item", "tolist") and \
                 isinstance(node.args[0], torch.fx.Node) and \
                 "fp8_constant" not in node.args[0].meta:
             self.unsupported("a number read from a tensor's values: the program is "
                              "specialized to the example inputs' shapes, not their values")
+        # Shape arithmetic (x.size(1) // heads) has the value the example
+        # inputs gave it: the program is specialized to their shapes.
         if _float_meta(node) is None and "fp8_value" in node.meta:
             value = node.meta["fp8_value"]
             if isinstance(value, (int, float)) and not isinstance(value, bool):
@@ -1336,10 +1336,9 @@ class _Importer:
         if len(x.shape) >= 2 and torch.equal(filled, _above_diagonal(x.shape)):
             return self.g.causal_fill(x, float(value))
         # The mask as stored (not broadcast), filled where 1.
-        stored = self.env[mask].tensor.to(torch.bool)
-        stored = stored if fill_where_set else ~stored
-        name = f"{mask.name}_{'set' if fill_where_set else 'clear'}"
-        flags = self.broadcast_to(self.named_constant(name, stored.to(torch.float32)), shape)
+        flags = self.condition(mask) if fill_where_set else self.named_constant(
+            f"{mask.name}_clear", (self.env[mask].tensor == 0).to(torch.float32))
+        flags = self.broadcast_to(flags, shape)
         return self.g.fill_where(x, self.reshape(flags, x.shape), float(value))
 
 
@@ -1733,20 +1732,20 @@ class _GPUPrograms:
             compiled = self.compiled
             imported = compiled.imported
             graph = imported.forward if name == imported.forward.name else imported.backward
-            args = (graph, compiled.recipe, self.chip, self.artifacts, imported,
-                    compiled.prepare_weights)
-            manifests = exported(*args)
+            manifests = exported(graph, compiled.recipe, self.chip, self.artifacts, imported,
+                                 compiled.prepare_weights)
             if manifests is None:
                 from . import _capi
 
                 try:
-                    _capi.lib()
+                    manifests = _compile_graph(graph, compiled.recipe, self.chip,
+                                               self.artifacts, compiled._source, imported,
+                                               compiled.prepare_weights)
                 except _capi.FP8MLIRLibraryError as e:
                     raise _capi.FP8MLIRLibraryError(
                         f"{os.path.join(self.artifacts, graph.name)} holds no artifacts "
                         f"exported for '{graph.name}' by this recipe, chip and options, "
                         f"and the compiler is not available to compile them: {e}") from None
-                manifests = _compile_graph(*args[:4], compiled._source, *args[4:])
             # Each function is compiled alone, with a prepare function of its
             # own.
             prepare = manifests.get(name + "_prepare")

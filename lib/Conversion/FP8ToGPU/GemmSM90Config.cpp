@@ -209,14 +209,14 @@ int64_t GemmSM90Config::getStages() const {
     return stages;
   int64_t stageBytes = (blockM + blockN) * kBlockK;
   if (!stagedMatrices && !epilogueWarpgroup && !tmaStore) {
-    // (Column scales by the producer take a buffer per stage.)
-    if (producerColumnScales && stagesColumnScales())
-      return std::min(kMaxStages,
-                      (kSharedMemoryBudget - 256) /
-                          (stageBytes + getColumnScaleBufferBytes()));
+    // Column scales copied by the producer take a buffer per stage; staged
+    // by the consumers, a fixed four (getColumnScaleBytes).
+    bool perStage = producerColumnScales && stagesColumnScales();
+    int64_t fixedBytes = 256 + (perStage ? 0 : getColumnScaleBytes());
+    if (perStage)
+      stageBytes += getColumnScaleBufferBytes();
     return std::min(kMaxStages,
-                    (kSharedMemoryBudget - 256 - getColumnScaleBytes()) /
-                        stageBytes);
+                    (kSharedMemoryBudget - fixedBytes) / stageBytes);
   }
   // The deepest ring after which the staged inputs or the hand-over still
   // fit.

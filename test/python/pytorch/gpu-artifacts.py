@@ -62,7 +62,7 @@ import sys
 import torch
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "Inputs"))
-from models import MLP, Block, LlamaBlock, NanoBlock  # noqa: E402
+from models import MLP, Block, Gated, LlamaBlock, NanoBlock  # noqa: E402
 
 from fp8_mlir import torch as fp8_torch  # noqa: E402
 
@@ -171,20 +171,6 @@ manifests = fp8_torch.export(MHABlock().eval(), (torch.randn(2, 32, 64),), recip
                              chip="sm_90a", artifacts=os.path.join(out, "mha"))
 print("mha", sorted(os.path.relpath(v, out) for v in manifests.values()))
 # CHECK: mha ['mha/mhablock/mhablock.json', 'mha/mhablock_backward/mhablock_backward.json']
-
-
-class Gated(torch.nn.Module):
-    def __init__(self):
-        super().__init__()
-        self.fc1 = torch.nn.Linear(64, 128)
-        self.fc2 = torch.nn.Linear(128, 64)
-
-    def forward(self, x, attention_mask):
-        h = self.fc1(x)
-        h = torch.where(h > 0, h, 0.1 * h)
-        scores = (h @ h.transpose(-2, -1)).masked_fill((attention_mask == 0)[:, None, :],
-                                                       float("-inf"))
-        return self.fc2(torch.softmax(scores, -1) @ h) * (x > -1).float()
 
 
 attention_mask = torch.ones(2, 32, dtype=torch.long)

@@ -152,6 +152,23 @@ class LlamaBlock(nn.Module):
         return h + self.w2(F.silu(self.w1(n)) * self.w3(n))
 
 
+class Gated(nn.Module):
+    """Comparisons in the graph: a where of two tensors after a linear, and
+    HF's `attention_mask == 0` of an integer argument."""
+
+    def __init__(self):
+        super().__init__()
+        self.fc1 = nn.Linear(64, 128)
+        self.fc2 = nn.Linear(128, 64)
+
+    def forward(self, x, attention_mask):
+        h = self.fc1(x)
+        h = torch.where(h > 0, h, 0.1 * h)
+        scores = (h @ h.transpose(-2, -1)).masked_fill((attention_mask == 0)[:, None, :],
+                                                       float("-inf"))
+        return self.fc2(torch.softmax(scores, -1) @ h) * (x > -1).float()
+
+
 def reference(module, inputs, grad_output):
     """Output, input gradients and parameter gradients of `module` in
     float64."""
