@@ -394,6 +394,19 @@ def amax(x, block, nan="ignore"):
     return out
 
 
+def encode_product(x, m):
+    """fl32(x * m), a NaN product being the element's NaN: x when it is
+    NaN, else the quiet NaN with x's sign (section 2)."""
+    x = np.float32(x)
+    with np.errstate(over="ignore", invalid="ignore"):
+        y = f32(x * np.float32(m))
+    if not np.isnan(y):
+        return y
+    if np.isnan(x):
+        return x
+    return f32_from_bits(0xFFC00000 if np.signbit(x) else 0x7FC00000)
+
+
 def quantize(x, scale, block, name, overflow="saturate", kind="f32", global_scale=None,
              rounding="rne", rbits=None):
     x = np.asarray(x, dtype=np.float32)
@@ -402,8 +415,7 @@ def quantize(x, scale, block, name, overflow="saturate", kind="f32", global_scal
     out = np.zeros(x.shape, dtype=np.int64)
     for index in np.ndindex(*x.shape):
         m = encode_multiplier(scale[_block_index(index, blocks)], kind, global_scale)
-        with np.errstate(over="ignore", invalid="ignore"):
-            y = f32(x[index] * m)
+        y = encode_product(x[index], m)
         r = 0 if rbits is None else int(np.asarray(rbits)[index]) & 0xFFFFFFFF
         out[index] = encode(y, name, overflow, rounding, r)
     return out

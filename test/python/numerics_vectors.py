@@ -75,6 +75,20 @@ for code, name, bits in [(0x7F, "f8E4M3FN", 0x7FF00000), (0xFF, "f8E4M3FN", 0xFF
                          (0xFF, "f8E5M2", 0xFFE00000)]:
     assert n.f32_bits(np.float32(n.decode(code, name))) == bits, (name, hex(code))
 assert n.encode(n.f32_from_bits(0xFFC00000), "f4E2M1FN") == 0x8
+# A NaN product takes the element's NaN: under the E8M0 NaN scale 0xFF, -2
+# gives the NaN of its sign; a NaN element keeps its sign and payload; 0 x inf
+# under an f32 scale of 0 and NaN f32 scales alike.
+nan_e, nan_f = n.f32_from_bits(0x7FE00000), n.f32_from_bits(0xFFC00000)
+row = np.array([[-2.0, 2.0, nan_e, nan_f]], np.float32)
+for name, codes in [("f8E4M3FN", [0xFF, 0x7F, 0x7F, 0xFF]), ("f8E5M2", [0xFE, 0x7E, 0x7F, 0xFE]),
+                    ("f4E2M1FN", [0x8, 0x0, 0x0, 0x8])]:
+    assert n.quantize(row, [[255]], [1, 4], name, kind="e8m0").tolist() == [codes], name
+rows = np.array([[-0.0, 3.0, -np.inf, nan_e], [np.inf, -np.inf, 1.0, nan_f]], np.float32)
+scales = np.array([[np.nan], [0.0]], np.float32)
+assert n.quantize(rows, scales, [1, 4], "f8E4M3FN").tolist() == [
+    [0xFF, 0x7F, 0xFF, 0x7F], [0x7F, 0xFF, 0x00, 0xFF]]
+assert n.quantize(rows, scales, [1, 4], "f8E5M2").tolist() == [
+    [0xFE, 0x7E, 0xFE, 0x7F], [0x7E, 0xFE, 0x00, 0xFE]]
 # Stochastic rounding past the overflow step overflows, whatever the random
 # word: E4M3 0x7E (saturate), E5M2 0x7B / 0x7C, E2M1 0x7.
 for value, name, overflow, code in [(500, "f8E4M3FN", "saturate", 0x7E),

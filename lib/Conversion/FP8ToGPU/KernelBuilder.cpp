@@ -242,8 +242,12 @@ Value KernelBuilder::getNaNCode(Value x, Format format) {
   Value sign = andI(lshr(bits, i32(24)), i32(0x80));
   Value magnitude = i32(0x7F);
   if (format == Format::E5M2) {
-    // 0x7C | the quiet bit | the f32 mantissa's top two bits.
-    magnitude = orI(i32(0x7E), andI(lshr(bits, i32(21)), i32(0x3)));
+    // 0x7C | the quiet bit | the top two bits of x's payload (none when x is
+    // a number and its multiplier made the NaN).
+    Value payload =
+        select(arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNO, x, x),
+               andI(lshr(bits, i32(21)), i32(0x3)), i32(0));
+    magnitude = orI(i32(0x7E), payload);
   }
   return arith::TruncIOp::create(b, loc, i16(), orI(sign, magnitude));
 }

@@ -298,21 +298,31 @@ public:
   }
   /// The E4M3 or E5M2 codes of `lo` and `hi` as an i16 in memory order (lo
   /// in the low byte): one cvt.rn.satfinite.{e4m3,e5m2}x2.f32, whose NaN
-  /// code (0x7F) is replaced by the CPU reference's (getNaNCode) of
-  /// `sourceLo` and `sourceHi`, the values that `lo` and `hi` were scaled
-  /// from: a GPU multiply returns the canonical NaN, where the CPU's keeps
-  /// the NaN operand's sign and payload. With `positiveFactors` (scales a
+  /// code (0x7F) is replaced by the one numerics.md gives a NaN product of
+  /// `sourceLo` and `sourceHi`, the elements that `lo` and `hi` were scaled
+  /// from (getNaNCode): a GPU multiply returns the canonical NaN, whatever
+  /// its operands. With `positiveFactors` (scales a
   /// rule computed, or E8M0 scales: each multiplier is positive, or NaN and
   /// then every product of the block is NaN) the codes of values that are
   /// not NaN carry their sources' signs, and E4M3 takes them without a
   /// test.
   Value cvtSatFinite(Value lo, Value hi, Format format, Value sourceLo,
                      Value sourceHi, bool positiveFactors = false);
-  /// The code fp8.convert (saturate, the CPU reference's soft float) gives
-  /// the f32 NaN `x` in `format` (E4M3 or E5M2), as an i16 below 256: its
-  /// sign, the all-ones magnitude of E4M3, E5M2's infinity with the quiet
-  /// bit and the top payload bits.
+  /// The NaN code (E4M3 or E5M2, as an i16 below 256) that a NaN product of
+  /// the f32 element `x` takes (numerics.md section 2): `x`'s sign, the
+  /// all-ones magnitude of E4M3, E5M2's infinity with the quiet bit and, when
+  /// `x` is itself NaN, its top payload bits.
   Value getNaNCode(Value x, Format format);
+  /// The NaN a NaN product of the f32 element `x` is: `x` when it is NaN,
+  /// else the quiet NaN with `x`'s sign.
+  Value getElementNaN(Value x) {
+    Value bits = bitcast(i32(), x);
+    Value signedNaN =
+        bitcast(f32(), orI(andI(bits, i32(INT32_MIN)), i32(0x7FC00000)));
+    return select(
+        arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNO, x, x), x,
+        signedNaN);
+  }
   /// Folds the non-negative f32 `value` into the f32 at `address` with an
   /// atomic max on its bits: they order as unsigned integers, NaN above
   /// infinity.

@@ -233,9 +233,10 @@ private:
   /// tensor-memory scale layout for every row its block covers.
   void emitTcgen05ScaleStore(Value code, Value r, Value c, Value blockR,
                              Value blockC);
-  /// E2M1 codes of the scaled values, packed two per byte.
-  void emitE2M1Codes(ArrayRef<Value> scaled, ArrayRef<Value> bits, Value row,
-                     Value col);
+  /// E2M1 codes of the `scaled` values, packed two per byte; a NaN's is the
+  /// zero of its `unscaled` element's sign.
+  void emitE2M1Codes(ArrayRef<Value> scaled, ArrayRef<Value> unscaled,
+                     ArrayRef<Value> bits, Value row, Value col);
   /// Stores the codes of the transposed tile: this thread's 16 codes
   /// `codes` (one per byte) go to shared memory at (`myRow`, `myCol`) of the
   /// tile; each thread then reads 16 rows of one column, code(i) being the
@@ -700,15 +701,21 @@ void QuantizeEmitter::emitTcgen05ScaleStore(Value code, Value r, Value c,
 }
 
 void QuantizeEmitter::emitE2M1Codes(ArrayRef<Value> scaled,
+                                    ArrayRef<Value> unscaled,
                                     ArrayRef<Value> bits, Value row,
                                     Value col) {
   // cvt.rn.satfinite.e2m1x2 rounds to nearest even and clamps to +-6; E2M1
-  // has no NaN and fp8.convert makes NaN +0, so NaNs are zeroed first.
+  // has no NaN: a NaN product becomes the zero of its element's sign
+  // (numerics.md section 2), before either conversion.
   Type e2m1 = kb.b.getType<Float4E2M1FNType>();
-  auto finite = [&](Value v) {
+  auto finite = [&](int64_t j) {
+    Value v = scaled[j];
     Value isNaN =
         arith::CmpFOp::create(kb.b, kb.loc, arith::CmpFPredicate::UNO, v, v);
-    return kb.select(isNaN, kb.f32(0.0f), v);
+    Value signedZero =
+        kb.bitcast(kb.f32(), kb.andI(kb.bitcast(kb.i32(), unscaled[j]),
+                                     kb.i32(INT32_MIN)));
+    return kb.select(isNaN, signedZero, v);
   };
   constexpr int64_t kBytes = kPerThread / 2;
   auto byteVector = VectorType::get({kBytes}, kb.i8());
@@ -717,10 +724,9 @@ void QuantizeEmitter::emitE2M1Codes(ArrayRef<Value> scaled,
   for (int64_t i = 0; i < kBytes; ++i) {
     Value pair;
     if (copy().stochastic) {
-      // The soft conversion makes NaN +0 itself.
       auto code = [&](int64_t j) -> Value {
         return arith::ExtUIOp::create(kb.b, kb.loc, kb.i8(),
-                                      softCode(e2m1, scaled[j], bits[j]));
+                                      softCode(e2m1, finite(j), bits[j]));
       };
       Value shift =
           arith::ConstantOp::create(kb.b, kb.loc, kb.b.getI8IntegerAttr(4));
@@ -729,8 +735,8 @@ void QuantizeEmitter::emitE2M1Codes(ArrayRef<Value> scaled,
     } else {
       // The code of `a` lands in the high nibble.
       pair = NVVM::ConvertF32x2ToF4x2Op::create(
-          kb.b, kb.loc, kb.i8(), finite(scaled[2 * i + 1]),
-          finite(scaled[2 * i]), kb.b.getBoolAttr(false), TypeAttr::get(e2m1));
+          kb.b, kb.loc, kb.i8(), finite(2 * i + 1), finite(2 * i),
+          kb.b.getBoolAttr(false), TypeAttr::get(e2m1));
     }
     pairs.push_back(pair);
     packed =
@@ -821,14 +827,15 @@ Value QuantizeEmitter::convertPair(Value lo, Value hi, Value unscaledLo,
   Type narrow = copy().format == Format::E4M3
                     ? Type(kb.b.getType<Float8E4M3FNType>())
                     : Type(kb.b.getType<Float8E5M2Type>());
-  // The multiplier is positive and finite: a NaN product is the unscaled
-  // value's NaN, whose sign and payload the CPU's multiply keeps.
+  // A NaN product is the element's NaN (a GPU multiply returns the
+  // canonical one).
   auto code = [&](Value v, Value unscaled, Value rbits) {
     Value isNaN =
         arith::CmpFOp::create(kb.b, kb.loc, arith::CmpFPredicate::UNO, v, v);
     return arith::ExtUIOp::create(
         kb.b, kb.loc, kb.i16(),
-        softCode(narrow, kb.select(isNaN, unscaled, v), rbits));
+        softCode(narrow, kb.select(isNaN, kb.getElementNaN(unscaled), v),
+                 rbits));
   };
   return kb.orI(code(lo, unscaledLo, loBits),
                 kb.shl(code(hi, unscaledHi, hiBits),
@@ -875,12 +882,12 @@ void QuantizeEmitter::emitCodes(Value values, Value words, Value row,
   if (copy().stochastic)
     for (int64_t i = 0; i < kPerThread; ++i)
       bits[i] = LLVM::ExtractElementOp::create(kb.b, kb.loc, words, kb.i32(i));
-  if (copy().format == Format::E2M1)
-    return emitE2M1Codes(scaled, bits, row, col);
   SmallVector<Value> unscaled;
   for (int64_t i = 0; i < kPerThread; ++i)
     unscaled.push_back(
         LLVM::ExtractElementOp::create(kb.b, kb.loc, values, kb.i32(i)));
+  if (copy().format == Format::E2M1)
+    return emitE2M1Codes(scaled, unscaled, bits, row, col);
   Value codeBytes = packCodes(scaled, unscaled, bits);
   auto bytes = VectorType::get({kPerThread}, kb.i8());
 

@@ -291,7 +291,7 @@ struct QuantizeLowering : OpRewritePattern<QuantizeOp> {
         [&](OpBuilder &b, Location loc, Value x, Value scale, Value global,
             ValueRange rest) -> Value {
           Value m = emitEncodeMultiplier(b, loc, scale, global);
-          Value y = arith::MulFOp::create(b, loc, toF32(b, loc, x), m);
+          Value y = emitEncodeProduct(b, loc, toF32(b, loc, x), m);
           Value rbits = rest.empty() ? Value() : rest.front();
           return ConvertOp::create(b, loc, narrow, y, rbits, rounding,
                                    overflow);

@@ -1,7 +1,8 @@
 // fp8.dynamic_quantize for sm_100a: NVFP4 (two-level scales) reduces the
 // tensor's amax first; the quantize kernel derives the global scale from
 // it, stores the global decode scale, E4M3 block scales and E2M1 codes
-// packed two per byte by cvt.rn.satfinite.e2m1x2 (NaN zeroed first). Scales
+// packed two per byte by cvt.rn.satfinite.e2m1x2 (a NaN product made the
+// zero of its element's sign first, quantize-nan-products.mlir). Scales
 // that only sm_100a block-scaled GEMMs read are written in the tcgen05 scale
 // layout (see gemm-sm100-ptx.mlir for GEMMs reading given scales).
 // RUN: rm -rf %t && fp8-opt %s --fp8-gpu-pipeline="chip=sm_100a artifacts=%t ptxas=none" -o /dev/null
@@ -14,7 +15,8 @@
 // CHECK-LABEL: .entry fp8_amax_bf16_b32x128_nanignore_vl_gs(
 // CHECK-DAG: atom.global.max.u32
 // CHECK-LABEL: .entry fp8_quantize_bf16_e2m1_b1x16_nvfp4_sat_fused_vs_nanignore_vl(
-// CHECK-DAG: setp.num.f32
+// CHECK-DAG: setp.nan.f32
+// CHECK-DAG: and.b32 {{%r[0-9]+}}, {{%r[0-9]+}}, -2147483648;
 // CHECK-DAG: cvt.rn.satfinite.e2m1x2.f32
 // CHECK-DAG: min.f32
 // CHECK-DAG: st.global.v2.b32

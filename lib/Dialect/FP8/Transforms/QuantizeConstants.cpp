@@ -226,8 +226,8 @@ CodeTensor evalQuantize(const FloatTensor &input, const Scales &scales,
                        ? host::e8m0EncodeMultiplier(code)
                        : host::nvfp4EncodeMultiplier(code, *global);
     }
-    result.codes.push_back(
-        host::roundToFormat(input.values[i] * multiplier, format, overflow));
+    result.codes.push_back(host::roundToFormat(
+        host::encodeProduct(input.values[i], multiplier), format, overflow));
   }
   return result;
 }

@@ -49,6 +49,15 @@ int32_t exponentField(float x) { return int32_t((bitsOf(x) >> 23) & 0xFF); }
 
 } // namespace
 
+float host::encodeProduct(float x, float m) {
+  float product = x * m;
+  if (!std::isnan(product))
+    return product;
+  if (std::isnan(x))
+    return x;
+  return fromBits((bitsOf(x) & 0x80000000u) | 0x7FC00000u);
+}
+
 uint8_t host::roundToFormat(float x, Format format, Overflow overflow) {
   // numerics.md section 2, as SoftFloat's truncation: NaN keeps APFloat's
   // encoding (finite-only formats give a signed zero); beyond the largest

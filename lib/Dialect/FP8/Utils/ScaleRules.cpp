@@ -211,6 +211,16 @@ Value mlir::fp8::emitEncodeMultiplier(OpBuilder &b, Location loc, Value scale,
                                   s.f32(FLT_MAX));
 }
 
+Value mlir::fp8::emitEncodeProduct(OpBuilder &b, Location loc, Value x,
+                                   Value m) {
+  using P = arith::CmpFPredicate;
+  Scalar s{b, loc};
+  Value product = s.mulf(x, m);
+  Value signedNaN = math::CopySignOp::create(b, loc, s.f32(NAN), x);
+  Value elementNaN = s.select(s.cmpf(P::UNO, x, x), x, signedNaN);
+  return s.select(s.cmpf(P::UNO, product, product), elementNaN, product);
+}
+
 Value mlir::fp8::emitDecodeMultiplier(OpBuilder &b, Location loc, Value scale,
                                       Value globalScale) {
   Scalar s{b, loc};

@@ -73,3 +73,21 @@ func.func @huge_splat() -> (tensor<4294967296x16xf8E4M3FN>, tensor<134217728x16x
   %q, %s = fp8.dynamic_quantize %w by <32x1> rule <e8m0_rceil> : tensor<4294967296x16xf32> -> tensor<4294967296x16xf8E4M3FN>, tensor<134217728x16xf8E8M0FNU>
   return %q, %s, %a : tensor<4294967296x16xf8E4M3FN>, tensor<134217728x16xf8E8M0FNU>, tensor<1x1xf32>
 }
+
+// -----
+
+// A NaN product takes the element's NaN (numerics.md section 2): under the
+// E8M0 NaN scale 0xFF, -2 and 2 give the NaN of their sign and the NaN
+// elements keep theirs (E5M2: 0x7E | the top payload bits), as at run time
+// (Execution/Numerics/nan-products.mlir).
+// CHECK-LABEL: func.func @nan_scale
+// CHECK-DAG: arith.constant dense<{{\[\[}}0xFF, 0x7F, 0x7F, 0xFF]]> : tensor<1x4xf8E4M3FN>
+// CHECK-DAG: arith.constant dense<{{\[\[}}0xFE, 0x7E, 0x7F, 0xFE]]> : tensor<1x4xf8E5M2>
+// CHECK-NOT: fp8.quantize
+func.func @nan_scale() -> (tensor<1x4xf8E4M3FN>, tensor<1x4xf8E5M2>) {
+  %x = arith.constant dense<[[-2.0, 2.0, 0x7FE00000, 0xFFC00000]]> : tensor<1x4xf32>
+  %s = arith.constant dense<0xFF> : tensor<1x1xf8E8M0FNU>
+  %a = fp8.quantize %x, %s by <1x4> : tensor<1x4xf32>, tensor<1x1xf8E8M0FNU> -> tensor<1x4xf8E4M3FN>
+  %b = fp8.quantize %x, %s by <1x4> : tensor<1x4xf32>, tensor<1x1xf8E8M0FNU> -> tensor<1x4xf8E5M2>
+  return %a, %b : tensor<1x4xf8E4M3FN>, tensor<1x4xf8E5M2>
+}

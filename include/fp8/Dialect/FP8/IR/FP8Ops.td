@@ -129,6 +129,10 @@ def FP8_QuantizeOp : FP8_Op<"quantize", [Pure, AttrSizedOperandSegments]> {
       global encode scale `S` of the `global` operand:
       `m = min(1 / (float(sb) * (1 / S)), FLT_MAX)`.
 
+    A NaN product takes the element's NaN: `x` itself when it is NaN, else
+    the quiet NaN with `x`'s sign, as under the E8M0 NaN scale 0xFF (a zero
+    of `x`'s sign in finite-only formats).
+
     Stochastic rounding takes one 32-bit random word per element (`rbits`).
 
     ```mlir

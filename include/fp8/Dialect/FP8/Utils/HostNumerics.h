@@ -27,6 +27,11 @@ namespace mlir::fp8::host {
 /// `overflow` (numerics.md section 2).
 uint8_t roundToFormat(float x, Format format, Overflow overflow);
 
+/// What fp8.quantize rounds for the element `x` under the encode multiplier
+/// `m`: `fl32(x * m)`, a NaN product being the element's NaN (`x` when it is
+/// NaN, else the quiet NaN with `x`'s sign; numerics.md section 2).
+float encodeProduct(float x, float m);
+
 /// The f32 value of `code` in `format`.
 float decodeFormat(uint8_t code, Format format);
 

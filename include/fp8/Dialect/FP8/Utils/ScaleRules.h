@@ -59,6 +59,13 @@ Value emitScaleRule(OpBuilder &b, Location loc, ScaleRuleAttr rule,
 Value emitEncodeMultiplier(OpBuilder &b, Location loc, Value scale,
                            Value globalScale = {});
 
+/// The f32 value fp8.quantize rounds for the element `x` (f32) under the
+/// encode multiplier `m`: `fl32(x * m)`, except that a NaN product is the
+/// element's NaN: `x` itself when it is NaN, else the quiet NaN with `x`'s
+/// sign (docs/numerics.md section 2). A multiply alone may return either
+/// operand's NaN, or a canonical one on GPUs.
+Value emitEncodeProduct(OpBuilder &b, Location loc, Value x, Value m);
+
 /// The f32 multiplier an element is decoded with (`x = fl32(q * d)`): an f32
 /// decode scale itself, 2^(e - 127) for an E8M0 code (NaN for 0xFF), and
 /// fl32(float(sb) * G) for an E4M3 block scale with global decode scale G.
