@@ -184,6 +184,35 @@ class Graph:
         """a + value."""
         return self._node("shift", [a], a.shape, value=float(value))
 
+    def rdiv(self, value, a):
+        """The number `value` divided by a, rounded once."""
+        return self._node("rdiv", [a], a.shape, value=float(value))
+
+    def clamp(self, a, low, high):
+        """a clamped to `low` and `high` (each None, and the others all
+        numbers or all tensors of a's shape) as torch's clamp: low where
+        a < low, then high where that is > high; NaN where a is NaN, or a
+        tensor bound is. The gradient goes to a where low <= a <= high (none
+        at NaN, none at all where low > high); to a tensor low where
+        a < low < high (a < low without high); to a tensor high where a >
+        high or high < low (a > high without low)."""
+        bounds = [b for b in (low, high) if isinstance(b, Tensor)]
+        assert all(b.shape == a.shape for b in bounds)
+        assert not bounds or len(bounds) == sum(b is not None for b in (low, high))
+
+        def number(b):
+            return None if b is None or isinstance(b, Tensor) else float(b)
+        return self._node("clamp", [a] + bounds, a.shape, low=number(low), high=number(high),
+                          tensor_low=isinstance(low, Tensor), tensor_high=isinstance(high, Tensor))
+
+    def clamp_bounds(self, t, values):
+        """The low and high bounds of the clamp node `t`, as numbers, None or
+        `values` (its inputs or their values)."""
+        a, rest = t.attrs, iter(values[1:])
+        low = next(rest) if a["tensor_low"] else a["low"]
+        high = next(rest) if a["tensor_high"] else a["high"]
+        return low, high
+
     def gelu(self, a):
         return self._node("gelu", [a], a.shape)
 
@@ -386,6 +415,32 @@ class Graph:
             return [da, self.scale(self.mul(da, t), -1.0)]
         if op == "shift":
             return [dy]
+        if op == "rdiv":
+            # -dy value / x^2 = -dy (value / x) / x.
+            return [self.scale(self.div(self.mul(dy, t), ins[0]), -1.0)]
+        if op == "clamp":
+            x = ins[0]
+            low, high = self.clamp_bounds(t, ins)
+
+            def where(*masks, both=True):
+                # dy where every mask holds (`both`) or any does, else 0.
+                masks = [m for m in masks if m is not None]
+                if not masks:
+                    return dy
+                held = masks[0]
+                for m in masks[1:]:
+                    held = self.mul(held, m) if both else self.add(held, m)
+                return self.fill_where(dy, self.compare(held, 0.0, "eq"), 0.0)
+
+            def holds(p, predicate, q):
+                return None if p is None or q is None else self.compare(p, q, predicate)
+            grads = [where(holds(x, "ge", low), holds(x, "le", high))]
+            if a["tensor_low"]:
+                grads.append(where(self.compare(x, low, "lt"), holds(low, "lt", high)))
+            if a["tensor_high"]:
+                grads.append(where(self.compare(x, high, "gt"), holds(high, "lt", low),
+                                   both=False))
+            return grads
         if op == "gelu":
             return [self.gelu_grad(ins[0], dy)]
         if op == "abs":
@@ -394,12 +449,17 @@ class Graph:
             sign = self.sub(self.compare(x, 0.0, "gt"), self.compare(x, 0.0, "lt"))
             return [self.mul(dy, sign)]
         if op in ("maximum", "minimum"):
-            # dy to the larger (smaller) one, half to each at a tie.
+            # dy to the larger (smaller) one, half to each at a tie, all of
+            # it to each where either is NaN, as torch's: 1 less the share
+            # lost.
             x, y = ins
-            wins = "gt" if op == "maximum" else "lt"
+            loses = "lt" if op == "maximum" else "gt"
             half = self.scale(self.compare(x, y, "eq"), 0.5)
-            return [self.mul(dy, self.add(self.compare(x, y, wins), half)),
-                    self.mul(dy, self.add(self.compare(y, x, wins), half))]
+
+            def share(p, q):
+                lost = self.add(self.compare(p, q, loses), half)
+                return self.mul(dy, self.shift(self.scale(lost, -1.0), 1.0))
+            return [share(x, y), share(y, x)]
         if op in ("relu", "silu", "gelu_tanh"):
             return [self.activation_grad(op, ins[0], dy)]
         if op in ("tanh", "sigmoid"):
@@ -557,6 +617,20 @@ class Graph:
                 r = v[0] / v[1]
             elif t.op == "shift":
                 r = v[0] + np.float64(np.float32(a["value"]))
+            elif t.op == "rdiv":
+                with np.errstate(divide="ignore", invalid="ignore"):
+                    r = np.float64(np.float32(a["value"])) / v[0]
+            elif t.op == "clamp":
+                low, high = (b if b is None else np.float64(np.float32(b)) if
+                             isinstance(b, float) else b for b in self.clamp_bounds(t, v))
+                r = v[0]
+                if low is not None:
+                    r = np.where(r < low, low, r)
+                if high is not None:
+                    r = np.where(high < r, high, r)
+                for b in (low, high):
+                    if b is not None and not isinstance(b, np.float64):
+                        r = np.where(np.isnan(b), np.nan, r)
             elif t.op == "gelu":
                 r = _gelu(v[0])
             elif t.op == "relu":
@@ -604,7 +678,9 @@ class Graph:
                 e = stored(np.exp(v[0] - v[0].max(axis=-1, keepdims=True)))
                 r = e / e.sum(axis=-1, keepdims=True)
             elif t.op == "rsqrt":
-                r = 1.0 / np.sqrt(v[0] + np.float64(np.float32(a["eps"])))
+                eps = np.float64(np.float32(a["eps"]))
+                with np.errstate(divide="ignore", invalid="ignore"):
+                    r = 1.0 / np.sqrt(v[0] + eps if eps else v[0])
             elif t.op == "rsqrt_grad":
                 r = -0.5 * v[1] * v[0] ** 3
             elif t.op == "reduce_sum":
@@ -661,6 +737,10 @@ class Graph:
                 r = v[0] / v[1]
             elif t.op == "shift":
                 r = v[0] + a["value"]
+            elif t.op == "rdiv":
+                r = a["value"] / v[0]
+            elif t.op == "clamp":
+                r = torch.clamp(v[0], *self.clamp_bounds(t, v))
             elif t.op == "gelu":
                 r = F.gelu(v[0])
             elif t.op == "relu":
@@ -705,7 +785,7 @@ class Graph:
             elif t.op == "softmax":
                 r = torch.softmax(v[0], dim=-1)
             elif t.op == "rsqrt":
-                r = torch.rsqrt(v[0] + a["eps"])
+                r = torch.rsqrt(v[0] + a["eps"] if a["eps"] else v[0])
             elif t.op == "rsqrt_grad":
                 r = -0.5 * v[1] * v[0] ** 3
             elif t.op == "reduce_sum":
@@ -1002,6 +1082,32 @@ class Graph:
             elif t.op == "shift":
                 elementwise(t, [f"%c = arith.constant {fconst(a['value'])} : f32",
                                 "%y = arith.addf %in0, %c : f32", "linalg.yield %y : f32"])
+            elif t.op == "rdiv":
+                elementwise(t, [f"%c = arith.constant {fconst(a['value'])} : f32",
+                                "%y = arith.divf %c, %in0 : f32", "linalg.yield %y : f32"])
+            elif t.op == "clamp":
+                # low where x < low, then high where high < that; NaN where
+                # a tensor bound is NaN.
+                body, value, tensors = [], "%in0", []
+                low, high = self.clamp_bounds(t, [f"%in{k}" for k in range(len(t.inputs))])
+                for k, bound in enumerate((low, high)):
+                    if bound is None:
+                        continue
+                    if isinstance(bound, float):
+                        body.append(f"%b{k} = arith.constant {fconst(bound)} : f32")
+                        bound = f"%b{k}"
+                    else:
+                        tensors.append(bound)
+                    lhs, rhs = (value, bound) if k == 0 else (bound, value)
+                    body += [f"%p{k} = arith.cmpf olt, {lhs}, {rhs} : f32",
+                             f"%y{k} = arith.select %p{k}, {bound}, {value} : f32"]
+                    value = f"%y{k}"
+                for k, bound in enumerate(tensors):
+                    body += [f"%n{k} = arith.cmpf uno, {bound}, {bound} : f32",
+                             f"%nan{k} = arith.constant 0x7FC00000 : f32",
+                             f"%z{k} = arith.select %n{k}, %nan{k}, {value} : f32"]
+                    value = f"%z{k}"
+                elementwise(t, body + [f"linalg.yield {value} : f32"])
             elif t.op == "relu":
                 elementwise(t, ["%z = arith.constant 0.000000e+00 : f32",
                                 "%y = arith.maximumf %in0, %z : f32", "linalg.yield %y : f32"])
@@ -1092,9 +1198,11 @@ class Graph:
                 line(f"{t.name} = linalg.softmax dimension({len(t.shape) - 1}) ins({ins[0].name} : "
                      f"{ty(t)}) outs({out} : {ty(t)}) -> {ty(t)}")
             elif t.op == "rsqrt":
-                elementwise(t, [f"%eps = arith.constant {fconst(a['eps'])} : f32",
-                                "%s = arith.addf %in0, %eps : f32",
-                                "%y = math.rsqrt %s : f32", "linalg.yield %y : f32"])
+                # No addition of a zero eps, which would make -0 +0.
+                add = ([f"%eps = arith.constant {fconst(a['eps'])} : f32",
+                        "%s = arith.addf %in0, %eps : f32"] if a["eps"] else [])
+                elementwise(t, add + [f"%y = math.rsqrt {'%s' if add else '%in0'} : f32",
+                                      "linalg.yield %y : f32"])
             elif t.op == "rsqrt_grad":
                 elementwise(t, ["%mh = arith.constant -5.000000e-01 : f32",
                                 "%r2 = arith.mulf %in0, %in0 : f32",

@@ -133,6 +133,7 @@ class Imported:
             bool(grad_ids & forward.reaching([o], differentiably=True))
             for o in forward.outputs]
         self._backward = None
+        self._partial = {}
 
     @property
     def backward(self):
@@ -141,6 +142,31 @@ class Imported:
                 self.forward.outputs, wrt=self.grad_inputs,
                 name=self.forward.name + "_backward")
         return self._backward
+
+    def backward_of(self, seeded):
+        """The backward graph for the outputs that `seeded` (a bool per
+        output) says get a gradient, and per entry of `grad_inputs` whether
+        it computes that input's gradient: the inputs that reach those
+        outputs (torch gives the others none). Every output seeded is
+        `backward`; an output left out of the loss contributes nothing,
+        where a zero seed would still give 0 x inf = NaN."""
+        seeded = tuple(bool(s) for s in seeded)
+        if all(seeded):
+            return self.backward, [True] * len(self.grad_inputs)
+        if seeded not in self._partial:
+            outputs = [o for o, s in zip(self.forward.outputs, seeded) if s]
+            live = self.forward.reaching(outputs, differentiably=True)
+            reached = [p.id in live for p in self.grad_inputs]
+            name = f"{self.forward.name}_backward_{''.join(str(int(s)) for s in seeded)}"
+            graph = self.forward.gradients(
+                outputs, wrt=[p for p, r in zip(self.grad_inputs, reached) if r], name=name)
+            self._partial[seeded] = (graph, reached)
+        return self._partial[seeded]
+
+    def graph_named(self, name):
+        """The forward, backward or partial backward graph called `name`."""
+        graphs = [self.forward, self.backward] + [g for g, _ in self._partial.values()]
+        return next(g for g in graphs if g.name == name)
 
     @property
     def weights(self):
@@ -443,7 +469,7 @@ class _Importer:
                 return g.shift(g.scale(b, -1.0), a)
             if op == "mul":
                 return g.scale(b, a)
-            self.unsupported("a number divided by a tensor")
+            return g.rdiv(a, b)
         a, b = self.broadcast_to(a, out), self.broadcast_to(b, out)
         return getattr(g, op)(a, b)
 
@@ -596,10 +622,10 @@ class _Importer:
         return y
 
     def leaky_relu(self, x, slope):
-        """relu(x) - slope relu(-x): x where positive, slope * x where
-        negative, rounded once as torch rounds it."""
+        """x where positive, else slope * x (rounded once, as torch rounds
+        it); the gradient is slope at 0 and NaN, as torch's."""
         g = self.g
-        return g.sub(g.relu(x), g.scale(g.relu(g.scale(x, -1.0)), slope))
+        return g.select(g.compare(x, 0.0, "gt"), x, g.scale(x, slope))
 
     def variance(self, x, dims, kwargs):
         """var over `dims`: the mean of the squared deviations from the mean,
@@ -1080,21 +1106,29 @@ class _Importer:
         self.unsupported()
 
     def clamp(self, x, low, high, at_bounds=True):
-        """x clamped to numbers `low` and `high` (either None): torch's
-        min(max(x, low), high), NaN kept, its gradient dy where low <= x <=
-        high (clamp), or where low < x < high without `at_bounds` (hardtanh
-        and relu6, whose gradient is 0 at the bounds)."""
-        for bound in (low, high):
-            if bound is not None and (isinstance(bound, bool) or
-                                      not isinstance(bound, (int, float))):
-                self.unsupported("clamp bounds that are not numbers")
+        """x clamped to `low` and `high` (either None; numbers, or with
+        `at_bounds` both tensors): torch's min(max(x, low), high), NaN kept.
+        Its gradient is dy where low <= x <= high (clamp; none at NaN), or
+        where low < x < high without `at_bounds` (hardtanh and relu6, whose
+        gradient is 0 at the bounds and dy at NaN)."""
+        g = self.g
+        bounds = [b for b in (low, high) if b is not None]
+        if at_bounds and bounds and all(isinstance(b, torch.fx.Node) for b in bounds):
+            shape = self.shape()
+            low, high = (b if b is None else self.broadcast_to(self.value(b), shape)
+                         for b in (low, high))
+            return g.clamp(self.broadcast_to(x, shape), low, high)
+        for bound in bounds:
+            if isinstance(bound, bool) or not isinstance(bound, (int, float)):
+                self.unsupported("clamp bounds that are not all numbers or all tensors")
+        if at_bounds:
+            return g.clamp(x, low, high)
         # Filling a bound where x equals it keeps the value and stops the
         # gradient.
-        below, above = ("lt", "gt") if at_bounds else ("le", "ge")
         if low is not None:
-            x = self.g.fill_where(x, self.g.compare(x, float(low), below), float(low))
+            x = g.fill_where(x, g.compare(x, float(low), "le"), float(low))
         if high is not None:
-            x = self.g.fill_where(x, self.g.compare(x, float(high), above), float(high))
+            x = g.fill_where(x, g.compare(x, float(high), "ge"), float(high))
         return x
 
     def is_bool(self, arg):
@@ -1609,6 +1643,10 @@ class CompiledModule:
             self._signatures = {s.name: s for s in self.ir.signatures()}
             self._functions = set(self._signatures)
             self._program = compiler.jit(self.ir, opt_level)
+            # The program that holds each function: partial backward
+            # functions are compiled alone when first run.
+            self._programs = dict.fromkeys(self._signatures, self._program)
+            self._opt_level = opt_level
             self._gpu = None
 
     def lower(self, text):
@@ -1640,8 +1678,27 @@ class CompiledModule:
                 feeds.append(F.one_hot(ids, classes).to(torch.float32))
         return feeds
 
+    def _cpu_program(self, name):
+        """The JIT-compiled program holding the function `name`: the module's,
+        or for a partial backward function one compiled for it alone (its
+        own prepare group)."""
+        if name not in self._programs:
+            from . import compiler
+
+            graph = self.imported.graph_named(name)
+            ir = self.lower(self.imported.emit(
+                graph, prepare_group=name if self.imported.weights else None))
+            if self.prepare_weights:
+                ir.run("fp8-prepare-weights")
+            program = compiler.jit(ir, self._opt_level)
+            for signature in ir.signatures():
+                self._signatures[signature.name] = signature
+                self._programs[signature.name] = program
+        return self._programs[name]
+
     def _run(self, name, tensors):
         if self._program is not None:
+            program = self._cpu_program(name)
             # numpy has no bfloat16: every float tensor goes through f32,
             # the program's type.
             arrays = [t.detach().cpu().to(torch.float32).numpy() for t in tensors]
@@ -1650,10 +1707,10 @@ class CompiledModule:
                 # The forward and backward functions share the prepare
                 # function: one computation per weight update serves both.
                 values = self._prepared_values(
-                    signature.prepare, tensors, lambda: self._program.call(
+                    signature.prepare, tensors, lambda: program.call(
                         signature.prepare, *[arrays[i] for i in self._weight_positions]))
                 arrays += [values[n] for n in signature.prepared if n is not None]
-            return [torch.from_numpy(np.asarray(r)) for r in self._program.call(name, *arrays)]
+            return [torch.from_numpy(np.asarray(r)) for r in program.call(name, *arrays)]
         return self._gpu.run(name, tensors)
 
     def _prepared_values(self, name, tensors, prepare):
@@ -1680,6 +1737,8 @@ class _Apply(torch.autograd.Function):
     @staticmethod
     def forward(ctx, compiled, grads, *feeds):
         ctx.compiled, ctx.grads = compiled, grads
+        # Outputs left out of the loss come to backward as None.
+        ctx.set_materialize_grads(False)
         ctx.save_for_backward(*feeds)
         outputs = compiled._run(compiled.forward_name, feeds)
         imported = compiled.imported
@@ -1696,10 +1755,16 @@ class _Apply(torch.autograd.Function):
     def backward(ctx, *grad_outputs):
         compiled = ctx.compiled
         feeds = list(ctx.saved_tensors)
-        seeds = [torch.zeros_like(g) if g is None else g for g in grad_outputs]
-        results = compiled._run(compiled.backward_name, feeds + seeds)
-        gradients = iter(results[len(grad_outputs):])
-        out = [next(gradients).to(f.device) if g else None for f, g in zip(feeds, ctx.grads)]
+        # The backward function of the outputs with a gradient: the others
+        # are left out, as torch leaves them.
+        graph, reached = compiled.imported.backward_of([g is not None for g in grad_outputs])
+        if not any(reached):
+            return (None, None, *[None] * len(feeds))
+        seeds = [g for g in grad_outputs if g is not None]
+        results = compiled._run(graph.name, feeds + seeds)
+        gradients, reaches = iter(results[len(seeds):]), iter(reached)
+        out = [next(gradients).to(f.device) if g and next(reaches) else None
+               for f, g in zip(feeds, ctx.grads)]
         return (None, None, *out)
 
 
@@ -1731,7 +1796,7 @@ class _GPUPrograms:
         if name not in self.programs:
             compiled = self.compiled
             imported = compiled.imported
-            graph = imported.forward if name == imported.forward.name else imported.backward
+            graph = imported.graph_named(name)
             manifests = exported(graph, compiled.recipe, self.chip, self.artifacts, imported,
                                  compiled.prepare_weights)
             if manifests is None:

@@ -177,6 +177,54 @@ print("relu gradient:", z.grad.tolist())
 # CHECK: relu gradient: {{\[\[}}2.0, 2.0, 0.0, 0.0, 2.0]]
 
 
+class TensorBounds(nn.Module):
+    """clamp by tensors (low > high in places, x at a bound in places),
+    and a number divided by a tensor: the gradient reaches x and both
+    bounds as torch's does."""
+
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(8, 8)
+
+    def forward(self, x, low, high):
+        h = self.fc(x)
+        a = torch.clamp(h, low, high) * x + x.clamp(min=low) - torch.clip(x, max=high) * h
+        return a + 1.0 / (high.abs() + 1.0) - 2.0 / (h * h + 0.5)
+
+
+low, high = torch.randn(2, 6, 8) - 0.5, torch.randn(2, 6, 8) + 0.5
+x[0, 0, :4] = low[0, 0, :4]
+x[1, 1, :4] = high[1, 1, :4]
+run(TensorBounds().eval(), (x, low, high), True)
+# CHECK: TensorBounds: 6 results within 1e-5: True; no gradient for inputs []{{$}}
+
+
+class Special(nn.Module):
+    """Gradients at NaN, zeros and bounds, which the random cases do not
+    reach."""
+
+    def forward(self, x, low, high):
+        return (torch.clamp(x, -1.0, 1.0) + x.clamp(min=0.0) + torch.clamp(x, low, high)
+                + torch.maximum(x, x * 0) - torch.minimum(x, low)
+                + F.leaky_relu(x, 0.1) + torch.rsqrt(x * x * x))
+
+
+nan = float("nan")
+special = [torch.tensor([[nan, 0.0, -0.0, -2.0, 1.0, 2.0, 0.5, 3.0]]),
+           torch.tensor([[0.0, nan, 0.0, -1.0, 1.0, 3.0, -1.0, 1.0]]),
+           torch.tensor([[1.0, 1.0, nan, 1.0, 1.0, 1.0, 0.25, 1.0]])]
+got = [t.clone().requires_grad_() for t in special]
+want = [t.double().requires_grad_() for t in special]
+out = fp8_torch.compile(Special(), special, recipe=None, opt_level=0)(*got)
+out_ref = Special()(*want)
+out.sum().backward()
+out_ref.sum().backward()
+print("special points:", all(torch.allclose(a.double(), b, rtol=1e-6, equal_nan=True)
+                             for a, b in zip([out] + [t.grad for t in got],
+                                             [out_ref.detach()] + [t.grad for t in want])))
+# CHECK: special points: True
+
+
 class Method(nn.Module):
     """x.where(condition, other) is torch.where(condition, x, other)."""
 
