@@ -307,6 +307,7 @@ def train_step(forward, backward, b1=ADAM_B1, b2=ADAM_B2, eps=ADAM_EPS, wd=WEIGH
 
         @<model>_train_step(x, d_0, params..., first moments (<p>_m)...,
                             second moments (<p>_v)..., lr, b1t, b2t)
+                            [, the model's constants (rope_cos, rope_sin)])
             -> (y, new params..., new first moments..., new second moments...)
 
     params in the order of forward.params, lr and the bias corrections
@@ -331,18 +332,22 @@ def train_step(forward, backward, b1=ADAM_B1, b2=ADAM_B2, eps=ADAM_EPS, wd=WEIGH
     for suffix in ("", "_m", "_v"):
         args += [f"%{n}{suffix}: {t}" for n, t in zip(names, types)]
     args += [f"%lr: {scalar}", f"%b1t: {scalar}", f"%b2t: {scalar}"]
+    # The model's constants (LLaMA's rotary tables), which the backward
+    # function reads too.
+    constants = [p for p in forward.params if p.attrs["name"] in CONSTANTS]
+    args += [f"%{p.attrs['name']}: {p.type}" for p in constants]
     y_type = forward.outputs[0].type
     results = [y_type] + types * 3
     # The function's values; those of the bodies are all %u_..., and none may
     # be defined twice (MLIR rejects a redefinition, in a nested region too).
-    taken = ["x", "d_0", "lr", "b1t", "b2t", "bwd"]
+    taken = ["x", "d_0", "lr", "b1t", "b2t", "bwd"] + [p.attrs["name"] for p in constants]
     taken += [n + s for s in ("", "_m", "_v") for n in names]
     taken += [f"{k}{i}" for i in range(len(params)) for k in ("ew", "em", "ev", "step")]
     if len(set(taken)) != len(taken) or any(n.startswith("u_") for n in taken):
         raise ValueError(f"parameter names of {model} collide with the train step's values")
 
     lines = [f"func.func @{model}_train_step({', '.join(args)}) -> ({', '.join(results)}) {{"]
-    bwd_args = ", ".join(["%x"] + ["%" + n for n in names] + ["%d_0"])
+    bwd_args = ", ".join("%" + p.attrs["name"] for p in backward.params)
     bwd_types = ", ".join(p.type for p in backward.params)
     bwd_results = ", ".join(o.type for o in backward.outputs)
     lines.append(f"  %bwd:{len(backward.outputs)} = func.call @{backward.name}({bwd_args}) : "

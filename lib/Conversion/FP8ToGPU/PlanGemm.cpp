@@ -494,7 +494,11 @@ std::array<int64_t, 3> mlir::fp8::getGemmGrid(PlanBuilder &plan,
                                               int64_t tilesN) {
   int64_t cluster = config.getClusterSize();
   int64_t work = batches * llvm::divideCeil(tilesM, cluster) * tilesN;
-  return {cluster * std::min(work, plan.getNumSMs() / cluster), 1, 1};
+  // At least one cluster, where fewer SMs than a cluster's CTAs are asked
+  // for (num-sms=1 with multicast).
+  int64_t clusters =
+      std::max<int64_t>(1, std::min(work, plan.getNumSMs() / cluster));
+  return {cluster * clusters, 1, 1};
 }
 
 TensorMapParam mlir::fp8::getResultTensorMap(PlanBuilder &plan, Value result,
