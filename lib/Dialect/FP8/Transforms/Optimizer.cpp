@@ -116,13 +116,16 @@ public:
     return arg.getArgNumber();
   }
 
-  /// Matches a moving average `beta * state + x` (either operand order of
-  /// both ops): `beta` reads no tensor input, `x` reads exactly one, the
-  /// gradient. Returns the state's and the gradient's input numbers.
-  std::optional<std::pair<unsigned, unsigned>> matchMovingAverage(Value value) {
+  /// The readings of `value` as a moving average `beta * state + x` (either
+  /// operand order of both ops): `beta` reads no tensor input, `x` reads
+  /// exactly one, the gradient. Each is the state's and the gradient's input
+  /// numbers; `b1 * m + (1 - b1) * g` reads both ways (m or g the state),
+  /// and the step chooses by the gradient the other average shares.
+  SmallVector<std::pair<unsigned, unsigned>> matchMovingAverage(Value value) {
+    SmallVector<std::pair<unsigned, unsigned>> readings;
     auto add = value.getDefiningOp<arith::AddFOp>();
     if (!add || !op->isProperAncestor(add))
-      return std::nullopt;
+      return readings;
     for (auto [product, rest] : {std::pair(add.getLhs(), add.getRhs()),
                                  std::pair(add.getRhs(), add.getLhs())}) {
       auto mul = product.getDefiningOp<arith::MulFOp>();
@@ -135,10 +138,12 @@ public:
         if (!stateInput || getInputs(beta).any() || restInputs.count() != 1 ||
             restInputs.test(*stateInput))
           continue;
-        return std::pair(*stateInput, unsigned(restInputs.find_first()));
+        std::pair reading(*stateInput, unsigned(restInputs.find_first()));
+        if (!llvm::is_contained(readings, reading))
+          readings.push_back(reading);
       }
     }
-    return std::nullopt;
+    return readings;
   }
 
 private:
@@ -163,17 +168,30 @@ std::optional<AdamStep> matchAdamStep(linalg::GenericOp op) {
       return std::nullopt;
   BodyFlow flow(op);
   auto yield = cast<linalg::YieldOp>(op.getRegion().front().getTerminator());
-  // Two moving averages of one gradient, and a third result.
+  // Two moving averages of one gradient, and a third result: one reading of
+  // each average, the two sharing their gradient and not their state.
   SmallVector<unsigned> averages;
-  SmallVector<std::pair<unsigned, unsigned>> roles;
+  SmallVector<SmallVector<std::pair<unsigned, unsigned>>> readings;
   for (unsigned i = 0; i < 3; ++i) {
-    if (auto match = flow.matchMovingAverage(yield.getOperand(i))) {
+    auto match = flow.matchMovingAverage(yield.getOperand(i));
+    if (!match.empty()) {
       averages.push_back(i);
-      roles.push_back(*match);
+      readings.push_back(std::move(match));
     }
   }
-  if (averages.size() != 2 || roles[0].second != roles[1].second ||
-      roles[0].first == roles[1].first)
+  if (averages.size() != 2)
+    return std::nullopt;
+  SmallVector<std::pair<unsigned, unsigned>> roles;
+  for (auto first : readings[0]) {
+    for (auto second : readings[1]) {
+      if (first.second != second.second || first.first == second.first)
+        continue;
+      if (!roles.empty())
+        return std::nullopt; // Two readings of the step: ambiguous.
+      roles = {first, second};
+    }
+  }
+  if (roles.empty())
     return std::nullopt;
   unsigned weightResult = 3 - averages[0] - averages[1];
   unsigned grad = roles[0].second;
@@ -484,6 +502,12 @@ FP8OptimizerPass::getThreadedStates(AdamStep step, func::FuncOp function,
     if (!llvm::is_contained(ret->getOperands(), newValue))
       return reason = ("its new " + role.name + " is not a result of @" +
                        function.getName())
+                          .str(),
+             failure();
+    if (llvm::any_of(states, [&](const ThreadedState &state) {
+          return state.argument == arg.getArgNumber();
+        }))
+      return reason = ("its " + role.name + " is the argument of another state")
                           .str(),
              failure();
     states.push_back({arg.getArgNumber(), newValue, role.storage, role.name});

@@ -412,3 +412,89 @@ func.func @l2(%w: tensor<4x200xf32>, %g: tensor<4x200xf32>, %m: tensor<4x200xf32
   } -> (tensor<4x200xf32>, tensor<4x200xf32>, tensor<4x200xf32>)
   return %r#0, %r#1, %r#2 : tensor<4x200xf32>, tensor<4x200xf32>, tensor<4x200xf32>
 }
+
+// -----
+
+// Moving averages written `(1 - b) * g + b * state`: the first one reads
+// both ways (m or g the state), and the gradient the second shares decides.
+// COAT-LABEL: func.func @swapped(
+// COAT-SAME: {fp8.optimizer_state = "weight"}, %{{[^:]*}}: tensor<256xf32>,
+// COAT-SAME: tensor<256xf8E4M3FN> {fp8.optimizer_state = "m.codes"}
+// REMARK: remark: [Passed] state-stored | Category:fp8-optimizer | Function=swapped
+#id1 = affine_map<(d0) -> (d0)>
+#sc1 = affine_map<(d0) -> ()>
+func.func @swapped(%w: tensor<256xf32>, %g: tensor<256xf32>, %m: tensor<256xf32>, %v: tensor<256xf32>,
+                %lr: tensor<f32>, %b1t: tensor<f32>, %b2t: tensor<f32>)
+    -> (tensor<256xf32>, tensor<256xf32>, tensor<256xf32>) {
+  %e = tensor.empty() : tensor<256xf32>
+  %r:3 = linalg.generic {indexing_maps = [#id1, #id1, #id1, #id1, #sc1, #sc1, #sc1, #id1, #id1, #id1],
+                         iterator_types = ["parallel"]}
+      ins(%w, %g, %m, %v, %lr, %b1t, %b2t : tensor<256xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256xf32>, tensor<f32>, tensor<f32>, tensor<f32>)
+      outs(%e, %e, %e : tensor<256xf32>, tensor<256xf32>, tensor<256xf32>) {
+  ^bb0(%uw: f32, %ug: f32, %um: f32, %uv: f32, %ulr: f32, %ub1t: f32, %ub2t: f32, %o0: f32, %o1: f32, %o2: f32):
+    %one = arith.constant 1.0 : f32
+    %b1 = arith.constant 0.9 : f32
+    %omb1 = arith.constant 0.1 : f32
+    %b2 = arith.constant 0.999 : f32
+    %omb2 = arith.constant 0.001 : f32
+    %eps = arith.constant 1.0e-8 : f32
+    %m1 = arith.mulf %b1, %um : f32
+    %m2 = arith.mulf %omb1, %ug : f32
+    %mn = arith.addf %m2, %m1 : f32
+    %v1 = arith.mulf %b2, %uv : f32
+    %v2 = arith.mulf %omb2, %ug : f32
+    %v3 = arith.mulf %v2, %ug : f32
+    %vn = arith.addf %v1, %v3 : f32
+    %s = math.sqrt %vn : f32
+    %sb = math.sqrt %ub2t : f32
+    %s2 = arith.divf %s, %sb : f32
+    %d = arith.addf %s2, %eps : f32
+    %md = arith.divf %mn, %d : f32
+    %st = arith.divf %ulr, %ub1t : f32
+    %up = arith.mulf %st, %md : f32
+    %wn = arith.subf %uw, %up : f32
+    linalg.yield %wn, %mn, %vn : f32, f32, f32
+  } -> (tensor<256xf32>, tensor<256xf32>, tensor<256xf32>)
+  return %r#0, %r#1, %r#2 : tensor<256xf32>, tensor<256xf32>, tensor<256xf32>
+}
+
+// -----
+
+// One argument as both moments: refused, not rewritten into invalid IR.
+// REMARK: remark: [Missed] state-not-stored | Category:fp8-optimizer | Function=shared_state | Remark="the Adam step linalg.generic keeps its f32 state: its v is the argument of another state"
+#id1 = affine_map<(d0) -> (d0)>
+#sc1 = affine_map<(d0) -> ()>
+func.func @shared_state(%w: tensor<256xf32>, %g: tensor<256xf32>, %m: tensor<256xf32>, %v: tensor<256xf32>,
+                %lr: tensor<f32>, %b1t: tensor<f32>, %b2t: tensor<f32>)
+    -> (tensor<256xf32>, tensor<256xf32>, tensor<256xf32>) {
+  %e = tensor.empty() : tensor<256xf32>
+  %r:3 = linalg.generic {indexing_maps = [#id1, #id1, #id1, #id1, #sc1, #sc1, #sc1, #id1, #id1, #id1],
+                         iterator_types = ["parallel"]}
+      ins(%w, %g, %m, %m, %lr, %b1t, %b2t : tensor<256xf32>, tensor<256xf32>, tensor<256xf32>, tensor<256xf32>, tensor<f32>, tensor<f32>, tensor<f32>)
+      outs(%e, %e, %e : tensor<256xf32>, tensor<256xf32>, tensor<256xf32>) {
+  ^bb0(%uw: f32, %ug: f32, %um: f32, %uv: f32, %ulr: f32, %ub1t: f32, %ub2t: f32, %o0: f32, %o1: f32, %o2: f32):
+    %one = arith.constant 1.0 : f32
+    %b1 = arith.constant 0.9 : f32
+    %omb1 = arith.constant 0.1 : f32
+    %b2 = arith.constant 0.999 : f32
+    %omb2 = arith.constant 0.001 : f32
+    %eps = arith.constant 1.0e-8 : f32
+    %m1 = arith.mulf %b1, %um : f32
+    %m2 = arith.mulf %omb1, %ug : f32
+    %mn = arith.addf %m1, %m2 : f32
+    %v1 = arith.mulf %b2, %uv : f32
+    %v2 = arith.mulf %omb2, %ug : f32
+    %v3 = arith.mulf %v2, %ug : f32
+    %vn = arith.addf %v1, %v3 : f32
+    %s = math.sqrt %vn : f32
+    %sb = math.sqrt %ub2t : f32
+    %s2 = arith.divf %s, %sb : f32
+    %d = arith.addf %s2, %eps : f32
+    %md = arith.divf %mn, %d : f32
+    %st = arith.divf %ulr, %ub1t : f32
+    %up = arith.mulf %st, %md : f32
+    %wn = arith.subf %uw, %up : f32
+    linalg.yield %wn, %mn, %vn : f32, f32, f32
+  } -> (tensor<256xf32>, tensor<256xf32>, tensor<256xf32>)
+  return %r#0, %r#1, %r#2 : tensor<256xf32>, tensor<256xf32>, tensor<256xf32>
+}
