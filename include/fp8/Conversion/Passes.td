@@ -110,7 +110,9 @@ def ConvertFP8ToGPU : Pass<"convert-fp8-to-gpu", "::mlir::ModuleOp"> {
     * `entry-points=f,g` names them. Each must be a `func.func` with a body
       whose arguments and results are statically shaped tensors; any other
       name is an error that says why (no such function, a declaration, a
-      dynamic or non-tensor type in the signature).
+      dynamic or non-tensor type in the signature). The prepare function
+      whose results one of them takes (`fp8.prepare`, from
+      fp8-prepare-weights) is compiled with it.
     * By default they are the public functions a host can launch: a body,
       statically shaped tensor arguments, and at least one result, every
       result a statically shaped tensor. The choice looks at signatures
@@ -308,7 +310,10 @@ def FP8WriteArtifacts : Pass<"fp8-write-artifacts", "::mlir::ModuleOp"> {
     `ptxas` is the assembler to run: `auto` (the default) looks for
     /usr/local/cuda/bin/ptxas and `ptxas` on PATH and skips the cubin when
     neither exists; `none` skips it; any other value is a path. A failing
-    ptxas is an error. Files are written only when every step succeeded.
+    ptxas is an error. Files are written only when every step succeeded. A
+    kernel that ptxas says spills registers is a warning naming it: the
+    planner refuses the option combinations known to spill, and this
+    catches the others.
   }];
   let options = [
     Option<"dir", "dir", "std::string", /*default=*/"\"\"",

@@ -13,6 +13,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "EntryPoints.h"
+#include "fp8/Dialect/FP8/Transforms/GraphUtils.h"
 
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Remarks.h"
@@ -180,6 +181,17 @@ mlir::fp8::selectEntryPoints(ModuleOp module, ArrayRef<std::string> names) {
     }
     if (failed)
       return failure();
+    // A named function's prepare function (fp8-prepare-weights) is compiled
+    // with it: its manifest names the prepare function's.
+    for (size_t i = 0; i < entries.size(); ++i) {
+      auto prepare =
+          entries[i]->getAttrOfType<FlatSymbolRefAttr>(kPrepareAttrName);
+      auto prepareFunc =
+          prepare ? module.lookupSymbol<func::FuncOp>(prepare) : nullptr;
+      if (prepareFunc && !prepareFunc.isExternal() &&
+          !llvm::is_contained(entries, prepareFunc))
+        entries.push_back(prepareFunc);
+    }
     return entries;
   }
 

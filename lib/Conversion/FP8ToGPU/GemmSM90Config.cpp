@@ -110,6 +110,25 @@ LogicalResult GemmSM90Config::verify(std::string &reason) const {
                   "and writes 16-bit or FP8 results, not result blocks: row "
                   "and column scales, f32 results and result blocks spill "
                   "its registers");
+    // The consumers keep 152 registers (GemmSM90.cpp): several partial sums
+    // (160 for four of 128 x 64) spilled 216 to 336 bytes, staged column
+    // scales 28, and the epilogue warpgroup loading a matrix besides the
+    // hand-over 48.
+    if (getPartialSums() > 1)
+      return fail(llvm::formatv(
+          "an epilogue warpgroup's consumers keep 152 registers: not {0} "
+          "partial sums of a tile (blocks of 32 along K, or promote_interval "
+          "below 4)",
+          getPartialSums()));
+    if (stagesColumnScales())
+      return fail("an epilogue warpgroup's consumers keep 152 registers: not "
+                  "with a scale per column of B staged each K tile");
+    if (epilogue &&
+        llvm::any_of(epilogue->inputs, [](const GemmEpilogue::Input &input) {
+          return input.read == GemmEpilogue::Read::Matrix;
+        }))
+      return fail("an epilogue warpgroup takes epilogues reading vectors, "
+                  "not a matrix (its loads and the hand-over spill)");
   }
   if (tmaStore) {
     if (epilogueWarpgroup)

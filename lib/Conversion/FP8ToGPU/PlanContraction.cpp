@@ -429,6 +429,8 @@ LogicalResult addContractionGemm(PlanBuilder &plan, linalg::LinalgOp op,
   linalg::TransposeOp headLayout = chooseHeadLayout(plan, op, out, config);
   chooseTmaStore(plan, op, config);
   chooseMulticast(plan, op, c.m, config);
+  // Refused (the tensor cores accumulate across K tiles), with a remark.
+  chooseAlternateConsumers(plan, op, config);
   return finish(config, buildGemmSM90Kernel, config.blockM, config.blockN,
                 config.getKElements(GemmSM90Config::kBlockK), headLayout);
 }

@@ -317,14 +317,16 @@ bool hasTranscendentalEpilogue(const std::optional<GemmEpilogue> &epilogue) {
 void takeEpilogueWarpgroup(PlanBuilder &plan, ScaledMatmulOp op,
                            GemmSM90Config &config) {
   if (!plan.sm90EpilogueWarpgroup ||
-      plan.sm90Tiles == PlanBuilder::SM90Tiles::Wide ||
       !hasTranscendentalEpilogue(config.epilogue))
     return;
   GemmSM90Config separate = config;
   separate.epilogueWarpgroup = true;
   std::string reason;
   auto opts = getFP8GPURemarkOpts(op, "epilogue-warpgroup");
-  if (failed(separate.verify(reason))) {
+  if (plan.sm90Tiles == PlanBuilder::SM90Tiles::Wide)
+    reason = "sm90-tile-n=192 asks for tiles of 192 columns, and an epilogue "
+             "warpgroup takes 64 or 128";
+  if (!reason.empty() || failed(separate.verify(reason))) {
     remark::missed(op.getLoc(), opts)
         << remark::add("{0} runs its epilogue between tiles: {1}",
                        describeForRemarks(op), reason);

@@ -64,6 +64,36 @@ std::string dropCompileTimes(StringRef log) {
   return kept;
 }
 
+/// Warns of every kernel that ptxas -v's `log` says spills registers to
+/// local memory: it runs, but slower than it was planned to (a planner rule
+/// missed a combination of options).
+void warnOfSpills(Operation *module, StringRef log) {
+  StringRef kernel;
+  for (StringRef rest = log; !rest.empty();) {
+    auto [line, next] = rest.split('\n');
+    rest = next;
+    constexpr StringLiteral kProperties = "Function properties for ";
+    if (size_t at = line.find(kProperties); at != StringRef::npos) {
+      kernel = line.drop_front(at + kProperties.size()).trim();
+      continue;
+    }
+    size_t at = line.find(" bytes spill stores");
+    if (at == StringRef::npos || kernel.empty())
+      continue;
+    int64_t stores = 0, loads = 0;
+    StringRef before = line.take_front(at).rtrim();
+    (void)before.substr(before.find_last_of(' ') + 1).getAsInteger(10, stores);
+    StringRef after = line.drop_front(at + 19).ltrim(", ");
+    (void)after.take_while(llvm::isDigit).getAsInteger(10, loads);
+    if (stores > 0 || loads > 0)
+      mlir::emitWarning(module->getLoc())
+          << "kernel '" << kernel << "' spills registers to local memory ("
+          << stores << " bytes stored, " << loads
+          << " loaded, says ptxas -v): it runs, slower than planned; its "
+             "name's suffixes give the options that chose it";
+  }
+}
+
 struct FP8WriteArtifactsPass
     : fp8::impl::FP8WriteArtifactsBase<FP8WriteArtifactsPass> {
   using Base::Base;
@@ -203,6 +233,7 @@ void FP8WriteArtifactsPass::runOnOperation() {
         pending.add(dir + "/" + cubinFile, cubin);
         pending.add((dir + "/" + moduleName + ".ptxas.log").str(),
                     dropCompileTimes(log));
+        warnOfSpills(module, log);
       }
     }
     std::string manifest;

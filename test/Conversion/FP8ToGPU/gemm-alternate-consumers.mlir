@@ -27,6 +27,8 @@
 // REMARK-DAG: remark: [Passed] alternate-consumers | Category:fp8-gpu | Function=deepseek | Remark=
 // REMARK-DAG: remark: [Passed] alternate-consumers | Category:fp8-gpu | Function=wgrad | Remark=
 // REMARK-DAG: remark: [Passed] alternate-consumers | Category:fp8-gpu | Function=mxfp8 | Remark=
+// A high-precision GEMM accumulates across K tiles in the tensor cores too.
+// REMARK-DAG: remark: [Missed] alternate-consumers | Category:fp8-gpu | Function=high_precision | Remark="linalg.matmul keeps its consumer warpgroups in step: the consumer warpgroups take turns only where
 // OFF-NOT: ] alternate-consumers |
 
 // PLAN-LABEL: accumulating = {buffers
@@ -110,4 +112,12 @@ func.func @wgrad(%a: tensor<256x512xf8E4M3FN>, %b: tensor<384x512xf8E4M3FN>, %sa
 func.func @mxfp8(%a: tensor<256x512xf8E4M3FN>, %b: tensor<384x512xf8E4M3FN>, %sa: tensor<256x16xf8E8M0FNU>, %sb: tensor<384x16xf8E8M0FNU>) -> tensor<256x384xbf16> {
   %c = fp8.scaled_matmul %a, %b scales(%sa, %sb) by(<1x32>, <1x32>) transpose_rhs : tensor<256x512xf8E4M3FN>, tensor<384x512xf8E4M3FN>, tensor<256x16xf8E8M0FNU>, tensor<384x16xf8E8M0FNU> -> tensor<256x384xbf16>
   return %c : tensor<256x384xbf16>
+}
+
+func.func @high_precision(%a: tensor<256x256xbf16>, %b: tensor<256x256xbf16>) -> tensor<256x256xbf16> {
+  %z = arith.constant 0.0 : bf16
+  %e = tensor.empty() : tensor<256x256xbf16>
+  %f = linalg.fill ins(%z : bf16) outs(%e : tensor<256x256xbf16>) -> tensor<256x256xbf16>
+  %c = linalg.matmul ins(%a, %b : tensor<256x256xbf16>, tensor<256x256xbf16>) outs(%f : tensor<256x256xbf16>) -> tensor<256x256xbf16>
+  return %c : tensor<256x256xbf16>
 }
