@@ -284,6 +284,13 @@ class Graph:
         """dy * d/da (a + eps)^-1/2 given r = (a + eps)^-1/2: -dy r^3 / 2."""
         return self._node("rsqrt_grad", [r, dy], r.shape)
 
+    def reduce_max(self, a, dims, largest=True):
+        """The maximum (`largest`) or minimum of `a` over `dims`, NaN where
+        any element is NaN (torch.amax/amin); the gradient is shared evenly
+        by the elements equal to it, as torch's."""
+        shape = tuple(n for i, n in enumerate(a.shape) if i not in dims)
+        return self._node("reduce_max", [a], shape, dims=sorted(dims), largest=largest)
+
     def reduce_sum(self, a, dims):
         dims = sorted(d % len(a.shape) for d in dims)
         shape = tuple(s for i, s in enumerate(a.shape) if i not in dims)
@@ -491,6 +498,12 @@ class Graph:
             return [self.mul(t, centered, unit_op="softmax_grad")]
         if op == "rsqrt":
             return [self.rsqrt_grad(t, dy)]
+        if op == "reduce_max":
+            # dy / count where x equals the extremum, count of them.
+            x, dims = ins[0], a["dims"]
+            hit = self.compare(x, self.broadcast(t, x.shape, dims), "eq")
+            share = self.div(dy, self.reduce_sum(hit, dims))
+            return [self.mul(hit, self.broadcast(share, x.shape, dims))]
         if op == "reduce_sum":
             return [self.broadcast(dy, ins[0].shape, a["dims"])]
         if op == "broadcast":
@@ -683,6 +696,9 @@ class Graph:
                     r = 1.0 / np.sqrt(v[0] + eps if eps else v[0])
             elif t.op == "rsqrt_grad":
                 r = -0.5 * v[1] * v[0] ** 3
+            elif t.op == "reduce_max":
+                reduce = np.max if a["largest"] else np.min
+                r = reduce(v[0], axis=tuple(a["dims"]))
             elif t.op == "reduce_sum":
                 r = v[0].sum(axis=tuple(a["dims"]))
             elif t.op == "broadcast":
@@ -788,6 +804,9 @@ class Graph:
                 r = torch.rsqrt(v[0] + a["eps"] if a["eps"] else v[0])
             elif t.op == "rsqrt_grad":
                 r = -0.5 * v[1] * v[0] ** 3
+            elif t.op == "reduce_max":
+                reduce = torch.amax if a["largest"] else torch.amin
+                r = reduce(v[0], dim=tuple(a["dims"]))
             elif t.op == "reduce_sum":
                 r = v[0].sum(dim=tuple(a["dims"]))
             elif t.op == "broadcast":
@@ -1209,6 +1228,24 @@ class Graph:
                                 "%r3 = arith.mulf %r2, %in0 : f32",
                                 "%g = arith.mulf %in1, %r3 : f32",
                                 "%y = arith.mulf %g, %mh : f32", "linalg.yield %y : f32"])
+            elif t.op == "reduce_max":
+                # Exact in storage: reduced from +-inf, NaN propagated.
+                infinity = "0xFF800000" if a["largest"] else "0x7F800000"
+                line(f"%inf{t.id} = arith.constant {infinity} : f32")
+                init = f"%inf{t.id}"
+                if wide:
+                    line(f"%infs{t.id} = arith.truncf %inf{t.id} : f32 to {storage}")
+                    init = f"%infs{t.id}"
+                line(f"%e{t.id} = tensor.empty() : {ty(t)}")
+                line(f"%f{t.id} = linalg.fill ins({init} : {storage}) outs(%e{t.id} : {ty(t)}) "
+                     f"-> {ty(t)}")
+                line(f"{t.name} = linalg.reduce ins({ins[0].name} : {ty(ins[0])}) outs(%f{t.id} : "
+                     f"{ty(t)}) dimensions = [{', '.join(map(str, a['dims']))}]")
+                line(f"  (%in: {storage}, %acc: {storage}) {{")
+                line(f"    %r = arith.{'maximumf' if a['largest'] else 'minimumf'} %in, %acc : "
+                     f"{storage}")
+                line(f"    linalg.yield %r : {storage}")
+                line("  }")
             elif t.op == "reduce_sum":
                 acc_type = tensor_type(t.shape)
                 init = zero_filled(f"{t.id}a" if wide else t.id, acc_type)

@@ -976,6 +976,11 @@ class _Importer:
             for _ in range(int(exponent) - 1):
                 y = g.mul(y, x)
             return y
+        if key in ("amax", "amin"):
+            x = v(args[0])
+            dims = _reduced_dims(arg(1, "dim", ()), len(x.shape))
+            y = g.reduce_max(x, dims, largest=key == "amax")
+            return self.reshape(y, self.shape()) if arg(2, "keepdim", False) else y
         if key in ("mean", "sum"):
             if arg(3, "dtype") is not None:
                 self.unsupported("dtype argument")
@@ -1476,7 +1481,8 @@ _FUNCTIONS = {
     torch.sigmoid: "sigmoid", F.sigmoid: "sigmoid", torch.exp: "exp", torch.log: "log",
     F.softmax: "softmax", torch.softmax: "softmax", F.log_softmax: "log_softmax",
     torch.log_softmax: "log_softmax", F.layer_norm: "layer_norm", torch.rsqrt: "rsqrt",
-    torch.pow: "pow", torch.mean: "mean", torch.sum: "sum", torch.transpose: "transpose",
+    torch.pow: "pow", torch.mean: "mean", torch.sum: "sum", torch.amax: "amax",
+    torch.amin: "amin", torch.transpose: "transpose",
     torch.permute: "permute", torch.reshape: "reshape", torch.flatten: "flatten",
     torch.unsqueeze: "unsqueeze", torch.squeeze: "squeeze", F.dropout: "dropout",
     F.embedding: "embedding", F.cross_entropy: "cross_entropy",

@@ -199,6 +199,27 @@ run(TensorBounds().eval(), (x, low, high), True)
 # CHECK: TensorBounds: 6 results within 1e-5: True; no gradient for inputs []{{$}}
 
 
+class Extrema(nn.Module):
+    """amax and amin over one or several dimensions, kept or not (a row's
+    maximum subtracted, as a softmax written out does); a tie shares the
+    gradient evenly, as torch's."""
+
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(8, 8)
+
+    def forward(self, x):
+        h = self.fc(x)
+        s = torch.exp(h - h.amax(dim=-1, keepdim=True)) * x
+        return s + torch.amin(x, 1, keepdim=True) * h + x.amax(dim=(0, 2)).sum() * h
+
+
+x = torch.randn(2, 6, 8)
+x[0, 1, 3] = x[0, 1, 5] = 5.0
+run(Extrema().eval(), (x,), True)
+# CHECK: Extrema: 4 results within 1e-5: True; no gradient for inputs []{{$}}
+
+
 class Special(nn.Module):
     """Gradients at NaN, zeros and bounds, which the random cases do not
     reach."""
