@@ -77,13 +77,15 @@ void warnOfSpills(Operation *module, StringRef log) {
       kernel = line.drop_front(at + kProperties.size()).trim();
       continue;
     }
-    size_t at = line.find(" bytes spill stores");
+    // "    8 bytes stack frame, 4 bytes spill stores, 8 bytes spill loads"
+    constexpr StringLiteral kStores = " bytes spill stores";
+    size_t at = line.find(kStores);
     if (at == StringRef::npos || kernel.empty())
       continue;
     int64_t stores = 0, loads = 0;
     StringRef before = line.take_front(at).rtrim();
     (void)before.substr(before.find_last_of(' ') + 1).getAsInteger(10, stores);
-    StringRef after = line.drop_front(at + 19).ltrim(", ");
+    StringRef after = line.drop_front(at + kStores.size()).ltrim(", ");
     (void)after.take_while(llvm::isDigit).getAsInteger(10, loads);
     if (stores > 0 || loads > 0)
       mlir::emitWarning(module->getLoc())
