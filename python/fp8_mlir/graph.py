@@ -288,8 +288,9 @@ class Graph:
         """The maximum (`largest`) or minimum of `a` over `dims`, NaN where
         any element is NaN (torch.amax/amin); the gradient is shared evenly
         by the elements equal to it, as torch's."""
+        dims = sorted(d % len(a.shape) for d in dims)
         shape = tuple(n for i, n in enumerate(a.shape) if i not in dims)
-        return self._node("reduce_max", [a], shape, dims=sorted(dims), largest=largest)
+        return self._node("reduce_max", [a], shape, dims=dims, largest=largest)
 
     def reduce_sum(self, a, dims):
         dims = sorted(d % len(a.shape) for d in dims)
@@ -634,16 +635,18 @@ class Graph:
                 with np.errstate(divide="ignore", invalid="ignore"):
                     r = np.float64(np.float32(a["value"])) / v[0]
             elif t.op == "clamp":
-                low, high = (b if b is None else np.float64(np.float32(b)) if
-                             isinstance(b, float) else b for b in self.clamp_bounds(t, v))
+                low, high = self.clamp_bounds(t, v)
+                tensors = [b for b, tensor in ((low, a["tensor_low"]), (high, a["tensor_high"]))
+                           if tensor]
+                low, high = (b if b is None or tensors else np.float64(np.float32(b))
+                             for b in (low, high))
                 r = v[0]
                 if low is not None:
                     r = np.where(r < low, low, r)
                 if high is not None:
                     r = np.where(high < r, high, r)
-                for b in (low, high):
-                    if b is not None and not isinstance(b, np.float64):
-                        r = np.where(np.isnan(b), np.nan, r)
+                for b in tensors:
+                    r = np.where(np.isnan(b), np.nan, r)
             elif t.op == "gelu":
                 r = _gelu(v[0])
             elif t.op == "relu":

@@ -1641,18 +1641,12 @@ class CompiledModule:
             self._gpu = _GPUPrograms(self, chip or _chip_of_device(example_inputs[0].device),
                                      artifacts)
         else:
-            from . import compiler
-
-            self.ir = self.lower(self.imported.mlir())
-            if prepare_weights:
-                self.ir.run("fp8-prepare-weights")
-            self._signatures = {s.name: s for s in self.ir.signatures()}
-            self._functions = set(self._signatures)
-            self._program = compiler.jit(self.ir, opt_level)
-            # The program that holds each function: partial backward
-            # functions are compiled alone when first run.
-            self._programs = dict.fromkeys(self._signatures, self._program)
+            # Each function's signature and the program that holds it:
+            # partial backward functions are compiled alone when first run.
+            self._signatures, self._programs = {}, {}
             self._opt_level = opt_level
+            self.ir, self._program = self._jit(self.imported.mlir())
+            self._functions = set(self._signatures)
             self._gpu = None
 
     def lower(self, text):
@@ -1684,22 +1678,29 @@ class CompiledModule:
                 feeds.append(F.one_hot(ids, classes).to(torch.float32))
         return feeds
 
+    def _jit(self, text):
+        """The compiler's module of `text` (after the recipe, and
+        fp8-prepare-weights with prepare_weights) and its JIT-compiled
+        program, whose functions' signatures and program are recorded."""
+        from . import compiler
+
+        ir = self.lower(text)
+        if self.prepare_weights:
+            ir.run("fp8-prepare-weights")
+        program = compiler.jit(ir, self._opt_level)
+        for signature in ir.signatures():
+            self._signatures[signature.name] = signature
+            self._programs[signature.name] = program
+        return ir, program
+
     def _cpu_program(self, name):
         """The JIT-compiled program holding the function `name`: the module's,
         or for a partial backward function one compiled for it alone (its
         own prepare group)."""
         if name not in self._programs:
-            from . import compiler
-
             graph = self.imported.graph_named(name)
-            ir = self.lower(self.imported.emit(
+            self._jit(self.imported.emit(
                 graph, prepare_group=name if self.imported.weights else None))
-            if self.prepare_weights:
-                ir.run("fp8-prepare-weights")
-            program = compiler.jit(ir, self._opt_level)
-            for signature in ir.signatures():
-                self._signatures[signature.name] = signature
-                self._programs[signature.name] = program
         return self._programs[name]
 
     def _run(self, name, tensors):

@@ -123,10 +123,7 @@ LogicalResult GemmSM90Config::verify(std::string &reason) const {
     if (stagesColumnScales())
       return fail("an epilogue warpgroup's consumers keep 152 registers: not "
                   "with a scale per column of B staged each K tile");
-    if (epilogue &&
-        llvm::any_of(epilogue->inputs, [](const GemmEpilogue::Input &input) {
-          return input.read == GemmEpilogue::Read::Matrix;
-        }))
+    if (epilogue && epilogue->readsMatrix())
       return fail("an epilogue warpgroup takes epilogues reading vectors, "
                   "not a matrix (its loads and the hand-over spill)");
   }

@@ -217,9 +217,6 @@ Value KernelBuilder::cvtSatFinite(Value lo, Value hi, Format format,
         b, loc, i16(),
         andI(lshr(bits, i32(31 - position)), i32(int64_t(1) << position)));
   };
-  auto isNaN = [&](Value x) {
-    return arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNO, x, x);
-  };
   if (format == Format::E4M3) {
     // cvt's NaN is 0x7F: a NaN's code takes its source's sign bit. Under
     // positive factors every other code has it already (zeros included).
@@ -238,16 +235,13 @@ Value KernelBuilder::cvtSatFinite(Value lo, Value hi, Format format,
 }
 
 Value KernelBuilder::getNaNCode(Value x, Format format) {
-  Value bits = bitcast(i32(), x);
+  // E5M2 keeps payload bits: those of the element's NaN.
+  Value bits = bitcast(i32(), format == Format::E5M2 ? getElementNaN(x) : x);
   Value sign = andI(lshr(bits, i32(24)), i32(0x80));
   Value magnitude = i32(0x7F);
   if (format == Format::E5M2) {
-    // 0x7C | the quiet bit | the top two bits of x's payload (none when x is
-    // a number and its multiplier made the NaN).
-    Value payload =
-        select(arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNO, x, x),
-               andI(lshr(bits, i32(21)), i32(0x3)), i32(0));
-    magnitude = orI(i32(0x7E), payload);
+    // 0x7C | the quiet bit | the f32 mantissa's top two bits.
+    magnitude = orI(i32(0x7E), andI(lshr(bits, i32(21)), i32(0x3)));
   }
   return arith::TruncIOp::create(b, loc, i16(), orI(sign, magnitude));
 }

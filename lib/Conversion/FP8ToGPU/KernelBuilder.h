@@ -170,6 +170,10 @@ public:
   }
   Value ult(Value x, Value y) { return cmp(arith::CmpIPredicate::ult, x, y); }
   Value eq(Value x, Value y) { return cmp(arith::CmpIPredicate::eq, x, y); }
+  /// Whether the float `x` is NaN.
+  Value isNaN(Value x) {
+    return arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNO, x, x);
+  }
   Value select(Value c, Value x, Value y) {
     return arith::SelectOp::create(b, loc, c, x, y);
   }
@@ -319,9 +323,7 @@ public:
     Value bits = bitcast(i32(), x);
     Value signedNaN =
         bitcast(f32(), orI(andI(bits, i32(INT32_MIN)), i32(0x7FC00000)));
-    return select(
-        arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNO, x, x), x,
-        signedNaN);
+    return select(isNaN(x), x, signedNaN);
   }
   /// Folds the non-negative f32 `value` into the f32 at `address` with an
   /// atomic max on its bits: they order as unsigned integers, NaN above

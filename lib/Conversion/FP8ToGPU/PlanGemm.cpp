@@ -291,9 +291,7 @@ LaunchParam getGemmArg(PlanBuilder &plan, ScaledMatmulOp op,
 
 /// Whether `epilogue` reads a tensor of the result's shape.
 bool epilogueReadsMatrix(const std::optional<GemmEpilogue> &epilogue) {
-  return epilogue && llvm::any_of(epilogue->inputs, [](const auto &input) {
-           return input.read == ElementRead::Matrix;
-         });
+  return epilogue && epilogue->readsMatrix();
 }
 
 /// Whether `epilogue` computes a transcendental function (an op of the math

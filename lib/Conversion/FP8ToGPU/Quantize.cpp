@@ -709,13 +709,11 @@ void QuantizeEmitter::emitE2M1Codes(ArrayRef<Value> scaled,
   // (numerics.md section 2), before either conversion.
   Type e2m1 = kb.b.getType<Float4E2M1FNType>();
   auto finite = [&](int64_t j) {
-    Value v = scaled[j];
-    Value isNaN =
-        arith::CmpFOp::create(kb.b, kb.loc, arith::CmpFPredicate::UNO, v, v);
+    Value isNaN = kb.isNaN(scaled[j]);
     Value signedZero =
         kb.bitcast(kb.f32(), kb.andI(kb.bitcast(kb.i32(), unscaled[j]),
                                      kb.i32(INT32_MIN)));
-    return kb.select(isNaN, signedZero, v);
+    return kb.select(isNaN, signedZero, scaled[j]);
   };
   constexpr int64_t kBytes = kPerThread / 2;
   auto byteVector = VectorType::get({kBytes}, kb.i8());
@@ -830,12 +828,11 @@ Value QuantizeEmitter::convertPair(Value lo, Value hi, Value unscaledLo,
   // A NaN product is the element's NaN (a GPU multiply returns the
   // canonical one).
   auto code = [&](Value v, Value unscaled, Value rbits) {
-    Value isNaN =
-        arith::CmpFOp::create(kb.b, kb.loc, arith::CmpFPredicate::UNO, v, v);
+    Value isNaN = kb.isNaN(v);
+    Value elementNaN = kb.getElementNaN(unscaled);
     return arith::ExtUIOp::create(
         kb.b, kb.loc, kb.i16(),
-        softCode(narrow, kb.select(isNaN, kb.getElementNaN(unscaled), v),
-                 rbits));
+        softCode(narrow, kb.select(isNaN, elementNaN, v), rbits));
   };
   return kb.orI(code(lo, unscaledLo, loBits),
                 kb.shl(code(hi, unscaledHi, hiBits),
@@ -942,8 +939,7 @@ Value QuantizeEmitter::getMagnitudes(Value values) {
   if (propagate())
     return magnitudes;
   // NaN elements do not count.
-  Value isNaN = arith::CmpFOp::create(kb.b, kb.loc, arith::CmpFPredicate::UNO,
-                                      magnitudes, magnitudes);
+  Value isNaN = kb.isNaN(magnitudes);
   auto type = cast<ShapedType>(magnitudes.getType());
   Value zeros = arith::ConstantOp::create(
       kb.b, kb.loc,

@@ -13,17 +13,18 @@
 // CHECK-NEXT: selp.f32 [[V:%r[0-9]+]], [[Z]], [[LO]], [[N]];
 // CHECK: cvt.rn.satfinite.e2m1x2.f32 {{.*}}, [[V]];
 
-// E5M2 under cvt.rn.satfinite: the NaN code is 0x7E | x's payload bit 21
-// when x is NaN, 0x7E when it is a number, with x's sign.
+// E5M2 under cvt.rn.satfinite: the NaN code's sign and payload bits come
+// from the element's NaN, x when x is NaN, else the quiet NaN with x's sign
+// (0x7E | 0x80 * sign; PTX copysign takes its first operand's sign).
 // CHECK-LABEL: .entry fp8_quantize_bf16_e5m2_b1x32_sat_e8m0_given_vs_nanprop_vl(
 // CHECK: cvt.rn.satfinite.e5m2x2.f32
-// CHECK: shr.u32 [[SH:%r[0-9]+]], [[X:%r[0-9]+]], 24;
-// CHECK-NEXT: and.b32 [[SIGN:%r[0-9]+]], [[SH]], 128;
-// CHECK-NEXT: bfe.u32 [[P:%r[0-9]+]], [[X]], 21, 1;
+// CHECK: mov.b32 [[QNAN:%r[0-9]+]], 0f7FC00000;
+// CHECK-NEXT: copysign.f32 [[S:%r[0-9]+]], [[X:%r[0-9]+]], [[QNAN]];
 // CHECK-NEXT: setp.nan.f32 [[XNAN:%p[0-9]+]], [[X]], [[X]];
-// CHECK-NEXT: or.b32 [[Q:%r[0-9]+]], [[P]], 126;
-// CHECK-NEXT: selp.b32 [[M:%r[0-9]+]], [[Q]], 126, [[XNAN]];
-// CHECK-NEXT: or.b32 {{%r[0-9]+}}, [[M]], [[SIGN]];
+// CHECK-NEXT: selp.f32 [[E:%r[0-9]+]], [[X]], [[S]], [[XNAN]];
+// CHECK-NEXT: shr.u32 [[SH:%r[0-9]+]], [[E]], 24;
+// CHECK-NEXT: and.b32 [[SIGN:%r[0-9]+]], [[SH]], 128;
+// CHECK-NEXT: bfe.u32 [[P:%r[0-9]+]], [[E]], 21, 1;
 
 // E5M2 nonfinite (the soft conversion): the NaN rounded is x when x is NaN,
 // else the quiet NaN with x's sign (PTX copysign takes its first operand's

@@ -306,6 +306,12 @@ struct GemmEpilogue {
   Block *body = nullptr;
   /// Distinguishes bodies in the kernel's name (a digest of the body).
   std::string tag;
+
+  /// Whether an input is a tensor of the result's shape.
+  bool readsMatrix() const {
+    return llvm::any_of(
+        inputs, [](const Input &input) { return input.read == Read::Matrix; });
+  }
 };
 
 struct ScaledGemmConfig {
