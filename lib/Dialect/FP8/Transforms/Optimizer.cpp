@@ -24,7 +24,9 @@
 #include "mlir/IR/Remarks.h"
 #include "mlir/IR/SymbolTable.h"
 #include "llvm/ADT/BitVector.h"
+#include "llvm/Support/FormatVariadic.h"
 
+#include <array>
 #include <cmath>
 
 namespace mlir::fp8 {
@@ -46,10 +48,12 @@ constexpr float kF16Max = 65504.0f;
 
 /// The roles of the operands and results of one Adam/AdamW step: input
 /// operand numbers of the weight, the gradient and the two moments, and the
-/// result numbers of their new values.
+/// result numbers of their new values. A step over 0-d tensors may leave its
+/// weight unknown: its 0-d hyperparameters read like state.
 struct AdamStep {
   linalg::GenericOp op;
-  unsigned weight, grad, firstMoment, secondMoment;
+  std::optional<unsigned> weight;
+  unsigned grad, firstMoment, secondMoment;
   unsigned newWeight, newFirstMoment, newSecondMoment;
 };
 
@@ -196,14 +200,20 @@ std::optional<AdamStep> matchAdamStep(linalg::GenericOp op) {
   unsigned weightResult = 3 - averages[0] - averages[1];
   unsigned grad = roles[0].second;
   llvm::BitVector weightInputs = flow.getInputs(yield.getOperand(weightResult));
-  if (weightInputs.count() != 4 || !weightInputs.test(grad) ||
-      !weightInputs.test(roles[0].first) || !weightInputs.test(roles[1].first))
+  // Over 0-d tensors, hyperparameters given as 0-d tensors are tensor inputs
+  // too: the weight is one of several.
+  bool scalar = cast<RankedTensorType>(resultType).getRank() == 0;
+  if (weightInputs.count() < 4 || (weightInputs.count() > 4 && !scalar) ||
+      !weightInputs.test(grad) || !weightInputs.test(roles[0].first) ||
+      !weightInputs.test(roles[1].first))
     return std::nullopt;
   llvm::BitVector others = weightInputs;
   others.reset(grad);
   others.reset(roles[0].first);
   others.reset(roles[1].first);
-  unsigned weight = others.find_first();
+  std::optional<unsigned> weight;
+  if (others.count() == 1)
+    weight = others.find_first();
   // The second moment is the one under a square root that does not also
   // read the first.
   Value averageValues[2] = {yield.getOperand(averages[0]),
@@ -278,6 +288,32 @@ ArrayRef<StringRef> getPartNames(Storage storage) {
 GranularityAttr getGroupGranularity(MLIRContext *ctx,
                                     const StorageOptions &options) {
   return GranularityAttr::get(ctx, {options.group});
+}
+
+/// The bytes `storage` keeps of a static state of `type`, its scales
+/// included.
+int64_t getStoredBytes(Storage storage, RankedTensorType type,
+                       const StorageOptions &options) {
+  int64_t elements = type.getNumElements();
+  switch (storage) {
+  case Storage::Unchanged:
+    return 4 * elements;
+  case Storage::Expanded: {
+    // A byte per code; an f32 amax and an i8 exponent per group (one group
+    // for a 0-d tensor).
+    int64_t groups = 1;
+    if (type.getRank() > 0)
+      groups = ShapedType::getNumElements(
+          getGroupGranularity(type.getContext(), options)
+              .getScaleShape(type.getShape()));
+    return elements + 5 * groups;
+  }
+  case Storage::TensorCodes:
+    return elements + 4;
+  case Storage::ScaledF16:
+    return 2 * elements + 4;
+  }
+  llvm_unreachable("unknown storage");
 }
 
 /// A tensor of ones of `type`'s rank, for a per-tensor scale.
@@ -467,27 +503,41 @@ private:
 FailureOr<SmallVector<ThreadedState>>
 FP8OptimizerPass::getThreadedStates(AdamStep step, func::FuncOp function,
                                     std::string &reason) {
+  // How the weight, m and v are stored.
+  const std::array<Storage, 3> storages =
+      isCoat
+          ? std::array{Storage::Unchanged, Storage::Expanded, Storage::Expanded}
+          : std::array{Storage::ScaledF16, Storage::TensorCodes,
+                       Storage::ScaledF16};
+  auto type = cast<RankedTensorType>(step.op.getResult(0).getType());
+  if (!type.hasStaticShape())
+    return reason = "its state has a dynamic shape", failure();
+  // Codes and scales of a few elements take more bytes than their f32
+  // values (a 0-d state always does).
+  int64_t storedBytes = 0, f32Bytes = 0;
+  for (Storage storage : storages) {
+    storedBytes += getStoredBytes(storage, type, storageOptions);
+    f32Bytes += getStoredBytes(Storage::Unchanged, type, storageOptions);
+  }
+  if (storedBytes >= f32Bytes)
+    return reason = llvm::formatv("its state of {0} element{1} would take {2} "
+                                  "bytes stored, against {3} in f32",
+                                  type.getNumElements(),
+                                  type.getNumElements() == 1 ? "" : "s",
+                                  storedBytes, f32Bytes)
+                        .str(),
+           failure();
+  // Only a 0-d step leaves its weight unknown, and 0-d state is never
+  // stored.
+  assert(step.weight && "a step of more than one element has a weight");
   struct Role {
     unsigned input, result;
     Storage storage;
     StringRef name;
   };
-  SmallVector<Role> roles;
-  if (isCoat) {
-    roles = {{step.weight, step.newWeight, Storage::Unchanged, "weight"},
-             {step.firstMoment, step.newFirstMoment, Storage::Expanded, "m"},
-             {step.secondMoment, step.newSecondMoment, Storage::Expanded, "v"}};
-  } else {
-    roles = {
-        {step.weight, step.newWeight, Storage::ScaledF16, "weight"},
-        {step.firstMoment, step.newFirstMoment, Storage::TensorCodes, "m"},
-        {step.secondMoment, step.newSecondMoment, Storage::ScaledF16, "v"}};
-  }
-  auto type = cast<RankedTensorType>(step.op.getResult(0).getType());
-  if (!type.hasStaticShape())
-    return reason = "its state has a dynamic shape", failure();
-  if (isCoat && type.getRank() == 0)
-    return reason = "its state is a 0-d tensor, which has no groups", failure();
+  Role roles[] = {{*step.weight, step.newWeight, storages[0], "weight"},
+                  {step.firstMoment, step.newFirstMoment, storages[1], "m"},
+                  {step.secondMoment, step.newSecondMoment, storages[2], "v"}};
   Operation *ret = function.front().getTerminator();
   SmallVector<ThreadedState> states;
   for (const Role &role : roles) {

@@ -860,9 +860,12 @@ def FP8Optimizer : Pass<"fp8-optimizer", "::mlir::ModuleOp"> {
     `coat` groups are `group` consecutive elements of the last dimension
     (COAT's 1x128 with the default); `expansion-limit=0` switches the range
     expansion off (plain per-group scaling). Functions that are called
-    within the module keep their signature, and a step whose state is not
-    threaded is left in f32; both are remarks (category `fp8-optimizer`),
-    as is every step the pass rewrites.
+    within the module keep their signature, a step whose state is not
+    threaded is left in f32, and so is a step over so few elements that
+    their codes and scales would take as many bytes as f32 values or more
+    (any 0-d step, whose hyperparameters given as 0-d tensors cannot be
+    told from its weight); each is a remark (category `fp8-optimizer`), as
+    is every step the pass rewrites.
 
     Before (one parameter):
     ```mlir
