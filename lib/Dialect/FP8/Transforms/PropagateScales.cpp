@@ -152,6 +152,19 @@ bool staysBelow(Operation *movement, Operation *quantization) {
                        mergesGemmResults(transpose));
 }
 
+/// Whether codes of `codesType` (the quantization's result) must be written
+/// by the quantization itself, below `movement`: a reshape whose result's
+/// rows are not whole 16-byte units. A quantization kernel pads the rows it
+/// writes to 16 bytes, so that a GEMM can read them along K with TMA
+/// (fp8-legalize-layout); rows made by reshaping codes have no such pitch.
+bool needsPaddedRows(const Movement &movement, RankedTensorType codesType) {
+  if (!isa<tensor::ExpandShapeOp, tensor::CollapseShapeOp>(movement.op) ||
+      codesType.getRank() == 0)
+    return false;
+  int64_t bits = codesType.getElementTypeBitWidth();
+  return codesType.getShape().back() * bits % 128 != 0;
+}
+
 /// Applies `movement` to `value` (of the movement source's shape, any
 /// element type).
 Value move(OpBuilder &b, const Movement &movement, Value value) {
@@ -210,7 +223,8 @@ struct DynamicQuantizeThroughMovement : OpRewritePattern<DynamicQuantizeOp> {
       return rewriter.notifyMatchFailure(op, "a row/column pair");
     std::optional<Movement> movement =
         matchMovement(op.getInput(), op.getGranularity());
-    if (!movement || staysBelow(movement->op, op))
+    if (!movement || staysBelow(movement->op, op) ||
+        needsPaddedRows(*movement, op.getData().getType()))
       return failure();
     auto sourceType = cast<RankedTensorType>(movement->source.getType());
     auto dataType = sourceType.clone(op.getData().getType().getElementType());
@@ -245,7 +259,8 @@ struct QuantizeThroughMovement : OpRewritePattern<QuantizeOp> {
       return failure();
     std::optional<Movement> movement =
         matchMovement(op.getInput(), op.getGranularity());
-    if (!movement || staysBelow(movement->op, op))
+    if (!movement || staysBelow(movement->op, op) ||
+        needsPaddedRows(*movement, op.getType()))
       return failure();
     auto sourceType = cast<RankedTensorType>(movement->source.getType());
     Type scaleElement = op.getScale().getType().getElementType();

@@ -163,3 +163,32 @@ func.func @merged_gemm_heads(%a: tensor<2x64x64xbf16>, %b: tensor<2x64x32xbf16>)
   %q, %s = fp8.dynamic_quantize %c by <tensor> rule <ratio> : tensor<64x64xbf16> -> tensor<64x64xf8E4M3FN>, tensor<1x1xf32>
   return %q, %s : tensor<64x64xf8E4M3FN>, tensor<1x1xf32>
 }
+
+// -----
+
+// Heads of 8 merged into rows of 72 codes: the quantizations stay below the
+// reshape, where their kernels pad the rows they write to 16 bytes (a GEMM
+// reading them along K needs that); reshaped codes would have rows 72 bytes
+// apart. Their amax still moves. Rows of 80 codes move as before.
+// CHECK-LABEL: func.func @unpadded_rows
+// CHECK-SAME: (%[[X:.*]]: tensor<9x64x8xbf16>, %[[Y:.*]]: tensor<10x64x8xbf16>, %[[S:.*]]: tensor<1x1xf32>)
+// CHECK: %[[T:.*]] = linalg.transpose ins(%[[X]] : tensor<9x64x8xbf16>)
+// CHECK: %[[C:.*]] = tensor.collapse_shape %[[T]] {{\[}}[0], [1, 2]] : tensor<64x9x8xbf16> into tensor<64x72xbf16>
+// CHECK: fp8.dynamic_quantize %[[C]] by <tensor> rule <ratio> : tensor<64x72xbf16>
+// CHECK: fp8.quantize %[[C]], %[[S]] by <tensor> : tensor<64x72xbf16>, tensor<1x1xf32> -> tensor<64x72xf8E4M3FN>
+// CHECK: fp8.amax %[[X]] by <tensor> : tensor<9x64x8xbf16>
+// CHECK: fp8.dynamic_quantize %[[Y]] by <tensor> rule <ratio> : tensor<10x64x8xbf16>
+func.func @unpadded_rows(%x: tensor<9x64x8xbf16>, %y: tensor<10x64x8xbf16>, %scale: tensor<1x1xf32>)
+    -> (tensor<64x72xf8E5M2>, tensor<1x1xf32>, tensor<64x72xf8E4M3FN>, tensor<64x80xf8E5M2>, tensor<1x1xf32>, tensor<1x1xf32>) {
+  %e = tensor.empty() : tensor<64x9x8xbf16>
+  %t = linalg.transpose ins(%x : tensor<9x64x8xbf16>) outs(%e : tensor<64x9x8xbf16>) permutation = [1, 0, 2]
+  %c = tensor.collapse_shape %t [[0], [1, 2]] : tensor<64x9x8xbf16> into tensor<64x72xbf16>
+  %q, %s = fp8.dynamic_quantize %c by <tensor> rule <ratio> : tensor<64x72xbf16> -> tensor<64x72xf8E5M2>, tensor<1x1xf32>
+  %q2 = fp8.quantize %c, %scale by <tensor> : tensor<64x72xbf16>, tensor<1x1xf32> -> tensor<64x72xf8E4M3FN>
+  %a = fp8.amax %c by <tensor> : tensor<64x72xbf16> -> tensor<1x1xf32>
+  %e2 = tensor.empty() : tensor<64x10x8xbf16>
+  %t2 = linalg.transpose ins(%y : tensor<10x64x8xbf16>) outs(%e2 : tensor<64x10x8xbf16>) permutation = [1, 0, 2]
+  %c2 = tensor.collapse_shape %t2 [[0], [1, 2]] : tensor<64x10x8xbf16> into tensor<64x80xbf16>
+  %q3, %s3 = fp8.dynamic_quantize %c2 by <tensor> rule <ratio> : tensor<64x80xbf16> -> tensor<64x80xf8E5M2>, tensor<1x1xf32>
+  return %q, %s, %q2, %q3, %s3, %a : tensor<64x72xf8E5M2>, tensor<1x1xf32>, tensor<64x72xf8E4M3FN>, tensor<64x80xf8E5M2>, tensor<1x1xf32>, tensor<1x1xf32>
+}

@@ -675,7 +675,11 @@ def FP8PropagateScales : Pass<"fp8-propagate-scales"> {
     results of a batched contraction (directly or through one elementwise
     op, neither read by anything else), such as attention's context: a GPU
     GEMM stores such a result merged itself (`convert-fp8-to-gpu`'s
-    `sm90-head-major-results`), so the transpose costs nothing there.
+    `sm90-head-major-results`), so the transpose costs nothing there. And it
+    stays below a reshape whose codes' rows are not whole 16-byte units
+    (heads of 8 merged into rows of 72): a quantization kernel pads the rows
+    it writes to 16 bytes, which is what lets a GEMM read them along K
+    (`fp8-legalize-layout`), while reshaped codes keep the rows unpadded.
 
     Before:
     ```mlir
