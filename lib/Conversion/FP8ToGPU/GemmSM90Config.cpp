@@ -155,6 +155,14 @@ LogicalResult GemmSM90Config::verify(std::string &reason) const {
                 "each K tile's wgmmas to promote partial sums (scaled "
                 "operands, promote_interval > 0), not where the tensor cores "
                 "accumulate across K tiles");
+  // (MXFP8's backward GEMM with a GELU derivative staged and its results
+  // stored by TMA spilled 4 bytes with the consumers in turn.)
+  if (alternateConsumers && getPartialSums() > 1 && stagedMatrices && tmaStore)
+    return fail(llvm::formatv(
+        "consumers taking turns over {0} partial sums of a tile (blocks of "
+        "32 along K), with a staged epilogue matrix and a TMA store, keep "
+        "too many registers",
+        getPartialSums()));
   if (producerColumnScales &&
       (!stagesColumnScales() || e8m0Scales || kGroup != 128 || multicastB))
     return fail("the producer copies column scales of B (blocks of 1 x 128 "
@@ -164,6 +172,10 @@ LogicalResult GemmSM90Config::verify(std::string &reason) const {
     return fail("B is multicast in halves of K-major tiles, to the "
                 "consumers' epilogue: not MN-major, not with an epilogue "
                 "warpgroup");
+  // (A tanh epilogue spilled 4 bytes so, at 256 x 192 x 256.)
+  if (multicastB && blockN == 192 && stagesColumnScales())
+    return fail("the consumers of a multicast 192-column tile that stage a "
+                "scale per column of B each K tile keep too many registers");
   if (stagedMatrices && getStagedInputBytes() == 0)
     return fail("staged epilogue inputs need an epilogue that reads a "
                 "matrix");
