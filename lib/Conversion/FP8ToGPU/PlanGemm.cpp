@@ -56,10 +56,15 @@ std::optional<GemmScaling> classifyScaling(const ScaledGemmShape &g) {
 /// as an E8M0 code, exactly: a constant holding such values, or the decode
 /// scales of a quantization in the graph by rule pow2 whose margin keeps
 /// them in range (or of the scale computation a quantization was split
-/// into when its amax comes from a GEMM).
+/// into when its amax comes from a GEMM), in this function or in the
+/// prepare function that computes it once.
 bool hasE8M0Pow2Scales(Value scale) {
   while (auto transpose = scale.getDefiningOp<linalg::TransposeOp>())
     scale = transpose.getInput();
+  // Scales prepared once are those their prepare function computes.
+  if (auto arg = dyn_cast<BlockArgument>(scale))
+    if (Value prepared = getPreparedValue(arg))
+      return hasE8M0Pow2Scales(prepared);
   DenseElementsAttr constant;
   if (matchPattern(scale, m_Constant(&constant)))
     return llvm::all_of(constant.getValues<APFloat>(), [](const APFloat &v) {

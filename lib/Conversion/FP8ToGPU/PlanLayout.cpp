@@ -262,10 +262,33 @@ LogicalResult copyPermuted(PlanBuilder &plan, Operation *op, Value input,
   for (int64_t d : permutation)
     shape.push_back(inputType.getDimSize(d));
   StridedCopy copy = StridedCopy::intoDense(shape);
+  // The output's rows may be padded (padRowsForGemms).
+  copy.outStrides = getStoredStrides(
+      plan, output, RankedTensorType::get(shape, inputType.getElementType()));
   for (int64_t d : permutation)
     copy.inStrides.push_back(stored[d]);
   return addStridedCopy(plan, op, inputType.getElementType(), source, output,
                         copy);
+}
+
+/// Pads the rows of `result`'s temporary buffer to 16 bytes where only GEMMs
+/// read it, as operand A or B, and its rows are not whole 16-byte units, as
+/// quantizations pad theirs: TMA reads operand rows 16-byte multiples apart.
+/// Such a copy is the transposed FP8 copy of a weight that a forward and a
+/// data-gradient GEMM share, with K not a multiple of 16.
+void padRowsForGemms(PlanBuilder &plan, Value result) {
+  auto type = cast<RankedTensorType>(result.getType());
+  if (type.getRank() < 2 || !isReadOnlyAsGemmOperand(result))
+    return;
+  PlanBuffer &buffer = plan.getBuffer(plan.bufferOf(result));
+  int64_t bits = type.getElementTypeBitWidth();
+  int64_t perRow16 = 128 / bits;
+  int64_t cols = type.getShape().back();
+  if (cols % perRow16 == 0 || buffer.kind != PlanBuffer::Kind::Temp ||
+      buffer.pitch)
+    return;
+  buffer.pitch = llvm::alignTo(cols, perRow16);
+  buffer.bytes = type.getNumElements() / cols * *buffer.pitch * bits / 8;
 }
 
 LogicalResult planTranspose(PlanBuilder &plan, linalg::TransposeOp op) {
@@ -280,6 +303,7 @@ LogicalResult planTranspose(PlanBuilder &plan, linalg::TransposeOp op) {
     plan.setBuffer(result, plan.bufferOf(input));
     return success();
   }
+  padRowsForGemms(plan, result);
   return copyPermuted(plan, op, input, op.getPermutation(),
                       plan.bufferOf(result));
 }

@@ -1,15 +1,38 @@
 // A weight of K = 4 shared by a forward GEMM and a data-gradient GEMM under
 // DeepSeek's recipe: the gradient reads the weight's FP8 codes transposed,
-// a copy a layout kernel makes in rows of 4 bytes, which TMA cannot read
-// (rows 16-byte multiples apart). The planner says so, on both chips,
-// where it wrote a tensor map that fp8-run --check rejected, and no
-// artifact is written. (Each GEMM alone reads codes its quantization pads.)
+// a copy a layout kernel makes. TMA reads rows 16-byte multiples apart, so
+// the layout kernel pads that copy's rows of 4 bytes to 16, as the
+// quantizations pad theirs, on both chips: the transposed copy (buffer 10
+// or 12) is stored in rows of 16, the layout kernel's output stride is 16,
+// and the GEMM's tensor map reads rows 16 bytes apart. With prepare-weights
+// the codes are prepared once and the transposed copy made on every call,
+// padded the same way.
+// REQUIRES: ptxas
 // RUN: rm -rf %t
-// RUN: not fp8-opt %s --fp8-autocast=recipe=deepseek "--fp8-gpu-pipeline=chip=sm_90a artifacts=%t" -o /dev/null 2>&1 | FileCheck %s
-// RUN: not ls %t
-// RUN: not fp8-opt %s --fp8-autocast=recipe=deepseek --fp8-gpu-pipeline=chip=sm_100a -o /dev/null 2>&1 | FileCheck %s
-// CHECK: error: fp8 GPU lowering: operand B is stored in rows 4 bytes apart, and TMA reads rows 16-byte multiples apart: pad K to a multiple of 16 elements
-func.func @f(%dy: tensor<64x4xf32>, %x: tensor<64x64xf32>, %w: tensor<4x64xf32>) -> (tensor<64x4xf32>, tensor<64x64xf32>) {
+// RUN: fp8-opt %s --fp8-autocast=recipe=deepseek "--fp8-gpu-pipeline=chip=sm_90a artifacts=%t/sm90" -o /dev/null
+// RUN: fp8-run --check %t/sm90/f.json | FileCheck %s --check-prefixes=CHECK,SM90
+// RUN: not grep -E "[1-9][0-9]* bytes (spill|stack)" %t/sm90/fp8_kernels.ptxas.log
+// RUN: fp8-opt %s --fp8-autocast=recipe=deepseek "--fp8-gpu-pipeline=chip=sm_100a artifacts=%t/sm100" -o /dev/null
+// RUN: fp8-run --check %t/sm100/f.json | FileCheck %s --check-prefixes=CHECK,SM100
+// RUN: fp8-opt %s --fp8-autocast=recipe=deepseek "--fp8-gpu-pipeline=chip=sm_90a prepare-weights=1 artifacts=%t/prepared" -o /dev/null
+// RUN: fp8-run --check %t/prepared/f.json | FileCheck %s --check-prefix=PREPARED
+// The first is the quantized activation, the second the copy.
+// CHECK: f8e4m3 [64, 4] 1024 bytes (rows of 16)
+// CHECK: temp: buffer [[COPY:[0-9]+]] f8e4m3 [64, 4] 1024 bytes (rows of 16)
+// CHECK: kernel fp8_layout_transpose_b1_r2_d0
+// CHECK-NEXT: param 0: buffer [[CODES:[0-9]+]]
+// CHECK-NEXT: param 1: buffer [[COPY]]
+// CHECK: param 8: i32 16
+// CHECK-NEXT: param 9: i32 1
+// CHECK: kernel fp8_gemm_
+// SM90-NEXT: param 0: tensor_map buffer {{[0-9]+}} uint8 dims [4, 64] strides [16]
+// SM90-NEXT: param 1: tensor_map buffer [[COPY]] uint8 dims [4, 64] strides [16]
+// SM100-NEXT: param 0: tensor_map buffer {{[0-9]+}} uint8 dims [4, 64] strides [16]
+// SM100-NEXT: param 1: tensor_map buffer [[COPY]] uint8 dims [4, 64] strides [16]
+// PREPARED: f8e4m3 [4, 64] 256 bytes, result {{[0-9]+}} of f_prepare
+// PREPARED: temp: buffer {{[0-9]+}} f8e4m3 [64, 4] 1024 bytes (rows of 16)
+// PREPARED: ok: 'f' for sm_90a
+func.func @f(%dy: tensor<64x4xf32>, %x: tensor<64x64xf32>, %w: tensor<4x64xf32> {fp8.weight}) -> (tensor<64x4xf32>, tensor<64x64xf32>) {
   %zero = arith.constant 0.000000e+00 : f32
   %e3 = tensor.empty() : tensor<64x4xf32>
   %z3 = linalg.fill ins(%zero : f32) outs(%e3 : tensor<64x4xf32>) -> tensor<64x4xf32>

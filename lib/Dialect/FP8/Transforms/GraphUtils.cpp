@@ -12,6 +12,7 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Matchers.h"
+#include "mlir/IR/SymbolTable.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
 
 using namespace mlir;
@@ -179,6 +180,37 @@ bool fp8::isFusableElementwise(Operation *op, std::string &reason,
       return false;
     }
   return true;
+}
+
+Value fp8::getPreparedValue(BlockArgument arg) {
+  auto function =
+      dyn_cast_or_null<FunctionOpInterface>(arg.getOwner()->getParentOp());
+  if (!function || arg.getOwner() != &function.getFunctionBody().front())
+    return {};
+  auto index = function.getArgAttrOfType<IntegerAttr>(arg.getArgNumber(),
+                                                      kPreparedAttrName);
+  auto name = function->getAttrOfType<FlatSymbolRefAttr>(kPrepareAttrName);
+  if (!index || !name)
+    return {};
+  auto prepare =
+      SymbolTable::lookupNearestSymbolFrom<FunctionOpInterface>(function, name);
+  if (!prepare || prepare.isExternal() ||
+      !prepare.getFunctionBody().hasOneBlock())
+    return {};
+  Operation *ret = prepare.getFunctionBody().front().getTerminator();
+  if (index.getInt() < 0 || index.getInt() >= ret->getNumOperands())
+    return {};
+  return ret->getOperand(index.getInt());
+}
+
+bool fp8::isGemmOperand(OpOperand &use) {
+  auto gemm = dyn_cast<ScaledMatmulOp>(use.getOwner());
+  return gemm &&
+         (&use == &gemm.getLhsMutable() || &use == &gemm.getRhsMutable());
+}
+
+bool fp8::isReadOnlyAsGemmOperand(Value value) {
+  return !value.use_empty() && llvm::all_of(value.getUses(), isGemmOperand);
 }
 
 std::string fp8::describeForRemarks(Operation *op) {

@@ -79,13 +79,44 @@ int64_t roundUp(int64_t value, int64_t step) {
   return (value + step - 1) / step * step;
 }
 
-/// Whether `data` is written by a quantization in this graph (through
-/// transposes that fold into it): GPU lowerings then store its rows with a
-/// 16-byte pitch, so K needs no alignment.
-bool isQuantizedInGraph(Value data) {
+/// Whether a kernel writes `data` with its rows padded to 16 bytes, so that K
+/// needs no alignment: a quantization in this graph (through transposes that
+/// fold into it), or a transposed copy that only GEMMs read (the layout
+/// kernel pads the rows of such a copy, the K-major copy of a prepared
+/// weight's codes).
+bool hasPaddedRows(Value data) {
+  // A transpose moving one dimension of extent > 1 is a view: no copy.
+  if (auto transpose = data.getDefiningOp<linalg::TransposeOp>();
+      transpose &&
+      llvm::count_if(transpose.getInput().getType().getShape(),
+                     [](int64_t d) { return d != 1; }) > 1 &&
+      isReadOnlyAsGemmOperand(data))
+    return true;
   while (auto transpose = data.getDefiningOp<linalg::TransposeOp>())
     data = transpose.getInput();
   return isa_and_nonnull<DynamicQuantizeOp, QuantizeOp>(data.getDefiningOp());
+}
+
+/// Whether the codes of `data` come from constants alone (through
+/// quantizations, transposes and reshapes): fp8-quantize-constants makes
+/// them constants, including their transposed copies, which are stored
+/// unpadded.
+bool isFoldedToConstant(Value data) {
+  while (Operation *def = data.getDefiningOp()) {
+    if (def->hasTrait<OpTrait::ConstantLike>())
+      return true;
+    if (auto transpose = dyn_cast<linalg::TransposeOp>(def))
+      data = transpose.getInput();
+    else if (isa<tensor::CollapseShapeOp, tensor::ExpandShapeOp>(def))
+      data = def->getOperand(0);
+    else if (auto quantize = dyn_cast<DynamicQuantizeOp>(def))
+      data = quantize.getInput();
+    else if (auto quantize = dyn_cast<QuantizeOp>(def))
+      data = quantize.getInput();
+    else
+      return false;
+  }
+  return false;
 }
 
 /// Checks what no copy can fix for one operand; emits the errors.
@@ -123,9 +154,13 @@ LogicalResult checkOperand(ScaledMatmulOp op, const Operand &operand,
   // TMA loads rows of the K-major operand: 16-byte multiples.
   int64_t bits = getFormatInfo(operand.format).getBitWidth();
   int64_t elementsPer16Bytes = 128 / bits;
+  // An MN-major operand is read through a K-major copy that
+  // fp8-legalize-layout inserts, which only GEMMs read: its kernel pads the
+  // rows, unless the copy becomes a constant.
+  bool copiedPadded = !operand.kMajor && !isFoldedToConstant(operand.data);
   if (!ShapedType::isDynamic(operand.k) &&
-      operand.k % elementsPer16Bytes != 0 &&
-      !isQuantizedInGraph(operand.data)) {
+      operand.k % elementsPer16Bytes != 0 && !copiedPadded &&
+      !hasPaddedRows(operand.data)) {
     return op.emitError()
            << "K = " << operand.k << " gives rows of "
            << (operand.k * bits % 8 == 0
@@ -136,7 +171,9 @@ LogicalResult checkOperand(ScaledMatmulOp op, const Operand &operand,
            << "K must be a multiple of " << elementsPer16Bytes << ": pad K to "
            << roundUp(operand.k, elementsPer16Bytes)
            << " with zeros in both operands (operands quantized in the "
-              "graph are padded by their quantization kernels)";
+              "graph are padded by their quantization kernels, and "
+              "transposed copies that only GEMMs read by their layout "
+              "kernels)";
   }
   return success();
 }

@@ -12,6 +12,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "fp8/Dialect/FP8/IR/FP8Ops.h"
 #include "fp8/Dialect/FP8/Transforms/GraphUtils.h"
 #include "fp8/Dialect/FP8/Transforms/Passes.h"
 
@@ -134,13 +135,25 @@ WeightSlice getWeightSlice(Block &block, ArrayRef<BlockArgument> weights,
   return slice;
 }
 
+/// Whether `result` holds codes that a GEMM reads as operand A or B in rows
+/// that are not whole 16-byte units. Kernels pad such rows of the
+/// temporaries they write, since TMA reads rows 16-byte multiples apart; a
+/// prepared copy, passed from one function to another, is stored unpadded.
+bool needsPaddedRows(Value result) {
+  auto type = dyn_cast<RankedTensorType>(result.getType());
+  if (!type || type.getRank() < 2 || !type.hasStaticShape() ||
+      llvm::none_of(result.getUses(), isGemmOperand))
+    return false;
+  return type.getShape().back() * type.getElementTypeBitWidth() % 128 != 0;
+}
+
 /// The weight slice of `block` whose results are worth passing: an op whose
 /// result is larger than the weights and prepared values it reads (a bias
 /// broadcast to the shape of an activation, which a call would otherwise
 /// read from memory instead of the vector), a view (isView) and an op whose
 /// result the function returns (a GPU entry point's results are computed,
 /// never its arguments) stay in the function, which then takes what they
-/// read.
+/// read; so do codes in rows a GEMM could not read passed (needsPaddedRows).
 WeightSlice getCompactWeightSlice(Block &block,
                                   ArrayRef<BlockArgument> weights) {
   DenseSet<Operation *> kept;
@@ -158,7 +171,8 @@ WeightSlice getCompactWeightSlice(Block &block,
       bool returned = llvm::any_of(result.getUsers(), [](Operation *user) {
         return user->hasTrait<OpTrait::IsTerminator>();
       });
-      if (returned || isView(op) || getBytes(result) > read)
+      if (returned || isView(op) || getBytes(result) > read ||
+          needsPaddedRows(result))
         changed |= kept.insert(op).second;
     }
     if (!changed)

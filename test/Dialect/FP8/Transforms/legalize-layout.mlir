@@ -35,3 +35,19 @@ func.func @wgrad(%x: tensor<256x64xf8E4M3FN>, %dy: tensor<32x256xf8E5M2>, %sx: t
   return %c : tensor<64x32xf32>
 }
 
+
+// -----
+
+// K = 100, not a multiple of 16: A is quantized in the graph (its kernel
+// pads its rows to 112 bytes), and B, stored [K, N], is read through the
+// K-major copy inserted here, which only the GEMM reads: the layout kernel
+// making it pads its rows too (convert-fp8-to-gpu). Accepted.
+// H-LABEL: func.func @k_unaligned_copied
+// H: %[[QA:.*]], %[[SA:.*]] = fp8.dynamic_quantize
+// H: %[[T:.*]] = linalg.transpose ins(%{{.*}} : tensor<100x32xf8E4M3FN>) outs(%{{.*}} : tensor<32x100xf8E4M3FN>)
+// H: fp8.scaled_matmul %[[QA]], %[[T]] {{.*}} transpose_rhs
+func.func @k_unaligned_copied(%a: tensor<64x100xbf16>, %b: tensor<100x32xf8E4M3FN>, %s: tensor<1x1xf32>) -> tensor<64x32xf32> {
+  %qa, %sa = fp8.dynamic_quantize %a by <tensor> rule <ratio> : tensor<64x100xbf16> -> tensor<64x100xf8E4M3FN>, tensor<1x1xf32>
+  %c = fp8.scaled_matmul %qa, %b scales(%sa, %s) by(<tensor>, <tensor>) : tensor<64x100xf8E4M3FN>, tensor<100x32xf8E4M3FN>, tensor<1x1xf32>, tensor<1x1xf32> -> tensor<64x32xf32>
+  return %c : tensor<64x32xf32>
+}

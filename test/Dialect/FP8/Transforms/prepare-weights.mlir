@@ -199,3 +199,27 @@ func.func @caller(%w: tensor<4x4xf32>) -> tensor<4x4xf32> {
   %y = func.call @called(%w) : (tensor<4x4xf32>) -> tensor<4x4xf32>
   return %y : tensor<4x4xf32>
 }
+
+// -----
+
+// K = 72: the K-major copy has rows of 72 codes, which a GEMM reads only
+// when a kernel of the calling function pads them to 16 bytes (as a copy
+// passed from the prepare function would not be). The weight's
+// quantization moves; its transpose stays.
+// CHECK-LABEL: func.func @short_rows_prepare(
+// CHECK-SAME:      -> (tensor<72x256xf8E4M3FN>, tensor<1x1xf32>)
+// CHECK-NOT:     linalg.transpose
+// CHECK:         return
+// CHECK-LABEL: func.func @short_rows(
+// CHECK-SAME:      %[[PQ:[^:]*]]: tensor<72x256xf8E4M3FN> {fp8.prepared = 0 : i64},
+// CHECK-SAME:      %[[PS:[^:]*]]: tensor<1x1xf32> {fp8.prepared = 1 : i64})
+// CHECK:         %[[T:.*]] = linalg.transpose ins(%[[PQ]] :
+// CHECK:         fp8.scaled_matmul %{{.*}}, %[[T]] scales(%{{.*}}, %[[PS]])
+func.func @short_rows(%x: tensor<64x72xbf16>, %w: tensor<72x256xbf16> {fp8.weight}) -> tensor<64x256xbf16> {
+  %qw, %sw = fp8.dynamic_quantize %w by <tensor> rule <ratio> : tensor<72x256xbf16> -> tensor<72x256xf8E4M3FN>, tensor<1x1xf32>
+  %qx, %sx = fp8.dynamic_quantize %x by <tensor> rule <ratio> : tensor<64x72xbf16> -> tensor<64x72xf8E4M3FN>, tensor<1x1xf32>
+  %e = tensor.empty() : tensor<256x72xf8E4M3FN>
+  %t = linalg.transpose ins(%qw : tensor<72x256xf8E4M3FN>) outs(%e : tensor<256x72xf8E4M3FN>) permutation = [1, 0]
+  %y = fp8.scaled_matmul %qx, %t scales(%sx, %sw) by(<tensor>, <tensor>) transpose_rhs : tensor<64x72xf8E4M3FN>, tensor<256x72xf8E4M3FN>, tensor<1x1xf32>, tensor<1x1xf32> -> tensor<64x256xbf16>
+  return %y : tensor<64x256xbf16>
+}

@@ -105,6 +105,18 @@ constexpr llvm::StringLiteral kPreparedAttrName = "fp8.prepared";
 /// writes that layout for the sm_100a GEMMs of the function taking it.
 constexpr llvm::StringLiteral kScaleLayoutAttrName = "fp8.scale_layout";
 
+/// The value that the prepare function returns for `arg`, an argument that
+/// fp8-prepare-weights marked `fp8.prepared` in a function naming its
+/// prepare function (`fp8.prepare`); null for any other argument.
+Value getPreparedValue(BlockArgument arg);
+
+/// Whether `use` is operand A or B of an fp8.scaled_matmul (not a scale).
+bool isGemmOperand(OpOperand &use);
+
+/// Whether `value` has uses and each is operand A or B of an
+/// fp8.scaled_matmul.
+bool isReadOnlyAsGemmOperand(Value value);
+
 /// Bytes of a tensor of `shape` with elements of `bits` bits (packed).
 int64_t getTensorBytes(ArrayRef<int64_t> shape, int64_t bits);
 
