@@ -126,6 +126,14 @@ class Tensor:
         return f"Tensor({self.op}, {self.shape})"
 
 
+
+def _reduction(a, dims):
+    """The dimensions of `a` that `dims` name (negative ones counted from the
+    end), sorted, and the shape left when they are reduced."""
+    dims = sorted(d % len(a.shape) for d in dims)
+    return dims, tuple(n for i, n in enumerate(a.shape) if i not in dims)
+
+
 class Graph:
     def __init__(self, name):
         self.name = name
@@ -288,13 +296,11 @@ class Graph:
         """The maximum (`largest`) or minimum of `a` over `dims`, NaN where
         any element is NaN (torch.amax/amin); the gradient is shared evenly
         by the elements equal to it, as torch's."""
-        dims = sorted(d % len(a.shape) for d in dims)
-        shape = tuple(n for i, n in enumerate(a.shape) if i not in dims)
+        dims, shape = _reduction(a, dims)
         return self._node("reduce_max", [a], shape, dims=dims, largest=largest)
 
     def reduce_sum(self, a, dims):
-        dims = sorted(d % len(a.shape) for d in dims)
-        shape = tuple(s for i, s in enumerate(a.shape) if i not in dims)
+        dims, shape = _reduction(a, dims)
         return self._node("reduce_sum", [a], shape, dims=dims)
 
     def broadcast(self, a, shape, dims):

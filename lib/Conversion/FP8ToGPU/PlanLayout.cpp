@@ -278,16 +278,15 @@ LogicalResult copyPermuted(PlanBuilder &plan, Operation *op, Value input,
 /// data-gradient GEMM share, with K not a multiple of 16.
 void padRowsForGemms(PlanBuilder &plan, Value result) {
   auto type = cast<RankedTensorType>(result.getType());
-  if (type.getRank() < 2 || !isReadOnlyAsGemmOperand(result))
+  if (type.getRank() < 2 || hasWhole16ByteRows(type) ||
+      !isReadOnlyAsGemmOperand(result))
     return;
   PlanBuffer &buffer = plan.getBuffer(plan.bufferOf(result));
-  int64_t bits = type.getElementTypeBitWidth();
-  int64_t perRow16 = 128 / bits;
-  int64_t cols = type.getShape().back();
-  if (cols % perRow16 == 0 || buffer.kind != PlanBuffer::Kind::Temp ||
-      buffer.pitch)
+  if (buffer.kind != PlanBuffer::Kind::Temp || buffer.pitch)
     return;
-  buffer.pitch = llvm::alignTo(cols, perRow16);
+  int64_t bits = type.getElementTypeBitWidth();
+  int64_t cols = type.getShape().back();
+  buffer.pitch = llvm::alignTo(cols, 128 / bits);
   buffer.bytes = type.getNumElements() / cols * *buffer.pitch * bits / 8;
 }
 
@@ -295,11 +294,7 @@ LogicalResult planTranspose(PlanBuilder &plan, linalg::TransposeOp op) {
   if (plan.foldedTransposes.contains(op))
     return success();
   Value input = op.getInput(), result = op.getResult()[0];
-  auto inputType = cast<RankedTensorType>(input.getType());
-  // Moving at most one dimension of extent > 1 keeps the bytes in place.
-  if (!isPadded(plan, input) &&
-      llvm::count_if(inputType.getShape(), [](int64_t d) { return d != 1; }) <=
-          1) {
+  if (!isPadded(plan, input) && isTransposeInvariant(input)) {
     plan.setBuffer(result, plan.bufferOf(input));
     return success();
   }

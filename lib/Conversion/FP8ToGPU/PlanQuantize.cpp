@@ -181,12 +181,6 @@ FailureOr<MatrixView> getMatrixView(Operation *op, RankedTensorType type,
   return view;
 }
 
-/// Whether transposing `value` keeps its bytes in place.
-bool isTransposeInvariant(Value value) {
-  return llvm::count_if(cast<RankedTensorType>(value.getType()).getShape(),
-                        [](int64_t d) { return d != 1; }) <= 1;
-}
-
 /// Gives the results of `transposes` one buffer, marks them folded into the
 /// quantization writing it, and returns the buffer.
 int64_t foldTransposes(PlanBuilder &plan, ArrayRef<Operation *> transposes) {

@@ -203,6 +203,16 @@ Value fp8::getPreparedValue(BlockArgument arg) {
   return ret->getOperand(index.getInt());
 }
 
+bool fp8::isTransposeInvariant(Value value) {
+  return llvm::count_if(cast<RankedTensorType>(value.getType()).getShape(),
+                        [](int64_t d) { return d != 1; }) <= 1;
+}
+
+bool fp8::hasWhole16ByteRows(RankedTensorType type) {
+  return type.getRank() == 0 ||
+         type.getShape().back() * type.getElementTypeBitWidth() % 128 == 0;
+}
+
 bool fp8::isGemmOperand(OpOperand &use) {
   auto gemm = dyn_cast<ScaledMatmulOp>(use.getOwner());
   return gemm &&

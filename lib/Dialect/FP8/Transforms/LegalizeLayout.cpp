@@ -85,11 +85,9 @@ int64_t roundUp(int64_t value, int64_t step) {
 /// kernel pads the rows of such a copy, the K-major copy of a prepared
 /// weight's codes).
 bool hasPaddedRows(Value data) {
-  // A transpose moving one dimension of extent > 1 is a view: no copy.
+  // A transpose that keeps the bytes in place makes no copy.
   if (auto transpose = data.getDefiningOp<linalg::TransposeOp>();
-      transpose &&
-      llvm::count_if(transpose.getInput().getType().getShape(),
-                     [](int64_t d) { return d != 1; }) > 1 &&
+      transpose && !isTransposeInvariant(transpose.getInput()) &&
       isReadOnlyAsGemmOperand(data))
     return true;
   while (auto transpose = data.getDefiningOp<linalg::TransposeOp>())

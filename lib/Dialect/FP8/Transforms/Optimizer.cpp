@@ -290,32 +290,6 @@ GranularityAttr getGroupGranularity(MLIRContext *ctx,
   return GranularityAttr::get(ctx, {options.group});
 }
 
-/// The bytes `storage` keeps of a static state of `type`, its scales
-/// included.
-int64_t getStoredBytes(Storage storage, RankedTensorType type,
-                       const StorageOptions &options) {
-  int64_t elements = type.getNumElements();
-  switch (storage) {
-  case Storage::Unchanged:
-    return 4 * elements;
-  case Storage::Expanded: {
-    // A byte per code; an f32 amax and an i8 exponent per group (one group
-    // for a 0-d tensor).
-    int64_t groups = 1;
-    if (type.getRank() > 0)
-      groups = ShapedType::getNumElements(
-          getGroupGranularity(type.getContext(), options)
-              .getScaleShape(type.getShape()));
-    return elements + 5 * groups;
-  }
-  case Storage::TensorCodes:
-    return elements + 4;
-  case Storage::ScaledF16:
-    return 2 * elements + 4;
-  }
-  llvm_unreachable("unknown storage");
-}
-
 /// A tensor of ones of `type`'s rank, for a per-tensor scale.
 RankedTensorType getTensorScaleType(RankedTensorType type) {
   return RankedTensorType::get(SmallVector<int64_t>(type.getRank(), 1),
@@ -513,12 +487,20 @@ FP8OptimizerPass::getThreadedStates(AdamStep step, func::FuncOp function,
   if (!type.hasStaticShape())
     return reason = "its state has a dynamic shape", failure();
   // Codes and scales of a few elements take more bytes than their f32
-  // values (a 0-d state always does).
-  int64_t storedBytes = 0, f32Bytes = 0;
-  for (Storage storage : storages) {
-    storedBytes += getStoredBytes(storage, type, storageOptions);
-    f32Bytes += getStoredBytes(Storage::Unchanged, type, storageOptions);
-  }
+  // values (a 0-d state always does; its parts are counted as those of one
+  // element in a row, which groups have).
+  RankedTensorType counted =
+      type.getRank() == 0 ? RankedTensorType::get({1}, type.getElementType())
+                          : type;
+  auto getBytes = [](Type type) {
+    auto tensor = cast<RankedTensorType>(type);
+    return getTensorBytes(tensor.getShape(), tensor.getElementTypeBitWidth());
+  };
+  int64_t storedBytes = 0;
+  for (Storage storage : storages)
+    for (Type part : getPartTypes(storage, counted, storageOptions))
+      storedBytes += getBytes(part);
+  int64_t f32Bytes = storages.size() * getBytes(counted);
   if (storedBytes >= f32Bytes)
     return reason = llvm::formatv("its state of {0} element{1} would take {2} "
                                   "bytes stored, against {3} in f32",

@@ -89,10 +89,7 @@ bool isView(Operation *op) {
   if (isa<tensor::ExpandShapeOp, tensor::CollapseShapeOp, tensor::CastOp>(op))
     return true;
   auto transpose = dyn_cast<linalg::TransposeOp>(op);
-  if (!transpose)
-    return false;
-  ArrayRef<int64_t> shape = transpose.getInput().getType().getShape();
-  return llvm::count_if(shape, [](int64_t d) { return d != 1; }) <= 1;
+  return transpose && isTransposeInvariant(transpose.getInput());
 }
 
 /// The weight slice of `block`, whose arguments `weights` are marked,
@@ -141,10 +138,9 @@ WeightSlice getWeightSlice(Block &block, ArrayRef<BlockArgument> weights,
 /// prepared copy, passed from one function to another, is stored unpadded.
 bool needsPaddedRows(Value result) {
   auto type = dyn_cast<RankedTensorType>(result.getType());
-  if (!type || type.getRank() < 2 || !type.hasStaticShape() ||
-      llvm::none_of(result.getUses(), isGemmOperand))
-    return false;
-  return type.getShape().back() * type.getElementTypeBitWidth() % 128 != 0;
+  return type && type.getRank() >= 2 && type.hasStaticShape() &&
+         !hasWhole16ByteRows(type) &&
+         llvm::any_of(result.getUses(), isGemmOperand);
 }
 
 /// The weight slice of `block` whose results are worth passing: an op whose

@@ -158,11 +158,8 @@ bool staysBelow(Operation *movement, Operation *quantization) {
 /// writes to 16 bytes, so that a GEMM can read them along K with TMA
 /// (fp8-legalize-layout); rows made by reshaping codes have no such pitch.
 bool needsPaddedRows(const Movement &movement, RankedTensorType codesType) {
-  if (!isa<tensor::ExpandShapeOp, tensor::CollapseShapeOp>(movement.op) ||
-      codesType.getRank() == 0)
-    return false;
-  int64_t bits = codesType.getElementTypeBitWidth();
-  return codesType.getShape().back() * bits % 128 != 0;
+  return isa<tensor::ExpandShapeOp, tensor::CollapseShapeOp>(movement.op) &&
+         !hasWhole16ByteRows(codesType);
 }
 
 /// Applies `movement` to `value` (of the movement source's shape, any

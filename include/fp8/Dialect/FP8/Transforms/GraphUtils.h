@@ -117,6 +117,14 @@ bool isGemmOperand(OpOperand &use);
 /// fp8.scaled_matmul.
 bool isReadOnlyAsGemmOperand(Value value);
 
+/// Whether transposing `value` keeps its bytes in place: at most one of its
+/// dimensions has an extent other than 1.
+bool isTransposeInvariant(Value value);
+
+/// Whether the rows of `type` (its innermost dimension, packed) are whole
+/// 16-byte units, as TMA reads them; a 0-d tensor has none to pad.
+bool hasWhole16ByteRows(RankedTensorType type);
+
 /// Bytes of a tensor of `shape` with elements of `bits` bits (packed).
 int64_t getTensorBytes(ArrayRef<int64_t> shape, int64_t bits);
 
