@@ -16,6 +16,32 @@
 // RUN: fp8-run --check %t/sm100/f.json | FileCheck %s --check-prefixes=CHECK,SM100
 // RUN: fp8-opt %s --fp8-autocast=recipe=deepseek "--fp8-gpu-pipeline=chip=sm_90a prepare-weights=1 artifacts=%t/prepared" -o /dev/null
 // RUN: fp8-run --check %t/prepared/f.json | FileCheck %s --check-prefix=PREPARED
+// NVFP4 on sm_100a: no layout kernel copies FP4 codes, so with
+// prepare-weights the weight's quantization, which writes the transposed
+// copy itself, stays with the copy, padded, and nothing is prepared; the
+// remarks say why.
+// RUN: fp8-opt %s --fp8-autocast=recipe=nvfp4 "--fp8-gpu-pipeline=chip=sm_100a prepare-weights=1 artifacts=%t/fp4" \
+// RUN:   --remarks-filter=fp8-prepare-weights --remark-format=emitRemark -o /dev/null 2>&1 \
+// RUN:   | FileCheck %s --check-prefix=FP4-REMARK
+// RUN: ls %t/fp4 | FileCheck %s --check-prefix=FP4-FILES
+// RUN: fp8-run --check %t/fp4/f.json | FileCheck %s --check-prefix=FP4
+// RUN: not grep -E "[1-9][0-9]* bytes (spill|stack)" %t/fp4/fp8_kernels.ptxas.log
+// FP4-REMARK: remark: [Missed] padded-rows | Category:fp8-prepare-weights | Remark="@f computes tensor<64x4xf4E2M1FN> from its weights on every call: a GEMM reads its rows of 2 bytes, {{.*}} (its quantization stays too: no layout kernel copies codes narrower than a byte)"
+// FP4-REMARK: remark: [Missed] weights-not-prepared | Category:fp8-prepare-weights | Remark="@f computes from its weights on every call: what is worth moving, GEMMs read in rows that are not whole 16-byte units (padded-rows)"
+// FP4-FILES-NOT: prepare
+// FP4: input 2: buffer [[W:[0-9]+]] f32 [4, 64]
+// The first is the quantized gradient, the second the copy.
+// FP4: temp: buffer {{[0-9]+}} f4e2m1 [64, 4] 1024 bytes (rows of 32)
+// FP4: temp: buffer [[T:[0-9]+]] f4e2m1 [64, 4] 1024 bytes (rows of 32)
+// FP4: kernel fp8_quantize_f32_e2m1_b32x16_nvfp4_sat_fused_t_
+// FP4-NEXT: param 0: buffer [[W]]
+// FP4-NEXT: param 1: buffer
+// FP4-NEXT: param 2: buffer [[T]]
+// FP4: kernel fp8_gemm_
+// FP4: kernel fp8_gemm_
+// FP4-NEXT: param 0: tensor_map buffer {{[0-9]+}} uint8 dims [2, 64] strides [16]
+// FP4-NEXT: param 1: tensor_map buffer [[T]] uint8 dims [2, 64] strides [16]
+// FP4: ok: 'f' for sm_100a
 // The first is the quantized activation, the second the copy.
 // CHECK: f8e4m3 [64, 4] 1024 bytes (rows of 16)
 // CHECK: temp: buffer [[COPY:[0-9]+]] f8e4m3 [64, 4] 1024 bytes (rows of 16)

@@ -60,6 +60,9 @@ struct WeightSlice {
   /// Results of `ops` that ops staying in the function read, in the order
   /// the ops compute them: the prepare function's results.
   SmallVector<Value> results;
+  /// Values that the slice left in the function because a GEMM reads them
+  /// in rows that are not whole 16-byte units (needsPaddedRows).
+  SmallVector<Value, 0> paddedRows;
 };
 
 /// The bytes of `value` when it is a statically shaped tensor (or a scalar
@@ -143,16 +146,30 @@ bool needsPaddedRows(Value result) {
          llvm::any_of(result.getUses(), isGemmOperand);
 }
 
+/// The op that must stay in the function with `op`, which computes codes in
+/// rows a GEMM could not read passed, or null. Layout kernels move elements
+/// of 8 bits or more, so a copy of narrower codes (FP4) is written by the
+/// quantization that writes them, which then stays too.
+Operation *getPaddedCopySource(Operation *op) {
+  auto transpose = dyn_cast<linalg::TransposeOp>(op);
+  if (!transpose || transpose.getInit().getType().getElementTypeBitWidth() >= 8)
+    return nullptr;
+  return transpose.getInput().getDefiningOp();
+}
+
 /// The weight slice of `block` whose results are worth passing: an op whose
 /// result is larger than the weights and prepared values it reads (a bias
 /// broadcast to the shape of an activation, which a call would otherwise
 /// read from memory instead of the vector), a view (isView) and an op whose
 /// result the function returns (a GPU entry point's results are computed,
 /// never its arguments) stay in the function, which then takes what they
-/// read; so do codes in rows a GEMM could not read passed (needsPaddedRows).
+/// read; so do codes in rows a GEMM could not read passed (needsPaddedRows),
+/// with the quantization of codes narrower than a byte
+/// (getPaddedCopySource).
 WeightSlice getCompactWeightSlice(Block &block,
                                   ArrayRef<BlockArgument> weights) {
   DenseSet<Operation *> kept;
+  llvm::SetVector<Value> paddedRows;
   while (true) {
     WeightSlice slice = getWeightSlice(block, weights, kept);
     bool changed = false;
@@ -167,12 +184,19 @@ WeightSlice getCompactWeightSlice(Block &block,
       bool returned = llvm::any_of(result.getUsers(), [](Operation *user) {
         return user->hasTrait<OpTrait::IsTerminator>();
       });
-      if (returned || isView(op) || getBytes(result) > read ||
-          needsPaddedRows(result))
+      if (returned || isView(op) || getBytes(result) > read)
         changed |= kept.insert(op).second;
+      if (!needsPaddedRows(result))
+        continue;
+      paddedRows.insert(result);
+      changed |= kept.insert(op).second;
+      if (Operation *source = getPaddedCopySource(op))
+        changed |= kept.insert(source).second;
     }
-    if (!changed)
+    if (!changed) {
+      slice.paddedRows.assign(paddedRows.begin(), paddedRows.end());
       return slice;
+    }
   }
 }
 
@@ -420,6 +444,29 @@ struct FP8PrepareWeightsPass
                        function.getName().str(), why.str());
   }
 
+  /// Says that `function` computes `value`, which only its weights
+  /// determine, on every call, because a GEMM reads it in rows that are not
+  /// whole 16-byte units.
+  void remarkPaddedRows(func::FuncOp function, Value value) {
+    auto type = cast<RankedTensorType>(value.getType());
+    int64_t rowBits = type.getShape().back() * type.getElementTypeBitWidth();
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    os << "@" << function.getName() << " computes " << type
+       << " from its weights on every call: a GEMM reads its rows of "
+       << rowBits / 8 << (rowBits % 8 ? ".5" : "")
+       << " bytes, which are not whole 16-byte units; the kernel that "
+          "writes it in the function pads them, and a prepared value is "
+          "passed unpadded";
+    Operation *op = value.getDefiningOp();
+    if (getPaddedCopySource(op))
+      os << " (its quantization stays too: no layout kernel copies codes "
+            "narrower than a byte)";
+    remark::missed(op->getLoc(),
+                   getRemarkOpts(function, kCategory, "padded-rows"))
+        << remark::add("{0}", text);
+  }
+
   /// Moves what only their weights determine out of `members` into one
   /// prepare function, `@<name>`, which they take the results of.
   LogicalResult prepareGroup(MutableArrayRef<Member> members, StringRef name,
@@ -431,10 +478,16 @@ struct FP8PrepareWeightsPass
       for (unsigned i : member.weightIndices)
         weights.push_back(block.getArgument(i));
       member.slice = getCompactWeightSlice(block, weights);
+      for (Value value : member.slice.paddedRows)
+        remarkPaddedRows(member.function, value);
       if (member.slice.results.empty())
-        remarkNotPrepared(member.function,
-                          "no op that reads only weights and constants is "
-                          "worth moving");
+        remarkNotPrepared(
+            member.function,
+            member.slice.paddedRows.empty()
+                ? "no op that reads only weights and constants is worth "
+                  "moving"
+                : "what is worth moving, GEMMs read in rows that are not "
+                  "whole 16-byte units (padded-rows)");
       else
         split.push_back(std::move(member));
     }

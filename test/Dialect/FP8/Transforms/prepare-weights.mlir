@@ -223,3 +223,30 @@ func.func @short_rows(%x: tensor<64x72xbf16>, %w: tensor<72x256xbf16> {fp8.weigh
   %y = fp8.scaled_matmul %qx, %t scales(%sx, %sw) by(<tensor>, <tensor>) transpose_rhs : tensor<64x72xf8E4M3FN>, tensor<256x72xf8E4M3FN>, tensor<1x1xf32>, tensor<1x1xf32> -> tensor<64x256xbf16>
   return %y : tensor<64x256xbf16>
 }
+// REMARK: remark: [Missed] padded-rows | Category:fp8-prepare-weights | Remark="@short_rows computes tensor<256x72xf8E4M3FN> from its weights on every call: a GEMM reads its rows of 72 bytes, which are not whole 16-byte units; the kernel that writes it in the function pads them, and a prepared value is passed unpadded"
+// REMARK: remark: [Passed] weights-prepared | Category:fp8-prepare-weights | Remark="@short_rows: 1 ops
+
+// -----
+
+// NVFP4 with K = 40: the K-major copy has rows of 20 bytes. No layout kernel
+// copies FP4 codes, so the quantization that writes the copy (padded) stays
+// with it, and with it everything the weight determines: nothing is
+// prepared, and the remarks say why.
+// CHECK-NOT:     func.func @short_rows_fp4_prepare
+// CHECK-LABEL: func.func @short_rows_fp4(
+// CHECK-SAME:      %{{[^:]*}}: tensor<64x40xbf16>, %[[W:[^:]*]]: tensor<40x64xbf16> {fp8.weight}) -> tensor<64x64xbf16> {
+// CHECK:         %[[QW:.*]], %[[SW:.*]], %[[GW:.*]] = fp8.dynamic_quantize %[[W]]
+// CHECK:         %[[T:.*]] = linalg.transpose ins(%[[QW]] :
+// CHECK:         fp8.scaled_matmul %{{.*}}, %[[T]]
+// REMARK: remark: [Missed] padded-rows | Category:fp8-prepare-weights | Remark="@short_rows_fp4 computes tensor<64x40xf4E2M1FN> from its weights on every call: a GEMM reads its rows of 20 bytes, which are not whole 16-byte units; the kernel that writes it in the function pads them, and a prepared value is passed unpadded (its quantization stays too: no layout kernel copies codes narrower than a byte)"
+// REMARK: remark: [Missed] weights-not-prepared | Category:fp8-prepare-weights | Remark="@short_rows_fp4 computes from its weights on every call: what is worth moving, GEMMs read in rows that are not whole 16-byte units (padded-rows)"
+func.func @short_rows_fp4(%x: tensor<64x40xbf16>, %w: tensor<40x64xbf16> {fp8.weight}) -> tensor<64x64xbf16> {
+  %qw, %sw, %gw = fp8.dynamic_quantize %w by <16x16> rule <nvfp4> : tensor<40x64xbf16> -> tensor<40x64xf4E2M1FN>, tensor<3x4xf8E4M3FN> global tensor<1x1xf32>
+  %qx, %sx, %gx = fp8.dynamic_quantize %x by <1x16> rule <nvfp4> : tensor<64x40xbf16> -> tensor<64x40xf4E2M1FN>, tensor<64x3xf8E4M3FN> global tensor<1x1xf32>
+  %e = tensor.empty() : tensor<64x40xf4E2M1FN>
+  %t = linalg.transpose ins(%qw : tensor<40x64xf4E2M1FN>) outs(%e : tensor<64x40xf4E2M1FN>) permutation = [1, 0]
+  %es = tensor.empty() : tensor<4x3xf8E4M3FN>
+  %ts = linalg.transpose ins(%sw : tensor<3x4xf8E4M3FN>) outs(%es : tensor<4x3xf8E4M3FN>) permutation = [1, 0]
+  %y = fp8.scaled_matmul %qx, %t scales(%sx, %ts) by(<1x16>, <16x16>) lhs_global(%gx : tensor<1x1xf32>) rhs_global(%gw : tensor<1x1xf32>) transpose_rhs {recipe = #fp8.recipe<nvfp4>} : tensor<64x40xf4E2M1FN>, tensor<64x40xf4E2M1FN>, tensor<64x3xf8E4M3FN>, tensor<4x3xf8E4M3FN> -> tensor<64x64xbf16>
+  return %y : tensor<64x64xbf16>
+}

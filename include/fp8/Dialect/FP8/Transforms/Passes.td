@@ -761,6 +761,12 @@ def FP8PrepareWeights : Pass<"fp8-prepare-weights", "::mlir::ModuleOp"> {
     than what it reads besides constants (a bias broadcast to an
     activation's shape) and views (reshapes, transposes that move one
     dimension of extent > 1), which `@f` then computes from what they read.
+    So do codes that a GEMM reads as operand A or B in rows that are not
+    whole 16-byte units (K not a multiple of 16 FP8 codes or 32 FP4 codes):
+    TMA reads rows 16-byte multiples apart, the kernel that writes them in
+    `@f` pads each row, and a prepared value is passed unpadded. No layout
+    kernel copies FP4 codes, so the quantization writing such a transposed
+    FP4 copy stays with it. Each of these values is a `padded-rows` remark.
 
     * `@f_prepare` takes every weight of `@f`, in order (those the moved ops
       do not read too, so that its signature follows from `@f`'s), and
