@@ -16,7 +16,8 @@ gradients. bench/examples/error.py runs them through every recipe.
 The committed files are the small size. --sizes names sizes of
 fp8_mlir.models.SIZES (small, gpt2-small: 1024 tokens, width 768, 12 heads;
 4096: 1024 tokens, width 4096, 32 heads; mlp-8k: the MLP block only, 8192
-tokens, width 4096, MLP width 16384), --seq/--width/--heads/--hidden give
+tokens, width 4096, MLP width 16384; ragged: 200 tokens, width 360, 5
+heads, MLP width 1000, where no contraction dim is a multiple of 16), --seq/--width/--heads/--hidden give
 one of their own (named `custom`); each size goes to OUT/<size>/ with the
 committed layout (OUT/gpt2-small/gpt2/gpt2_layer.mlir). Real sizes are for
 GPU checks and benchmarks (bench/gpu/models.py) and are never committed.

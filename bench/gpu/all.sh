@@ -36,6 +36,11 @@
 #       --recipes deepseek --reference-sizes small --chips sm_90a \
 #       --pipeline-options "prepare-weights=1 sm90-producer-column-scales=1" \
 #       --out build-gpu/models-bf16-producer-scales
+#   python3 bench/gpu/models.py prepare --storage bf16 \
+#       --models mlp_block,attention_block,gpt2_layer,llama_layer --sizes ragged \
+#       --recipes tensor-current,rowwise,deepseek,mxfp8 --reference-sizes ragged \
+#       --max-input-mib 0 --chips sm_90a [--pipeline-options prepare-weights=1] \
+#       --out build-gpu/models-bf16-ragged[-prepared]
 #
 # Stages, in order of what they tell (each one's report is written even when
 # a later one fails or the run is stopped):
@@ -72,10 +77,16 @@
 #      on CUDA tensors running exported artifacts, forward and backward
 #      through autograd, prepared weights recomputed after an update)
 #      against the CPU pipeline (frontend.py).
+#  13. ragged: the models at the ragged size (200 tokens, width 360, heads
+#      of 72, hidden 1000: no contraction dim a multiple of 16), whose FP8
+#      rows the quantize and layout kernels pad to 16-byte multiples, every
+#      cell against the CPU pipeline, without and with the weights prepared
+#      once (a prepared weight's K-major copy is made and padded on every
+#      call).
 #
 # STAGES (words among runtime speed prepared small attention kernels
 # kernels-prepared reductions quantize gemms multicast alternate
-# producer-scales frontend;
+# producer-scales frontend ragged;
 # default all,
 # in that order)
 # runs some stages in the order given, for a GPU slot too short for all of
@@ -93,7 +104,8 @@
 # build-gpu/models-bf16-attention), MULTICAST (default
 # build-gpu/models-bf16-multicast), ALTERNATE (default
 # build-gpu/models-bf16-alternate), PRODUCER_SCALES (default
-# build-gpu/models-bf16-producer-scales),
+# build-gpu/models-bf16-producer-scales), RAGGED and RAGGED_PREPARED
+# (default build-gpu/models-bf16-ragged and build-gpu/models-bf16-ragged-prepared),
 # SPEED_BUDGET, PREPARED_BUDGET, SMALL_BUDGET, SPEED_CELLS (a regex over the
 # ids of the cells the timed stages run; default the six speed cells),
 # GEMM_BUDGET (seconds; 230, 100, 60, 80; the float64 graph of the speed cells
@@ -112,6 +124,8 @@ ATTENTION="${ATTENTION:-build-gpu/models-bf16-attention}"
 MULTICAST="${MULTICAST:-build-gpu/models-bf16-multicast}"
 ALTERNATE="${ALTERNATE:-build-gpu/models-bf16-alternate}"
 PRODUCER_SCALES="${PRODUCER_SCALES:-build-gpu/models-bf16-producer-scales}"
+RAGGED="${RAGGED:-build-gpu/models-bf16-ragged}"
+RAGGED_PREPARED="${RAGGED_PREPARED:-build-gpu/models-bf16-ragged-prepared}"
 BUILD=build-gpu-rt
 WORK="$(mktemp -d)"
 mkdir -p "$OUT"
@@ -162,12 +176,12 @@ kernel_times() { # stage name, artifacts, report folder
     --out "$WORK/$3" ${DRY[@]+"${DRY[@]}"}
 }
 
-# Checks the small cells of the models in $2 against the CPU pipeline, into
-# $WORK/$3.
-small_models() { # stage name, artifacts, report folder
+# Checks the cells of the models in $2 at size $4 (default small) against
+# the CPU pipeline, into $WORK/$3.
+small_models() { # stage name, artifacts, report folder[, size]
   [ -f "$2/index.json" ] || return 0
   stage "$1" $(( ${SMALL_BUDGET:-60} + 30 )) \
-    "$PYTHON" bench/gpu/models.py run --artifacts "$2" --lib "$LIB" --only "^small/" \
+    "$PYTHON" bench/gpu/models.py run --artifacts "$2" --lib "$LIB" --only "^${4:-small}/" \
     --graph --time-budget "${SMALL_BUDGET:-60}" --out "$WORK/$3" ${DRY[@]+"${DRY[@]}"}
 }
 
@@ -202,6 +216,10 @@ run_stage() { # one stage of STAGES; those whose artifacts are missing are skipp
     small_models "models: small, every recipe" "$MODELS" models-small ;;
   attention)
     small_models "models: small, attention in FP8" "$ATTENTION" models-attention ;;
+  ragged)
+    small_models "models: ragged" "$RAGGED" models-ragged ragged
+    small_models "models: ragged, weights prepared once" "$RAGGED_PREPARED" \
+      models-ragged-prepared ragged ;;
   multicast | alternate | producer-scales)
     run_stage "$1-small"; run_stage "$1-timed"; run_stage "$1-gemms" ;;
   multicast-small | alternate-small | producer-scales-small)
@@ -247,7 +265,7 @@ run_stage() { # one stage of STAGES; those whose artifacts are missing are skipp
   esac
 }
 
-ALL_STAGES="runtime speed prepared small attention kernels kernels-prepared reductions quantize gemms multicast alternate producer-scales frontend"
+ALL_STAGES="runtime speed prepared small attention kernels kernels-prepared reductions quantize gemms multicast alternate producer-scales frontend ragged"
 for name in ${STAGES:-$ALL_STAGES}; do
   run_stage "$name"
 done

@@ -20,8 +20,9 @@
 # build-gpu/models-bf16-multicast and the GEMM variants (multicast-small and
 # multicast-timed the models, multicast-gemms the variants); alternate and
 # its parts the same of build-gpu/models-bf16-alternate, producer-scales
-# of build-gpu/models-bf16-producer-scales. runtime reads
-# nothing.
+# of build-gpu/models-bf16-producer-scales, ragged
+# build-gpu/models-bf16-ragged and build-gpu/models-bf16-ragged-prepared.
+# runtime reads nothing.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 cd "$ROOT"
@@ -39,7 +40,7 @@ shift
 STAGES=("$@")
 [ ${#STAGES[@]} -gt 0 ] || STAGES=(runtime speed prepared small attention kernels
   kernels-prepared reductions quantize gemms multicast alternate producer-scales
-  frontend)
+  frontend ragged)
 [ -d "$FROM" ] || { echo "pack.sh: no $FROM/; run bench/gpu/prepare.sh" >&2; exit 1; }
 # Paths are taken relative to the folder above DIR.
 cd "$(dirname "$FROM")"
@@ -75,6 +76,7 @@ for stage in "${STAGES[@]}"; do
   gemms) gemm_variants; add "$G/optimizer" ;;
   optimizer) add "$G/optimizer" ;;
   frontend) add "$G/frontend" ;;
+  ragged) add "$G/models-bf16-ragged" "$G/models-bf16-ragged-prepared" ;;
   multicast | alternate | producer-scales) add "$G/models-bf16-$stage"; gemm_variants ;;
   multicast-small | multicast-timed | alternate-small | alternate-timed | \
   producer-scales-small | producer-scales-timed)

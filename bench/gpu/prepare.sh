@@ -8,8 +8,8 @@
 # in FP8 too, plus the speed cells with their weights prepared once, all
 # into build-gpu/, and the models in clusters that multicast, with consumer
 # warpgroups in turn and (deepseek) with column scales copied by the
-# producer, all three off by default.
-# About 7 minutes on 2 cores. Copy build-gpu/
+# producer, all three off by default, and the models at a ragged size.
+# About 8 minutes on 2 cores. Copy build-gpu/
 # to the GPU machine (a `tar czf` of it is about 46 MiB; the
 # folders of the stages to run are enough) and run
 # `OUT=report bench/gpu/all.sh` there.
@@ -74,5 +74,18 @@ rm -rf build-gpu/models-bf16-producer-scales
   --recipes deepseek --reference-sizes small --chips "$CHIP" \
   --pipeline-options "prepare-weights=1 sm90-producer-column-scales=1" \
   --out build-gpu/models-bf16-producer-scales
+# The models at the ragged size (no contraction dim a multiple of 16:
+# padded FP8 rows everywhere), without and with prepared weights, against
+# the CPU pipeline. Their inputs are rebuilt from their seeds there.
+for prepared in 0 1; do
+  out=build-gpu/models-bf16-ragged
+  [ "$prepared" = 1 ] && out="$out-prepared"
+  rm -rf "$out"
+  "$PYTHON" bench/gpu/models.py prepare --storage bf16 \
+    --models mlp_block,attention_block,gpt2_layer,llama_layer --sizes ragged \
+    --recipes tensor-current,rowwise,deepseek,mxfp8 --reference-sizes ragged \
+    --max-input-mib 0 --chips "$CHIP" --pipeline-options "prepare-weights=$prepared" \
+    --out "$out"
+done
 du -sh build-gpu
 echo "bench/gpu/pack.sh FILE.tgz [STAGE...] packs what the stages of all.sh read"

@@ -26,9 +26,13 @@ SEQ, WIDTH, HEADS, HIDDEN = 64, 128, 4, 512
 # The sizes examples/generate.py writes: the committed small examples, and
 # real sizes for GPU checks and benchmarks (a GPT-2-small layer, a 4096-wide
 # one with heads of 128 as in 7B-class models, and the MLP of the first GPU
-# measurements: 8192 tokens, 4096 -> 16384 -> 4096).
+# measurements: 8192 tokens, 4096 -> 16384 -> 4096), and a ragged one whose
+# every contraction dim (200 tokens, width 360, heads of 72, hidden 1000) is
+# no multiple of 16, so that FP8 rows are not whole 16-byte units and the
+# GPU's kernels pad them (docs/gpu.md).
 SIZES = {
     "small": dict(seq=SEQ, width=WIDTH, heads=HEADS, hidden=HIDDEN),
+    "ragged": dict(seq=200, width=360, heads=5, hidden=1000),
     "gpt2-small": dict(seq=1024, width=768, heads=12, hidden=3072),
     "4096": dict(seq=1024, width=4096, heads=32, hidden=16384),
     "mlp-8k": dict(seq=8192, width=4096, heads=32, hidden=16384),
