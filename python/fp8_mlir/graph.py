@@ -37,7 +37,15 @@ F32 = "f32"
 PREDICATES = {"eq": "oeq", "ne": "une", "lt": "olt", "le": "ole", "gt": "ogt", "ge": "oge"}
 
 # The inputs of an op that get no gradient from it, by position.
-_NO_GRADIENT = {"compare": (0, 1), "select": (0,), "fill_where": (1,)}
+_NO_GRADIENT = {"compare": (0, 1), "select": (0,), "fill_where": (1,), "position": (0,)}
+
+# Which elements reduce_max's gradient goes to: `dy / count` to each
+# element equal to the result, by "amax" as torch.amax (a NaN result gives
+# every element NaN, and so does a dy that is not finite), by "max" as
+# torch.max of a whole tensor (a NaN result shares dy among the NaNs; the
+# other elements get 0); or all of dy to the first of them, by "first" as
+# torch.max along a dimension (the first maximum, or the first NaN).
+TIES = ("amax", "max", "first")
 
 
 def tensor_type(shape, element=F32):
@@ -132,6 +140,15 @@ def _reduction(a, dims):
     end), sorted, and the shape left when they are reduced."""
     dims = sorted(d % len(a.shape) for d in dims)
     return dims, tuple(n for i, n in enumerate(a.shape) if i not in dims)
+
+
+def _positions(lib, t, **options):
+    """0, 1, ... along dimension `dim` of a position node `t`, shaped to
+    broadcast to t's shape (numpy or torch, `lib`)."""
+    dim = t.attrs["dim"]
+    shape = [1] * len(t.shape)
+    shape[dim] = t.shape[dim]
+    return lib.arange(t.shape[dim], **options).reshape(shape)
 
 
 class Graph:
@@ -292,12 +309,52 @@ class Graph:
         """dy * d/da (a + eps)^-1/2 given r = (a + eps)^-1/2: -dy r^3 / 2."""
         return self._node("rsqrt_grad", [r, dy], r.shape)
 
-    def reduce_max(self, a, dims, largest=True):
+    def reduce_max(self, a, dims, largest=True, ties="amax"):
         """The maximum (`largest`) or minimum of `a` over `dims`, NaN where
-        any element is NaN (torch.amax/amin); the gradient is shared evenly
-        by the elements equal to it, as torch's."""
+        any element is NaN (torch.amax/amin); `ties` (one of TIES) says
+        which elements its gradient goes to ("first": one dimension)."""
+        assert ties in TIES, ties
         dims, shape = _reduction(a, dims)
-        return self._node("reduce_max", [a], shape, dims=dims, largest=largest)
+        assert ties != "first" or len(dims) == 1, dims
+        return self._node("reduce_max", [a], shape, dims=dims, largest=largest, ties=ties)
+
+    def position(self, a, dim):
+        """The position of each element of `a` along `dim` (0, 1, ...), as
+        f32: exact below 2^24, and in 16-bit storage below 256 (bf16) or
+        2048 (f16). It reads a's shape alone, and has no gradient."""
+        return self._node("position", [a], a.shape, dim=dim % len(a.shape))
+
+    def hits(self, a, t, dims, nan=True):
+        """1 where an element of `a` equals `t`, a's reduction over `dims`
+        broadcast back, or (`nan`) both are NaN; else 0. No gradient."""
+        wide = self.broadcast(t, a.shape, dims)
+        hit = self.compare(a, wide, "eq")
+        if not nan:
+            return hit
+        both = self.mul(self.compare(a, a, "ne"), self.compare(wide, wide, "ne"))
+        return self.add(hit, both)
+
+    def first(self, hits, dim):
+        """The first 1 of `hits` (0 or 1, with a 1 in every row along
+        `dim`), the others 0; and its position, reduced over `dim`, as f32.
+        No gradient."""
+        extent = hits.shape[dim]
+        # extent - position: larger for earlier elements, and never 0.
+        rank = self.shift(self.scale(self.position(hits, dim), -1.0), float(extent))
+        priority = self.mul(hits, rank)
+        top = self.reduce_max(priority, [dim])
+        chosen = self.compare(priority, self.broadcast(top, hits.shape, [dim]), "eq")
+        return chosen, self.shift(self.scale(top, -1.0), float(extent))
+
+    def extremum_along(self, a, dim, largest=True):
+        """torch.max (`largest`) or torch.min of `a` along `dim`: the values
+        and the positions (f32) of the first maximum (or minimum) of each
+        row, or of its first NaN; the gradient goes to that element alone.
+        A zero maximum of zeros of both signs is +0 (-0 for a minimum),
+        where torch gives the first one's sign."""
+        dim %= len(a.shape)
+        values = self.reduce_max(a, [dim], largest, ties="first")
+        return values, self.first(self.hits(a, values, [dim]), dim)[1]
 
     def reduce_sum(self, a, dims):
         dims, shape = _reduction(a, dims)
@@ -506,11 +563,21 @@ class Graph:
         if op == "rsqrt":
             return [self.rsqrt_grad(t, dy)]
         if op == "reduce_max":
-            # dy / count where x equals the extremum, count of them.
-            x, dims = ins[0], a["dims"]
-            hit = self.compare(x, self.broadcast(t, x.shape, dims), "eq")
-            share = self.div(dy, self.reduce_sum(hit, dims))
-            return [self.mul(hit, self.broadcast(share, x.shape, dims))]
+            x, dims, ties = ins[0], a["dims"], a.get("ties", "amax")
+            hit = self.hits(x, t, dims, nan=ties != "amax")
+            if ties == "first":
+                chosen = self.first(hit, dims[0])[0]
+                wide = self.broadcast(dy, x.shape, dims)
+                return [self.fill_where(wide, self.compare(chosen, 0.0, "eq"), 0.0)]
+            # dy / count where x equals the extremum, count of them: times
+            # the hits for amax (NaN everywhere when dy is not finite, as
+            # torch's), else in their place and 0 elsewhere.
+            share = self.broadcast(self.div(dy, self.reduce_sum(hit, dims)), x.shape, dims)
+            if ties == "amax":
+                return [self.mul(hit, share)]
+            return [self.fill_where(share, self.compare(hit, 0.0, "eq"), 0.0)]
+        if op == "position":
+            return [None]
         if op == "reduce_sum":
             return [self.broadcast(dy, ins[0].shape, a["dims"])]
         if op == "broadcast":
@@ -708,6 +775,8 @@ class Graph:
             elif t.op == "reduce_max":
                 reduce = np.max if a["largest"] else np.min
                 r = reduce(v[0], axis=tuple(a["dims"]))
+            elif t.op == "position":
+                r = np.broadcast_to(_positions(np, t), t.shape).astype(np.float64)
             elif t.op == "reduce_sum":
                 r = v[0].sum(axis=tuple(a["dims"]))
             elif t.op == "broadcast":
@@ -816,6 +885,8 @@ class Graph:
             elif t.op == "reduce_max":
                 reduce = torch.amax if a["largest"] else torch.amin
                 r = reduce(v[0], dim=tuple(a["dims"]))
+            elif t.op == "position":
+                r = _positions(torch, t, dtype=v[0].dtype, device=v[0].device).expand(t.shape)
             elif t.op == "reduce_sum":
                 r = v[0].sum(dim=tuple(a["dims"]))
             elif t.op == "broadcast":
@@ -1319,6 +1390,14 @@ class Graph:
                                 "%above = arith.cmpi ugt, %j, %i : index",
                                 f"%v = arith.constant {fconst(a['value'])} : f32",
                                 "%y = arith.select %above, %v, %in0 : f32",
+                                "linalg.yield %y : f32"])
+            elif t.op == "position":
+                exact = {F32: 1 << 24, "bf16": 256, "f16": 2048}[storage]
+                assert t.shape[a["dim"]] <= exact, \
+                    f"positions up to {t.shape[a['dim']]} are not exact in {storage}"
+                elementwise(t, [f"%i = linalg.index {a['dim']} : index",
+                                "%n = arith.index_cast %i : index to i64",
+                                "%y = arith.sitofp %n : i64 to f32",
                                 "linalg.yield %y : f32"])
             elif t.op == "fill_where":
                 elementwise(t, ["%zf = arith.constant 0.000000e+00 : f32",

@@ -1048,12 +1048,41 @@ class _Importer:
                 low, high = arg(1, "min"), arg(2, "max")
             return self.clamp(v(args[0]), low, high,
                               at_bounds=key not in ("relu6", "hardtanh"))
+        if key in ("max", "min") and len(args) + len(kwargs) == 1:
+            # The whole tensor's: a tie (or the NaNs of a NaN result) shares
+            # the gradient evenly, as torch's.
+            x = v(args[0])
+            return g.reduce_max(x, range(len(x.shape)), largest=key == "max", ties="max")
+        second = arg(1, "dim", kwargs.get("other"))
+        if key in ("max", "min") and not (isinstance(second, torch.fx.Node) and
+                                          _float_meta(second) is not None):
+            # Along a dimension: the values and the indices of the first
+            # maximum (or NaN), which takes all of the gradient.
+            x = v(args[0])
+            dim = self.static_int(arg(1, "dim"))
+            values, indices = g.extremum_along(x, dim, largest=key == "max")
+            if arg(2, "keepdim", False):
+                kept = list(x.shape)
+                kept[dim % len(kept)] = 1
+                values, indices = (self.reshape(t, tuple(kept)) for t in (values, indices))
+            return values, indices
+        if key in ("argmax", "argmin"):
+            x = v(args[0])
+            dim = arg(1, "dim")
+            if dim is None:
+                # Of the flattened tensor.
+                x, dim = self.reshape(x, (math.prod(x.shape),)), 0
+            indices = g.extremum_along(x, self.static_int(dim), largest=key == "argmax")[1]
+            return self.reshape(indices, self.shape()) if arg(2, "keepdim", False) else indices
+        if key == "getattr" and isinstance(self.env.get(args[0]), tuple) and \
+                args[1] in ("values", "indices"):
+            # The fields of torch.max's and torch.min's results.
+            return self.env[args[0]][("values", "indices").index(args[1])]
         if key in ("maximum", "minimum", "max", "min"):
             other = arg(1, "other")
             if not isinstance(other, torch.fx.Node) or _float_meta(other) is None or \
                     len(args) + len(kwargs) != 2:
-                self.unsupported("max and min as reductions (of a tensor and another "
-                                 "tensor: the elementwise maximum and minimum)")
+                self.unsupported("max and min of a tensor and a number (clamp takes one)")
             shape = self.shape()
             a, b = (self.broadcast_to(v(t), shape) for t in (args[0], other))
             return g.extremum(a, b, largest=key in ("maximum", "max"))
@@ -1496,6 +1525,7 @@ _FUNCTIONS = {
     torch.abs: "abs", torch.clamp: "clamp", torch.clip: "clip", torch.clamp_min: "clamp_min",
     torch.clamp_max: "clamp_max", F.relu6: "relu6", F.hardtanh: "hardtanh",
     torch.maximum: "maximum", torch.minimum: "minimum", torch.max: "max", torch.min: "min",
+    torch.argmax: "argmax", torch.argmin: "argmin", getattr: "getattr",
     operator.eq: "eq", operator.ne: "ne", operator.lt: "lt", operator.le: "le",
     operator.gt: "gt", operator.ge: "ge", torch.eq: "eq", torch.ne: "ne", torch.lt: "lt",
     torch.le: "le", torch.gt: "gt", torch.ge: "ge", torch.isnan: "isnan",

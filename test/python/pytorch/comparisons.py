@@ -1,6 +1,7 @@
 # REQUIRES: torch
 # Comparisons and boolean ops inside the graph, and the ops built on them
-# (clamp, abs, maximum and minimum): masks computed from the
+# (clamp, abs, maximum and minimum, max and min along a dimension with
+# their indices, of a whole tensor, argmax and argmin): masks computed from the
 # activations and from integer arguments (Hugging Face's
 # `attention_mask == 0`), torch.where of two tensors, logical and, or, xor
 # and not, `.bool()`, isnan, a number on the left. A boolean tensor is 1 or 0
@@ -220,6 +221,51 @@ run(Extrema().eval(), (x,), True)
 # CHECK: Extrema: 4 results within 1e-5: True; no gradient for inputs []{{$}}
 
 
+class Maxima(nn.Module):
+    """max and min along a dimension (values and indices, kept or not, by
+    position and by keyword, and their fields), of a whole tensor, and
+    argmax and argmin: along a dimension the first maximum takes all of the
+    gradient, of a whole tensor a tie shares it, as torch's."""
+
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(8, 8)
+
+    def forward(self, x):
+        h = self.fc(x)
+        v, i = torch.max(x, -1)
+        low = x.min(dim=1, keepdim=True)
+        y = v.unsqueeze(-1) * h + low.values * x + h.max() * x + torch.min(x) * h
+        return (y + i.unsqueeze(-1) * h + low.indices.float(), h.argmax(-1),
+                torch.argmin(x), x.max(1, True)[1])
+
+
+def run_maxima(inputs):
+    torch.manual_seed(1)
+    module = Maxima().eval()
+    compiled = fp8_torch.compile(module, inputs, recipe=None, opt_level=0)
+    ref = Maxima().double().eval()
+    ref.load_state_dict(module.state_dict())
+    got, want = inputs[0].clone().requires_grad_(), inputs[0].double().requires_grad_()
+    ys, ys_ref = compiled(got), ref(want)
+    dy = torch.randn_like(ys[0])
+    ys[0].backward(dy)
+    ys_ref[0].backward(dy.double())
+    errors = [relative(ys[0], ys_ref[0].detach()), relative(got.grad, want.grad)]
+    errors += [relative(p.grad, r.grad) for p, r in zip(module.parameters(), ref.parameters())]
+    same = all(a.dtype == torch.int64 and torch.equal(a, b) for a, b in zip(ys[1:], ys_ref[1:]))
+    print(f"Maxima: {len(errors)} results within 1e-5: {max(errors) < 1e-5}; "
+          f"{len(ys) - 1} index results equal: {same}")
+
+
+x = torch.randn(2, 6, 8)
+# Ties along both reduced dimensions, and of the whole tensor.
+x[0, 1, 3] = x[0, 1, 5] = x[1, 4, 2] = 5.0
+x[0, 2, 0] = x[0, 4, 0] = -5.0
+run_maxima((x,))
+# CHECK: Maxima: 4 results within 1e-5: True; 3 index results equal: True
+
+
 class Special(nn.Module):
     """Gradients at NaN, zeros and bounds, which the random cases do not
     reach."""
@@ -244,6 +290,36 @@ print("special points:", all(torch.allclose(a.double(), b, rtol=1e-6, equal_nan=
                              for a, b in zip([out] + [t.grad for t in got],
                                              [out_ref.detach()] + [t.grad for t in want])))
 # CHECK: special points: True
+
+
+class SpecialMaxima(nn.Module):
+    """max and min along a dimension, of the whole tensor, argmax, at ties,
+    NaNs, zeros of both signs and infinities: the first NaN (or maximum)
+    takes the gradient and gives the index; of a whole tensor that is NaN,
+    the NaNs share the gradient."""
+
+    def forward(self, x, y):
+        top, first = x.max(1)
+        bottom, last = torch.min(x, dim=1)
+        return (top + bottom + y.max() + x.argmax(1) + last, x[0].max(), first,
+                torch.argmin(y))
+
+
+special = [torch.tensor([[nan, 1.0, nan, 0.0], [3.0, 3.0, 1.0, 3.0], [-0.0, 0.0, -1.0, -0.0],
+                         [float("-inf")] * 4, [1.0, float("inf"), 2.0, float("inf")]]),
+           torch.tensor([[1.0, 4.0, 4.0, -2.0, -2.0]])]
+got = [t.clone().requires_grad_() for t in special]
+want = [t.double().requires_grad_() for t in special]
+outs = fp8_torch.compile(SpecialMaxima(), special, recipe=None, opt_level=0)(*got)
+outs_ref = SpecialMaxima()(*want)
+(outs[0].sum() + outs[1]).backward()
+(outs_ref[0].sum() + outs_ref[1]).backward()
+print("special maxima:", all(torch.allclose(a.double(), b, rtol=1e-6, equal_nan=True)
+                             for a, b in zip(list(outs[:2]) + [t.grad for t in got],
+                                             [o.detach() for o in outs_ref[:2]] +
+                                             [t.grad for t in want])),
+      all(torch.equal(a, b) for a, b in zip(outs[2:], outs_ref[2:])))
+# CHECK: special maxima: True True
 
 
 class Method(nn.Module):
