@@ -63,8 +63,8 @@ def autocast(recipe, options=""):
 
 def steps(module_text):
     """Calls per function: two when the program keeps state (delayed
-    scaling's amax histories), so that the second call reads state the first
-    wrote."""
+    scaling's amax histories, the call counter of NVFP4's stochastic
+    rounding), so that the second call reads state the first wrote."""
     return 2 if "ml_program.global" in module_text else 1
 
 

@@ -18,7 +18,8 @@ function with --ungrouped) runs once on the fp8.weight arguments, and each
 function runs on its own inputs followed by the prepared values it takes.
 
 runs both on the same inputs (in-process, through the ExecutionEngine;
-every public function with static shapes, twice for delayed scaling) and
+every public function with static shapes, twice when it keeps state:
+delayed scaling's, NVFP4's call counter) and
 compares every output bit for bit. A cell is `identical`, `DIFFERENT` (a
 failure), or `rejected` when the graph stages reject the recipe on that chip
 (their diagnostic is printed; fp8-gpu-pipeline rejects it too, so there is

@@ -243,12 +243,13 @@ GRADIENT_FORMAT = {"tensor-delayed": "f8E5M2", "tensor-current": "f8E5M2", "grap
                    "nvfp4": "f4E2M1FN"}
 
 
-def random_bits(shape, stream):
+def random_bits(shape, stream, call=0):
     """fp8-autocast's stochastic-rounding bits: a murmur3 finalizer over the
-    row-major element index mixed with the stream number."""
+    row-major element index mixed with the stream number, moved by the
+    function's call counter (random-state; 0 on the first call)."""
     with np.errstate(over="ignore"):
         h = np.arange(int(np.prod(shape)), dtype=np.uint32) * np.uint32(0x9E3779B1)
-        h ^= np.uint32(stream)
+        h ^= np.uint32((stream + call * 0x27D4EB2F) & 0xFFFFFFFF)
         for shift, multiplier in ((16, 0x85EBCA6B), (13, 0xC2B2AE35)):
             h ^= h >> np.uint32(shift)
             h *= np.uint32(multiplier)
@@ -298,12 +299,13 @@ def emit_matmul_program(a, b, in_type="f32", out_type="f32", transpose_b=False,
 
 
 def oracle_matmul(recipe, a, b, out_type="f32", transpose_b=False, role="fprop", seed=0,
-                  transpose_a=False, init=None):
+                  transpose_a=False, init=None, call=0):
     """The bits of C that fp8-autocast=recipe gives: each operand quantized by
     the recipe (blocks along K, per batch when batched), decoded, multiplied
     with f32 accumulation, added in f32 to `init` (if given), and rounded to
     `out_type`. In dgrad, A is the gradient: it gets the gradient format, and
-    NVFP4 rounds it stochastically."""
+    NVFP4 rounds it stochastically, with the bits of the function's
+    `call`-th call (random-state counts from 0)."""
     block_a, block_b, rule, fa, fb = AUTOCAST[recipe]
     if role == "dgrad":
         fa = GRADIENT_FORMAT[recipe]
@@ -324,7 +326,7 @@ def oracle_matmul(recipe, a, b, out_type="f32", transpose_b=False, role="fprop",
         amax_a = n.amax(a, block_a)
         sa = np.vectorize(lambda v: n.rule_nvfp4_block(v, global_encode))(amax_a)
         qa = n.quantize(a, sa, block_a, fa, "saturate", "e4m3", global_encode,
-                        rounding="stochastic", rbits=random_bits(a.shape, stream_number(seed)))
+                        rounding="stochastic", rbits=random_bits(a.shape, stream_number(seed), call))
         qb, sb, gb = n.dynamic_quantize(b, block_b, rule, fb)
     elif rule == "nvfp4":
         qa, sa, ga = n.dynamic_quantize(a, block_a, rule, fa)

@@ -149,6 +149,7 @@ private:
   Quantized quantizeStochastic(OpBuilder &b, Location loc, Value value,
                                const OperandPlan &plan, const GemmPlan &gemm);
   Value randomBits(OpBuilder &b, Location loc, Value like);
+  Value getCallCounter(OpBuilder &b, Location loc);
 
   RecipeOptions options;
   /// Declares the discardable attributes that mark contractions.
@@ -160,6 +161,9 @@ private:
   llvm::DenseMap<std::tuple<Value, unsigned, Attribute, Attribute>, Quantized>
       cache;
   unsigned randomStreams = 0;
+  /// Per function, the global of the call counter its random bits read
+  /// (random-state).
+  llvm::DenseMap<Operation *, FlatSymbolRefAttr> callCounters;
   /// A state global of the wrong kind was found.
   bool stateError = false;
   /// A contraction marked for FP8 could not be converted.
@@ -375,12 +379,70 @@ Quantized FP8AutocastPass::quantizeDelayed(OpBuilder &b, Location loc,
   return {data, decode, Value()};
 }
 
+/// The call counter of the function `b` builds in (random-state), loaded
+/// at `b`'s insertion point from `@__fp8_rng_<function>`, which the first
+/// call for a function creates (or adopts) and stores advanced by one
+/// before each of its returns. Null when the module declares the global
+/// with another type (an error).
+Value FP8AutocastPass::getCallCounter(OpBuilder &b, Location loc) {
+  Operation *parent = b.getInsertionBlock()->getParentOp();
+  auto function = dyn_cast<func::FuncOp>(parent);
+  if (!function)
+    function = parent->getParentOfType<func::FuncOp>();
+  auto type = RankedTensorType::get({1}, b.getI32Type());
+  FlatSymbolRefAttr &symbol = callCounters[function];
+  if (!symbol) {
+    std::string name = ("__fp8_rng_" + function.getName()).str();
+    if (Operation *existing = symbols->lookup(name)) {
+      auto global = dyn_cast<ml_program::GlobalOp>(existing);
+      if (!global || !global.getIsMutable() || global.getType() != type) {
+        existing->emitError()
+            << "fp8-autocast: '@" << name << "' is the call counter of @"
+            << function.getName()
+            << "'s stochastic rounding and must be a mutable "
+               "ml_program.global of type "
+            << type;
+        stateError = true;
+        return {};
+      }
+      symbol = FlatSymbolRefAttr::get(global.getSymNameAttr());
+    } else {
+      OpBuilder moduleBuilder =
+          OpBuilder::atBlockBegin(getOperation().getBody());
+      auto global = ml_program::GlobalOp::create(
+          moduleBuilder, function.getLoc(), name, type, /*is_mutable=*/true,
+          DenseElementsAttr::get(type, moduleBuilder.getI32IntegerAttr(0)),
+          moduleBuilder.getStringAttr("private"));
+      symbols->insert(global);
+      symbol = FlatSymbolRefAttr::get(global.getSymNameAttr());
+    }
+    // counter + 1 as a generated tensor (an elementwise kernel on the
+    // GPU), stored before each return, after every read.
+    function.walk([&](func::ReturnOp ret) {
+      OpBuilder exit(ret);
+      Value current = ml_program::GlobalLoadOp::create(exit, loc, type, symbol);
+      auto next = tensor::GenerateOp::create(
+          exit, loc, type, ValueRange(),
+          [&](OpBuilder &nb, Location nloc, ValueRange indices) {
+            Value count = tensor::ExtractOp::create(nb, nloc, current, indices);
+            Value one =
+                arith::ConstantOp::create(nb, nloc, nb.getI32IntegerAttr(1));
+            tensor::YieldOp::create(
+                nb, nloc, arith::AddIOp::create(nb, nloc, count, one));
+          });
+      ml_program::GlobalStoreOp::create(exit, loc, symbol, next);
+    });
+  }
+  return ml_program::GlobalLoadOp::create(b, loc, type, symbol);
+}
+
 Value FP8AutocastPass::randomBits(OpBuilder &b, Location loc, Value like) {
   auto type = cast<RankedTensorType>(like.getType());
   Type i32 = b.getI32Type();
   SmallVector<Value> dynamicSizes = getDynamicSizes(b, loc, like);
   uint32_t stream = static_cast<uint32_t>(seed) * 0x9E3779B9u +
                     static_cast<uint32_t>(seed >> 32) + randomStreams++;
+  Value counter = randomState ? getCallCounter(b, loc) : Value();
   auto generate = tensor::GenerateOp::create(
       b, loc, type.clone(i32), dynamicSizes,
       [&](OpBuilder &nb, Location nloc, ValueRange indices) {
@@ -398,9 +460,17 @@ Value FP8AutocastPass::randomBits(OpBuilder &b, Location loc, Value like) {
               nb, nloc, arith::MulIOp::create(nb, nloc, linear, extent),
               arith::IndexCastOp::create(nb, nloc, i32, index));
         }
+        // The stream, moved by the call counter (0 on the first call).
+        Value streamValue = c(stream);
+        if (counter) {
+          Value zero = arith::ConstantIndexOp::create(nb, nloc, 0);
+          Value call = tensor::ExtractOp::create(nb, nloc, counter, zero);
+          Value moved = arith::MulIOp::create(nb, nloc, call, c(0x27D4EB2Fu));
+          streamValue = arith::AddIOp::create(nb, nloc, streamValue, moved);
+        }
         Value h = arith::XOrIOp::create(
             nb, nloc, arith::MulIOp::create(nb, nloc, linear, c(0x9E3779B1u)),
-            c(stream));
+            streamValue);
         for (auto [shift, multiplier] :
              {std::pair<uint32_t, uint32_t>{16, 0x85EBCA6Bu},
               {13, 0xC2B2AE35u}}) {

@@ -220,7 +220,13 @@ def FP8Autocast : Pass<"fp8-autocast", "::mlir::ModuleOp"> {
     gradient operand (`fp8.grad_operand`, 0 = A by default, 1 = B), E5M2 in
     the HYBRID recipes; in wgrad neither operand is a weight, so 2-D weight
     blocks become 1-D blocks along K; NVFP4 gradients round stochastically
-    (random bits from a counter-based hash of the element index and `seed`).
+    (random bits from a counter-based hash of the element index, `seed` and,
+    with `random-state` (the default), a call counter kept in a mutable
+    `ml_program` global per function, `@__fp8_rng_<function>` of
+    `tensor<1xi32>`, which each call reads and advances by one, so that
+    each training step rounds with new bits; the counter's first value, 0,
+    gives the bits of `random-state=false`. A module that declares the
+    global owns it, as with delayed scaling's state).
     A tensor quantized by several contractions is quantized once per
     granularity; `fp8-fuse-dynamic-quantize` then pairs the row-wise and
     column-wise copies into one op.
@@ -317,6 +323,12 @@ def FP8Autocast : Pass<"fp8-autocast", "::mlir::ModuleOp"> {
            "(M*N*K*batch, static shapes) alone">,
     Option<"seed", "seed", "uint64_t", /*default=*/"0",
            "Seed of the random bits of stochastic rounding">,
+    Option<"randomState", "random-state", "bool", /*default=*/"true",
+           "Draw new random bits for stochastic rounding on every call: a "
+           "call counter in a mutable ml_program global per function "
+           "(@__fp8_rng_<function>, tensor<1xi32>) offsets the hash's "
+           "streams and is advanced by each call; false gives every call "
+           "the same bits">,
     Option<"fp8Attention", "fp8-attention", "bool", /*default=*/"false",
            "Also convert contractions with a batch dimension (attention's "
            "QK^T and PV, forward and backward); by default they stay in high "
