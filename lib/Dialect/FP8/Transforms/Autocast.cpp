@@ -382,13 +382,15 @@ Quantized FP8AutocastPass::quantizeDelayed(OpBuilder &b, Location loc,
 /// The call counter of the function `b` builds in (random-state), loaded
 /// at `b`'s insertion point from `@__fp8_rng_<function>`, which the first
 /// call for a function creates (or adopts) and stores advanced by one
-/// before each of its returns. Null when the module declares the global
-/// with another type (an error).
+/// before each of its returns. Null outside a func.func, and when the
+/// module declares the global with another type (an error).
 Value FP8AutocastPass::getCallCounter(OpBuilder &b, Location loc) {
   Operation *parent = b.getInsertionBlock()->getParentOp();
   auto function = dyn_cast<func::FuncOp>(parent);
   if (!function)
     function = parent->getParentOfType<func::FuncOp>();
+  if (!function)
+    return {};
   auto type = RankedTensorType::get({1}, b.getI32Type());
   FlatSymbolRefAttr &symbol = callCounters[function];
   if (!symbol) {
