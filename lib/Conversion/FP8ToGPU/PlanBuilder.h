@@ -343,6 +343,12 @@ void foldHeadLayout(PlanBuilder &plan, Operation *gemm, Value result,
 /// buffer.
 FailureOr<int64_t> planPermutedCopy(PlanBuilder &plan, Operation *op,
                                     Value input, ArrayRef<int64_t> permutation);
+/// The buffer the TMA of `gemm` reads `operand` (its A or B) from: its own,
+/// or, when its rows are not whole 16-byte units and no quantization padded
+/// them (a reader of the codes reads them dense, or they are an argument),
+/// a temporary copy of it with padded rows.
+FailureOr<int64_t> getGemmOperandBuffer(PlanBuilder &plan, Operation *gemm,
+                                        Value operand);
 
 /// PlanRows.cpp: gathers, before the walk, the reductions of the last
 /// dimension of a space with the elementwise ops around them into row

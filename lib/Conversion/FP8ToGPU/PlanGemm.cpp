@@ -622,7 +622,10 @@ LogicalResult planSM90Gemm(PlanBuilder &plan, ScaledMatmulOp op) {
   chooseAlternateConsumers(plan, op, config);
   chooseProducerColumnScales(plan, op, config);
 
-  int64_t a = plan.bufferOf(op.getLhs()), b = plan.bufferOf(op.getRhs());
+  FailureOr<int64_t> a = getGemmOperandBuffer(plan, op, op.getLhs());
+  FailureOr<int64_t> b = getGemmOperandBuffer(plan, op, op.getRhs());
+  if (failed(a) || failed(b))
+    return failure();
   // Scales that are 1 / a stored scale: the kernel divides.
   auto scaleBuffer = [&](Value scale, bool &inverted) {
     auto it = plan.reciprocals.find(scale);
@@ -642,9 +645,9 @@ LogicalResult planSM90Gemm(PlanBuilder &plan, ScaledMatmulOp op) {
   if (headLayout)
     foldHeadLayout(plan, op, op.getResult(), headLayout);
   GemmOperands operands{
-      plan.getTensorMap(a, g.m, g.k, config.blockM, GemmSM90Config::kBlockK,
+      plan.getTensorMap(*a, g.m, g.k, config.blockM, GemmSM90Config::kBlockK,
                         /*bits=*/8, g.batches),
-      plan.getTensorMap(b, g.n, g.k, config.blockN / config.getClusterSize(),
+      plan.getTensorMap(*b, g.n, g.k, config.blockN / config.getClusterSize(),
                         GemmSM90Config::kBlockK,
                         /*bits=*/8, g.batches),
       sa, sb};
@@ -896,7 +899,10 @@ LogicalResult planSM100Gemm(PlanBuilder &plan, ScaledMatmulOp op) {
     return op.emitError() << "fp8 GPU lowering: " << reason;
   const GemmSM100Config &config = configured->config;
   const ScaledGemmShape &g = configured->shape;
-  int64_t a = plan.bufferOf(op.getLhs()), b = plan.bufferOf(op.getRhs());
+  FailureOr<int64_t> a = getGemmOperandBuffer(plan, op, op.getLhs());
+  FailureOr<int64_t> b = getGemmOperandBuffer(plan, op, op.getRhs());
+  if (failed(a) || failed(b))
+    return failure();
 
   OpBuilder builder = plan.getKernelBuilder();
   LLVM::LLVMFuncOp kernel = buildGemmSM100Kernel(builder, op.getLoc(), config);
@@ -927,9 +933,10 @@ LogicalResult planSM100Gemm(PlanBuilder &plan, ScaledMatmulOp op) {
   }
   int64_t bits =
       cast<RankedTensorType>(op.getLhs().getType()).getElementTypeBitWidth();
-  GemmOperands operands{plan.getTensorMap(a, g.m, g.k, GemmSM100Config::kBlockM,
+  GemmOperands operands{plan.getTensorMap(*a, g.m, g.k,
+                                          GemmSM100Config::kBlockM,
                                           config.getStageK(), bits, g.batches),
-                        plan.getTensorMap(b, g.n, g.k, config.blockN,
+                        plan.getTensorMap(*b, g.n, g.k, config.blockN,
                                           config.getStageK(), bits, g.batches),
                         sa, sb};
   if (failed(verifyOperandRows(op, operands)))

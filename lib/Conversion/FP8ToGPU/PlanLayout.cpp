@@ -271,6 +271,14 @@ LogicalResult copyPermuted(PlanBuilder &plan, Operation *op, Value input,
                         copy);
 }
 
+/// Stores the rows of `buffer`, a tensor of `type`, 16-byte multiples apart.
+void padRows(PlanBuffer &buffer, RankedTensorType type) {
+  int64_t bits = type.getElementTypeBitWidth();
+  int64_t cols = type.getShape().back();
+  buffer.pitch = llvm::alignTo(cols, 128 / bits);
+  buffer.bytes = type.getNumElements() / cols * *buffer.pitch * bits / 8;
+}
+
 /// Pads the rows of `result`'s temporary buffer to 16 bytes where only GEMMs
 /// read it, as operand A or B, and its rows are not whole 16-byte units, as
 /// quantizations pad theirs: TMA reads operand rows 16-byte multiples apart.
@@ -284,10 +292,7 @@ void padRowsForGemms(PlanBuilder &plan, Value result) {
   PlanBuffer &buffer = plan.getBuffer(plan.bufferOf(result));
   if (buffer.kind != PlanBuffer::Kind::Temp || buffer.pitch)
     return;
-  int64_t bits = type.getElementTypeBitWidth();
-  int64_t cols = type.getShape().back();
-  buffer.pitch = llvm::alignTo(cols, 128 / bits);
-  buffer.bytes = type.getNumElements() / cols * *buffer.pitch * bits / 8;
+  padRows(buffer, type);
 }
 
 LogicalResult planTranspose(PlanBuilder &plan, linalg::TransposeOp op) {
@@ -462,6 +467,23 @@ FailureOr<int64_t> mlir::fp8::planPermutedCopy(PlanBuilder &plan, Operation *op,
   if (failed(copyPermuted(plan, op, input, permutation, output)))
     return failure();
   return output;
+}
+
+FailureOr<int64_t> mlir::fp8::getGemmOperandBuffer(PlanBuilder &plan,
+                                                   Operation *gemm,
+                                                   Value operand) {
+  auto type = cast<RankedTensorType>(operand.getType());
+  int64_t buffer = plan.bufferOf(operand);
+  if (type.getRank() < 2 || hasWhole16ByteRows(type) ||
+      plan.getBuffer(buffer).pitch)
+    return buffer;
+  int64_t padded = plan.addBuffer(PlanBuffer::Kind::Temp, type);
+  padRows(plan.getBuffer(padded), type);
+  SmallVector<int64_t> identity =
+      llvm::to_vector(llvm::seq<int64_t>(0, type.getRank()));
+  if (failed(copyPermuted(plan, gemm, operand, identity, padded)))
+    return failure();
+  return padded;
 }
 
 linalg::TransposeOp mlir::fp8::chooseHeadLayout(PlanBuilder &plan,

@@ -48,8 +48,9 @@ struct QuantizeLaunch {
   /// `amaxOnly`), stored transposed if `transposed`.
   int64_t data = -1, scale = -1;
   bool transposed = false;
-  /// A result of the function: its rows are not padded.
-  bool returned = false;
+  /// Read dense (hasDenseReader: a result of the function, an elementwise
+  /// op): its rows are not padded.
+  bool unpadded = false;
   /// Quantize by these scales instead of measuring (f32 encode scales, or
   /// E8M0 or E4M3 codes); E4M3 codes under the global encode scale
   /// `givenGlobal`, stochastically rounded with `randomBits` if given.
@@ -67,10 +68,21 @@ struct QuantizeLaunch {
   bool byMatrix = false;
 };
 
-/// Whether any user of `value` is the function's return.
-bool isReturned(Value value) {
-  return llvm::any_of(value.getUsers(), [](Operation *user) {
-    return isa<func::ReturnOp>(user);
+/// Whether an op reads the codes `value` dense, rather than by the pitch
+/// their rows are stored with: anything but a GEMM's operand A or B (whose
+/// tensor map strides by it) and a transpose (a layout kernel, which does,
+/// or the quantization's own transposed copy). The function's return is
+/// one: a result is stored dense.
+bool hasDenseReader(Value value) {
+  return llvm::any_of(value.getUses(), [](OpOperand &use) {
+    return !isGemmOperand(use) && !isa<linalg::TransposeOp>(use.getOwner());
+  });
+}
+
+/// Whether an op reads the result of any of `transposes` dense.
+bool hasDenseReader(ArrayRef<Operation *> transposes) {
+  return llvm::any_of(transposes, [](Operation *transpose) {
+    return hasDenseReader(transpose->getResult(0));
   });
 }
 
@@ -400,7 +412,7 @@ FailureOr<PreparedLaunch> prepareLaunch(PlanBuilder &plan, QuantizeLaunch &q) {
   int64_t rowLength = q.transposed ? rows : cols;
   prepared.pitch = rowLength;
   PlanBuffer &data = plan.getBuffer(q.data);
-  if (rowLength % perRow16 != 0 && !q.returned && !q.amaxOnly &&
+  if (rowLength % perRow16 != 0 && !q.unpadded && !q.amaxOnly &&
       data.kind == PlanBuffer::Kind::Temp) {
     prepared.pitch = llvm::alignTo(rowLength, perRow16);
     data.pitch = prepared.pitch;
@@ -919,9 +931,7 @@ LogicalResult addTransposedCopyLaunches(PlanBuilder &plan,
   // Given scales: the scales parameter is unused, as the row copy's.
   if (rowQ.givenScales)
     colQ.scale = colQ.data;
-  colQ.returned = llvm::any_of(transposes, [](Operation *transpose) {
-    return isReturned(transpose->getResult(0));
-  });
+  colQ.unpadded = hasDenseReader(transposes);
   FailureOr<PreparedLaunch> colP = prepareLaunch(plan, colQ);
   if (failed(colP))
     return failure();
@@ -961,9 +971,7 @@ LogicalResult addTransposedE2M1Copy(PlanBuilder &plan, QuantizeLaunch q,
     return success();
   q.transposed = true;
   q.data = foldTransposes(plan, transposes);
-  q.returned = llvm::any_of(transposes, [](Operation *transpose) {
-    return isReturned(transpose->getResult(0));
-  });
+  q.unpadded = hasDenseReader(transposes);
   bool laidOut = q.tcgen05Scales.has_value();
   q.tcgen05Scales.reset();
   if (!scale) {
@@ -1038,14 +1046,11 @@ LogicalResult mlir::fp8::planDynamicQuantize(PlanBuilder &plan,
     q.granularity = granularity;
     q.globalAmax = globalAmax;
     q.globalScale = globalScale;
-    q.returned =
-        isReturned(data) || llvm::any_of(data.getUsers(), [&](Operation *user) {
-          return isa<linalg::TransposeOp>(user) &&
-                 isReturned(user->getResult(0));
-        });
+    q.unpadded = hasDenseReader(data);
     if (!transposed && readOnlyTransposed(data) &&
         (isTransposeInvariant(scale) || readOnlyTransposed(scale))) {
       transposed = true;
+      q.unpadded = hasDenseReader(llvm::to_vector(data.getUsers()));
       q.data = foldTransposesOf(plan, data);
       q.scale = isTransposeInvariant(scale) ? plan.bufferOf(scale)
                                             : foldTransposesOf(plan, scale);
@@ -1133,14 +1138,12 @@ LogicalResult mlir::fp8::planQuantize(PlanBuilder &plan, QuantizeOp op) {
   if (Value rbits = op.getRbits())
     q.randomBits = plan.bufferOf(rbits);
   Value result = op.getResult();
-  q.returned = isReturned(result);
+  q.unpadded = hasDenseReader(result);
   // Read only through transposes: stored transposed (cast+transpose).
   q.transposed = readOnlyTransposed(result);
   if (q.transposed) {
     q.data = foldTransposesOf(plan, result);
-    q.returned |= llvm::any_of(result.getUsers(), [](Operation *user) {
-      return isReturned(user->getResult(0));
-    });
+    q.unpadded = hasDenseReader(llvm::to_vector(result.getUsers()));
   } else {
     q.data = plan.bufferOf(result);
   }
