@@ -35,7 +35,8 @@
 // CHECK-LABEL: .entry fp8_layout_copy_b2_r2_v8(
 // CHECK: ld.global.v4.b32
 // CHECK: st.global.v4.b32
-// Padded fp8 rows of 40 codes (pitch 48) copied dense, 8 codes at a time.
+// Dense fp8 rows of 40 codes copied into rows padded to 48 for a GEMM, 8
+// codes at a time.
 // CHECK-LABEL: .entry fp8_layout_copy_b1_r2_v8(
 // CHECK: ld.global.v2.b32
 // CHECK: st.global.v2.b32
@@ -102,15 +103,20 @@ func.func @insert_into_input(%x: tensor<64x128xbf16>, %h: tensor<64x32xbf16>) ->
   return %r : tensor<64x128xbf16>
 }
 
-// Codes whose rows a quantization padded to 16 bytes (40 -> 48) are copied
-// dense before a reshape; a reshape of a dense buffer is a view.
+// Codes in rows of 40 bytes that a reshape reads dense and a GEMM reads
+// with TMA: the quantization writes them dense, the reshape is a view, and
+// a layout kernel copies them for the GEMM into rows padded to 48 bytes.
 // PLAN-LABEL: padded = {buffers
 // PLAN-SAME: kernel = "fp8_layout_copy_b1_r2_v8"
-// PLAN-SAME: params = [{buffer = 1 : i64, kind = "buffer"}, {buffer = 4 : i64, kind = "buffer"}, {kind = "i32", value = 0 : i64}, {kind = "i32", value = 0 : i64}, {kind = "i32", value = 64 : i64}, {kind = "i32", value = 40 : i64}, {kind = "i32", value = 48 : i64}, {kind = "i32", value = 1 : i64}, {kind = "i32", value = 40 : i64}, {kind = "i32", value = 1 : i64}]
-func.func @padded(%x: tensor<64x40xf32>) -> (tensor<2560xf8E4M3FN>, tensor<1x1xf32>) {
+// PLAN-SAME: params = [{buffer = [[CODES:[0-9]+]] : i64, kind = "buffer"}, {buffer = [[COPY:[0-9]+]] : i64, kind = "buffer"}, {kind = "i32", value = 0 : i64}, {kind = "i32", value = 0 : i64}, {kind = "i32", value = 64 : i64}, {kind = "i32", value = 40 : i64}, {kind = "i32", value = 40 : i64}, {kind = "i32", value = 1 : i64}, {kind = "i32", value = 48 : i64}, {kind = "i32", value = 1 : i64}]
+// PLAN-SAME: kernel = "fp8_gemm_sm90a_
+// PLAN-SAME: params = [{box = [128, 128], buffer = [[COPY]] : i64, dims = [40, 64], dtype = "uint8", kind = "tensor_map", strides = [48]
+func.func @padded(%x: tensor<64x40xf32>, %w: tensor<72x40xf32>) -> (tensor<2560xf8E4M3FN>, tensor<1x1xf32>, tensor<64x72xf32>) {
   %q, %s = fp8.dynamic_quantize %x by <tensor> rule <ratio> : tensor<64x40xf32> -> tensor<64x40xf8E4M3FN>, tensor<1x1xf32>
+  %qw, %sw = fp8.dynamic_quantize %w by <tensor> rule <ratio> : tensor<72x40xf32> -> tensor<72x40xf8E4M3FN>, tensor<1x1xf32>
+  %p = fp8.scaled_matmul %q, %qw scales(%s, %sw) by(<tensor>, <tensor>) transpose_rhs : tensor<64x40xf8E4M3FN>, tensor<72x40xf8E4M3FN>, tensor<1x1xf32>, tensor<1x1xf32> -> tensor<64x72xf32>
   %c = tensor.collapse_shape %q [[0, 1]] : tensor<64x40xf8E4M3FN> into tensor<2560xf8E4M3FN>
-  return %c, %s : tensor<2560xf8E4M3FN>, tensor<1x1xf32>
+  return %c, %s, %p : tensor<2560xf8E4M3FN>, tensor<1x1xf32>, tensor<64x72xf32>
 }
 
 // A full reversal of the dimensions: the input is contiguous along the
