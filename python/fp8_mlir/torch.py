@@ -196,6 +196,11 @@ class Imported:
 _STATE = ("param", "buffer", "constant")
 
 
+def _is_tensor(arg):
+    """Whether an fx argument is a tensor (not a number or a size)."""
+    return isinstance(arg, torch.fx.Node) and _float_meta(arg) is not None
+
+
 def _float_meta(node):
     meta = node.meta.get("tensor_meta")
     if meta is None or not isinstance(meta, torch.fx.passes.shape_prop.TensorMetadata):
@@ -555,7 +560,7 @@ class _Importer:
         if sum(i is Ellipsis for i in index) > 1:
             self.unsupported("an index with two Ellipses")
         for part in index:
-            if isinstance(part, torch.fx.Node) and _float_meta(part) is not None:
+            if _is_tensor(part):
                 self.unsupported("an index by a tensor")
             if isinstance(part, bool) or not (
                     part is None or part is Ellipsis or isinstance(part, (slice, int, torch.fx.Node))):
@@ -1003,7 +1008,7 @@ class _Importer:
             return self.broadcast_to(v(args[0]), self.shape())
         if key == "repeat_interleave":
             repeats, dim = arg(1, "repeats"), arg(2, "dim")
-            if isinstance(repeats, torch.fx.Node) and _float_meta(repeats) is not None:
+            if _is_tensor(repeats):
                 self.unsupported("repeats given by a tensor")
             if dim is None:
                 self.unsupported("without dim (the flattened tensor)")
@@ -1053,9 +1058,7 @@ class _Importer:
             # the gradient evenly, as torch's.
             x = v(args[0])
             return g.reduce_max(x, range(len(x.shape)), largest=key == "max", ties="max")
-        second = arg(1, "dim", kwargs.get("other"))
-        if key in ("max", "min") and not (isinstance(second, torch.fx.Node) and
-                                          _float_meta(second) is not None):
+        if key in ("max", "min") and not _is_tensor(arg(1, "dim", kwargs.get("other"))):
             # Along a dimension: the values and the indices of the first
             # maximum (or NaN), which takes all of the gradient.
             x = v(args[0])
@@ -1080,7 +1083,7 @@ class _Importer:
             return self.env[args[0]][("values", "indices").index(args[1])]
         if key in ("maximum", "minimum", "max", "min"):
             other = arg(1, "other")
-            if not isinstance(other, torch.fx.Node) or _float_meta(other) is None or \
+            if not _is_tensor(other) or \
                     len(args) + len(kwargs) != 2:
                 self.unsupported("max and min of a tensor and a number (clamp takes one)")
             shape = self.shape()

@@ -150,6 +150,8 @@ private:
                                const OperandPlan &plan, const GemmPlan &gemm);
   Value randomBits(OpBuilder &b, Location loc, Value like);
   Value getCallCounter(OpBuilder &b, Location loc);
+  FlatSymbolRefAttr getStateGlobal(StringRef name, DenseElementsAttr init,
+                                   Location loc, const Twine &role);
 
   RecipeOptions options;
   /// Declares the discardable attributes that mark contractions.
@@ -322,32 +324,12 @@ Quantized FP8AutocastPass::quantizeDelayed(OpBuilder &b, Location loc,
   auto scaleType =
       RankedTensorType::get(SmallVector<int64_t>(type.getRank(), 1), f32);
 
-  // The state globals: adopted when the module declares them (the caller
-  // owns the state), otherwise created at the top of the module.
   auto makeGlobal = [&](StringRef suffix, RankedTensorType stateType,
-                        float init) -> FlatSymbolRefAttr {
-    std::string name = (stateName + suffix).str();
-    if (Operation *existing = symbols->lookup(name)) {
-      auto global = dyn_cast<ml_program::GlobalOp>(existing);
-      if (!global || !global.getIsMutable() || global.getType() != stateType) {
-        existing->emitError()
-            << "fp8-autocast: '@" << name
-            << "' is the delayed-scaling state of this tensor and must be a "
-               "mutable ml_program.global of type "
-            << stateType;
-        stateError = true;
-        return {};
-      }
-      return FlatSymbolRefAttr::get(global.getSymNameAttr());
-    }
-    OpBuilder moduleBuilder = OpBuilder::atBlockBegin(getOperation().getBody());
-    auto global = ml_program::GlobalOp::create(
-        moduleBuilder, loc, name, stateType,
-        /*is_mutable=*/true,
-        DenseElementsAttr::get(stateType, moduleBuilder.getF32FloatAttr(init)),
-        moduleBuilder.getStringAttr("private"));
-    symbols->insert(global);
-    return FlatSymbolRefAttr::get(global.getSymNameAttr());
+                        float init) {
+    return getStateGlobal(
+        (stateName + suffix).str(),
+        DenseElementsAttr::get(stateType, b.getF32FloatAttr(init)), loc,
+        "the delayed-scaling state of this tensor");
   };
   FlatSymbolRefAttr historySym = makeGlobal("_history", historyType, 0.0f);
   FlatSymbolRefAttr scaleSym = makeGlobal("_scale", stateScaleType, 1.0f);
@@ -379,6 +361,35 @@ Quantized FP8AutocastPass::quantizeDelayed(OpBuilder &b, Location loc,
   return {data, decode, Value()};
 }
 
+/// The mutable ml_program global `@<name>` of `init`'s type, which `role`
+/// names in errors: adopted when the module declares it (the caller owns
+/// the state), otherwise created at the top of the module with value
+/// `init`. Null, with an error, when the module declares it otherwise.
+FlatSymbolRefAttr FP8AutocastPass::getStateGlobal(StringRef name,
+                                                  DenseElementsAttr init,
+                                                  Location loc,
+                                                  const Twine &role) {
+  auto type = cast<RankedTensorType>(init.getType());
+  if (Operation *existing = symbols->lookup(name)) {
+    auto global = dyn_cast<ml_program::GlobalOp>(existing);
+    if (!global || !global.getIsMutable() || global.getType() != type) {
+      existing->emitError() << "fp8-autocast: '@" << name << "' is " << role
+                            << " and must be a mutable ml_program.global of "
+                               "type "
+                            << type;
+      stateError = true;
+      return {};
+    }
+    return FlatSymbolRefAttr::get(global.getSymNameAttr());
+  }
+  OpBuilder moduleBuilder = OpBuilder::atBlockBegin(getOperation().getBody());
+  auto global = ml_program::GlobalOp::create(
+      moduleBuilder, loc, name, type, /*is_mutable=*/true, init,
+      moduleBuilder.getStringAttr("private"));
+  symbols->insert(global);
+  return FlatSymbolRefAttr::get(global.getSymNameAttr());
+}
+
 /// The call counter of the function `b` builds in (random-state), loaded
 /// at `b`'s insertion point from `@__fp8_rng_<function>`, which the first
 /// call for a function creates (or adopts) and stores advanced by one
@@ -394,30 +405,13 @@ Value FP8AutocastPass::getCallCounter(OpBuilder &b, Location loc) {
   auto type = RankedTensorType::get({1}, b.getI32Type());
   FlatSymbolRefAttr &symbol = callCounters[function];
   if (!symbol) {
-    std::string name = ("__fp8_rng_" + function.getName()).str();
-    if (Operation *existing = symbols->lookup(name)) {
-      auto global = dyn_cast<ml_program::GlobalOp>(existing);
-      if (!global || !global.getIsMutable() || global.getType() != type) {
-        existing->emitError()
-            << "fp8-autocast: '@" << name << "' is the call counter of @"
-            << function.getName()
-            << "'s stochastic rounding and must be a mutable "
-               "ml_program.global of type "
-            << type;
-        stateError = true;
-        return {};
-      }
-      symbol = FlatSymbolRefAttr::get(global.getSymNameAttr());
-    } else {
-      OpBuilder moduleBuilder =
-          OpBuilder::atBlockBegin(getOperation().getBody());
-      auto global = ml_program::GlobalOp::create(
-          moduleBuilder, function.getLoc(), name, type, /*is_mutable=*/true,
-          DenseElementsAttr::get(type, moduleBuilder.getI32IntegerAttr(0)),
-          moduleBuilder.getStringAttr("private"));
-      symbols->insert(global);
-      symbol = FlatSymbolRefAttr::get(global.getSymNameAttr());
-    }
+    symbol = getStateGlobal(
+        ("__fp8_rng_" + function.getName()).str(),
+        DenseElementsAttr::get(type, b.getI32IntegerAttr(0)), function.getLoc(),
+        "the call counter of @" + function.getName() +
+            "'s stochastic rounding");
+    if (!symbol)
+      return {};
     // counter + 1 as a generated tensor (an elementwise kernel on the
     // GPU), stored before each return, after every read.
     function.walk([&](func::ReturnOp ret) {
